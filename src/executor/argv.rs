@@ -1,0 +1,1 @@
+//! The argv executor (placeholder).
