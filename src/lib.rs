@@ -1,8 +1,18 @@
 //! hookhost: a hook host for AI coding agents.
 //!
 //! The agent (the "embedder") calls hookhost before each tool call (`PreToolUse`) and
-//! when a prompt is submitted (`UserPromptSubmit`). hookhost loads the user's `[[hooks]]`,
-//! guards their paths at start, runs each hook with one line of JSON on stdin, and turns
-//! the answers into one verdict.
+//! when a prompt is submitted (`UserPromptSubmit`). hookhost loads the user's `[[hooks]]`
+//! ([`config`]), guards their paths at start, runs each hook with one line of JSON on
+//! stdin ([`envelope`]) through an [`executor::Executor`], reads the answers
+//! ([`answer`]) and turns them into one verdict ([`dispatch`]). [`host::Host`] is the
+//! library API; [`cli`] is the thin command line over it.
 
+pub mod answer;
+pub mod cli;
+pub mod config;
+pub mod dispatch;
+pub mod envelope;
 pub mod executor;
+pub mod hook_env;
+pub mod host;
+pub mod process;

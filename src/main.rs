@@ -1,1 +1,5 @@
-fn main() {}
+//! The `hookhost` binary: see [`hookhost::cli`].
+
+fn main() -> std::process::ExitCode {
+    hookhost::cli::main()
+}

@@ -1,1 +1,274 @@
-//! The argv executor (placeholder).
+//! The argv executor: an ordinary program, on the host or inside the bubblewrap box.
+//!
+//! No shell. Each run is its own process group, forked from the spawner thread
+//! ([`crate::process::spawn`]). Stdin (the envelope) is written while stdout and stderr
+//! are read, each with a cap, so that a hook that never reads a large input cannot
+//! deadlock and one that prints without end cannot exhaust memory. When the hook
+//! exits, times out or is cancelled, its whole group is killed, orphans that escaped
+//! with `setsid` are swept, and the pipes are drained with a deadline, so that a
+//! background child holding stdout open cannot hold the verdict back.
+
+use std::ffi::OsString;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
+
+use super::{BoxFuture, CancellationToken, Executor, ExitStatus, Failure, OUTPUT_CAP, RawOutput, Stream};
+use crate::process;
+
+/// How long to wait for the pipes to close once the hook's group is dead.
+const DRAIN_DEADLINE: Duration = Duration::from_secs(2);
+
+/// Builds the command to run for one argv hook run.
+pub trait Launcher: Send + Sync {
+    /// A std `Command` that runs `argv` with exactly `env`, in `cwd`. Stdio, the process
+    /// group and the death signal are set by the executor.
+    fn command(
+        &self,
+        argv: &[OsString],
+        env: &[(OsString, OsString)],
+        cwd: &std::path::Path,
+    ) -> std::io::Result<std::process::Command>;
+}
+
+/// Runs the program directly on the host.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct HostLauncher;
+
+impl Launcher for HostLauncher {
+    fn command(
+        &self,
+        argv: &[OsString],
+        env: &[(OsString, OsString)],
+        cwd: &std::path::Path,
+    ) -> std::io::Result<std::process::Command> {
+        let (program, args) = argv
+            .split_first()
+            .ok_or_else(|| std::io::Error::other("the command is empty"))?;
+        let mut command = std::process::Command::new(program);
+        command
+            .args(args)
+            .env_clear()
+            .envs(env.iter().map(|(k, v)| (k, v)))
+            .current_dir(cwd);
+        Ok(command)
+    }
+}
+
+/// An argv hook prepared to run.
+pub struct ArgvExecutor {
+    argv: Vec<OsString>,
+    env: Vec<(OsString, OsString)>,
+    cwd: PathBuf,
+    timeout: Duration,
+    launcher: Arc<dyn Launcher>,
+}
+
+impl ArgvExecutor {
+    /// An executor for `argv` (its first element already resolved to an absolute path)
+    /// with exactly `env`, run from `cwd` (`/` on the host, the project in the box).
+    pub fn new(
+        argv: Vec<OsString>,
+        env: Vec<(OsString, OsString)>,
+        cwd: PathBuf,
+        timeout: Duration,
+        launcher: Arc<dyn Launcher>,
+    ) -> ArgvExecutor {
+        ArgvExecutor {
+            argv,
+            env,
+            cwd,
+            timeout,
+            launcher,
+        }
+    }
+
+    fn program_name(&self) -> String {
+        self.argv
+            .first()
+            .map(|p| p.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    }
+
+    async fn run_once(
+        &self,
+        stdin: Arc<[u8]>,
+        cancel: &CancellationToken,
+    ) -> Result<RawOutput, Failure> {
+        let mut command = self
+            .launcher
+            .command(&self.argv, &self.env, &self.cwd)
+            .map_err(|e| Failure::CouldNotStart(format!("{}: {e}", self.program_name())))?;
+        command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0);
+        // SAFETY: the closure runs in the forked child before exec and only calls
+        // prctl, which is async-signal-safe.
+        unsafe {
+            command.pre_exec(|| {
+                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
+                Ok(())
+            });
+        }
+        let mut command = tokio::process::Command::from(command);
+        command.kill_on_drop(true);
+        let mut child = process::spawn(command)
+            .await
+            .map_err(|e| Failure::CouldNotStart(describe_spawn_error(&self.program_name(), &e)))?;
+        let Some(pid) = child.id() else {
+            return Err(Failure::CouldNotStart("the process vanished at start".into()));
+        };
+        let group = GroupGuard { pid };
+
+        let writer = child.stdin.take().map(|mut pipe| {
+            tokio::spawn(async move {
+                // A hook may exit without reading its input: EPIPE is not our failure.
+                let _ = pipe.write_all(&stdin).await;
+            })
+        });
+        let stdout = child.stdout.take().map(|p| read_capped(p, pid));
+        let stderr = child.stderr.take().map(|p| read_capped(p, pid));
+
+        let ended = tokio::select! {
+            status = child.wait() => Ok(status),
+            _ = tokio::time::sleep(self.timeout) => Err(Failure::TimedOut(self.timeout)),
+            _ = cancel.cancelled() => Err(Failure::Interrupted),
+        };
+        // Whatever happened, nothing of the hook's group outlives this run.
+        process::kill_group(pid);
+        let status = match ended {
+            Ok(status) => status,
+            Err(failure) => {
+                let _ = child.wait().await;
+                drop(group);
+                tokio::task::spawn_blocking(process::sweep_orphans).await.ok();
+                abort_all(writer, stdout, stderr);
+                return Err(failure);
+            }
+        };
+        drop(group);
+        tokio::task::spawn_blocking(process::sweep_orphans).await.ok();
+        if let Some(w) = writer {
+            w.abort();
+        }
+        let (out, out_over) = drain(stdout).await;
+        let (err, err_over) = drain(stderr).await;
+        if out_over {
+            return Err(Failure::OutputTooLarge(Stream::Stdout));
+        }
+        if err_over {
+            return Err(Failure::OutputTooLarge(Stream::Stderr));
+        }
+        let status = status.map_err(|e| Failure::CouldNotStart(format!("waiting for the hook: {e}")))?;
+        let status = match (status.code(), status.signal()) {
+            (Some(code), _) => ExitStatus::Code(code),
+            (None, Some(signal)) => ExitStatus::Signal(signal),
+            (None, None) => ExitStatus::Signal(0),
+        };
+        Ok(RawOutput {
+            status,
+            stdout: out,
+            stderr: err,
+        })
+    }
+}
+
+impl Executor for ArgvExecutor {
+    fn run<'a>(
+        &'a self,
+        stdin: Arc<[u8]>,
+        cancel: &'a CancellationToken,
+    ) -> BoxFuture<'a, Result<RawOutput, Failure>> {
+        Box::pin(self.run_once(stdin, cancel))
+    }
+}
+
+/// Kills the hook's group and forgets its pid if the run is dropped half-way (a
+/// cancelled `serve` request) as well as on every normal path.
+struct GroupGuard {
+    pid: u32,
+}
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        process::kill_group(self.pid);
+        process::forget(self.pid);
+    }
+}
+
+/// A stream being read in the background into a shared buffer, so that what was read
+/// is kept even when the drain deadline passes.
+struct Reader {
+    task: tokio::task::JoinHandle<()>,
+    buffer: Arc<std::sync::Mutex<Captured>>,
+}
+
+#[derive(Default)]
+struct Captured {
+    bytes: Vec<u8>,
+    overflow: bool,
+}
+
+fn abort_all(writer: Option<tokio::task::JoinHandle<()>>, a: Option<Reader>, b: Option<Reader>) {
+    if let Some(w) = writer {
+        w.abort();
+    }
+    for r in [a, b].into_iter().flatten() {
+        r.task.abort();
+    }
+}
+
+/// Starts reading up to [`OUTPUT_CAP`] bytes; one byte more kills the hook's group and
+/// marks the overflow, so memory stays bounded whatever the hook prints.
+fn read_capped(mut pipe: impl AsyncRead + Unpin + Send + 'static, pid: u32) -> Reader {
+    let buffer = Arc::new(std::sync::Mutex::new(Captured::default()));
+    let shared = buffer.clone();
+    let task = tokio::spawn(async move {
+        let mut chunk = vec![0u8; 16 * 1024];
+        loop {
+            let n = match pipe.read(&mut chunk).await {
+                Ok(0) | Err(_) => return,
+                Ok(n) => n,
+            };
+            let Ok(mut captured) = shared.lock() else { return };
+            if captured.bytes.len() + n > OUTPUT_CAP {
+                captured.overflow = true;
+                drop(captured);
+                process::kill_group(pid);
+                return;
+            }
+            captured.bytes.extend_from_slice(&chunk[..n]);
+        }
+    });
+    Reader { task, buffer }
+}
+
+/// Waits for a reader with [`DRAIN_DEADLINE`]; past it, keeps what was read.
+async fn drain(reader: Option<Reader>) -> (Vec<u8>, bool) {
+    let Some(mut reader) = reader else {
+        return (Vec::new(), false);
+    };
+    if tokio::time::timeout(DRAIN_DEADLINE, &mut reader.task).await.is_err() {
+        reader.task.abort();
+    }
+    match reader.buffer.lock() {
+        Ok(mut captured) => (std::mem::take(&mut captured.bytes), captured.overflow),
+        Err(_) => (Vec::new(), false),
+    }
+}
+
+fn describe_spawn_error(program: &str, error: &std::io::Error) -> String {
+    match error.kind() {
+        std::io::ErrorKind::NotFound => format!("{program} was not found"),
+        std::io::ErrorKind::PermissionDenied => {
+            format!("{program} is not executable (permission denied)")
+        }
+        _ => format!("{program}: {error}"),
+    }
+}

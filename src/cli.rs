@@ -1,0 +1,275 @@
+//! The command line: a thin layer over [`crate::host::Host`].
+//!
+//! Exit statuses: 0 go ahead (or the session can start), 1 blocked, 2 could not run
+//! (a load error, a refusal, bad input), 130 interrupted.
+
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::dispatch::{Outcome, Verdict};
+use crate::executor::CancellationToken;
+use crate::host::{Host, HostOptions, Mode};
+
+/// hookhost: runs an agent's hooks before tool calls and on prompts.
+#[derive(Debug, Parser)]
+#[command(name = "hookhost", version, about)]
+pub struct Cli {
+    #[command(flatten)]
+    global: GlobalOptions,
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// Options every subcommand takes, before or after it.
+#[derive(Debug, Args, Clone, Default)]
+pub struct GlobalOptions {
+    /// The config file (default: $HARNESS_HOME/config.toml, $XDG_CONFIG_HOME/harness/config.toml or ~/.config/harness/config.toml).
+    #[arg(long, global = true, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// The project root (default: the current directory).
+    #[arg(long, global = true, value_name = "DIR")]
+    pub project: Option<PathBuf>,
+    /// Run no hooks at all (the way out of a hook that is failing closed).
+    #[arg(long, global = true)]
+    pub no_hooks: bool,
+    /// A session without a sandbox: every argv hook runs on the host.
+    #[arg(long, global = true)]
+    pub no_sandbox: bool,
+    /// A folder the agent's commands may write (repeatable; adds to [sandbox] writable).
+    #[arg(long, global = true, value_name = "DIR")]
+    pub writable: Vec<PathBuf>,
+    /// The agent's private temp folder.
+    #[arg(long, global = true, value_name = "DIR")]
+    pub private_tmp: Option<PathBuf>,
+    /// The session id (default: a new one).
+    #[arg(long, global = true, value_name = "ID")]
+    pub session_id: Option<String>,
+    /// The permission mode in force.
+    #[arg(long, global = true, value_name = "NAME", default_value = "auto")]
+    pub permission_mode: String,
+    /// The session record (default: under $XDG_STATE_HOME/hookhost).
+    #[arg(long, global = true, value_name = "FILE")]
+    pub log: Option<PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Load, validate and guard the hooks; print the banner.
+    Check,
+    /// Run one PreToolUse gate.
+    PreToolUse {
+        /// The tool's name (bash, exec, write_file, …).
+        #[arg(long, value_name = "NAME")]
+        tool: String,
+        /// The call's arguments as JSON (default: read from stdin).
+        #[arg(long, value_name = "JSON")]
+        input: Option<String>,
+        /// The call's id (default: generated).
+        #[arg(long, value_name = "ID")]
+        tool_use_id: Option<String>,
+        /// Print one JSON verdict.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Run one UserPromptSubmit gate; stdout is what the model reads.
+    Prompt {
+        /// The prompt (default: read from stdin).
+        text: Option<String>,
+        /// Print one JSON verdict.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+impl GlobalOptions {
+    /// The host options these flags describe.
+    pub fn host_options(&self, mode: Mode) -> HostOptions {
+        HostOptions {
+            config: self.config.clone(),
+            project: self.project.clone().unwrap_or_default(),
+            no_hooks: self.no_hooks,
+            no_sandbox: self.no_sandbox,
+            writable: self.writable.clone(),
+            private_tmp: self.private_tmp.clone(),
+            session_id: self.session_id.clone(),
+            permission_mode: self.permission_mode.clone(),
+            mode,
+            env: None,
+        }
+    }
+}
+
+/// Runs the command line; returns the exit status.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    if let Err(e) = crate::process::harden_host_process(true) {
+        eprintln!("hookhost: cannot harden the host process: {e}");
+        return ExitCode::from(2);
+    }
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("hookhost: cannot start the runtime: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    runtime.block_on(run(cli))
+}
+
+async fn run(cli: Cli) -> ExitCode {
+    match cli.command {
+        Command::Check => check(&cli.global),
+        Command::PreToolUse {
+            tool,
+            input,
+            tool_use_id,
+            json,
+        } => pre_tool_use(&cli.global, &tool, input, tool_use_id, json).await,
+        Command::Prompt { text, json } => prompt(&cli.global, text, json).await,
+    }
+}
+
+fn start(global: &GlobalOptions) -> Result<Host, ExitCode> {
+    Host::start(global.host_options(Mode::OneShot)).map_err(|e| {
+        eprintln!("{e}");
+        ExitCode::from(2)
+    })
+}
+
+fn check(global: &GlobalOptions) -> ExitCode {
+    let host = match start(global) {
+        Ok(h) => h,
+        Err(code) => return code,
+    };
+    for w in host.warnings() {
+        eprintln!("{w}");
+    }
+    println!("{}", host.banner());
+    ExitCode::SUCCESS
+}
+
+fn read_stdin() -> Result<String, ExitCode> {
+    let mut bytes = Vec::new();
+    std::io::stdin().read_to_end(&mut bytes).map_err(|e| {
+        eprintln!("hookhost: cannot read stdin: {e}");
+        ExitCode::from(2)
+    })?;
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// Cancels `token` on SIGINT; the verdict is then `interrupted`.
+fn cancel_on_sigint(token: CancellationToken) {
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            token.cancel();
+        }
+    });
+}
+
+async fn pre_tool_use(
+    global: &GlobalOptions,
+    tool: &str,
+    input: Option<String>,
+    tool_use_id: Option<String>,
+    json: bool,
+) -> ExitCode {
+    let host = match start(global) {
+        Ok(h) => h,
+        Err(code) => return code,
+    };
+    let text = match input {
+        Some(text) => text,
+        None => match read_stdin() {
+            Ok(t) => t,
+            Err(code) => return code,
+        },
+    };
+    let tool_input: serde_json::Value = match serde_json::from_str(&text) {
+        Ok(v @ serde_json::Value::Object(_)) => v,
+        Ok(_) => {
+            eprintln!("hookhost: the tool input must be a JSON object");
+            return ExitCode::from(2);
+        }
+        Err(e) => {
+            eprintln!("hookhost: the tool input is not valid JSON: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    announce(&host, json);
+    let cancel = CancellationToken::new();
+    cancel_on_sigint(cancel.clone());
+    let verdict = host
+        .pre_tool_use(tool, tool_input, tool_use_id.as_deref(), &cancel)
+        .await;
+    report(&verdict, json, None)
+}
+
+async fn prompt(global: &GlobalOptions, text: Option<String>, json: bool) -> ExitCode {
+    let host = match start(global) {
+        Ok(h) => h,
+        Err(code) => return code,
+    };
+    let text = match text {
+        Some(t) => t,
+        None => match read_stdin() {
+            Ok(t) => t,
+            Err(code) => return code,
+        },
+    };
+    announce(&host, json);
+    let cancel = CancellationToken::new();
+    cancel_on_sigint(cancel.clone());
+    let verdict = host.prompt(&text, &cancel).await;
+    report(&verdict, json, Some(&text))
+}
+
+/// The banner and start-up warnings on stderr, as `-p` prints them.
+fn announce(host: &Host, json: bool) {
+    if json {
+        return;
+    }
+    eprintln!("{}", host.banner());
+    for w in host.warnings() {
+        eprintln!("{w}");
+    }
+}
+
+/// Prints a verdict and gives its exit status. For a prompt (`prompt` is the text),
+/// stdout is what the model reads: the prompt, then each context block.
+fn report(verdict: &Verdict, json: bool, prompt: Option<&str>) -> ExitCode {
+    let mut stdout = std::io::stdout().lock();
+    if json {
+        let line = serde_json::to_string(verdict).unwrap_or_default();
+        let _ = writeln!(stdout, "{line}");
+    } else {
+        for w in &verdict.warnings {
+            eprintln!("{w}");
+        }
+        match (verdict.outcome, prompt) {
+            (Outcome::Allow, Some(prompt)) => {
+                let _ = write!(stdout, "{prompt}");
+                for block in &verdict.context {
+                    let _ = write!(stdout, "\n\n{}", block.framed());
+                }
+                let _ = writeln!(stdout);
+            }
+            (Outcome::Allow, None) => {}
+            (_, Some(_)) => eprintln!("{}", verdict.message.as_deref().unwrap_or_default()),
+            (_, None) => {
+                let _ = writeln!(stdout, "{}", verdict.message.as_deref().unwrap_or_default());
+            }
+        }
+    }
+    let _ = stdout.flush();
+    match verdict.outcome {
+        Outcome::Allow => ExitCode::SUCCESS,
+        Outcome::Block => ExitCode::from(1),
+        Outcome::Interrupted => ExitCode::from(130),
+    }
+}

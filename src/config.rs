@@ -1,0 +1,730 @@
+//! The user's config: `[[hooks]]`, `[sandbox]` and `[wasm]` from one TOML file.
+//!
+//! The file is the agent's whole config, so top-level keys other than those three are
+//! the embedder's and are ignored. Inside `[[hooks]]` every key the spec does not list is
+//! a load error. Every load error names the file and, where there is one, the hook; all
+//! of a file's errors are reported at once, so that one edit can fix them all.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use toml::Value;
+
+/// The tools harness has; a `tools` entry outside this list is only a warning.
+pub const KNOWN_TOOLS: &[&str] = &[
+    "bash",
+    "exec",
+    "read_file",
+    "write_file",
+    "edit_file",
+    "glob",
+    "search",
+    "skill",
+    "agent",
+    "script",
+    "mcp",
+    "mcp_schema",
+];
+
+/// Default `timeout` in seconds.
+pub const DEFAULT_TIMEOUT_SECS: u64 = 30;
+/// Largest `timeout` in seconds.
+pub const MAX_TIMEOUT_SECS: u64 = 600;
+
+/// The two moments a hook runs at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub enum Event {
+    /// Before a tool call.
+    PreToolUse,
+    /// When a prompt is submitted.
+    UserPromptSubmit,
+}
+
+impl Event {
+    /// The spec's name for the event, as in the envelope's `hook_event_name`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Event::PreToolUse => "PreToolUse",
+            Event::UserPromptSubmit => "UserPromptSubmit",
+        }
+    }
+}
+
+impl fmt::Display for Event {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What a failing hook does: block what it covers (the default) or let it through.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OnFailure {
+    /// A failure blocks the call or the prompt.
+    Block,
+    /// A failure is skipped with a warning; the next hook runs.
+    Continue,
+}
+
+/// One `[[hooks]]` table, validated.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct HookDef {
+    /// Unique name: 1–32 of a-z, 0-9, `-`, `_`.
+    pub name: String,
+    /// When it runs.
+    pub event: Event,
+    /// The argv, as written (no shell).
+    pub command: Vec<String>,
+    /// PreToolUse only: the tools it covers; `None` is every tool.
+    pub tools: Option<Vec<String>>,
+    /// Whole seconds, 1–600.
+    pub timeout: u64,
+    /// Run in the box (argv hooks in a session with a sandbox).
+    pub sandbox: bool,
+    /// What a failure does.
+    pub on_failure: OnFailure,
+}
+
+impl HookDef {
+    /// The hook's timeout as a duration.
+    pub fn timeout(&self) -> Duration {
+        Duration::from_secs(self.timeout)
+    }
+
+    /// Whether this hook runs for a call to `tool`.
+    pub fn covers_tool(&self, tool: &str) -> bool {
+        match &self.tools {
+            None => true,
+            Some(tools) => tools.iter().any(|t| t == tool),
+        }
+    }
+
+    /// Whether `command[0]` names a WebAssembly program.
+    pub fn is_wasm(&self) -> bool {
+        self.command.first().is_some_and(|c| c.ends_with(".wasm"))
+    }
+}
+
+/// `[sandbox]`: the folders the agent's commands may write, and those the box hides.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SandboxSettings {
+    /// Extra folders the agent's commands may write.
+    pub writable: Vec<PathBuf>,
+    /// Folders the box hides; `None` means the default list of credential folders.
+    pub hide: Option<Vec<PathBuf>>,
+}
+
+/// `[wasm]`: limits and the compile cache for WASM hooks.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WasmConfig {
+    /// Memory cap per instance, in MiB.
+    pub memory_limit_mib: Option<u64>,
+    /// Fuel per second of `timeout`.
+    pub fuel_per_second: Option<u64>,
+    /// Where compiled modules are cached.
+    pub cache_dir: Option<PathBuf>,
+}
+
+/// A loaded config file.
+#[derive(Debug, Clone, Default)]
+pub struct Config {
+    /// The file it came from (`None` when there was no file).
+    pub path: Option<PathBuf>,
+    /// The hooks, in file order.
+    pub hooks: Vec<HookDef>,
+    /// `[sandbox]`.
+    pub sandbox: SandboxSettings,
+    /// `[wasm]`.
+    pub wasm: WasmConfig,
+    /// Start-up warnings (unknown tool names), the spec's lines.
+    pub warnings: Vec<String>,
+}
+
+/// One problem in a config file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    /// Which hook, when the problem is inside one (`hook NAME` or `hook #N`).
+    pub hook: Option<String>,
+    /// What is wrong.
+    pub message: String,
+}
+
+/// Why a config could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The file exists but could not be read.
+    #[error("{}: cannot read the config: {source}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// The file is not valid TOML.
+    #[error("{}: malformed TOML at line {line}, column {column}: {message}", path.display())]
+    Malformed {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// The parser's words.
+        message: String,
+    },
+    /// The file parsed but its hooks are wrong; every problem is listed.
+    #[error("{}", render_problems(path, problems))]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// Every problem found.
+        problems: Vec<Problem>,
+    },
+}
+
+fn render_problems(path: &Path, problems: &[Problem]) -> String {
+    problems
+        .iter()
+        .map(|p| match &p.hook {
+            Some(hook) => format!("{}: {}: {}", path.display(), hook, p.message),
+            None => format!("{}: {}", path.display(), p.message),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The default config path: `$HARNESS_HOME/config.toml`, else
+/// `$XDG_CONFIG_HOME/harness/config.toml`, else `~/.config/harness/config.toml`.
+pub fn default_path(env: impl Fn(&str) -> Option<std::ffi::OsString>) -> Option<PathBuf> {
+    let non_empty = |k: &str| env(k).filter(|v| !v.is_empty()).map(PathBuf::from);
+    if let Some(home) = non_empty("HARNESS_HOME") {
+        return Some(home.join("config.toml"));
+    }
+    if let Some(xdg) = non_empty("XDG_CONFIG_HOME") {
+        return Some(xdg.join("harness").join("config.toml"));
+    }
+    non_empty("HOME").map(|home| home.join(".config").join("harness").join("config.toml"))
+}
+
+impl Config {
+    /// Loads `path`. A default path that does not exist is an empty config; a path the
+    /// user named (`required`) must exist.
+    pub fn load(path: &Path, required: bool) -> Result<Config, ConfigError> {
+        let text = match std::fs::read(path) {
+            Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && !required => {
+                return Ok(Config {
+                    path: Some(path.to_path_buf()),
+                    ..Config::default()
+                });
+            }
+            Err(source) => {
+                return Err(ConfigError::Read {
+                    path: path.to_path_buf(),
+                    source,
+                });
+            }
+        };
+        Config::parse(path, &text)
+    }
+
+    /// Parses config text; `path` is only used in messages.
+    pub fn parse(path: &Path, text: &str) -> Result<Config, ConfigError> {
+        let table: toml::Table = toml::from_str(text).map_err(|e| {
+            let (line, column) = e
+                .span()
+                .map(|s| line_column(text, s.start))
+                .unwrap_or((1, 1));
+            ConfigError::Malformed {
+                path: path.to_path_buf(),
+                line,
+                column,
+                message: e.message().trim().to_string(),
+            }
+        })?;
+        let mut problems = Vec::new();
+        let mut warnings = Vec::new();
+        let hooks = match table.get("hooks") {
+            None => Vec::new(),
+            Some(Value::Array(items)) => parse_hooks(items, &mut problems, &mut warnings),
+            Some(_) => {
+                problems.push(Problem {
+                    hook: None,
+                    message: "hooks must be an array of tables, written [[hooks]]".into(),
+                });
+                Vec::new()
+            }
+        };
+        let sandbox = parse_sandbox(table.get("sandbox"), &mut problems);
+        let wasm = parse_wasm(table.get("wasm"), &mut problems);
+        if !problems.is_empty() {
+            return Err(ConfigError::Invalid {
+                path: path.to_path_buf(),
+                problems,
+            });
+        }
+        Ok(Config {
+            path: Some(path.to_path_buf()),
+            hooks,
+            sandbox,
+            wasm,
+            warnings,
+        })
+    }
+}
+
+/// 1-based line and column (in characters) of a byte offset.
+fn line_column(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..text.floor_char_boundary(offset.min(text.len()))];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, column)
+}
+
+/// Whether `name` is 1–32 of a-z, 0-9, `-`, `_`.
+pub fn is_valid_name(name: &str) -> bool {
+    (1..=32).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_')
+}
+
+const HOOK_KEYS: &[&str] = &[
+    "name",
+    "event",
+    "tools",
+    "command",
+    "timeout",
+    "sandbox",
+    "on_failure",
+];
+
+fn parse_hooks(
+    items: &[Value],
+    problems: &mut Vec<Problem>,
+    warnings: &mut Vec<String>,
+) -> Vec<HookDef> {
+    let mut hooks = Vec::new();
+    let mut first_seen: HashMap<String, usize> = HashMap::new();
+    for (index, item) in items.iter().enumerate() {
+        let number = index + 1;
+        let Value::Table(table) = item else {
+            problems.push(Problem {
+                hook: Some(format!("hook #{number}")),
+                message: "each hook must be a table, written [[hooks]]".into(),
+            });
+            continue;
+        };
+        let mut hook_problems = HookProblems {
+            label: label_for(table, number),
+            problems,
+            count: 0,
+        };
+        if let Some(def) = parse_hook(table, &mut hook_problems, warnings) {
+            if let Some(first) = first_seen.get(&def.name) {
+                hook_problems.push(format!(
+                    "the name is used twice (hooks #{first} and #{number}); names must be unique"
+                ));
+            } else {
+                first_seen.insert(def.name.clone(), number);
+                if hook_problems.count == 0 {
+                    hooks.push(def);
+                }
+            }
+        }
+    }
+    hooks
+}
+
+/// How a hook is named in messages: `hook NAME`, or `hook #N` when it has no usable name.
+fn label_for(table: &toml::Table, number: usize) -> String {
+    match table.get("name") {
+        Some(Value::String(name)) if !name.is_empty() && name.chars().count() <= 64 => {
+            format!("hook {name}")
+        }
+        _ => format!("hook #{number}"),
+    }
+}
+
+struct HookProblems<'a> {
+    label: String,
+    problems: &'a mut Vec<Problem>,
+    count: usize,
+}
+
+impl HookProblems<'_> {
+    fn push(&mut self, message: String) {
+        self.count += 1;
+        self.problems.push(Problem {
+            hook: Some(self.label.clone()),
+            message,
+        });
+    }
+}
+
+fn parse_hook(
+    table: &toml::Table,
+    out: &mut HookProblems<'_>,
+    warnings: &mut Vec<String>,
+) -> Option<HookDef> {
+    for key in table.keys() {
+        if !HOOK_KEYS.contains(&key.as_str()) {
+            out.push(unknown_key_message(key));
+        }
+    }
+    let name = match table.get("name") {
+        None => {
+            out.push("name is missing; every hook needs a unique name".into());
+            None
+        }
+        Some(Value::String(name)) if is_valid_name(name) => Some(name.clone()),
+        Some(Value::String(name)) => {
+            out.push(format!(
+                "the name \"{name}\" is malformed: use 1–32 of a-z, 0-9, \"-\", \"_\""
+            ));
+            None
+        }
+        Some(other) => {
+            out.push(format!("name must be a string, not {}", other.type_str()));
+            None
+        }
+    };
+    let event = match table.get("event") {
+        None => {
+            out.push("event is missing: use \"PreToolUse\" or \"UserPromptSubmit\"".into());
+            None
+        }
+        Some(Value::String(e)) if e == "PreToolUse" => Some(Event::PreToolUse),
+        Some(Value::String(e)) if e == "UserPromptSubmit" => Some(Event::UserPromptSubmit),
+        Some(Value::String(e)) => {
+            out.push(format!(
+                "the event \"{e}\" is not one of the two: use \"PreToolUse\" or \"UserPromptSubmit\""
+            ));
+            None
+        }
+        Some(other) => {
+            out.push(format!("event must be a string, not {}", other.type_str()));
+            None
+        }
+    };
+    let command = parse_command(table.get("command"), out);
+    let tools = parse_tools(table.get("tools"), event, out);
+    let timeout = match table.get("timeout") {
+        None => Some(DEFAULT_TIMEOUT_SECS),
+        Some(Value::Integer(t)) if (1..=MAX_TIMEOUT_SECS as i64).contains(t) => Some(*t as u64),
+        Some(Value::Integer(t)) => {
+            out.push(format!(
+                "timeout {t} is out of range: whole seconds from 1 to {MAX_TIMEOUT_SECS}"
+            ));
+            None
+        }
+        Some(other) => {
+            out.push(format!(
+                "timeout must be whole seconds from 1 to {MAX_TIMEOUT_SECS}, not {}",
+                other.type_str()
+            ));
+            None
+        }
+    };
+    let sandbox = match table.get("sandbox") {
+        None => Some(true),
+        Some(Value::Boolean(b)) => Some(*b),
+        Some(other) => {
+            out.push(format!(
+                "sandbox must be true or false, not {}",
+                other.type_str()
+            ));
+            None
+        }
+    };
+    let on_failure = match table.get("on_failure") {
+        None => Some(OnFailure::Block),
+        Some(Value::String(s)) if s == "block" => Some(OnFailure::Block),
+        Some(Value::String(s)) if s == "continue" => Some(OnFailure::Continue),
+        Some(Value::String(s)) => {
+            out.push(format!(
+                "on_failure \"{s}\" is not valid: use \"block\" or \"continue\""
+            ));
+            None
+        }
+        Some(other) => {
+            out.push(format!(
+                "on_failure must be \"block\" or \"continue\", not {}",
+                other.type_str()
+            ));
+            None
+        }
+    };
+    if let (Some(name), Some(tools)) = (&name, &tools) {
+        for tool in tools.iter().flatten() {
+            if !KNOWN_TOOLS.contains(&tool.as_str()) {
+                warnings.push(unknown_tool_warning(name, tool));
+            }
+        }
+    }
+    Some(HookDef {
+        name: name?,
+        event: event?,
+        command: command?,
+        tools: tools?,
+        timeout: timeout?,
+        sandbox: sandbox?,
+        on_failure: on_failure?,
+    })
+}
+
+fn unknown_key_message(key: &str) -> String {
+    match key {
+        "matcher" => "unknown key \"matcher\": hooks here choose their tools with tools = [\"bash\", …], not a matcher".into(),
+        _ => format!(
+            "unknown key \"{key}\" (a hook has name, event, tools, command, timeout, sandbox and on_failure)"
+        ),
+    }
+}
+
+/// The spec's start-up warning for a tool name that is not one of harness's tools.
+pub fn unknown_tool_warning(hook: &str, tool: &str) -> String {
+    let lower = tool.to_lowercase();
+    let example = if KNOWN_TOOLS.contains(&lower.as_str()) {
+        lower.as_str()
+    } else {
+        "bash"
+    };
+    format!(
+        "⚠ hook {hook} lists \"{tool}\", which is not a tool here; tool names are lower case, such as {example}."
+    )
+}
+
+fn parse_command(value: Option<&Value>, out: &mut HookProblems<'_>) -> Option<Vec<String>> {
+    match value {
+        None => {
+            out.push("command is missing: give an argv such as [\"/path/to/hook\", \"arg\"]".into());
+            None
+        }
+        Some(Value::Array(items)) if items.is_empty() => {
+            out.push("command is empty: give an argv such as [\"/path/to/hook\", \"arg\"]".into());
+            None
+        }
+        Some(Value::Array(items)) => {
+            let argv: Option<Vec<String>> = items
+                .iter()
+                .map(|v| v.as_str().map(str::to_string))
+                .collect();
+            match argv {
+                Some(argv) if argv[0].is_empty() => {
+                    out.push("command[0] is empty: name the program to run".into());
+                    None
+                }
+                Some(argv) => Some(argv),
+                None => {
+                    out.push("command must be a list of strings (an argv)".into());
+                    None
+                }
+            }
+        }
+        Some(Value::String(_)) => {
+            out.push("command must be an argv list, not a string: nothing runs through a shell unless you write [\"sh\", \"-c\", \"…\"]".into());
+            None
+        }
+        Some(other) => {
+            out.push(format!(
+                "command must be a list of strings (an argv), not {}",
+                other.type_str()
+            ));
+            None
+        }
+    }
+}
+
+/// `Some(None)` = every tool; `Some(Some(list))` = those; `None` = a problem was reported.
+fn parse_tools(
+    value: Option<&Value>,
+    event: Option<Event>,
+    out: &mut HookProblems<'_>,
+) -> Option<Option<Vec<String>>> {
+    let Some(value) = value else {
+        return Some(None);
+    };
+    if event == Some(Event::UserPromptSubmit) {
+        out.push(
+            "tools is for PreToolUse hooks; a UserPromptSubmit hook runs for every prompt".into(),
+        );
+        return None;
+    }
+    match value {
+        Value::Array(items) => {
+            let tools: Option<Vec<String>> = items
+                .iter()
+                .map(|v| v.as_str().map(str::to_string))
+                .collect();
+            match tools {
+                Some(tools) => Some(Some(tools)),
+                None => {
+                    out.push("tools must be a list of tool names, such as [\"bash\"]".into());
+                    None
+                }
+            }
+        }
+        other => {
+            out.push(format!(
+                "tools must be a list of tool names, such as [\"bash\"], not {}",
+                other.type_str()
+            ));
+            None
+        }
+    }
+}
+
+fn section<'a>(
+    value: Option<&'a Value>,
+    name: &str,
+    keys: &[&str],
+    problems: &mut Vec<Problem>,
+) -> Option<&'a toml::Table> {
+    match value {
+        None => None,
+        Some(Value::Table(t)) => {
+            for key in t.keys() {
+                if !keys.contains(&key.as_str()) {
+                    problems.push(Problem {
+                        hook: None,
+                        message: format!(
+                            "[{name}]: unknown key \"{key}\" (it has {})",
+                            keys.join(", ")
+                        ),
+                    });
+                }
+            }
+            Some(t)
+        }
+        Some(other) => {
+            problems.push(Problem {
+                hook: None,
+                message: format!("[{name}] must be a table, not {}", other.type_str()),
+            });
+            None
+        }
+    }
+}
+
+fn path_list(
+    table: &toml::Table,
+    section: &str,
+    key: &str,
+    problems: &mut Vec<Problem>,
+) -> Option<Vec<PathBuf>> {
+    let value = table.get(key)?;
+    let list = value.as_array().and_then(|items| {
+        items
+            .iter()
+            .map(|v| v.as_str().map(expand_home))
+            .collect::<Option<Vec<_>>>()
+    });
+    if list.is_none() {
+        problems.push(Problem {
+            hook: None,
+            message: format!("[{section}] {key} must be a list of paths"),
+        });
+    }
+    list
+}
+
+/// Expands a leading `~/` to `$HOME/`.
+pub fn expand_home(path: &str) -> PathBuf {
+    match (path.strip_prefix("~/"), std::env::var_os("HOME")) {
+        (Some(rest), Some(home)) => PathBuf::from(home).join(rest),
+        _ => PathBuf::from(path),
+    }
+}
+
+fn parse_sandbox(value: Option<&Value>, problems: &mut Vec<Problem>) -> SandboxSettings {
+    let Some(table) = section(value, "sandbox", &["writable", "hide"], problems) else {
+        return SandboxSettings::default();
+    };
+    SandboxSettings {
+        writable: path_list(table, "sandbox", "writable", problems).unwrap_or_default(),
+        hide: path_list(table, "sandbox", "hide", problems),
+    }
+}
+
+fn parse_wasm(value: Option<&Value>, problems: &mut Vec<Problem>) -> WasmConfig {
+    let keys = ["memory_limit_mib", "fuel_per_second", "cache_dir"];
+    let Some(table) = section(value, "wasm", &keys, problems) else {
+        return WasmConfig::default();
+    };
+    let mut positive = |key: &str| match table.get(key) {
+        None => None,
+        Some(Value::Integer(n)) if *n > 0 => Some(*n as u64),
+        Some(_) => {
+            problems.push(Problem {
+                hook: None,
+                message: format!("[wasm] {key} must be a whole number above 0"),
+            });
+            None
+        }
+    };
+    let memory_limit_mib = positive("memory_limit_mib");
+    let fuel_per_second = positive("fuel_per_second");
+    let cache_dir = match table.get("cache_dir") {
+        None => None,
+        Some(Value::String(s)) => Some(expand_home(s)),
+        Some(_) => {
+            problems.push(Problem {
+                hook: None,
+                message: "[wasm] cache_dir must be a path".into(),
+            });
+            None
+        }
+    };
+    WasmConfig {
+        memory_limit_mib,
+        fuel_per_second,
+        cache_dir,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Config, ConfigError> {
+        Config::parse(Path::new("/home/u/.config/harness/config.toml"), text)
+    }
+
+    #[test]
+    fn defaults_apply() {
+        let c = parse("[[hooks]]\nname = \"a\"\nevent = \"PreToolUse\"\ncommand = [\"/bin/true\"]\n")
+            .unwrap();
+        let h = &c.hooks[0];
+        assert_eq!(h.timeout, 30);
+        assert!(h.sandbox);
+        assert_eq!(h.on_failure, OnFailure::Block);
+        assert_eq!(h.tools, None);
+    }
+
+    #[test]
+    fn line_and_column_of_malformed_toml() {
+        let err = parse("a = 1\nb = = 2\n").unwrap_err().to_string();
+        assert!(err.contains("line 2, column 5"), "{err}");
+        assert!(err.starts_with("/home/u/.config/harness/config.toml: malformed TOML"));
+    }
+
+    #[test]
+    fn names() {
+        assert!(is_valid_name("no-force-push_2"));
+        assert!(!is_valid_name(""));
+        assert!(!is_valid_name("Upper"));
+        assert!(!is_valid_name(&"a".repeat(33)));
+        assert!(is_valid_name(&"a".repeat(32)));
+    }
+
+    #[test]
+    fn unknown_tool_is_the_spec_warning() {
+        assert_eq!(
+            unknown_tool_warning("no-force-push", "Bash"),
+            "⚠ hook no-force-push lists \"Bash\", which is not a tool here; tool names are lower case, such as bash."
+        );
+    }
+}

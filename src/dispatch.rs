@@ -1,0 +1,405 @@
+//! Running a gate's hooks in file order and turning their answers into one [`Verdict`].
+//!
+//! The first block ends the run. A failure follows the hook's `on_failure`: `block`
+//! blocks with the spec's fixed message, `continue` skips the hook; either way one
+//! warning per hook per turn. Contexts are framed and cut; a block drops them all.
+//! Every message here is the spec's, to the letter.
+
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
+
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+
+use crate::answer::{self, Answer};
+use crate::config::{Event, HookDef, OnFailure};
+use crate::executor::{CancellationToken, Executor, Failure, RawOutput};
+
+/// Contexts are cut to this many characters.
+pub const CONTEXT_LIMIT: usize = 10_000;
+
+/// Where a loaded hook runs; shown in the banner.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Placement {
+    /// An argv program on the host (sandbox = false, or a session with no sandbox).
+    Host,
+    /// An argv program inside the bubblewrap box.
+    Boxed,
+    /// A WASM program under wasmtime.
+    Wasm,
+}
+
+/// A hook ready to run: its definition and its prepared executor.
+pub struct LoadedHook {
+    /// The definition as the session runs it.
+    pub def: HookDef,
+    /// Where it runs.
+    pub placement: Placement,
+    /// How it runs.
+    pub executor: Arc<dyn Executor>,
+}
+
+/// What a gate protects: a tool call or a prompt.
+#[derive(Debug, Clone, Copy)]
+pub enum Gate<'a> {
+    /// A tool call.
+    Call {
+        /// The tool's name.
+        tool_name: &'a str,
+        /// The call's id.
+        tool_use_id: &'a str,
+    },
+    /// A prompt.
+    Prompt {
+        /// The prompt's text.
+        prompt: &'a str,
+    },
+}
+
+impl Gate<'_> {
+    fn event(&self) -> Event {
+        match self {
+            Gate::Call { .. } => Event::PreToolUse,
+            Gate::Prompt { .. } => Event::UserPromptSubmit,
+        }
+    }
+}
+
+/// The verdict's outcome.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Outcome {
+    /// Go ahead (for a prompt: send it, with any context).
+    Allow,
+    /// Blocked by a hook or by a failing hook.
+    Block,
+    /// A hook was stopped (SIGINT or cancel); the call does not run.
+    Interrupted,
+}
+
+/// One hook's context for a prompt.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ContextBlock {
+    /// The hook that added it.
+    pub hook: String,
+    /// Its text, cut to [`CONTEXT_LIMIT`] characters.
+    pub text: String,
+}
+
+impl ContextBlock {
+    /// The block as the model reads it, framed.
+    pub fn framed(&self) -> String {
+        format!("Context from the user's hook \"{}\":\n{}", self.hook, self.text)
+    }
+}
+
+/// The answer to one gate: the `--json` verdict.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Verdict {
+    /// Allow, block or interrupted.
+    pub outcome: Outcome,
+    /// What the model (or the user, for a prompt) reads when it is not an allow.
+    pub message: Option<String>,
+    /// The hook that blocked or was interrupted.
+    pub hook: Option<String>,
+    /// Contexts for a prompt, in file order (empty after a block).
+    pub context: Vec<ContextBlock>,
+    /// Warnings, the spec's lines.
+    pub warnings: Vec<String>,
+}
+
+impl Verdict {
+    /// A verdict with no hook involved.
+    pub fn allow() -> Verdict {
+        Verdict {
+            outcome: Outcome::Allow,
+            message: None,
+            hook: None,
+            context: Vec::new(),
+            warnings: Vec::new(),
+        }
+    }
+}
+
+/// Why a hook did not give a usable answer: from its run or from its output.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FailureKind {
+    /// The executor's failure.
+    Run(Failure),
+    /// The output's failure.
+    Answer(answer::AnswerFailure),
+}
+
+impl std::fmt::Display for FailureKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FailureKind::Run(e) => e.fmt(f),
+            FailureKind::Answer(e) => e.fmt(f),
+        }
+    }
+}
+
+/// What the dispatcher decided about one hook's run, for the record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Decision {
+    /// The hook blocked.
+    Block,
+    /// The hook failed and `on_failure = "block"` blocked.
+    FailureBlocked,
+    /// The hook failed and `on_failure = "continue"` let it through.
+    FailureContinued,
+    /// The hook was interrupted.
+    Interrupted,
+    /// The hook was not run (crash resume: changed since recorded).
+    Skipped,
+}
+
+/// What happens during a gate, in order, for whoever records the session.
+#[derive(Debug)]
+pub enum RunEvent<'a> {
+    /// A hook is about to run with this input.
+    HookStarted {
+        /// The hook.
+        hook: &'a str,
+        /// `sha256:` of the exact stdin bytes.
+        input_digest: &'a str,
+        /// What it gates.
+        gate: Gate<'a>,
+    },
+    /// A hook ran: its output or its failure.
+    Effect {
+        /// The hook.
+        hook: &'a str,
+        /// `sha256:` of the exact stdin bytes.
+        input_digest: &'a str,
+        /// What came back from the executor.
+        result: &'a Result<RawOutput, Failure>,
+    },
+    /// A block, failure, interrupt or skipped run.
+    Decided {
+        /// The hook.
+        hook: &'a str,
+        /// What it gates.
+        gate: Gate<'a>,
+        /// The decision.
+        decision: Decision,
+        /// The reason or the failure kind.
+        reason: &'a str,
+    },
+    /// A context was kept.
+    Context {
+        /// The hook.
+        hook: &'a str,
+        /// The text as kept.
+        text: &'a str,
+    },
+}
+
+/// Receives a gate's [`RunEvent`]s (the session record implements it).
+pub trait Recorder: Send + Sync {
+    /// Called for each event, in order.
+    fn record(&self, event: RunEvent<'_>);
+}
+
+/// Per-turn state: which hooks have warned this turn.
+#[derive(Debug, Default)]
+pub struct Turn {
+    warned: Mutex<HashSet<String>>,
+}
+
+impl Turn {
+    /// Starts a new turn: warnings may be shown again.
+    pub fn reset(&self) {
+        if let Ok(mut warned) = self.warned.lock() {
+            warned.clear();
+        }
+    }
+
+    /// True the first time `hook` asks in this turn.
+    fn first_warning(&self, hook: &str) -> bool {
+        match self.warned.lock() {
+            Ok(mut warned) => warned.insert(hook.to_string()),
+            Err(_) => true,
+        }
+    }
+}
+
+/// `sha256:` and the hex digest of `bytes`.
+pub fn input_digest(bytes: &[u8]) -> String {
+    let digest = Sha256::digest(bytes);
+    let mut out = String::with_capacity(7 + 64);
+    out.push_str("sha256:");
+    for b in digest {
+        out.push_str(&format!("{b:02x}"));
+    }
+    out
+}
+
+/// Runs `hooks` (already filtered to those that cover the gate) in order with `stdin`.
+pub async fn run_gate(
+    hooks: &[&LoadedHook],
+    gate: Gate<'_>,
+    stdin: Arc<[u8]>,
+    turn: &Turn,
+    recorder: Option<&dyn Recorder>,
+    cancel: &CancellationToken,
+) -> Verdict {
+    let event = gate.event();
+    let digest = recorder.map(|_| input_digest(&stdin));
+    let digest = digest.as_deref().unwrap_or("");
+    let mut verdict = Verdict::allow();
+    for hook in hooks {
+        let name = hook.def.name.as_str();
+        if let Some(r) = recorder {
+            r.record(RunEvent::HookStarted {
+                hook: name,
+                input_digest: digest,
+                gate,
+            });
+        }
+        let result = if cancel.is_cancelled() {
+            Err(Failure::Interrupted)
+        } else {
+            hook.executor.run(stdin.clone(), cancel).await
+        };
+        if let Some(r) = recorder {
+            r.record(RunEvent::Effect {
+                hook: name,
+                input_digest: digest,
+                result: &result,
+            });
+        }
+        let answer = match &result {
+            Ok(output) => match answer::interpret(event, output) {
+                Answer::Failed(kind) => Err(FailureKind::Answer(kind)),
+                said => Ok(said),
+            },
+            Err(Failure::Interrupted) => {
+                decide(recorder, name, gate, Decision::Interrupted, "interrupted");
+                verdict.outcome = Outcome::Interrupted;
+                verdict.message = Some(interrupted_message(gate, name));
+                verdict.hook = Some(name.to_string());
+                verdict.context.clear();
+                return verdict;
+            }
+            Err(failure) => Err(FailureKind::Run(failure.clone())),
+        };
+        match answer {
+            Ok(Answer::NoObjection) | Ok(Answer::Failed(_)) => {}
+            Ok(Answer::Block(reason)) => {
+                decide(recorder, name, gate, Decision::Block, &reason);
+                verdict.outcome = Outcome::Block;
+                verdict.message = Some(block_message(gate, name, &reason));
+                verdict.hook = Some(name.to_string());
+                verdict.context.clear();
+                return verdict;
+            }
+            Ok(Answer::Context(text)) => {
+                let text = cut_context(name, text, &mut verdict.warnings);
+                if let Some(r) = recorder {
+                    r.record(RunEvent::Context { hook: name, text: &text });
+                }
+                verdict.context.push(ContextBlock {
+                    hook: name.to_string(),
+                    text,
+                });
+            }
+            Err(kind) => {
+                let kind = kind.to_string();
+                let blocks = hook.def.on_failure == OnFailure::Block;
+                let decision = if blocks {
+                    Decision::FailureBlocked
+                } else {
+                    Decision::FailureContinued
+                };
+                decide(recorder, name, gate, decision, &kind);
+                if turn.first_warning(name) {
+                    verdict.warnings.push(failure_warning(event, name, &kind, blocks));
+                }
+                if blocks {
+                    verdict.outcome = Outcome::Block;
+                    verdict.message = Some(failure_message(gate, name, &kind));
+                    verdict.hook = Some(name.to_string());
+                    verdict.context.clear();
+                    return verdict;
+                }
+            }
+        }
+    }
+    verdict
+}
+
+/// What the model reads when a hook blocks a call, or what the user sees for a prompt.
+pub fn block_message(gate: Gate<'_>, hook: &str, reason: &str) -> String {
+    match gate {
+        Gate::Call { .. } => format!("blocked by the user's hook \"{hook}\": {reason}"),
+        Gate::Prompt { .. } => format!("✗ prompt blocked by hook \"{hook}\": {reason}"),
+    }
+}
+
+/// The fixed message for a failure that `on_failure = "block"` turned into a block.
+pub fn failure_message(gate: Gate<'_>, hook: &str, kind: &str) -> String {
+    match gate {
+        Gate::Call { .. } => format!(
+            "the user's hook \"{hook}\" failed ({kind}), so this call was blocked. This is not a policy decision: retrying or rephrasing the call will not help. Tell the user their hook is failing."
+        ),
+        Gate::Prompt { .. } => format!("✗ prompt blocked: hook \"{hook}\" failed ({kind})"),
+    }
+}
+
+/// The once-per-turn warning for a failing hook.
+pub fn failure_warning(event: Event, hook: &str, kind: &str, blocks: bool) -> String {
+    let (covered, through) = match event {
+        Event::PreToolUse => ("the calls it covers are blocked", "the call"),
+        Event::UserPromptSubmit => ("your prompts are blocked", "the prompt"),
+    };
+    if blocks {
+        format!(
+            "⚠ hook {hook} is failing ({kind}), so {covered}. Fix it, set on_failure = \"continue\", or restart with --no-hooks."
+        )
+    } else {
+        format!("⚠ hook {hook} failed ({kind}); on_failure = \"continue\" let {through} through.")
+    }
+}
+
+fn interrupted_message(gate: Gate<'_>, hook: &str) -> String {
+    match gate {
+        Gate::Call { .. } => {
+            format!("interrupted while the user's hook \"{hook}\" ran; the call did not run.")
+        }
+        Gate::Prompt { .. } => {
+            format!("✗ prompt interrupted while hook \"{hook}\" ran; the prompt was not sent.")
+        }
+    }
+}
+
+fn cut_context(hook: &str, text: String, warnings: &mut Vec<String>) -> String {
+    match text.char_indices().nth(CONTEXT_LIMIT) {
+        None => text,
+        Some((cut, _)) => {
+            let total = text.chars().count();
+            warnings.push(format!(
+                "⚠ hook {hook} added {total} characters of context; only the first 10,000 are kept."
+            ));
+            text[..cut].to_string()
+        }
+    }
+}
+
+fn decide(
+    recorder: Option<&dyn Recorder>,
+    hook: &str,
+    gate: Gate<'_>,
+    decision: Decision,
+    reason: &str,
+) {
+    if let Some(r) = recorder {
+        r.record(RunEvent::Decided {
+            hook,
+            gate,
+            decision,
+            reason,
+        });
+    }
+}

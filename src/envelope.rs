@@ -1,0 +1,201 @@
+//! The one line of JSON a hook reads on stdin.
+//!
+//! Field names and order are the spec's (Claude Code's, without `transcript_path`). The
+//! prompt envelope never has a `turn_id`: Ouroboros reads one as the mark of a Codex host.
+
+use std::path::Path;
+
+use serde::Serialize;
+use serde_json::Value;
+
+/// What every envelope shares.
+#[derive(Debug, Clone)]
+pub struct SessionInfo {
+    /// The session running the call.
+    pub session_id: String,
+    /// The project root, as the envelope's `cwd`.
+    pub cwd: String,
+    /// The mode in force (`auto` by default).
+    pub permission_mode: String,
+}
+
+#[derive(Serialize)]
+struct PreToolUseEnvelope<'a> {
+    session_id: &'a str,
+    hook_event_name: &'static str,
+    cwd: &'a str,
+    permission_mode: &'a str,
+    tool_name: &'a str,
+    tool_input: &'a Value,
+    tool_use_id: &'a str,
+}
+
+#[derive(Serialize)]
+struct PromptEnvelope<'a> {
+    session_id: &'a str,
+    hook_event_name: &'static str,
+    cwd: &'a str,
+    permission_mode: &'a str,
+    prompt: &'a str,
+}
+
+/// The PreToolUse envelope, one line ending in `\n`. `tool_input` must already have its
+/// in-project paths made relative ([`relativize_paths`]).
+pub fn pre_tool_use(
+    session: &SessionInfo,
+    tool_name: &str,
+    tool_input: &Value,
+    tool_use_id: &str,
+) -> Vec<u8> {
+    line(&PreToolUseEnvelope {
+        session_id: &session.session_id,
+        hook_event_name: "PreToolUse",
+        cwd: &session.cwd,
+        permission_mode: &session.permission_mode,
+        tool_name,
+        tool_input,
+        tool_use_id,
+    })
+}
+
+/// The UserPromptSubmit envelope, one line ending in `\n`.
+pub fn prompt(session: &SessionInfo, prompt: &str) -> Vec<u8> {
+    line(&PromptEnvelope {
+        session_id: &session.session_id,
+        hook_event_name: "UserPromptSubmit",
+        cwd: &session.cwd,
+        permission_mode: &session.permission_mode,
+        prompt,
+    })
+}
+
+fn line<T: Serialize>(value: &T) -> Vec<u8> {
+    // Serialising these plain structs cannot fail: every field is a string or a Value.
+    let mut bytes = serde_json::to_vec(value).unwrap_or_default();
+    bytes.push(b'\n');
+    bytes
+}
+
+/// Rewrites, in place, every string in `value` that is an absolute path inside `project`
+/// to the same path relative to it (the project itself becomes `.`). Other values are
+/// left untouched; object keys are never rewritten.
+pub fn relativize_paths(value: &mut Value, project: &Path) {
+    let Some(root) = project.to_str() else {
+        return;
+    };
+    let root = root.trim_end_matches('/');
+    if root.is_empty() {
+        return;
+    }
+    relativize(value, root);
+}
+
+fn relativize(value: &mut Value, root: &str) {
+    match value {
+        Value::String(s) => {
+            if let Some(rel) = relative_to(s, root) {
+                *s = rel;
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|v| relativize(v, root)),
+        Value::Object(map) => map.values_mut().for_each(|v| relativize(v, root)),
+        _ => {}
+    }
+}
+
+fn relative_to(s: &str, root: &str) -> Option<String> {
+    let rest = s.strip_prefix(root)?;
+    if rest.is_empty() {
+        return Some(".".into());
+    }
+    let rest = rest.strip_prefix('/')?;
+    let rest = rest.trim_start_matches('/');
+    Some(if rest.is_empty() { ".".into() } else { rest.into() })
+}
+
+/// A fresh `tool_use_id` for a call that did not bring one.
+pub fn generate_tool_use_id() -> String {
+    format!("toolu_hh_{}", random_hex(12))
+}
+
+/// A fresh session id.
+pub fn generate_session_id() -> String {
+    let millis = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis());
+    format!("{millis:012x}{}", random_hex(8))
+}
+
+fn random_hex(bytes: usize) -> String {
+    let mut buf = vec![0u8; bytes];
+    if getrandom::fill(&mut buf).is_err() {
+        // No entropy source: fall back to the clock and the pid, still unique enough
+        // for an id that only has to tell calls apart.
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        let seed = nanos ^ u128::from(std::process::id());
+        for (i, b) in buf.iter_mut().enumerate() {
+            *b = (seed >> ((i % 16) * 8)) as u8;
+        }
+    }
+    buf.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn session() -> SessionInfo {
+        SessionInfo {
+            session_id: "01M".into(),
+            cwd: "/home/dana/proj".into(),
+            permission_mode: "auto".into(),
+        }
+    }
+
+    #[test]
+    fn pre_tool_use_fields_in_order() {
+        let line = pre_tool_use(&session(), "bash", &json!({"command": "ls"}), "7EX");
+        assert_eq!(
+            String::from_utf8(line).unwrap(),
+            "{\"session_id\":\"01M\",\"hook_event_name\":\"PreToolUse\",\"cwd\":\"/home/dana/proj\",\"permission_mode\":\"auto\",\"tool_name\":\"bash\",\"tool_input\":{\"command\":\"ls\"},\"tool_use_id\":\"7EX\"}\n"
+        );
+    }
+
+    #[test]
+    fn prompt_has_no_turn_id() {
+        let line = String::from_utf8(prompt(&session(), "ooo seed")).unwrap();
+        assert_eq!(
+            line,
+            "{\"session_id\":\"01M\",\"hook_event_name\":\"UserPromptSubmit\",\"cwd\":\"/home/dana/proj\",\"permission_mode\":\"auto\",\"prompt\":\"ooo seed\"}\n"
+        );
+    }
+
+    #[test]
+    fn paths_inside_the_project_become_relative() {
+        let mut v = json!({
+            "path": "/home/dana/proj/src/main.rs",
+            "root": "/home/dana/proj",
+            "sibling": "/home/dana/project2/x",
+            "outside": "/etc/passwd",
+            "text": "see /home/dana/proj/a",
+            "n": 3,
+            "list": ["/home/dana/proj//b/", {"/home/dana/proj/key": "/home/dana/proj/v"}]
+        });
+        relativize_paths(&mut v, Path::new("/home/dana/proj/"));
+        assert_eq!(
+            v,
+            json!({
+                "path": "src/main.rs",
+                "root": ".",
+                "sibling": "/home/dana/project2/x",
+                "outside": "/etc/passwd",
+                "text": "see /home/dana/proj/a",
+                "n": 3,
+                "list": ["b/", {"/home/dana/proj/key": "v"}]
+            })
+        );
+    }
+}
