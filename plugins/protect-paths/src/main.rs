@@ -1,0 +1,261 @@
+//! `protect-paths`: a PreToolUse hook that refuses writes to protected paths.
+//!
+//! Built for `wasm32-wasip2` (a component). A component cannot pass exit code
+//! 2 through (Rust's std turns every non-zero exit into plain failure), so it
+//! answers with JSON on stdout and exit 0: `{"decision":"block","reason":"…"}`
+//! blocks; empty stdout lets the call through.
+//!
+//! Its arguments (argv[1..]) are the patterns, e.g. `.env .git/ secrets/*.pem`.
+//! For `write_file` and `edit_file` calls it takes `tool_input.path` (or
+//! `tool_input.file_path`), relative to the project, and checks it against
+//! each pattern:
+//!
+//! * a pattern ending in `/` (`.git/`, `config/keys/`) protects that folder and
+//!   everything under it; a folder pattern without an inner `/` (`.git/`)
+//!   protects a folder of that name at any depth;
+//! * a pattern with `*` or `?` is a glob on the whole relative path: `?` is one
+//!   character and `*` any run of characters within one path segment, `**`
+//!   any run including `/` (`secrets/*.pem`, `**/*.key`);
+//! * any other pattern matches the exact path, or the file name (`.env`
+//!   protects `.env` and `deploy/.env`).
+//!
+//! Paths and patterns are normalised: leading `./`, `.` segments and doubled
+//! slashes are dropped, `..` is resolved lexically (so `src/../.env` is
+//! `.env`), and an absolute path under the envelope's `cwd` (or under the
+//! guest's `/project`) is made relative.
+
+use std::io::Read;
+
+fn main() {
+    let patterns: Vec<String> = std::env::args().skip(1).collect();
+    let mut input = String::new();
+    if let Err(e) = std::io::stdin().read_to_string(&mut input) {
+        // Failing closed would block every write on a broken host; report it instead.
+        eprintln!("protect-paths: cannot read stdin: {e}");
+        std::process::exit(1);
+    }
+    let envelope: serde_json::Value = match serde_json::from_str(input.trim()) {
+        Ok(v) => v,
+        Err(e) => {
+            eprintln!("protect-paths: stdin is not a JSON hook envelope: {e}");
+            std::process::exit(1);
+        }
+    };
+    if let Some(reason) = check_envelope(&envelope, &patterns) {
+        println!("{}", block_json(&reason));
+    }
+}
+
+/// `{"decision":"block","reason":…}`, in that field order.
+pub fn block_json(reason: &str) -> String {
+    format!(
+        "{{\"decision\":\"block\",\"reason\":{}}}",
+        serde_json::Value::from(reason)
+    )
+}
+
+/// Returns the block reason if the envelope is a write to a protected path.
+pub fn check_envelope(envelope: &serde_json::Value, patterns: &[String]) -> Option<String> {
+    let tool = envelope.get("tool_name")?.as_str()?;
+    if tool != "write_file" && tool != "edit_file" {
+        return None;
+    }
+    let input = envelope.get("tool_input")?;
+    let cwd = envelope.get("cwd").and_then(|v| v.as_str());
+    for key in ["path", "file_path"] {
+        let Some(raw) = input.get(key).and_then(|v| v.as_str()) else {
+            continue;
+        };
+        let path = relative_path(raw, cwd);
+        for pattern in patterns {
+            if matches(pattern, &path) {
+                return Some(format!(
+                    "{tool} on {raw} is not allowed: the path is protected (pattern {pattern})"
+                ));
+            }
+        }
+    }
+    None
+}
+
+/// The path relative to the project, normalised (see the crate docs).
+pub fn relative_path(raw: &str, cwd: Option<&str>) -> String {
+    let mut path = raw;
+    if path.starts_with('/') {
+        for root in cwd.into_iter().chain(["/project"]) {
+            let root = root.trim_end_matches('/');
+            if root.is_empty() {
+                continue;
+            }
+            if let Some(rest) = path.strip_prefix(root) {
+                if rest.is_empty() || rest.starts_with('/') {
+                    path = rest.trim_start_matches('/');
+                    break;
+                }
+            }
+        }
+    }
+    normalise(path)
+}
+
+/// Drops empty and `.` segments, resolves `..` lexically. Keeps a leading `/`
+/// (a path outside the project stays absolute) and a trailing `/`.
+pub fn normalise(path: &str) -> String {
+    let mut segments: Vec<&str> = Vec::new();
+    for segment in path.split('/') {
+        match segment {
+            "" | "." => {}
+            ".." => {
+                segments.pop();
+            }
+            s => segments.push(s),
+        }
+    }
+    let mut out = String::new();
+    if path.starts_with('/') && !segments.is_empty() {
+        out.push('/');
+    }
+    out.push_str(&segments.join("/"));
+    if path.ends_with('/') && !segments.is_empty() {
+        out.push('/');
+    }
+    out
+}
+
+/// Does `pattern` protect the normalised relative `path`?
+pub fn matches(pattern: &str, path: &str) -> bool {
+    let pattern = normalise(pattern);
+    if pattern.is_empty() || path.is_empty() {
+        return false;
+    }
+    let path = path.trim_end_matches('/');
+    if let Some(dir) = pattern.strip_suffix('/') {
+        if path == dir || path.starts_with(&format!("{dir}/")) {
+            return true;
+        }
+        // `.git/` also protects `sub/.git/...`: a folder of that name anywhere.
+        if !dir.contains('/') {
+            return path.split('/').any(|segment| segment == dir);
+        }
+        return false;
+    }
+    if pattern.contains(['*', '?']) {
+        return glob(pattern.as_bytes(), path.as_bytes());
+    }
+    path == pattern || path.rsplit('/').next() == Some(pattern.as_str())
+}
+
+/// A small glob: `?` one non-`/` byte, `*` any non-`/` run, `**` any run.
+pub fn glob(pattern: &[u8], text: &[u8]) -> bool {
+    match pattern.split_first() {
+        None => text.is_empty(),
+        Some((b'*', rest)) => {
+            if let Some(rest) = rest.strip_prefix(b"*") {
+                // `**/` may also match nothing: `**/*.key` matches `a.key`.
+                if let Some(after) = rest.strip_prefix(b"/") {
+                    if glob(after, text) {
+                        return true;
+                    }
+                }
+                (0..=text.len()).any(|i| glob(rest, &text[i..]))
+            } else {
+                for i in 0..=text.len() {
+                    if glob(rest, &text[i..]) {
+                        return true;
+                    }
+                    if i < text.len() && text[i] == b'/' {
+                        break;
+                    }
+                }
+                false
+            }
+        }
+        Some((b'?', rest)) => matches!(text.split_first(), Some((c, t)) if *c != b'/' && glob(rest, t)),
+        Some((p, rest)) => matches!(text.split_first(), Some((c, t)) if c == p && glob(rest, t)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn m(pattern: &str, path: &str) -> bool {
+        matches(pattern, &relative_path(path, Some("/home/dana/proj")))
+    }
+
+    #[test]
+    fn exact_and_file_name() {
+        assert!(m(".env", ".env"));
+        assert!(m(".env", "./.env"));
+        assert!(m(".env", "deploy/.env"));
+        assert!(m("./.env", ".env"));
+        assert!(m("config/app.toml", "config/app.toml"));
+        assert!(!m("config/app.toml", "other/config/app.toml"));
+        assert!(!m(".env", ".env.example"));
+        assert!(!m(".env", "src/env.rs"));
+    }
+
+    #[test]
+    fn folders() {
+        assert!(m(".git/", ".git"));
+        assert!(m(".git/", ".git/config"));
+        assert!(m(".git/", ".git/refs/heads/main"));
+        assert!(m(".git/", "vendor/lib/.git/config"));
+        assert!(!m(".git/", ".gitignore"));
+        assert!(!m(".git/", ".github/workflows/ci.yml"));
+        assert!(m("config/keys/", "config/keys/a.pem"));
+        assert!(!m("config/keys/", "other/config/keys/a.pem"));
+    }
+
+    #[test]
+    fn globs() {
+        assert!(m("secrets/*.pem", "secrets/server.pem"));
+        assert!(m("secrets/*.pem", "./secrets/server.pem"));
+        assert!(!m("secrets/*.pem", "secrets/deep/server.pem"));
+        assert!(!m("secrets/*.pem", "secrets/server.pem.bak"));
+        assert!(!m("secrets/*.pem", "other/secrets/server.pem"));
+        assert!(m("*.lock", "Cargo.lock"));
+        assert!(!m("*.lock", "sub/Cargo.lock"));
+        assert!(m("**/*.key", "a.key"));
+        assert!(m("**/*.key", "x/y/a.key"));
+        assert!(m("secrets/**", "secrets/x/y.txt"));
+        assert!(m("file?.txt", "file1.txt"));
+        assert!(!m("file?.txt", "file10.txt"));
+    }
+
+    #[test]
+    fn normalisation() {
+        assert_eq!(relative_path("./src//main.rs", None), "src/main.rs");
+        assert_eq!(relative_path("src/../.env", None), ".env");
+        assert_eq!(relative_path("/home/dana/proj/.env", Some("/home/dana/proj")), ".env");
+        assert_eq!(relative_path("/home/dana/proj/.env", Some("/home/dana/proj/")), ".env");
+        assert_eq!(relative_path("/project/.env", Some("/home/dana/proj")), ".env");
+        assert_eq!(relative_path("/home/dana/project2/.env", Some("/home/dana/proj")), "/home/dana/project2/.env");
+        assert!(m(".env", "src/../.env"));
+    }
+
+    #[test]
+    fn envelopes() {
+        let patterns: Vec<String> = [".env", ".git/", "secrets/*.pem"].map(String::from).to_vec();
+        let write = |tool: &str, input: serde_json::Value| {
+            json!({"session_id":"s","hook_event_name":"PreToolUse","cwd":"/home/dana/proj",
+                   "permission_mode":"auto","tool_name":tool,"tool_input":input,"tool_use_id":"t"})
+        };
+        let reason = check_envelope(&write("write_file", json!({"path":".env","content":"X=1"})), &patterns).unwrap();
+        assert_eq!(reason, "write_file on .env is not allowed: the path is protected (pattern .env)");
+        assert!(check_envelope(&write("edit_file", json!({"file_path":".git/config"})), &patterns).is_some());
+        assert!(check_envelope(&write("write_file", json!({"path":"secrets/a.pem"})), &patterns).is_some());
+        assert!(check_envelope(&write("write_file", json!({"path":"src/main.rs"})), &patterns).is_none());
+        assert!(check_envelope(&write("read_file", json!({"path":".env"})), &patterns).is_none());
+        assert!(check_envelope(&write("write_file", json!({"path":".env"})), &[]).is_none());
+    }
+
+    #[test]
+    fn json_answer() {
+        assert_eq!(
+            block_json("a \"quoted\" path"),
+            r#"{"decision":"block","reason":"a \"quoted\" path"}"#
+        );
+    }
+}
