@@ -186,7 +186,9 @@ mod tests {
     #[test]
     fn allow_and_ask_are_no_objection() {
         for d in ["allow", "ask", "defer"] {
-            let text = format!(r#"{{"hookSpecificOutput":{{"permissionDecision":"{d}"}},"systemMessage":"x"}}"#);
+            let text = format!(
+                r#"{{"hookSpecificOutput":{{"permissionDecision":"{d}"}},"systemMessage":"x"}}"#
+            );
             assert_eq!(interpret(Pre, &out(0, &text, "")), Answer::NoObjection);
         }
         assert_eq!(interpret(Pre, &out(0, "\n", "")), Answer::NoObjection);
@@ -194,7 +196,14 @@ mod tests {
 
     #[test]
     fn pre_tool_use_rejects_what_is_not_hook_json() {
-        for bad in ["not json", "{broken", "[1,2]", "\"s\"", r#"{"decision":5}"#, r#"{"continue":"no"}"#] {
+        for bad in [
+            "not json",
+            "{broken",
+            "[1,2]",
+            "\"s\"",
+            r#"{"decision":5}"#,
+            r#"{"continue":"no"}"#,
+        ] {
             assert_eq!(
                 interpret(Pre, &out(0, bad, "")),
                 Answer::Failed(AnswerFailure::NotHookJson),
@@ -207,7 +216,11 @@ mod tests {
     fn prompt_context_from_json_or_plain_text() {
         let a = interpret(
             Prompt,
-            &out(0, r#"{"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","additionalContext":"use /seed"}}"#, ""),
+            &out(
+                0,
+                r#"{"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","additionalContext":"use /seed"}}"#,
+                "",
+            ),
         );
         assert_eq!(a, Answer::Context("use /seed".into()));
         let echoed = "{\"prompt\":\"x\"}\n<skill-suggestion>seed</skill-suggestion>\n";
@@ -232,7 +245,10 @@ mod tests {
             stdout: vec![],
             stderr: vec![],
         };
-        assert_eq!(interpret(Prompt, &signalled), Answer::Failed(AnswerFailure::KilledBySignal));
+        assert_eq!(
+            interpret(Prompt, &signalled),
+            Answer::Failed(AnswerFailure::KilledBySignal)
+        );
     }
 
     #[test]

@@ -500,7 +500,9 @@ pub fn unknown_tool_warning(hook: &str, tool: &str) -> String {
 fn parse_command(value: Option<&Value>, out: &mut HookProblems<'_>) -> Option<Vec<String>> {
     match value {
         None => {
-            out.push("command is missing: give an argv such as [\"/path/to/hook\", \"arg\"]".into());
+            out.push(
+                "command is missing: give an argv such as [\"/path/to/hook\", \"arg\"]".into(),
+            );
             None
         }
         Some(Value::Array(items)) if items.is_empty() => {
@@ -695,8 +697,9 @@ mod tests {
 
     #[test]
     fn defaults_apply() {
-        let c = parse("[[hooks]]\nname = \"a\"\nevent = \"PreToolUse\"\ncommand = [\"/bin/true\"]\n")
-            .unwrap();
+        let c =
+            parse("[[hooks]]\nname = \"a\"\nevent = \"PreToolUse\"\ncommand = [\"/bin/true\"]\n")
+                .unwrap();
         let h = &c.hooks[0];
         assert_eq!(h.timeout, 30);
         assert!(h.sandbox);

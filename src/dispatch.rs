@@ -89,7 +89,10 @@ pub struct ContextBlock {
 impl ContextBlock {
     /// The block as the model reads it, framed.
     pub fn framed(&self) -> String {
-        format!("Context from the user's hook \"{}\":\n{}", self.hook, self.text)
+        format!(
+            "Context from the user's hook \"{}\":\n{}",
+            self.hook, self.text
+        )
     }
 }
 
@@ -298,7 +301,10 @@ pub async fn run_gate(
             Ok(Answer::Context(text)) => {
                 let text = cut_context(name, text, &mut verdict.warnings);
                 if let Some(r) = recorder {
-                    r.record(RunEvent::Context { hook: name, text: &text });
+                    r.record(RunEvent::Context {
+                        hook: name,
+                        text: &text,
+                    });
                 }
                 verdict.context.push(ContextBlock {
                     hook: name.to_string(),
@@ -315,7 +321,9 @@ pub async fn run_gate(
                 };
                 decide(recorder, name, gate, decision, &kind);
                 if turn.first_warning(name) {
-                    verdict.warnings.push(failure_warning(event, name, &kind, blocks));
+                    verdict
+                        .warnings
+                        .push(failure_warning(event, name, &kind, blocks));
                 }
                 if blocks {
                     verdict.outcome = Outcome::Block;

@@ -110,7 +110,11 @@ fn relative_to(s: &str, root: &str) -> Option<String> {
     }
     let rest = rest.strip_prefix('/')?;
     let rest = rest.trim_start_matches('/');
-    Some(if rest.is_empty() { ".".into() } else { rest.into() })
+    Some(if rest.is_empty() {
+        ".".into()
+    } else {
+        rest.into()
+    })
 }
 
 /// A fresh `tool_use_id` for a call that did not bring one.

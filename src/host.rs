@@ -130,7 +130,13 @@ impl Host {
         let mut hooks = Vec::with_capacity(config.hooks.len());
         let mut refusals = Vec::new();
         for def in &config.hooks {
-            match prepare_hook(def, &project, sandboxed_session, &hook_env, path_env.as_ref()) {
+            match prepare_hook(
+                def,
+                &project,
+                sandboxed_session,
+                &hook_env,
+                path_env.as_ref(),
+            ) {
                 Ok(hook) => hooks.push(hook),
                 Err(refusal) => refusals.push(refusal),
             }
@@ -254,13 +260,21 @@ impl Host {
 
 fn absolute_project(project: &Path) -> Result<PathBuf, StartError> {
     let project = if project.as_os_str().is_empty() {
-        std::env::current_dir().map_err(|e| StartError::Project { path: project.into(), reason: e.to_string() })?
+        std::env::current_dir().map_err(|e| StartError::Project {
+            path: project.into(),
+            reason: e.to_string(),
+        })?
     } else {
-        std::path::absolute(project)
-            .map_err(|e| StartError::Project { path: project.into(), reason: e.to_string() })?
+        std::path::absolute(project).map_err(|e| StartError::Project {
+            path: project.into(),
+            reason: e.to_string(),
+        })?
     };
     if !project.is_dir() {
-        return Err(StartError::Project { path: project, reason: "is not a folder".into() });
+        return Err(StartError::Project {
+            path: project,
+            reason: "is not a folder".into(),
+        });
     }
     Ok(project)
 }
@@ -298,7 +312,13 @@ fn prepare_hook(
     } else {
         Placement::Host
     };
-    let executor = ArgvExecutor::new(argv, env, PathBuf::from("/"), def.timeout(), Arc::new(HostLauncher));
+    let executor = ArgvExecutor::new(
+        argv,
+        env,
+        PathBuf::from("/"),
+        def.timeout(),
+        Arc::new(HostLauncher),
+    );
     Ok(LoadedHook {
         def: def.clone(),
         placement,

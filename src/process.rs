@@ -70,9 +70,7 @@ fn spawner() -> &'static Mutex<mpsc::Sender<SpawnJob>> {
 
 /// Spawns `command` from the spawner thread, inside the caller's tokio runtime, and
 /// registers the child so that [`sweep_orphans`] spares it until [`forget`] is called.
-pub async fn spawn(
-    mut command: tokio::process::Command,
-) -> std::io::Result<tokio::process::Child> {
+pub async fn spawn(mut command: tokio::process::Command) -> std::io::Result<tokio::process::Child> {
     let handle = tokio::runtime::Handle::current();
     let (tx, rx) = tokio::sync::oneshot::channel();
     let job: SpawnJob = Box::new(move || {
@@ -141,7 +139,9 @@ pub fn sweep_orphans() {
             return;
         }
         for pid in adopted {
-            let Ok(pid) = i32::try_from(pid) else { continue };
+            let Ok(pid) = i32::try_from(pid) else {
+                continue;
+            };
             // SAFETY: kill and waitpid take plain integers and a status out-pointer
             // that lives on this stack frame. The pid is our child, so waitpid cannot
             // reap anyone else's process; tokio waits only on the pids it spawned.
@@ -163,7 +163,10 @@ fn children_of(pid: u32) -> Vec<u32> {
     };
     for task in tasks.flatten() {
         if let Ok(text) = std::fs::read_to_string(task.path().join("children")) {
-            out.extend(text.split_whitespace().filter_map(|p| p.parse::<u32>().ok()));
+            out.extend(
+                text.split_whitespace()
+                    .filter_map(|p| p.parse::<u32>().ok()),
+            );
         }
     }
     out.sort_unstable();

@@ -17,7 +17,9 @@ use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 
-use super::{BoxFuture, CancellationToken, Executor, ExitStatus, Failure, OUTPUT_CAP, RawOutput, Stream};
+use super::{
+    BoxFuture, CancellationToken, Executor, ExitStatus, Failure, OUTPUT_CAP, RawOutput, Stream,
+};
 use crate::process;
 
 /// How long to wait for the pipes to close once the hook's group is dead.
@@ -122,7 +124,9 @@ impl ArgvExecutor {
             .await
             .map_err(|e| Failure::CouldNotStart(describe_spawn_error(&self.program_name(), &e)))?;
         let Some(pid) = child.id() else {
-            return Err(Failure::CouldNotStart("the process vanished at start".into()));
+            return Err(Failure::CouldNotStart(
+                "the process vanished at start".into(),
+            ));
         };
         let group = GroupGuard { pid };
 
@@ -147,15 +151,20 @@ impl ArgvExecutor {
             Err(failure) => {
                 let _ = child.wait().await;
                 drop(group);
-                tokio::task::spawn_blocking(process::sweep_orphans).await.ok();
-                abort_all(writer, stdout, stderr);
+                tokio::task::spawn_blocking(process::sweep_orphans)
+                    .await
+                    .ok();
+                abort_all(writer, stdout, stderr).await;
                 return Err(failure);
             }
         };
         drop(group);
-        tokio::task::spawn_blocking(process::sweep_orphans).await.ok();
+        tokio::task::spawn_blocking(process::sweep_orphans)
+            .await
+            .ok();
         if let Some(w) = writer {
             w.abort();
+            let _ = w.await;
         }
         let (out, out_over) = drain(stdout).await;
         let (err, err_over) = drain(stderr).await;
@@ -165,7 +174,8 @@ impl ArgvExecutor {
         if err_over {
             return Err(Failure::OutputTooLarge(Stream::Stderr));
         }
-        let status = status.map_err(|e| Failure::CouldNotStart(format!("waiting for the hook: {e}")))?;
+        let status =
+            status.map_err(|e| Failure::CouldNotStart(format!("waiting for the hook: {e}")))?;
         let status = match (status.code(), status.signal()) {
             (Some(code), _) => ExitStatus::Code(code),
             (None, Some(signal)) => ExitStatus::Signal(signal),
@@ -215,12 +225,20 @@ struct Captured {
     overflow: bool,
 }
 
-fn abort_all(writer: Option<tokio::task::JoinHandle<()>>, a: Option<Reader>, b: Option<Reader>) {
+/// Stops the writer and the readers and waits until they are gone, so that their pipe
+/// ends are closed when the run returns.
+async fn abort_all(
+    writer: Option<tokio::task::JoinHandle<()>>,
+    a: Option<Reader>,
+    b: Option<Reader>,
+) {
     if let Some(w) = writer {
         w.abort();
+        let _ = w.await;
     }
     for r in [a, b].into_iter().flatten() {
         r.task.abort();
+        let _ = r.task.await;
     }
 }
 
@@ -236,7 +254,9 @@ fn read_capped(mut pipe: impl AsyncRead + Unpin + Send + 'static, pid: u32) -> R
                 Ok(0) | Err(_) => return,
                 Ok(n) => n,
             };
-            let Ok(mut captured) = shared.lock() else { return };
+            let Ok(mut captured) = shared.lock() else {
+                return;
+            };
             if captured.bytes.len() + n > OUTPUT_CAP {
                 captured.overflow = true;
                 drop(captured);
@@ -254,8 +274,12 @@ async fn drain(reader: Option<Reader>) -> (Vec<u8>, bool) {
     let Some(mut reader) = reader else {
         return (Vec::new(), false);
     };
-    if tokio::time::timeout(DRAIN_DEADLINE, &mut reader.task).await.is_err() {
+    if tokio::time::timeout(DRAIN_DEADLINE, &mut reader.task)
+        .await
+        .is_err()
+    {
         reader.task.abort();
+        let _ = (&mut reader.task).await;
     }
     match reader.buffer.lock() {
         Ok(mut captured) => (std::mem::take(&mut captured.bytes), captured.overflow),

@@ -1,0 +1,147 @@
+//! Shared test scaffolding: a scene with a project, a hooks folder outside it and a
+//! config, and a way to run the real `hookhost` binary against it.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+use tempfile::TempDir;
+
+/// A project, a hooks folder outside it and a config file, all under the cargo target
+/// folder (not /tmp, which a session without a sandbox counts as agent-writable).
+pub struct Scene {
+    pub root: TempDir,
+    pub project: PathBuf,
+    pub hooks: PathBuf,
+    pub config: PathBuf,
+}
+
+impl Scene {
+    pub fn new() -> Scene {
+        let root = tempfile::Builder::new()
+            .prefix("scene-")
+            .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+            .expect("temp dir");
+        let project = root.path().join("project");
+        let hooks = root.path().join("hooks");
+        std::fs::create_dir_all(&project).unwrap();
+        std::fs::create_dir_all(&hooks).unwrap();
+        let config = root.path().join("config.toml");
+        Scene {
+            root,
+            project,
+            hooks,
+            config,
+        }
+    }
+
+    /// Writes an executable `/bin/sh` script into the hooks folder.
+    pub fn script(&self, name: &str, body: &str) -> PathBuf {
+        use std::os::unix::fs::PermissionsExt;
+        let path = self.hooks.join(name);
+        std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        path
+    }
+
+    /// Writes the config file.
+    pub fn write_config(&self, text: &str) {
+        std::fs::write(&self.config, text).unwrap();
+    }
+
+    /// `hookhost --config CONFIG --project PROJECT`, with a clean environment.
+    pub fn hookhost(&self) -> Command {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_hookhost"));
+        cmd.arg("--config")
+            .arg(&self.config)
+            .arg("--project")
+            .arg(&self.project)
+            .env_remove("HARNESS_HOME")
+            .env_remove("XDG_CONFIG_HOME");
+        cmd
+    }
+
+    /// Runs a PreToolUse gate with `--json` and returns (exit code, verdict).
+    pub fn gate(&self, extra: &[&str], tool: &str, input: &str) -> (i32, serde_json::Value) {
+        let out = self
+            .hookhost()
+            .args(extra)
+            .args(["pre-tool-use", "--json", "--tool", tool, "--input", input])
+            .output()
+            .unwrap();
+        (out.status.code().unwrap_or(-1), verdict(&out))
+    }
+
+    /// Runs a prompt gate with `--json` and returns (exit code, verdict).
+    pub fn prompt(&self, extra: &[&str], text: &str) -> (i32, serde_json::Value) {
+        let out = self
+            .hookhost()
+            .args(extra)
+            .args(["prompt", "--json", text])
+            .output()
+            .unwrap();
+        (out.status.code().unwrap_or(-1), verdict(&out))
+    }
+}
+
+/// The JSON verdict on stdout; panics with stderr when there is none.
+pub fn verdict(out: &Output) -> serde_json::Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "no JSON verdict ({e}); status {:?}\nstdout: {}\nstderr: {}",
+            out.status,
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+/// A `[[hooks]]` table.
+pub fn hook(name: &str, event: &str, command: &[&str], extra: &str) -> String {
+    let argv: Vec<String> = command.iter().map(|c| format!("{c:?}")).collect();
+    format!(
+        "[[hooks]]\nname = \"{name}\"\nevent = \"{event}\"\ncommand = [{}]\n{extra}\n",
+        argv.join(", ")
+    )
+}
+
+/// `[[hooks]]` for a PreToolUse hook running `/bin/sh SCRIPT`.
+pub fn sh_hook(name: &str, script: &Path, extra: &str) -> String {
+    hook(
+        name,
+        "PreToolUse",
+        &["/bin/sh", script.to_str().unwrap()],
+        extra,
+    )
+}
+
+/// Whether any process's command line contains `marker`.
+pub fn process_alive(marker: &str) -> bool {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return false;
+    };
+    entries.flatten().any(|e| {
+        std::fs::read(e.path().join("cmdline"))
+            .map(|c| {
+                let line = String::from_utf8_lossy(&c).replace('\0', " ");
+                line.contains(marker)
+            })
+            .unwrap_or(false)
+    })
+}
+
+/// Builds the WASM plugins once per test binary and returns `target/wasm`.
+pub fn wasm_dir() -> &'static Path {
+    static BUILT: OnceLock<PathBuf> = OnceLock::new();
+    BUILT.get_or_init(|| {
+        let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let status = Command::new("bash")
+            .arg(repo.join("plugins/build.sh"))
+            .stdout(std::process::Stdio::null())
+            .status()
+            .expect("run plugins/build.sh");
+        assert!(status.success(), "plugins/build.sh failed");
+        repo.join("target/wasm")
+    })
+}

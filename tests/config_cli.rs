@@ -1,0 +1,260 @@
+//! Config loading, load errors, the banner and the default config path, through the
+//! real binary.
+
+mod common;
+
+use common::{Scene, hook, sh_hook};
+
+fn check(scene: &Scene) -> (i32, String, String) {
+    let out = scene
+        .hookhost()
+        .arg("--no-sandbox")
+        .arg("check")
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Each load error exits 2 and names the file, the hook and what is wrong.
+#[test]
+fn every_load_error_names_file_and_hook() {
+    let scene = Scene::new();
+    let ok = scene.script("ok.sh", "exit 0");
+    let ok = ok.to_str().unwrap();
+    let file = scene.config.display().to_string();
+    let cases: Vec<(String, &str, &str)> = vec![
+        (
+            format!("{}matcher = \"Bash\"\n", hook("m", "PreToolUse", &[ok], "")),
+            "hook m: unknown key \"matcher\"",
+            "tools = [",
+        ),
+        (
+            format!("{}type = \"command\"\n", hook("t", "PreToolUse", &[ok], "")),
+            "hook t: unknown key \"type\"",
+            "",
+        ),
+        (
+            format!("{}if = \"x\"\n", hook("i", "PreToolUse", &[ok], "")),
+            "hook i: unknown key \"if\"",
+            "",
+        ),
+        (
+            hook("e", "PostToolUse", &[ok], ""),
+            "hook e: the event \"PostToolUse\" is not one of the two",
+            "",
+        ),
+        (
+            "[[hooks]]\nname = \"c\"\nevent = \"PreToolUse\"\ncommand = []\n".into(),
+            "hook c: command is empty",
+            "",
+        ),
+        (
+            hook("u", "UserPromptSubmit", &[ok], "tools = [\"bash\"]"),
+            "hook u: tools is for PreToolUse hooks",
+            "",
+        ),
+        (
+            format!(
+                "{}{}",
+                hook("dup", "PreToolUse", &[ok], ""),
+                hook("dup", "PreToolUse", &[ok], "")
+            ),
+            "hook dup: the name is used twice (hooks #1 and #2)",
+            "",
+        ),
+        (
+            hook("Bad Name", "PreToolUse", &[ok], ""),
+            "the name \"Bad Name\" is malformed: use 1–32 of a-z, 0-9, \"-\", \"_\"",
+            "",
+        ),
+        (
+            hook("to", "PreToolUse", &[ok], "timeout = 601"),
+            "hook to: timeout 601 is out of range: whole seconds from 1 to 600",
+            "",
+        ),
+        (
+            hook("t0", "PreToolUse", &[ok], "timeout = 0"),
+            "hook t0: timeout 0 is out of range",
+            "",
+        ),
+        (
+            hook("of", "PreToolUse", &[ok], "on_failure = \"ignore\""),
+            "hook of: on_failure \"ignore\" is not valid: use \"block\" or \"continue\"",
+            "",
+        ),
+        (
+            format!("[[hooks]]\nevent = \"PreToolUse\"\ncommand = [\"{ok}\"]\n"),
+            "hook #1: name is missing",
+            "",
+        ),
+        (
+            format!("[[hooks]]\nname = \"ne\"\ncommand = [\"{ok}\"]\n"),
+            "hook ne: event is missing",
+            "",
+        ),
+        (
+            "[[hooks]]\nname = \"nc\"\nevent = \"PreToolUse\"\n".into(),
+            "hook nc: command is missing",
+            "",
+        ),
+        (
+            "[[hooks]]\nname = \"s\"\nevent = \"PreToolUse\"\ncommand = \"echo hi\"\n".into(),
+            "hook s: command must be an argv list, not a string",
+            "[\"sh\", \"-c\", \"…\"]",
+        ),
+    ];
+    for (text, expected, also) in cases {
+        scene.write_config(&text);
+        let (code, stdout, stderr) = check(&scene);
+        assert_eq!(code, 2, "config:\n{text}\nstderr: {stderr}");
+        assert!(stdout.is_empty(), "no banner on a load error: {stdout}");
+        assert!(
+            stderr.contains(&format!("{file}: ")) && stderr.contains(expected),
+            "expected {expected:?} naming {file}, got: {stderr}"
+        );
+        assert!(stderr.contains(also), "expected {also:?} in {stderr}");
+    }
+}
+
+#[test]
+fn all_problems_of_a_file_are_reported_at_once() {
+    let scene = Scene::new();
+    scene.write_config(
+        "[[hooks]]\nname = \"a\"\nevent = \"Nope\"\ncommand = [\"/bin/true\"]\ntimeout = 0\n",
+    );
+    let (code, _, stderr) = check(&scene);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("hook a: the event \"Nope\""), "{stderr}");
+    assert!(
+        stderr.contains("hook a: timeout 0 is out of range"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn malformed_toml_gives_line_and_column() {
+    let scene = Scene::new();
+    scene.write_config("model = \"x\"\n[[hooks]]\nname = = \"a\"\n");
+    let (code, _, stderr) = check(&scene);
+    assert_eq!(code, 2);
+    let expected = format!(
+        "{}: malformed TOML at line 3, column 8",
+        scene.config.display()
+    );
+    assert!(stderr.contains(&expected), "{stderr}");
+}
+
+#[test]
+fn unknown_tool_is_a_warning_with_the_spec_line() {
+    let scene = Scene::new();
+    let ok = scene.script("ok.sh", "exit 0");
+    scene.write_config(&sh_hook("no-force-push", &ok, "tools = [\"Bash\"]"));
+    let (code, stdout, stderr) = check(&scene);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains(
+        "⚠ hook no-force-push lists \"Bash\", which is not a tool here; tool names are lower case, such as bash."
+    ), "{stderr}");
+    assert_eq!(stdout, "hooks: no-force-push (Bash, on the host)\n");
+}
+
+#[test]
+fn foreign_top_level_keys_are_ignored_and_defaults_apply() {
+    let scene = Scene::new();
+    let ok = scene.script("ok.sh", "exit 0");
+    scene.write_config(&format!(
+        "model = \"m\"\n[mcp.servers.github]\ncommand = \"x\"\n\n{}",
+        sh_hook("a", &ok, "")
+    ));
+    let (code, stdout, stderr) = check(&scene);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(stdout, "hooks: a (every tool, on the host)\n");
+}
+
+#[test]
+fn banner_is_the_spec_line() {
+    let scene = Scene::new();
+    let ok = scene.script("ok.sh", "exit 0");
+    let ok = ok.to_str().unwrap();
+    scene.write_config(&format!(
+        "{}{}{}",
+        hook(
+            "no-force-push",
+            "PreToolUse",
+            &["/bin/sh", ok],
+            "tools = [\"bash\", \"exec\"]"
+        ),
+        hook("keywords", "UserPromptSubmit", &["/bin/sh", ok], ""),
+        hook("notify", "PreToolUse", &["/bin/sh", ok], "sandbox = false"),
+    ));
+    let (code, stdout, stderr) = check(&scene);
+    assert_eq!(code, 0, "{stderr}");
+    // A session without a sandbox runs every argv hook on the host.
+    assert_eq!(
+        stdout,
+        "hooks: no-force-push (bash, exec, on the host) · keywords (prompts, on the host) · notify (every tool, on the host)\n"
+    );
+}
+
+#[test]
+fn no_hooks_banner_and_nothing_is_loaded() {
+    let scene = Scene::new();
+    scene.write_config("this is not toml = = =");
+    let out = scene
+        .hookhost()
+        .args(["--no-hooks", "check"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "hooks: off (--no-hooks)\n"
+    );
+}
+
+#[test]
+fn default_config_path_follows_harness_home_then_xdg_then_home() {
+    let scene = Scene::new();
+    let ok = scene.script("ok.sh", "exit 0");
+    let base = scene.root.path();
+    let write = |dir: &std::path::Path, name: &str| {
+        std::fs::create_dir_all(dir).unwrap();
+        std::fs::write(dir.join("config.toml"), sh_hook(name, &ok, "")).unwrap();
+    };
+    write(&base.join("hh"), "from-harness-home");
+    write(&base.join("xdg/harness"), "from-xdg");
+    write(&base.join("home/.config/harness"), "from-home");
+    let run = |vars: &[(&str, std::path::PathBuf)]| {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_hookhost"));
+        cmd.args(["--no-sandbox", "--project"])
+            .arg(&scene.project)
+            .arg("check")
+            .env_remove("HARNESS_HOME")
+            .env_remove("XDG_CONFIG_HOME");
+        for (k, v) in vars {
+            cmd.env(k, v);
+        }
+        String::from_utf8_lossy(&cmd.output().unwrap().stdout).into_owned()
+    };
+    let all = [
+        ("HARNESS_HOME", base.join("hh")),
+        ("XDG_CONFIG_HOME", base.join("xdg")),
+        ("HOME", base.join("home")),
+    ];
+    assert!(run(&all).starts_with("hooks: from-harness-home "));
+    assert!(run(&all[1..]).starts_with("hooks: from-xdg "));
+    assert!(run(&all[2..]).starts_with("hooks: from-home "));
+    // No config file at the default path: no hooks, and the session starts.
+    assert_eq!(run(&[("HOME", base.join("nowhere"))]), "hooks: none\n");
+}
+
+#[test]
+fn a_named_config_that_does_not_exist_is_an_error() {
+    let scene = Scene::new();
+    let (code, _, stderr) = check(&scene);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("cannot read the config"), "{stderr}");
+}

@@ -1,0 +1,125 @@
+//! The host process and the argv executor: cancellation, warnings once per turn
+//! through the library API, and a host hook that cannot read the agent's keys back
+//! from `/proc/$PPID/environ`.
+
+mod common;
+
+use std::os::unix::fs::PermissionsExt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use common::{Scene, sh_hook};
+use hookhost::executor::argv::{ArgvExecutor, HostLauncher};
+use hookhost::executor::{CancellationToken, Executor, Failure};
+use hookhost::host::{Host, HostOptions};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancel_stops_a_running_hook_at_once() {
+    let exec = ArgvExecutor::new(
+        vec!["/bin/sh".into(), "-c".into(), "sleep 41.7".into()],
+        vec![],
+        "/".into(),
+        Duration::from_secs(60),
+        Arc::new(HostLauncher),
+    );
+    let cancel = CancellationToken::new();
+    let trigger = cancel.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        trigger.cancel();
+    });
+    let started = std::time::Instant::now();
+    let r = exec.run(Arc::from(&b"{}\n"[..]), &cancel).await;
+    assert_eq!(r, Err(Failure::Interrupted));
+    assert!(started.elapsed() < Duration::from_secs(30));
+    assert!(!common::process_alive("sleep 41.7"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn failure_warnings_once_per_hook_per_turn() {
+    let scene = Scene::new();
+    let failing = scene.script("fail.sh", "exit 1");
+    scene.write_config(&sh_hook("flaky", &failing, "on_failure = \"continue\""));
+    let host = Host::start(HostOptions {
+        config: Some(scene.config.clone()),
+        project: scene.project.clone(),
+        no_sandbox: true,
+        ..HostOptions::default()
+    })
+    .unwrap();
+    let cancel = CancellationToken::new();
+    let warning =
+        "⚠ hook flaky failed (exited with code 1); on_failure = \"continue\" let the call through.";
+    let v = host
+        .pre_tool_use("bash", serde_json::json!({}), None, &cancel)
+        .await;
+    assert_eq!(v.warnings, vec![warning.to_string()]);
+    let v = host
+        .pre_tool_use("bash", serde_json::json!({}), None, &cancel)
+        .await;
+    assert!(
+        v.warnings.is_empty(),
+        "warned twice in one turn: {:?}",
+        v.warnings
+    );
+    host.end_turn();
+    let v = host
+        .pre_tool_use("bash", serde_json::json!({}), None, &cancel)
+        .await;
+    assert_eq!(v.warnings, vec![warning.to_string()]);
+}
+
+/// The host is non-dumpable, so a host hook running as the same user cannot read the
+/// agent's environment back from `/proc/$PPID/environ`. Run as an unprivileged user
+/// (root reads any process's environ, dumpable or not).
+#[test]
+fn a_host_hook_cannot_read_the_hosts_environ() {
+    let scene = Scene::new();
+    std::fs::set_permissions(scene.root.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let script = scene.script(
+        "peek.sh",
+        r#"if cat /proc/$PPID/environ 2>/dev/null | tr '\0' '\n' | grep -q SECRET_MARKER; then echo "read-parent" >&2; else echo "parent-unreadable" >&2; fi
+if cat /proc/self/environ | tr '\0' '\n' | grep -q HOME; then echo "read-self" >&2; fi
+exit 2"#,
+    );
+    scene.write_config(&sh_hook("peek", &script, ""));
+    let nobody = std::process::Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups", "true"])
+        .status();
+    if !nobody.map(|s| s.success()).unwrap_or(false) {
+        eprintln!("SKIPPED: cannot switch to an unprivileged user with setpriv (not root?)");
+        return;
+    }
+    let out = std::process::Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+        .arg(env!("CARGO_BIN_EXE_hookhost"))
+        .arg("--config")
+        .arg(&scene.config)
+        .arg("--project")
+        .arg(&scene.project)
+        .args([
+            "--no-sandbox",
+            "pre-tool-use",
+            "--json",
+            "--tool",
+            "bash",
+            "--input",
+            "{}",
+        ])
+        .env("SECRET_MARKER", "sk-ant-should-not-leak")
+        .env("HOME", "/")
+        .output()
+        .unwrap();
+    let v = common::verdict(&out);
+    assert_eq!(
+        v["message"],
+        "blocked by the user's hook \"peek\": parent-unreadable\nread-self"
+    );
+}
+
+#[test]
+fn the_library_can_harden_the_host() {
+    assert!(hookhost::process::is_dumpable());
+    hookhost::process::harden_host_process(false).unwrap();
+    assert!(!hookhost::process::is_dumpable());
+}

@@ -1,0 +1,70 @@
+//! Hundreds of timed-out hook runs leave no zombies, no open file descriptors and no
+//! processes behind. Alone in its test binary, so that no other test opens fds meanwhile.
+
+mod common;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use hookhost::executor::argv::{ArgvExecutor, HostLauncher};
+use hookhost::executor::{CancellationToken, Executor, Failure};
+
+fn zombie_children() -> usize {
+    let me = std::process::id();
+    let mut children = Vec::new();
+    for task in std::fs::read_dir(format!("/proc/{me}/task"))
+        .unwrap()
+        .flatten()
+    {
+        if let Ok(text) = std::fs::read_to_string(task.path().join("children")) {
+            children.extend(text.split_whitespace().map(str::to_string));
+        }
+    }
+    children
+        .iter()
+        .filter(|pid| {
+            std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .map(|s| {
+                    s.rsplit(')')
+                        .next()
+                        .unwrap_or("")
+                        .trim_start()
+                        .starts_with('Z')
+                })
+                .unwrap_or(false)
+        })
+        .count()
+}
+
+fn open_fds() -> usize {
+    std::fs::read_dir("/proc/self/fd").unwrap().count()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hundreds_of_timeouts_leave_no_zombies_and_no_fds() {
+    let exec = ArgvExecutor::new(
+        vec![
+            "/bin/sh".into(),
+            "-c".into(),
+            "sleep 53.1 & sleep 53.2".into(),
+        ],
+        vec![],
+        "/".into(),
+        Duration::from_millis(30),
+        Arc::new(HostLauncher),
+    );
+    let cancel = CancellationToken::new();
+    let stdin: Arc<[u8]> = Arc::from(&b"{}\n"[..]);
+    // Warm up: the runtime opens its signal pipe on the first child.
+    let first = exec.run(stdin.clone(), &cancel).await;
+    assert_eq!(first, Err(Failure::TimedOut(Duration::from_millis(30))));
+    let fds = open_fds();
+    for _ in 0..200 {
+        let r = exec.run(stdin.clone(), &cancel).await;
+        assert!(matches!(r, Err(Failure::TimedOut(_))), "{r:?}");
+    }
+    assert_eq!(zombie_children(), 0);
+    assert_eq!(open_fds(), fds, "file descriptors leaked");
+    assert!(!common::process_alive("sleep 53.1"));
+    assert!(!common::process_alive("sleep 53.2"));
+}
