@@ -6,3 +6,8 @@
 //! the answers into one verdict.
 
 pub mod executor;
+#[cfg(all(
+    target_os = "linux",
+    any(target_arch = "x86_64", target_arch = "aarch64")
+))]
+pub mod sandbox;
