@@ -8,7 +8,8 @@
 //! - the private temp folder as `/tmp`, then the project and each writable folder bound
 //!   writable at their own (canonical) paths;
 //! - hidden paths covered after those binds: a folder by an empty `--tmpfs`, a file by
-//!   `--ro-bind /dev/null FILE`. A hidden path is resolved through symlinks first, so a
+//!   `--ro-bind /dev/null FILE` (opening it fails with EACCES: bwrap's binds are
+//!   `nodev`). A hidden path is resolved through symlinks first, so a
 //!   `~/.ssh` that is a link hides its target. A hidden path that does not exist is
 //!   skipped when it lies outside every writable folder (the read-only root stops its
 //!   creation); inside a writable folder, its first missing component gets an empty
@@ -21,6 +22,9 @@
 //!   fresh memfd for each command;
 //! - exactly the environment the caller gives, set on the `Command` (never as
 //!   `--setenv` arguments, which any host process could read in `/proc/PID/cmdline`).
+//!   bwrap adds one variable itself: `PWD`, the project root;
+//! - no inherited fds but stdio: every other fd is made close-on-exec in the child, so
+//!   a host fd someone left inheritable (a socket, a pipe) never reaches the box.
 //!
 //! # Lifetime: spawn from a long-lived thread
 //!
@@ -178,8 +182,8 @@ impl BoxSpec {
             .env_clear()
             .envs(env.iter().map(|(k, v)| (k, v)));
         // SAFETY: the closure runs in the forked child before exec and makes only
-        // async-signal-safe calls (fcntl, lseek) on the memfd it owns; it allocates
-        // nothing and touches no lock.
+        // async-signal-safe syscalls (close_range, fcntl, lseek); it allocates nothing
+        // and touches no lock.
         unsafe {
             cmd.pre_exec(move || pass_on_exec(&filter));
         }
@@ -270,12 +274,38 @@ impl BoxSpec {
     }
 }
 
-/// Run in the child between fork and exec: let the seccomp memfd survive exec (it is the
-/// one fd that loses close-on-exec) and rewind it for bwrap to read.
+/// Run in the child between fork and exec: mark every inherited fd above stdio
+/// close-on-exec (a host fd left open without that flag, a socket to the agent say, must
+/// not reach the box), then let the seccomp memfd alone survive exec, rewound for bwrap.
 fn pass_on_exec(filter: &OwnedFd) -> io::Result<()> {
     let fd = filter.as_raw_fd();
-    // SAFETY: fcntl and lseek on an fd this process owns; both are async-signal-safe.
+    // SAFETY: close_range, getrlimit, fcntl and lseek are plain syscalls on fds and
+    // limits of this process; all are async-signal-safe and allocate nothing.
     unsafe {
+        let all = libc::syscall(
+            libc::SYS_close_range,
+            3u32,
+            u32::MAX,
+            libc::CLOSE_RANGE_CLOEXEC,
+        );
+        if all != 0 {
+            // Before Linux 5.11: walk the fd table up to the soft limit (capped).
+            let mut lim = libc::rlimit {
+                rlim_cur: 0,
+                rlim_max: 0,
+            };
+            let top = if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) == 0 {
+                lim.rlim_cur.min(1 << 16) as libc::c_int
+            } else {
+                1 << 16
+            };
+            for other in 3..top {
+                let flags = libc::fcntl(other, libc::F_GETFD);
+                if flags >= 0 {
+                    libc::fcntl(other, libc::F_SETFD, flags | libc::FD_CLOEXEC);
+                }
+            }
+        }
         let flags = libc::fcntl(fd, libc::F_GETFD);
         if flags < 0 || libc::fcntl(fd, libc::F_SETFD, flags & !libc::FD_CLOEXEC) < 0 {
             return Err(io::Error::last_os_error());
@@ -440,7 +470,7 @@ pub fn probe(
     .stdin(Stdio::null())
     .stdout(Stdio::null())
     .stderr(Stdio::piped());
-    // SAFETY: as in `BoxSpec::command`: only fcntl and lseek between fork and exec.
+    // SAFETY: as in `BoxSpec::command`: only async-signal-safe syscalls before exec.
     unsafe {
         cmd.pre_exec(move || pass_on_exec(&filter));
     }

@@ -26,7 +26,7 @@ use std::io::{Seek, SeekFrom, Write};
 use std::os::fd::{FromRawFd, OwnedFd};
 
 // Classic BPF opcodes (linux/filter.h, linux/bpf_common.h).
-const BPF_LD_W_ABS: u16 = 0x00 | 0x00 | 0x20; // BPF_LD | BPF_W | BPF_ABS
+const BPF_LD_W_ABS: u16 = 0x20; // BPF_LD (0) | BPF_W (0) | BPF_ABS (0x20)
 const BPF_JEQ_K: u16 = 0x05 | 0x10; // BPF_JMP | BPF_JEQ | BPF_K
 const BPF_JGE_K: u16 = 0x05 | 0x30; // BPF_JMP | BPF_JGE | BPF_K
 const BPF_AND_K: u16 = 0x04 | 0x50; // BPF_ALU | BPF_AND | BPF_K
@@ -199,7 +199,7 @@ mod tests {
                 k: u32::from_ne_bytes([c[4], c[5], c[6], c[7]]),
             })
             .collect();
-        let mut data = vec![0u8; 64];
+        let mut data = [0u8; 64];
         data[0..4].copy_from_slice(&(nr as u32).to_ne_bytes());
         data[4..8].copy_from_slice(&arch.to_ne_bytes());
         for (i, a) in args.iter().enumerate() {
@@ -233,6 +233,7 @@ mod tests {
     const EPERM: u32 = SECCOMP_RET_ERRNO | libc::EPERM as u32;
 
     #[test]
+    #[allow(clippy::unnecessary_cast)] // ioctl request types differ between libcs
     fn filter_decides_as_documented() {
         let a = AUDIT_ARCH;
         let unix = libc::AF_UNIX as u64;
