@@ -592,3 +592,34 @@ fn the_argument_list() {
     )));
     assert!(joined.ends_with(&format!("--seccomp 7 --chdir {p} -- true")));
 }
+
+/// The pitfall the module documents: `--die-with-parent` follows the *thread* that
+/// spawned bwrap. A box spawned from a thread that then ends is killed with it; callers
+/// spawn from one long-lived thread.
+#[test]
+fn a_box_dies_with_the_thread_that_spawned_it() {
+    let Some(f) = fixture() else { return };
+    let spec = f.spec.clone();
+    let mut child = std::thread::spawn(move || {
+        let argv: Vec<OsString> = ["sleep", "30"].iter().map(OsString::from).collect();
+        let child = spec
+            .command(&argv, &env())
+            .expect("command")
+            .stdin(Stdio::null())
+            .spawn()
+            .expect("spawn");
+        // Let bwrap arm PR_SET_PDEATHSIG first (it does so after exec; a thread that ends
+        // sooner escapes the signal: the race of bubblewrap PR #730).
+        std::thread::sleep(Duration::from_secs(1));
+        child
+    })
+    .join()
+    .expect("spawner thread");
+    let started = Instant::now();
+    let status = child.wait().expect("wait");
+    assert!(!status.success(), "{status:?}");
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "the box outlived its spawner thread"
+    );
+}

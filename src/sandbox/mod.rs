@@ -32,7 +32,9 @@
 //! bwrap exits, not the process. A box spawned from a short-lived thread (a Tokio
 //! blocking-pool or worker thread) is killed when that thread goes away. Callers must
 //! spawn every box from one dedicated, long-lived spawner thread (the argv executor
-//! does). Killing bwrap (SIGKILL to its process group) ends everything in the box: the
+//! does). bwrap arms that signal only once it runs, after exec; a spawner thread that
+//! ends within that window leaves the box following whichever thread inherits it (the
+//! race of bubblewrap PR #730) — one more reason for a long-lived spawner. Killing bwrap (SIGKILL to its process group) ends everything in the box: the
 //! box's PID 1 dies with its parent and the kernel then kills the whole PID namespace,
 //! including children that called `setsid` or double-forked.
 //!
