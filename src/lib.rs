@@ -2,10 +2,13 @@
 //!
 //! The agent (the "embedder") calls hookhost before each tool call (`PreToolUse`) and
 //! when a prompt is submitted (`UserPromptSubmit`). hookhost loads the user's `[[hooks]]`
-//! ([`config`]), guards their paths at start, runs each hook with one line of JSON on
-//! stdin ([`envelope`]) through an [`executor::Executor`], reads the answers
-//! ([`answer`]) and turns them into one verdict ([`dispatch`]). [`host::Host`] is the
-//! library API; [`cli`] is the thin command line over it.
+//! ([`config`]), guards their paths at start ([`guard`]), runs each hook with one line of
+//! JSON on stdin ([`envelope`]) through an [`executor::Executor`] (argv on the host or
+//! in the bubblewrap box of [`sandbox`], or WASM), reads the answers ([`answer`]) and
+//! turns them into one verdict ([`dispatch`]). [`host::Host`] is the library API; [`cli`]
+//! is the thin command line over it.
+//!
+//! Linux on x86_64 and aarch64 (the box's seccomp filter names their syscalls).
 
 pub mod answer;
 pub mod cli;
@@ -13,6 +16,8 @@ pub mod config;
 pub mod dispatch;
 pub mod envelope;
 pub mod executor;
+pub mod guard;
 pub mod hook_env;
 pub mod host;
 pub mod process;
+pub mod sandbox;

@@ -1,0 +1,611 @@
+//! The bubblewrap box: where `sandbox = true` argv hooks (and `hookhost box -- CMD`) run.
+//!
+//! The box is the same one the agent's bash and exec commands run in: it can read
+//! widely, write only where the agent's commands can, and has no network and no
+//! provider key. [`BoxSpec::command`] builds the `bwrap` command line:
+//!
+//! - the whole filesystem read-only (`--ro-bind / /`), a fresh `/dev` and `/proc`;
+//! - the private temp folder as `/tmp`, then the project and each writable folder bound
+//!   writable at their own (canonical) paths;
+//! - hidden paths covered after those binds: a folder by an empty `--tmpfs`, a file by
+//!   `--ro-bind /dev/null FILE` (opening it fails with EACCES: bwrap's binds are
+//!   `nodev`). A hidden path is resolved through symlinks first, so a
+//!   `~/.ssh` that is a link hides its target. A hidden path that does not exist is
+//!   skipped when it lies outside every writable folder (the read-only root stops its
+//!   creation); inside a writable folder, its first missing component gets an empty
+//!   read-only tmpfs so that it cannot be created in the box. **Side effect:** bwrap
+//!   creates that component on the host as an empty folder (the mount point), once.
+//! - its own user, PID, IPC and network namespaces, `--new-session` (no TIOCSTI into the
+//!   host terminal), `--die-with-parent`, `--cap-drop ALL`, `--chdir` the project root;
+//! - a seccomp filter (`src/sandbox/seccomp.rs`) that refuses Unix-domain sockets,
+//!   io_uring and the TIOCSTI/TIOCLINUX ioctls, handed to bwrap as `--seccomp FD` from a
+//!   fresh memfd for each command;
+//! - exactly the environment the caller gives, set on the `Command` (never as
+//!   `--setenv` arguments, which any host process could read in `/proc/PID/cmdline`).
+//!   bwrap adds one variable itself: `PWD`, the project root;
+//! - no inherited fds but stdio: every other fd is made close-on-exec in the child, so
+//!   a host fd someone left inheritable (a socket, a pipe) never reaches the box.
+//!
+//! # Lifetime: spawn from a long-lived thread
+//!
+//! `--die-with-parent` is `PR_SET_PDEATHSIG`, which fires when the *thread* that forked
+//! bwrap exits, not the process. A box spawned from a short-lived thread (a Tokio
+//! blocking-pool or worker thread) is killed when that thread goes away. Callers must
+//! spawn every box from one dedicated, long-lived spawner thread (the argv executor
+//! does). bwrap arms that signal only once it runs, after exec; a spawner thread that
+//! ends within that window leaves the box following whichever thread inherits it (the
+//! race of bubblewrap PR #730) — one more reason for a long-lived spawner. Killing bwrap (SIGKILL to its process group) ends everything in the box: the
+//! box's PID 1 dies with its parent and the kernel then kills the whole PID namespace,
+//! including children that called `setsid` or double-forked.
+//!
+//! # One command, one spawn
+//!
+//! Each [`BoxSpec::command`] owns its own memfd. Spawn the returned `Command` once: its
+//! `pre_exec` rewinds the memfd, but two overlapping spawns would share its offset.
+//!
+//! # Where bwrap cannot run
+//!
+//! [`probe`] finds bwrap (on an absolute `PATH` entry outside the project, or the
+//! `HOOKHOST_BWRAP` override) and runs it once with the box's flags on `true`. When that
+//! fails it returns [`Unavailable`], whose text says why and what to do. Nothing here
+//! ever runs a command unsandboxed in place of the box.
+//!
+//! # Known limits
+//!
+//! Abstract Unix sockets are per network namespace, so `--unshare-net` already keeps the
+//! host's out of reach; the seccomp filter closes pathname sockets. `.git` is not
+//! protected from writes (the project is writable as a whole, as for the agent's own
+//! commands). The box runs any program it is given; the path guard lives elsewhere.
+
+mod seccomp;
+
+use std::ffi::{OsStr, OsString};
+use std::io;
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+use std::os::unix::process::CommandExt;
+use std::path::{Component, Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The environment variable that names the bwrap binary, overriding the `PATH` search.
+/// The caller reads it and passes its value to [`probe`].
+pub const BWRAP_ENV: &str = "HOOKHOST_BWRAP";
+
+/// How long [`probe`] waits for `bwrap … true`.
+const PROBE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How many symlinks a hidden path may go through before it is refused (as the kernel).
+const MAX_SYMLINK_HOPS: usize = 40;
+
+/// What the box is made of. Every path must be absolute.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BoxSpec {
+    /// The project root: writable, and the working directory.
+    pub project: PathBuf,
+    /// Extra folders the agent's commands may write (`[sandbox] writable`, `--writable`).
+    pub writable: Vec<PathBuf>,
+    /// The host folder mounted as `/tmp` (see [`create_private_tmp`]).
+    pub private_tmp: PathBuf,
+    /// Paths the box hides (`[sandbox] hide`, else [`default_hidden`]).
+    pub hide: Vec<PathBuf>,
+    /// The bwrap binary, from [`probe`].
+    pub bwrap: PathBuf,
+}
+
+/// A bwrap that [`probe`] found and ran.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BwrapInfo {
+    /// Its absolute, canonical path.
+    pub path: PathBuf,
+}
+
+/// Why this session has no sandbox, and what the user can do about it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "bubblewrap cannot run here ({reason}), so this session has no sandbox: every hook runs on the host. {advice}"
+)]
+pub struct Unavailable {
+    /// What went wrong, e.g. "bwrap was not found on PATH".
+    pub reason: String,
+    /// What to do about it.
+    pub advice: String,
+}
+
+/// Building the box failed (before anything ran).
+#[derive(Debug, thiserror::Error)]
+pub enum SandboxError {
+    /// A path in the spec is relative.
+    #[error("the sandbox needs absolute paths, and {what} is not: {}", path.display())]
+    NotAbsolute {
+        /// Which path ("the project", "a hidden path", …).
+        what: &'static str,
+        /// The path as given.
+        path: PathBuf,
+    },
+    /// A path in the spec could not be resolved.
+    #[error("{what} {} cannot be used: {source}", path.display())]
+    Path {
+        /// Which path.
+        what: &'static str,
+        /// The path as given.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: io::Error,
+    },
+    /// The seccomp filter could not be prepared.
+    #[error("could not prepare the sandbox's seccomp filter: {0}")]
+    Seccomp(#[source] io::Error),
+    /// The private temp folder could not be created.
+    #[error("could not create a private temp folder in {}: {source}", dir.display())]
+    PrivateTmp {
+        /// The folder it was to be created in.
+        dir: PathBuf,
+        /// Why.
+        #[source]
+        source: io::Error,
+    },
+}
+
+/// The credential folders and files hidden when `[sandbox] hide` is absent.
+pub fn default_hidden(home: &Path) -> Vec<PathBuf> {
+    [
+        ".ssh",
+        ".aws",
+        ".gnupg",
+        ".config/gcloud",
+        ".docker",
+        ".kube",
+        ".netrc",
+    ]
+    .iter()
+    .map(|p| home.join(p))
+    .collect()
+}
+
+impl BoxSpec {
+    /// A std Command that runs `argv` in the box with exactly `env` as its environment
+    /// (the caller scrubbed it). stdin/stdout/stderr, process group and the spawner
+    /// thread are the caller's business; this sets program, args, env, and a pre_exec
+    /// that installs the seccomp fd.
+    ///
+    /// `hookhost box -- CMD ARGS…` uses this too, so it runs commands in the very box a
+    /// sandboxed hook gets.
+    pub fn command(
+        &self,
+        argv: &[OsString],
+        env: &[(OsString, OsString)],
+    ) -> Result<Command, SandboxError> {
+        let filter = seccomp::memfd().map_err(SandboxError::Seccomp)?;
+        let args = self.bwrap_args(filter.as_raw_fd(), argv)?;
+        let mut cmd = Command::new(&self.bwrap);
+        cmd.args(args)
+            .env_clear()
+            .envs(env.iter().map(|(k, v)| (k, v)));
+        // SAFETY: the closure runs in the forked child before exec and makes only
+        // async-signal-safe syscalls (close_range, fcntl, lseek); it allocates nothing
+        // and touches no lock.
+        unsafe {
+            cmd.pre_exec(move || pass_on_exec(&filter));
+        }
+        Ok(cmd)
+    }
+
+    /// bwrap's arguments for running `argv` in this box, reading the seccomp filter from
+    /// `seccomp_fd`. [`BoxSpec::command`] passes its own memfd; this is public so that
+    /// the argument list can be shown and tested.
+    pub fn bwrap_args(
+        &self,
+        seccomp_fd: i32,
+        argv: &[OsString],
+    ) -> Result<Vec<OsString>, SandboxError> {
+        let project = canonical_dir("the project", &self.project)?;
+        let private_tmp = canonical_dir("the private temp folder", &self.private_tmp)?;
+        let mut writable = Vec::new();
+        for w in &self.writable {
+            absolute("a writable folder", w)?;
+            // A writable folder that does not exist (yet) is left out: the box is then
+            // stricter, never looser.
+            match std::fs::canonicalize(w) {
+                Ok(c) => writable.push(c),
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                Err(source) => {
+                    return Err(SandboxError::Path {
+                        what: "a writable folder",
+                        path: w.clone(),
+                        source,
+                    });
+                }
+            }
+        }
+
+        let mut a = Args(Vec::new());
+        a.flags(&[
+            "--unshare-user",
+            "--unshare-pid",
+            "--unshare-ipc",
+            "--unshare-net",
+            "--new-session",
+            "--die-with-parent",
+        ]);
+        a.pair("--cap-drop", "ALL");
+        a.two("--ro-bind", "/", "/");
+        a.pair("--dev", "/dev");
+        a.pair("--proc", "/proc");
+        a.two("--bind", &private_tmp, "/tmp");
+        a.two("--bind", &project, &project);
+        for w in &writable {
+            a.two("--bind", w, w);
+        }
+
+        let mut roots: Vec<&Path> = vec![Path::new("/tmp"), &project];
+        roots.extend(writable.iter().map(PathBuf::as_path));
+        for h in &self.hide {
+            absolute("a hidden path", h)?;
+            let resolved = resolve(h).map_err(|source| SandboxError::Path {
+                what: "a hidden path",
+                path: h.clone(),
+                source,
+            })?;
+            match std::fs::metadata(&resolved) {
+                Ok(m) if m.is_dir() => a.pair("--tmpfs", &resolved),
+                Ok(_) => a.two("--ro-bind", "/dev/null", &resolved),
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                    if roots.iter().any(|r| resolved.starts_with(r)) {
+                        let first = first_missing(&resolved);
+                        a.pair("--tmpfs", &first);
+                        a.pair("--remount-ro", &first);
+                    }
+                }
+                Err(source) => {
+                    return Err(SandboxError::Path {
+                        what: "a hidden path",
+                        path: h.clone(),
+                        source,
+                    });
+                }
+            }
+        }
+
+        a.pair("--seccomp", seccomp_fd.to_string());
+        a.pair("--chdir", &project);
+        a.0.push("--".into());
+        a.0.extend(argv.iter().cloned());
+        Ok(a.0)
+    }
+}
+
+/// Run in the child between fork and exec: mark every inherited fd above stdio
+/// close-on-exec (a host fd left open without that flag, a socket to the agent say, must
+/// not reach the box), then let the seccomp memfd alone survive exec, rewound for bwrap.
+fn pass_on_exec(filter: &OwnedFd) -> io::Result<()> {
+    let fd = filter.as_raw_fd();
+    // SAFETY: close_range, getrlimit, fcntl and lseek are plain syscalls on fds and
+    // limits of this process; all are async-signal-safe and allocate nothing.
+    unsafe {
+        let all = libc::syscall(
+            libc::SYS_close_range,
+            3u32,
+            u32::MAX,
+            libc::CLOSE_RANGE_CLOEXEC,
+        );
+        if all != 0 {
+            // Before Linux 5.11: walk the fd table up to the soft limit (capped).
+            let mut lim = libc::rlimit {
+                rlim_cur: 0,
+                rlim_max: 0,
+            };
+            let top = if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) == 0 {
+                lim.rlim_cur.min(1 << 16) as libc::c_int
+            } else {
+                1 << 16
+            };
+            for other in 3..top {
+                let flags = libc::fcntl(other, libc::F_GETFD);
+                if flags >= 0 {
+                    libc::fcntl(other, libc::F_SETFD, flags | libc::FD_CLOEXEC);
+                }
+            }
+        }
+        let flags = libc::fcntl(fd, libc::F_GETFD);
+        if flags < 0 || libc::fcntl(fd, libc::F_SETFD, flags & !libc::FD_CLOEXEC) < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        if libc::lseek(fd, 0, libc::SEEK_SET) < 0 {
+            return Err(io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
+
+/// An argument list under construction.
+struct Args(Vec<OsString>);
+
+impl Args {
+    fn flags(&mut self, flags: &[&str]) {
+        self.0.extend(flags.iter().map(OsString::from));
+    }
+    fn pair(&mut self, flag: &str, v: impl AsRef<OsStr>) {
+        self.0.push(flag.into());
+        self.0.push(v.as_ref().to_owned());
+    }
+    fn two(&mut self, flag: &str, src: impl AsRef<OsStr>, dest: impl AsRef<OsStr>) {
+        self.pair(flag, src);
+        self.0.push(dest.as_ref().to_owned());
+    }
+}
+
+fn absolute(what: &'static str, path: &Path) -> Result<(), SandboxError> {
+    if path.is_absolute() {
+        Ok(())
+    } else {
+        Err(SandboxError::NotAbsolute {
+            what,
+            path: path.to_owned(),
+        })
+    }
+}
+
+fn canonical_dir(what: &'static str, path: &Path) -> Result<PathBuf, SandboxError> {
+    absolute(what, path)?;
+    let err = |source| SandboxError::Path {
+        what,
+        path: path.to_owned(),
+        source,
+    };
+    let c = std::fs::canonicalize(path).map_err(err)?;
+    if !c.is_dir() {
+        return Err(err(io::Error::new(
+            io::ErrorKind::NotADirectory,
+            "not a folder",
+        )));
+    }
+    Ok(c)
+}
+
+/// Where an absolute path leads, following symlinks even when the end is missing: the
+/// longest existing prefix is canonicalized and a dangling link is followed to where it
+/// would create its target. More than [`MAX_SYMLINK_HOPS`] links is an error.
+fn resolve(path: &Path) -> io::Result<PathBuf> {
+    let mut path = path.to_owned();
+    for _ in 0..MAX_SYMLINK_HOPS {
+        if let Ok(c) = std::fs::canonicalize(&path) {
+            return Ok(c);
+        }
+        // Canonicalize the existing parent; then look at the last component itself.
+        let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
+            return Ok(path); // "/" always canonicalizes; this is unreachable in practice
+        };
+        let parent = resolve(parent)?;
+        let here = parent.join(name);
+        match std::fs::read_link(&here) {
+            Ok(target) => path = parent.join(target), // absolute targets replace `parent`
+            Err(_) => return Ok(normalize(&here)),
+        }
+    }
+    Err(io::Error::other("too many levels of symbolic links"))
+}
+
+/// Lexically drop `.` and resolve `..` (used only on already-canonical prefixes).
+fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// The shortest prefix of `path` that does not exist.
+fn first_missing(path: &Path) -> PathBuf {
+    let mut first = path.to_owned();
+    for a in path.ancestors() {
+        if std::fs::symlink_metadata(a).is_ok() {
+            break;
+        }
+        first = a.to_owned();
+    }
+    first
+}
+
+const ADVICE_INSTALL: &str = "Install bubblewrap (Debian/Ubuntu: apt install bubblewrap; Fedora: dnf install bubblewrap) or set HOOKHOST_BWRAP to its absolute path, or write the hooks as WASM hooks, which need no bubblewrap.";
+const ADVICE_USERNS: &str = "bubblewrap needs unprivileged user namespaces: allow them with `sysctl -w kernel.unprivileged_userns_clone=1` (Debian) and, on Ubuntu 24.04 and later, `sysctl -w kernel.apparmor_restrict_unprivileged_userns=0` or an AppArmor profile that grants bwrap `userns,`; in a container, allow user namespaces (Docker's default seccomp profile forbids them). Or write the hooks as WASM hooks, which need no bubblewrap.";
+
+fn unavailable(reason: impl Into<String>, advice: &str) -> Unavailable {
+    Unavailable {
+        reason: reason.into(),
+        advice: advice.to_owned(),
+    }
+}
+
+/// Find bwrap and run it once, with the box's flags, on `true`.
+///
+/// `bwrap_override` is the value of `HOOKHOST_BWRAP` if set (it must be absolute);
+/// otherwise bwrap is looked up on `path_env`, using only absolute entries outside
+/// `project` (and refusing a `bwrap` that resolves into the project).
+pub fn probe(
+    bwrap_override: Option<&Path>,
+    path_env: Option<&OsStr>,
+    project: &Path,
+) -> Result<BwrapInfo, Unavailable> {
+    let bwrap = find_bwrap(bwrap_override, path_env, project)?;
+    let mut cmd = Command::new(&bwrap);
+    let filter = seccomp::memfd().map_err(|e| {
+        unavailable(
+            format!("its seccomp filter could not be prepared: {e}"),
+            ADVICE_USERNS,
+        )
+    })?;
+    cmd.args([
+        "--unshare-user",
+        "--unshare-pid",
+        "--unshare-ipc",
+        "--unshare-net",
+        "--new-session",
+        "--die-with-parent",
+        "--cap-drop",
+        "ALL",
+        "--ro-bind",
+        "/",
+        "/",
+        "--dev",
+        "/dev",
+        "--proc",
+        "/proc",
+        "--tmpfs",
+        "/tmp",
+        "--seccomp",
+        &filter.as_raw_fd().to_string(),
+        "--chdir",
+        "/",
+        "--",
+        "true",
+    ])
+    .env_clear()
+    .env("PATH", "/usr/bin:/bin")
+    .stdin(Stdio::null())
+    .stdout(Stdio::null())
+    .stderr(Stdio::piped());
+    // SAFETY: as in `BoxSpec::command`: only async-signal-safe syscalls before exec.
+    unsafe {
+        cmd.pre_exec(move || pass_on_exec(&filter));
+    }
+    let mut child = cmd.spawn().map_err(|e| {
+        unavailable(
+            format!("{} could not be started: {e}", bwrap.display()),
+            ADVICE_INSTALL,
+        )
+    })?;
+    let deadline = Instant::now() + PROBE_TIMEOUT;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(s)) => break s,
+            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(5)),
+            Ok(None) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(unavailable(
+                    "bwrap did not finish a trial run within 10 s",
+                    ADVICE_USERNS,
+                ));
+            }
+            Err(e) => {
+                return Err(unavailable(
+                    format!("waiting for bwrap failed: {e}"),
+                    ADVICE_USERNS,
+                ));
+            }
+        }
+    };
+    if status.success() {
+        return Ok(BwrapInfo { path: bwrap });
+    }
+    let mut stderr = String::new();
+    if let Some(mut e) = child.stderr.take() {
+        let _ = io::Read::read_to_string(&mut e, &mut stderr);
+    }
+    let said = stderr
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("no message")
+        .trim();
+    Err(unavailable(
+        format!("a trial run of bwrap failed with {status}: {said}"),
+        ADVICE_USERNS,
+    ))
+}
+
+fn find_bwrap(
+    bwrap_override: Option<&Path>,
+    path_env: Option<&OsStr>,
+    project: &Path,
+) -> Result<PathBuf, Unavailable> {
+    if let Some(p) = bwrap_override {
+        if !p.is_absolute() {
+            return Err(unavailable(
+                format!("{BWRAP_ENV} is not an absolute path: {}", p.display()),
+                ADVICE_INSTALL,
+            ));
+        }
+        return match std::fs::canonicalize(p) {
+            Ok(c) if is_executable(&c) => Ok(c),
+            _ => Err(unavailable(
+                format!("bwrap was not found at {} ({BWRAP_ENV})", p.display()),
+                ADVICE_INSTALL,
+            )),
+        };
+    }
+    let Some(path_env) = path_env else {
+        return Err(unavailable(
+            "bwrap was not found: PATH is not set",
+            ADVICE_INSTALL,
+        ));
+    };
+    let project_canon = std::fs::canonicalize(project).unwrap_or_else(|_| project.to_owned());
+    let in_project = |p: &Path| p.starts_with(project) || p.starts_with(&project_canon);
+    for dir in std::env::split_paths(path_env) {
+        if !dir.is_absolute() || in_project(&dir) {
+            continue;
+        }
+        let Ok(c) = std::fs::canonicalize(dir.join("bwrap")) else {
+            continue;
+        };
+        if is_executable(&c) && !in_project(&c) {
+            return Ok(c);
+        }
+    }
+    Err(unavailable("bwrap was not found on PATH", ADVICE_INSTALL))
+}
+
+fn is_executable(p: &Path) -> bool {
+    std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+/// Create a fresh private temp folder (mode 0700) for a session, under the system temp
+/// folder (`$TMPDIR`, else `/tmp`), named `hookhost-SESSION-RANDOM`. The caller removes
+/// it when the session ends.
+pub fn create_private_tmp(session_id: &str) -> Result<PathBuf, SandboxError> {
+    let dir = std::env::temp_dir();
+    let fail = |source| SandboxError::PrivateTmp {
+        dir: dir.clone(),
+        source,
+    };
+    if !dir.is_absolute() {
+        return Err(fail(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "the temp folder is not an absolute path",
+        )));
+    }
+    let mut tag: String = session_id
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_')
+        .take(64)
+        .collect();
+    if tag.is_empty() {
+        tag = "session".into();
+    }
+    let mut last = io::Error::other("no attempt made");
+    for _ in 0..16 {
+        let mut rnd = [0u8; 8];
+        getrandom::fill(&mut rnd).map_err(|e| fail(io::Error::other(e.to_string())))?;
+        let hex: String = rnd.iter().map(|b| format!("{b:02x}")).collect();
+        let path = dir.join(format!("hookhost-{tag}-{hex}"));
+        match std::fs::DirBuilder::new().mode(0o700).create(&path) {
+            Ok(()) => {
+                // The umask may have removed bits the owner needs; set 0700 exactly.
+                std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o700))
+                    .map_err(fail)?;
+                return std::fs::canonicalize(&path).map_err(fail);
+            }
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = e,
+            Err(e) => return Err(fail(e)),
+        }
+    }
+    Err(fail(last))
+}

@@ -1,0 +1,625 @@
+//! The bubblewrap box, from the inside: real bwrap, real processes.
+//!
+//! Each test probes bwrap first. Where it truly cannot run, the test prints a loud
+//! `SKIPPED: bubblewrap cannot run here: …` line to stderr and returns.
+#![cfg(all(
+    target_os = "linux",
+    any(target_arch = "x86_64", target_arch = "aarch64")
+))]
+
+use std::ffi::{OsStr, OsString};
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::net::UnixListener;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use hookhost::sandbox::{self, BoxSpec, Unavailable};
+
+/// A project, a fake home with credentials, an outside folder and a private /tmp, all
+/// under the target folder (not the host /tmp, which the box replaces).
+struct Fixture {
+    _root: tempfile::TempDir,
+    project: PathBuf,
+    outside: PathBuf,
+    home: PathBuf,
+    spec: BoxSpec,
+}
+
+fn fixture() -> Option<Fixture> {
+    let root = tempfile::Builder::new()
+        .prefix("sbx")
+        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .expect("tempdir");
+    let base = std::fs::canonicalize(root.path()).expect("canonical tempdir");
+    let project = base.join("project");
+    let outside = base.join("outside");
+    let home = base.join("home");
+    let private_tmp = base.join("private-tmp");
+    for d in [&project, &outside, &home.join(".ssh"), &private_tmp] {
+        std::fs::create_dir_all(d).expect("mkdir");
+    }
+    std::fs::write(home.join(".ssh/id_rsa"), "SECRET KEY").expect("write key");
+    std::fs::write(home.join(".netrc"), "machine x password SECRET").expect("write netrc");
+
+    let over = std::env::var_os(sandbox::BWRAP_ENV);
+    let info = match sandbox::probe(
+        over.as_deref().map(Path::new),
+        std::env::var_os("PATH").as_deref(),
+        &project,
+    ) {
+        Ok(info) => info,
+        Err(e) => {
+            eprintln!("SKIPPED: bubblewrap cannot run here: {e}");
+            return None;
+        }
+    };
+    let spec = BoxSpec {
+        project: project.clone(),
+        writable: vec![],
+        private_tmp,
+        hide: sandbox::default_hidden(&home),
+        bwrap: info.path,
+    };
+    Some(Fixture {
+        _root: root,
+        project,
+        outside,
+        home,
+        spec,
+    })
+}
+
+fn env() -> Vec<(OsString, OsString)> {
+    vec![("PATH".into(), "/usr/bin:/bin".into())]
+}
+
+fn run_in(spec: &BoxSpec, argv: &[&str]) -> Output {
+    let argv: Vec<OsString> = argv.iter().map(OsString::from).collect();
+    spec.command(&argv, &env())
+        .expect("command")
+        .stdin(Stdio::null())
+        .output()
+        .expect("spawn bwrap")
+}
+
+fn sh(spec: &BoxSpec, script: &str) -> Output {
+    run_in(spec, &["sh", "-c", script])
+}
+
+fn py(spec: &BoxSpec, code: &str) -> Output {
+    run_in(spec, &["python3", "-c", code])
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+#[track_caller]
+fn ok(o: &Output) -> String {
+    assert!(
+        o.status.success(),
+        "failed: {:?}\nstdout: {}\nstderr: {}",
+        o.status,
+        text(&o.stdout),
+        text(&o.stderr)
+    );
+    text(&o.stdout)
+}
+
+#[test]
+fn writes_outside_the_project_fail_and_leave_nothing() {
+    let Some(f) = fixture() else { return };
+    let targets = [
+        f.outside.join("x"),
+        f.home.join("x"),
+        PathBuf::from("/etc/hookhost-sandbox-test"),
+        PathBuf::from("/var/tmp/hookhost-sandbox-test"),
+    ];
+    for t in &targets {
+        let o = sh(&f.spec, &format!("echo pwned > '{}'", t.display()));
+        assert!(!o.status.success(), "write to {} succeeded", t.display());
+        assert!(
+            text(&o.stderr).contains("Read-only file system"),
+            "{}",
+            text(&o.stderr)
+        );
+        assert!(!t.exists(), "{} appeared on the host", t.display());
+    }
+}
+
+#[test]
+fn writes_inside_the_project_land_on_the_host() {
+    let Some(f) = fixture() else { return };
+    ok(&sh(&f.spec, "mkdir sub && echo hello > sub/out.txt"));
+    assert_eq!(
+        std::fs::read_to_string(f.project.join("sub/out.txt")).expect("read"),
+        "hello\n"
+    );
+}
+
+#[test]
+fn extra_writable_folders_are_writable() {
+    let Some(mut f) = fixture() else { return };
+    f.spec.writable.push(f.outside.clone());
+    ok(&sh(
+        &f.spec,
+        &format!("echo w > '{}/w.txt'", f.outside.display()),
+    ));
+    assert!(f.outside.join("w.txt").exists());
+}
+
+#[test]
+fn the_system_is_readable() {
+    let Some(f) = fixture() else { return };
+    assert!(ok(&sh(&f.spec, "cat /etc/passwd")).contains("root:"));
+}
+
+#[test]
+fn hidden_folders_and_files_are_covered() {
+    let Some(f) = fixture() else { return };
+    let key = f.home.join(".ssh/id_rsa");
+    let o = sh(&f.spec, &format!("cat '{}'", key.display()));
+    assert!(!o.status.success());
+    assert!(!text(&o.stdout).contains("SECRET"));
+    // The folder is an empty tmpfs.
+    assert_eq!(
+        ok(&sh(
+            &f.spec,
+            &format!("ls -A '{}'", f.home.join(".ssh").display())
+        )),
+        ""
+    );
+    // The file is /dev/null on a nodev mount: it cannot even be opened.
+    let o = sh(
+        &f.spec,
+        &format!("cat '{}'", f.home.join(".netrc").display()),
+    );
+    assert!(
+        !o.status.success() && o.stdout.is_empty(),
+        "{}",
+        text(&o.stdout)
+    );
+    assert!(
+        text(&o.stderr).contains("Permission denied"),
+        "{}",
+        text(&o.stderr)
+    );
+    // Through a symlink the box can read, too.
+    std::os::unix::fs::symlink(f.home.join(".ssh"), f.project.join("keys")).expect("symlink");
+    let o = sh(&f.spec, "cat keys/id_rsa");
+    assert!(!o.status.success() && !text(&o.stdout).contains("SECRET"));
+}
+
+#[test]
+fn a_hidden_folder_that_is_a_symlink_hides_its_target() {
+    let Some(mut f) = fixture() else { return };
+    let real = f.outside.join("real-aws");
+    std::fs::create_dir(&real).expect("mkdir");
+    std::fs::write(real.join("credentials"), "SECRET").expect("write");
+    std::os::unix::fs::symlink(&real, f.home.join(".aws")).expect("symlink");
+    f.spec.hide = sandbox::default_hidden(&f.home);
+    let o = sh(
+        &f.spec,
+        &format!(
+            "cat '{}/credentials' '{}/credentials'",
+            f.home.join(".aws").display(),
+            real.display()
+        ),
+    );
+    assert!(
+        !o.status.success() && !text(&o.stdout).contains("SECRET"),
+        "{}",
+        text(&o.stdout)
+    );
+}
+
+#[test]
+fn a_missing_hidden_path_in_a_writable_folder_cannot_be_created() {
+    let Some(mut f) = fixture() else { return };
+    let hidden = f.project.join(".secrets/token");
+    f.spec.hide.push(hidden.clone());
+    let o = sh(
+        &f.spec,
+        &format!(
+            "mkdir -p '{0}' ; echo x > '{0}/t' ; ls '{0}'",
+            hidden.display()
+        ),
+    );
+    assert!(!o.status.success(), "{}", text(&o.stderr));
+    // bwrap made the mount point on the host (documented); nothing went inside it.
+    let first = f.project.join(".secrets");
+    assert!(first.is_dir());
+    assert_eq!(std::fs::read_dir(&first).expect("read_dir").count(), 0);
+}
+
+#[test]
+fn no_network_to_a_host_tcp_port() {
+    let Some(f) = fixture() else { return };
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    listener.set_nonblocking(true).expect("nonblocking");
+    let port = listener.local_addr().expect("addr").port();
+    let o = py(
+        &f.spec,
+        &format!(
+            "import socket\ntry:\n socket.create_connection(('127.0.0.1', {port}), timeout=3)\n print('CONNECTED')\nexcept OSError as e:\n print('REFUSED', e)"
+        ),
+    );
+    let out = ok(&o);
+    assert!(out.starts_with("REFUSED"), "{out}");
+    assert!(
+        listener.accept().is_err(),
+        "the host listener got a connection"
+    );
+}
+
+/// A Unix socket server on the host, in the project (readable in the box).
+fn unix_server(dir: &Path) -> (PathBuf, UnixListener) {
+    let path = dir.join("host.sock");
+    let l = UnixListener::bind(&path).expect("bind unix");
+    l.set_nonblocking(true).expect("nonblocking");
+    (path, l)
+}
+
+const CONNECT_UNIX: &str = "import socket, sys
+try:
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+except OSError as e:
+    print('SOCKET', e.errno); sys.exit(0)
+try:
+    s.connect(sys.argv[1]); print('CONNECTED')
+except OSError as e:
+    print('CONNECT', e.errno)";
+
+fn accepted(l: &UnixListener) -> bool {
+    let deadline = Instant::now() + Duration::from_secs(2);
+    while Instant::now() < deadline {
+        if l.accept().is_ok() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    false
+}
+
+#[test]
+fn no_way_out_through_a_host_unix_socket() {
+    let Some(f) = fixture() else { return };
+    let (path, listener) = unix_server(&f.project);
+    let o = run_in(
+        &f.spec,
+        &["python3", "-c", CONNECT_UNIX, path.to_str().expect("utf-8")],
+    );
+    assert_eq!(
+        ok(&o).trim(),
+        format!("SOCKET {}", libc::EPERM),
+        "socket() itself must fail"
+    );
+    assert!(!accepted(&listener));
+}
+
+#[test]
+fn without_the_seccomp_filter_the_same_box_would_connect() {
+    let Some(f) = fixture() else { return };
+    let (path, listener) = unix_server(&f.project);
+    let argv: Vec<OsString> = ["python3", "-c", CONNECT_UNIX, path.to_str().expect("utf-8")]
+        .iter()
+        .map(OsString::from)
+        .collect();
+    let mut args = f.spec.bwrap_args(0, &argv).expect("args");
+    let at = args
+        .iter()
+        .position(|a| a == "--seccomp")
+        .expect("--seccomp is there");
+    args.drain(at..at + 2);
+    let o = Command::new(&f.spec.bwrap)
+        .args(&args)
+        .env_clear()
+        .envs(env())
+        .stdin(Stdio::null())
+        .output()
+        .expect("spawn");
+    assert_eq!(ok(&o).trim(), "CONNECTED");
+    assert!(accepted(&listener));
+}
+
+#[test]
+fn io_uring_and_tiocsti_are_refused() {
+    let Some(f) = fixture() else { return };
+    let code = format!(
+        "import ctypes, fcntl, os, termios
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall({nr}, 1, ctypes.c_void_p(0)); print('uring', ctypes.get_errno())
+try:
+    fcntl.ioctl(0, termios.TIOCSTI, b'x'); print('tiocsti 0')
+except OSError as e:
+    print('tiocsti', e.errno)
+import socket
+a, b = socket.socketpair(); print('stream pair ok')
+try:
+    socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM); print('dgram pair ok')
+except OSError as e:
+    print('dgram pair', e.errno)",
+        nr = libc::SYS_io_uring_setup
+    );
+    let out = ok(&py(&f.spec, &code));
+    let eperm = libc::EPERM;
+    assert_eq!(
+        out,
+        format!("uring {eperm}\ntiocsti {eperm}\nstream pair ok\ndgram pair {eperm}\n"),
+        "{out}"
+    );
+}
+
+#[test]
+fn no_capabilities_and_no_new_privileges() {
+    let Some(f) = fixture() else { return };
+    let status = ok(&sh(&f.spec, "cat /proc/self/status"));
+    assert!(
+        status.lines().any(|l| l == "CapEff:\t0000000000000000"),
+        "{status}"
+    );
+    assert!(status.lines().any(|l| l == "NoNewPrivs:\t1"), "{status}");
+}
+
+#[test]
+fn the_environment_is_exactly_the_one_given() {
+    let Some(f) = fixture() else { return };
+    // The test process has CARGO_* and more in its environment; none may come through.
+    assert!(std::env::vars_os().count() > 2);
+    let given = vec![
+        (OsString::from("PATH"), OsString::from("/usr/bin:/bin")),
+        (OsString::from("HOOK_MARK"), OsString::from("1")),
+    ];
+    let cmd = f
+        .spec
+        .command(&[OsString::from("env")], &given)
+        .expect("command");
+    let envs: Vec<(&OsStr, Option<&OsStr>)> = cmd.get_envs().collect();
+    assert_eq!(envs.len(), 2);
+    let mut cmd = cmd;
+    let out = ok(&cmd.stdin(Stdio::null()).output().expect("spawn"));
+    let mut lines: Vec<&str> = out.lines().collect();
+    lines.sort();
+    // bwrap itself sets PWD (to the --chdir folder); nothing else is added.
+    let pwd = format!("PWD={}", f.project.display());
+    assert_eq!(lines, ["HOOK_MARK=1", "PATH=/usr/bin:/bin", pwd.as_str()]);
+    assert!(!out.contains("ANTHROPIC_API_KEY"));
+}
+
+#[test]
+fn proc_shows_only_the_box() {
+    let Some(f) = fixture() else { return };
+    let out = ok(&py(
+        &f.spec,
+        "import os; print(sorted(int(p) for p in os.listdir('/proc') if p.isdigit()))",
+    ));
+    let pids: Vec<u32> = out
+        .trim()
+        .trim_matches(['[', ']'])
+        .split(", ")
+        .map(|p| p.parse().expect("pid"))
+        .collect();
+    assert!(pids.len() <= 3 && pids.iter().all(|&p| p < 10), "{pids:?}");
+}
+
+#[test]
+fn only_stdio_fds_reach_the_command() {
+    let Some(f) = fixture() else { return };
+    let out = ok(&py(
+        &f.spec,
+        "import os; print(sorted(os.listdir('/proc/self/fd'), key=int))",
+    ));
+    // 0, 1, 2, and the fd listdir itself holds open.
+    assert_eq!(out.trim(), "['0', '1', '2', '3']", "{out}");
+}
+
+#[test]
+fn tmp_is_the_private_temp_folder() {
+    let Some(f) = fixture() else { return };
+    ok(&sh(&f.spec, "echo t > /tmp/x"));
+    assert_eq!(
+        std::fs::read_to_string(f.spec.private_tmp.join("x")).expect("read"),
+        "t\n"
+    );
+}
+
+#[test]
+fn the_working_directory_is_the_project_root() {
+    let Some(f) = fixture() else { return };
+    assert_eq!(
+        ok(&sh(&f.spec, "pwd")).trim(),
+        f.project.to_str().expect("utf-8")
+    );
+}
+
+fn pgrep(marker: &str) -> usize {
+    let o = Command::new("pgrep")
+        .args(["-f", marker])
+        .output()
+        .expect("pgrep");
+    text(&o.stdout).lines().count()
+}
+
+#[test]
+fn killing_bwrap_kills_everything_in_the_box() {
+    let Some(f) = fixture() else { return };
+    let marker = format!("hookhost-box-marker-{}", std::process::id());
+    let sleeper = format!("python3 -c \"import time; time.sleep(1000)\" {marker}");
+    // Two children, one in its own session, one double-forked (orphaned to PID 1).
+    let script =
+        format!("{sleeper} & {sleeper} & setsid {sleeper} & (sh -c '{sleeper} &' &) ; sleep 1000");
+    let argv: Vec<OsString> = ["sh", "-c", &script, &marker]
+        .iter()
+        .map(OsString::from)
+        .collect();
+    let mut child = f
+        .spec
+        .command(&argv, &env())
+        .expect("command")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .process_group(0)
+        .spawn()
+        .expect("spawn");
+    // bwrap (outer and the box's PID 1), sh (its $0 is the marker), four sleepers.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while pgrep(&marker) < 7 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(pgrep(&marker) >= 7, "the box did not start its children");
+    let pid = i32::try_from(child.id()).expect("pid");
+    // SAFETY: killpg on the process group this test created for the child.
+    assert_eq!(unsafe { libc::killpg(pid, libc::SIGKILL) }, 0);
+    child.wait().expect("wait");
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while pgrep(&marker) > 0 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(pgrep(&marker), 0, "something in the box survived");
+}
+
+#[test]
+fn probe_finds_bwrap_on_path() {
+    let Some(f) = fixture() else { return };
+    let info = sandbox::probe(None, Some(OsStr::new("relative:/usr/bin:/bin")), &f.project);
+    let info = info.expect("probe");
+    assert!(info.path.is_absolute());
+}
+
+#[test]
+fn probe_reports_a_missing_bwrap_loudly() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let missing = dir.path().join("no-such-bwrap");
+    let e: Unavailable = sandbox::probe(Some(&missing), None, dir.path()).expect_err("missing");
+    assert!(e.reason.starts_with("bwrap was not found"), "{}", e.reason);
+    let shown = e.to_string();
+    assert!(
+        shown.starts_with("bubblewrap cannot run here (bwrap was not found"),
+        "{shown}"
+    );
+    assert!(shown.contains("so this session has no sandbox: every hook runs on the host."));
+    assert!(shown.contains("install bubblewrap") || shown.contains("Install bubblewrap"));
+    assert!(shown.contains("WASM"));
+
+    let e = sandbox::probe(None, Some(OsStr::new("")), dir.path()).expect_err("empty PATH");
+    assert_eq!(e.reason, "bwrap was not found on PATH");
+    let e = sandbox::probe(Some(Path::new("bwrap")), None, dir.path()).expect_err("relative");
+    assert!(e.reason.contains("not an absolute path"), "{}", e.reason);
+}
+
+#[test]
+fn probe_ignores_a_bwrap_in_the_project_or_a_relative_path_entry() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let bin = dir.path().join("bin");
+    std::fs::create_dir(&bin).expect("mkdir");
+    let fake = bin.join("bwrap");
+    std::fs::write(&fake, "#!/bin/sh\nexit 0\n").expect("write");
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let path = std::env::join_paths([&bin]).expect("join");
+    let e = sandbox::probe(None, Some(&path), dir.path()).expect_err("bwrap in the project");
+    assert_eq!(e.reason, "bwrap was not found on PATH");
+}
+
+#[test]
+fn probe_explains_a_bwrap_that_fails() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let fake = dir.path().join("bwrap");
+    std::fs::write(
+        &fake,
+        "#!/bin/sh\necho 'bwrap: setting up uid map: Permission denied' >&2\nexit 1\n",
+    )
+    .expect("write");
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let project = tempfile::tempdir().expect("tempdir");
+    let e = sandbox::probe(Some(&fake), None, project.path()).expect_err("fails");
+    assert!(
+        e.reason.contains("setting up uid map: Permission denied"),
+        "{}",
+        e.reason
+    );
+    let shown = e.to_string();
+    assert!(
+        shown.contains("kernel.unprivileged_userns_clone"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("kernel.apparmor_restrict_unprivileged_userns"),
+        "{shown}"
+    );
+    eprintln!("{shown}");
+}
+
+#[test]
+fn private_tmp_is_fresh_and_0700() {
+    let a = sandbox::create_private_tmp("sess/../1").expect("create");
+    let b = sandbox::create_private_tmp("sess/../1").expect("create");
+    assert_ne!(a, b);
+    for d in [&a, &b] {
+        let m = std::fs::metadata(d).expect("stat");
+        assert_eq!(m.permissions().mode() & 0o777, 0o700);
+        assert!(
+            d.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("hookhost-sess1-"))
+        );
+        std::fs::remove_dir(d).expect("rmdir");
+    }
+}
+
+#[test]
+fn the_argument_list() {
+    let Some(f) = fixture() else { return };
+    let args = f
+        .spec
+        .bwrap_args(7, &[OsString::from("true")])
+        .expect("args");
+    let shown: Vec<String> = args
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    eprintln!("bwrap {}", shown.join(" "));
+    let p = f.project.to_string_lossy().into_owned();
+    let joined = shown.join(" ");
+    assert!(joined.starts_with("--unshare-user --unshare-pid --unshare-ipc --unshare-net --new-session --die-with-parent --cap-drop ALL --ro-bind / / --dev /dev --proc /proc --bind "));
+    assert!(joined.contains(&format!("--bind {p} {p}")));
+    assert!(joined.contains(&format!("--tmpfs {}", f.home.join(".ssh").display())));
+    assert!(joined.contains(&format!(
+        "--ro-bind /dev/null {}",
+        f.home.join(".netrc").display()
+    )));
+    assert!(joined.ends_with(&format!("--seccomp 7 --chdir {p} -- true")));
+}
+
+/// The pitfall the module documents: `--die-with-parent` follows the *thread* that
+/// spawned bwrap. A box spawned from a thread that then ends is killed with it; callers
+/// spawn from one long-lived thread.
+#[test]
+fn a_box_dies_with_the_thread_that_spawned_it() {
+    let Some(f) = fixture() else { return };
+    let spec = f.spec.clone();
+    let mut child = std::thread::spawn(move || {
+        let argv: Vec<OsString> = ["sleep", "30"].iter().map(OsString::from).collect();
+        let child = spec
+            .command(&argv, &env())
+            .expect("command")
+            .stdin(Stdio::null())
+            .spawn()
+            .expect("spawn");
+        // Let bwrap arm PR_SET_PDEATHSIG first (it does so after exec; a thread that ends
+        // sooner escapes the signal: the race of bubblewrap PR #730).
+        std::thread::sleep(Duration::from_secs(1));
+        child
+    })
+    .join()
+    .expect("spawner thread");
+    let started = Instant::now();
+    let status = child.wait().expect("wait");
+    assert!(!status.success(), "{status:?}");
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "the box outlived its spawner thread"
+    );
+}
