@@ -6,3 +6,4 @@
 //! the answers into one verdict.
 
 pub mod executor;
+pub mod guard;
