@@ -872,12 +872,13 @@ fn euid() -> u32 {
 }
 
 /// OpenSSH's `safe_path` rule over everything a walk passed: the end must not be writable
-/// by others, and the folders and links on the way must be owned by root or `uid`, the
+/// by others (sticky or not) nor owned by another user, and the folders and links on the way must be owned by root or `uid`, the
 /// folders not group- or world-writable unless sticky. Missing parts are skipped.
 fn ownership_problem(walk: &Walk, uid: u32) -> Option<Ownership> {
     let foreign = |owner: u32| owner != 0 && owner != uid;
     if let Ok(meta) = fs::symlink_metadata(&walk.end) {
-        if is_open(&meta) {
+        // The end itself: the sticky bit does not help (others could add files to it).
+        if meta.permissions().mode() & 0o022 != 0 {
             return Some(Ownership::OpenItself);
         }
         if foreign(meta.uid()) {

@@ -671,6 +671,13 @@ fn wasm_cache_dir_is_checked_like_a_hook_path() {
             open.display()
         )
     );
+    // Sticky does not help a cache folder itself: others could still add artifacts.
+    fs::set_permissions(&open, fs::Permissions::from_mode(0o1777)).unwrap();
+    assert!(check_cache_dir(&fx.ctx(), &open).is_err());
+    // But a cache below a sticky folder of its own is fine.
+    let mine = open.join("mine");
+    fs::create_dir(&mine).unwrap();
+    assert_eq!(check_cache_dir(&fx.ctx(), &mine), Ok(()));
 }
 
 #[test]
