@@ -16,8 +16,10 @@ use crate::config::{self, Config, ConfigError, Event, HookDef};
 use crate::dispatch::{self, Gate, LoadedHook, Placement, Recorder, Turn, Verdict};
 use crate::envelope::{self, SessionInfo};
 use crate::executor::CancellationToken;
-use crate::executor::argv::{ArgvExecutor, HostLauncher};
+use crate::executor::argv::{ArgvExecutor, HostLauncher, Launcher};
+use crate::guard::{self, GuardContext, HookToGuard};
 use crate::hook_env;
+use crate::sandbox::{self, BoxSpec};
 
 /// Whether the host answers one call and exits, or serves a long session.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -87,6 +89,7 @@ pub struct Host {
     turn: Turn,
     recorder: Option<Arc<dyn Recorder>>,
     no_hooks: bool,
+    _sandbox: SessionSandbox,
 }
 
 impl Host {
@@ -120,32 +123,71 @@ impl Host {
                 turn: Turn::default(),
                 recorder: None,
                 no_hooks: true,
+                _sandbox: SessionSandbox::Off,
             });
         }
         let config = load_config(&options, &get)?;
         let mut warnings = config.warnings.clone();
-        let sandboxed_session = false;
-        let hook_env = hook_env::scrubbed(env.iter().cloned());
+        let home = get("HOME").map(PathBuf::from);
         let path_env = get("PATH");
-        let mut hooks = Vec::with_capacity(config.hooks.len());
-        let mut refusals = Vec::new();
-        for def in &config.hooks {
-            match prepare_hook(
-                def,
-                &project,
-                sandboxed_session,
-                &hook_env,
-                path_env.as_ref(),
-            ) {
-                Ok(hook) => hooks.push(hook),
-                Err(refusal) => refusals.push(refusal),
-            }
+
+        let needs_box = config.hooks.iter().any(|h| h.sandbox && !h.is_wasm());
+        let sandbox = SessionSandbox::probe(
+            &options,
+            &config,
+            &project,
+            home.as_deref(),
+            &get,
+            needs_box,
+            &session.session_id,
+        );
+        let mut banner_notes = Vec::new();
+        if let SessionSandbox::Unavailable(why) = &sandbox {
+            let line = format!("⚠ {why}");
+            banner_notes.push(line.clone());
+            warnings.push(line);
         }
-        if !refusals.is_empty() {
-            return Err(StartError::Refused(refusals));
+
+        let mut writable = config.sandbox.writable.clone();
+        writable.extend(options.writable.iter().cloned());
+        let hidden = match &config.sandbox.hide {
+            Some(list) => list.clone(),
+            None => home
+                .as_deref()
+                .map(sandbox::default_hidden)
+                .unwrap_or_default(),
+        };
+        let guard_ctx = GuardContext {
+            project: project.clone(),
+            private_tmp: options.private_tmp.clone(),
+            writable: writable.clone(),
+            sandboxed_session: sandbox.spec().is_some(),
+            hidden,
+            path_env: path_env.clone(),
+            tmpdir_env: get("TMPDIR").map(PathBuf::from),
+        };
+        let programs = run_guard(&guard_ctx, &config)?;
+
+        let hook_env = hook_env::scrubbed(env.iter().cloned());
+        let host_path = guard::scrub_path_for_host_hook(&guard_ctx);
+        let mut hooks = Vec::with_capacity(config.hooks.len());
+        for (def, program) in config.hooks.iter().zip(programs) {
+            hooks.push(prepare_argv_hook(
+                def,
+                program,
+                &project,
+                &sandbox,
+                &hook_env,
+                host_path.as_ref(),
+                path_env.as_ref(),
+            ));
         }
         warnings.dedup();
-        let banner = banner(&hooks);
+        let mut banner = banner(&hooks);
+        for note in banner_notes {
+            banner.push('\n');
+            banner.push_str(&note);
+        }
         Ok(Host {
             session,
             project,
@@ -155,6 +197,7 @@ impl Host {
             turn: Turn::default(),
             recorder: None,
             no_hooks: false,
+            _sandbox: sandbox,
         })
     }
 
@@ -292,50 +335,150 @@ fn load_config(
     }
 }
 
-fn prepare_hook(
+/// Runs the path guard over the config file and every hook; returns each hook's
+/// program (absolute) in order, or every refusal.
+fn run_guard(ctx: &GuardContext, config: &Config) -> Result<Vec<PathBuf>, StartError> {
+    let mut refusals = Vec::new();
+    if !config.hooks.is_empty()
+        && let Some(path) = &config.path
+        && let Err(refusal) = guard::check_config_file(ctx, path)
+    {
+        refusals.push(refusal.to_string());
+    }
+    let to_guard: Vec<HookToGuard> = config
+        .hooks
+        .iter()
+        .map(|h| HookToGuard {
+            name: &h.name,
+            command: &h.command,
+            sandbox: h.sandbox && !h.is_wasm(),
+        })
+        .collect();
+    let guarded = match guard::check_hooks(ctx, &to_guard) {
+        Ok(guarded) => guarded,
+        Err(found) => {
+            refusals.extend(found.iter().map(ToString::to_string));
+            Vec::new()
+        }
+    };
+    if !refusals.is_empty() {
+        return Err(StartError::Refused(refusals));
+    }
+    Ok(guarded.into_iter().map(|g| g.program).collect())
+}
+
+/// The session's sandbox: the box hooks run in, or why there is none.
+enum SessionSandbox {
+    /// `--no-sandbox`, or no hook that would use it.
+    Off,
+    /// bubblewrap cannot run here; hooks run on the host and the banner says so.
+    Unavailable(sandbox::Unavailable),
+    /// The box, and the private temp folder we created for it (removed on drop).
+    Boxed {
+        spec: Arc<BoxSpec>,
+        created_tmp: Option<PathBuf>,
+    },
+}
+
+impl SessionSandbox {
+    #[allow(clippy::too_many_arguments)]
+    fn probe(
+        options: &HostOptions,
+        config: &Config,
+        project: &Path,
+        home: Option<&Path>,
+        get: &impl Fn(&str) -> Option<OsString>,
+        needs_box: bool,
+        session_id: &str,
+    ) -> SessionSandbox {
+        if options.no_sandbox || !needs_box {
+            return SessionSandbox::Off;
+        }
+        let override_path = get(sandbox::BWRAP_ENV).map(PathBuf::from);
+        let path_env = get("PATH");
+        let info = match sandbox::probe(override_path.as_deref(), path_env.as_deref(), project) {
+            Ok(info) => info,
+            Err(why) => return SessionSandbox::Unavailable(why),
+        };
+        let (private_tmp, created_tmp) = match &options.private_tmp {
+            Some(dir) => (dir.clone(), None),
+            None => match sandbox::create_private_tmp(session_id) {
+                Ok(dir) => (dir.clone(), Some(dir)),
+                Err(e) => {
+                    return SessionSandbox::Unavailable(sandbox::Unavailable {
+                        reason: e.to_string(),
+                        advice: "Pass --private-tmp DIR, or make the temp folder writable.".into(),
+                    });
+                }
+            },
+        };
+        let mut writable = config.sandbox.writable.clone();
+        writable.extend(options.writable.iter().cloned());
+        let hide = match &config.sandbox.hide {
+            Some(list) => list.clone(),
+            None => home.map(sandbox::default_hidden).unwrap_or_default(),
+        };
+        SessionSandbox::Boxed {
+            spec: Arc::new(BoxSpec {
+                project: project.to_path_buf(),
+                writable,
+                private_tmp,
+                hide,
+                bwrap: info.path,
+            }),
+            created_tmp,
+        }
+    }
+
+    fn spec(&self) -> Option<&Arc<BoxSpec>> {
+        match self {
+            SessionSandbox::Boxed { spec, .. } => Some(spec),
+            _ => None,
+        }
+    }
+}
+
+impl Drop for SessionSandbox {
+    fn drop(&mut self) {
+        if let SessionSandbox::Boxed {
+            created_tmp: Some(dir),
+            ..
+        } = self
+        {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
+}
+
+fn prepare_argv_hook(
     def: &HookDef,
-    _project: &Path,
-    sandboxed_session: bool,
+    program: PathBuf,
+    project: &Path,
+    sandbox: &SessionSandbox,
     hook_env: &[(OsString, OsString)],
+    host_path: Option<&OsString>,
     path_env: Option<&OsString>,
-) -> Result<LoadedHook, String> {
-    let program = resolve_program(&def.command[0], path_env)
-        .ok_or_else(|| format!("hook {}: {} was not found.", def.name, def.command[0]))?;
+) -> LoadedHook {
     let mut argv: Vec<OsString> = vec![program.into_os_string()];
     argv.extend(def.command[1..].iter().map(OsString::from));
     let mut env = hook_env.to_vec();
-    if let Some(path) = path_env {
+    let boxed = sandbox.spec().filter(|_| def.sandbox);
+    // A host hook in a sandboxed session gets the scrubbed PATH (none at all when
+    // nothing is left); in the box, and in a session without a sandbox, PATH is as is.
+    let path = if boxed.is_none() { host_path } else { path_env };
+    if let Some(path) = path {
         env.push(("PATH".into(), path.clone()));
     }
-    let placement = if def.sandbox && sandboxed_session {
-        Placement::Boxed
-    } else {
-        Placement::Host
+    let (placement, cwd, launcher): (Placement, PathBuf, Arc<dyn Launcher>) = match boxed {
+        Some(spec) => (Placement::Boxed, project.to_path_buf(), spec.clone()),
+        None => (Placement::Host, PathBuf::from("/"), Arc::new(HostLauncher)),
     };
-    let executor = ArgvExecutor::new(
-        argv,
-        env,
-        PathBuf::from("/"),
-        def.timeout(),
-        Arc::new(HostLauncher),
-    );
-    Ok(LoadedHook {
+    let executor = ArgvExecutor::new(argv, env, cwd, def.timeout(), launcher);
+    LoadedHook {
         def: def.clone(),
         placement,
         executor: Arc::new(executor),
-    })
-}
-
-/// `command[0]` as an absolute path: looked up on PATH when it has no `/`.
-fn resolve_program(command0: &str, path_env: Option<&OsString>) -> Option<PathBuf> {
-    if command0.contains('/') {
-        let p = PathBuf::from(command0);
-        return p.is_absolute().then_some(p);
     }
-    std::env::split_paths(path_env?)
-        .filter(|dir| dir.is_absolute())
-        .map(|dir| dir.join(command0))
-        .find(|candidate| candidate.is_file())
 }
 
 /// The spec's banner: each hook with what it covers and where it runs.

@@ -609,3 +609,15 @@ pub fn create_private_tmp(session_id: &str) -> Result<PathBuf, SandboxError> {
     }
     Err(fail(last))
 }
+
+impl crate::executor::argv::Launcher for BoxSpec {
+    /// The box sets its own working directory (the project root), so `cwd` is unused.
+    fn command(
+        &self,
+        argv: &[OsString],
+        env: &[(OsString, OsString)],
+        _cwd: &Path,
+    ) -> io::Result<Command> {
+        BoxSpec::command(self, argv, env).map_err(io::Error::other)
+    }
+}
