@@ -11,7 +11,7 @@ use clap::{Args, Parser, Subcommand};
 
 use crate::dispatch::{Outcome, Verdict};
 use crate::executor::CancellationToken;
-use crate::host::{Host, HostOptions, Mode};
+use crate::host::{Host, HostOptions, Mode, SessionBox};
 
 /// hookhost: runs an agent's hooks before tool calls and on prompts.
 #[derive(Debug, Parser)]
@@ -82,6 +82,13 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Run any command in exactly the box a sandboxed hook gets.
+    #[command(name = "box")]
+    Boxed {
+        /// The command and its arguments (after `--`).
+        #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]
+        argv: Vec<std::ffi::OsString>,
+    },
 }
 
 impl GlobalOptions {
@@ -132,6 +139,28 @@ async fn run(cli: Cli) -> ExitCode {
             json,
         } => pre_tool_use(&cli.global, &tool, input, tool_use_id, json).await,
         Command::Prompt { text, json } => prompt(&cli.global, text, json).await,
+        Command::Boxed { argv } => run_in_box(&cli.global, &argv),
+    }
+}
+
+fn run_in_box(global: &GlobalOptions, argv: &[std::ffi::OsString]) -> ExitCode {
+    let session_box = match SessionBox::start(&global.host_options(Mode::OneShot)) {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("hookhost box: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let status = session_box.command(argv).and_then(|mut c| c.status());
+    match status {
+        Ok(status) => match status.code() {
+            Some(code) => ExitCode::from(u8::try_from(code).unwrap_or(1)),
+            None => ExitCode::from(1),
+        },
+        Err(e) => {
+            eprintln!("hookhost box: cannot run the box: {e}");
+            ExitCode::from(2)
+        }
     }
 }
 

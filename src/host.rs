@@ -74,6 +74,9 @@ pub enum StartError {
         /// What is wrong with it.
         reason: String,
     },
+    /// `hookhost box`: there is no box to run in.
+    #[error("{0}")]
+    NoBox(String),
     /// No config path could be worked out (no HOME, no XDG_CONFIG_HOME).
     #[error("no config path: set HARNESS_HOME, XDG_CONFIG_HOME or HOME, or pass --config FILE")]
     NoConfigPath,
@@ -131,7 +134,9 @@ impl Host {
         let home = get("HOME").map(PathBuf::from);
         let path_env = get("PATH");
 
-        let needs_box = config.hooks.iter().any(|h| h.sandbox && !h.is_wasm());
+        // The session has a sandbox when bubblewrap runs here (and --no-sandbox is not
+        // given); that decides where hooks run and what the guard counts as writable.
+        let needs_box = !config.hooks.is_empty();
         let sandbox = SessionSandbox::probe(
             &options,
             &config,
@@ -298,6 +303,67 @@ impl Host {
     /// Starts a new turn: failure warnings may be shown again.
     pub fn end_turn(&self) {
         self.turn.reset();
+    }
+}
+
+/// The box a sandboxed hook of this session would run in, for `hookhost box -- CMD`:
+/// the same probe, folders, hidden paths and environment.
+pub struct SessionBox {
+    sandbox: SessionSandbox,
+    env: Vec<(OsString, OsString)>,
+}
+
+impl SessionBox {
+    /// Sets up the box as [`Host::start`] would for a sandboxed hook. Fails when
+    /// bubblewrap cannot run (never runs the command on the host instead).
+    pub fn start(options: &HostOptions) -> Result<SessionBox, StartError> {
+        let env = options
+            .env
+            .clone()
+            .unwrap_or_else(|| std::env::vars_os().collect());
+        let get = |key: &str| env.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone());
+        let project = absolute_project(&options.project)?;
+        let config = load_config(options, &get)?;
+        let home = get("HOME").map(PathBuf::from);
+        let session_id = options
+            .session_id
+            .clone()
+            .unwrap_or_else(envelope::generate_session_id);
+        let sandbox = SessionSandbox::probe(
+            options,
+            &config,
+            &project,
+            home.as_deref(),
+            &get,
+            true,
+            &session_id,
+        );
+        match &sandbox {
+            SessionSandbox::Boxed { .. } => {}
+            SessionSandbox::Unavailable(why) => return Err(StartError::NoBox(why.to_string())),
+            SessionSandbox::Off => {
+                return Err(StartError::NoBox(
+                    "--no-sandbox was given, so there is no box to run in".into(),
+                ));
+            }
+        }
+        let mut hook_env = hook_env::scrubbed(env.iter().cloned());
+        if let Some(path) = get("PATH") {
+            hook_env.push(("PATH".into(), path));
+        }
+        Ok(SessionBox {
+            sandbox,
+            env: hook_env,
+        })
+    }
+
+    /// A command that runs `argv` in the box, with the hooks' environment.
+    pub fn command(&self, argv: &[OsString]) -> std::io::Result<std::process::Command> {
+        let spec = self
+            .sandbox
+            .spec()
+            .ok_or_else(|| std::io::Error::other("no box"))?;
+        spec.command(argv, &self.env).map_err(std::io::Error::other)
     }
 }
 

@@ -145,3 +145,19 @@ pub fn wasm_dir() -> &'static Path {
         repo.join("target/wasm")
     })
 }
+
+/// Whether bubblewrap can run here; prints a loud SKIPPED line when it cannot.
+pub fn bwrap_or_skip(test: &str) -> bool {
+    let probe = hookhost::sandbox::probe(
+        None,
+        std::env::var_os("PATH").as_deref(),
+        Path::new("/nonexistent-project"),
+    );
+    match probe {
+        Ok(_) => true,
+        Err(why) => {
+            eprintln!("SKIPPED {test}: bubblewrap cannot run here: {why}");
+            false
+        }
+    }
+}

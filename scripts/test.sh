@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Every test: the WASM plugins' own unit tests, the crate's tests (which build the
+# plugins and run real processes, real bubblewrap and real wasm), and the example
+# hooks' eval cases. Needs bubblewrap and the wasm32-wasip1/wasip2 targets
+# (.ci/run installs them).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+bash plugins/build.sh --test
+cargo test
