@@ -137,11 +137,11 @@ impl Host {
         // The session has a sandbox when bubblewrap runs here (and --no-sandbox is not
         // given); that decides where hooks run and what the guard counts as writable.
         let needs_box = !config.hooks.is_empty();
+        let folders = Folders::new(&options, &config, home.as_deref());
         let sandbox = SessionSandbox::probe(
             &options,
-            &config,
+            &folders,
             &project,
-            home.as_deref(),
             &get,
             needs_box,
             &session.session_id,
@@ -153,21 +153,12 @@ impl Host {
             warnings.push(line);
         }
 
-        let mut writable = config.sandbox.writable.clone();
-        writable.extend(options.writable.iter().cloned());
-        let hidden = match &config.sandbox.hide {
-            Some(list) => list.clone(),
-            None => home
-                .as_deref()
-                .map(sandbox::default_hidden)
-                .unwrap_or_default(),
-        };
         let guard_ctx = GuardContext {
             project: project.clone(),
             private_tmp: options.private_tmp.clone(),
-            writable: writable.clone(),
+            writable: folders.writable,
             sandboxed_session: sandbox.spec().is_some(),
-            hidden,
+            hidden: folders.hide,
             path_env: path_env.clone(),
             tmpdir_env: get("TMPDIR").map(PathBuf::from),
         };
@@ -329,15 +320,8 @@ impl SessionBox {
             .session_id
             .clone()
             .unwrap_or_else(envelope::generate_session_id);
-        let sandbox = SessionSandbox::probe(
-            options,
-            &config,
-            &project,
-            home.as_deref(),
-            &get,
-            true,
-            &session_id,
-        );
+        let folders = Folders::new(options, &config, home.as_deref());
+        let sandbox = SessionSandbox::probe(options, &folders, &project, &get, true, &session_id);
         match &sandbox {
             SessionSandbox::Boxed { .. } => {}
             SessionSandbox::Unavailable(why) => return Err(StartError::NoBox(why.to_string())),
@@ -433,6 +417,24 @@ fn run_guard(ctx: &GuardContext, config: &Config) -> Result<Vec<PathBuf>, StartE
     Ok(guarded.into_iter().map(|g| g.program).collect())
 }
 
+/// The folders the agent's commands may write, and those the box hides.
+struct Folders {
+    writable: Vec<PathBuf>,
+    hide: Vec<PathBuf>,
+}
+
+impl Folders {
+    fn new(options: &HostOptions, config: &Config, home: Option<&Path>) -> Folders {
+        let mut writable = config.sandbox.writable.clone();
+        writable.extend(options.writable.iter().cloned());
+        let hide = match &config.sandbox.hide {
+            Some(list) => list.clone(),
+            None => home.map(sandbox::default_hidden).unwrap_or_default(),
+        };
+        Folders { writable, hide }
+    }
+}
+
 /// The session's sandbox: the box hooks run in, or why there is none.
 enum SessionSandbox {
     /// `--no-sandbox`, or no hook that would use it.
@@ -447,12 +449,10 @@ enum SessionSandbox {
 }
 
 impl SessionSandbox {
-    #[allow(clippy::too_many_arguments)]
     fn probe(
         options: &HostOptions,
-        config: &Config,
+        folders: &Folders,
         project: &Path,
-        home: Option<&Path>,
         get: &impl Fn(&str) -> Option<OsString>,
         needs_box: bool,
         session_id: &str,
@@ -478,18 +478,12 @@ impl SessionSandbox {
                 }
             },
         };
-        let mut writable = config.sandbox.writable.clone();
-        writable.extend(options.writable.iter().cloned());
-        let hide = match &config.sandbox.hide {
-            Some(list) => list.clone(),
-            None => home.map(sandbox::default_hidden).unwrap_or_default(),
-        };
         SessionSandbox::Boxed {
             spec: Arc::new(BoxSpec {
                 project: project.to_path_buf(),
-                writable,
+                writable: folders.writable.clone(),
                 private_tmp,
-                hide,
+                hide: folders.hide.clone(),
                 bwrap: info.path,
             }),
             created_tmp,
