@@ -240,6 +240,7 @@ async fn a_busy_loop_times_out_on_time() {
     for f in BOTH {
         let project = project();
         let r = run_in(f, &["loop"], b"", Duration::from_secs(1), project.path()).await;
+        eprintln!("{f}: loop with a 1 s timeout ended after {:?}", r.took);
         assert_eq!(
             r.outcome,
             Err(Failure::TimedOut(Duration::from_secs(1))),
@@ -266,6 +267,7 @@ async fn a_guest_blocked_in_sleep_times_out_on_time() {
             project.path(),
         )
         .await;
+        eprintln!("{f}: sleep 100 with a 1 s timeout ended after {:?}", r.took);
         assert_eq!(
             r.outcome,
             Err(Failure::TimedOut(Duration::from_secs(1))),
@@ -372,6 +374,7 @@ async fn cancel_after(
 async fn cancel_stops_a_busy_loop_promptly() {
     for f in BOTH {
         let (r, took) = cancel_after(f, &["loop"], Duration::from_millis(300)).await;
+        eprintln!("{f}: loop cancelled at 300 ms ended after {took:?}");
         assert_eq!(r, Err(Failure::Interrupted), "{f}");
         assert!(took < Duration::from_millis(600), "{f} took {took:?}");
     }
@@ -381,9 +384,44 @@ async fn cancel_stops_a_busy_loop_promptly() {
 async fn cancel_stops_a_sleep_promptly() {
     for f in BOTH {
         let (r, took) = cancel_after(f, &["sleep", "100"], Duration::from_millis(300)).await;
+        eprintln!("{f}: sleep cancelled at 300 ms ended after {took:?}");
         assert_eq!(r, Err(Failure::Interrupted), "{f}");
         assert!(took < Duration::from_millis(600), "{f} took {took:?}");
     }
+}
+
+/// On a current-thread runtime too (the guest yields at every epoch tick, so the timer
+/// and the canceller get to run).
+#[tokio::test(flavor = "current_thread")]
+async fn timeouts_and_cancel_work_on_a_current_thread_runtime() {
+    let project = project();
+    let r = run_in(
+        "fixture-p2.wasm",
+        &["loop"],
+        b"",
+        Duration::from_secs(1),
+        project.path(),
+    )
+    .await;
+    assert_eq!(r.outcome, Err(Failure::TimedOut(Duration::from_secs(1))));
+    assert!(r.took < Duration::from_millis(1600), "took {:?}", r.took);
+    let r = run_in(
+        "fixture-p1.wasm",
+        &["sleep", "100"],
+        b"",
+        Duration::from_secs(1),
+        project.path(),
+    )
+    .await;
+    assert_eq!(r.outcome, Err(Failure::TimedOut(Duration::from_secs(1))));
+    assert!(r.took < Duration::from_millis(1600), "took {:?}", r.took);
+    for f in BOTH {
+        let (r, took) = cancel_after(f, &["loop"], Duration::from_millis(200)).await;
+        assert_eq!(r, Err(Failure::Interrupted), "{f}");
+        assert!(took < Duration::from_millis(500), "{f} took {took:?}");
+    }
+    let out = ok(run("fixture-p1.wasm", &["read", "/project/file"], b"").await);
+    assert_eq!(text(&out.stdout), "hello from the project\n");
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -562,6 +600,8 @@ async fn a_p2_hook_that_imports_sockets_is_refused_at_prepare() {
         shown.contains("which hooks may not use (no network)"),
         "{shown}"
     );
+    let failure = Failure::CouldNotStart(shown).to_string();
+    assert!(failure.starts_with("could not start: /"), "{failure}");
 }
 
 // ---- Prepare-time errors ---------------------------------------------------------------
