@@ -674,6 +674,36 @@ fn corrupt_missing_and_unlinkable_programs_fail_at_prepare() {
     assert!(matches!(err, WasmError::Project { .. }), "{err:?}");
 }
 
+/// A component importing an interface the host does not link is refused at prepare,
+/// naming it. (Made by renaming `terminal-input` in the real fixture, same length.)
+#[test]
+fn a_component_importing_an_unknown_interface_is_refused_at_prepare() {
+    let project = project();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut bytes = std::fs::read(wasm("fixture-p2.wasm")).expect("read");
+    let (from, to) = (b"terminal-input", b"terminal-inpuz");
+    let mut renamed = 0;
+    for i in 0..bytes.len().saturating_sub(from.len()) {
+        if &bytes[i..i + from.len()] == from {
+            bytes[i..i + from.len()].copy_from_slice(to);
+            renamed += 1;
+        }
+    }
+    assert!(renamed > 0);
+    let file = dir.path().join("odd.wasm");
+    std::fs::write(&file, bytes).expect("write");
+    let err = engine()
+        .prepare(&file, &[], project.path(), Duration::from_secs(5))
+        .expect_err("refused");
+    assert!(matches!(err, WasmError::UnknownImport { .. }), "{err:?}");
+    let shown = err.to_string();
+    assert!(
+        shown.contains("imports wasi:cli/terminal-inpuz@0.2."),
+        "{shown}"
+    );
+    assert!(shown.contains("which the host does not provide"), "{shown}");
+}
+
 // ---- Cache -----------------------------------------------------------------------------
 
 #[test]
