@@ -11,8 +11,11 @@
 //!
 //! Either way the hook gets the event JSON as its whole stdin, `argv[0]` = the file name
 //! of the `.wasm` file followed by `command[1..]`, no environment variables at all, and
-//! one preopened directory: the project, read-only, as `/project` (also its initial cwd).
-//! stdout and stderr are captured with the same 1 MiB caps as argv hooks.
+//! one preopened directory: the project, read-only, as `/project`. `/project` is also
+//! reported as the initial cwd (`wasi:cli/environment.initial-cwd`), but today's
+//! wasi-libc ignores that (p1 has no such notion at all), so relative paths do not
+//! resolve: hooks must use absolute `/project/…` paths. stdout and stderr are captured
+//! with the same 1 MiB caps as argv hooks.
 //!
 //! The exit status reads as for argv hooks: `proc_exit(n)` (p1) or
 //! `wasi:cli/exit.exit-with-code(n)` (p2) gives `Code(n)`; returning from `_start` is 0;
