@@ -15,8 +15,9 @@ use serde_json::Value;
 use crate::config::{self, Config, ConfigError, Event, HookDef};
 use crate::dispatch::{self, Gate, LoadedHook, Placement, Recorder, Turn, Verdict};
 use crate::envelope::{self, SessionInfo};
-use crate::executor::CancellationToken;
 use crate::executor::argv::{ArgvExecutor, HostLauncher, Launcher};
+use crate::executor::wasm::{EngineMode, WasmEngine, WasmError, WasmSettings};
+use crate::executor::{CancellationToken, Executor, Unstartable};
 use crate::guard::{self, GuardContext, HookToGuard};
 use crate::hook_env;
 use crate::sandbox::{self, BoxSpec};
@@ -166,8 +167,26 @@ impl Host {
 
         let hook_env = hook_env::scrubbed(env.iter().cloned());
         let host_path = guard::scrub_path_for_host_hook(&guard_ctx);
+        let mut wasm = WasmHooks::new(&config, options.mode, &get, home.as_deref());
+        if let Some(dir) = wasm.settings.cache_dir.clone()
+            && config.hooks.iter().any(HookDef::is_wasm)
+            && let Err(refusal) = guard::check_cache_dir(&guard_ctx, &dir)
+        {
+            return Err(StartError::Refused(vec![refusal.to_string()]));
+        }
         let mut hooks = Vec::with_capacity(config.hooks.len());
+        let mut refusals = Vec::new();
         for (def, program) in config.hooks.iter().zip(programs) {
+            if def.is_wasm() {
+                match wasm.prepare(def, &program, &project) {
+                    Ok((hook, warning)) => {
+                        warnings.extend(warning);
+                        hooks.push(hook);
+                    }
+                    Err(refusal) => refusals.push(refusal),
+                }
+                continue;
+            }
             hooks.push(prepare_argv_hook(
                 def,
                 program,
@@ -177,6 +196,9 @@ impl Host {
                 host_path.as_ref(),
                 path_env.as_ref(),
             ));
+        }
+        if !refusals.is_empty() {
+            return Err(StartError::Refused(refusals));
         }
         warnings.dedup();
         let mut banner = banner(&hooks);
@@ -400,7 +422,13 @@ fn run_guard(ctx: &GuardContext, config: &Config) -> Result<Vec<PathBuf>, StartE
         .iter()
         .map(|h| HookToGuard {
             name: &h.name,
-            command: &h.command,
+            // A WASM hook's arguments are the guest's, not host paths: it can open
+            // nothing but the read-only project, so only its module is checked.
+            command: if h.is_wasm() {
+                &h.command[..1]
+            } else {
+                &h.command
+            },
             sandbox: h.sandbox && !h.is_wasm(),
         })
         .collect();
@@ -507,6 +535,88 @@ impl Drop for SessionSandbox {
         {
             let _ = std::fs::remove_dir_all(dir);
         }
+    }
+}
+
+/// The session's WASM engine (made on first use) and its settings.
+struct WasmHooks {
+    settings: WasmSettings,
+    mode: EngineMode,
+    engine: Option<Result<WasmEngine, String>>,
+}
+
+impl WasmHooks {
+    fn new(
+        config: &Config,
+        mode: Mode,
+        get: &impl Fn(&str) -> Option<OsString>,
+        home: Option<&Path>,
+    ) -> WasmHooks {
+        let defaults = WasmSettings::default();
+        let cache_dir = config.wasm.cache_dir.clone().or_else(|| {
+            let base = get("XDG_CACHE_HOME")
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+                .or_else(|| home.map(|h| h.join(".cache")))?;
+            Some(base.join("hookhost").join("wasm"))
+        });
+        WasmHooks {
+            settings: WasmSettings {
+                memory_limit_mib: config
+                    .wasm
+                    .memory_limit_mib
+                    .unwrap_or(defaults.memory_limit_mib),
+                fuel_per_second: config
+                    .wasm
+                    .fuel_per_second
+                    .unwrap_or(defaults.fuel_per_second),
+                cache_dir,
+            },
+            mode: match mode {
+                Mode::OneShot => EngineMode::OneShot,
+                Mode::Serve => EngineMode::Serve,
+            },
+            engine: None,
+        }
+    }
+
+    /// Compiles (or loads) and pre-links a WASM hook. A hook that imports the network
+    /// is refused (the `Err` line); one that cannot be compiled or linked becomes a hook
+    /// whose every run fails with "could not start: …", and a start-up warning says so.
+    fn prepare(
+        &mut self,
+        def: &HookDef,
+        program: &Path,
+        project: &Path,
+    ) -> Result<(LoadedHook, Option<String>), String> {
+        let engine = self.engine.get_or_insert_with(|| {
+            WasmEngine::new(&self.settings, self.mode).map_err(|e| e.to_string())
+        });
+        let prepared = match engine {
+            Ok(engine) => engine
+                .prepare(program, &def.command[1..], project, def.timeout())
+                .map_err(|e| match e {
+                    WasmError::Forbidden { .. } => Err(format!("hook {}: {e}.", def.name)),
+                    other => Ok(other.to_string()),
+                }),
+            Err(e) => Err(Ok(e.clone())),
+        };
+        let (executor, warning): (Arc<dyn Executor>, Option<String>) = match prepared {
+            Ok(executor) => (Arc::new(executor), None),
+            Err(Err(refusal)) => return Err(refusal),
+            Err(Ok(why)) => (
+                Arc::new(Unstartable(why.clone())),
+                Some(format!("⚠ hook {} could not start: {why}", def.name)),
+            ),
+        };
+        Ok((
+            LoadedHook {
+                def: def.clone(),
+                placement: Placement::Wasm,
+                executor,
+            },
+            warning,
+        ))
     }
 }
 

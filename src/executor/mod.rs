@@ -91,3 +91,20 @@ pub trait Executor: Send + Sync {
         cancel: &'a CancellationToken,
     ) -> BoxFuture<'a, Result<RawOutput, Failure>>;
 }
+
+/// A hook that cannot start (a WASM program that does not compile or link): every run
+/// fails with [`Failure::CouldNotStart`], so that `on_failure` decides what it does.
+#[derive(Debug, Clone)]
+pub struct Unstartable(pub String);
+
+impl Executor for Unstartable {
+    fn run<'a>(
+        &'a self,
+        _stdin: Arc<[u8]>,
+        _cancel: &'a CancellationToken,
+    ) -> BoxFuture<'a, Result<RawOutput, Failure>> {
+        Box::pin(std::future::ready(Err(Failure::CouldNotStart(
+            self.0.clone(),
+        ))))
+    }
+}
