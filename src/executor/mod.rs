@@ -7,6 +7,7 @@
 //! nothing above it knows which kind of hook it is running.
 
 pub mod argv;
+pub mod replay;
 
 use std::future::Future;
 use std::pin::Pin;
