@@ -779,3 +779,39 @@ fn large_output_is_capped_in_the_record() {
         "{stdout}"
     );
 }
+
+#[test]
+fn a_serve_session_records_to_the_default_file() {
+    use hookhost::host::{Host, HostOptions, Mode};
+    let scene = Scene::new();
+    scene.write_config("");
+    let state = scene.root.path().join("xdg-state");
+    let options = HostOptions {
+        config: Some(scene.config.clone()),
+        project: scene.project.clone(),
+        session_id: Some("S/7".into()),
+        mode: Mode::Serve,
+        env: Some(vec![
+            ("XDG_STATE_HOME".into(), state.clone().into()),
+            ("PATH".into(), "/usr/bin:/bin".into()),
+        ]),
+        ..HostOptions::default()
+    };
+    let host = Host::start(options.clone()).unwrap();
+    let file = state.join("hookhost/S_7.jsonl");
+    let recs = records(&file);
+    assert_eq!(recs[0]["type"], "session.started");
+    assert_eq!(recs[0]["session_id"], "S/7");
+    drop(host);
+    // The same id again: not recorded into the other session's file, and it says so.
+    let host = Host::start(options).unwrap();
+    assert!(
+        host.warnings().iter().any(|w| w.starts_with(&format!(
+            "⚠ the session record {} already exists",
+            file.display()
+        )) && w.ends_with("This session is not recorded.")),
+        "{:?}",
+        host.warnings()
+    );
+    assert_eq!(records(&file).len(), 1);
+}

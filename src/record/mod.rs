@@ -10,6 +10,15 @@
 //! (only a resume appends to one). The default file is
 //! `$XDG_STATE_HOME/hookhost/<session-id>.jsonl` (else `~/.local/state/hookhost/…`).
 //!
+//! When a session records: with `--log FILE` (`HostOptions::log`) always; with
+//! `--resume FILE` it appends to that file. Without either, a long session
+//! ([`crate::host::Mode::Serve`]) records to the default file, and a one-shot command
+//! (`pre-tool-use`, `prompt`, `check`) records nothing, so that an embedder calling the
+//! binary once per gate does not leave a file per call; it passes `--log FILE` for its
+//! first call and `--resume FILE` for the next ones. Where the default file already
+//! exists (a reused session id), the session runs unrecorded with a warning rather than
+//! write into another session's record.
+//!
 //! Every record has `type`, `at` (RFC 3339 UTC with milliseconds,
 //! `2025-05-01T12:00:00.123Z`) and `session_id`. The types:
 //!
