@@ -55,12 +55,46 @@ pub struct GlobalOptions {
     pub log: Option<PathBuf>,
 }
 
+/// `--resume FILE [--clean]`: resume a recorded session (crash resume).
+#[derive(Debug, Args, Clone, Default)]
+pub struct ResumeArgs {
+    /// Resume the session recorded in FILE (appending to it), keeping the hooks it recorded.
+    #[arg(long, value_name = "FILE")]
+    pub resume: Option<PathBuf>,
+    /// With --resume: read today's config instead of keeping the recorded hooks.
+    #[arg(long, requires = "resume")]
+    pub clean: bool,
+}
+
+impl ResumeArgs {
+    /// The host option these flags describe.
+    pub fn resume_from(&self) -> Option<crate::record::ResumeFrom> {
+        self.resume.clone().map(|file| crate::record::ResumeFrom {
+            file,
+            clean: self.clean,
+        })
+    }
+}
+
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Load, validate and guard the hooks; print the banner.
     Check,
+    /// Session records.
+    Log {
+        #[command(subcommand)]
+        command: LogCommand,
+    },
+    /// Re-run a recorded session, serving every hook's effect from the record and starting
+    /// nothing; exit 0 when every verdict matched, 1 when not, 2 when the file cannot be read.
+    Replay {
+        /// The session record.
+        file: PathBuf,
+    },
     /// Run one PreToolUse gate.
     PreToolUse {
+        #[command(flatten)]
+        resume: ResumeArgs,
         /// The tool's name (bash, exec, write_file, …).
         #[arg(long, value_name = "NAME")]
         tool: String,
@@ -76,6 +110,8 @@ enum Command {
     },
     /// Run one UserPromptSubmit gate; stdout is what the model reads.
     Prompt {
+        #[command(flatten)]
+        resume: ResumeArgs,
         /// The prompt (default: read from stdin).
         text: Option<String>,
         /// Print one JSON verdict.
@@ -88,6 +124,15 @@ enum Command {
         /// The command and its arguments (after `--`).
         #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]
         argv: Vec<std::ffi::OsString>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum LogCommand {
+    /// Print the transcript rows of a session record.
+    Show {
+        /// The session record.
+        file: PathBuf,
     },
 }
 
@@ -105,6 +150,8 @@ impl GlobalOptions {
             permission_mode: self.permission_mode.clone(),
             mode,
             env: None,
+            log: self.log.clone(),
+            resume: None,
         }
     }
 }
@@ -132,13 +179,18 @@ pub fn main() -> ExitCode {
 async fn run(cli: Cli) -> ExitCode {
     match cli.command {
         Command::Check => check(&cli.global),
+        Command::Log {
+            command: LogCommand::Show { file },
+        } => log_show(&file),
+        Command::Replay { file } => replay(&file).await,
         Command::PreToolUse {
+            resume,
             tool,
             input,
             tool_use_id,
             json,
-        } => pre_tool_use(&cli.global, &tool, input, tool_use_id, json).await,
-        Command::Prompt { text, json } => prompt(&cli.global, text, json).await,
+        } => pre_tool_use(&cli.global, &resume, &tool, input, tool_use_id, json).await,
+        Command::Prompt { resume, text, json } => prompt(&cli.global, &resume, text, json).await,
         Command::Boxed { argv } => run_in_box(&cli.global, &argv),
     }
 }
@@ -165,7 +217,14 @@ fn run_in_box(global: &GlobalOptions, argv: &[std::ffi::OsString]) -> ExitCode {
 }
 
 fn start(global: &GlobalOptions) -> Result<Host, ExitCode> {
-    Host::start(global.host_options(Mode::OneShot)).map_err(|e| {
+    start_with(global, &ResumeArgs::default())
+}
+
+/// Starts a one-shot host; it records only with `--log` or `--resume`.
+fn start_with(global: &GlobalOptions, resume: &ResumeArgs) -> Result<Host, ExitCode> {
+    let mut options = global.host_options(Mode::OneShot);
+    options.resume = resume.resume_from();
+    Host::start(options).map_err(|e| {
         eprintln!("{e}");
         ExitCode::from(2)
     })
@@ -203,12 +262,13 @@ fn cancel_on_sigint(token: CancellationToken) {
 
 async fn pre_tool_use(
     global: &GlobalOptions,
+    resume: &ResumeArgs,
     tool: &str,
     input: Option<String>,
     tool_use_id: Option<String>,
     json: bool,
 ) -> ExitCode {
-    let host = match start(global) {
+    let host = match start_with(global, resume) {
         Ok(h) => h,
         Err(code) => return code,
     };
@@ -239,8 +299,13 @@ async fn pre_tool_use(
     report(&verdict, json, None)
 }
 
-async fn prompt(global: &GlobalOptions, text: Option<String>, json: bool) -> ExitCode {
-    let host = match start(global) {
+async fn prompt(
+    global: &GlobalOptions,
+    resume: &ResumeArgs,
+    text: Option<String>,
+    json: bool,
+) -> ExitCode {
+    let host = match start_with(global, resume) {
         Ok(h) => h,
         Err(code) => return code,
     };
@@ -300,5 +365,54 @@ fn report(verdict: &Verdict, json: bool, prompt: Option<&str>) -> ExitCode {
         Outcome::Allow => ExitCode::SUCCESS,
         Outcome::Block => ExitCode::from(1),
         Outcome::Interrupted => ExitCode::from(130),
+    }
+}
+
+/// `log show FILE`: notes on stderr, the transcript rows on stdout.
+fn log_show(file: &std::path::Path) -> ExitCode {
+    let reading = match crate::record::read_file(file) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("hookhost: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    for note in &reading.notes {
+        eprintln!("note: {note}");
+    }
+    let mut stdout = std::io::stdout().lock();
+    for row in crate::record::transcript::rows(&reading) {
+        let _ = writeln!(stdout, "{row}");
+    }
+    let _ = stdout.flush();
+    ExitCode::SUCCESS
+}
+
+/// `replay FILE`: one row per gate, problems, then the summary.
+async fn replay(file: &std::path::Path) -> ExitCode {
+    let reading = match crate::record::read_file(file) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("hookhost: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    for note in &reading.notes {
+        eprintln!("note: {note}");
+    }
+    let report = crate::record::replay::replay(&reading).await;
+    let mut stdout = std::io::stdout().lock();
+    for row in &report.rows {
+        let _ = writeln!(stdout, "{row}");
+    }
+    for problem in &report.problems {
+        let _ = writeln!(stdout, "✗ {problem}");
+    }
+    let _ = writeln!(stdout, "{}", report.summary());
+    let _ = stdout.flush();
+    if report.all_matched() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
     }
 }

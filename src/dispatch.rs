@@ -143,7 +143,7 @@ impl std::fmt::Display for FailureKind {
 }
 
 /// What the dispatcher decided about one hook's run, for the record.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Decision {
     /// The hook blocked.
@@ -197,6 +197,19 @@ pub enum RunEvent<'a> {
         /// The text as kept.
         text: &'a str,
     },
+    /// A gate that ran hooks has its verdict (sent by the host after the run, with what
+    /// replay needs to rebuild the hooks' input).
+    Verdict {
+        /// What it gated.
+        gate: Gate<'a>,
+        /// The call's arguments as the hooks saw them (paths made relative); `None` for
+        /// a prompt.
+        tool_input: Option<&'a serde_json::Value>,
+        /// The verdict.
+        verdict: &'a Verdict,
+    },
+    /// A new turn began (warnings may be shown again).
+    TurnEnded,
 }
 
 /// Receives a gate's [`RunEvent`]s (the session record implements it).
@@ -371,7 +384,8 @@ pub fn failure_warning(event: Event, hook: &str, kind: &str, blocks: bool) -> St
     }
 }
 
-fn interrupted_message(gate: Gate<'_>, hook: &str) -> String {
+/// What the model (or the user) reads when a hook was interrupted.
+pub fn interrupted_message(gate: Gate<'_>, hook: &str) -> String {
     match gate {
         Gate::Call { .. } => {
             format!("interrupted while the user's hook \"{hook}\" ran; the call did not run.")

@@ -13,13 +13,16 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::config::{self, Config, ConfigError, Event, HookDef};
-use crate::dispatch::{self, Gate, LoadedHook, Placement, Recorder, Turn, Verdict};
+use crate::dispatch::{
+    self, Decision, Gate, LoadedHook, Placement, Recorder, RunEvent, Turn, Verdict,
+};
 use crate::envelope::{self, SessionInfo};
 use crate::executor::argv::{ArgvExecutor, HostLauncher, Launcher};
 use crate::executor::wasm::{EngineMode, WasmEngine, WasmError, WasmSettings};
 use crate::executor::{CancellationToken, Executor, Unstartable};
 use crate::guard::{self, GuardContext, HookToGuard};
 use crate::hook_env;
+use crate::record::{self, RecordError, RecordWriter, ResumePlan};
 use crate::sandbox::{self, BoxSpec};
 
 /// Whether the host answers one call and exits, or serves a long session.
@@ -56,6 +59,11 @@ pub struct HostOptions {
     /// The host environment the hooks' environments are made from; `None` reads the
     /// process's own.
     pub env: Option<Vec<(OsString, OsString)>>,
+    /// `--log FILE`: the session record. `None`: a [`Mode::Serve`] session records to
+    /// [`record::default_path`], a one-shot one records nothing.
+    pub log: Option<PathBuf>,
+    /// `--resume FILE [--clean]`: resume the session recorded there, appending to it.
+    pub resume: Option<crate::record::ResumeFrom>,
 }
 
 /// Why a session could not start (exit 2).
@@ -81,6 +89,9 @@ pub enum StartError {
     /// No config path could be worked out (no HOME, no XDG_CONFIG_HOME).
     #[error("no config path: set HARNESS_HOME, XDG_CONFIG_HOME or HOME, or pass --config FILE")]
     NoConfigPath,
+    /// The session record could not be opened, read or written.
+    #[error(transparent)]
+    Record(#[from] RecordError),
 }
 
 /// One agent session's hooks, ready to run.
@@ -93,12 +104,128 @@ pub struct Host {
     turn: Turn,
     recorder: Option<Arc<dyn Recorder>>,
     no_hooks: bool,
+    /// Crash resume: recorded hooks this session does not run (changed since recorded).
+    skipped: Vec<HookDef>,
     _sandbox: SessionSandbox,
 }
 
 impl Host {
-    /// Loads, validates and guards the hooks and prepares their executors.
-    pub fn start(options: HostOptions) -> Result<Host, StartError> {
+    /// Loads, validates and guards the hooks and prepares their executors; opens the
+    /// session record (`log`, or the default one in [`Mode::Serve`]) or resumes one
+    /// (`resume`), and records from then on.
+    pub fn start(mut options: HostOptions) -> Result<Host, StartError> {
+        let resumed = match options.resume.clone() {
+            Some(from) => {
+                if let Some(log) = options.log.as_ref().filter(|log| **log != from.file) {
+                    return Err(RecordError::LogMismatch {
+                        log: log.clone(),
+                        resume: from.file,
+                    }
+                    .into());
+                }
+                let (file, text) = RecordWriter::resume(&from.file)?;
+                let plan = ResumePlan::new(&from, &record::read_str(&text))?;
+                options.session_id = Some(plan.session_id.clone());
+                Some((file, plan))
+            }
+            None => None,
+        };
+        let session_id = options
+            .session_id
+            .get_or_insert_with(envelope::generate_session_id)
+            .clone();
+        let (log, mode) = (options.log.clone(), options.mode);
+        let env = options.env.clone();
+        let mut host = Host::start_hooks(options, resumed.as_ref().map(|(_, plan)| plan))?;
+        let writer = match resumed {
+            Some((file, plan)) => {
+                let notes = plan
+                    .notes
+                    .iter()
+                    .map(|n| format!("note: {}: {n}", plan.file.display()));
+                let mut first: Vec<String> = plan.killed.iter().cloned().chain(notes).collect();
+                first.append(&mut host.warnings);
+                host.warnings = first;
+                Some((
+                    RecordWriter::resumed(&plan.file, &session_id, file),
+                    Some(plan),
+                ))
+            }
+            None => match log {
+                Some(path) => Some((RecordWriter::create(&path, &session_id)?, None)),
+                None if mode == Mode::Serve => {
+                    let env = env.unwrap_or_else(|| std::env::vars_os().collect());
+                    let get =
+                        |key: &str| env.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone());
+                    match record::default_path(&get, &session_id)
+                        .map(|p| RecordWriter::create(&p, &session_id))
+                    {
+                        Some(Ok(writer)) => Some((writer, None)),
+                        Some(Err(e)) => {
+                            host.warnings
+                                .push(format!("⚠ {e} This session is not recorded."));
+                            None
+                        }
+                        None => None,
+                    }
+                }
+                None => None,
+            },
+        };
+        if let Some((writer, plan)) = writer {
+            host.begin_record(writer, plan.as_ref())?;
+        }
+        Ok(host)
+    }
+
+    /// A session over hooks prepared elsewhere (replay): no config, no guard, no
+    /// sandbox, no record.
+    pub fn with_hooks(session: SessionInfo, hooks: Vec<LoadedHook>) -> Host {
+        Host {
+            project: PathBuf::from(&session.cwd),
+            banner: banner(&hooks),
+            session,
+            hooks,
+            warnings: Vec::new(),
+            turn: Turn::default(),
+            recorder: None,
+            no_hooks: false,
+            skipped: Vec::new(),
+            _sandbox: SessionSandbox::Off,
+        }
+    }
+
+    /// Writes `session.started` (or `session.resumed`) and records from now on.
+    fn begin_record(
+        &mut self,
+        writer: RecordWriter,
+        plan: Option<&ResumePlan>,
+    ) -> Result<(), StartError> {
+        let body = record::SessionBody {
+            cwd: self.session.cwd.clone(),
+            permission_mode: self.session.permission_mode.clone(),
+            no_hooks: self.no_hooks,
+            hooks: self.hooks().cloned().collect(),
+            banner: self.banner.clone(),
+            clean: plan.map(|p| p.clean),
+            skipped: self.skipped.iter().map(|h| h.name.clone()).collect(),
+            warnings: if plan.is_some() {
+                self.warnings.clone()
+            } else {
+                Vec::new()
+            },
+            version: env!("CARGO_PKG_VERSION").into(),
+        };
+        let body = match plan {
+            Some(_) => record::Body::Resumed(body),
+            None => record::Body::Started(body),
+        };
+        writer.write(&body)?;
+        self.recorder = Some(Arc::new(writer));
+        Ok(())
+    }
+
+    fn start_hooks(options: HostOptions, plan: Option<&ResumePlan>) -> Result<Host, StartError> {
         let env = options
             .env
             .clone()
@@ -127,10 +254,18 @@ impl Host {
                 turn: Turn::default(),
                 recorder: None,
                 no_hooks: true,
+                skipped: Vec::new(),
                 _sandbox: SessionSandbox::Off,
             });
         }
-        let config = load_config(&options, &get)?;
+        let mut config = load_config(&options, &get)?;
+        let mut skipped = Vec::new();
+        if let Some(plan) = plan.filter(|p| p.keeps_recorded()) {
+            let (kept, dropped, lines) = plan.apply(&config.hooks);
+            config.hooks = kept;
+            skipped = dropped;
+            config.warnings.extend(lines);
+        }
         let mut warnings = config.warnings.clone();
         let home = get("HOME").map(PathBuf::from);
         let path_env = get("PATH");
@@ -215,6 +350,7 @@ impl Host {
             turn: Turn::default(),
             recorder: None,
             no_hooks: false,
+            skipped,
             _sandbox: sandbox,
         })
     }
@@ -258,14 +394,6 @@ impl Host {
         tool_use_id: Option<&str>,
         cancel: &CancellationToken,
     ) -> Verdict {
-        let matching: Vec<&LoadedHook> = self
-            .hooks
-            .iter()
-            .filter(|h| h.def.event == Event::PreToolUse && h.def.covers_tool(tool_name))
-            .collect();
-        if matching.is_empty() {
-            return Verdict::allow();
-        }
         let generated;
         let tool_use_id = match tool_use_id {
             Some(id) => id,
@@ -274,13 +402,24 @@ impl Host {
                 &generated
             }
         };
-        envelope::relativize_paths(&mut tool_input, &self.project);
-        let stdin = envelope::pre_tool_use(&self.session, tool_name, &tool_input, tool_use_id);
         let gate = Gate::Call {
             tool_name,
             tool_use_id,
         };
-        dispatch::run_gate(
+        self.record_skipped(gate, |h| {
+            h.event == Event::PreToolUse && h.covers_tool(tool_name)
+        });
+        let matching: Vec<&LoadedHook> = self
+            .hooks
+            .iter()
+            .filter(|h| h.def.event == Event::PreToolUse && h.def.covers_tool(tool_name))
+            .collect();
+        if matching.is_empty() {
+            return Verdict::allow();
+        }
+        envelope::relativize_paths(&mut tool_input, &self.project);
+        let stdin = envelope::pre_tool_use(&self.session, tool_name, &tool_input, tool_use_id);
+        let verdict = dispatch::run_gate(
             &matching,
             gate,
             stdin.into(),
@@ -288,11 +427,15 @@ impl Host {
             self.recorder.as_deref(),
             cancel,
         )
-        .await
+        .await;
+        self.record_verdict(gate, Some(&tool_input), &verdict);
+        verdict
     }
 
     /// One UserPromptSubmit gate.
     pub async fn prompt(&self, prompt: &str, cancel: &CancellationToken) -> Verdict {
+        let gate = Gate::Prompt { prompt };
+        self.record_skipped(gate, |h| h.event == Event::UserPromptSubmit);
         let matching: Vec<&LoadedHook> = self
             .hooks
             .iter()
@@ -302,20 +445,49 @@ impl Host {
             return Verdict::allow();
         }
         let stdin = envelope::prompt(&self.session, prompt);
-        dispatch::run_gate(
+        let verdict = dispatch::run_gate(
             &matching,
-            Gate::Prompt { prompt },
+            gate,
             stdin.into(),
             &self.turn,
             self.recorder.as_deref(),
             cancel,
         )
-        .await
+        .await;
+        self.record_verdict(gate, None, &verdict);
+        verdict
     }
 
     /// Starts a new turn: failure warnings may be shown again.
     pub fn end_turn(&self) {
         self.turn.reset();
+        if let Some(r) = &self.recorder {
+            r.record(RunEvent::TurnEnded);
+        }
+    }
+
+    /// Records a skipped run for each recorded hook this resumed session does not run
+    /// and that would have covered `gate`.
+    fn record_skipped(&self, gate: Gate<'_>, covers: impl Fn(&HookDef) -> bool) {
+        let Some(r) = &self.recorder else { return };
+        for hook in self.skipped.iter().filter(|h| covers(h)) {
+            r.record(RunEvent::Decided {
+                hook: &hook.name,
+                gate,
+                decision: Decision::Skipped,
+                reason: "changed in your config since the session was recorded",
+            });
+        }
+    }
+
+    fn record_verdict(&self, gate: Gate<'_>, tool_input: Option<&Value>, verdict: &Verdict) {
+        if let Some(r) = &self.recorder {
+            r.record(RunEvent::Verdict {
+                gate,
+                tool_input,
+                verdict,
+            });
+        }
     }
 }
 

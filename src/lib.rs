@@ -20,4 +20,5 @@ pub mod guard;
 pub mod hook_env;
 pub mod host;
 pub mod process;
+pub mod record;
 pub mod sandbox;

@@ -7,6 +7,7 @@
 //! nothing above it knows which kind of hook it is running.
 
 pub mod argv;
+pub mod replay;
 pub mod wasm;
 
 use std::future::Future;

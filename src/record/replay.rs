@@ -1,0 +1,145 @@
+//! Replay: re-run a record's calls and prompts with every hook's effect served from the
+//! record ([`crate::executor::replay::ReplayExecutor`]), starting nothing, and compare
+//! each verdict with the recorded one.
+//!
+//! Each session segment (`session.started`, each `session.resumed`) is replayed by a
+//! host over the hooks it recorded, with the recorded `session_id`, `cwd` and
+//! `permission_mode`, so the hooks' stdin is rebuilt byte for byte; `turn.ended` starts
+//! a new turn as it did live. A verdict matches when its `--json` form is equal.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::{Body, Reading};
+use crate::dispatch::{LoadedHook, Placement};
+use crate::envelope::SessionInfo;
+use crate::executor::CancellationToken;
+use crate::executor::replay::{ReplayExecutor, ReplayStore};
+use crate::host::Host;
+
+/// What a replay found.
+#[derive(Debug, Clone, Default)]
+pub struct ReplayReport {
+    /// One row per gate (`✓ …` or `✗ …`).
+    pub rows: Vec<String>,
+    /// Gates replayed.
+    pub gates: usize,
+    /// Gates whose verdict matched.
+    pub matched: usize,
+    /// Runs served from the record.
+    pub served: usize,
+    /// Inputs not in the record, effects that cannot be served exactly, gates before
+    /// any session.
+    pub problems: Vec<String>,
+}
+
+impl ReplayReport {
+    /// Every verdict matched and every run was served.
+    pub fn all_matched(&self) -> bool {
+        self.problems.is_empty() && self.matched == self.gates
+    }
+
+    /// The last line: how many matched.
+    pub fn summary(&self) -> String {
+        format!(
+            "replay: {} of {} verdicts matched; {} hook runs served from the record, none started",
+            self.matched, self.gates, self.served
+        )
+    }
+}
+
+/// Replays `reading`.
+pub async fn replay(reading: &Reading) -> ReplayReport {
+    let store = Arc::new(ReplayStore::new(reading.records.iter().filter_map(
+        |r| match &r.body {
+            Body::Effect(e) => Some(e.clone()),
+            _ => None,
+        },
+    )));
+    let cancel = CancellationToken::new();
+    let mut report = ReplayReport::default();
+    let mut host: Option<Host> = None;
+    for record in &reading.records {
+        match &record.body {
+            Body::Started(s) | Body::Resumed(s) => {
+                let hooks = s
+                    .hooks
+                    .iter()
+                    .map(|def| LoadedHook {
+                        def: def.clone(),
+                        placement: Placement::Host,
+                        executor: Arc::new(ReplayExecutor::new(&def.name, store.clone())),
+                    })
+                    .collect();
+                let session = SessionInfo {
+                    session_id: record.session_id.clone(),
+                    cwd: s.cwd.clone(),
+                    permission_mode: s.permission_mode.clone(),
+                };
+                host = Some(Host::with_hooks(session, hooks));
+            }
+            Body::TurnEnded => {
+                if let Some(h) = &host {
+                    h.end_turn();
+                }
+            }
+            Body::Verdict(v) => {
+                let Some(h) = &host else {
+                    report.problems.push(format!(
+                        "line {}: a gate.verdict before any session record; not replayed",
+                        record.line
+                    ));
+                    continue;
+                };
+                report.gates += 1;
+                let (what, verdict) = match &v.gate.tool {
+                    Some(tool) => {
+                        let input = v
+                            .tool_input
+                            .clone()
+                            .unwrap_or(Value::Object(Default::default()));
+                        let id = v.gate.tool_use_id.as_deref();
+                        let what = format!("{tool} {}", id.unwrap_or(""));
+                        (what, h.pre_tool_use(tool, input, id, &cancel).await)
+                    }
+                    None => {
+                        let prompt = v.gate.prompt.as_deref().unwrap_or("");
+                        (
+                            format!("prompt {prompt:?}"),
+                            h.prompt(prompt, &cancel).await,
+                        )
+                    }
+                };
+                let replayed = serde_json::to_value(&verdict).unwrap_or(Value::Null);
+                if replayed == v.verdict {
+                    report.matched += 1;
+                    report
+                        .rows
+                        .push(format!("✓ {what}: {}", outcome(&replayed)));
+                } else {
+                    report.rows.push(format!(
+                        "✗ {what}: recorded {}, replayed {}",
+                        describe(&v.verdict),
+                        describe(&replayed)
+                    ));
+                }
+            }
+            _ => {}
+        }
+    }
+    report.served = store.served();
+    report.problems.extend(store.problems());
+    report
+}
+
+fn outcome(v: &Value) -> String {
+    v["outcome"].as_str().unwrap_or("?").to_string()
+}
+
+fn describe(v: &Value) -> String {
+    match v["message"].as_str() {
+        Some(m) => format!("{} ({m})", outcome(v)),
+        None => outcome(v),
+    }
+}

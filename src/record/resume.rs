@@ -1,0 +1,113 @@
+//! Crash resume: which recorded hooks a resumed session runs, and what it says.
+//!
+//! A resume keeps the hooks its record names: those of the last segment whose hooks came
+//! from a config (`session.started`, or a `--clean` `session.resumed`) without
+//! `--no-hooks`; a plain resume inherits them and records them again. A recorded hook
+//! runs only if today's config defines it exactly as recorded (same event, command,
+//! tools, timeout, sandbox, on_failure); otherwise it is skipped as no objection with
+//! the spec's warning. So a record can never make hookhost run a program today's config
+//! does not name. A record that never named hooks (only `--no-hooks` segments) has
+//! nothing to keep, and its resume reads today's config as a clean one does.
+
+use std::path::PathBuf;
+
+use super::{Body, Reading, Record, RecordError, ResumeFrom};
+use crate::config::HookDef;
+
+/// What a resume keeps from its record.
+#[derive(Debug, Clone)]
+pub struct ResumePlan {
+    /// The record resumed.
+    pub file: PathBuf,
+    /// Today's config instead of the recorded hooks.
+    pub clean: bool,
+    /// The session's id, from the record.
+    pub session_id: String,
+    /// The recorded hooks, in order; `None` when the record never named hooks.
+    pub recorded: Option<Vec<HookDef>>,
+    /// The spec's message when the session was killed while a hook ran.
+    pub killed: Option<String>,
+    /// Notes from reading the record.
+    pub notes: Vec<String>,
+}
+
+impl ResumePlan {
+    /// Plans the resume of `from` from its records.
+    pub fn new(from: &ResumeFrom, reading: &Reading) -> Result<ResumePlan, RecordError> {
+        let session_id = reading
+            .records
+            .iter()
+            .find(|r| matches!(r.body, Body::Started(_)))
+            .map(|r| r.session_id.clone())
+            .ok_or_else(|| RecordError::NoSession(from.file.clone()))?;
+        let recorded = reading.records.iter().rev().find_map(|r| match &r.body {
+            Body::Started(s) | Body::Resumed(s)
+                if !s.no_hooks && (matches!(r.body, Body::Started(_)) || s.clean == Some(true)) =>
+            {
+                Some(s.hooks.clone())
+            }
+            _ => None,
+        });
+        Ok(ResumePlan {
+            file: from.file.clone(),
+            clean: from.clean,
+            session_id,
+            recorded,
+            killed: killed_message(&reading.records),
+            notes: reading.notes.clone(),
+        })
+    }
+
+    /// Whether the session keeps recorded hooks (not clean, and the record names some).
+    pub fn keeps_recorded(&self) -> bool {
+        !self.clean && self.recorded.is_some()
+    }
+
+    /// Splits the recorded hooks by today's config: those still defined exactly as
+    /// recorded (run, in recorded order) and the rest (skipped), with one warning each.
+    pub fn apply(&self, today: &[HookDef]) -> (Vec<HookDef>, Vec<HookDef>, Vec<String>) {
+        let mut kept = Vec::new();
+        let mut skipped = Vec::new();
+        let mut warnings = Vec::new();
+        for hook in self.recorded.iter().flatten() {
+            if today.iter().any(|t| t == hook) {
+                kept.push(hook.clone());
+            } else {
+                warnings.push(changed_warning(&hook.name));
+                skipped.push(hook.clone());
+            }
+        }
+        (kept, skipped, warnings)
+    }
+}
+
+/// The spec's warning for a recorded hook that today's config changed or dropped.
+pub fn changed_warning(hook: &str) -> String {
+    format!(
+        "⚠ hook {hook} is not run in this session: it is changed in your config since the session was recorded. Resume cleanly to use today's hooks."
+    )
+}
+
+/// The spec's message when the record ends with a hook that started and never
+/// finished: the session was killed while it ran.
+pub fn killed_message(records: &[Record]) -> Option<String> {
+    let mut pending: Option<&super::HookStarted> = None;
+    for record in records {
+        match &record.body {
+            Body::HookStarted(h) => pending = Some(h),
+            Body::Effect(e)
+                if pending
+                    .is_some_and(|p| p.hook == e.hook && p.input_digest == e.input_digest) =>
+            {
+                pending = None;
+            }
+            Body::Started(_) | Body::Resumed(_) => pending = None,
+            _ => {}
+        }
+    }
+    let started = pending?;
+    Some(match &started.gate.tool {
+        Some(tool) => format!("This session was killed before {tool} ran. It never ran."),
+        None => "This session was killed while a prompt hook ran. The prompt was not sent.".into(),
+    })
+}

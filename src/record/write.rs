@@ -1,0 +1,177 @@
+//! The writer: one session's record, locked for as long as the session runs.
+
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::os::fd::AsRawFd;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use serde_json::{Map, Value};
+
+use super::{
+    Body, ContextRecord, Decided, Effect, GateFields, GateVerdict, HookStarted, RecordError,
+};
+use crate::dispatch::{Recorder, RunEvent};
+
+/// An open session record: appends one line per record, under an exclusive lock.
+///
+/// Writing errors never fail a gate: the first one is reported on stderr, once.
+#[derive(Debug)]
+pub struct RecordWriter {
+    path: PathBuf,
+    session_id: String,
+    file: Mutex<File>,
+    failed: AtomicBool,
+}
+
+impl RecordWriter {
+    /// Creates a new record at `path` (its folder too). Refuses an existing file.
+    pub fn create(path: &Path, session_id: &str) -> Result<RecordWriter, RecordError> {
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent).map_err(|e| RecordError::io(path, e))?;
+        }
+        let file = OpenOptions::new()
+            .append(true)
+            .create_new(true)
+            .open(path)
+            .map_err(|e| match e.kind() {
+                std::io::ErrorKind::AlreadyExists => RecordError::Exists(path.to_path_buf()),
+                _ => RecordError::io(path, e),
+            })?;
+        lock(&file, path)?;
+        Ok(RecordWriter::new(path, session_id, file))
+    }
+
+    /// Opens an existing record to resume it: locks it, then returns its text so far.
+    /// A torn last line is closed with a newline first, so that the next record starts
+    /// on a line of its own.
+    pub fn resume(path: &Path) -> Result<(File, String), RecordError> {
+        let mut file = OpenOptions::new()
+            .read(true)
+            .append(true)
+            .open(path)
+            .map_err(|e| RecordError::io(path, e))?;
+        lock(&file, path)?;
+        let mut bytes = Vec::new();
+        file.seek(SeekFrom::Start(0))
+            .and_then(|_| file.read_to_end(&mut bytes))
+            .map_err(|e| RecordError::io(path, e))?;
+        if bytes.last().is_some_and(|b| *b != b'\n') {
+            file.write_all(b"\n")
+                .map_err(|e| RecordError::io(path, e))?;
+        }
+        Ok((file, String::from_utf8_lossy(&bytes).into_owned()))
+    }
+
+    /// The writer over a file that [`RecordWriter::resume`] opened and locked.
+    pub fn resumed(path: &Path, session_id: &str, file: File) -> RecordWriter {
+        RecordWriter::new(path, session_id, file)
+    }
+
+    fn new(path: &Path, session_id: &str, file: File) -> RecordWriter {
+        RecordWriter {
+            path: path.to_path_buf(),
+            session_id: session_id.into(),
+            file: Mutex::new(file),
+            failed: AtomicBool::new(false),
+        }
+    }
+
+    /// The record's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Appends one record and hands it to the OS before returning.
+    pub fn write(&self, body: &Body) -> Result<(), RecordError> {
+        let mut map = Map::new();
+        map.insert("type".into(), Value::String(body.type_name().into()));
+        map.insert("at".into(), Value::String(super::now_rfc3339()));
+        map.insert("session_id".into(), Value::String(self.session_id.clone()));
+        map.extend(body.to_map());
+        let mut line = serde_json::to_vec(&Value::Object(map))
+            .map_err(|e| RecordError::io(&self.path, std::io::Error::other(e)))?;
+        line.push(b'\n');
+        let mut file = self
+            .file
+            .lock()
+            .map_err(|_| RecordError::io(&self.path, std::io::Error::other("lock poisoned")))?;
+        file.write_all(&line)
+            .and_then(|_| file.flush())
+            .map_err(|e| RecordError::io(&self.path, e))
+    }
+
+    /// Writes a record; the first error is reported on stderr, the rest are dropped.
+    fn write_or_warn(&self, body: &Body) {
+        if let Err(e) = self.write(body)
+            && !self.failed.swap(true, Ordering::SeqCst)
+        {
+            eprintln!("⚠ {e}; the rest of this session may be missing from it.");
+        }
+    }
+}
+
+impl Recorder for RecordWriter {
+    fn record(&self, event: RunEvent<'_>) {
+        let body = match event {
+            RunEvent::HookStarted {
+                hook,
+                input_digest,
+                gate,
+            } => Body::HookStarted(HookStarted {
+                hook: hook.into(),
+                input_digest: input_digest.into(),
+                gate: GateFields::of(gate),
+            }),
+            RunEvent::Effect {
+                hook,
+                input_digest,
+                result,
+            } => Body::Effect(Effect::capture(hook, input_digest, result)),
+            RunEvent::Decided {
+                hook,
+                gate,
+                decision,
+                reason,
+            } => Body::Decided(Decided {
+                hook: hook.into(),
+                gate: GateFields::of(gate),
+                decision,
+                reason: reason.into(),
+            }),
+            RunEvent::Context { hook, text } => Body::Context(ContextRecord {
+                hook: hook.into(),
+                characters: text.chars().count(),
+                text: text.into(),
+            }),
+            RunEvent::Verdict {
+                gate,
+                tool_input,
+                verdict,
+            } => Body::Verdict(GateVerdict {
+                gate: GateFields::of(gate),
+                tool_input: tool_input.cloned(),
+                verdict: serde_json::to_value(verdict).unwrap_or(Value::Null),
+            }),
+            RunEvent::TurnEnded => Body::TurnEnded,
+        };
+        self.write_or_warn(&body);
+    }
+}
+
+/// `flock(LOCK_EX | LOCK_NB)`: the lock lives as long as the file stays open (it is
+/// opened close-on-exec, so no hook inherits it).
+fn lock(file: &File, path: &Path) -> Result<(), RecordError> {
+    // SAFETY: flock on a file descriptor we own; no memory is involved.
+    let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+    if rc == 0 {
+        return Ok(());
+    }
+    let err = std::io::Error::last_os_error();
+    if err.raw_os_error() == Some(libc::EWOULDBLOCK) {
+        Err(RecordError::Locked(path.to_path_buf()))
+    } else {
+        Err(RecordError::io(path, err))
+    }
+}

@@ -1,0 +1,817 @@
+//! Session records through the real binary: what is recorded, replay (served from the
+//! record, starting nothing), crash resume, the transcript, and a tolerant reader.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+use std::time::{Duration, Instant};
+
+use common::{Scene, hook, sh_hook};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+const NO_SANDBOX: &str = "--no-sandbox";
+
+fn records(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect()
+}
+
+fn of_type<'a>(recs: &'a [Value], kind: &str) -> Vec<&'a Value> {
+    recs.iter().filter(|r| r["type"] == kind).collect()
+}
+
+fn text(out: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn sha256(bytes: &[u8]) -> String {
+    let d = Sha256::digest(bytes);
+    format!(
+        "sha256:{}",
+        d.iter().map(|b| format!("{b:02x}")).collect::<String>()
+    )
+}
+
+/// A scene with a blocking hook that keeps each stdin it reads, a failing
+/// `on_failure = "continue"` hook, a prompt hook that adds context, and a marker every
+/// run appends to.
+struct Recorded {
+    scene: Scene,
+    log: PathBuf,
+    marker: PathBuf,
+}
+
+impl Recorded {
+    fn new() -> Recorded {
+        let scene = Scene::new();
+        let marker = scene.hooks.join("marker");
+        let seen = scene.hooks.join("seen");
+        std::fs::create_dir_all(&seen).unwrap();
+        let nf = scene.script(
+            "no-force-push.sh",
+            &format!(
+                "echo run >> {m}\ninput=$(cat)\nprintf '%s\\n' \"$input\" > {seen}/$(date +%s%N)\ncase \"$input\" in *\"--force\"*) echo 'force-push is not allowed here' >&2; exit 2 ;; esac\nexit 0",
+                m = marker.display(),
+                seen = seen.display()
+            ),
+        );
+        let flaky = scene.script(
+            "flaky.sh",
+            &format!("echo run >> {}\nexit 1", marker.display()),
+        );
+        let kw = scene.script(
+            "keywords.sh",
+            &format!(
+                "echo run >> {}\necho 'use the seed skill'",
+                marker.display()
+            ),
+        );
+        let config = [
+            sh_hook(
+                "no-force-push",
+                &nf,
+                "tools = [\"bash\", \"exec\"]\ntimeout = 10",
+            ),
+            sh_hook("flaky", &flaky, "on_failure = \"continue\""),
+            hook(
+                "keywords",
+                "UserPromptSubmit",
+                &["/bin/sh", kw.to_str().unwrap()],
+                "",
+            ),
+        ]
+        .concat();
+        scene.write_config(&config);
+        let log = scene.root.path().join("state/session.jsonl");
+        Recorded { scene, log, marker }
+    }
+
+    /// Runs a gate: the first call starts the record, later ones resume it.
+    fn call(&self, tool: &str, input: &str, id: &str) -> Output {
+        let mut cmd = self.scene.hookhost();
+        cmd.arg(NO_SANDBOX);
+        if self.log.exists() {
+            cmd.args(["pre-tool-use", "--resume"]).arg(&self.log);
+        } else {
+            cmd.args(["--session-id", "S1", "--log"])
+                .arg(&self.log)
+                .arg("pre-tool-use");
+        }
+        cmd.args([
+            "--json",
+            "--tool",
+            tool,
+            "--input",
+            input,
+            "--tool-use-id",
+            id,
+        ])
+        .output()
+        .unwrap()
+    }
+
+    fn prompt(&self, text: &str) -> Output {
+        self.scene
+            .hookhost()
+            .arg(NO_SANDBOX)
+            .args(["prompt", "--json", "--resume"])
+            .arg(&self.log)
+            .arg(text)
+            .output()
+            .unwrap()
+    }
+
+    /// A session: an allowed call (the flaky hook fails and continues), a blocked call,
+    /// a prompt with context.
+    fn session(&self) {
+        assert_eq!(
+            self.call("bash", r#"{"command":"ls"}"#, "T1").status.code(),
+            Some(0)
+        );
+        assert_eq!(
+            self.call("bash", r#"{"command":"git push --force"}"#, "T2")
+                .status
+                .code(),
+            Some(1)
+        );
+        let out = self.prompt("ooo seed my requirements");
+        assert_eq!(out.status.code(), Some(0), "{:?}", text(&out));
+    }
+
+    fn replay(&self) -> Output {
+        self.scene
+            .hookhost()
+            .arg("replay")
+            .arg(&self.log)
+            .output()
+            .unwrap()
+    }
+
+    fn marker_runs(&self) -> usize {
+        std::fs::read_to_string(&self.marker)
+            .map(|s| s.lines().count())
+            .unwrap_or(0)
+    }
+}
+
+#[test]
+fn every_record_type_is_written_with_its_fields() {
+    let r = Recorded::new();
+    r.session();
+    let recs = records(&r.log);
+    for rec in &recs {
+        assert_eq!(rec["session_id"], "S1", "{rec}");
+        let at = rec["at"].as_str().unwrap();
+        assert!(at.ends_with('Z') && at.len() == 24, "{at}");
+    }
+
+    let started = of_type(&recs, "session.started");
+    assert_eq!(started.len(), 1);
+    let s = started[0];
+    assert_eq!(s["no_hooks"], false);
+    assert_eq!(s["permission_mode"], "auto");
+    assert_eq!(s["cwd"], r.scene.project.to_str().unwrap());
+    let nf = &s["hooks"][0];
+    assert_eq!(nf["name"], "no-force-push");
+    assert_eq!(nf["event"], "PreToolUse");
+    assert_eq!(nf["tools"], serde_json::json!(["bash", "exec"]));
+    assert_eq!(nf["timeout"], 10);
+    assert_eq!(nf["sandbox"], true);
+    assert_eq!(nf["on_failure"], "block");
+    assert_eq!(nf["command"][0], "/bin/sh");
+    assert_eq!(s["hooks"][1]["on_failure"], "continue");
+    assert_eq!(s["hooks"][2]["event"], "UserPromptSubmit");
+    assert!(
+        s["banner"]
+            .as_str()
+            .unwrap()
+            .starts_with("hooks: no-force-push (bash, exec")
+    );
+    assert_eq!(of_type(&recs, "session.resumed").len(), 2);
+
+    // hook.started before each run, then its effect with the same digest.
+    let hs = of_type(&recs, "hook.started");
+    let effects = of_type(&recs, "effect");
+    assert_eq!(hs.len(), 4, "nf+flaky, nf (blocks), keywords");
+    assert_eq!(effects.len(), 4);
+    for (h, e) in hs.iter().zip(&effects) {
+        assert_eq!(h["hook"], e["hook"]);
+        assert_eq!(h["input_digest"], e["input_digest"]);
+    }
+    assert_eq!(hs[0]["tool"], "bash");
+    assert_eq!(hs[0]["tool_use_id"], "T1");
+    assert_eq!(hs[3]["prompt"], "ooo seed my requirements");
+    assert_eq!(effects[1]["exit_code"], 1);
+    assert_eq!(effects[2]["exit_code"], 2);
+    assert_eq!(effects[2]["stderr"], "force-push is not allowed here\n");
+    assert_eq!(effects[3]["stdout"], "use the seed skill\n");
+
+    // The digests are sha256 of the exact stdin the hook read.
+    let mut seen: Vec<PathBuf> = std::fs::read_dir(r.scene.hooks.join("seen"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    seen.sort();
+    assert_eq!(seen.len(), 2);
+    for (file, digest) in seen.iter().zip([&hs[0], &hs[2]]) {
+        let bytes = std::fs::read(file).unwrap();
+        assert_eq!(digest["input_digest"], sha256(&bytes), "{file:?}");
+        assert!(bytes.starts_with(b"{\"session_id\":\"S1\",\"hook_event_name\":\"PreToolUse\""));
+    }
+
+    let decided = of_type(&recs, "hook.decided");
+    assert_eq!(decided.len(), 2);
+    assert_eq!(decided[0]["hook"], "flaky");
+    assert_eq!(decided[0]["decision"], "failure_continued");
+    assert_eq!(decided[0]["reason"], "exited with code 1");
+    assert_eq!(decided[0]["tool"], "bash");
+    assert_eq!(decided[1]["hook"], "no-force-push");
+    assert_eq!(decided[1]["decision"], "block");
+    assert_eq!(decided[1]["reason"], "force-push is not allowed here");
+    assert_eq!(decided[1]["tool_use_id"], "T2");
+
+    let ctx = of_type(&recs, "hook.context");
+    assert_eq!(ctx.len(), 1);
+    assert_eq!(ctx[0]["hook"], "keywords");
+    assert_eq!(ctx[0]["characters"], 18);
+    assert_eq!(ctx[0]["text"], "use the seed skill");
+
+    let verdicts = of_type(&recs, "gate.verdict");
+    assert_eq!(verdicts.len(), 3);
+    assert_eq!(verdicts[1]["tool_input"]["command"], "git push --force");
+    assert_eq!(verdicts[1]["verdict"]["outcome"], "block");
+    assert_eq!(verdicts[2]["prompt"], "ooo seed my requirements");
+    assert_eq!(verdicts[2]["verdict"]["context"][0]["hook"], "keywords");
+
+    // --no-hooks is recorded too.
+    let off = r.scene.root.path().join("off.jsonl");
+    let out = r
+        .scene
+        .hookhost()
+        .args(["--no-hooks", "--log"])
+        .arg(&off)
+        .arg("check")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let recs = records(&off);
+    assert_eq!(recs[0]["type"], "session.started");
+    assert_eq!(recs[0]["no_hooks"], true);
+    assert_eq!(recs[0]["banner"], "hooks: off (--no-hooks)");
+}
+
+#[test]
+fn one_shot_commands_record_nothing_without_log() {
+    let scene = Scene::new();
+    let state = scene.root.path().join("xdg-state");
+    let nf = scene.script("nf.sh", "exit 0");
+    scene.write_config(&sh_hook("nf", &nf, ""));
+    let out = scene
+        .hookhost()
+        .env("XDG_STATE_HOME", &state)
+        .args([
+            NO_SANDBOX,
+            "--session-id",
+            "S9",
+            "pre-tool-use",
+            "--tool",
+            "bash",
+        ])
+        .args(["--input", "{}"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        !state.exists(),
+        "a one-shot call without --log left a record"
+    );
+}
+
+#[test]
+fn transcript_shows_the_spec_rows() {
+    let r = Recorded::new();
+    r.session();
+    let out = r
+        .scene
+        .hookhost()
+        .args(["log", "show"])
+        .arg(&r.log)
+        .output()
+        .unwrap();
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let rows: Vec<&str> = stdout.lines().collect();
+    assert!(
+        rows[0].starts_with("hooks: no-force-push (bash, exec"),
+        "{stdout}"
+    );
+    for row in [
+        "· hook flaky failed (exited with code 1); the call went ahead",
+        "blocked by the user's hook \"no-force-push\": force-push is not allowed here",
+        "· hook keywords added context (18 characters)",
+    ] {
+        assert!(rows.contains(&row), "missing {row:?} in\n{stdout}");
+    }
+
+    // A prompt hook's failure that continue let through, and a prompt block.
+    let scene = Scene::new();
+    let fail = scene.script("fail.sh", "exit 1");
+    let block = scene.script("block.sh", "echo 'no ooo today' >&2; exit 2");
+    scene.write_config(
+        &[
+            hook(
+                "flaky",
+                "UserPromptSubmit",
+                &["/bin/sh", fail.to_str().unwrap()],
+                "on_failure = \"continue\"",
+            ),
+            hook(
+                "keywords",
+                "UserPromptSubmit",
+                &["/bin/sh", block.to_str().unwrap()],
+                "",
+            ),
+        ]
+        .concat(),
+    );
+    let log = scene.root.path().join("p.jsonl");
+    let out = scene
+        .hookhost()
+        .args([NO_SANDBOX, "--log"])
+        .arg(&log)
+        .args(["prompt", "ooo go"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let out = scene
+        .hookhost()
+        .args(["log", "show"])
+        .arg(&log)
+        .output()
+        .unwrap();
+    let (stdout, _) = text(&out);
+    assert!(
+        stdout.contains("· hook flaky failed (exited with code 1); the prompt went ahead\n"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("✗ prompt blocked by hook \"keywords\": no ooo today\n"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn replay_matches_starting_nothing_and_reports_a_tampered_effect() {
+    let r = Recorded::new();
+    r.session();
+    let runs = r.marker_runs();
+    assert_eq!(runs, 4);
+
+    let out = r.replay();
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
+    assert!(
+        stdout.contains("replay: 3 of 3 verdicts matched; 4 hook runs served from the record"),
+        "{stdout}"
+    );
+    assert_eq!(r.marker_runs(), runs, "replay ran a hook");
+
+    // With the hooks' programs gone it still matches: nothing is started.
+    std::fs::remove_dir_all(&r.scene.hooks).unwrap();
+    let out = r.replay();
+    assert_eq!(out.status.code(), Some(0), "{:?}", text(&out));
+
+    // Tamper with the blocking effect: exit 2 becomes 0.
+    let original = std::fs::read_to_string(&r.log).unwrap();
+    let tampered = original.replacen("\"exit_code\":2", "\"exit_code\":0", 1);
+    assert_ne!(tampered, original);
+    std::fs::write(&r.log, &tampered).unwrap();
+    let out = r.replay();
+    let (stdout, _) = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("✗ bash T2: recorded block (blocked by the user's hook \"no-force-push\": force-push is not allowed here), replayed allow"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("replay: 2 of 3 verdicts matched"),
+        "{stdout}"
+    );
+
+    // An input that is not in the record is reported, never run.
+    let changed = original.replacen(
+        "\"tool_input\":{\"command\":\"ls\"}",
+        "\"tool_input\":{\"command\":\"ls -l\"}",
+        1,
+    );
+    assert_ne!(changed, original);
+    std::fs::write(&r.log, &changed).unwrap();
+    let out = r.replay();
+    let (stdout, _) = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("✗ hook no-force-push: input sha256:")
+            && stdout.contains("is not in the record; it was not run"),
+        "{stdout}"
+    );
+
+    // A file that cannot be read at all: 2.
+    let out = r
+        .scene
+        .hookhost()
+        .arg("replay")
+        .arg(r.scene.root.path().join("nope.jsonl"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn resume_keeps_unchanged_hooks_and_skips_changed_ones() {
+    let r = Recorded::new();
+    r.session();
+    let config = std::fs::read_to_string(&r.scene.config).unwrap();
+
+    // no-force-push's timeout changed; a new blocking hook appeared.
+    let newcomer = r.scene.script("newcomer.sh", "echo 'new rule' >&2; exit 2");
+    let changed =
+        config.replacen("timeout = 10", "timeout = 11", 1) + &sh_hook("newcomer", &newcomer, "");
+    r.scene.write_config(&changed);
+    let out = r
+        .scene
+        .hookhost()
+        .arg(NO_SANDBOX)
+        .args(["pre-tool-use", "--resume"])
+        .arg(&r.log)
+        .args([
+            "--tool",
+            "bash",
+            "--input",
+            r#"{"command":"git push --force"}"#,
+        ])
+        .args(["--tool-use-id", "T3"])
+        .output()
+        .unwrap();
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
+    assert!(
+        stderr.contains("⚠ hook no-force-push is not run in this session: it is changed in your config since the session was recorded. Resume cleanly to use today's hooks.\n"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.starts_with(
+            "hooks: flaky (every tool, on the host) · keywords (prompts, on the host)\n"
+        ),
+        "{stderr}"
+    );
+    let recs = records(&r.log);
+    let resumed = *of_type(&recs, "session.resumed").last().unwrap();
+    assert_eq!(resumed["skipped"], serde_json::json!(["no-force-push"]));
+    assert_eq!(resumed["clean"], false);
+    let skipped: Vec<_> = of_type(&recs, "hook.decided")
+        .into_iter()
+        .filter(|d| d["decision"] == "skipped")
+        .collect();
+    assert_eq!(skipped.len(), 1);
+    let skipped = skipped[0];
+    assert_eq!(skipped["hook"], "no-force-push");
+    assert_eq!(skipped["tool_use_id"], "T3");
+
+    // A hook gone from today's config entirely: the same warning.
+    r.scene
+        .write_config(&config.replacen("name = \"flaky\"", "name = \"flaky2\"", 1));
+    let out = r
+        .scene
+        .hookhost()
+        .arg(NO_SANDBOX)
+        .args(["prompt", "--resume"])
+        .arg(&r.log)
+        .arg("hi")
+        .output()
+        .unwrap();
+    let (_, stderr) = text(&out);
+    assert!(
+        stderr.contains("⚠ hook flaky is not run in this session: it is changed in your config since the session was recorded. Resume cleanly to use today's hooks.\n"),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains("hook no-force-push is not run"),
+        "{stderr}"
+    );
+
+    // A clean resume reads today's config: the newcomer runs and blocks.
+    r.scene.write_config(&changed);
+    let out = r
+        .scene
+        .hookhost()
+        .arg(NO_SANDBOX)
+        .args(["pre-tool-use", "--json", "--clean", "--resume"])
+        .arg(&r.log)
+        .args(["--tool", "bash", "--input", r#"{"command":"ls"}"#])
+        .output()
+        .unwrap();
+    let v = common::verdict(&out);
+    assert_eq!(
+        v["message"],
+        "blocked by the user's hook \"newcomer\": new rule"
+    );
+    let recs = records(&r.log);
+    let resumed = *of_type(&recs, "session.resumed").last().unwrap();
+    assert_eq!(resumed["clean"], true);
+    assert_eq!(resumed["hooks"].as_array().unwrap().len(), 4);
+    assert_eq!(resumed["hooks"][0]["timeout"], 11);
+    assert!(recs.iter().all(|r| r["session_id"] == "S1"));
+
+    // The whole record, resumes included, still replays.
+    let out = r.replay();
+    assert_eq!(out.status.code(), Some(0), "{:?}", text(&out));
+}
+
+fn hand_record(path: &Path, tail: &str) {
+    let start = r#"{"type":"session.started","at":"2025-05-01T12:00:00.000Z","session_id":"K1","cwd":"/","permission_mode":"auto","no_hooks":false,"hooks":[],"banner":"hooks: none"}"#;
+    std::fs::write(path, format!("{start}\n{tail}\n")).unwrap();
+}
+
+#[test]
+fn a_session_killed_while_a_hook_ran_says_so_on_resume() {
+    let scene = Scene::new();
+    scene.write_config("");
+    let log = scene.root.path().join("k.jsonl");
+    hand_record(
+        &log,
+        r#"{"type":"hook.started","at":"2025-05-01T12:00:01.000Z","session_id":"K1","hook":"keywords","input_digest":"sha256:00","prompt":"ooo"}"#,
+    );
+    let out = scene
+        .hookhost()
+        .args(["prompt", "--resume"])
+        .arg(&log)
+        .arg("again")
+        .output()
+        .unwrap();
+    let (_, stderr) = text(&out);
+    assert!(
+        stderr.contains(
+            "This session was killed while a prompt hook ran. The prompt was not sent.\n"
+        ),
+        "{stderr}"
+    );
+    // Said once: the resumed session finished its start.
+    let out = scene
+        .hookhost()
+        .args(["prompt", "--resume"])
+        .arg(&log)
+        .arg("again")
+        .output()
+        .unwrap();
+    assert!(!text(&out).1.contains("killed"), "{}", text(&out).1);
+
+    // A real kill: SIGKILL while a call's hook sleeps.
+    let sleeper = scene.script("sleeper.sh", "sleep 3");
+    scene.write_config(&sh_hook("slow", &sleeper, "tools = [\"bash\"]"));
+    let log = scene.root.path().join("real.jsonl");
+    let mut child = scene
+        .hookhost()
+        .args([NO_SANDBOX, "--log"])
+        .arg(&log)
+        .args(["pre-tool-use", "--tool", "bash", "--input", "{}"])
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for(&log, "hook.started");
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let out = scene
+        .hookhost()
+        .arg(NO_SANDBOX)
+        .args([
+            "pre-tool-use",
+            "--tool",
+            "read_file",
+            "--input",
+            "{}",
+            "--resume",
+        ])
+        .arg(&log)
+        .output()
+        .unwrap();
+    let (_, stderr) = text(&out);
+    assert!(
+        stderr.contains("This session was killed before bash ran. It never ran.\n"),
+        "{stderr}"
+    );
+    let out = scene
+        .hookhost()
+        .args(["log", "show"])
+        .arg(&log)
+        .output()
+        .unwrap();
+    assert!(text(&out).0.contains("hooks: slow (bash, on the host)\n"));
+    assert!(
+        text(&out)
+            .0
+            .ends_with("This session was killed before bash ran. It never ran.\n")
+    );
+}
+
+fn wait_for(path: &Path, needle: &str) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while Instant::now() < deadline {
+        if std::fs::read_to_string(path).is_ok_and(|s| s.contains(needle)) {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    panic!("{needle} never appeared in {path:?}");
+}
+
+#[test]
+fn torn_last_line_and_unknown_types_are_tolerated() {
+    let r = Recorded::new();
+    r.session();
+    let mut text_before = std::fs::read_to_string(&r.log).unwrap();
+    let lines = text_before.lines().count();
+    text_before
+        .push_str(r#"{"type":"future.thing","at":"2025-05-01T12:00:00.000Z","session_id":"S1"}"#);
+    text_before.push('\n');
+    text_before.push_str(r#"{"type":"effect","at":"2025-05-01T12:00:00.000Z","sess"#);
+    std::fs::write(&r.log, &text_before).unwrap();
+
+    let out = r
+        .scene
+        .hookhost()
+        .args(["log", "show"])
+        .arg(&r.log)
+        .output()
+        .unwrap();
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        stderr.contains(&format!(
+            "note: line {} has an unknown record type \"future.thing\"; ignored\n",
+            lines + 1
+        )),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!(
+            "note: line {} is torn (a crash mid-write?); ignored\n",
+            lines + 2
+        )),
+        "{stderr}"
+    );
+    assert!(stdout.contains("· hook keywords added context (18 characters)"));
+    let out = r.replay();
+    assert_eq!(out.status.code(), Some(0), "{:?}", text(&out));
+
+    // Resuming after a torn line starts the next record on a line of its own.
+    let out = r.call("bash", r#"{"command":"ls"}"#, "T9");
+    assert_eq!(out.status.code(), Some(0), "{:?}", text(&out));
+    let after = std::fs::read_to_string(&r.log).unwrap();
+    let last: Value = serde_json::from_str(after.lines().last().unwrap()).unwrap();
+    assert_eq!(last["type"], "gate.verdict");
+    let out = r.replay();
+    assert_eq!(out.status.code(), Some(0), "{:?}", text(&out));
+}
+
+#[test]
+fn two_sessions_never_write_one_file() {
+    let scene = Scene::new();
+    let sleeper = scene.script("sleeper.sh", "sleep 2");
+    scene.write_config(&sh_hook("slow", &sleeper, ""));
+    let log = scene.root.path().join("busy.jsonl");
+    let mut first = scene
+        .hookhost()
+        .args([NO_SANDBOX, "--log"])
+        .arg(&log)
+        .args(["pre-tool-use", "--tool", "bash", "--input", "{}"])
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for(&log, "hook.started");
+    let out = scene
+        .hookhost()
+        .arg(NO_SANDBOX)
+        .args([
+            "pre-tool-use",
+            "--tool",
+            "bash",
+            "--input",
+            "{}",
+            "--resume",
+        ])
+        .arg(&log)
+        .output()
+        .unwrap();
+    let (_, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        stderr,
+        format!(
+            "another session is writing the session record {}; two sessions never write one file.\n",
+            log.display()
+        )
+    );
+    assert!(first.wait().unwrap().success());
+
+    // A new session never writes into an existing record.
+    let out = scene
+        .hookhost()
+        .args([NO_SANDBOX, "--log"])
+        .arg(&log)
+        .args(["pre-tool-use", "--tool", "bash", "--input", "{}"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out).1.contains(&format!(
+            "the session record {} already exists",
+            log.display()
+        )),
+        "{}",
+        text(&out).1
+    );
+    assert_eq!(of_type(&records(&log), "session.started").len(), 1);
+}
+
+#[test]
+fn large_output_is_capped_in_the_record() {
+    let scene = Scene::new();
+    let big = scene.script("big.sh", "head -c 200000 /dev/zero | tr '\\0' a");
+    scene.write_config(&hook(
+        "big",
+        "UserPromptSubmit",
+        &["/bin/sh", big.to_str().unwrap()],
+        "",
+    ));
+    let log = scene.root.path().join("big.jsonl");
+    let out = scene
+        .hookhost()
+        .args([NO_SANDBOX, "--log"])
+        .arg(&log)
+        .args(["prompt", "--json", "hi"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{:?}", text(&out));
+    let size = std::fs::metadata(&log).unwrap().len();
+    assert!(size < 100_000, "record is {size} bytes");
+    let recs = records(&log);
+    let effect = of_type(&recs, "effect")[0];
+    assert_eq!(effect["stdout_truncated"], true);
+    assert_eq!(effect["stdout_len"], 200_000);
+    assert_eq!(effect["stdout_sha256"], sha256(&[b'a'; 200_000]));
+    assert_eq!(effect["stdout"].as_str().unwrap().len(), 64 * 1024);
+    // The context as kept (10,000 characters) is whole in hook.context.
+    assert_eq!(of_type(&recs, "hook.context")[0]["characters"], 10_000);
+
+    let out = scene.hookhost().arg("replay").arg(&log).output().unwrap();
+    let (stdout, _) = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("cannot be served exactly: its stdout (200000 bytes) was cut to 65536 bytes in the record; it was not run"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn a_serve_session_records_to_the_default_file() {
+    use hookhost::host::{Host, HostOptions, Mode};
+    let scene = Scene::new();
+    scene.write_config("");
+    let state = scene.root.path().join("xdg-state");
+    let options = HostOptions {
+        config: Some(scene.config.clone()),
+        project: scene.project.clone(),
+        session_id: Some("S/7".into()),
+        mode: Mode::Serve,
+        env: Some(vec![
+            ("XDG_STATE_HOME".into(), state.clone().into()),
+            ("PATH".into(), "/usr/bin:/bin".into()),
+        ]),
+        ..HostOptions::default()
+    };
+    let host = Host::start(options.clone()).unwrap();
+    let file = state.join("hookhost/S_7.jsonl");
+    let recs = records(&file);
+    assert_eq!(recs[0]["type"], "session.started");
+    assert_eq!(recs[0]["session_id"], "S/7");
+    drop(host);
+    // The same id again: not recorded into the other session's file, and it says so.
+    let host = Host::start(options).unwrap();
+    assert!(
+        host.warnings().iter().any(|w| w.starts_with(&format!(
+            "⚠ the session record {} already exists",
+            file.display()
+        )) && w.ends_with("This session is not recorded.")),
+        "{:?}",
+        host.warnings()
+    );
+    assert_eq!(records(&file).len(), 1);
+}
