@@ -118,6 +118,17 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Serve a long session as JSON lines on stdin/stdout (see `hookhost::serve`).
+    Serve {
+        #[command(flatten)]
+        resume: ResumeArgs,
+    },
+    /// Run hook test cases from a TOML file; prints `N passed, M failed`.
+    Eval {
+        /// The cases file (`[[case]]` tables).
+        #[arg(value_name = "CASES.toml")]
+        cases: PathBuf,
+    },
     /// Run any command in exactly the box a sandboxed hook gets.
     #[command(name = "box")]
     Boxed {
@@ -163,17 +174,27 @@ pub fn main() -> ExitCode {
         eprintln!("hookhost: cannot harden the host process: {e}");
         return ExitCode::from(2);
     }
-    let runtime = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
+    // `serve` runs requests in parallel; every other command runs one thing at a time.
+    let mut builder = match cli.command {
+        Command::Serve { .. } => {
+            let mut b = tokio::runtime::Builder::new_multi_thread();
+            b.worker_threads(2);
+            b
+        }
+        _ => tokio::runtime::Builder::new_current_thread(),
+    };
+    let runtime = match builder.enable_all().build() {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("hookhost: cannot start the runtime: {e}");
             return ExitCode::from(2);
         }
     };
-    runtime.block_on(run(cli))
+    let code = runtime.block_on(run(cli));
+    // A read of stdin may still be pending on a blocking thread (`serve` after a
+    // signal): do not wait for it.
+    runtime.shutdown_timeout(std::time::Duration::from_millis(100));
+    code
 }
 
 async fn run(cli: Cli) -> ExitCode {
@@ -192,6 +213,8 @@ async fn run(cli: Cli) -> ExitCode {
         } => pre_tool_use(&cli.global, &resume, &tool, input, tool_use_id, json).await,
         Command::Prompt { resume, text, json } => prompt(&cli.global, &resume, text, json).await,
         Command::Boxed { argv } => run_in_box(&cli.global, &argv),
+        Command::Serve { resume } => crate::serve::command(&cli.global, &resume).await,
+        Command::Eval { cases } => crate::eval::command(&cli.global, &cases).await,
     }
 }
 

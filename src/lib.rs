@@ -9,12 +9,18 @@
 //! is the thin command line over it.
 //!
 //! Linux on x86_64 and aarch64 (the box's seccomp filter names their syscalls).
+//!
+//! [`serve`] is the JSON-lines protocol for an embedder in another language and
+//! [`eval`] runs hook test cases; both sit on [`host::Host`], as an embedder in Rust
+//! does: `examples/embed.rs` starts a session, gates calls and a prompt, cancels a
+//! running hook and ends the turn (`cargo run --example embed`).
 
 pub mod answer;
 pub mod cli;
 pub mod config;
 pub mod dispatch;
 pub mod envelope;
+pub mod eval;
 pub mod executor;
 pub mod guard;
 pub mod hook_env;
@@ -22,3 +28,4 @@ pub mod host;
 pub mod process;
 pub mod record;
 pub mod sandbox;
+pub mod serve;

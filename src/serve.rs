@@ -1,0 +1,671 @@
+//! `hookhost serve`: one long-lived session for an embedding agent, as JSON lines.
+//!
+//! One JSON object per line each way, UTF-8, `\n`-terminated.
+//!
+//! # Out: the first line
+//!
+//! ```text
+//! {"type":"ready","banner":"hooks: no-force-push (bash, exec)","warnings":[]}
+//! ```
+//!
+//! or, when the session cannot start (a load error or a guard refusal, the same text
+//! `check` prints), this line and exit status 2:
+//!
+//! ```text
+//! {"type":"refused","error":"/home/dana/.config/harness/config.toml: hook x: unknown key \"matcher\": …"}
+//! ```
+//!
+//! # In: requests
+//!
+//! ```text
+//! {"id":1,"type":"pre_tool_use","tool_name":"bash","tool_input":{"command":"git push -f"},"tool_use_id":"toolu_1"}
+//! {"id":"p1","type":"user_prompt_submit","prompt":"ooo seed my requirements"}
+//! {"type":"cancel","id":1}
+//! {"type":"end_turn"}
+//! ```
+//!
+//! - `id` is a number or a string, chosen by the client, and echoed exactly as given.
+//!   `1` and `"1"` are different ids. An id may be reused once its answer is out.
+//! - `tool_use_id` is optional (a `toolu_…` id is generated); `tool_input` must be an
+//!   object.
+//! - Fields this module does not know are ignored, so that a newer client still talks
+//!   to an older host.
+//! - `cancel` stops that request's running hook at once (its whole process group); the
+//!   request is answered `interrupted`. `cancel` itself has no answer, except an error
+//!   line when no request with that id is running (unknown, or already answered).
+//! - `end_turn` starts a new turn ([`Host::end_turn`]): failure warnings may be shown
+//!   again. It has no answer. Requests read after it run in the new turn.
+//!
+//! # Out: answers
+//!
+//! Each request is answered with the `--json` verdict (the serde of
+//! [`crate::dispatch::Verdict`]) plus its `id`, first:
+//!
+//! ```text
+//! {"id":1,"outcome":"block","message":"blocked by the user's hook \"no-force-push\": force-push is not allowed here","hook":"no-force-push","context":[],"warnings":[]}
+//! {"id":"p1","outcome":"allow","message":null,"hook":null,"context":[{"hook":"keywords","text":"…"}],"warnings":[]}
+//! ```
+//!
+//! Requests run concurrently (one task each); answers come out as they finish, so they
+//! may be out of order. Within one request the hooks run in file order and the first
+//! block wins. Every line is written whole: lines never interleave.
+//!
+//! A line that is not a request (not JSON, not an object, an unknown `type`, a missing
+//! or mistyped field, an id already running, a line over [`MAX_LINE`] bytes) is answered
+//! with an error line, with the `id` when it could be read, and the server goes on:
+//!
+//! ```text
+//! {"type":"error","id":2,"error":"missing field \"tool_name\" in a pre_tool_use request"}
+//! ```
+//!
+//! Blank lines are skipped.
+//!
+//! # The end
+//!
+//! At end of input the server waits for the requests still running, answers them,
+//! flushes stdout and exits 0. SIGINT or SIGTERM interrupts every request in flight
+//! (each is answered `interrupted`), reads no more input, flushes, and exits 130 for
+//! SIGINT or 143 for SIGTERM, as a shell reports a process killed by that signal.
+
+use std::collections::HashMap;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::{Arc, Mutex};
+
+use serde::Serialize;
+use serde_json::Value;
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::sync::mpsc;
+use tokio::task::JoinSet;
+
+use crate::cli::GlobalOptions;
+use crate::dispatch::Verdict;
+use crate::executor::CancellationToken;
+use crate::host::{Host, Mode, StartError};
+
+/// The longest request line read, in bytes (without its newline). A longer line is
+/// answered with an error and skipped up to its newline without being kept in memory.
+pub const MAX_LINE: usize = 16 << 20;
+
+// `serve` shares one `Host` between the tasks of concurrent requests.
+const _: () = {
+    const fn send_sync<T: Send + Sync>() {}
+    send_sync::<Host>();
+};
+
+/// The first line when the session started.
+#[derive(Debug, Serialize)]
+pub struct Ready<'a> {
+    /// Always `"ready"`.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// The spec's banner line.
+    pub banner: &'a str,
+    /// Start-up warnings, the spec's lines.
+    pub warnings: &'a [String],
+}
+
+/// The first and only line when the session could not start.
+#[derive(Debug, Serialize)]
+pub struct Refused {
+    /// Always `"refused"`.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// The load error or the refusal, as `check` prints it.
+    pub error: String,
+}
+
+/// A line that could not be served.
+#[derive(Debug, Serialize)]
+pub struct ErrorLine<'a> {
+    /// Always `"error"`.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// The request's id, when it could be read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<&'a Value>,
+    /// What is wrong.
+    pub error: &'a str,
+}
+
+/// The answer to one request: the `--json` verdict plus the request's id.
+#[derive(Debug, Serialize)]
+pub struct Answer<'a> {
+    /// The request's id, as given.
+    pub id: &'a Value,
+    /// The verdict.
+    #[serde(flatten)]
+    pub verdict: &'a Verdict,
+}
+
+/// One request line, parsed.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Request {
+    /// `{"id":ID,"type":"pre_tool_use","tool_name":S,"tool_input":{…},"tool_use_id":S}`
+    PreToolUse {
+        /// The request's id.
+        id: Value,
+        /// The tool's name.
+        tool_name: String,
+        /// The call's arguments (an object).
+        tool_input: Value,
+        /// The call's id; generated when absent.
+        tool_use_id: Option<String>,
+    },
+    /// `{"id":ID,"type":"user_prompt_submit","prompt":S}`
+    Prompt {
+        /// The request's id.
+        id: Value,
+        /// The prompt's text.
+        prompt: String,
+    },
+    /// `{"type":"cancel","id":ID}`
+    Cancel {
+        /// The id of the request to stop.
+        id: Value,
+    },
+    /// `{"type":"end_turn"}`
+    EndTurn,
+}
+
+/// Why a line is not a request.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{message}")]
+pub struct BadRequest {
+    /// The request's id, when it could be read.
+    pub id: Option<Value>,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl Request {
+    /// Parses one line (without its newline).
+    pub fn parse(line: &[u8]) -> Result<Request, BadRequest> {
+        let bad = |id: Option<&Value>, message: String| BadRequest {
+            id: id.cloned(),
+            message,
+        };
+        let value: Value = serde_json::from_slice(line)
+            .map_err(|e| bad(None, format!("the line is not JSON: {e}")))?;
+        let Value::Object(object) = value else {
+            return Err(bad(None, "a request must be a JSON object".into()));
+        };
+        let id = match object.get("id") {
+            None | Some(Value::Null) => None,
+            Some(id @ (Value::Number(_) | Value::String(_))) => Some(id),
+            Some(_) => return Err(bad(None, "\"id\" must be a number or a string".into())),
+        };
+        let kind = match object.get("type") {
+            None => return Err(bad(id, "missing field \"type\"".into())),
+            Some(Value::String(kind)) => kind.as_str(),
+            Some(_) => return Err(bad(id, "\"type\" must be a string".into())),
+        };
+        let need_id = || {
+            id.cloned()
+                .ok_or_else(|| bad(None, format!("missing field \"id\" in a {kind} request")))
+        };
+        let string = |field: &str| match object.get(field) {
+            None | Some(Value::Null) => Err(bad(
+                id,
+                format!("missing field \"{field}\" in a {kind} request"),
+            )),
+            Some(Value::String(s)) => Ok(s.clone()),
+            Some(_) => Err(bad(id, format!("\"{field}\" must be a string"))),
+        };
+        match kind {
+            "pre_tool_use" => {
+                let id = need_id()?;
+                let tool_name = string("tool_name")?;
+                let tool_input = match object.get("tool_input") {
+                    None | Some(Value::Null) => {
+                        return Err(bad(
+                            Some(&id),
+                            "missing field \"tool_input\" in a pre_tool_use request".into(),
+                        ));
+                    }
+                    Some(v @ Value::Object(_)) => v.clone(),
+                    Some(_) => {
+                        return Err(bad(Some(&id), "\"tool_input\" must be an object".into()));
+                    }
+                };
+                let tool_use_id = match object.get("tool_use_id") {
+                    None | Some(Value::Null) => None,
+                    Some(_) => Some(string("tool_use_id")?),
+                };
+                Ok(Request::PreToolUse {
+                    id,
+                    tool_name,
+                    tool_input,
+                    tool_use_id,
+                })
+            }
+            "user_prompt_submit" => {
+                let id = need_id()?;
+                let prompt = string("prompt")?;
+                Ok(Request::Prompt { id, prompt })
+            }
+            "cancel" => Ok(Request::Cancel { id: need_id()? }),
+            "end_turn" => Ok(Request::EndTurn),
+            other => Err(bad(
+                id,
+                format!(
+                    "unknown type \"{other}\": use pre_tool_use, user_prompt_submit, cancel or end_turn"
+                ),
+            )),
+        }
+    }
+}
+
+/// How [`run`] ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ended {
+    /// End of input: every request was answered.
+    EndOfInput,
+    /// `interrupt` fired: every request in flight was interrupted and answered.
+    Interrupted,
+}
+
+/// The `ready` line for `host`.
+pub fn ready_line(host: &Host) -> String {
+    to_line(&Ready {
+        kind: "ready",
+        banner: host.banner(),
+        warnings: host.warnings(),
+    })
+}
+
+/// The `refused` line for a session that could not start.
+pub fn refused_line(error: &StartError) -> String {
+    to_line(&Refused {
+        kind: "refused",
+        error: error.to_string(),
+    })
+}
+
+/// An `error` line.
+pub fn error_line(id: Option<&Value>, error: &str) -> String {
+    to_line(&ErrorLine {
+        kind: "error",
+        id,
+        error,
+    })
+}
+
+/// The answer line for request `id`.
+pub fn answer_line(id: &Value, verdict: &Verdict) -> String {
+    to_line(&Answer { id, verdict })
+}
+
+fn to_line(value: &impl Serialize) -> String {
+    // Serializing these types cannot fail (string keys, no maps with other keys); an
+    // empty object is a safe line should it ever.
+    serde_json::to_string(value).unwrap_or_else(|_| "{}".into())
+}
+
+/// The requests in flight, by the canonical JSON of their id.
+type InFlight = Arc<Mutex<HashMap<String, CancellationToken>>>;
+
+fn lock(map: &InFlight) -> std::sync::MutexGuard<'_, HashMap<String, CancellationToken>> {
+    map.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Serves `host` from `input` to `output` until end of input or until `interrupt`
+/// fires: writes the `ready` line, then answers requests as the module docs say.
+///
+/// Runs each request as its own task, so call it inside a multi-thread runtime for the
+/// requests to run in parallel. On return every request has been answered and `output`
+/// flushed.
+pub async fn run<R, W>(host: Arc<Host>, input: R, output: W, interrupt: CancellationToken) -> Ended
+where
+    R: AsyncRead + Unpin,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let (lines, receiver) = mpsc::unbounded_channel::<String>();
+    let writer = tokio::spawn(write_lines(receiver, output));
+    let _ = lines.send(ready_line(&host));
+
+    let in_flight: InFlight = Arc::default();
+    let mut tasks = JoinSet::new();
+    let mut reader = BufReader::with_capacity(64 * 1024, input);
+    loop {
+        let line = tokio::select! {
+            biased;
+            _ = interrupt.cancelled() => break,
+            line = read_line(&mut reader, MAX_LINE) => line,
+        };
+        // Forget the tasks that are done, so the set stays small in a long session.
+        while tasks.try_join_next().is_some() {}
+        let bytes = match line {
+            Ok(None) => break,
+            Err(e) => {
+                let _ = lines.send(error_line(None, &format!("cannot read the input: {e}")));
+                break;
+            }
+            Ok(Some(Line::TooLong)) => {
+                let _ = lines.send(error_line(
+                    None,
+                    &format!(
+                        "the line is longer than {} MiB; it was skipped",
+                        MAX_LINE >> 20
+                    ),
+                ));
+                continue;
+            }
+            Ok(Some(Line::Text(bytes))) => bytes,
+        };
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let request = match Request::parse(&bytes) {
+            Ok(request) => request,
+            Err(bad) => {
+                let _ = lines.send(error_line(bad.id.as_ref(), &bad.message));
+                continue;
+            }
+        };
+        let id = match &request {
+            Request::EndTurn => {
+                host.end_turn();
+                continue;
+            }
+            Request::Cancel { id } => {
+                match lock(&in_flight).get(&id_key(id)) {
+                    Some(token) => token.cancel(),
+                    None => {
+                        let _ = lines.send(error_line(
+                            Some(id),
+                            &format!("no request with id {} is running", id_key(id)),
+                        ));
+                    }
+                }
+                continue;
+            }
+            Request::PreToolUse { id, .. } | Request::Prompt { id, .. } => id.clone(),
+        };
+        let key = id_key(&id);
+        let token = interrupt.child_token();
+        {
+            let mut running = lock(&in_flight);
+            if running.contains_key(&key) {
+                drop(running);
+                let _ = lines.send(error_line(
+                    Some(&id),
+                    &format!("a request with id {key} is already running"),
+                ));
+                continue;
+            }
+            running.insert(key.clone(), token.clone());
+        }
+        let host = host.clone();
+        let lines = lines.clone();
+        let in_flight = in_flight.clone();
+        tasks.spawn(async move {
+            let verdict = match request {
+                Request::PreToolUse {
+                    tool_name,
+                    tool_input,
+                    tool_use_id,
+                    ..
+                } => {
+                    host.pre_tool_use(&tool_name, tool_input, tool_use_id.as_deref(), &token)
+                        .await
+                }
+                Request::Prompt { prompt, .. } => host.prompt(&prompt, &token).await,
+                Request::Cancel { .. } | Request::EndTurn => return,
+            };
+            // Out of the map first, so that a client may reuse the id as soon as it
+            // reads the answer.
+            lock(&in_flight).remove(&key);
+            let _ = lines.send(answer_line(&id, &verdict));
+        });
+    }
+    // End of input or interrupt: the requests still running finish (an interrupt has
+    // already cancelled them through their child tokens, so they end promptly).
+    while tasks.join_next().await.is_some() {}
+    // Hook point: once session records exist (`HostOptions.log`), flush the record
+    // here, after the last answer's events and before the process exits.
+    drop(lines);
+    let _ = writer.await;
+    if interrupt.is_cancelled() {
+        Ended::Interrupted
+    } else {
+        Ended::EndOfInput
+    }
+}
+
+/// The single writer: whole lines, flushed one by one, in the order they were sent.
+async fn write_lines<W: AsyncWrite + Unpin>(
+    mut receiver: mpsc::UnboundedReceiver<String>,
+    mut out: W,
+) {
+    let mut broken = false;
+    while let Some(mut line) = receiver.recv().await {
+        if broken {
+            continue;
+        }
+        line.push('\n');
+        if out.write_all(line.as_bytes()).await.is_err() || out.flush().await.is_err() {
+            // The reader went away; keep draining so that senders never block.
+            broken = true;
+        }
+    }
+    let _ = out.flush().await;
+}
+
+/// The key of an id in the in-flight map: its JSON, so `1` and `"1"` differ.
+fn id_key(id: &Value) -> String {
+    id.to_string()
+}
+
+/// One line of input.
+#[derive(Debug, PartialEq, Eq)]
+enum Line {
+    /// The line's bytes, without the newline (and a trailing `\r`).
+    Text(Vec<u8>),
+    /// The line was longer than the cap; its bytes were dropped.
+    TooLong,
+}
+
+/// Reads one line of at most `max` bytes. A longer line is consumed up to its newline
+/// without being kept. `None` at end of input. A last line without a newline counts.
+async fn read_line<R: AsyncBufRead + Unpin>(
+    reader: &mut R,
+    max: usize,
+) -> std::io::Result<Option<Line>> {
+    let mut buf = Vec::new();
+    let mut too_long = false;
+    loop {
+        let chunk = reader.fill_buf().await?;
+        if chunk.is_empty() {
+            return Ok(match (too_long, buf.is_empty()) {
+                (true, _) => Some(Line::TooLong),
+                (false, true) => None,
+                (false, false) => Some(Line::Text(buf)),
+            });
+        }
+        let newline = chunk.iter().position(|&b| b == b'\n');
+        let part = &chunk[..newline.unwrap_or(chunk.len())];
+        if !too_long {
+            if buf.len() + part.len() > max {
+                too_long = true;
+                buf = Vec::new();
+            } else {
+                buf.extend_from_slice(part);
+            }
+        }
+        let used = newline.map_or(chunk.len(), |i| i + 1);
+        reader.consume(used);
+        if newline.is_some() {
+            if too_long {
+                return Ok(Some(Line::TooLong));
+            }
+            if buf.last() == Some(&b'\r') {
+                buf.pop();
+            }
+            return Ok(Some(Line::Text(buf)));
+        }
+    }
+}
+
+/// `hookhost serve`: starts the session in [`Mode::Serve`] and serves stdin/stdout.
+///
+/// Runs inside the multi-thread runtime the command line builds for `serve`. Exit
+/// status: 0 at end of input, 2 when the session could not start (after the `refused`
+/// line), 130 after SIGINT, 143 after SIGTERM.
+pub async fn command(global: &GlobalOptions, resume: &crate::cli::ResumeArgs) -> ExitCode {
+    use tokio::signal::unix::{SignalKind, signal};
+    // Listen before the session starts, so that no signal finds the default action.
+    let interrupt = CancellationToken::new();
+    let status = Arc::new(AtomicU8::new(0));
+    let listeners = (
+        signal(SignalKind::interrupt()),
+        signal(SignalKind::terminate()),
+    );
+    match listeners {
+        (Ok(mut sigint), Ok(mut sigterm)) => {
+            let interrupt = interrupt.clone();
+            let status = status.clone();
+            tokio::spawn(async move {
+                let code = tokio::select! {
+                    _ = sigint.recv() => 130,
+                    _ = sigterm.recv() => 143,
+                };
+                status.store(code, Ordering::SeqCst);
+                interrupt.cancel();
+            });
+        }
+        (Err(e), _) | (_, Err(e)) => {
+            eprintln!("hookhost: cannot listen for SIGINT and SIGTERM: {e}");
+            return ExitCode::from(2);
+        }
+    }
+    let mut options = global.host_options(Mode::Serve);
+    options.resume = resume.resume_from();
+    let started = tokio::task::block_in_place(|| Host::start(options));
+    let host = match started {
+        Ok(host) => host,
+        Err(e) => {
+            let mut stdout = tokio::io::stdout();
+            let mut line = refused_line(&e);
+            line.push('\n');
+            let _ = stdout.write_all(line.as_bytes()).await;
+            let _ = stdout.flush().await;
+            return ExitCode::from(2);
+        }
+    };
+    let ended = run(
+        Arc::new(host),
+        tokio::io::stdin(),
+        tokio::io::stdout(),
+        interrupt,
+    )
+    .await;
+    match ended {
+        Ended::EndOfInput => ExitCode::SUCCESS,
+        Ended::Interrupted => match status.load(Ordering::SeqCst) {
+            0 => ExitCode::from(130),
+            code => ExitCode::from(code),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn parses_the_four_requests() {
+        let r = Request::parse(
+            br#"{"id":1,"type":"pre_tool_use","tool_name":"bash","tool_input":{"command":"ls"},"tool_use_id":"t1"}"#,
+        );
+        assert_eq!(
+            r,
+            Ok(Request::PreToolUse {
+                id: json!(1),
+                tool_name: "bash".into(),
+                tool_input: json!({"command":"ls"}),
+                tool_use_id: Some("t1".into()),
+            })
+        );
+        let r = Request::parse(br#"{"id":"a","type":"user_prompt_submit","prompt":"hi"}"#);
+        assert_eq!(
+            r,
+            Ok(Request::Prompt {
+                id: json!("a"),
+                prompt: "hi".into()
+            })
+        );
+        assert_eq!(
+            Request::parse(br#"{"type":"cancel","id":"a"}"#),
+            Ok(Request::Cancel { id: json!("a") })
+        );
+        assert_eq!(
+            Request::parse(br#"{"type":"end_turn","extra":1}"#),
+            Ok(Request::EndTurn)
+        );
+    }
+
+    #[test]
+    fn bad_requests_say_what_is_wrong() {
+        let e = |line: &str| Request::parse(line.as_bytes()).unwrap_err();
+        assert!(e("nope").message.starts_with("the line is not JSON"));
+        assert_eq!(e("[1]").message, "a request must be a JSON object");
+        assert_eq!(
+            e(r#"{"id":{}}"#).message,
+            "\"id\" must be a number or a string"
+        );
+        let bad = e(r#"{"id":3}"#);
+        assert_eq!(
+            (bad.id, bad.message.as_str()),
+            (Some(json!(3)), "missing field \"type\"")
+        );
+        let bad = e(r#"{"id":3,"type":"pre_tool_use","tool_input":{}}"#);
+        assert_eq!(
+            bad.message,
+            "missing field \"tool_name\" in a pre_tool_use request"
+        );
+        let bad = e(r#"{"id":3,"type":"pre_tool_use","tool_name":"bash","tool_input":[]}"#);
+        assert_eq!(bad.message, "\"tool_input\" must be an object");
+        let bad = e(r#"{"type":"user_prompt_submit","prompt":"x"}"#);
+        assert_eq!(
+            (bad.id, bad.message.as_str()),
+            (None, "missing field \"id\" in a user_prompt_submit request")
+        );
+        assert!(
+            e(r#"{"id":"x","type":"bogus"}"#)
+                .message
+                .starts_with("unknown type \"bogus\"")
+        );
+    }
+
+    #[test]
+    fn answer_is_the_verdict_plus_the_id_first() {
+        let line = answer_line(&json!("a"), &Verdict::allow());
+        assert_eq!(
+            line,
+            r#"{"id":"a","outcome":"allow","message":null,"hook":null,"context":[],"warnings":[]}"#
+        );
+        assert_eq!(error_line(None, "x"), r#"{"type":"error","error":"x"}"#);
+    }
+
+    #[tokio::test]
+    async fn long_lines_are_skipped_without_being_kept() {
+        let mut input = vec![b'x'; 100];
+        input.extend_from_slice(b"\nshort\r\nlast");
+        let mut reader = BufReader::with_capacity(8, &input[..]);
+        assert_eq!(
+            read_line(&mut reader, 10).await.unwrap(),
+            Some(Line::TooLong)
+        );
+        assert_eq!(
+            read_line(&mut reader, 10).await.unwrap(),
+            Some(Line::Text(b"short".to_vec()))
+        );
+        assert_eq!(
+            read_line(&mut reader, 10).await.unwrap(),
+            Some(Line::Text(b"last".to_vec()))
+        );
+        assert_eq!(read_line(&mut reader, 10).await.unwrap(), None);
+    }
+}
