@@ -8,3 +8,4 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 bash plugins/build.sh --test
 cargo test
+bash examples/eval.sh

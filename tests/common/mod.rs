@@ -58,7 +58,13 @@ impl Scene {
             .arg("--project")
             .arg(&self.project)
             .env_remove("HARNESS_HOME")
-            .env_remove("XDG_CONFIG_HOME");
+            .env_remove("XDG_CONFIG_HOME")
+            // Records and the WASM compile cache stay inside the test folders.
+            .env("XDG_STATE_HOME", self.root.path().join("state"))
+            .env(
+                "XDG_CACHE_HOME",
+                Path::new(env!("CARGO_TARGET_TMPDIR")).join("cache"),
+            );
         cmd
     }
 
