@@ -292,3 +292,47 @@ fn where_bwrap_cannot_run_the_session_says_so_and_runs_hooks_on_the_host() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// Killing the host (SIGKILL, no chance to clean up) ends a sandboxed hook's whole box,
+/// and a host hook's own process: nothing outlives a killed host that could be reached.
+#[test]
+fn no_hook_outlives_a_killed_host() {
+    if !common::bwrap_or_skip("no_hook_outlives_a_killed_host") {
+        return;
+    }
+    let scene = Scene::new();
+    let boxed = scene.script("boxed.sh", "sleep 88.11 & sleep 88.12; wait");
+    let host = scene.script("host.sh", "exec sleep 88.13");
+    for (script, extra, markers) in [
+        (&boxed, "", &["sleep 88.11", "sleep 88.12"][..]),
+        (&host, "sandbox = false", &["sleep 88.13"][..]),
+    ] {
+        scene.write_config(&sh_hook("slow", script, &format!("timeout = 120\n{extra}")));
+        let mut child = scene
+            .hookhost()
+            .args(["pre-tool-use", "--tool", "bash", "--input", "{}"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let last = markers[markers.len() - 1];
+        for _ in 0..200 {
+            if common::process_alive(last) {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(25));
+        }
+        assert!(common::process_alive(last), "the hook did not start");
+        child.kill().unwrap();
+        child.wait().unwrap();
+        let mut gone = false;
+        for _ in 0..200 {
+            if markers.iter().all(|m| !common::process_alive(m)) {
+                gone = true;
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(25));
+        }
+        assert!(gone, "{markers:?} outlived the killed host");
+    }
+}
