@@ -142,58 +142,10 @@ pub struct Config {
     pub warnings: Vec<String>,
 }
 
-/// One problem in a config file.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Problem {
-    /// Which hook, when the problem is inside one (`hook NAME` or `hook #N`).
-    pub hook: Option<String>,
-    /// What is wrong.
-    pub message: String,
-}
+pub use crate::toml_file::Problem;
 
 /// Why a config could not be loaded.
-#[derive(Debug, thiserror::Error)]
-pub enum ConfigError {
-    /// The file exists but could not be read.
-    #[error("{}: cannot read the config: {source}", path.display())]
-    Read {
-        /// The file.
-        path: PathBuf,
-        /// The I/O error.
-        source: std::io::Error,
-    },
-    /// The file is not valid TOML.
-    #[error("{}: malformed TOML at line {line}, column {column}: {message}", path.display())]
-    Malformed {
-        /// The file.
-        path: PathBuf,
-        /// 1-based line.
-        line: usize,
-        /// 1-based column.
-        column: usize,
-        /// The parser's words.
-        message: String,
-    },
-    /// The file parsed but its hooks are wrong; every problem is listed.
-    #[error("{}", render_problems(path, problems))]
-    Invalid {
-        /// The file.
-        path: PathBuf,
-        /// Every problem found.
-        problems: Vec<Problem>,
-    },
-}
-
-fn render_problems(path: &Path, problems: &[Problem]) -> String {
-    problems
-        .iter()
-        .map(|p| match &p.hook {
-            Some(hook) => format!("{}: {}: {}", path.display(), hook, p.message),
-            None => format!("{}: {}", path.display(), p.message),
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
-}
+pub type ConfigError = crate::toml_file::TomlFileError;
 
 /// The default config path: `$HARNESS_HOME/config.toml`, else
 /// `$XDG_CONFIG_HOME/harness/config.toml`, else `~/.config/harness/config.toml`.
@@ -222,6 +174,7 @@ impl Config {
             }
             Err(source) => {
                 return Err(ConfigError::Read {
+                    what: "config",
                     path: path.to_path_buf(),
                     source,
                 });
@@ -232,18 +185,7 @@ impl Config {
 
     /// Parses config text; `path` is only used in messages.
     pub fn parse(path: &Path, text: &str) -> Result<Config, ConfigError> {
-        let table: toml::Table = toml::from_str(text).map_err(|e| {
-            let (line, column) = e
-                .span()
-                .map(|s| line_column(text, s.start))
-                .unwrap_or((1, 1));
-            ConfigError::Malformed {
-                path: path.to_path_buf(),
-                line,
-                column,
-                message: e.message().trim().to_string(),
-            }
-        })?;
+        let table = crate::toml_file::parse_table(path, text)?;
         let mut problems = Vec::new();
         let mut warnings = Vec::new();
         let hooks = match table.get("hooks") {
@@ -251,7 +193,7 @@ impl Config {
             Some(Value::Array(items)) => parse_hooks(items, &mut problems, &mut warnings),
             Some(_) => {
                 problems.push(Problem {
-                    hook: None,
+                    item: None,
                     message: "hooks must be an array of tables, written [[hooks]]".into(),
                 });
                 Vec::new()
@@ -273,14 +215,6 @@ impl Config {
             warnings,
         })
     }
-}
-
-/// 1-based line and column (in characters) of a byte offset.
-fn line_column(text: &str, offset: usize) -> (usize, usize) {
-    let before = &text[..text.floor_char_boundary(offset.min(text.len()))];
-    let line = before.matches('\n').count() + 1;
-    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-    (line, column)
 }
 
 /// Whether `name` is 1–32 of a-z, 0-9, `-`, `_`.
@@ -312,7 +246,7 @@ fn parse_hooks(
         let number = index + 1;
         let Value::Table(table) = item else {
             problems.push(Problem {
-                hook: Some(format!("hook #{number}")),
+                item: Some(format!("hook #{number}")),
                 message: "each hook must be a table, written [[hooks]]".into(),
             });
             continue;
@@ -358,7 +292,7 @@ impl HookProblems<'_> {
     fn push(&mut self, message: String) {
         self.count += 1;
         self.problems.push(Problem {
-            hook: Some(self.label.clone()),
+            item: Some(self.label.clone()),
             message,
         });
     }
@@ -591,7 +525,7 @@ fn section<'a>(
             for key in t.keys() {
                 if !keys.contains(&key.as_str()) {
                     problems.push(Problem {
-                        hook: None,
+                        item: None,
                         message: format!(
                             "[{name}]: unknown key \"{key}\" (it has {})",
                             keys.join(", ")
@@ -603,7 +537,7 @@ fn section<'a>(
         }
         Some(other) => {
             problems.push(Problem {
-                hook: None,
+                item: None,
                 message: format!("[{name}] must be a table, not {}", other.type_str()),
             });
             None
@@ -626,7 +560,7 @@ fn path_list(
     });
     if list.is_none() {
         problems.push(Problem {
-            hook: None,
+            item: None,
             message: format!("[{section}] {key} must be a list of paths"),
         });
     }
@@ -661,7 +595,7 @@ fn parse_wasm(value: Option<&Value>, problems: &mut Vec<Problem>) -> WasmConfig 
         Some(Value::Integer(n)) if *n > 0 => Some(*n as u64),
         Some(_) => {
             problems.push(Problem {
-                hook: None,
+                item: None,
                 message: format!("[wasm] {key} must be a whole number above 0"),
             });
             None
@@ -674,7 +608,7 @@ fn parse_wasm(value: Option<&Value>, problems: &mut Vec<Problem>) -> WasmConfig 
         Some(Value::String(s)) => Some(expand_home(s)),
         Some(_) => {
             problems.push(Problem {
-                hook: None,
+                item: None,
                 message: "[wasm] cache_dir must be a path".into(),
             });
             None

@@ -39,7 +39,7 @@
 
 use std::collections::HashMap;
 use std::fmt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 
 use serde_json::Value as Json;
@@ -139,62 +139,16 @@ pub struct Case {
     pub expect: Expect,
 }
 
-/// One problem in a cases file.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CaseProblem {
-    /// Which case (`case NAME` or `case #N`), when the problem is inside one.
-    pub case: Option<String>,
-    /// What is wrong.
-    pub message: String,
-}
+/// One problem in a cases file (`item` is `case NAME` or `case #N`).
+pub use crate::toml_file::Problem as CaseProblem;
 
 /// Why a cases file could not be loaded (exit 2).
-#[derive(Debug, thiserror::Error)]
-pub enum CasesError {
-    /// The file could not be read.
-    #[error("{}: cannot read the cases file: {source}", path.display())]
-    Read {
-        /// The file.
-        path: PathBuf,
-        /// The I/O error.
-        source: std::io::Error,
-    },
-    /// The file is not valid TOML.
-    #[error("{}: malformed TOML at line {line}, column {column}: {message}", path.display())]
-    Malformed {
-        /// The file.
-        path: PathBuf,
-        /// 1-based line.
-        line: usize,
-        /// 1-based column.
-        column: usize,
-        /// The parser's words.
-        message: String,
-    },
-    /// The file parsed but its cases are wrong; every problem is listed.
-    #[error("{}", render_problems(path, problems))]
-    Invalid {
-        /// The file.
-        path: PathBuf,
-        /// Every problem found.
-        problems: Vec<CaseProblem>,
-    },
-}
-
-fn render_problems(path: &Path, problems: &[CaseProblem]) -> String {
-    problems
-        .iter()
-        .map(|p| match &p.case {
-            Some(case) => format!("{}: {}: {}", path.display(), case, p.message),
-            None => format!("{}: {}", path.display(), p.message),
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
-}
+pub type CasesError = crate::toml_file::TomlFileError;
 
 /// Reads and parses a cases file.
 pub fn load(path: &Path) -> Result<Vec<Case>, CasesError> {
     let bytes = std::fs::read(path).map_err(|source| CasesError::Read {
+        what: "cases file",
         path: path.to_path_buf(),
         source,
     })?;
@@ -203,21 +157,10 @@ pub fn load(path: &Path) -> Result<Vec<Case>, CasesError> {
 
 /// Parses cases text; `path` is only used in messages.
 pub fn parse(path: &Path, text: &str) -> Result<Vec<Case>, CasesError> {
-    let table: toml::Table = toml::from_str(text).map_err(|e| {
-        let (line, column) = e
-            .span()
-            .map(|s| line_column(text, s.start))
-            .unwrap_or((1, 1));
-        CasesError::Malformed {
-            path: path.to_path_buf(),
-            line,
-            column,
-            message: e.message().trim().to_string(),
-        }
-    })?;
+    let table = crate::toml_file::parse_table(path, text)?;
     let mut problems = Vec::new();
     let top = |message: String| CaseProblem {
-        case: None,
+        item: None,
         message,
     };
     for key in table.keys() {
@@ -238,7 +181,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<Case>, CasesError> {
                 let number = index + 1;
                 let Value::Table(table) = item else {
                     problems.push(CaseProblem {
-                        case: Some(format!("case #{number}")),
+                        item: Some(format!("case #{number}")),
                         message: "each case must be a table, written [[case]]".into(),
                     });
                     continue;
@@ -276,14 +219,6 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<Case>, CasesError> {
     Ok(cases)
 }
 
-/// 1-based line and column (in characters) of a byte offset.
-fn line_column(text: &str, offset: usize) -> (usize, usize) {
-    let before = &text[..text.floor_char_boundary(offset.min(text.len()))];
-    let line = before.matches('\n').count() + 1;
-    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-    (line, column)
-}
-
 fn label_for(table: &toml::Table, number: usize) -> String {
     match table.get("name") {
         Some(Value::String(name)) if !name.trim().is_empty() && name.chars().count() <= 80 => {
@@ -303,7 +238,7 @@ impl Problems<'_> {
     fn push(&mut self, message: String) {
         self.count += 1;
         self.problems.push(CaseProblem {
-            case: Some(self.label.clone()),
+            item: Some(self.label.clone()),
             message,
         });
     }

@@ -29,3 +29,4 @@ pub mod process;
 pub mod record;
 pub mod sandbox;
 pub mod serve;
+pub mod toml_file;
