@@ -394,6 +394,12 @@ impl Host {
         tool_use_id: Option<&str>,
         cancel: &CancellationToken,
     ) -> Verdict {
+        let covers = |h: &HookDef| h.event == Event::PreToolUse && h.covers_tool(tool_name);
+        let matching: Vec<&LoadedHook> = self.hooks.iter().filter(|h| covers(&h.def)).collect();
+        // The common case, no hook for this tool, costs no id, no envelope, no record.
+        if matching.is_empty() && !self.skipped.iter().any(covers) {
+            return Verdict::allow();
+        }
         let generated;
         let tool_use_id = match tool_use_id {
             Some(id) => id,
@@ -406,14 +412,7 @@ impl Host {
             tool_name,
             tool_use_id,
         };
-        self.record_skipped(gate, |h| {
-            h.event == Event::PreToolUse && h.covers_tool(tool_name)
-        });
-        let matching: Vec<&LoadedHook> = self
-            .hooks
-            .iter()
-            .filter(|h| h.def.event == Event::PreToolUse && h.def.covers_tool(tool_name))
-            .collect();
+        self.record_skipped(gate, covers);
         if matching.is_empty() {
             return Verdict::allow();
         }
