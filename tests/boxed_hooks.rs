@@ -336,3 +336,63 @@ fn no_hook_outlives_a_killed_host() {
         assert!(gone, "{markers:?} outlived the killed host");
     }
 }
+
+/// `--die-with-parent` follows the *thread* that forked bwrap. Hooks are forked from
+/// hookhost's long-lived spawner thread, so a box started on behalf of a thread that
+/// then ends (a tokio worker, a blocking-pool thread) keeps running.
+#[test]
+fn a_box_outlives_the_thread_that_asked_for_it() {
+    if !common::bwrap_or_skip("a_box_outlives_the_thread_that_asked_for_it") {
+        return;
+    }
+    let scene = Scene::new();
+    let bwrap = hookhost::sandbox::probe(None, std::env::var_os("PATH").as_deref(), &scene.project)
+        .unwrap()
+        .path;
+    let spec = hookhost::sandbox::BoxSpec {
+        project: scene.project.clone(),
+        writable: vec![],
+        private_tmp: scene.root.path().to_path_buf(),
+        hide: vec![],
+        bwrap,
+    };
+    let command = spec
+        .command(
+            &["sleep".into(), "66.61".into()],
+            &[("PATH".into(), "/usr/bin:/bin".into())],
+        )
+        .unwrap();
+    let pid = std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        runtime.block_on(async move {
+            let child = hookhost::process::spawn(tokio::process::Command::from(command))
+                .await
+                .unwrap();
+            let pid = child.id().unwrap();
+            hookhost::process::forget(pid);
+            std::mem::forget(child);
+            pid
+        })
+    })
+    .join()
+    .unwrap();
+    // The asking thread and its runtime are gone; the box must still run.
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    assert!(
+        common::process_alive("sleep 66.61"),
+        "the box died with the thread that asked for it"
+    );
+    hookhost::process::kill_group(pid);
+    // SAFETY: kill with a plain pid and signal number.
+    unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+    for _ in 0..200 {
+        if !common::process_alive("sleep 66.61") {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(25));
+    }
+    panic!("killing bwrap did not end the box");
+}
