@@ -9,7 +9,7 @@ set -euo pipefail
 
 source "$(dirname "${BASH_SOURCE[0]}")/setup-demo.sh"
 
-hh() { "$HOOKHOST" --config "$DEMO/config.toml" --project "$DEMO/project" "$@"; }
+hh() { "$HOOKHOST" --config "$DEMO/config.toml" --project "$PROJECT" "$@"; }
 
 echo
 echo "== hookhost check"
@@ -32,7 +32,7 @@ call() {
 call bash '{"command":"git status"}'
 call bash '{"command":"git push --force origin main"}'
 call bash '{"command":"git push origin +main"}'
-call write_file "{\"path\":\"$DEMO/project/.env\",\"content\":\"KEY=1\"}"
+call write_file "{\"path\":\"$PROJECT/.env\",\"content\":\"KEY=1\"}"
 call write_file '{"path":"Cargo.lock","content":""}'
 call write_file '{"path":"src/main.rs","content":"fn main() {}"}'
 

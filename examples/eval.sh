@@ -10,4 +10,4 @@ source "$(dirname "${BASH_SOURCE[0]}")/setup-demo.sh"
 
 echo
 echo "== hookhost eval examples/cases.toml"
-exec "$HOOKHOST" eval examples/cases.toml --config "$DEMO/config.toml" --project "$DEMO/project"
+exec "$HOOKHOST" eval examples/cases.toml --config "$DEMO/config.toml" --project "$PROJECT"

@@ -2,7 +2,10 @@
 # The demo's set-up, sourced by examples/demo.sh and examples/eval.sh: builds hookhost
 # and the WASM plugins, installs the example hooks outside the demo project (as the spec
 # asks: the agent must not be able to rewrite its own policy) and writes the config
-# target/demo/config.toml. Sets REPO, HOOKHOST and DEMO, and leaves the shell in $REPO.
+# $DEMO/config.toml. The hooks and the config go to the user's data folder
+# ($XDG_DATA_HOME or ~/.local/share, as the spec recommends), the demo project to
+# target/demo/project. Sets REPO, HOOKHOST, DEMO and PROJECT, and leaves the shell in
+# $REPO.
 #
 #   source examples/setup-demo.sh
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -12,9 +15,10 @@ cargo build --quiet --bin hookhost
 bash plugins/build.sh >/dev/null
 HOOKHOST="$REPO/target/debug/hookhost"
 
-DEMO="$REPO/target/demo"
-rm -rf "$DEMO"
-mkdir -p "$DEMO/hooks" "$DEMO/project/src" "$DEMO/state"
+DEMO="${XDG_DATA_HOME:-$HOME/.local/share}/hookhost-demo"
+PROJECT="$REPO/target/demo/project"
+rm -rf "$DEMO" "$REPO/target/demo"
+mkdir -p "$DEMO/hooks" "$PROJECT/src"
 cp examples/hooks/* "$DEMO/hooks/"
 cp target/wasm/no-force-push.wasm target/wasm/protect-paths.wasm target/wasm/keywords.wasm "$DEMO/hooks/"
 PYTHON="$(command -v python3)"

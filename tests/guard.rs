@@ -3,6 +3,8 @@
 //! Fixtures live under cargo's `CARGO_TARGET_TMPDIR` (not `/tmp`), because `/tmp` is an
 //! agent-writable folder in a session without a sandbox; the `/tmp` tests make their own.
 
+mod common;
+
 use std::ffi::OsString;
 use std::fs;
 use std::os::unix::fs::{PermissionsExt, symlink};
@@ -29,7 +31,7 @@ struct Fx {
 fn fx() -> Fx {
     let dir = tempfile::Builder::new()
         .prefix("guard-")
-        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .tempdir_in(common::test_root())
         .unwrap();
     let root = dir.path().canonicalize().unwrap();
     let project = root.join("proj");

@@ -2,10 +2,8 @@
 //!
 //! Each test probes bwrap first. Where it truly cannot run, the test prints a loud
 //! `SKIPPED: bubblewrap cannot run here: …` line to stderr and returns.
-#![cfg(all(
-    target_os = "linux",
-    any(target_arch = "x86_64", target_arch = "aarch64")
-))]
+
+mod common;
 
 use std::ffi::{OsStr, OsString};
 use std::os::unix::fs::PermissionsExt;
@@ -30,7 +28,7 @@ struct Fixture {
 fn fixture() -> Option<Fixture> {
     let root = tempfile::Builder::new()
         .prefix("sbx")
-        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .tempdir_in(common::test_root())
         .expect("tempdir");
     let base = std::fs::canonicalize(root.path()).expect("canonical tempdir");
     let project = base.join("project");

@@ -8,8 +8,35 @@ use std::sync::OnceLock;
 
 use tempfile::TempDir;
 
-/// A project, a hooks folder outside it and a config file, all under the cargo target
-/// folder (not /tmp, which a session without a sandbox counts as agent-writable).
+/// Where tests keep their files: cargo's target temp folder, unless the checkout itself
+/// lies under a system temp folder (a CI clone in /tmp), which the path guard rightly
+/// counts as agent-writable and the box covers with its private /tmp; then a folder
+/// under `$HOME/.cache`.
+pub fn test_root() -> PathBuf {
+    let target = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    let canonical = std::fs::canonicalize(&target).unwrap_or_else(|_| target.clone());
+    let temp_folders = [
+        PathBuf::from("/tmp"),
+        PathBuf::from("/var/tmp"),
+        std::env::temp_dir(),
+    ];
+    let in_temp = temp_folders.iter().any(|t| {
+        let t = std::fs::canonicalize(t).unwrap_or_else(|_| t.clone());
+        canonical.starts_with(&t)
+    });
+    if !in_temp {
+        return target;
+    }
+    let home = std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| "/root".into());
+    let root = home.join(".cache").join("hookhost-tests");
+    std::fs::create_dir_all(&root).expect("create the test folder under $HOME/.cache");
+    root
+}
+
+/// A project, a hooks folder outside it and a config file, all under [`test_root`]
+/// (not /tmp, which a session without a sandbox counts as agent-writable).
 pub struct Scene {
     pub root: TempDir,
     pub project: PathBuf,
@@ -21,7 +48,7 @@ impl Scene {
     pub fn new() -> Scene {
         let root = tempfile::Builder::new()
             .prefix("scene-")
-            .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+            .tempdir_in(test_root())
             .expect("temp dir");
         let project = root.path().join("project");
         let hooks = root.path().join("hooks");
@@ -61,10 +88,7 @@ impl Scene {
             .env_remove("XDG_CONFIG_HOME")
             // Records and the WASM compile cache stay inside the test folders.
             .env("XDG_STATE_HOME", self.root.path().join("state"))
-            .env(
-                "XDG_CACHE_HOME",
-                Path::new(env!("CARGO_TARGET_TMPDIR")).join("cache"),
-            );
+            .env("XDG_CACHE_HOME", test_root().join("cache"));
         cmd
     }
 
