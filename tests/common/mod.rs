@@ -11,7 +11,8 @@ use tempfile::TempDir;
 /// Where tests keep their files: cargo's target temp folder, unless the checkout itself
 /// lies under a system temp folder (a CI clone in /tmp), which the path guard rightly
 /// counts as agent-writable and the box covers with its private /tmp; then a folder
-/// under `$HOME/.cache`.
+/// under `/var/tmp`, which neither counts (and which an unprivileged user can reach, as
+/// one test needs).
 pub fn test_root() -> PathBuf {
     let target = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
     let canonical = std::fs::canonicalize(&target).unwrap_or_else(|_| target.clone());
