@@ -439,12 +439,21 @@ async fn write_lines<W: AsyncWrite + Unpin>(
     mut out: W,
 ) {
     let mut broken = false;
-    while let Some(mut line) = receiver.recv().await {
+    let mut batch = String::new();
+    while let Some(line) = receiver.recv().await {
         if broken {
             continue;
         }
-        line.push('\n');
-        if out.write_all(line.as_bytes()).await.is_err() || out.flush().await.is_err() {
+        // The lines already waiting go out in the same write and flush: stdout's writes
+        // go through tokio's blocking pool, one round trip each.
+        batch.clear();
+        batch.push_str(&line);
+        batch.push('\n');
+        while let Ok(line) = receiver.try_recv() {
+            batch.push_str(&line);
+            batch.push('\n');
+        }
+        if out.write_all(batch.as_bytes()).await.is_err() || out.flush().await.is_err() {
             // The reader went away; keep draining so that senders never block.
             broken = true;
         }

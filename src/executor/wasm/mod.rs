@@ -452,6 +452,11 @@ impl WasmEngine {
         let engine_error = |e: wasmtime::Error| WasmError::Engine(format!("{e:#}"));
         let mut config = Config::new();
         config.consume_fuel(true).epoch_interruption(true);
+        // No wasm backtraces: every run ends in an error (`proc_exit` raises `I32Exit`,
+        // even for status 0), and capturing and symbolicating a backtrace for it was the
+        // largest single cost of a warm run. Failures are read from the trap code and
+        // the error itself, never from a backtrace.
+        config.wasm_backtrace_max_frames(None);
         if mode == EngineMode::Serve {
             let memory = usize::try_from(settings.memory_limit_mib.saturating_mul(1 << 20))
                 .unwrap_or(usize::MAX);

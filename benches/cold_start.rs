@@ -1,0 +1,156 @@
+//! Cold start: a fresh `hookhost pre-tool-use` process answering its first (and only)
+//! call, timed from spawn to exit by this process.
+//!
+//! - the process floor: no hooks configured, and `--no-hooks`;
+//! - one WASM hook with a warm compile cache (the second and later runs);
+//! - one WASM hook without a cache (a fresh, empty `XDG_CACHE_HOME` every run);
+//! - compile time against module size: `WasmEngine::prepare` (compile + pre-link, no
+//!   cache) in this process, for every plugin in `target/wasm`, next to the time to
+//!   load the same program from the cache.
+//!
+//!     cargo bench --bench cold_start
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{Scene, Stats};
+use hookhost::executor::wasm::{EngineMode, WasmEngine, WasmSettings};
+
+const INPUT: &str = r#"{"command":"git status --short","description":"Show status"}"#;
+
+fn gate(scene: &Scene, config: &Path, cache: &Path, extra: &[&str]) -> Duration {
+    let start = Instant::now();
+    let out = Command::new(env!("CARGO_BIN_EXE_hookhost"))
+        .arg("--config")
+        .arg(config)
+        .arg("--project")
+        .arg(&scene.project)
+        .args(extra)
+        .args(["pre-tool-use", "--tool", "bash", "--input", INPUT])
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("XDG_CACHE_HOME", cache)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run hookhost");
+    let took = start.elapsed();
+    assert!(
+        out.status.success(),
+        "hookhost pre-tool-use: {:?}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    took
+}
+
+fn timed(n: usize, warmup: usize, mut f: impl FnMut() -> Duration) -> Stats {
+    for _ in 0..warmup {
+        f();
+    }
+    Stats::of((0..n).map(|_| f()).collect())
+}
+
+fn main() {
+    let wasm = common::wasm_dir();
+    let scene = Scene::new("cold_start");
+    let warm_cache = scene.cache.clone();
+    let fixture = wasm.join("fixture-p1.wasm");
+
+    // The process floor.
+    let empty = scene.config("none.toml", "");
+    let s = timed(300, 20, || gate(&scene, &empty, &warm_cache, &[]));
+    common::report("process, no hooks configured", &s);
+    let s = timed(300, 20, || {
+        gate(&scene, &empty, &warm_cache, &["--no-hooks"])
+    });
+    common::report("process, --no-hooks", &s);
+
+    // One WASM hook, warm cache: the first run fills it, the timed runs load from it.
+    for (label, file) in [
+        ("fixture-p1 allow", &fixture),
+        ("no-force-push", &wasm.join("no-force-push.wasm")),
+        ("fixture-p2 allow", &wasm.join("fixture-p2.wasm")),
+    ] {
+        let args: &[&str] = if label.contains("fixture") {
+            &["allow"]
+        } else {
+            &[]
+        };
+        let mut argv = vec![file.to_str().unwrap()];
+        argv.extend(args);
+        let config = scene.config(
+            &format!("{}.toml", label.replace(' ', "-")),
+            &common::hook("one", &argv, ""),
+        );
+        gate(&scene, &config, &warm_cache, &[]);
+        let s = timed(300, 20, || gate(&scene, &config, &warm_cache, &[]));
+        common::report(&format!("1 wasm ({label}), warm cache"), &s);
+        if label == "fixture-p1 allow" {
+            common::target(
+                "cold start with a warm cache (median)",
+                s.median.as_secs_f64() * 1e3,
+                5.0,
+                " ms",
+            );
+            let s = timed(300, 20, || {
+                gate(&scene, &config, &warm_cache, &["--no-sandbox"])
+            });
+            common::report(&format!("1 wasm ({label}), warm cache, --no-sandbox"), &s);
+        }
+        let mut run = 0;
+        let s = timed(20, 2, || {
+            run += 1;
+            let cache = scene.root.join(format!("empty-cache-{label}-{run}"));
+            let took = gate(&scene, &config, &cache, &[]);
+            let _ = std::fs::remove_dir_all(&cache);
+            took
+        });
+        common::report(&format!("1 wasm ({label}), no cache"), &s);
+    }
+
+    // Compile time against module size, in process (no subprocess, no cache), and the
+    // time to load the same artifact from a warm cache.
+    println!();
+    println!("COMPILE module                 size KiB   compile+link median   from cache median");
+    let project = &scene.project;
+    let mut files: Vec<_> = std::fs::read_dir(&wasm)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "wasm"))
+        .collect();
+    files.sort();
+    let cached = WasmSettings {
+        cache_dir: Some(scene.root.join("compile-cache")),
+        ..WasmSettings::default()
+    };
+    for file in files {
+        let size = std::fs::metadata(&file).unwrap().len();
+        let name = file.file_name().unwrap().to_string_lossy().into_owned();
+        let prepare = |settings: &WasmSettings| {
+            let engine = WasmEngine::new(settings, EngineMode::OneShot).unwrap();
+            let start = Instant::now();
+            let result = engine.prepare(&file, &[], project, Duration::from_secs(30));
+            (start.elapsed(), result.map(|_| ()))
+        };
+        if let (_, Err(e)) = prepare(&WasmSettings::default()) {
+            println!(
+                "COMPILE {name:<24} {:>7.1}   not prepared: {e}",
+                size as f64 / 1024.0
+            );
+            continue;
+        }
+        let compile = timed(5, 0, || prepare(&WasmSettings::default()).0);
+        let _ = prepare(&cached); // fills the cache
+        let load = timed(50, 5, || prepare(&cached).0);
+        println!(
+            "COMPILE {name:<24} {:>7.1}   {:>19}   {:>17}",
+            size as f64 / 1024.0,
+            format!("{:.0} ms", compile.median.as_secs_f64() * 1e3),
+            common::us(load.median),
+        );
+    }
+}

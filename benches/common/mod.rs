@@ -1,0 +1,214 @@
+//! Shared set-up for the benches: the WASM plugins, a native hook binary, a scene (a
+//! project, a hooks folder and configs under the cargo target folder, never /tmp, which
+//! a session without a sandbox counts as agent-writable), and a sampler that reports
+//! median and p99 from individually timed iterations.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The repository root.
+pub fn repo() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The cargo target folder the benches were built into.
+pub fn target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo().join("target"))
+}
+
+/// Builds the WASM plugins (quick when nothing changed) and returns `target/wasm`.
+pub fn wasm_dir() -> PathBuf {
+    let status = Command::new("bash")
+        .arg(repo().join("plugins/build.sh"))
+        .stdout(Stdio::null())
+        .status()
+        .expect("run plugins/build.sh");
+    assert!(status.success(), "plugins/build.sh failed");
+    repo().join("target/wasm")
+}
+
+/// The native hook: a tiny Rust program that reads stdin to its end and exits 0,
+/// compiled once with `rustc -O` into the target folder.
+pub fn native_hook() -> PathBuf {
+    let dir = target_dir().join("bench-fixtures");
+    std::fs::create_dir_all(&dir).unwrap();
+    let bin = dir.join("allow-native");
+    let src = dir.join("allow-native.rs");
+    let code = "use std::io::Read;\nfn main() {\n    let mut input = Vec::new();\n    \
+                std::io::stdin().read_to_end(&mut input).unwrap();\n}\n";
+    let fresh = std::fs::read_to_string(&src).is_ok_and(|s| s == code) && bin.exists();
+    if !fresh {
+        std::fs::write(&src, code).unwrap();
+        let status = Command::new("rustc")
+            .args(["-O", "--edition", "2021", "-o"])
+            .arg(&bin)
+            .arg(&src)
+            .status()
+            .expect("run rustc");
+        assert!(status.success(), "rustc failed to build the native hook");
+    }
+    bin
+}
+
+/// A project, a hooks folder outside it, and room for configs, under the target folder.
+pub struct Scene {
+    pub root: PathBuf,
+    pub project: PathBuf,
+    pub hooks: PathBuf,
+    pub state: PathBuf,
+    pub cache: PathBuf,
+}
+
+impl Scene {
+    pub fn new(name: &str) -> Scene {
+        let root = target_dir().join("bench-scene").join(name);
+        let _ = std::fs::remove_dir_all(&root);
+        let project = root.join("project");
+        let hooks = root.join("hooks");
+        for dir in [&project, &hooks] {
+            std::fs::create_dir_all(dir).unwrap();
+        }
+        Scene {
+            state: root.join("state"),
+            cache: root.join("cache"),
+            root,
+            project,
+            hooks,
+        }
+    }
+
+    /// Writes a config file named `name` and returns its path.
+    pub fn config(&self, name: &str, text: &str) -> PathBuf {
+        let path = self.root.join(name);
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    /// Writes an executable file into the hooks folder.
+    pub fn script(&self, name: &str, text: &str) -> PathBuf {
+        use std::os::unix::fs::PermissionsExt;
+        let path = self.hooks.join(name);
+        std::fs::write(&path, text).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        path
+    }
+}
+
+/// A `[[hooks]]` table for PreToolUse on `bash`.
+pub fn hook(name: &str, command: &[&str], extra: &str) -> String {
+    let argv: Vec<String> = command.iter().map(|c| format!("{c:?}")).collect();
+    format!(
+        "[[hooks]]\nname = \"{name}\"\nevent = \"PreToolUse\"\ntools = [\"bash\"]\ncommand = [{}]\n{extra}\n",
+        argv.join(", ")
+    )
+}
+
+/// `n` trivial WASM hooks (`fixture-p1.wasm allow`) on `bash`.
+pub fn wasm_hooks(wasm: &Path, n: usize) -> String {
+    let fixture = wasm.join("fixture-p1.wasm");
+    (0..n)
+        .map(|i| {
+            hook(
+                &format!("wasm-{i}"),
+                &[fixture.to_str().unwrap(), "allow"],
+                "",
+            )
+        })
+        .collect()
+}
+
+/// Median, p99 and friends of individually timed iterations.
+#[derive(Debug, Clone)]
+pub struct Stats {
+    pub n: usize,
+    pub median: Duration,
+    pub p99: Duration,
+    pub mean: Duration,
+    pub min: Duration,
+}
+
+impl Stats {
+    pub fn of(mut samples: Vec<Duration>) -> Stats {
+        samples.sort();
+        let n = samples.len();
+        let at = |q: f64| samples[((n as f64 * q).ceil() as usize).clamp(1, n) - 1];
+        Stats {
+            n,
+            median: at(0.5),
+            p99: at(0.99),
+            mean: samples.iter().sum::<Duration>() / n as u32,
+            min: samples[0],
+        }
+    }
+}
+
+/// Runs `f` `warmup` times untimed, then `n` times, timing each call.
+pub fn sample(warmup: usize, n: usize, mut f: impl FnMut()) -> Stats {
+    for _ in 0..warmup {
+        f();
+    }
+    let mut samples = Vec::with_capacity(n);
+    for _ in 0..n {
+        let start = Instant::now();
+        f();
+        samples.push(start.elapsed());
+    }
+    Stats::of(samples)
+}
+
+/// A duration in µs with a sensible number of decimals.
+pub fn us(d: Duration) -> String {
+    let us = d.as_secs_f64() * 1e6;
+    if us < 100.0 {
+        format!("{us:.1} µs")
+    } else {
+        format!("{us:.0} µs")
+    }
+}
+
+/// Prints one result line in a fixed format (grep `^RESULT`).
+pub fn report(case: &str, s: &Stats) {
+    println!(
+        "RESULT {case:<44} median {:>10}  p99 {:>10}  mean {:>10}  min {:>10}  (n={})",
+        us(s.median),
+        us(s.p99),
+        us(s.mean),
+        us(s.min),
+        s.n
+    );
+}
+
+/// Prints a target line: PASS when `measured <= limit`.
+pub fn target(what: &str, measured: f64, limit: f64, unit: &str) {
+    let verdict = if measured <= limit { "PASS" } else { "MISS" };
+    println!("TARGET {verdict} {what}: {measured:.3}{unit} (limit {limit}{unit})");
+}
+
+/// Whether bubblewrap can run here (the host's own probe).
+pub fn bwrap_available() -> Result<(), String> {
+    hookhost::sandbox::probe(
+        None,
+        std::env::var_os("PATH").as_deref(),
+        Path::new("/nonexistent-project"),
+    )
+    .map(|_| ())
+    .map_err(|why| why.to_string())
+}
+
+/// `VmHWM` (peak RSS) and `VmRSS` of a process, in KiB.
+pub fn memory_kib(pid: u32) -> (u64, u64) {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    let field = |name: &str| {
+        status
+            .lines()
+            .find(|l| l.starts_with(name))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0)
+    };
+    (field("VmHWM:"), field("VmRSS:"))
+}

@@ -1,0 +1,175 @@
+//! `hookhost serve` over pipes: the release binary as a subprocess, driven by this
+//! process with JSON lines, exactly as an embedding agent in another language would.
+//!
+//! - latency: one request at a time (write a line, read the answer), median and p99;
+//! - throughput: N requests in flight (a writer thread keeps the window full, a reader
+//!   thread reads answers), calls per second over many requests;
+//! - memory: the serve process's `VmHWM` (peak RSS) and `VmRSS` from `/proc/PID/status`
+//!   after the run.
+//!
+//!     cargo bench --bench serve_throughput
+//!
+//! The client runs on the same 2 cores as the server, so throughput figures include the
+//! client's share of the CPU (writing, reading and parsing every line).
+
+mod common;
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Instant;
+
+use common::Scene;
+
+const REQUEST: &str = r#""type":"pre_tool_use","tool_name":"bash","tool_input":{"command":"git status --short","description":"Show status"},"tool_use_id":"toolu_01Bench"}"#;
+
+struct Server {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+    next_id: u64,
+}
+
+impl Server {
+    fn start(scene: &Scene, config: &Path, recorded: bool) -> Server {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_hookhost"));
+        cmd.arg("--config")
+            .arg(config)
+            .arg("--project")
+            .arg(&scene.project)
+            .arg("serve")
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("XDG_CACHE_HOME", &scene.cache)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit());
+        if recorded {
+            cmd.env("XDG_STATE_HOME", &scene.state);
+        }
+        let mut child = cmd.spawn().expect("start hookhost serve");
+        let stdin = child.stdin.take().unwrap();
+        let mut stdout = BufReader::new(child.stdout.take().unwrap());
+        let mut ready = String::new();
+        stdout.read_line(&mut ready).unwrap();
+        assert!(ready.contains("\"ready\""), "serve did not start: {ready}");
+        Server {
+            child,
+            stdin,
+            stdout,
+            next_id: 0,
+        }
+    }
+
+    fn request(&mut self) -> String {
+        self.next_id += 1;
+        format!("{{\"id\":{},{REQUEST}\n", self.next_id)
+    }
+
+    /// One request, one answer.
+    fn call(&mut self, answer: &mut String) {
+        let line = self.request();
+        self.stdin.write_all(line.as_bytes()).unwrap();
+        self.stdin.flush().unwrap();
+        answer.clear();
+        self.stdout.read_line(answer).unwrap();
+        assert!(answer.contains("\"outcome\":\"allow\""), "{answer}");
+    }
+
+    /// `total` requests with at most `window` in flight; returns calls per second.
+    fn throughput(&mut self, window: usize, total: usize) -> f64 {
+        let lines: Vec<String> = (0..total).map(|_| self.request()).collect();
+        let (permit, permits) = mpsc::sync_channel::<()>(window);
+        for _ in 0..window {
+            permit.send(()).unwrap();
+        }
+        let start = Instant::now();
+        std::thread::scope(|s| {
+            let stdin = &mut self.stdin;
+            s.spawn(move || {
+                for line in &lines {
+                    permits.recv().unwrap();
+                    stdin.write_all(line.as_bytes()).unwrap();
+                    stdin.flush().unwrap();
+                }
+            });
+            let stdout = &mut self.stdout;
+            let mut answer = String::new();
+            for _ in 0..total {
+                answer.clear();
+                stdout.read_line(&mut answer).unwrap();
+                assert!(answer.contains("\"outcome\":\"allow\""), "{answer}");
+                let _ = permit.try_send(());
+            }
+        });
+        total as f64 / start.elapsed().as_secs_f64()
+    }
+
+    fn memory(&self) -> (u64, u64) {
+        common::memory_kib(self.child.id())
+    }
+
+    fn stop(mut self) {
+        drop(self.stdin);
+        let status = self.child.wait().unwrap();
+        assert!(status.success(), "serve exited with {status}");
+    }
+}
+
+fn case(scene: &Scene, name: &str, hooks: &str, recorded: bool, windows: &[usize], total: usize) {
+    let config = scene.config(&format!("{name}.toml"), hooks);
+    let mut server = Server::start(scene, &config, recorded);
+    let mut answer = String::new();
+    let (n, warmup) = if total >= 20_000 {
+        (20_000, 2_000)
+    } else {
+        (5_000, 500)
+    };
+    let stats = common::sample(warmup, n, || server.call(&mut answer));
+    common::report(&format!("serve {name} sequential"), &stats);
+    for &window in windows {
+        server.throughput(window, total / 10); // warm-up
+        let rate = server.throughput(window, total);
+        println!(
+            "THROUGHPUT serve {name:<28} in-flight {window:>3}: {rate:>9.0} calls/s ({total} calls)"
+        );
+    }
+    let (hwm, rss) = server.memory();
+    println!(
+        "MEMORY serve {name:<28} VmHWM {:.1} MiB, VmRSS {:.1} MiB",
+        hwm as f64 / 1024.0,
+        rss as f64 / 1024.0
+    );
+    server.stop();
+}
+
+fn main() {
+    let wasm = common::wasm_dir();
+    let scene = Scene::new("serve_throughput");
+    let filter: Option<String> = std::env::args().skip(1).find(|a| !a.starts_with('-'));
+    let run = |name: &str| filter.as_deref().is_none_or(|f| name.contains(f));
+    let windows = [1, 4, 16, 64];
+
+    if run("none-matching") {
+        let other = common::hook(
+            "other-tool",
+            &[wasm.join("fixture-p1.wasm").to_str().unwrap(), "allow"],
+            "",
+        )
+        .replace("tools = [\"bash\"]", "tools = [\"exec\"]");
+        case(&scene, "none-matching", &other, false, &windows, 40_000);
+    }
+    if run("wasm-1") {
+        let one = common::wasm_hooks(&wasm, 1);
+        case(&scene, "wasm-1", &one, false, &windows, 40_000);
+    }
+    if run("wasm-1-recorded") {
+        let one = common::wasm_hooks(&wasm, 1);
+        case(&scene, "wasm-1-recorded", &one, true, &windows, 40_000);
+    }
+    if run("wasm-10") {
+        let ten = common::wasm_hooks(&wasm, 10);
+        case(&scene, "wasm-10", &ten, false, &windows, 10_000);
+    }
+}
