@@ -270,9 +270,12 @@ impl Host {
         let home = get("HOME").map(PathBuf::from);
         let path_env = get("PATH");
 
-        // The session has a sandbox when bubblewrap runs here (and --no-sandbox is not
-        // given); that decides where hooks run and what the guard counts as writable.
-        let needs_box = !config.hooks.is_empty();
+        // The session has a sandbox when it has argv hooks, bubblewrap runs here and
+        // --no-sandbox is not given; that decides where hooks run and what the guard
+        // counts as writable. A session of WASM hooks only needs no box: it skips the
+        // probe (most of a cold start) and, like a session without a sandbox, counts
+        // the system temp folders as agent-writable, which only makes the guard stricter.
+        let needs_box = config.hooks.iter().any(|h| !h.is_wasm());
         let folders = Folders::new(&options, &config, home.as_deref());
         let sandbox = SessionSandbox::probe(
             &options,

@@ -427,3 +427,29 @@ fn wasm_runs_are_recorded_and_replayed_without_running_anything() {
         String::from_utf8_lossy(&out.stdout)
     );
 }
+
+/// A session of WASM hooks only starts without probing bubblewrap and, like a session
+/// without a sandbox, counts the system temp folders as agent-writable.
+#[test]
+fn a_wasm_only_session_counts_tmp_as_agent_writable() {
+    let scene = Scene::new();
+    let dir = tempfile::Builder::new()
+        .prefix("hookhost-wasm-")
+        .tempdir_in("/tmp")
+        .unwrap();
+    let module = dir.path().join("allow.wasm");
+    std::fs::copy(common::wasm_dir().join("fixture-p1.wasm"), &module).unwrap();
+    scene.write_config(&hook(
+        "tmp",
+        "PreToolUse",
+        &[module.to_str().unwrap(), "allow"],
+        "",
+    ));
+    let out = scene.hookhost().arg("check").output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!("hook tmp: {} is in a folder the agent can write (/tmp, a system temp folder, in a session without a sandbox)", module.display())),
+        "{stderr}"
+    );
+}
