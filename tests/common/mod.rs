@@ -16,11 +16,7 @@ use tempfile::TempDir;
 pub fn test_root() -> PathBuf {
     let target = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
     let canonical = std::fs::canonicalize(&target).unwrap_or_else(|_| target.clone());
-    let temp_folders = [
-        PathBuf::from("/tmp"),
-        PathBuf::from("/var/tmp"),
-        std::env::temp_dir(),
-    ];
+    let temp_folders = [PathBuf::from("/tmp"), std::env::temp_dir()];
     let in_temp = temp_folders.iter().any(|t| {
         let t = std::fs::canonicalize(t).unwrap_or_else(|_| t.clone());
         canonical.starts_with(&t)
@@ -28,11 +24,10 @@ pub fn test_root() -> PathBuf {
     if !in_temp {
         return target;
     }
-    let home = std::env::var_os("HOME")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| "/root".into());
-    let root = home.join(".cache").join("hookhost-tests");
-    std::fs::create_dir_all(&root).expect("create the test folder under $HOME/.cache");
+    // SAFETY: geteuid has no preconditions.
+    let uid = unsafe { libc::geteuid() };
+    let root = PathBuf::from(format!("/var/tmp/hookhost-tests-{uid}"));
+    std::fs::create_dir_all(&root).expect("create the test folder under /var/tmp");
     root
 }
 
