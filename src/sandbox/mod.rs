@@ -72,6 +72,26 @@ use std::time::{Duration, Instant};
 /// The caller reads it and passes its value to [`probe`].
 pub const BWRAP_ENV: &str = "HOOKHOST_BWRAP";
 
+/// The box's namespaces, session, capabilities and base mounts: every box starts with
+/// these, and [`probe`] tries exactly them.
+const ISOLATION: &[&str] = &[
+    "--unshare-user",
+    "--unshare-pid",
+    "--unshare-ipc",
+    "--unshare-net",
+    "--new-session",
+    "--die-with-parent",
+    "--cap-drop",
+    "ALL",
+    "--ro-bind",
+    "/",
+    "/",
+    "--dev",
+    "/dev",
+    "--proc",
+    "/proc",
+];
+
 /// How long [`probe`] waits for `bwrap … true`.
 const PROBE_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -221,18 +241,7 @@ impl BoxSpec {
         }
 
         let mut a = Args(Vec::new());
-        a.flags(&[
-            "--unshare-user",
-            "--unshare-pid",
-            "--unshare-ipc",
-            "--unshare-net",
-            "--new-session",
-            "--die-with-parent",
-        ]);
-        a.pair("--cap-drop", "ALL");
-        a.two("--ro-bind", "/", "/");
-        a.pair("--dev", "/dev");
-        a.pair("--proc", "/proc");
+        a.flags(ISOLATION);
         a.two("--bind", &private_tmp, "/tmp");
         a.two("--bind", &project, &project);
         for w in &writable {
@@ -442,22 +451,7 @@ pub fn probe(
             ADVICE_USERNS,
         )
     })?;
-    cmd.args([
-        "--unshare-user",
-        "--unshare-pid",
-        "--unshare-ipc",
-        "--unshare-net",
-        "--new-session",
-        "--die-with-parent",
-        "--cap-drop",
-        "ALL",
-        "--ro-bind",
-        "/",
-        "/",
-        "--dev",
-        "/dev",
-        "--proc",
-        "/proc",
+    cmd.args(ISOLATION).args([
         "--tmpfs",
         "/tmp",
         "--seccomp",
