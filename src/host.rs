@@ -421,17 +421,8 @@ impl Host {
         }
         envelope::relativize_paths(&mut tool_input, &self.project);
         let stdin = envelope::pre_tool_use(&self.session, tool_name, &tool_input, tool_use_id);
-        let verdict = dispatch::run_gate(
-            &matching,
-            gate,
-            stdin.into(),
-            &self.turn,
-            self.recorder.as_deref(),
-            cancel,
-        )
-        .await;
-        self.record_verdict(gate, Some(&tool_input), &verdict);
-        verdict
+        self.run_gate(&matching, gate, stdin, Some(&tool_input), cancel)
+            .await
     }
 
     /// One UserPromptSubmit gate.
@@ -447,8 +438,20 @@ impl Host {
             return Verdict::allow();
         }
         let stdin = envelope::prompt(&self.session, prompt);
+        self.run_gate(&matching, gate, stdin, None, cancel).await
+    }
+
+    /// Runs the gate's hooks and records its verdict.
+    async fn run_gate(
+        &self,
+        hooks: &[&LoadedHook],
+        gate: Gate<'_>,
+        stdin: Vec<u8>,
+        tool_input: Option<&Value>,
+        cancel: &CancellationToken,
+    ) -> Verdict {
         let verdict = dispatch::run_gate(
-            &matching,
+            hooks,
             gate,
             stdin.into(),
             &self.turn,
@@ -456,7 +459,7 @@ impl Host {
             cancel,
         )
         .await;
-        self.record_verdict(gate, None, &verdict);
+        self.record_verdict(gate, tool_input, &verdict);
         verdict
     }
 

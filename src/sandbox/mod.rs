@@ -451,21 +451,22 @@ pub fn probe(
             ADVICE_USERNS,
         )
     })?;
-    cmd.args(ISOLATION).args([
-        "--tmpfs",
-        "/tmp",
-        "--seccomp",
-        &filter.as_raw_fd().to_string(),
-        "--chdir",
-        "/",
-        "--",
-        "true",
-    ])
-    .env_clear()
-    .env("PATH", "/usr/bin:/bin")
-    .stdin(Stdio::null())
-    .stdout(Stdio::null())
-    .stderr(Stdio::piped());
+    cmd.args(ISOLATION)
+        .args([
+            "--tmpfs",
+            "/tmp",
+            "--seccomp",
+            &filter.as_raw_fd().to_string(),
+            "--chdir",
+            "/",
+            "--",
+            "true",
+        ])
+        .env_clear()
+        .env("PATH", "/usr/bin:/bin")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
     // SAFETY: as in `BoxSpec::command`: only async-signal-safe syscalls before exec.
     unsafe {
         cmd.pre_exec(move || pass_on_exec(&filter));
