@@ -265,6 +265,15 @@ fn check(global: &GlobalOptions) -> ExitCode {
     ExitCode::SUCCESS
 }
 
+/// The argument when given, else all of stdin (read before the session starts, so that
+/// bad input starts nothing).
+fn arg_or_stdin(arg: Option<String>) -> Result<String, ExitCode> {
+    match arg {
+        Some(text) => Ok(text),
+        None => read_stdin(),
+    }
+}
+
 fn read_stdin() -> Result<String, ExitCode> {
     let mut bytes = Vec::new();
     std::io::stdin().read_to_end(&mut bytes).map_err(|e| {
@@ -291,16 +300,9 @@ async fn pre_tool_use(
     tool_use_id: Option<String>,
     json: bool,
 ) -> ExitCode {
-    let host = match start_with(global, resume) {
-        Ok(h) => h,
+    let text = match arg_or_stdin(input) {
+        Ok(t) => t,
         Err(code) => return code,
-    };
-    let text = match input {
-        Some(text) => text,
-        None => match read_stdin() {
-            Ok(t) => t,
-            Err(code) => return code,
-        },
     };
     let tool_input: serde_json::Value = match serde_json::from_str(&text) {
         Ok(v @ serde_json::Value::Object(_)) => v,
@@ -312,6 +314,10 @@ async fn pre_tool_use(
             eprintln!("hookhost: the tool input is not valid JSON: {e}");
             return ExitCode::from(2);
         }
+    };
+    let host = match start_with(global, resume) {
+        Ok(h) => h,
+        Err(code) => return code,
     };
     announce(&host, json);
     let cancel = CancellationToken::new();
@@ -328,16 +334,13 @@ async fn prompt(
     text: Option<String>,
     json: bool,
 ) -> ExitCode {
+    let text = match arg_or_stdin(text) {
+        Ok(t) => t,
+        Err(code) => return code,
+    };
     let host = match start_with(global, resume) {
         Ok(h) => h,
         Err(code) => return code,
-    };
-    let text = match text {
-        Some(t) => t,
-        None => match read_stdin() {
-            Ok(t) => t,
-            Err(code) => return code,
-        },
     };
     announce(&host, json);
     let cancel = CancellationToken::new();
