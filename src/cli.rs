@@ -38,7 +38,7 @@ pub struct GlobalOptions {
     /// A session without a sandbox: every argv hook runs on the host.
     #[arg(long, global = true)]
     pub no_sandbox: bool,
-    /// A folder the agent's commands may write (repeatable; adds to [sandbox] writable).
+    /// A folder the agent's commands may write (repeatable; adds to `[sandbox] writable`).
     #[arg(long, global = true, value_name = "DIR")]
     pub writable: Vec<PathBuf>,
     /// The agent's private temp folder.
