@@ -29,7 +29,9 @@
 //!
 //! A WASM hook's `command[0]` (a `.wasm` path) is checked exactly like any other program.
 //! The host reads the module, so the caller passes `sandbox = false` for WASM hooks: the
-//! hidden-folder rule does not apply to them.
+//! hidden-folder rule does not apply to them. The caller also passes only `command[0]`:
+//! a WASM hook's arguments are the guest's, and the guest can open nothing but the
+//! read-only project, so they name no host file (`crate::host` does both).
 //!
 //! [`check_config_file`] refuses a config file with `[[hooks]]` that the agent could write,
 //! [`check_cache_dir`] the WASM compile cache (deserialising a compiled artifact is unsafe),

@@ -316,23 +316,13 @@ fn no_hook_outlives_a_killed_host() {
             .spawn()
             .unwrap();
         let last = markers[markers.len() - 1];
-        for _ in 0..200 {
-            if common::process_alive(last) {
-                break;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(25));
-        }
-        assert!(common::process_alive(last), "the hook did not start");
+        assert!(
+            common::wait_until(|| common::process_alive(last)),
+            "the hook did not start"
+        );
         child.kill().unwrap();
         child.wait().unwrap();
-        let mut gone = false;
-        for _ in 0..200 {
-            if markers.iter().all(|m| !common::process_alive(m)) {
-                gone = true;
-                break;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(25));
-        }
+        let gone = common::wait_until(|| markers.iter().all(|m| !common::process_alive(m)));
         assert!(gone, "{markers:?} outlived the killed host");
     }
 }
@@ -388,11 +378,8 @@ fn a_box_outlives_the_thread_that_asked_for_it() {
     hookhost::process::kill_group(pid);
     // SAFETY: kill with a plain pid and signal number.
     unsafe { libc::kill(pid as i32, libc::SIGKILL) };
-    for _ in 0..200 {
-        if !common::process_alive("sleep 66.61") {
-            return;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(25));
-    }
-    panic!("killing bwrap did not end the box");
+    assert!(
+        common::wait_until(|| !common::process_alive("sleep 66.61")),
+        "killing bwrap did not end the box"
+    );
 }

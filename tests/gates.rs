@@ -505,12 +505,7 @@ fn sigint_interrupts_the_hook_group_and_exits_130() {
         .spawn()
         .unwrap();
     let pid = child.id() as i32;
-    for _ in 0..100 {
-        if common::process_alive("sleep 64.3") {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
+    assert!(common::wait_until(|| common::process_alive("sleep 64.3")));
     // SAFETY: kill with a plain pid and signal number.
     unsafe { libc::kill(pid, libc::SIGINT) };
     let out = child.wait_with_output().unwrap();

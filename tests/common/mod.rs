@@ -187,3 +187,14 @@ pub fn bwrap_or_skip(test: &str) -> bool {
         }
     }
 }
+
+/// Polls `condition` every 25 ms for up to 10 s; true as soon as it holds.
+pub fn wait_until(mut condition: impl FnMut() -> bool) -> bool {
+    for _ in 0..400 {
+        if condition() {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(25));
+    }
+    condition()
+}
