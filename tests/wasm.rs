@@ -745,10 +745,6 @@ fn a_second_engine_loads_the_compiled_artifact_from_the_cache() {
         let load = began.elapsed();
         assert!(warm.from_cache(), "{f}");
         assert_eq!(warm.cache_file(), Some(file.as_path()), "{f}");
-        assert!(
-            load < compile,
-            "{f}: cached {load:?} vs compiled {compile:?}"
-        );
         eprintln!("{f}: compile {compile:?}, cached load {load:?}");
     }
     // No temporary files are left behind.
@@ -769,31 +765,42 @@ async fn a_damaged_cache_file_is_replaced() {
     };
     let project = project();
     let timeout = Duration::from_secs(5);
-    let engine = WasmEngine::new(&settings, EngineMode::OneShot).expect("engine");
-    let first = engine
-        .prepare(
-            &wasm("fixture-p1.wasm"),
-            &strings(&["echo"]),
-            project.path(),
-            timeout,
-        )
-        .expect("prepare");
+    // A fresh engine each time, as a fresh process would be: an engine compiles or loads
+    // each program once and shares it afterwards.
+    let prepare = || {
+        WasmEngine::new(&settings, EngineMode::OneShot)
+            .expect("engine")
+            .prepare(
+                &wasm("fixture-p1.wasm"),
+                &strings(&["echo"]),
+                project.path(),
+                timeout,
+            )
+            .expect("prepare")
+    };
+    let first = prepare();
     let file = first.cache_file().expect("cache file").to_path_buf();
     std::fs::write(&file, b"garbage").expect("write");
-    let again = engine
-        .prepare(
-            &wasm("fixture-p1.wasm"),
-            &strings(&["echo"]),
-            project.path(),
-            timeout,
-        )
-        .expect("prepare");
+    let again = prepare();
     assert!(!again.from_cache());
     let out = ok(again
         .run(Arc::from(&b"hi"[..]), &CancellationToken::new())
         .await);
     assert_eq!(out.stdout, b"hi");
-    let third = engine
+    assert!(prepare().from_cache());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn hooks_running_the_same_program_share_it() {
+    let base = tempfile::tempdir().expect("tempdir");
+    let settings = WasmSettings {
+        cache_dir: Some(base.path().join("c")),
+        ..WasmSettings::default()
+    };
+    let project = project();
+    let timeout = Duration::from_secs(5);
+    let engine = WasmEngine::new(&settings, EngineMode::Serve).expect("engine");
+    let echo = engine
         .prepare(
             &wasm("fixture-p1.wasm"),
             &strings(&["echo"]),
@@ -801,10 +808,56 @@ async fn a_damaged_cache_file_is_replaced() {
             timeout,
         )
         .expect("prepare");
-    assert!(third.from_cache());
+    let file = echo.cache_file().expect("cache file").to_path_buf();
+    // The same bytes under another name, with other arguments: not compiled, not even
+    // looked up in the cache again (its file is gone), yet each runs with its own
+    // arguments.
+    std::fs::remove_file(&file).expect("remove");
+    let copy = base.path().join("copy.wasm");
+    std::fs::copy(wasm("fixture-p1.wasm"), &copy).expect("copy");
+    let exit = engine
+        .prepare(&copy, &strings(&["exit", "3"]), project.path(), timeout)
+        .expect("prepare");
+    assert!(
+        !file.exists(),
+        "the second prepare compiled the program again"
+    );
+    assert_eq!(exit.argv()[0], "copy.wasm");
+    let out = ok(echo
+        .run(Arc::from(&b"hi"[..]), &CancellationToken::new())
+        .await);
+    assert_eq!(out.stdout, b"hi");
+    let out = ok(exit
+        .run(Arc::from(&b"hi"[..]), &CancellationToken::new())
+        .await);
+    assert_eq!(out.status, ExitStatus::Code(3));
 }
 
 // ---- Serve mode and per-call cost ---------------------------------------------------------
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_pooled_instance_starts_with_fresh_memory() {
+    // The pooling allocator reuses memory slots and resets the pages a run wrote by
+    // copying the image back (up to a threshold, then `madvise`): nothing one run wrote,
+    // in the data segment or far past the threshold, may reach the next run.
+    let engine = WasmEngine::new(&WasmSettings::default(), EngineMode::Serve).expect("engine");
+    let project = project();
+    let cancel = CancellationToken::new();
+    for f in BOTH {
+        let exec = engine
+            .prepare(
+                &wasm(f),
+                &strings(&["scribble"]),
+                project.path(),
+                Duration::from_secs(5),
+            )
+            .expect("prepare");
+        for run in 0..5 {
+            let out = ok(exec.run(Arc::from(&b"{}"[..]), &cancel).await);
+            assert_eq!(text(&out.stdout), "data 7, bss clean\n", "{f}, run {run}");
+        }
+    }
+}
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_pooling_engine_runs_hooks_many_times() {
@@ -846,7 +899,9 @@ async fn the_pooling_engine_runs_hooks_many_times() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn on_demand_calls_are_fast() {
+async fn an_on_demand_engine_runs_a_hook_many_times() {
+    // Speed is the benchmarks' business (benches/hook_latency.rs); this checks that each
+    // call of the on-demand allocator gets a fresh instance that answers in full.
     let project = project();
     for f in BOTH {
         let exec = engine()
@@ -858,14 +913,11 @@ async fn on_demand_calls_are_fast() {
             )
             .expect("prepare");
         let cancel = CancellationToken::new();
-        let n = 100;
-        let began = Instant::now();
-        for _ in 0..n {
-            ok(exec.run(Arc::from(&b"{}"[..]), &cancel).await);
+        for i in 0..100 {
+            let line = format!("{{\"call\":{i}}}");
+            let out = ok(exec.run(Arc::from(line.as_bytes()), &cancel).await);
+            assert_eq!(out.stdout, line.as_bytes(), "{f}, call {i}");
         }
-        let per_call = began.elapsed() / n;
-        eprintln!("{f}: {per_call:?} per call (on demand)");
-        assert!(per_call < Duration::from_millis(20), "{f}: {per_call:?}");
     }
 }
 

@@ -59,19 +59,21 @@
 
 mod cache;
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use sha2::{Digest, Sha256};
 use wasmtime::component::{Component, HasData, ResourceTable};
 use wasmtime::{
-    Config, Engine, EngineWeak, InstanceAllocationStrategy, Module, PoolingAllocationConfig,
-    ResourceLimiter, Store, Trap, UpdateDeadline,
+    Config, Enabled, Engine, EngineWeak, InstanceAllocationStrategy, Module,
+    PoolingAllocationConfig, ResourceLimiter, Store, Trap, UpdateDeadline,
 };
 use wasmtime_wasi::cli::{WasiCli, WasiCliView};
 use wasmtime_wasi::clocks::{WasiClocks, WasiClocksView};
-use wasmtime_wasi::filesystem::{WasiFilesystem, WasiFilesystemView};
+use wasmtime_wasi::filesystem::{WasiFilesystem, WasiFilesystemCtx, WasiFilesystemView};
 use wasmtime_wasi::p1::WasiP1Ctx;
 use wasmtime_wasi::p2::bindings::CommandPre;
 use wasmtime_wasi::p2::pipe::{MemoryInputPipe, MemoryOutputPipe};
@@ -102,6 +104,10 @@ pub const DEFAULT_MEMORY_LIMIT_MIB: u64 = 64;
 /// machine, meets the wall-clock backstop at 1.25 × the timeout instead. Either way the
 /// result is "timed out".
 pub const DEFAULT_FUEL_PER_SECOND: u64 = 10_000_000_000;
+
+/// How much dirty memory of a pooled slot is reset by copying pages back rather than
+/// by `madvise` (see the pooling settings in [`WasmEngine::new`]).
+const KEEP_RESIDENT: usize = 1 << 20;
 
 /// How often the epoch ticker advances the engine's epoch.
 const TICK: Duration = Duration::from_millis(10);
@@ -252,6 +258,18 @@ struct EngineInner {
     component_linker: wasmtime::component::Linker<ComponentState>,
     settings: WasmSettings,
     _ticker: Ticker,
+    /// The programs this engine has prepared, by the SHA-256 of their bytes: hooks that
+    /// run the same file (often with different arguments) share one compiled program,
+    /// so its code is loaded once and stays warm in the CPU's caches.
+    programs: Mutex<HashMap<[u8; 32], Prepared>>,
+}
+
+/// A program compiled (or loaded from the cache) and pre-linked, and where it came from.
+#[derive(Clone)]
+struct Prepared {
+    program: Program,
+    from_cache: bool,
+    cache_file: Option<PathBuf>,
 }
 
 /// Stops the epoch ticker thread when the engine goes away.
@@ -466,7 +484,16 @@ impl WasmEngine {
                 .total_memories(128)
                 .total_tables(256)
                 .total_stacks(64)
-                .max_memory_size(memory);
+                .max_memory_size(memory)
+                // Reset a returned slot by copying back only the pages the guest wrote
+                // (found with Linux's PAGEMAP_SCAN, 6.7+) instead of `madvise`: a
+                // hook dirties a few dozen pages, and each `madvise` was a syscall plus
+                // TLB shootdowns on every core running the host. Up to 1 MiB of dirty
+                // memory is reset this way; beyond it, and on kernels without the
+                // ioctl, wasmtime falls back to `madvise`.
+                .linear_memory_keep_resident(KEEP_RESIDENT)
+                .table_keep_resident(KEEP_RESIDENT)
+                .pagemap_scan(Enabled::Auto);
             config.allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
         }
         let engine = Engine::new(&config).map_err(engine_error)?;
@@ -485,6 +512,7 @@ impl WasmEngine {
                 component_linker,
                 settings: settings.clone(),
                 _ticker: ticker,
+                programs: Mutex::default(),
             }),
         })
     }
@@ -492,6 +520,9 @@ impl WasmEngine {
     /// Compiles the program at `wasm` (or loads it from the cache), checks its imports,
     /// and pre-links it, ready to run with `args` (`command[1..]`) against `project`
     /// under `timeout`. Errors name the file.
+    ///
+    /// A program this engine has already prepared (the same bytes, whatever the file's
+    /// name or the arguments) is not compiled or loaded again: the executors share it.
     pub fn prepare(
         &self,
         wasm: &Path,
@@ -504,11 +535,57 @@ impl WasmEngine {
             path: path.clone(),
             source,
         })?;
-        if !project.is_dir() {
-            return Err(WasmError::Project {
-                path: project.to_path_buf(),
-            });
-        }
+        let preopens = open_project(project)?;
+        let digest: [u8; 32] = Sha256::digest(&bytes).into();
+        let known = self.programs().get(&digest).cloned();
+        let prepared = match known {
+            Some(prepared) => prepared,
+            None => {
+                let prepared = self.compile(&path, &bytes)?;
+                self.programs().insert(digest, prepared.clone());
+                prepared
+            }
+        };
+        let Prepared {
+            program,
+            from_cache,
+            cache_file,
+        } = prepared;
+
+        let name = wasm
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| wasm.to_string_lossy().into_owned());
+        let mut argv = Vec::with_capacity(args.len() + 1);
+        argv.push(name);
+        argv.extend(args.iter().cloned());
+        let fuel = fuel_for(timeout, self.inner.settings.fuel_per_second);
+        Ok(WasmExecutor {
+            engine: Arc::clone(&self.inner),
+            program,
+            argv,
+            project: project.to_path_buf(),
+            preopens,
+            timeout,
+            fuel,
+            from_cache,
+            cache_file,
+        })
+    }
+
+    /// The engine's programs, by digest.
+    fn programs(&self) -> std::sync::MutexGuard<'_, HashMap<[u8; 32], Prepared>> {
+        // A panic while holding the lock leaves the map whole (inserts are single calls).
+        self.inner
+            .programs
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Compiles `bytes` (read from `path`) or loads them from the cache, checks the
+    /// imports, and pre-links the program.
+    fn compile(&self, path: &Path, bytes: &[u8]) -> Result<Prepared, WasmError> {
+        let path = path.to_path_buf();
         let engine = &self.inner.engine;
         let cache_dir = self.inner.settings.cache_dir.as_deref();
         let compile_error = |e: wasmtime::Error| WasmError::Compile {
@@ -520,10 +597,10 @@ impl WasmEngine {
             message: format!("{e:#}"),
         };
 
-        let (program, from_cache, cache_file) = match kind_of(&bytes) {
+        let (program, from_cache, cache_file) = match kind_of(bytes) {
             None => return Err(WasmError::NotWasm { path }),
             Some(Kind::Module) => {
-                let loaded = cache::load_or_compile::<Module>(engine, cache_dir, &bytes)
+                let loaded = cache::load_or_compile::<Module>(engine, cache_dir, bytes)
                     .map_err(compile_error)?;
                 let module = loaded.artifact;
                 if module.get_export("_start").is_none() {
@@ -548,7 +625,7 @@ impl WasmEngine {
                 (Program::Module(pre), loaded.from_cache, loaded.cache_file)
             }
             Some(Kind::Component) => {
-                let loaded = cache::load_or_compile::<Component>(engine, cache_dir, &bytes)
+                let loaded = cache::load_or_compile::<Component>(engine, cache_dir, bytes)
                     .map_err(compile_error)?;
                 let component = loaded.artifact;
                 check_component_imports(&path, engine, &component)?;
@@ -569,25 +646,32 @@ impl WasmEngine {
             }
         };
 
-        let name = wasm
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| wasm.to_string_lossy().into_owned());
-        let mut argv = Vec::with_capacity(args.len() + 1);
-        argv.push(name);
-        argv.extend(args.iter().cloned());
-        let fuel = fuel_for(timeout, self.inner.settings.fuel_per_second);
-        Ok(WasmExecutor {
-            engine: Arc::clone(&self.inner),
+        Ok(Prepared {
             program,
-            argv,
-            project: project.to_path_buf(),
-            timeout,
-            fuel,
             from_cache,
             cache_file,
         })
     }
+}
+
+/// Opens `project` once, as the read-only `/project` preopen every run of a hook shares.
+///
+/// Opening it per run walked the whole path each time (a tenth of a warm run). Sharing
+/// the descriptor is safe: every guest access is relative to it (`openat` and friends
+/// through wasmtime-wasi's sandboxed primitives), and directory listings open a
+/// descriptor of their own, so runs never share a position.
+fn open_project(project: &Path) -> Result<WasiFilesystemCtx, WasmError> {
+    let refused = || WasmError::Project {
+        path: project.to_path_buf(),
+    };
+    if !project.is_dir() {
+        return Err(refused());
+    }
+    let mut builder = WasiCtxBuilder::new();
+    builder
+        .preopened_dir(project, "/project", FsPerms::ReadOnly)
+        .map_err(|_| refused())?;
+    Ok(builder.build().filesystem().clone())
 }
 
 /// The fuel a timeout buys at `rate` fuel per second.
@@ -641,6 +725,7 @@ fn kind_of(bytes: &[u8]) -> Option<Kind> {
     }
 }
 
+#[derive(Clone)]
 enum Program {
     Module(wasmtime::InstancePre<ModuleState>),
     Component(CommandPre<ComponentState>),
@@ -652,6 +737,8 @@ pub struct WasmExecutor {
     program: Program,
     argv: Vec<String>,
     project: PathBuf,
+    /// The project's preopen, opened once (see [`open_project`]).
+    preopens: WasiFilesystemCtx,
     timeout: Duration,
     fuel: u64,
     from_cache: bool,
@@ -677,8 +764,8 @@ struct Ended {
 }
 
 impl WasmExecutor {
-    /// Whether the compiled artifact was loaded from the disk cache (rather than
-    /// compiled by this `prepare`).
+    /// Whether the compiled artifact was loaded from the disk cache rather than compiled,
+    /// when this engine first prepared the program.
     pub fn from_cache(&self) -> bool {
         self.from_cache
     }
@@ -703,26 +790,27 @@ impl WasmExecutor {
         &self.argv
     }
 
+    /// The run's WASI context, less the project preopen ([`Self::share_project`] adds
+    /// it once built): its stdin, the capped output pipes and the arguments; no
+    /// environment, no sockets.
     fn wasi(
         &self,
         stdin: &[u8],
         stdout: &MemoryOutputPipe,
         stderr: &MemoryOutputPipe,
-    ) -> Result<WasiCtxBuilder, Failure> {
+    ) -> WasiCtxBuilder {
         let mut b = WasiCtxBuilder::new();
         b.stdin(MemoryInputPipe::new(stdin.to_vec()))
             .stdout(stdout.clone())
             .stderr(stderr.clone())
             .args(&self.argv)
             .initial_cwd("/project");
-        b.preopened_dir(&self.project, "/project", FsPerms::ReadOnly)
-            .map_err(|e| {
-                Failure::CouldNotStart(format!(
-                    "cannot open the project folder {}: {e}",
-                    self.project.display()
-                ))
-            })?;
-        Ok(b)
+        b
+    }
+
+    /// Gives a built context the project preopen this hook opened at start.
+    fn share_project(&self, ctx: &mut WasiCtx) {
+        *ctx.filesystem() = self.preopens.clone();
     }
 
     /// Fresh store settings shared by both kinds: fuel, the epoch callback that yields
@@ -751,11 +839,12 @@ impl WasmExecutor {
     async fn run_module(
         &self,
         pre: &wasmtime::InstancePre<ModuleState>,
-        wasi: WasiCtxBuilder,
+        mut wasi: WasiCtxBuilder,
     ) -> Result<Ended, Failure> {
-        let mut wasi = wasi;
+        let mut wasi = wasi.build_p1();
+        self.share_project(WasiView::ctx(&mut wasi).ctx);
         let state = ModuleState {
-            wasi: wasi.build_p1(),
+            wasi,
             limits: Limits::new(self.engine.settings.memory_limit_mib),
         };
         let mut store = Store::new(&self.engine.engine, state);
@@ -776,11 +865,12 @@ impl WasmExecutor {
     async fn run_component(
         &self,
         pre: &CommandPre<ComponentState>,
-        wasi: WasiCtxBuilder,
+        mut wasi: WasiCtxBuilder,
     ) -> Result<Ended, Failure> {
-        let mut wasi = wasi;
+        let mut ctx = wasi.build();
+        self.share_project(&mut ctx);
         let state = ComponentState {
-            ctx: wasi.build(),
+            ctx,
             table: ResourceTable::new(),
             limits: Limits::new(self.engine.settings.memory_limit_mib),
         };
@@ -837,7 +927,7 @@ impl Executor for WasmExecutor {
             // that printed more than the cap is seen as having printed cap + 1.
             let stdout = MemoryOutputPipe::new(OUTPUT_CAP + 1);
             let stderr = MemoryOutputPipe::new(OUTPUT_CAP + 1);
-            let wasi = self.wasi(&stdin, &stdout, &stderr)?;
+            let wasi = self.wasi(&stdin, &stdout, &stderr);
             let work = async {
                 match &self.program {
                     Program::Module(pre) => self.run_module(pre, wasi).await,
