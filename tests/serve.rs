@@ -450,3 +450,119 @@ fn a_failing_hook_warns_once_per_turn_and_again_after_end_turn() {
         (json!(3), json!([warning]))
     );
 }
+
+// ---- What stdin and stdout may be ----------------------------------------------------------
+
+/// `fcntl(F_GETFL)` of `fd` has `O_NONBLOCK`.
+fn non_blocking(fd: &impl std::os::fd::AsRawFd) -> bool {
+    // SAFETY: F_GETFL on a descriptor the caller owns.
+    let flags = unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_GETFL) };
+    assert!(flags >= 0, "fcntl: {}", std::io::Error::last_os_error());
+    flags & libc::O_NONBLOCK != 0
+}
+
+#[test]
+fn serve_drives_its_pipes_itself_and_leaves_them_blocking() {
+    // serve reads and writes pipes on its event loop, in non-blocking mode, which is a
+    // property of the pipe end that every holder shares: the test keeps the same ends,
+    // sees the mode while serve runs, and sees it put back when serve is done.
+    let scene = policy_scene();
+    let (requests_out, requests_in) = std::io::pipe().expect("pipe");
+    let (answers_out, answers_in) = std::io::pipe().expect("pipe");
+    let mut child = scene
+        .hookhost()
+        .arg("--no-sandbox")
+        .arg("serve")
+        .stdin(requests_out.try_clone().expect("dup"))
+        .stdout(answers_in.try_clone().expect("dup"))
+        .spawn()
+        .expect("start hookhost serve");
+    drop(answers_in);
+    let mut answers = BufReader::new(answers_out);
+    let mut line = String::new();
+    answers.read_line(&mut line).expect("ready line");
+    assert!(line.contains("\"ready\""), "{line}");
+    assert!(
+        non_blocking(&requests_out),
+        "stdin is not on the event loop"
+    );
+    let mut requests_in = requests_in;
+    writeln!(requests_in, "{}", call(json!(1), "rm -rf danger")).expect("write");
+    line.clear();
+    answers.read_line(&mut line).expect("answer");
+    let answer: Value = serde_json::from_str(&line).expect("JSON");
+    assert_eq!(answer["outcome"], "block", "{answer}");
+    drop(requests_in);
+    assert_eq!(child.wait().expect("wait").code(), Some(0));
+    assert!(!non_blocking(&requests_out), "stdin was left non-blocking");
+}
+
+#[test]
+fn serve_over_a_unix_socket_and_from_a_file() {
+    use std::os::unix::net::UnixStream;
+    let scene = policy_scene();
+    // A socketpair, as Node's child_process gives its children.
+    let (agent, ours) = UnixStream::pair().expect("socketpair");
+    let mut child = scene
+        .hookhost()
+        .arg("--no-sandbox")
+        .arg("serve")
+        .stdin(std::os::fd::OwnedFd::from(ours.try_clone().expect("dup")))
+        .stdout(std::os::fd::OwnedFd::from(ours.try_clone().expect("dup")))
+        .spawn()
+        .expect("start hookhost serve");
+    agent.set_read_timeout(Some(READ_TIMEOUT)).expect("timeout");
+    let mut answers = BufReader::new(agent.try_clone().expect("dup"));
+    let mut line = String::new();
+    answers.read_line(&mut line).expect("ready line");
+    assert!(line.contains("\"ready\""), "{line}");
+    assert!(non_blocking(&ours), "the socket is not on the event loop");
+    writeln!(&agent, "{}", call(json!("s"), "ls")).expect("write");
+    line.clear();
+    answers.read_line(&mut line).expect("answer");
+    let answer: Value = serde_json::from_str(&line).expect("JSON");
+    assert_eq!(
+        (&answer["id"], &answer["outcome"]),
+        (&json!("s"), &json!("allow"))
+    );
+    agent.shutdown(std::net::Shutdown::Write).expect("shutdown");
+    assert_eq!(child.wait().expect("wait").code(), Some(0));
+    assert!(!non_blocking(&ours), "the socket was left non-blocking");
+
+    // Requests from a file, answers to a file: tokio's thread-backed streams.
+    let requests = scene.root.path().join("requests.jsonl");
+    let answers = scene.root.path().join("answers.jsonl");
+    std::fs::write(
+        &requests,
+        format!(
+            "{}\n{}\n",
+            call(json!(1), "rm -rf danger"),
+            call(json!(2), "ls")
+        ),
+    )
+    .expect("write");
+    let status = scene
+        .hookhost()
+        .arg("--no-sandbox")
+        .arg("serve")
+        .stdin(std::fs::File::open(&requests).expect("open"))
+        .stdout(std::fs::File::create(&answers).expect("create"))
+        .status()
+        .expect("run hookhost serve");
+    assert_eq!(status.code(), Some(0));
+    let text = std::fs::read_to_string(&answers).expect("read");
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON"))
+        .collect();
+    assert_eq!(lines.len(), 3, "{text}");
+    assert_eq!(lines[0]["type"], "ready");
+    let outcome = |id: i64| {
+        lines
+            .iter()
+            .find(|l| l["id"] == json!(id))
+            .map(|l| l["outcome"].clone())
+    };
+    assert_eq!(outcome(1), Some(json!("block")), "{text}");
+    assert_eq!(outcome(2), Some(json!("allow")), "{text}");
+}

@@ -67,6 +67,8 @@
 //! (each is answered `interrupted`), reads no more input, flushes, and exits 130 for
 //! SIGINT or 143 for SIGTERM, as a shell reports a process killed by that signal.
 
+mod stdio;
+
 use std::collections::HashMap;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicU8, Ordering};
@@ -562,13 +564,23 @@ pub async fn command(global: &GlobalOptions, resume: &crate::cli::ResumeArgs) ->
             return ExitCode::from(2);
         }
     };
-    let ended = run(
-        Arc::new(host),
-        tokio::io::stdin(),
-        tokio::io::stdout(),
-        interrupt,
-    )
-    .await;
+    let stdio::Stdio {
+        input,
+        output,
+        flags,
+    } = stdio::Stdio::open();
+    // On a worker rather than the thread that called `block_on`: the reactor wakes the
+    // reader on the worker that polled the pipe, and each request task starts on that
+    // same worker, with no hand-off to another thread in between.
+    let ended = tokio::spawn(run(Arc::new(host), input, output, interrupt)).await;
+    drop(flags);
+    let ended = match ended {
+        Ok(ended) => ended,
+        Err(e) => {
+            eprintln!("hookhost: serve stopped: {e}");
+            return ExitCode::from(1);
+        }
+    };
     match ended {
         Ended::EndOfInput => ExitCode::SUCCESS,
         Ended::Interrupted => match status.load(Ordering::SeqCst) {

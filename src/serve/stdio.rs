@@ -1,0 +1,142 @@
+//! `serve`'s stdin and stdout, read and written on the runtime's event loop.
+//!
+//! tokio's `stdin()`/`stdout()` run every read and every write on its blocking thread
+//! pool: a request line crossed a reader thread, a worker and a writer thread before
+//! its answer reached the agent, a thread wake-up at each step (most of a sequential
+//! call's latency on a two-core machine). An agent talks to `serve` over a pipe or a
+//! socket, both of which epoll can watch, so those are put in non-blocking mode and
+//! driven by the runtime's reactor directly. Anything else (a terminal, a file) keeps
+//! tokio's thread-backed streams.
+//!
+//! Non-blocking mode belongs to the open file description, which the other holders of
+//! the same pipe end share; [`FoundFlags`] puts back the flags serve found when it is
+//! dropped, after the last answer.
+
+use std::io;
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
+
+use tokio::io::{AsyncRead, AsyncWrite};
+
+/// The input half.
+pub type Input = Box<dyn AsyncRead + Unpin + Send>;
+/// The output half.
+pub type Output = Box<dyn AsyncWrite + Unpin + Send>;
+
+/// The process's stdin and stdout as async streams, and how to leave them.
+pub struct Stdio {
+    /// Requests.
+    pub input: Input,
+    /// Answers.
+    pub output: Output,
+    /// Restores fds 0 and 1 when dropped.
+    pub flags: FoundFlags,
+}
+
+/// The file status flags of fds 0 and 1 as serve found them, put back (blocking mode,
+/// for whoever else holds them) when this is dropped.
+pub struct FoundFlags(Vec<(i32, i32)>);
+
+impl Drop for FoundFlags {
+    fn drop(&mut self) {
+        // Last changed, first restored: fds 0 and 1 may share one description (a
+        // socket), whose flags were found blocking first and non-blocking second.
+        for &(fd, flags) in self.0.iter().rev() {
+            // SAFETY: fcntl(F_SETFL) on fds 0/1, which stay open for the process's life.
+            unsafe { libc::fcntl(fd, libc::F_SETFL, flags) };
+        }
+    }
+}
+
+impl Stdio {
+    /// Opens fds 0 and 1: on the event loop when they are pipes or sockets, through
+    /// tokio's blocking pool otherwise. Must run inside a runtime with I/O enabled.
+    pub fn open() -> Stdio {
+        let mut found = Vec::new();
+        let input = match event_loop_stream(io::stdin().as_fd(), &mut found) {
+            Some(Stream::Pipe(fd)) => tokio::net::unix::pipe::Receiver::from_owned_fd(fd)
+                .map(|r| Box::new(r) as Input)
+                .ok(),
+            Some(Stream::Socket(socket)) => tokio::net::UnixStream::from_std(socket)
+                .map(|s| Box::new(s) as Input)
+                .ok(),
+            None => None,
+        };
+        let output = match event_loop_stream(io::stdout().as_fd(), &mut found) {
+            Some(Stream::Pipe(fd)) => tokio::net::unix::pipe::Sender::from_owned_fd(fd)
+                .map(|s| Box::new(s) as Output)
+                .ok(),
+            Some(Stream::Socket(socket)) => tokio::net::UnixStream::from_std(socket)
+                .map(|s| Box::new(s) as Output)
+                .ok(),
+            None => None,
+        };
+        Stdio {
+            input: input.unwrap_or_else(|| Box::new(tokio::io::stdin())),
+            output: output.unwrap_or_else(|| Box::new(tokio::io::stdout())),
+            flags: FoundFlags(found),
+        }
+    }
+}
+
+/// A stream the reactor can drive.
+enum Stream {
+    Pipe(OwnedFd),
+    Socket(std::os::unix::net::UnixStream),
+}
+
+/// A duplicate of `fd` ready for the event loop when it is a pipe or a Unix socket
+/// (non-blocking from here on, its original flags pushed onto `found`); `None` for
+/// anything else, or when the descriptor cannot be examined.
+fn event_loop_stream(fd: BorrowedFd<'_>, found: &mut Vec<(i32, i32)>) -> Option<Stream> {
+    let raw = fd.as_raw_fd();
+    // SAFETY: fstat into a zeroed stat buffer we own.
+    let mut stat: libc::stat = unsafe { std::mem::zeroed() };
+    if unsafe { libc::fstat(raw, &mut stat) } != 0 {
+        return None;
+    }
+    // SAFETY: fcntl(F_GETFL) reads flags; no memory is involved.
+    let flags = unsafe { libc::fcntl(raw, libc::F_GETFL) };
+    if flags < 0 {
+        return None;
+    }
+    let kind = stat.st_mode & libc::S_IFMT;
+    let stream = match kind {
+        libc::S_IFIFO => Stream::Pipe(fd.try_clone_to_owned().ok()?),
+        libc::S_IFSOCK if is_unix_socket(fd) => {
+            let socket = std::os::unix::net::UnixStream::from(fd.try_clone_to_owned().ok()?);
+            socket.set_nonblocking(true).ok()?;
+            Stream::Socket(socket)
+        }
+        _ => return None,
+    };
+    found.push((raw, flags));
+    Some(stream)
+}
+
+/// Whether the socket at `fd` is a Unix-domain stream socket (an agent's socketpair).
+fn is_unix_socket(fd: BorrowedFd<'_>) -> bool {
+    let raw = fd.as_raw_fd();
+    // SAFETY: getsockname into a zeroed sockaddr_storage we own, with its size.
+    let mut address: libc::sockaddr_storage = unsafe { std::mem::zeroed() };
+    let mut len = std::mem::size_of::<libc::sockaddr_storage>() as libc::socklen_t;
+    let named = unsafe {
+        libc::getsockname(
+            raw,
+            (&mut address as *mut libc::sockaddr_storage).cast(),
+            &mut len,
+        )
+    } == 0;
+    let mut kind: libc::c_int = 0;
+    let mut len = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
+    // SAFETY: getsockopt into a c_int we own, with its size.
+    let typed = unsafe {
+        libc::getsockopt(
+            raw,
+            libc::SOL_SOCKET,
+            libc::SO_TYPE,
+            (&mut kind as *mut libc::c_int).cast(),
+            &mut len,
+        )
+    } == 0;
+    named && typed && i32::from(address.ss_family) == libc::AF_UNIX && kind == libc::SOCK_STREAM
+}
