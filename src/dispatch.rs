@@ -244,10 +244,12 @@ impl Turn {
 /// `sha256:` and the hex digest of `bytes`.
 pub fn input_digest(bytes: &[u8]) -> String {
     let digest = Sha256::digest(bytes);
+    const HEX: &[u8; 16] = b"0123456789abcdef";
     let mut out = String::with_capacity(7 + 64);
     out.push_str("sha256:");
     for b in digest {
-        out.push_str(&format!("{b:02x}"));
+        out.push(char::from(HEX[usize::from(b >> 4)]));
+        out.push(char::from(HEX[usize::from(b & 0xf)]));
     }
     out
 }

@@ -815,3 +815,50 @@ fn a_serve_session_records_to_the_default_file() {
     );
     assert_eq!(records(&file).len(), 1);
 }
+
+#[test]
+fn what_a_hook_did_is_on_disk_before_the_next_hook_runs() {
+    // Records are appended and flushed one by one (DESIGN.md): the second hook copies
+    // the record as it stands while it runs, and everything before its start is there.
+    let scene = Scene::new();
+    let log = scene.root.path().join("session.jsonl");
+    let copy = scene.root.path().join("copy.jsonl");
+    let first = scene.script("first.sh", "cat >/dev/null; echo 'first ran' >&2; exit 1");
+    let second = scene.script(
+        "second.sh",
+        &format!("cat >/dev/null; cat {:?} > {:?}", log, copy),
+    );
+    scene.write_config(&format!(
+        "{}{}",
+        sh_hook("first", &first, "on_failure = \"continue\""),
+        sh_hook("second", &second, "")
+    ));
+    let out = scene
+        .hookhost()
+        .args([NO_SANDBOX, "--log"])
+        .arg(&log)
+        .args(["pre-tool-use", "--tool", "bash", "--input", "{}"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{:?}", text(&out));
+    let seen = records(&copy);
+    let kinds: Vec<(&str, &str)> = seen
+        .iter()
+        .filter(|r| r["hook"].is_string())
+        .map(|r| (r["type"].as_str().unwrap(), r["hook"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            ("hook.started", "first"),
+            ("effect", "first"),
+            ("hook.decided", "first"),
+            ("hook.started", "second"),
+        ],
+        "{seen:#?}"
+    );
+    // And the whole gate, verdict included, once the call has returned.
+    let all = records(&log);
+    assert_eq!(of_type(&all, "gate.verdict").len(), 1, "{all:#?}");
+    assert_eq!(of_type(&all, "effect").len(), 2, "{all:#?}");
+}
