@@ -2,7 +2,8 @@
 //!
 //! Compiling a hook with Cranelift costs a few hundred milliseconds; loading the compiled
 //! artifact costs well under a millisecond. Artifacts live in one flat folder, one file
-//! per program, named by a SHA-256 over the program's bytes, the engine's
+//! per program, named by a SHA-256 over the program's digest (the SHA-256 of its bytes,
+//! which the engine also knows it by), the engine's
 //! [`precompile_compatibility_hash`](wasmtime::Engine::precompile_compatibility_hash)
 //! (which covers every setting that changes generated code, fuel and epochs included)
 //! and the wasmtime version. A changed program, engine setting or wasmtime release thus
@@ -85,11 +86,24 @@ impl Hasher for ShaHasher<'_> {
     }
 }
 
-/// The cache file for `wasm` compiled by `engine`, in `dir`.
-pub(crate) fn cache_path<A: Artifact>(dir: &Path, engine: &Engine, wasm: &[u8]) -> PathBuf {
+/// The SHA-256 of a program's bytes: the engine's name for it, and part of its cache
+/// key.
+pub(crate) type ProgramDigest = [u8; 32];
+
+/// The digest of `wasm`.
+pub(crate) fn program_digest(wasm: &[u8]) -> ProgramDigest {
+    Sha256::digest(wasm).into()
+}
+
+/// The cache file for the program with digest `program` compiled by `engine`, in `dir`.
+pub(crate) fn cache_path<A: Artifact>(
+    dir: &Path,
+    engine: &Engine,
+    program: &ProgramDigest,
+) -> PathBuf {
     use std::hash::Hash;
     let mut sha = Sha256::new();
-    sha.update(b"hookhost-wasm-cache-v1\0");
+    sha.update(b"hookhost-wasm-cache-v2\0");
     sha.update(WASMTIME_VERSION.as_bytes());
     sha.update(b"\0");
     sha.update(A::EXT.as_bytes());
@@ -98,7 +112,7 @@ pub(crate) fn cache_path<A: Artifact>(dir: &Path, engine: &Engine, wasm: &[u8]) 
         .precompile_compatibility_hash()
         .hash(&mut ShaHasher(&mut sha));
     sha.update(b"\0");
-    sha.update(wasm);
+    sha.update(program);
     let digest = sha.finalize();
     let mut name = String::with_capacity(digest.len() * 2 + 8);
     for byte in digest {
@@ -119,7 +133,8 @@ pub(crate) struct Loaded<A> {
     pub cache_file: Option<PathBuf>,
 }
 
-/// Loads the artifact for `wasm` from the cache in `dir`, or compiles it (and caches it).
+/// Loads the artifact for `wasm` (whose digest is `digest`) from the cache in `dir`, or
+/// compiles it (and caches it).
 ///
 /// A cache file that exists but does not load (truncated, another build) is replaced. A
 /// cache that cannot be written is only a warning: the compiled artifact is still used.
@@ -127,6 +142,7 @@ pub(crate) fn load_or_compile<A: Artifact>(
     engine: &Engine,
     dir: Option<&Path>,
     wasm: &[u8],
+    digest: &ProgramDigest,
 ) -> wasmtime::Result<Loaded<A>> {
     let Some(dir) = dir else {
         return Ok(Loaded {
@@ -135,7 +151,7 @@ pub(crate) fn load_or_compile<A: Artifact>(
             cache_file: None,
         });
     };
-    let path = cache_path::<A>(dir, engine, wasm);
+    let path = cache_path::<A>(dir, engine, digest);
     if path.is_file() {
         // SAFETY: the cache folder is private to this user and not writable by the agent
         // or by hooks (the caller's path guard checks it before any hook is prepared), so

@@ -65,7 +65,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use sha2::{Digest, Sha256};
 use wasmtime::component::{Component, HasData, ResourceTable};
 use wasmtime::{
     Config, Enabled, Engine, EngineWeak, InstanceAllocationStrategy, Module,
@@ -261,7 +260,7 @@ struct EngineInner {
     /// The programs this engine has prepared, by the SHA-256 of their bytes: hooks that
     /// run the same file (often with different arguments) share one compiled program,
     /// so its code is loaded once and stays warm in the CPU's caches.
-    programs: Mutex<HashMap<[u8; 32], Prepared>>,
+    programs: Mutex<HashMap<cache::ProgramDigest, Prepared>>,
 }
 
 /// A program compiled (or loaded from the cache) and pre-linked, and where it came from.
@@ -536,12 +535,12 @@ impl WasmEngine {
             source,
         })?;
         let preopens = open_project(project)?;
-        let digest: [u8; 32] = Sha256::digest(&bytes).into();
+        let digest = cache::program_digest(&bytes);
         let known = self.programs().get(&digest).cloned();
         let prepared = match known {
             Some(prepared) => prepared,
             None => {
-                let prepared = self.compile(&path, &bytes)?;
+                let prepared = self.compile(&path, &bytes, &digest)?;
                 self.programs().insert(digest, prepared.clone());
                 prepared
             }
@@ -574,7 +573,7 @@ impl WasmEngine {
     }
 
     /// The engine's programs, by digest.
-    fn programs(&self) -> std::sync::MutexGuard<'_, HashMap<[u8; 32], Prepared>> {
+    fn programs(&self) -> std::sync::MutexGuard<'_, HashMap<cache::ProgramDigest, Prepared>> {
         // A panic while holding the lock leaves the map whole (inserts are single calls).
         self.inner
             .programs
@@ -584,7 +583,12 @@ impl WasmEngine {
 
     /// Compiles `bytes` (read from `path`) or loads them from the cache, checks the
     /// imports, and pre-links the program.
-    fn compile(&self, path: &Path, bytes: &[u8]) -> Result<Prepared, WasmError> {
+    fn compile(
+        &self,
+        path: &Path,
+        bytes: &[u8],
+        digest: &cache::ProgramDigest,
+    ) -> Result<Prepared, WasmError> {
         let path = path.to_path_buf();
         let engine = &self.inner.engine;
         let cache_dir = self.inner.settings.cache_dir.as_deref();
@@ -600,7 +604,7 @@ impl WasmEngine {
         let (program, from_cache, cache_file) = match kind_of(bytes) {
             None => return Err(WasmError::NotWasm { path }),
             Some(Kind::Module) => {
-                let loaded = cache::load_or_compile::<Module>(engine, cache_dir, bytes)
+                let loaded = cache::load_or_compile::<Module>(engine, cache_dir, bytes, digest)
                     .map_err(compile_error)?;
                 let module = loaded.artifact;
                 if module.get_export("_start").is_none() {
@@ -625,7 +629,7 @@ impl WasmEngine {
                 (Program::Module(pre), loaded.from_cache, loaded.cache_file)
             }
             Some(Kind::Component) => {
-                let loaded = cache::load_or_compile::<Component>(engine, cache_dir, bytes)
+                let loaded = cache::load_or_compile::<Component>(engine, cache_dir, bytes, digest)
                     .map_err(compile_error)?;
                 let component = loaded.artifact;
                 check_component_imports(&path, engine, &component)?;
