@@ -117,7 +117,24 @@ impl Server {
     }
 }
 
-fn case(scene: &Scene, name: &str, hooks: &str, recorded: bool, windows: &[usize], total: usize) {
+/// What a case measured for the targets.
+struct Measured {
+    /// Calls per second with the most requests in flight.
+    best_rate: f64,
+    /// VmHWM (KiB) after the sequential calls, and after all the throughput runs.
+    early_hwm: u64,
+    late_hwm: u64,
+    calls_between: usize,
+}
+
+fn case(
+    scene: &Scene,
+    name: &str,
+    hooks: &str,
+    recorded: bool,
+    windows: &[usize],
+    total: usize,
+) -> Measured {
     let config = scene.config(&format!("{name}.toml"), hooks);
     let mut server = Server::start(scene, &config, recorded);
     let mut answer = String::new();
@@ -128,9 +145,16 @@ fn case(scene: &Scene, name: &str, hooks: &str, recorded: bool, windows: &[usize
     };
     let stats = common::sample(warmup, n, || server.call(&mut answer));
     common::report(&format!("serve {name} sequential"), &stats);
+    let (early_hwm, _) = server.memory();
+    let mut best_rate = 0.0;
+    let mut calls_between = 0;
     for &window in windows {
         server.throughput(window, total / 10); // warm-up
         let rate = server.throughput(window, total);
+        calls_between += total + total / 10;
+        if window == windows[windows.len() - 1] {
+            best_rate = rate;
+        }
         println!(
             "THROUGHPUT serve {name:<28} in-flight {window:>3}: {rate:>9.0} calls/s ({total} calls)"
         );
@@ -142,6 +166,31 @@ fn case(scene: &Scene, name: &str, hooks: &str, recorded: bool, windows: &[usize
         rss as f64 / 1024.0
     );
     server.stop();
+    Measured {
+        best_rate,
+        early_hwm: hwm.min(early_hwm),
+        late_hwm: hwm,
+        calls_between,
+    }
+}
+
+/// The serve target: at least 20,000 trivial-WASM calls per second on 2 cores,
+/// with memory that does not grow with the number of calls (VmHWM after the throughput
+/// runs within 4 MiB of what it was after the sequential calls).
+fn check(name: &str, m: &Measured) {
+    let verdict = |ok: bool| if ok { "PASS" } else { "MISS" };
+    println!(
+        "TARGET {} serve {name} throughput: {:.0} calls/s (limit 20000)",
+        verdict(m.best_rate >= 20_000.0),
+        m.best_rate
+    );
+    println!(
+        "TARGET {} serve {name} memory bounded: VmHWM {:.1} MiB after the sequential calls, {:.1} MiB after {} more (limit +4 MiB)",
+        verdict(m.late_hwm <= m.early_hwm + 4 * 1024),
+        m.early_hwm as f64 / 1024.0,
+        m.late_hwm as f64 / 1024.0,
+        m.calls_between
+    );
 }
 
 fn main() {
@@ -162,11 +211,13 @@ fn main() {
     }
     if run("wasm-1") {
         let one = common::wasm_hooks(&wasm, 1);
-        case(&scene, "wasm-1", &one, false, &windows, 40_000);
+        let m = case(&scene, "wasm-1", &one, false, &windows, 40_000);
+        check("wasm-1", &m);
     }
     if run("wasm-1-recorded") {
         let one = common::wasm_hooks(&wasm, 1);
-        case(&scene, "wasm-1-recorded", &one, true, &windows, 40_000);
+        let m = case(&scene, "wasm-1-recorded", &one, true, &windows, 40_000);
+        check("wasm-1-recorded", &m);
     }
     if run("wasm-10") {
         let ten = common::wasm_hooks(&wasm, 10);
