@@ -839,7 +839,8 @@ async fn hooks_running_the_same_program_share_it() {
 async fn a_pooled_instance_starts_with_fresh_memory() {
     // The pooling allocator reuses memory slots and resets the pages a run wrote by
     // copying the image back (up to a threshold, then `madvise`): nothing one run wrote,
-    // in the data segment or far past the threshold, may reach the next run.
+    // in the data segment or in memory grown far past the threshold, may reach the
+    // next run.
     let engine = WasmEngine::new(&WasmSettings::default(), EngineMode::Serve).expect("engine");
     let project = project();
     let cancel = CancellationToken::new();
@@ -854,7 +855,11 @@ async fn a_pooled_instance_starts_with_fresh_memory() {
             .expect("prepare");
         for run in 0..5 {
             let out = ok(exec.run(Arc::from(&b"{}"[..]), &cancel).await);
-            assert_eq!(text(&out.stdout), "data 7, bss clean\n", "{f}, run {run}");
+            assert_eq!(
+                text(&out.stdout),
+                "data 7, grown memory clean\n",
+                "{f}, run {run}"
+            );
         }
     }
 }
