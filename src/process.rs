@@ -25,7 +25,15 @@ static LIVE_CHILDREN: Mutex<Option<HashSet<u32>>> = Mutex::new(None);
 /// Only a process that owns all of its children should become a subreaper: the sweep
 /// ends every adopted child that is not a hook we started. The hookhost binary does;
 /// an embedding agent that starts processes of its own should pass `false`.
+///
+/// A non-dumpable process's `/proc/self` files belong to root, so what must be opened
+/// there is opened first: wasmtime's pooling allocator finds the pages a WASM run wrote
+/// through `/proc/self/pagemap`, which it opens once per process (see
+/// [`crate::executor::wasm::WasmEngine::resets_memory_by_page_scan`]).
 pub fn harden_host_process(subreaper: bool) -> std::io::Result<()> {
+    // Opens (and keeps) /proc/self/pagemap while this process may still open it; the
+    // answer itself is asked again when an engine is made.
+    let _ = wasmtime::PoolingAllocationConfig::is_pagemap_scan_available();
     // SAFETY: prctl with these options takes plain integers and touches no memory.
     unsafe {
         if libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0) != 0 {

@@ -123,3 +123,52 @@ fn the_library_can_harden_the_host() {
     hookhost::process::harden_host_process(false).unwrap();
     assert!(!hookhost::process::is_dumpable());
 }
+
+/// The child half of `an_unprivileged_hardened_host_still_scans_pages`, run by it in a
+/// process of its own as an unprivileged user.
+#[test]
+#[ignore = "run by an_unprivileged_hardened_host_still_scans_pages"]
+fn hardened_child_checks_the_page_scan() {
+    let Ok(expected) = std::env::var("HOOKHOST_EXPECT_PAGE_SCAN") else {
+        panic!("run by an_unprivileged_hardened_host_still_scans_pages, not on its own");
+    };
+    hookhost::process::harden_host_process(false).unwrap();
+    assert!(!hookhost::process::is_dumpable());
+    let available = wasmtime::PoolingAllocationConfig::is_pagemap_scan_available();
+    assert_eq!(available.to_string(), expected);
+}
+
+#[test]
+fn an_unprivileged_hardened_host_still_scans_pages() {
+    // wasmtime opens /proc/self/pagemap once per process to find the pages a WASM run
+    // wrote; a non-dumpable process's /proc/self files belong to root, so an
+    // unprivileged host could not open it after hardening, and serve would quietly
+    // reset memory the slow way. harden_host_process opens it first.
+    if !wasmtime::PoolingAllocationConfig::is_pagemap_scan_available() {
+        eprintln!("SKIPPED: this kernel has no PAGEMAP_SCAN (Linux 6.7+)");
+        return;
+    }
+    let nobody = std::process::Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups", "true"])
+        .status();
+    if !nobody.map(|s| s.success()).unwrap_or(false) {
+        eprintln!("SKIPPED: cannot switch to an unprivileged user with setpriv (not root?)");
+        return;
+    }
+    let out = std::process::Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+        .arg(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "hardened_child_checks_the_page_scan",
+            "--ignored",
+            "--test-threads=1",
+        ])
+        .env("HOOKHOST_EXPECT_PAGE_SCAN", "true")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(stdout.contains("1 passed"), "{stdout}\n{stderr}");
+}

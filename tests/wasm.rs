@@ -840,11 +840,15 @@ async fn a_pooled_instance_starts_with_fresh_memory() {
     // The pooling allocator reuses memory slots and resets the pages a run wrote by
     // copying the image back (up to a threshold, then `madvise`): nothing one run wrote,
     // in the data segment or in memory grown far past the threshold, may reach the
-    // next run.
-    let engine = WasmEngine::new(&WasmSettings::default(), EngineMode::Serve).expect("engine");
+    // next run, which gets the same slot.
     let project = project();
     let cancel = CancellationToken::new();
     for f in BOTH {
+        let engine = WasmEngine::new(&WasmSettings::default(), EngineMode::Serve).expect("engine");
+        eprintln!(
+            "{f}: memory reset by page scan: {}",
+            engine.resets_memory_by_page_scan()
+        );
         let exec = engine
             .prepare(
                 &wasm(f),
@@ -853,11 +857,20 @@ async fn a_pooled_instance_starts_with_fresh_memory() {
                 Duration::from_secs(5),
             )
             .expect("prepare");
+        let mut slots_after_first = None;
         for run in 0..5 {
             let out = ok(exec.run(Arc::from(&b"{}"[..]), &cancel).await);
             assert_eq!(
                 text(&out.stdout),
                 "data 7, grown memory clean\n",
+                "{f}, run {run}"
+            );
+            let warm = engine.warm_memory_slots().expect("a pooling engine");
+            assert!(warm > 0, "{f}: no slot was used");
+            // Later runs took the slots the first one left warm, not new ones.
+            assert_eq!(
+                *slots_after_first.get_or_insert(warm),
+                warm,
                 "{f}, run {run}"
             );
         }

@@ -54,8 +54,13 @@
 //!
 //! One [`WasmEngine`] per process compiles each program once, when it is prepared,
 //! caching the compiled artifact on disk (see the `cache` module) and pre-linking it into
-//! an `InstancePre`. Each run builds a fresh `Store` and WASI context and instantiates from
-//! that, which costs tens of microseconds.
+//! an `InstancePre`; hooks that run the same bytes share that program. Each hook opens
+//! the project folder once, when it is prepared, and every run shares that descriptor
+//! (so a project folder replaced during a session, renamed away and recreated, is not
+//! seen: the hooks keep the one they opened). Each run builds a fresh `Store` and WASI
+//! context and instantiates from that: about 11 µs for a trivial hook with `serve`'s
+//! pooling allocator, whose memory reset is described at
+//! [`WasmEngine::resets_memory_by_page_scan`].
 
 mod cache;
 
@@ -261,6 +266,8 @@ struct EngineInner {
     /// run the same file (often with different arguments) share one compiled program,
     /// so its code is loaded once and stays warm in the CPU's caches.
     programs: Mutex<HashMap<cache::ProgramDigest, Prepared>>,
+    /// Whether pooled memory is reset by page scan (see [`page_scan_is_sound`]).
+    reset_by_page_scan: bool,
 }
 
 /// A program compiled (or loaded from the cache) and pre-linked, and where it came from.
@@ -474,6 +481,7 @@ impl WasmEngine {
         // largest single cost of a warm run. Failures are read from the trap code and
         // the error itself, never from a backtrace.
         config.wasm_backtrace_max_frames(None);
+        let reset_by_page_scan = mode == EngineMode::Serve && page_scan_is_sound();
         if mode == EngineMode::Serve {
             let memory = usize::try_from(settings.memory_limit_mib.saturating_mul(1 << 20))
                 .unwrap_or(usize::MAX);
@@ -483,16 +491,19 @@ impl WasmEngine {
                 .total_memories(128)
                 .total_tables(256)
                 .total_stacks(64)
-                .max_memory_size(memory)
-                // Reset a returned slot by copying back only the pages the guest wrote
-                // (found with Linux's PAGEMAP_SCAN, 6.7+) instead of `madvise`: a
-                // hook dirties a few dozen pages, and each `madvise` was a syscall plus
-                // TLB shootdowns on every core running the host. Up to 1 MiB of dirty
-                // memory is reset this way; beyond it, and on kernels without the
-                // ioctl, wasmtime falls back to `madvise`.
-                .linear_memory_keep_resident(KEEP_RESIDENT)
-                .table_keep_resident(KEEP_RESIDENT)
-                .pagemap_scan(Enabled::Auto);
+                .max_memory_size(memory);
+            if reset_by_page_scan {
+                // Reset a returned slot by copying back only the pages the run wrote
+                // (found with Linux's PAGEMAP_SCAN) instead of `madvise`: a hook writes
+                // a few dozen pages, and each `madvise` was a syscall plus TLB
+                // shootdowns on every core running the host. Beyond 1 MiB of written
+                // pages wasmtime still uses `madvise`. Without the scan, keep-resident
+                // would memset the first 1 MiB blindly, which costs more than it saves,
+                // so it stays off.
+                pool.linear_memory_keep_resident(KEEP_RESIDENT)
+                    .table_keep_resident(KEEP_RESIDENT)
+                    .pagemap_scan(Enabled::Yes);
+            }
             config.allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
         }
         let engine = Engine::new(&config).map_err(engine_error)?;
@@ -512,6 +523,7 @@ impl WasmEngine {
                 settings: settings.clone(),
                 _ticker: ticker,
                 programs: Mutex::default(),
+                reset_by_page_scan,
             }),
         })
     }
@@ -570,6 +582,22 @@ impl WasmEngine {
             from_cache,
             cache_file,
         })
+    }
+
+    /// Whether this engine resets pooled memory by copying back only the pages a run
+    /// wrote (PAGEMAP_SCAN), rather than with `madvise`: a `serve` engine on Linux 6.7+
+    /// with no swap in use.
+    pub fn resets_memory_by_page_scan(&self) -> bool {
+        self.inner.reset_by_page_scan
+    }
+
+    /// How many of the pooling allocator's memory slots have been used and are free
+    /// now (`None` for an on-demand engine): runs that reuse slots leave this flat.
+    pub fn warm_memory_slots(&self) -> Option<u32> {
+        self.inner
+            .engine
+            .pooling_allocator_metrics()
+            .map(|m| m.unused_warm_memories())
     }
 
     /// The engine's programs, by digest.
@@ -656,6 +684,29 @@ impl WasmEngine {
             cache_file,
         })
     }
+}
+
+/// Whether the pooling allocator may reset memory by PAGEMAP_SCAN: the kernel has the
+/// ioctl (Linux 6.7+) and this process could open `/proc/self/pagemap` (see
+/// [`crate::process::harden_host_process`]), and no swap is in use.
+///
+/// Swap matters because wasmtime 48's scan looks for written pages that are *present*:
+/// a written page swapped out during a run is neither copied back nor decommitted, so
+/// the next run in that slot would read it (bytecodealliance/wasmtime#14357). Without
+/// swap an anonymous page cannot leave memory. Swap turned on later in a long `serve`
+/// session is not seen; restart the session after `swapon`.
+fn page_scan_is_sound() -> bool {
+    PoolingAllocationConfig::is_pagemap_scan_available() && !swap_in_use(&read_swaps())
+}
+
+fn read_swaps() -> String {
+    // Unreadable /proc/swaps: assume swap, the safe side.
+    std::fs::read_to_string("/proc/swaps").unwrap_or_else(|_| "?\n?".into())
+}
+
+/// Whether `/proc/swaps` (a header line, then one line per swap area) lists an area.
+fn swap_in_use(swaps: &str) -> bool {
+    swaps.lines().skip(1).any(|line| !line.trim().is_empty())
 }
 
 /// Opens `project` once, as the read-only `/project` preopen every run of a hook shares.

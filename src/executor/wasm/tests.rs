@@ -179,3 +179,14 @@ async fn calibrate_fuel_per_second() {
         );
     }
 }
+
+#[test]
+fn swap_areas_are_read_from_proc_swaps() {
+    let none = "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n";
+    assert!(!super::swap_in_use(none));
+    let one =
+        format!("{none}/dev/zram0                              partition\t8388604\t\t0\t\t100\n");
+    assert!(super::swap_in_use(&one));
+    // What the engine reads when /proc/swaps cannot be read: assume swap.
+    assert!(super::swap_in_use("?\n?"));
+}
