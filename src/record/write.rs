@@ -107,7 +107,12 @@ impl RecordWriter {
         if let Err(e) = self.write(body)
             && !self.failed.swap(true, Ordering::SeqCst)
         {
-            eprintln!("⚠ {e}; the rest of this session may be missing from it.");
+            // Not eprintln!, which panics when the write fails: serve's stderr may share
+            // a non-blocking pipe with its stdout (`2>&1`).
+            let _ = writeln!(
+                std::io::stderr(),
+                "⚠ {e}; the rest of this session may be missing from it."
+            );
         }
     }
 }

@@ -12,7 +12,7 @@
 //! the same pipe end share; [`FoundFlags`] puts back the flags serve found when it is
 //! dropped, after the last answer.
 
-use std::io;
+use std::io::{self, Write};
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
 
 use tokio::io::{AsyncRead, AsyncWrite};
@@ -41,8 +41,7 @@ impl Drop for FoundFlags {
         // Last changed, first restored: fds 0 and 1 may share one description (a
         // socket), whose flags were found blocking first and non-blocking second.
         for &(fd, flags) in self.0.iter().rev() {
-            // SAFETY: fcntl(F_SETFL) on fds 0/1, which stay open for the process's life.
-            unsafe { libc::fcntl(fd, libc::F_SETFL, flags) };
+            set_flags(fd, flags);
         }
     }
 }
@@ -52,24 +51,22 @@ impl Stdio {
     /// tokio's blocking pool otherwise. Must run inside a runtime with I/O enabled.
     pub fn open() -> Stdio {
         let mut found = Vec::new();
-        let input = match event_loop_stream(io::stdin().as_fd(), &mut found) {
-            Some(Stream::Pipe(fd)) => tokio::net::unix::pipe::Receiver::from_owned_fd(fd)
-                .map(|r| Box::new(r) as Input)
-                .ok(),
-            Some(Stream::Socket(socket)) => tokio::net::UnixStream::from_std(socket)
-                .map(|s| Box::new(s) as Input)
-                .ok(),
-            None => None,
-        };
-        let output = match event_loop_stream(io::stdout().as_fd(), &mut found) {
-            Some(Stream::Pipe(fd)) => tokio::net::unix::pipe::Sender::from_owned_fd(fd)
-                .map(|s| Box::new(s) as Output)
-                .ok(),
-            Some(Stream::Socket(socket)) => tokio::net::UnixStream::from_std(socket)
-                .map(|s| Box::new(s) as Output)
-                .ok(),
-            None => None,
-        };
+        let input = on_event_loop(io::stdin().as_fd(), "stdin", &mut found, |stream| {
+            Ok(match stream {
+                Stream::Pipe(fd) => {
+                    Box::new(tokio::net::unix::pipe::Receiver::from_owned_fd(fd)?) as Input
+                }
+                Stream::Socket(socket) => Box::new(tokio::net::UnixStream::from_std(socket)?),
+            })
+        });
+        let output = on_event_loop(io::stdout().as_fd(), "stdout", &mut found, |stream| {
+            Ok(match stream {
+                Stream::Pipe(fd) => {
+                    Box::new(tokio::net::unix::pipe::Sender::from_owned_fd(fd)?) as Output
+                }
+                Stream::Socket(socket) => Box::new(tokio::net::UnixStream::from_std(socket)?),
+            })
+        });
         Stdio {
             input: input.unwrap_or_else(|| Box::new(tokio::io::stdin())),
             output: output.unwrap_or_else(|| Box::new(tokio::io::stdout())),
@@ -84,10 +81,42 @@ enum Stream {
     Socket(std::os::unix::net::UnixStream),
 }
 
-/// A duplicate of `fd` ready for the event loop when it is a pipe or a Unix socket
-/// (non-blocking from here on, its original flags pushed onto `found`); `None` for
-/// anything else, or when the descriptor cannot be examined.
-fn event_loop_stream(fd: BorrowedFd<'_>, found: &mut Vec<(i32, i32)>) -> Option<Stream> {
+/// `fd` made into an event-loop stream by `convert`, its flags as found pushed onto
+/// `found`; `None` when it is neither a pipe nor a Unix socket, or when the conversion
+/// fails (then its flags are put back at once and stderr says why, since the
+/// thread-backed stream that takes over needs blocking mode).
+fn on_event_loop<T>(
+    fd: BorrowedFd<'_>,
+    name: &str,
+    found: &mut Vec<(i32, i32)>,
+    convert: impl FnOnce(Stream) -> io::Result<T>,
+) -> Option<T> {
+    let (stream, flags) = event_loop_stream(fd)?;
+    match convert(stream) {
+        Ok(converted) => {
+            found.push((fd.as_raw_fd(), flags));
+            Some(converted)
+        }
+        Err(e) => {
+            set_flags(fd.as_raw_fd(), flags);
+            let _ = writeln!(
+                io::stderr(),
+                "hookhost: serve uses a thread for its {name} ({e})"
+            );
+            None
+        }
+    }
+}
+
+fn set_flags(fd: i32, flags: i32) {
+    // SAFETY: fcntl(F_SETFL) on fds 0/1, which stay open for the process's life.
+    unsafe { libc::fcntl(fd, libc::F_SETFL, flags) };
+}
+
+/// A duplicate of `fd` for the event loop, and its file status flags as found, when it
+/// is a pipe or a Unix socket; `None` for anything else, or when the descriptor cannot
+/// be examined.
+fn event_loop_stream(fd: BorrowedFd<'_>) -> Option<(Stream, i32)> {
     let raw = fd.as_raw_fd();
     // SAFETY: fstat into a zeroed stat buffer we own.
     let mut stat: libc::stat = unsafe { std::mem::zeroed() };
@@ -99,18 +128,19 @@ fn event_loop_stream(fd: BorrowedFd<'_>, found: &mut Vec<(i32, i32)>) -> Option<
     if flags < 0 {
         return None;
     }
-    let kind = stat.st_mode & libc::S_IFMT;
-    let stream = match kind {
+    let stream = match stat.st_mode & libc::S_IFMT {
         libc::S_IFIFO => Stream::Pipe(fd.try_clone_to_owned().ok()?),
         libc::S_IFSOCK if is_unix_socket(fd) => {
             let socket = std::os::unix::net::UnixStream::from(fd.try_clone_to_owned().ok()?);
-            socket.set_nonblocking(true).ok()?;
+            if socket.set_nonblocking(true).is_err() {
+                set_flags(raw, flags);
+                return None;
+            }
             Stream::Socket(socket)
         }
         _ => return None,
     };
-    found.push((raw, flags));
-    Some(stream)
+    Some((stream, flags))
 }
 
 /// Whether the socket at `fd` is a Unix-domain stream socket (an agent's socketpair).
