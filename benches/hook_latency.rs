@@ -16,7 +16,6 @@
 mod common;
 
 use std::ffi::OsString;
-use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -72,12 +71,7 @@ impl Bench {
     }
 
     fn host(&self, name: &str, hooks: &str, mode: Mode, recorded: bool) -> Arc<Host> {
-        // The default hidden folders of a real user, so that the box is the real one.
-        let hide: Vec<String> = hookhost::sandbox::default_hidden(Path::new("/root"))
-            .iter()
-            .map(|p| format!("{:?}", p.to_str().unwrap()))
-            .collect();
-        let text = format!("[sandbox]\nhide = [{}]\n\n{hooks}", hide.join(", "));
+        let text = common::with_default_hidden(hooks);
         let config = self.scene.config(&format!("{name}.toml"), &text);
         let host = Host::start(HostOptions {
             config: Some(config),
@@ -155,7 +149,6 @@ fn main() {
     let fixture = wasm.join("fixture-p1.wasm");
     let fixture = fixture.to_str().unwrap();
     let one_wasm = common::wasm_hooks(&wasm, 1);
-    let native = native.to_str().unwrap();
 
     // 1. The host's own overhead: no hook at all, and hooks that do not match the tool.
     let host = bench.host("none-configured", "", Mode::Serve, false);
@@ -188,52 +181,15 @@ fn main() {
         },
     );
 
-    // 3. The same policy as a native program on the host.
-    let hooks = common::hook("native", &[native], "sandbox = false");
-    let host = bench.host("native-host", &hooks, Mode::Serve, false);
-    bench.case("native-host", &host, &PROCESS);
-
-    // 4. The same, sandboxed (bubblewrap).
-    match common::bwrap_available() {
-        Ok(()) => {
-            let hooks = common::hook("native-box", &[native], "sandbox = true");
-            let host = bench.host("native-bwrap", &hooks, Mode::Serve, false);
-            bench.case("native-bwrap", &host, &PROCESS);
-        }
-        Err(why) => println!("SKIPPED: native-bwrap: bubblewrap cannot run here: {why}"),
+    // 3.–5. The same policy as a native program, on the host and in bubblewrap; hooks
+    // as users write them today, in sh and python.
+    for (name, hooks) in common::process_hooks(&bench.scene, &native) {
+        let host = bench.host(name, &hooks, Mode::Serve, false);
+        bench.case(name, &host, &PROCESS);
     }
-
-    // 5. Hooks as users write them today: sh and python, on the host.
-    let sh = bench
-        .scene
-        .script("allow.sh", "#!/bin/sh\ninput=$(cat)\nexit 0\n");
-    let hooks = common::hook("sh", &["/bin/sh", sh.to_str().unwrap()], "sandbox = false");
-    let host = bench.host("sh-host", &hooks, Mode::Serve, false);
-    bench.case("sh-host", &host, &PROCESS);
-    let py = bench.scene.script(
-        "allow.py",
-        "import json, sys\nevent = json.load(sys.stdin)\nsys.exit(0)\n",
-    );
-    let python = which("python3");
-    let hooks = common::hook(
-        "python",
-        &[python.as_str(), py.to_str().unwrap()],
-        "sandbox = false",
-    );
-    let host = bench.host("python-host", &hooks, Mode::Serve, false);
-    bench.case("python-host", &host, &PROCESS);
 
     bench.criterion.final_summary();
     summary(&bench);
-}
-
-/// The real interpreter (not a version manager's shim script on PATH).
-fn which(name: &str) -> String {
-    let out = std::process::Command::new(name)
-        .args(["-c", "import sys; print(sys.executable)"])
-        .output()
-        .expect("python3");
-    String::from_utf8(out.stdout).unwrap().trim().to_string()
 }
 
 fn summary(bench: &Bench) {

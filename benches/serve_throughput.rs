@@ -174,6 +174,20 @@ fn case(
     }
 }
 
+/// A process hook through serve: one request at a time (an agent's usual pattern),
+/// then four in flight.
+fn process_case(scene: &Scene, name: &str, hooks: &str) {
+    let config = scene.config(&format!("{name}.toml"), &common::with_default_hidden(hooks));
+    let mut server = Server::start(scene, &config, false);
+    let mut answer = String::new();
+    let stats = common::sample(30, 300, || server.call(&mut answer));
+    common::report(&format!("serve {name} sequential"), &stats);
+    server.throughput(4, 40); // warm-up
+    let rate = server.throughput(4, 400);
+    println!("THROUGHPUT serve {name:<28} in-flight   4: {rate:>9.0} calls/s (400 calls)");
+    server.stop();
+}
+
 /// The serve target: at least 20,000 trivial-WASM calls per second on 2 cores,
 /// with memory that does not grow with the number of calls (VmHWM after the throughput
 /// runs within 4 MiB of what it was after the sequential calls).
@@ -222,5 +236,12 @@ fn main() {
     if run("wasm-10") {
         let ten = common::wasm_hooks(&wasm, 10);
         case(&scene, "wasm-10", &ten, false, &windows, 10_000);
+    }
+    // 3.–5. Process hooks (native on the host and in bubblewrap, sh, python).
+    let native = common::native_hook();
+    for (name, hooks) in common::process_hooks(&scene, &native) {
+        if run(name) {
+            process_case(&scene, name, &hooks);
+        }
     }
 }

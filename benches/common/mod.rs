@@ -99,6 +99,58 @@ impl Scene {
 }
 
 /// A `[[hooks]]` table for PreToolUse on `bash`.
+/// `hooks` behind a `[sandbox]` table that hides a real user's default credential
+/// folders, so that a sandboxed hook runs in the real box.
+pub fn with_default_hidden(hooks: &str) -> String {
+    let hide: Vec<String> = hookhost::sandbox::default_hidden(Path::new("/root"))
+        .iter()
+        .map(|p| format!("{:?}", p.to_str().unwrap()))
+        .collect();
+    format!("[sandbox]\nhide = [{}]\n\n{hooks}", hide.join(", "))
+}
+
+/// The real python3 interpreter (not a version manager's shim script on PATH).
+pub fn python3() -> String {
+    let out = std::process::Command::new("python3")
+        .args(["-c", "import sys; print(sys.executable)"])
+        .output()
+        .expect("python3");
+    String::from_utf8(out.stdout).unwrap().trim().to_string()
+}
+
+/// The hooks of cases 3–5 (native on the host, native in bubblewrap when it runs here,
+/// `sh`, python), by case name; the scripts are written into `scene`.
+pub fn process_hooks(scene: &Scene, native: &Path) -> Vec<(&'static str, String)> {
+    let native = native.to_str().unwrap();
+    let mut cases = vec![("native-host", hook("native", &[native], "sandbox = false"))];
+    match bwrap_available() {
+        Ok(()) => cases.push((
+            "native-bwrap",
+            hook("native-box", &[native], "sandbox = true"),
+        )),
+        Err(why) => println!("SKIPPED: native-bwrap: bubblewrap cannot run here: {why}"),
+    }
+    let sh = scene.script("allow.sh", "#!/bin/sh\ninput=$(cat)\nexit 0\n");
+    cases.push((
+        "sh-host",
+        hook("sh", &["/bin/sh", sh.to_str().unwrap()], "sandbox = false"),
+    ));
+    let py = scene.script(
+        "allow.py",
+        "import json, sys\nevent = json.load(sys.stdin)\nsys.exit(0)\n",
+    );
+    let python = python3();
+    cases.push((
+        "python-host",
+        hook(
+            "python",
+            &[python.as_str(), py.to_str().unwrap()],
+            "sandbox = false",
+        ),
+    ));
+    cases
+}
+
 pub fn hook(name: &str, command: &[&str], extra: &str) -> String {
     let argv: Vec<String> = command.iter().map(|c| format!("{c:?}")).collect();
     format!(
