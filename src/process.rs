@@ -29,7 +29,10 @@ static LIVE_CHILDREN: Mutex<Option<HashSet<u32>>> = Mutex::new(None);
 /// A non-dumpable process's `/proc/self` files belong to root, so what must be opened
 /// there is opened first: wasmtime's pooling allocator finds the pages a WASM run wrote
 /// through `/proc/self/pagemap`, which it opens once per process (see
-/// [`crate::executor::wasm::WasmEngine::resets_memory_by_page_scan`]).
+/// [`crate::executor::wasm::WasmEngine::resets_memory_by_page_scan`]). wasmtime also
+/// registers a `pthread_atfork` handler then, which reopens the file in every forked
+/// child (hook processes included; a non-dumpable child gets `/dev/null` instead):
+/// two or three syscalls per spawn.
 pub fn harden_host_process(subreaper: bool) -> std::io::Result<()> {
     // Opens (and keeps) /proc/self/pagemap while this process may still open it; the
     // answer itself is asked again when an engine is made.

@@ -98,7 +98,6 @@ impl Scene {
     }
 }
 
-/// A `[[hooks]]` table for PreToolUse on `bash`.
 /// `hooks` behind a `[sandbox]` table that hides a real user's default credential
 /// folders, so that a sandboxed hook runs in the real box.
 pub fn with_default_hidden(hooks: &str) -> String {
@@ -151,6 +150,7 @@ pub fn process_hooks(scene: &Scene, native: &Path) -> Vec<(&'static str, String)
     cases
 }
 
+/// A `[[hooks]]` table for PreToolUse on `bash`.
 pub fn hook(name: &str, command: &[&str], extra: &str) -> String {
     let argv: Vec<String> = command.iter().map(|c| format!("{c:?}")).collect();
     format!(

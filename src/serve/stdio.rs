@@ -5,8 +5,8 @@
 //! its answer reached the agent, a thread wake-up at each step (most of a sequential
 //! call's latency on a two-core machine). An agent talks to `serve` over a pipe or a
 //! socket, both of which epoll can watch, so those are put in non-blocking mode and
-//! driven by the runtime's reactor directly. Anything else (a terminal, a file) keeps
-//! tokio's thread-backed streams.
+//! driven by the runtime's reactor directly. When either is anything else (a terminal,
+//! a file), or the reactor cannot take it, both keep tokio's thread-backed streams.
 //!
 //! Non-blocking mode belongs to the open file description, which the other holders of
 //! the same pipe end share; [`FoundFlags`] puts back the flags serve found when it is
@@ -47,11 +47,12 @@ impl Drop for FoundFlags {
 }
 
 impl Stdio {
-    /// Opens fds 0 and 1: on the event loop when they are pipes or sockets, through
-    /// tokio's blocking pool otherwise. Must run inside a runtime with I/O enabled.
+    /// Opens fds 0 and 1: both on the event loop when both are pipes or sockets, both
+    /// through tokio's blocking pool otherwise. Must run inside a runtime with I/O
+    /// enabled.
     pub fn open() -> Stdio {
         let mut found = Vec::new();
-        let input = on_event_loop(io::stdin().as_fd(), "stdin", &mut found, |stream| {
+        let input = on_event_loop(io::stdin().as_fd(), &mut found, |stream| {
             Ok(match stream {
                 Stream::Pipe(fd) => {
                     Box::new(tokio::net::unix::pipe::Receiver::from_owned_fd(fd)?) as Input
@@ -59,7 +60,7 @@ impl Stdio {
                 Stream::Socket(socket) => Box::new(tokio::net::UnixStream::from_std(socket)?),
             })
         });
-        let output = on_event_loop(io::stdout().as_fd(), "stdout", &mut found, |stream| {
+        let output = on_event_loop(io::stdout().as_fd(), &mut found, |stream| {
             Ok(match stream {
                 Stream::Pipe(fd) => {
                     Box::new(tokio::net::unix::pipe::Sender::from_owned_fd(fd)?) as Output
@@ -67,10 +68,29 @@ impl Stdio {
                 Stream::Socket(socket) => Box::new(tokio::net::UnixStream::from_std(socket)?),
             })
         });
-        Stdio {
-            input: input.unwrap_or_else(|| Box::new(tokio::io::stdin())),
-            output: output.unwrap_or_else(|| Box::new(tokio::io::stdout())),
-            flags: FoundFlags(found),
+        match (input, output) {
+            (Some(Ok(input)), Some(Ok(output))) => Stdio {
+                input,
+                output,
+                flags: FoundFlags(found),
+            },
+            (input, output) => {
+                // All or nothing: stdin and stdout may be one socket, whose mode the
+                // thread-backed stream of the other half needs blocking.
+                let failures = [input.and_then(Result::err), output.and_then(Result::err)];
+                for failed in failures.into_iter().flatten() {
+                    let _ = writeln!(
+                        io::stderr(),
+                        "hookhost: serve uses threads for stdio ({failed})"
+                    );
+                }
+                drop(FoundFlags(found));
+                Stdio {
+                    input: Box::new(tokio::io::stdin()),
+                    output: Box::new(tokio::io::stdout()),
+                    flags: FoundFlags(Vec::new()),
+                }
+            }
         }
     }
 }
@@ -82,30 +102,16 @@ enum Stream {
 }
 
 /// `fd` made into an event-loop stream by `convert`, its flags as found pushed onto
-/// `found`; `None` when it is neither a pipe nor a Unix socket, or when the conversion
-/// fails (then its flags are put back at once and stderr says why, since the
-/// thread-backed stream that takes over needs blocking mode).
+/// `found` (whether or not the conversion worked: it may have changed them); `None`
+/// when it is neither a pipe nor a Unix socket.
 fn on_event_loop<T>(
     fd: BorrowedFd<'_>,
-    name: &str,
     found: &mut Vec<(i32, i32)>,
     convert: impl FnOnce(Stream) -> io::Result<T>,
-) -> Option<T> {
+) -> Option<io::Result<T>> {
     let (stream, flags) = event_loop_stream(fd)?;
-    match convert(stream) {
-        Ok(converted) => {
-            found.push((fd.as_raw_fd(), flags));
-            Some(converted)
-        }
-        Err(e) => {
-            set_flags(fd.as_raw_fd(), flags);
-            let _ = writeln!(
-                io::stderr(),
-                "hookhost: serve uses a thread for its {name} ({e})"
-            );
-            None
-        }
-    }
+    found.push((fd.as_raw_fd(), flags));
+    Some(convert(stream))
 }
 
 fn set_flags(fd: i32, flags: i32) {
