@@ -72,6 +72,13 @@ async fn failure_warnings_once_per_hook_per_turn() {
 /// The host is non-dumpable, so a host hook running as the same user cannot read the
 /// agent's environment back from `/proc/$PPID/environ`. Run as an unprivileged user
 /// (root reads any process's environ, dumpable or not).
+/// `setpriv` running what follows as the unprivileged user 65534, no groups.
+fn as_nobody() -> std::process::Command {
+    let mut cmd = std::process::Command::new("setpriv");
+    cmd.args(["--reuid=65534", "--regid=65534", "--clear-groups"]);
+    cmd
+}
+
 #[test]
 fn a_host_hook_cannot_read_the_hosts_environ() {
     let scene = Scene::new();
@@ -83,15 +90,12 @@ if cat /proc/self/environ | tr '\0' '\n' | grep -q HOME; then echo "read-self" >
 exit 2"#,
     );
     scene.write_config(&sh_hook("peek", &script, ""));
-    let nobody = std::process::Command::new("setpriv")
-        .args(["--reuid=65534", "--regid=65534", "--clear-groups", "true"])
-        .status();
+    let nobody = as_nobody().arg("true").status();
     if !nobody.map(|s| s.success()).unwrap_or(false) {
         eprintln!("SKIPPED: cannot switch to an unprivileged user with setpriv (not root?)");
         return;
     }
-    let out = std::process::Command::new("setpriv")
-        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+    let out = as_nobody()
         .arg(env!("CARGO_BIN_EXE_hookhost"))
         .arg("--config")
         .arg(&scene.config)
@@ -152,19 +156,14 @@ fn an_unprivileged_hardened_host_still_scans_pages() {
         return;
     }
     let me = std::env::current_exe().unwrap();
-    let nobody = std::process::Command::new("setpriv")
-        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
-        .arg(&me)
-        .arg("--list")
-        .output();
+    let nobody = as_nobody().arg(&me).arg("--list").output();
     if !nobody.map(|o| o.status.success()).unwrap_or(false) {
         eprintln!(
             "SKIPPED: cannot run this test binary as an unprivileged user with setpriv (not root, or its folder is private)"
         );
         return;
     }
-    let out = std::process::Command::new("setpriv")
-        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+    let out = as_nobody()
         .arg(&me)
         .args([
             "--exact",

@@ -32,6 +32,19 @@ fn text(out: &Output) -> (String, String) {
     )
 }
 
+/// A one-shot `pre-tool-use` on `bash` with input `{}`, recorded to `log`.
+fn logged_call(scene: &Scene, log: &Path) -> std::process::Command {
+    let mut cmd = scene.hookhost();
+    cmd.args([NO_SANDBOX, "--log"]).arg(log).args([
+        "pre-tool-use",
+        "--tool",
+        "bash",
+        "--input",
+        "{}",
+    ]);
+    cmd
+}
+
 fn sha256(bytes: &[u8]) -> String {
     let d = Sha256::digest(bytes);
     format!(
@@ -577,11 +590,7 @@ fn a_session_killed_while_a_hook_ran_says_so_on_resume() {
     let sleeper = scene.script("sleeper.sh", "sleep 3");
     scene.write_config(&sh_hook("slow", &sleeper, "tools = [\"bash\"]"));
     let log = scene.root.path().join("real.jsonl");
-    let mut child = scene
-        .hookhost()
-        .args([NO_SANDBOX, "--log"])
-        .arg(&log)
-        .args(["pre-tool-use", "--tool", "bash", "--input", "{}"])
+    let mut child = logged_call(&scene, &log)
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
@@ -687,11 +696,7 @@ fn two_sessions_never_write_one_file() {
     let sleeper = scene.script("sleeper.sh", "sleep 2");
     scene.write_config(&sh_hook("slow", &sleeper, ""));
     let log = scene.root.path().join("busy.jsonl");
-    let mut first = scene
-        .hookhost()
-        .args([NO_SANDBOX, "--log"])
-        .arg(&log)
-        .args(["pre-tool-use", "--tool", "bash", "--input", "{}"])
+    let mut first = logged_call(&scene, &log)
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
@@ -722,13 +727,7 @@ fn two_sessions_never_write_one_file() {
     assert!(first.wait().unwrap().success());
 
     // A new session never writes into an existing record.
-    let out = scene
-        .hookhost()
-        .args([NO_SANDBOX, "--log"])
-        .arg(&log)
-        .args(["pre-tool-use", "--tool", "bash", "--input", "{}"])
-        .output()
-        .unwrap();
+    let out = logged_call(&scene, &log).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(
         text(&out).1.contains(&format!(
@@ -833,13 +832,7 @@ fn what_a_hook_did_is_on_disk_before_the_next_hook_runs() {
         sh_hook("first", &first, "on_failure = \"continue\""),
         sh_hook("second", &second, "")
     ));
-    let out = scene
-        .hookhost()
-        .args([NO_SANDBOX, "--log"])
-        .arg(&log)
-        .args(["pre-tool-use", "--tool", "bash", "--input", "{}"])
-        .output()
-        .unwrap();
+    let out = logged_call(&scene, &log).output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{:?}", text(&out));
     let seen = records(&copy);
     let kinds: Vec<(&str, &str)> = seen

@@ -22,10 +22,7 @@ struct Server {
 
 impl Server {
     fn start(scene: &Scene) -> Server {
-        let mut child = scene
-            .hookhost()
-            .arg("--no-sandbox")
-            .arg("serve")
+        let mut child = serve_command(scene)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -113,6 +110,13 @@ impl Drop for Server {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// `hookhost --no-sandbox serve` in `scene`, not started yet.
+fn serve_command(scene: &Scene) -> std::process::Command {
+    let mut cmd = scene.hookhost();
+    cmd.arg("--no-sandbox").arg("serve");
+    cmd
 }
 
 fn call(id: Value, command: &str) -> Value {
@@ -469,10 +473,7 @@ fn serve_drives_its_pipes_itself_and_leaves_them_blocking() {
     let scene = policy_scene();
     let (requests_out, requests_in) = std::io::pipe().expect("pipe");
     let (answers_out, answers_in) = std::io::pipe().expect("pipe");
-    let mut child = scene
-        .hookhost()
-        .arg("--no-sandbox")
-        .arg("serve")
+    let mut child = serve_command(&scene)
         .stdin(requests_out.try_clone().expect("dup"))
         .stdout(answers_in.try_clone().expect("dup"))
         .spawn()
@@ -503,10 +504,7 @@ fn serve_over_a_unix_socket_and_from_a_file() {
     let scene = policy_scene();
     // A socketpair, as Node's child_process gives its children.
     let (agent, ours) = UnixStream::pair().expect("socketpair");
-    let mut child = scene
-        .hookhost()
-        .arg("--no-sandbox")
-        .arg("serve")
+    let mut child = serve_command(&scene)
         .stdin(std::os::fd::OwnedFd::from(ours.try_clone().expect("dup")))
         .stdout(std::os::fd::OwnedFd::from(ours.try_clone().expect("dup")))
         .spawn()
@@ -541,10 +539,7 @@ fn serve_over_a_unix_socket_and_from_a_file() {
         ),
     )
     .expect("write");
-    let status = scene
-        .hookhost()
-        .arg("--no-sandbox")
-        .arg("serve")
+    let status = serve_command(&scene)
         .stdin(std::fs::File::open(&requests).expect("open"))
         .stdout(std::fs::File::create(&answers).expect("create"))
         .status()

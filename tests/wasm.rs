@@ -706,15 +706,20 @@ fn a_component_importing_an_unknown_interface_is_refused_at_prepare() {
 
 // ---- Cache -----------------------------------------------------------------------------
 
+/// Default settings with the compile cache in `dir`.
+fn cached_in(dir: &Path) -> WasmSettings {
+    WasmSettings {
+        cache_dir: Some(dir.to_path_buf()),
+        ..WasmSettings::default()
+    }
+}
+
 #[test]
 fn a_second_engine_loads_the_compiled_artifact_from_the_cache() {
     use std::os::unix::fs::PermissionsExt;
     let base = tempfile::tempdir().expect("tempdir");
     let cache = base.path().join("cache/hookhost");
-    let settings = WasmSettings {
-        cache_dir: Some(cache.clone()),
-        ..WasmSettings::default()
-    };
+    let settings = cached_in(&cache);
     let project = project();
     let timeout = Duration::from_secs(5);
     for f in BOTH {
@@ -759,10 +764,7 @@ fn a_second_engine_loads_the_compiled_artifact_from_the_cache() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_damaged_cache_file_is_replaced() {
     let base = tempfile::tempdir().expect("tempdir");
-    let settings = WasmSettings {
-        cache_dir: Some(base.path().join("c")),
-        ..WasmSettings::default()
-    };
+    let settings = cached_in(&base.path().join("c"));
     let project = project();
     let timeout = Duration::from_secs(5);
     // A fresh engine each time, as a fresh process would be: an engine compiles or loads
@@ -793,10 +795,7 @@ async fn a_damaged_cache_file_is_replaced() {
 #[tokio::test(flavor = "multi_thread")]
 async fn hooks_running_the_same_program_share_it() {
     let base = tempfile::tempdir().expect("tempdir");
-    let settings = WasmSettings {
-        cache_dir: Some(base.path().join("c")),
-        ..WasmSettings::default()
-    };
+    let settings = cached_in(&base.path().join("c"));
     let project = project();
     let timeout = Duration::from_secs(5);
     let engine = WasmEngine::new(&settings, EngineMode::Serve).expect("engine");
