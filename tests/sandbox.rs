@@ -567,6 +567,95 @@ fn private_tmp_is_fresh_and_0700() {
     }
 }
 
+/// Security review F1: as root, the box's uid 0 is the host's uid 0, and the kernel lets
+/// the global root write every 0644 sysctl. Each write puts back the value just read, so
+/// a box that is still open changes nothing on the host. Not root: the kernel refuses
+/// these writes anyway, so the test says it proves nothing and stops.
+#[test]
+fn as_root_the_box_cannot_write_the_hosts_kernel_settings() {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!(
+            "SKIPPED as_root_the_box_cannot_write_the_hosts_kernel_settings: not root, and only root's writes reach /proc/sys"
+        );
+        return;
+    }
+    let Some(f) = fixture() else { return };
+    let out = py(
+        &f.spec,
+        r#"
+import os
+for name in ["kernel/hostname", "kernel/core_pattern", "kernel/domainname"]:
+    path = "/proc/sys/" + name
+    value = open(path).read()
+    try:
+        with open(path, "w") as out:
+            out.write(value)
+        print("WROTE", name)
+    except OSError as e:
+        print("refused", name, e.errno)
+if os.path.exists("/proc/sysrq-trigger"):
+    # Opening is enough to show the mount: nothing is written.
+    try:
+        os.close(os.open("/proc/sysrq-trigger", os.O_WRONLY))
+        print("OPENED sysrq-trigger")
+    except OSError as e:
+        print("refused sysrq-trigger", e.errno)
+"#,
+    );
+    let said = ok(&out);
+    assert!(!said.contains("WROTE"), "a sysctl was written from the box:\n{said}");
+    assert!(!said.contains("OPENED"), "sysrq-trigger opened for writing:\n{said}");
+    assert_eq!(said.matches("refused kernel/").count(), 3, "{said}");
+}
+
+/// The box has its own UTS namespace, so even a hostname it could set stays inside.
+#[test]
+fn the_box_has_its_own_hostname_namespace() {
+    let Some(f) = fixture() else { return };
+    let host = std::fs::read_link("/proc/self/ns/uts").expect("host uts ns");
+    let out = run_in(&f.spec, &["readlink", "/proc/self/ns/uts"]);
+    let inside = ok(&out);
+    assert!(inside.starts_with("uts:["), "{inside}");
+    assert_ne!(inside.trim(), host.to_string_lossy(), "the box shares the host's UTS namespace");
+}
+
+/// F1's second half: a nested user namespace (with its own PID namespace, as mounting
+/// procfs requires) must not get a fresh, writable procfs next to the locked cover.
+#[test]
+fn a_nested_namespace_cannot_mount_a_fresh_procfs() {
+    let Some(f) = fixture() else { return };
+    let out = py(
+        &f.spec,
+        r#"
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+if libc.unshare(0x10000000 | 0x00020000 | 0x20000000) != 0:
+    print("unshare refused", ctypes.get_errno())
+else:
+    pid = os.fork()
+    if pid == 0:
+        os.makedirs("/tmp/fresh-proc", exist_ok=True)
+        if libc.mount(b"proc", b"/tmp/fresh-proc", b"proc", 0, None) != 0:
+            print("mount refused", ctypes.get_errno())
+        else:
+            print("MOUNTED")
+            try:
+                path = "/tmp/fresh-proc/sys/kernel/hostname"
+                value = open(path).read()
+                open(path, "w").write(value)
+                print("WROTE")
+            except OSError as e:
+                print("write refused", e.errno)
+        os._exit(0)
+    os.waitpid(pid, 0)
+"#,
+    );
+    let said = ok(&out);
+    assert!(!said.contains("MOUNTED"), "a nested namespace mounted procfs:\n{said}");
+    assert!(said.contains("refused"), "{said}");
+}
+
 #[test]
 fn the_argument_list() {
     let Some(f) = fixture() else { return };
@@ -581,7 +670,7 @@ fn the_argument_list() {
     eprintln!("bwrap {}", shown.join(" "));
     let p = f.project.to_string_lossy().into_owned();
     let joined = shown.join(" ");
-    assert!(joined.starts_with("--unshare-user --unshare-pid --unshare-ipc --unshare-net --new-session --die-with-parent --cap-drop ALL --ro-bind / / --dev /dev --proc /proc --bind "));
+    assert!(joined.starts_with("--unshare-user --unshare-pid --unshare-ipc --unshare-net --unshare-uts --new-session --die-with-parent --cap-drop ALL --ro-bind / / --dev /dev --proc /proc --ro-bind /proc/sys /proc/sys --ro-bind-try /proc/sysrq-trigger /proc/sysrq-trigger --bind "));
     assert!(joined.contains(&format!("--bind {p} {p}")));
     assert!(joined.contains(&format!("--tmpfs {}", f.home.join(".ssh").display())));
     assert!(joined.contains(&format!(

@@ -15,7 +15,9 @@
 //!   creation); inside a writable folder, its first missing component gets an empty
 //!   read-only tmpfs so that it cannot be created in the box. **Side effect:** bwrap
 //!   creates that component on the host as an empty folder (the mount point), once.
-//! - its own user, PID, IPC and network namespaces, `--new-session` (no TIOCSTI into the
+//! - `/proc/sys` and `/proc/sysrq-trigger` read-only (why root needs this is
+//!   said at `ISOLATION`);
+//! - its own user, PID, IPC, network and UTS namespaces, `--new-session` (no TIOCSTI into the
 //!   host terminal), `--die-with-parent`, `--cap-drop ALL`, `--chdir` the project root;
 //! - a seccomp filter (`src/sandbox/seccomp.rs`) that refuses Unix-domain sockets,
 //!   io_uring and the TIOCSTI/TIOCLINUX ioctls, handed to bwrap as `--seccomp FD` from a
@@ -74,11 +76,21 @@ pub const BWRAP_ENV: &str = "HOOKHOST_BWRAP";
 
 /// The box's namespaces, session, capabilities and base mounts: every box starts with
 /// these, and [`probe`] tries exactly them.
+///
+/// Why `/proc/sys` is bound read-only: a box started by root maps its uid 0 to the real
+/// uid 0, and the kernel lets any process whose euid is the global root write the 0644
+/// sysctls, capabilities or not. Without the cover, a hook run as root could rewrite the
+/// host's `kernel.core_pattern` (a program run as real root at the next crash) or its
+/// hostname. bwrap's own cover of `/proc/sys` is skipped when its `access(W_OK)` test
+/// fails, which it does for root. The bind is locked in the box's user namespace, so a
+/// nested namespace can neither lift it nor mount a fresh procfs next to it (the
+/// kernel's "fully visible" rule). Its own UTS namespace keeps hostname changes inside.
 const ISOLATION: &[&str] = &[
     "--unshare-user",
     "--unshare-pid",
     "--unshare-ipc",
     "--unshare-net",
+    "--unshare-uts",
     "--new-session",
     "--die-with-parent",
     "--cap-drop",
@@ -90,6 +102,12 @@ const ISOLATION: &[&str] = &[
     "/dev",
     "--proc",
     "/proc",
+    "--ro-bind",
+    "/proc/sys",
+    "/proc/sys",
+    "--ro-bind-try",
+    "/proc/sysrq-trigger",
+    "/proc/sysrq-trigger",
 ];
 
 /// How long [`probe`] waits for `bwrap … true`.
