@@ -81,8 +81,19 @@ fn as_nobody() -> std::process::Command {
 
 #[test]
 fn a_host_hook_cannot_read_the_hosts_environ() {
-    let scene = Scene::new();
-    std::fs::set_permissions(scene.root.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let test = "a_host_hook_cannot_read_the_hosts_environ";
+    let nobody = as_nobody().arg("true").status();
+    if !nobody.map(|s| s.success()).unwrap_or(false) {
+        eprintln!("SKIPPED {test}: cannot switch to an unprivileged user with setpriv (not root?)");
+        return;
+    }
+    // The checkout may sit in a 0700 home: nobody gets a world of its own, with its own
+    // copy of the binary.
+    let Some(world) = common::OtherUserWorld::new(test) else {
+        return;
+    };
+    let hookhost = world.copy_executable(std::path::Path::new(env!("CARGO_BIN_EXE_hookhost")));
+    let scene = world.scene();
     let script = scene.script(
         "peek.sh",
         r#"if cat /proc/$PPID/environ 2>/dev/null | tr '\0' '\n' | grep -q SECRET_MARKER; then echo "read-parent" >&2; else echo "parent-unreadable" >&2; fi
@@ -90,13 +101,8 @@ if cat /proc/self/environ | tr '\0' '\n' | grep -q HOME; then echo "read-self" >
 exit 2"#,
     );
     scene.write_config(&sh_hook("peek", &script, ""));
-    let nobody = as_nobody().arg("true").status();
-    if !nobody.map(|s| s.success()).unwrap_or(false) {
-        eprintln!("SKIPPED: cannot switch to an unprivileged user with setpriv (not root?)");
-        return;
-    }
     let out = as_nobody()
-        .arg(env!("CARGO_BIN_EXE_hookhost"))
+        .arg(&hookhost)
         .arg("--config")
         .arg(&scene.config)
         .arg("--project")
@@ -152,17 +158,22 @@ fn an_unprivileged_hardened_host_still_scans_pages() {
     // unprivileged host could not open it after hardening, and serve would quietly
     // reset memory the slow way. harden_host_process opens it first.
     if !wasmtime::PoolingAllocationConfig::is_pagemap_scan_available() {
-        eprintln!("SKIPPED: this kernel has no PAGEMAP_SCAN (Linux 6.7+)");
-        return;
-    }
-    let me = std::env::current_exe().unwrap();
-    let nobody = as_nobody().arg(&me).arg("--list").output();
-    if !nobody.map(|o| o.status.success()).unwrap_or(false) {
         eprintln!(
-            "SKIPPED: cannot run this test binary as an unprivileged user with setpriv (not root, or its folder is private)"
+            "SKIPPED an_unprivileged_hardened_host_still_scans_pages: this kernel has no PAGEMAP_SCAN (Linux 6.7+)"
         );
         return;
     }
+    let test = "an_unprivileged_hardened_host_still_scans_pages";
+    if !as_nobody().arg("true").status().map(|s| s.success()).unwrap_or(false) {
+        eprintln!("SKIPPED {test}: cannot switch to an unprivileged user with setpriv (not root?)");
+        return;
+    }
+    // The checkout may sit in a 0700 home: run a copy of this test binary from a world
+    // the unprivileged user can reach.
+    let Some(world) = common::OtherUserWorld::new(test) else {
+        return;
+    };
+    let me = world.copy_executable(&std::env::current_exe().unwrap());
     let out = as_nobody()
         .arg(&me)
         .args([

@@ -198,3 +198,64 @@ pub fn wait_until(mut condition: impl FnMut() -> bool) -> bool {
     }
     condition()
 }
+
+/// A world an unprivileged user can reach, outside the checkout: a checkout in a 0700
+/// home (root's, say) cannot be entered by anyone else, so a test that runs hookhost as
+/// another user copies what it needs here. Under `/var/tmp` (world-writable and sticky
+/// on every Linux system, and not a folder the path guard counts as agent-writable),
+/// 0755 all the way down; removed on drop.
+pub struct OtherUserWorld {
+    pub root: TempDir,
+}
+
+impl OtherUserWorld {
+    /// A fresh world, or `None` (with a `SKIPPED {test}: …` line) when `/var/tmp`
+    /// cannot hold one.
+    pub fn new(test: &str) -> Option<OtherUserWorld> {
+        use std::os::unix::fs::PermissionsExt;
+        let root = match tempfile::Builder::new()
+            .prefix("hookhost-other-user-")
+            .tempdir_in("/var/tmp")
+        {
+            Ok(root) => root,
+            Err(e) => {
+                eprintln!("SKIPPED {test}: cannot make a folder another user can reach under /var/tmp: {e}");
+                return None;
+            }
+        };
+        std::fs::set_permissions(root.path(), std::fs::Permissions::from_mode(0o755))
+            .expect("chmod the other user's world");
+        Some(OtherUserWorld { root })
+    }
+
+    /// Copies the executable at `from` into the world (0755) and returns its new path.
+    pub fn copy_executable(&self, from: &Path) -> PathBuf {
+        use std::os::unix::fs::PermissionsExt;
+        let to = self.root.path().join(from.file_name().expect("a file name"));
+        std::fs::copy(from, &to).expect("copy the executable into the other user's world");
+        std::fs::set_permissions(&to, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        to
+    }
+
+    /// A [`Scene`] inside the world, every folder 0755 so the other user can enter it.
+    pub fn scene(&self) -> Scene {
+        use std::os::unix::fs::PermissionsExt;
+        let root = tempfile::Builder::new()
+            .prefix("scene-")
+            .tempdir_in(self.root.path())
+            .expect("temp dir");
+        std::fs::set_permissions(root.path(), std::fs::Permissions::from_mode(0o755))
+            .expect("chmod");
+        let project = root.path().join("project");
+        let hooks = root.path().join("hooks");
+        std::fs::create_dir_all(&project).unwrap();
+        std::fs::create_dir_all(&hooks).unwrap();
+        let config = root.path().join("config.toml");
+        Scene {
+            root,
+            project,
+            hooks,
+            config,
+        }
+    }
+}
