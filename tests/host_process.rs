@@ -4,7 +4,6 @@
 
 mod common;
 
-use std::os::unix::fs::PermissionsExt;
 use std::sync::Arc;
 use std::time::Duration;
 
