@@ -277,12 +277,20 @@ fn where_bwrap_cannot_run_the_session_says_so_and_runs_hooks_on_the_host() {
     };
     assert_eq!(code, 0, "{stderr}");
     let notice = "⚠ bubblewrap cannot run here (bwrap was not found at /nonexistent/bwrap (HOOKHOST_BWRAP)), so this session has no sandbox: every hook runs on the host.";
-    assert!(
-        stdout.starts_with("hooks: h (every tool, on the host)\n"),
-        "{stdout}"
-    );
-    assert!(stdout.contains(notice), "{stdout}");
-    assert!(stderr.contains(notice), "{stderr}");
+    // The banner on stdout, each warning once on stderr: the notice is not repeated
+    // around the banner (it is part of serve's ready banner, not of check's output twice).
+    assert_eq!(stdout, "hooks: h (every tool, on the host)\n", "{stdout}");
+    assert_eq!(stderr.matches(notice).count(), 1, "{stderr}");
+    // A text-mode gate prints the banner and the warnings on stderr: still once.
+    let out = scene
+        .hookhost()
+        .env("HOOKHOST_BWRAP", "/nonexistent/bwrap")
+        .args(["pre-tool-use", "--tool", "bash", "--input", "{}"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert_eq!(stderr.matches(notice).count(), 1, "{stderr}");
     // `hookhost box` refuses rather than run on the host.
     let out = scene
         .hookhost()
@@ -382,4 +390,47 @@ fn a_box_outlives_the_thread_that_asked_for_it() {
         common::wait_until(|| !common::process_alive("sleep 66.61")),
         "killing bwrap did not end the box"
     );
+}
+
+/// Security review F1, through the binary as the review ran it: a sandboxed hook (and
+/// `hookhost box`, the agent's commands) run as root writes back the host's
+/// `kernel.core_pattern`. Today's box refuses with EROFS, so the hook falls through to
+/// "no objection" and `box` exits with the shell's failure.
+#[test]
+fn as_root_a_boxed_hook_cannot_write_the_hosts_sysctls() {
+    let test = "as_root_a_boxed_hook_cannot_write_the_hosts_sysctls";
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("SKIPPED {test}: not root, and only root's writes reach /proc/sys");
+        return;
+    }
+    if !common::bwrap_or_skip(test) {
+        return;
+    }
+    let scene = Scene::new();
+    let write_back = "cat /proc/sys/kernel/core_pattern > /proc/sys/kernel/core_pattern";
+    let script = scene.script(
+        "sysctl.sh",
+        &format!(
+            "cat >/dev/null; {write_back} && echo 'wrote kernel.core_pattern' >&2 && exit 2; exit 0"
+        ),
+    );
+    scene.write_config(&sh_hook("sysctl", &script, "sandbox = true"));
+    let (code, verdict) = scene.gate(&[], "bash", r#"{"command":"ls"}"#);
+    assert_eq!(code, 0, "{verdict}");
+    assert_eq!(verdict["outcome"], "allow", "{verdict}");
+
+    let (code, stdout, stderr) = run(
+        &scene,
+        &[
+            "box",
+            "--",
+            "sh",
+            "-c",
+            &format!("{write_back} && echo WROTE"),
+        ],
+    );
+    assert_ne!(code, 0, "{stdout}{stderr}");
+    assert!(!stdout.contains("WROTE"), "{stdout}");
+    assert!(stderr.contains("Read-only file system"), "{stderr}");
 }
