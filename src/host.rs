@@ -562,10 +562,10 @@ fn absolute_project(project: &Path) -> Result<PathBuf, StartError> {
             reason: e.to_string(),
         })?
     };
-    if !project.is_dir() {
+    if let Some(reason) = crate::access::folder_problem(&project) {
         return Err(StartError::Project {
             path: project,
-            reason: "is not a folder".into(),
+            reason,
         });
     }
     Ok(project)

@@ -15,6 +15,7 @@
 //! does: `examples/embed.rs` starts a session, gates calls and a prompt, cancels a
 //! running hook and ends the turn (`cargo run --example embed`).
 
+pub mod access;
 pub mod answer;
 pub mod cli;
 pub mod config;

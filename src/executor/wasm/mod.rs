@@ -236,10 +236,12 @@ pub enum WasmError {
         message: String,
     },
     /// The project folder cannot be preopened.
-    #[error("the project folder {} is not a readable folder", .path.display())]
+    #[error("the project folder {} cannot be opened: {reason}", .path.display())]
     Project {
         /// The folder.
         path: PathBuf,
+        /// Missing, not a folder, or not allowed (see [`crate::access`]).
+        reason: String,
     },
 }
 
@@ -720,16 +722,17 @@ fn swap_in_use(swaps: &str) -> bool {
 /// through wasmtime-wasi's sandboxed primitives), and directory listings open a
 /// descriptor of their own, so runs never share a position.
 fn open_project(project: &Path) -> Result<WasiFilesystemCtx, WasmError> {
-    let refused = || WasmError::Project {
+    let refused = |reason: String| WasmError::Project {
         path: project.to_path_buf(),
+        reason,
     };
-    if !project.is_dir() {
-        return Err(refused());
+    if let Some(reason) = crate::access::folder_problem(project) {
+        return Err(refused(reason));
     }
     let mut builder = WasiCtxBuilder::new();
     builder
         .preopened_dir(project, "/project", FsPerms::ReadOnly)
-        .map_err(|_| refused())?;
+        .map_err(|e| refused(e.to_string()))?;
     Ok(builder.build().filesystem().clone())
 }
 
