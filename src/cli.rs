@@ -53,6 +53,10 @@ pub struct GlobalOptions {
     /// The session record (default: under $XDG_STATE_HOME/hookhost).
     #[arg(long, global = true, value_name = "FILE")]
     pub log: Option<PathBuf>,
+    /// Operator logs on stderr: -v for debug (a line per gate and hook run), -vv for
+    /// trace (also each hook's input). HOOKHOST_LOG=FILTER (RUST_LOG syntax) overrides.
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    pub verbose: u8,
 }
 
 /// `--resume FILE [--clean]`: resume a recorded session (crash resume).
@@ -170,6 +174,10 @@ impl GlobalOptions {
 /// Runs the command line; returns the exit status.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
+    if let Err(e) = init_logs(cli.global.verbose) {
+        eprintln!("hookhost: {e}");
+        return ExitCode::from(2);
+    }
     if let Err(e) = crate::process::harden_host_process(true) {
         eprintln!("hookhost: cannot harden the host process: {e}");
         return ExitCode::from(2);
@@ -195,6 +203,36 @@ pub fn main() -> ExitCode {
     // signal): do not wait for it.
     runtime.shutdown_timeout(std::time::Duration::from_millis(100));
     code
+}
+
+/// The variable that turns operator logs on, with a `RUST_LOG`-style filter.
+pub const LOG_ENV: &str = "HOOKHOST_LOG";
+
+/// Installs the operator-log subscriber when `HOOKHOST_LOG` is set or `-v` given:
+/// stderr only (stdout carries verdicts and serve's protocol), no colours, span closes
+/// with their duration. Off by default, so a quiet run pays nothing for it. A filter that
+/// does not parse is an error, not silently no logs.
+fn init_logs(verbose: u8) -> Result<(), String> {
+    use tracing_subscriber::fmt::format::FmtSpan;
+    let filter = match std::env::var(LOG_ENV) {
+        Ok(spec) if !spec.is_empty() => {
+            tracing_subscriber::EnvFilter::try_new(&spec).map_err(|e| {
+                format!("{LOG_ENV}={spec:?} is not a log filter ({e}); try {LOG_ENV}=debug")
+            })?
+        }
+        _ => match verbose {
+            0 => return Ok(()),
+            1 => tracing_subscriber::EnvFilter::new("hookhost=debug,warn"),
+            _ => tracing_subscriber::EnvFilter::new("hookhost=trace,warn"),
+        },
+    };
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .with_span_events(FmtSpan::CLOSE)
+        .try_init()
+        .map_err(|e| format!("cannot start the logs: {e}"))
 }
 
 async fn run(cli: Cli) -> ExitCode {
@@ -261,8 +299,20 @@ fn check(global: &GlobalOptions) -> ExitCode {
     for w in host.warnings() {
         eprintln!("{w}");
     }
-    println!("{}", host.banner());
+    println!("{}", banner_less_warnings(&host));
     ExitCode::SUCCESS
+}
+
+/// The banner without the lines that are also start-up warnings (the bubblewrap notice is
+/// both, so that `serve`'s ready line carries it), for commands that print the warnings
+/// too: each is shown once.
+fn banner_less_warnings(host: &Host) -> String {
+    let lines: Vec<&str> = host
+        .banner()
+        .lines()
+        .filter(|line| !host.warnings().iter().any(|w| w == line))
+        .collect();
+    lines.join("\n")
 }
 
 /// The argument when given, else all of stdin (read before the session starts, so that
@@ -354,7 +404,7 @@ fn announce(host: &Host, json: bool) {
     if json {
         return;
     }
-    eprintln!("{}", host.banner());
+    eprintln!("{}", banner_less_warnings(host));
     for w in host.warnings() {
         eprintln!("{w}");
     }

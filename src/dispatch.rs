@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex};
 
 use serde::Serialize;
 use sha2::{Digest, Sha256};
+use tracing::Instrument;
 
 use crate::answer::{self, Answer};
 use crate::config::{Event, HookDef, OnFailure};
@@ -27,6 +28,17 @@ pub enum Placement {
     Boxed,
     /// A WASM program under wasmtime.
     Wasm,
+}
+
+impl Placement {
+    /// A short name for logs: `host`, `box` or `wasm`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Placement::Host => "host",
+            Placement::Boxed => "box",
+            Placement::Wasm => "wasm",
+        }
+    }
 }
 
 /// A hook ready to run: its definition and its prepared executor.
@@ -255,6 +267,11 @@ pub fn input_digest(bytes: &[u8]) -> String {
 }
 
 /// Runs `hooks` (already filtered to those that cover the gate) in order with `stdin`.
+///
+/// Operators' logs (off unless a subscriber is installed): a `gate` span around the run
+/// and a `hook` span per hook with its name, executor kind, outcome and failure kind.
+/// The envelope itself is logged at trace level only, since it carries the agent's
+/// prompts and tool inputs.
 pub async fn run_gate(
     hooks: &[&LoadedHook],
     gate: Gate<'_>,
@@ -263,6 +280,34 @@ pub async fn run_gate(
     recorder: Option<&dyn Recorder>,
     cancel: &CancellationToken,
 ) -> Verdict {
+    let span = match gate {
+        Gate::Call { tool_name, .. } => {
+            tracing::debug_span!(
+                "gate",
+                event = "PreToolUse",
+                tool = tool_name,
+                hooks = hooks.len()
+            )
+        }
+        Gate::Prompt { .. } => {
+            tracing::debug_span!("gate", event = "UserPromptSubmit", hooks = hooks.len())
+        }
+    };
+    run_hooks(hooks, gate, stdin, turn, recorder, cancel)
+        .instrument(span)
+        .await
+}
+
+/// [`run_gate`]'s work, inside its span.
+async fn run_hooks(
+    hooks: &[&LoadedHook],
+    gate: Gate<'_>,
+    stdin: Arc<[u8]>,
+    turn: &Turn,
+    recorder: Option<&dyn Recorder>,
+    cancel: &CancellationToken,
+) -> Verdict {
+    tracing::trace!(envelope = %String::from_utf8_lossy(&stdin), "hook input");
     let event = gate.event();
     let digest = recorder.map(|_| input_digest(&stdin));
     let digest = digest.as_deref().unwrap_or("");
@@ -276,10 +321,20 @@ pub async fn run_gate(
                 gate,
             });
         }
+        let span = tracing::debug_span!(
+            "hook",
+            hook = name,
+            executor = hook.placement.name(),
+            outcome = tracing::field::Empty,
+            failure = tracing::field::Empty,
+        );
         let result = if cancel.is_cancelled() {
             Err(Failure::Interrupted)
         } else {
-            hook.executor.run(stdin.clone(), cancel).await
+            hook.executor
+                .run(stdin.clone(), cancel)
+                .instrument(span.clone())
+                .await
         };
         if let Some(r) = recorder {
             r.record(RunEvent::Effect {
@@ -294,6 +349,7 @@ pub async fn run_gate(
                 said => Ok(said),
             },
             Err(Failure::Interrupted) => {
+                span.record("outcome", "interrupted");
                 decide(recorder, name, gate, Decision::Interrupted, "interrupted");
                 verdict.outcome = Outcome::Interrupted;
                 verdict.message = Some(interrupted_message(gate, name));
@@ -304,8 +360,11 @@ pub async fn run_gate(
             Err(failure) => Err(FailureKind::Run(failure.clone())),
         };
         match answer {
-            Ok(Answer::NoObjection) | Ok(Answer::Failed(_)) => {}
+            Ok(Answer::NoObjection) | Ok(Answer::Failed(_)) => {
+                span.record("outcome", "no objection");
+            }
             Ok(Answer::Block(reason)) => {
+                span.record("outcome", "block");
                 decide(recorder, name, gate, Decision::Block, &reason);
                 verdict.outcome = Outcome::Block;
                 verdict.message = Some(block_message(gate, name, &reason));
@@ -314,6 +373,7 @@ pub async fn run_gate(
                 return verdict;
             }
             Ok(Answer::Context(text)) => {
+                span.record("outcome", "context");
                 let text = cut_context(name, text, &mut verdict.warnings);
                 if let Some(r) = recorder {
                     r.record(RunEvent::Context {
@@ -329,6 +389,15 @@ pub async fn run_gate(
             Err(kind) => {
                 let kind = kind.to_string();
                 let blocks = hook.def.on_failure == OnFailure::Block;
+                span.record(
+                    "outcome",
+                    if blocks {
+                        "failed, blocked"
+                    } else {
+                        "failed, continued"
+                    },
+                );
+                span.record("failure", kind.as_str());
                 let decision = if blocks {
                     Decision::FailureBlocked
                 } else {

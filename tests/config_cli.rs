@@ -258,3 +258,80 @@ fn a_named_config_that_does_not_exist_is_an_error() {
     assert_eq!(code, 2);
     assert!(stderr.contains("cannot read the config"), "{stderr}");
 }
+
+/// Operator logs: off by default; `HOOKHOST_LOG=debug` or `-v` writes a span per gate and
+/// per hook run to stderr (hook name, executor, outcome, failure kind, duration), never
+/// to stdout, never an environment value, and the envelope only at trace level.
+#[test]
+fn logs_are_off_by_default_and_on_with_hookhost_log_or_v() {
+    let scene = Scene::new();
+    let blocks = scene.script("blocks.sh", "cat >/dev/null; echo no >&2; exit 2");
+    let fails = scene.script("fails.sh", "cat >/dev/null; exit 3");
+    scene.write_config(&format!(
+        "{}{}",
+        sh_hook("flaky", &fails, "on_failure = \"continue\""),
+        sh_hook("guard", &blocks, "")
+    ));
+    let input = r#"{"command":"echo ENVELOPE-MARKER"}"#;
+    let run = |env: Option<&str>, flags: &[&str]| {
+        let mut cmd = scene.hookhost();
+        cmd.env_remove("HOOKHOST_LOG")
+            .env("SOME_SETTING", "ENV-VALUE-MARKER")
+            .arg("--no-sandbox")
+            .args(flags)
+            .args(["pre-tool-use", "--json", "--tool", "bash", "--input", input]);
+        if let Some(filter) = env {
+            cmd.env("HOOKHOST_LOG", filter);
+        }
+        let out = cmd.output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        let verdict = common::verdict(&out);
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        assert_eq!(verdict["hook"], "guard");
+        (String::from_utf8_lossy(&out.stdout).into_owned(), stderr)
+    };
+
+    let (quiet_out, quiet) = run(None, &[]);
+    assert!(!quiet.contains("hook{"), "logs without asking: {quiet}");
+
+    for (env, flags) in [(Some("debug"), &[][..]), (None, &["-v"][..])] {
+        let (stdout, stderr) = run(env, flags);
+        assert_eq!(stdout, quiet_out, "logs changed stdout");
+        let hook_line = |name: &str| {
+            stderr
+                .lines()
+                .find(|l| l.contains(&format!("hook{{hook=\"{name}\"")) && l.contains("close"))
+                .unwrap_or_else(|| panic!("no closed span for {name}: {stderr}"))
+                .to_string()
+        };
+        let flaky = hook_line("flaky");
+        assert!(flaky.contains("executor=\"host\""), "{flaky}");
+        assert!(flaky.contains("outcome=\"failed, continued\""), "{flaky}");
+        assert!(flaky.contains("failure=\"exited with code 3\""), "{flaky}");
+        assert!(flaky.contains("time.busy="), "{flaky}");
+        assert!(hook_line("guard").contains("outcome=\"block\""), "{stderr}");
+        assert!(
+            stderr.contains("gate{event=\"PreToolUse\" tool=\"bash\""),
+            "{stderr}"
+        );
+        assert!(!stderr.contains("ENV-VALUE-MARKER"), "{stderr}");
+        assert!(!stderr.contains("ENVELOPE-MARKER"), "{stderr}");
+    }
+
+    let (_, trace) = run(Some("trace"), &[]);
+    assert!(trace.contains("ENVELOPE-MARKER"), "{trace}");
+    assert!(!trace.contains("ENV-VALUE-MARKER"), "{trace}");
+
+    let out = scene
+        .hookhost()
+        .env("HOOKHOST_LOG", "hookhost=[")
+        .arg("check")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("HOOKHOST_LOG=\"hookhost=[\" is not a log filter"),
+        "{stderr}"
+    );
+}
