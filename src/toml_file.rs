@@ -19,7 +19,7 @@ pub struct Problem {
 #[derive(Debug, thiserror::Error)]
 pub enum TomlFileError {
     /// The file exists but could not be read.
-    #[error("{}: cannot read the {what}: {source}", path.display())]
+    #[error("{}: cannot read the {what}: {}", path.display(), crate::access::explain(path, source))]
     Read {
         /// What the file is ("config", "cases file").
         what: &'static str,

@@ -335,3 +335,73 @@ fn logs_are_off_by_default_and_on_with_hookhost_log_or_v() {
         "{stderr}"
     );
 }
+
+/// A project or config that exists but cannot be entered says "permission denied" and
+/// which folder, not "is not a folder"; a missing one says which part is missing. Run as
+/// the unprivileged user against a 0700 folder of root's (root enters anything).
+#[test]
+fn unreachable_paths_say_permission_denied_and_where() {
+    use std::os::unix::fs::PermissionsExt;
+    let test = "unreachable_paths_say_permission_denied_and_where";
+    if !common::nobody_or_skip(test) {
+        return;
+    }
+    let Some(world) = common::OtherUserWorld::new(test) else {
+        return;
+    };
+    let hookhost = world.copy_executable(std::path::Path::new(env!("CARGO_BIN_EXE_hookhost")));
+    let scene = world.scene();
+    scene.write_config("");
+    let private = world.root.path().join("private");
+    std::fs::create_dir_all(private.join("project")).unwrap();
+    std::fs::write(private.join("config.toml"), "").unwrap();
+    std::fs::set_permissions(&private, std::fs::Permissions::from_mode(0o700)).unwrap();
+    let run = |config: &std::path::Path, project: &std::path::Path| {
+        let out = common::as_nobody()
+            .arg(&hookhost)
+            .arg("--config")
+            .arg(config)
+            .arg("--project")
+            .arg(project)
+            .arg("check")
+            .env("HOME", "/")
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let closed = format!(
+        "permission denied ({} cannot be entered by this user)",
+        private.display()
+    );
+
+    let (code, stderr) = run(&scene.config, &private.join("project"));
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "the project {}: {closed}",
+            private.join("project").display()
+        )),
+        "{stderr}"
+    );
+
+    let (code, stderr) = run(&private.join("config.toml"), &scene.project);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains(&format!("cannot read the config: {closed}")),
+        "{stderr}"
+    );
+
+    let missing = world.root.path().join("gone");
+    let (code, stderr) = run(&scene.config, &missing.join("project"));
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "does not exist ({} is missing)",
+            missing.display()
+        )),
+        "{stderr}"
+    );
+}

@@ -71,19 +71,11 @@ async fn failure_warnings_once_per_hook_per_turn() {
 /// The host is non-dumpable, so a host hook running as the same user cannot read the
 /// agent's environment back from `/proc/$PPID/environ`. Run as an unprivileged user
 /// (root reads any process's environ, dumpable or not).
-/// `setpriv` running what follows as the unprivileged user 65534, no groups.
-fn as_nobody() -> std::process::Command {
-    let mut cmd = std::process::Command::new("setpriv");
-    cmd.args(["--reuid=65534", "--regid=65534", "--clear-groups"]);
-    cmd
-}
 
 #[test]
 fn a_host_hook_cannot_read_the_hosts_environ() {
     let test = "a_host_hook_cannot_read_the_hosts_environ";
-    let nobody = as_nobody().arg("true").status();
-    if !nobody.map(|s| s.success()).unwrap_or(false) {
-        eprintln!("SKIPPED {test}: cannot switch to an unprivileged user with setpriv (not root?)");
+    if !common::nobody_or_skip(test) {
         return;
     }
     // The checkout may sit in a 0700 home: nobody gets a world of its own, with its own
@@ -100,7 +92,7 @@ if cat /proc/self/environ | tr '\0' '\n' | grep -q HOME; then echo "read-self" >
 exit 2"#,
     );
     scene.write_config(&sh_hook("peek", &script, ""));
-    let out = as_nobody()
+    let out = common::as_nobody()
         .arg(&hookhost)
         .arg("--config")
         .arg(&scene.config)
@@ -163,13 +155,7 @@ fn an_unprivileged_hardened_host_still_scans_pages() {
         return;
     }
     let test = "an_unprivileged_hardened_host_still_scans_pages";
-    if !as_nobody()
-        .arg("true")
-        .status()
-        .map(|s| s.success())
-        .unwrap_or(false)
-    {
-        eprintln!("SKIPPED {test}: cannot switch to an unprivileged user with setpriv (not root?)");
+    if !common::nobody_or_skip(test) {
         return;
     }
     // The checkout may sit in a 0700 home: run a copy of this test binary from a world
@@ -178,7 +164,7 @@ fn an_unprivileged_hardened_host_still_scans_pages() {
         return;
     };
     let me = world.copy_executable(&std::env::current_exe().unwrap());
-    let out = as_nobody()
+    let out = common::as_nobody()
         .arg(&me)
         .args([
             "--exact",

@@ -264,3 +264,20 @@ impl OtherUserWorld {
         }
     }
 }
+
+/// `setpriv` running what follows as the unprivileged user 65534, no groups.
+pub fn as_nobody() -> Command {
+    let mut cmd = Command::new("setpriv");
+    cmd.args(["--reuid=65534", "--regid=65534", "--clear-groups"]);
+    cmd
+}
+
+/// Whether this process can run commands as the unprivileged user (root with setpriv);
+/// prints a `SKIPPED {test}: …` line when it cannot.
+pub fn nobody_or_skip(test: &str) -> bool {
+    let ok = as_nobody().arg("true").status().is_ok_and(|s| s.success());
+    if !ok {
+        eprintln!("SKIPPED {test}: cannot switch to an unprivileged user with setpriv (not root?)");
+    }
+    ok
+}

@@ -190,7 +190,7 @@ pub enum WasmError {
     #[error("cannot set up the WASM engine: {0}")]
     Engine(String),
     /// The `.wasm` file could not be read.
-    #[error("cannot read {}: {source}", .path.display())]
+    #[error("cannot read {}: {}", .path.display(), crate::access::explain(.path, .source))]
     Read {
         /// The file.
         path: PathBuf,
