@@ -103,10 +103,10 @@ pub fn relative_path(raw: &str, cwd: Option<&str>) -> String {
         if root == "/" {
             continue; // a project of `/` would make every path "in the project"
         }
-        if let Some(rest) = path.strip_prefix(root) {
-            if rest.is_empty() || rest.starts_with('/') {
-                return rest.trim_start_matches('/').to_owned();
-            }
+        if let Some(rest) = path.strip_prefix(root)
+            && (rest.is_empty() || rest.starts_with('/'))
+        {
+            return rest.trim_start_matches('/').to_owned();
         }
     }
     path
