@@ -1039,7 +1039,6 @@ impl Folder {
     fn holds(&self, path: &Path, strict: bool) -> bool {
         self.forms.iter().any(|form| within(path, form, strict))
     }
-
 }
 
 /// `path` is `folder` or below it (strictly below, if `strict`), by whole components.
@@ -1151,7 +1150,10 @@ fn find_in<'f>(seen: &Examined, folders: &'f [Folder]) -> Result<Option<Found<'f
 /// that opens it (its cwd, root, open files), so hookhost following it at start learns
 /// nothing about what the hook will open.
 fn per_process_link(seen: &Examined) -> Option<PathBuf> {
-    let walked = seen.walk.iter().flat_map(|w| w.steps.iter().map(|s| &s.path));
+    let walked = seen
+        .walk
+        .iter()
+        .flat_map(|w| w.steps.iter().map(|s| &s.path));
     std::iter::once(&seen.lexical)
         .chain(walked)
         .find_map(|path| per_process_prefix(path))

@@ -928,7 +928,11 @@ fn per_process_links_are_refused_in_commands_and_arguments() {
         per_process(thread_root, "/proc/thread-self")
     );
     for arg in ["/dev/stdin", "/dev/stdout", "/dev/stderr", "/dev/fd/0"] {
-        let link = if arg.starts_with("/dev/fd") { "/dev/fd" } else { arg };
+        let link = if arg.starts_with("/dev/fd") {
+            "/dev/fd"
+        } else {
+            arg
+        };
         assert_eq!(
             refused(&ctx, &["/usr/bin/env", arg], true),
             per_process(arg, link)
@@ -1001,7 +1005,9 @@ impl BindMount {
             .arg(at)
             .output();
         match out {
-            Ok(out) if out.status.success() => Some(BindMount { at: at.to_path_buf() }),
+            Ok(out) if out.status.success() => Some(BindMount {
+                at: at.to_path_buf(),
+            }),
             Ok(out) => {
                 let why = String::from_utf8_lossy(&out.stderr);
                 eprintln!("SKIPPED {test}: mount --bind failed: {}", why.trim());
@@ -1046,7 +1052,10 @@ fn a_bind_mount_of_the_project_or_a_writable_folder_is_still_writable() {
     );
     // As an argument, and the alias folder itself.
     let msg = refused(&fx.ctx(), &["/usr/bin/env", &s(&alias)], false);
-    assert!(msg.ends_with(&format!("is in the project{same}, {SPEC_TAIL}")), "{msg}");
+    assert!(
+        msg.ends_with(&format!("is in the project{same}, {SPEC_TAIL}")),
+        "{msg}"
+    );
     // A config file reached through the alias is the project's too.
     fs::write(fx.project.join("config.toml"), "").unwrap();
     let msg = check_config_file(&fx.ctx(), &alias.join("config.toml"))
