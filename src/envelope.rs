@@ -79,18 +79,26 @@ fn line<T: Serialize>(value: &T) -> Vec<u8> {
 /// Rewrites, in place, every string in `value` that is an absolute path inside `project`
 /// to the same path relative to it (the project itself becomes `.`). Other values are
 /// left untouched; object keys are never rewritten.
+///
+/// Paths are compared after lexical normalisation (no filesystem access: `.` dropped,
+/// `..` resolved, repeated `/` folded), so `/p/../p/secrets/k` is `secrets/k`, never
+/// `../p/secrets/k`. A string that starts with the project but leaves it through `..`
+/// (`/p/../etc/x`) is replaced by its normalised absolute form (`/etc/x`), so a hook never
+/// sees a project prefix on a path outside it. A trailing `/` is kept.
 pub fn relativize_paths(value: &mut Value, project: &Path) {
     let Some(root) = project.to_str() else {
         return;
     };
-    let root = root.trim_end_matches('/');
-    if root.is_empty() {
+    let Some(root) = Lexical::of(root) else {
         return;
+    };
+    if root.parts.is_empty() {
+        return; // a project of `/` would make every absolute path "in the project"
     }
-    relativize(value, root);
+    relativize(value, &root.parts);
 }
 
-fn relativize(value: &mut Value, root: &str) {
+fn relativize(value: &mut Value, root: &[&str]) {
     match value {
         Value::String(s) => {
             if let Some(rel) = relative_to(s, root) {
@@ -103,18 +111,67 @@ fn relativize(value: &mut Value, root: &str) {
     }
 }
 
-fn relative_to(s: &str, root: &str) -> Option<String> {
-    let rest = s.strip_prefix(root)?;
-    if rest.is_empty() {
-        return Some(".".into());
+/// An absolute path resolved by spelling alone: its parts and whether it ended in `/`.
+struct Lexical<'a> {
+    parts: Vec<&'a str>,
+    trailing_slash: bool,
+}
+
+impl<'a> Lexical<'a> {
+    /// `None` for a string that is not an absolute path.
+    fn of(path: &'a str) -> Option<Lexical<'a>> {
+        if !path.starts_with('/') {
+            return None;
+        }
+        let mut parts = Vec::new();
+        for part in path.split('/') {
+            match part {
+                "" | "." => {}
+                // `/..` is `/`, as the kernel has it.
+                ".." => {
+                    parts.pop();
+                }
+                name => parts.push(name),
+            }
+        }
+        Some(Lexical {
+            parts,
+            trailing_slash: path.ends_with('/'),
+        })
     }
-    let rest = rest.strip_prefix('/')?;
-    let rest = rest.trim_start_matches('/');
-    Some(if rest.is_empty() {
-        ".".into()
-    } else {
-        rest.into()
-    })
+
+    /// The parts from `from` on, joined; `.` when none is left.
+    fn join_from(&self, from: usize, absolute: bool) -> String {
+        let rest = &self.parts[from..];
+        if rest.is_empty() {
+            return if absolute { "/".into() } else { ".".into() };
+        }
+        let mut out = String::new();
+        if absolute {
+            out.push('/');
+        }
+        out.push_str(&rest.join("/"));
+        if self.trailing_slash {
+            out.push('/');
+        }
+        out
+    }
+}
+
+/// The rewritten form of `s` (see [`relativize_paths`]), or `None` to leave it alone.
+fn relative_to(s: &str, root: &[&str]) -> Option<String> {
+    let path = Lexical::of(s)?;
+    if path.parts.starts_with(root) {
+        return Some(path.join_from(root.len(), false));
+    }
+    // Spelled from inside the project but leading out of it: show where it leads.
+    let written_in_project = s
+        .split('/')
+        .filter(|p| !p.is_empty() && *p != ".")
+        .take_while(|p| *p != "..")
+        .take(root.len())
+        .eq(root.iter().copied());
+    written_in_project.then(|| path.join_from(0, true))
 }
 
 /// A fresh `tool_use_id` for a call that did not bring one.
@@ -199,6 +256,40 @@ mod tests {
                 "text": "see /home/dana/proj/a",
                 "n": 3,
                 "list": ["b/", {"/home/dana/proj/key": "v"}]
+            })
+        );
+    }
+
+    #[test]
+    fn paths_are_normalised_before_they_are_made_relative() {
+        let mut v = json!({
+            "back_in": "/home/dana/proj/../proj/secrets/k.pem",
+            "dots": "/home/dana/./proj//src/./../.env",
+            "from_above": "/home/../home/dana/proj/config/keys/id",
+            "root_dots": "/../home/dana/proj",
+            "leaves": "/home/dana/proj/../proj2/x",
+            "leaves_far": "/home/dana/proj/../../../../etc/passwd",
+            "sibling_prefix": "/home/dana/project/../proj/a",
+            "not_a_path": "// a comment",
+            "unrelated": "/etc/../etc/passwd",
+            "relative": "../proj/secrets/k.pem",
+            "dir": "/home/dana/proj/a/b/../"
+        });
+        relativize_paths(&mut v, Path::new("/home/dana/x/../proj/."));
+        assert_eq!(
+            v,
+            json!({
+                "back_in": "secrets/k.pem",
+                "dots": ".env",
+                "from_above": "config/keys/id",
+                "root_dots": ".",
+                "leaves": "/home/dana/proj2/x",
+                "leaves_far": "/etc/passwd",
+                "sibling_prefix": "a",
+                "not_a_path": "// a comment",
+                "unrelated": "/etc/../etc/passwd",
+                "relative": "../proj/secrets/k.pem",
+                "dir": "a/"
             })
         );
     }

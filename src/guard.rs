@@ -19,13 +19,21 @@
 //! hide it) and where it leads: every link on the way is followed (at most
 //! [`MAX_LINK_HOPS`]), one whose target does not exist yet included, and a link or folder on
 //! the way that sits inside a writable folder counts too, since the agent could re-point it.
-//! Writable and hidden folders are compared both as given and by where they lead.
+//! Writable and hidden folders are compared both as given and by where they lead, and by
+//! (device, inode) against every folder the path passes through, so a bind mount of the
+//! project under another name is still the project.
+//!
+//! A path that goes through a per-process link (`/proc/self`, `/proc/thread-self`,
+//! `/proc/<pid>`, `/dev/fd`, `/dev/std{in,out,err}`), as written or on the way, is refused
+//! outright: the kernel resolves it for whichever process opens it, so where it leads for
+//! hookhost at start says nothing about where it leads for the hook.
 //!
 //! Programs (`command[0]` and, recursively, the interpreter named by a `#!` line, including
 //! the program `/usr/bin/env X` finds on PATH) also get OpenSSH's `safe_path` rule: every
 //! folder on the way must be owned by root or by us and not group- or world-writable unless
-//! it has the sticky bit (as `/tmp` does), and the program must not be writable by others nor,
-//! when we own it and are not root, have other hard links.
+//! it has the sticky bit (as `/tmp` does), and the program must not be writable by others nor
+//! have other hard links the agent could write it through: when we own it and are not root,
+//! any; as root, on the file system of a writable folder (see `hard_link_risk`).
 //!
 //! A WASM hook's `command[0]` (a `.wasm` path) is checked exactly like any other program.
 //! The host reads the module, so the caller passes `sandbox = false` for WASM hooks: the
@@ -150,6 +158,9 @@ pub struct Place {
     pub why: &'static str,
     /// The link through which the path reaches the folder, when it is not there as written.
     pub through: Option<PathBuf>,
+    /// A folder on the path that is this folder under another name (the same device and
+    /// inode: a bind mount), when the path reaches it only that way.
+    pub alias: Option<PathBuf>,
 }
 
 impl fmt::Display for Place {
@@ -164,7 +175,15 @@ impl fmt::Display for Place {
                 self.why
             )?;
         }
-        write!(f, "{}", Through(&self.through))
+        write!(f, "{}", Through(&self.through))?;
+        match &self.alias {
+            Some(alias) => write!(
+                f,
+                " ({} is the same folder by device and inode, mounted there too)",
+                alias.display()
+            ),
+            None => Ok(()),
+        }
     }
 }
 
@@ -318,7 +337,22 @@ pub enum Refusal {
         /// What is wrong.
         problem: Ownership,
     },
-    /// A program we own has other hard links, one of which may be agent-writable.
+    /// A path goes through a link the kernel resolves for each process on its own
+    /// (`/proc/self`, `/proc/<pid>`, `/dev/fd`, `/dev/stdin`, …): the guard would check
+    /// where it leads for hookhost, but the hook would open where it leads for itself.
+    #[error(
+        "hook {hook}: {subject} goes through {link}, a link each process resolves to its own files, so what the guard checks is not what the hook would open. Name the file by its own path, or start with --no-hooks."
+    )]
+    MagicLink {
+        /// The hook.
+        hook: String,
+        /// The path as written.
+        subject: String,
+        /// The per-process link (`/proc/self`, `/proc/1234`, `/dev/fd`, …).
+        link: PathBuf,
+    },
+    /// A program the agent could write through another name: one we own with other hard
+    /// links or, as root, any with other hard links on a writable folder's file system.
     #[error(
         "hook {hook}: {subject} has {links} names (hard links), so the agent could change it through another of them. Give the hook a copy of its own, or start with --no-hooks."
     )]
@@ -515,6 +549,9 @@ fn keep_path_entry(entry: &Path, folders: &[Folder]) -> bool {
         return false;
     }
     let seen = Examined::new(entry.to_path_buf());
+    if per_process_link(&seen).is_some() {
+        return false; // `/proc/self/cwd/bin` is the hook's cwd at run time, not ours
+    }
     match find_in(&seen, folders) {
         Ok(None) => seen.walk.as_ref().is_ok_and(|w| !w.dangling),
         _ => false,
@@ -527,7 +564,7 @@ fn locate_outside(ctx: &GuardContext, path: &Path, who: Who) -> Result<Option<Pl
     let seen = Examined::new(abs);
     let folders = ctx.writable_folders();
     match find_in(&seen, &folders) {
-        Ok(found) => Ok(found.map(|(folder, through)| folder.place(through))),
+        Ok(found) => Ok(found.map(|found| found.place())),
         Err(cause) => Err(untraceable(who, path, cause)),
     }
 }
@@ -644,7 +681,13 @@ impl Plan<'_> {
             });
         }
         if let Ok(meta) = fs::metadata(&walk.end)
-            && hard_link_risk(meta.is_file(), meta.nlink(), meta.uid(), uid)
+            && hard_link_risk(
+                meta.is_file(),
+                meta.nlink(),
+                meta.uid(),
+                uid,
+                self.writable.iter().any(|f| f.dev == Some(meta.dev())),
+            )
         {
             refusals.push(Refusal::HardLinked {
                 hook: self.hook.to_owned(),
@@ -691,13 +734,13 @@ impl Plan<'_> {
         let entries = env::split_paths(path).map(|e| self.cwd.join(e));
         for entry in entries.take(searched.as_ref().map_or(usize::MAX, |(i, _)| i + 1)) {
             let seen = Examined::new(entry.clone());
-            if let Ok(Some((folder, through))) = find_in(&seen, self.writable) {
+            if let Ok(Some(found)) = find_in(&seen, self.writable) {
                 let plant = Plant {
                     program: program.to_owned(),
                     env: env.to_owned(),
                     name: shown,
                     entry,
-                    place: folder.place(through),
+                    place: found.place(),
                 };
                 let hook = self.hook.to_owned();
                 let plant = Box::new(plant);
@@ -710,12 +753,20 @@ impl Plan<'_> {
         }
     }
 
-    /// The refusal for a path in a writable folder, or (for a sandboxed hook) a hidden one.
+    /// The refusal for a path through a per-process link, in a writable folder, or (for a
+    /// sandboxed hook) in a hidden one.
     fn place_refusal(&self, subject: String, seen: &Examined) -> Option<Refusal> {
         let hook = self.hook.to_owned();
+        if let Some(link) = per_process_link(seen) {
+            return Some(Refusal::MagicLink {
+                hook,
+                subject,
+                link,
+            });
+        }
         match find_in(seen, self.writable) {
-            Ok(Some((folder, through))) => {
-                let place = folder.place(through);
+            Ok(Some(found)) => {
+                let place = found.place();
                 return Some(Refusal::Writable {
                     hook,
                     subject,
@@ -734,11 +785,11 @@ impl Plan<'_> {
         }
         let hidden = self.hidden?;
         match find_in(seen, hidden) {
-            Ok(Some((folder, through))) => Some(Refusal::Hidden {
+            Ok(Some(found)) => Some(Refusal::Hidden {
                 hook,
                 subject,
-                dir: folder.dir.clone(),
-                through,
+                dir: found.folder.dir.clone(),
+                through: found.through,
             }),
             _ => None,
         }
@@ -920,10 +971,29 @@ fn is_open(meta: &fs::Metadata) -> bool {
     !meta.file_type().is_symlink() && mode & 0o022 != 0 && !sticky_dir
 }
 
-/// A file we own (and we are not root) with other hard links: another name for it may sit
+/// A file with other hard links that the agent could write: another name for it may sit
 /// in a folder the agent can write, and writing through it changes this file.
-fn hard_link_risk(is_file: bool, nlink: u64, owner: u32, uid: u32) -> bool {
-    is_file && nlink > 1 && owner == uid && uid != 0
+///
+/// Not root: the agent (our uid) can write only files we own, so those are refused
+/// wherever they are. Root can write every file, and as root all the system's programs
+/// are "ours", several with more than one name (Debian's `/usr/bin/perl` and
+/// `perl5.36.0`, `gunzip`, `bzip2`), which is why root was once exempt altogether. A
+/// hard link cannot cross file systems, so as root a file is refused only when it lies
+/// on the file system of a writable folder (`same_fs_as_writable`): there another name
+/// for it may be in that folder (F13: `ln hooks/hl.sh proj/hl.sh`).
+fn hard_link_risk(
+    is_file: bool,
+    nlink: u64,
+    owner: u32,
+    uid: u32,
+    same_fs_as_writable: bool,
+) -> bool {
+    let agent_could_write = if uid == 0 {
+        same_fs_as_writable
+    } else {
+        owner == uid
+    };
+    is_file && nlink > 1 && agent_could_write
 }
 
 /// A folder the agent can write (or the sandbox hides), ready for comparisons.
@@ -934,6 +1004,10 @@ struct Folder {
     why: &'static str,
     /// The lexical form of the absolute path and, when it can be walked, where it leads.
     forms: Vec<PathBuf>,
+    /// Its (device, inode), when it exists: a bind mount of it has the same.
+    id: Option<(u64, u64)>,
+    /// The device it is on (or, while it does not exist, its nearest existing parent is).
+    dev: Option<u64>,
 }
 
 impl Folder {
@@ -946,21 +1020,24 @@ impl Folder {
         {
             forms.push(w.end);
         }
-        Folder { dir, why, forms }
+        let id = fs::metadata(&abs).ok().map(|m| (m.dev(), m.ino()));
+        let dev = id.map(|(dev, _)| dev).or_else(|| {
+            abs.ancestors()
+                .find_map(|a| fs::metadata(a).ok())
+                .map(|m| m.dev())
+        });
+        Folder {
+            dir,
+            why,
+            forms,
+            id,
+            dev,
+        }
     }
 
     /// Whether `path` is in this folder (or strictly below it).
     fn holds(&self, path: &Path, strict: bool) -> bool {
         self.forms.iter().any(|form| within(path, form, strict))
-    }
-
-    /// The [`Place`] of a path found in this folder.
-    fn place(&self, through: Option<PathBuf>) -> Place {
-        Place {
-            dir: self.dir.clone(),
-            why: self.why,
-            through,
-        }
     }
 }
 
@@ -995,24 +1072,114 @@ fn lexical(path: &Path) -> PathBuf {
     out
 }
 
-/// The first folder among `folders` that a path is in, and the link through which it gets
-/// there; or why it could not be followed. Checked: the path as written (lexically), each
-/// folder or link on the way (strictly inside), and where it leads.
-fn find_in<'f>(
-    seen: &Examined,
-    folders: &'f [Folder],
-) -> Result<Option<(&'f Folder, Option<PathBuf>)>, String> {
+/// A folder a path was found in, and how.
+struct Found<'f> {
+    folder: &'f Folder,
+    /// The last link followed before it got there.
+    through: Option<PathBuf>,
+    /// The folder on the way that is `folder` by device and inode, when only that says so.
+    alias: Option<PathBuf>,
+}
+
+impl Found<'_> {
+    /// The [`Place`] of the path.
+    fn place(self) -> Place {
+        Place {
+            dir: self.folder.dir.clone(),
+            why: self.folder.why,
+            through: self.through,
+            alias: self.alias,
+        }
+    }
+}
+
+/// The first folder among `folders` that a path is in; or why it could not be followed.
+/// Checked by spelling: the path as written (lexically), each folder or link on the way
+/// (strictly inside), and where it leads. Then by identity: each folder the walk passed
+/// through (and the end) against the folders' (device, inode), which catches a bind mount
+/// of a writable folder mounted under another name.
+fn find_in<'f>(seen: &Examined, folders: &'f [Folder]) -> Result<Option<Found<'f>>, String> {
     let first = |path: &Path, strict: bool| folders.iter().find(|f| f.holds(path, strict));
     if let Some(folder) = first(&seen.lexical, false) {
-        return Ok(Some((folder, None)));
+        return Ok(Some(Found {
+            folder,
+            through: None,
+            alias: None,
+        }));
     }
     let walk = seen.walk.as_ref().map_err(ToString::to_string)?;
     for step in &walk.steps {
         if let Some(folder) = first(&step.path, step.kind != StepKind::End) {
-            return Ok(Some((folder, step.via.clone())));
+            return Ok(Some(Found {
+                folder,
+                through: step.via.clone(),
+                alias: None,
+            }));
+        }
+    }
+    if folders.iter().all(|f| f.id.is_none()) {
+        return Ok(None);
+    }
+    let mut stated = BTreeSet::new();
+    for step in &walk.steps {
+        // The walk's paths hold no links, so each parent is a real folder.
+        let strict = usize::from(step.kind != StepKind::End);
+        for dir in step.path.ancestors().skip(strict) {
+            if !stated.insert(dir) {
+                continue;
+            }
+            let Ok(meta) = fs::symlink_metadata(dir) else {
+                continue;
+            };
+            let id = Some((meta.dev(), meta.ino()));
+            if let Some(folder) = folders.iter().find(|f| f.id == id) {
+                return Ok(Some(Found {
+                    folder,
+                    through: step.via.clone(),
+                    alias: Some(dir.to_path_buf()),
+                }));
+            }
         }
     }
     Ok(None)
+}
+
+/// The per-process link a path goes through, as written or on the way to where it leads:
+/// `/proc/self`, `/proc/thread-self`, `/proc/<pid>`, `/dev/fd`, `/dev/stdin`,
+/// `/dev/stdout` or `/dev/stderr`. The kernel resolves each in the context of the process
+/// that opens it (its cwd, root, open files), so hookhost following it at start learns
+/// nothing about what the hook will open.
+fn per_process_link(seen: &Examined) -> Option<PathBuf> {
+    let walked = seen
+        .walk
+        .iter()
+        .flat_map(|w| w.steps.iter().map(|s| &s.path));
+    std::iter::once(&seen.lexical)
+        .chain(walked)
+        .find_map(|path| per_process_prefix(path))
+}
+
+/// The `/proc/X` or `/dev/X` a lexical, absolute path starts with, if X is per-process.
+fn per_process_prefix(path: &Path) -> Option<PathBuf> {
+    let mut parts = path.components();
+    if parts.next() != Some(Component::RootDir) {
+        return None;
+    }
+    let (Some(Component::Normal(top)), Some(Component::Normal(name))) =
+        (parts.next(), parts.next())
+    else {
+        return None;
+    };
+    let name_bytes = name.as_bytes();
+    let per_process = match top.as_bytes() {
+        b"proc" => {
+            matches!(name_bytes, b"self" | b"thread-self")
+                || name_bytes.iter().all(u8::is_ascii_digit)
+        }
+        b"dev" => matches!(name_bytes, b"fd" | b"stdin" | b"stdout" | b"stderr"),
+        _ => false,
+    };
+    per_process.then(|| Path::new("/").join(top).join(name))
 }
 
 /// A path, with its lexical form and its walk.
@@ -1178,12 +1345,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn hard_link_rule_only_for_our_own_files_when_not_root() {
-        assert!(hard_link_risk(true, 2, 1000, 1000));
-        assert!(!hard_link_risk(true, 1, 1000, 1000));
-        assert!(!hard_link_risk(true, 2, 0, 1000));
-        assert!(!hard_link_risk(true, 2, 0, 0));
-        assert!(!hard_link_risk(false, 2, 1000, 1000));
+    fn hard_link_rule_for_our_own_files_or_as_root_on_a_writable_file_system() {
+        // Not root: our own files, on any file system.
+        assert!(hard_link_risk(true, 2, 1000, 1000, false));
+        assert!(hard_link_risk(true, 2, 1000, 1000, true));
+        assert!(!hard_link_risk(true, 1, 1000, 1000, true));
+        assert!(!hard_link_risk(true, 2, 0, 1000, true));
+        assert!(!hard_link_risk(false, 2, 1000, 1000, true));
+        // Root: any file on the file system of a writable folder.
+        assert!(hard_link_risk(true, 2, 0, 0, true));
+        assert!(!hard_link_risk(true, 2, 0, 0, false));
+        assert!(!hard_link_risk(true, 1, 0, 0, true));
+        assert!(!hard_link_risk(false, 3, 0, 0, true));
     }
 
     #[test]

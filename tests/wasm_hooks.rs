@@ -453,3 +453,101 @@ fn a_wasm_only_session_counts_tmp_as_agent_writable() {
         "{stderr}"
     );
 }
+
+/// F5: a write spelled through `..` from the project's own path, or climbing out of the
+/// project and back in, is the protected path it names (host and plugin both resolve `..`).
+#[test]
+fn protect_paths_sees_through_dot_dot_spellings() {
+    let scene = Scene::new();
+    scene.write_config(&wasm_hook(
+        &scene,
+        "protect-paths",
+        "protect-paths.wasm",
+        &["secrets/*.pem", "config/keys/"],
+        "tools = [\"write_file\"]",
+    ));
+    let project = scene.project.to_str().unwrap();
+    let name = scene.project.file_name().unwrap().to_str().unwrap();
+    let blocked = [
+        "secrets/k.pem".to_string(),
+        format!("{project}/secrets/k.pem"),
+        format!("{project}/../{name}/secrets/k.pem"),
+        format!("{project}/../{name}/config/keys/id"),
+        format!("{project}//./secrets/../secrets/k.pem"),
+        format!("../{name}/secrets/k.pem"),
+    ];
+    for path in &blocked {
+        let input = json!({"path": path, "content": "k"}).to_string();
+        let (code, v) = scene.gate(&[], "write_file", &input);
+        assert_eq!(code, 1, "{path}: {v}");
+        assert!(
+            message(&v).starts_with("blocked by the user's hook \"protect-paths\": write_file on "),
+            "{path}: {v}"
+        );
+    }
+    let allowed = [
+        "src/k.pem".to_string(),
+        format!("{project}/../other/secrets/k.pem"),
+        "../other/secrets/k.pem".to_string(),
+    ];
+    for path in &allowed {
+        let input = json!({"path": path, "content": "k"}).to_string();
+        let (code, v) = scene.gate(&[], "write_file", &input);
+        assert_eq!(code, 0, "{path}: {v}");
+    }
+}
+
+/// P1: the review's bypasses of no-force-push, through the real binary and the built plugin.
+#[test]
+fn no_force_push_catches_the_reviews_bypasses() {
+    let scene = Scene::new();
+    scene.write_config(&wasm_hook(
+        &scene,
+        "no-force-push",
+        "no-force-push.wasm",
+        &[],
+        "tools = [\"bash\", \"exec\"]",
+    ));
+    let blocked = [
+        ("git -c alias.p='push --force' p origin main", "--force"),
+        ("git push --force-w origin main", "--force-w"),
+        (
+            "git push --no-verify --force-with-l origin main",
+            "--force-with-l",
+        ),
+        ("git push --mirror", "--mirror"),
+        ("git${IFS}push${IFS}-f", "-f"),
+        ("$(echo git) push -f", "-f"),
+        ("x=git; $x push -f", "-f"),
+        ("echo origin | xargs git push -f", "-f"),
+        ("git push --delete origin main", "--delete"),
+        ("git push origin main 2>&1 --force", "--force"),
+    ];
+    for (command, finding) in blocked {
+        let (code, v) = scene.gate(&[], "bash", &json!({ "command": command }).to_string());
+        assert_eq!(code, 1, "{command}: {v}");
+        assert_eq!(
+            message(&v),
+            format!(
+                "blocked by the user's hook \"no-force-push\": force-push is not allowed here (git push {finding})"
+            ),
+            "{command}"
+        );
+    }
+    let (code, v) = scene.gate(
+        &[],
+        "exec",
+        &json!({"argv": ["git", "-c", "alias.p=push -f", "p"]}).to_string(),
+    );
+    assert_eq!(code, 1, "{v}");
+    for command in [
+        "git push origin main",
+        "git push -u origin feature",
+        "echo git push -f",
+        "$EDITOR notes.txt",
+        "git push origin \"$branch\"",
+    ] {
+        let (code, v) = scene.gate(&[], "bash", &json!({ "command": command }).to_string());
+        assert_eq!(code, 0, "{command}: {v}");
+    }
+}

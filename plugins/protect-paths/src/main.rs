@@ -21,8 +21,11 @@
 //!
 //! Paths and patterns are normalised: leading `./`, `.` segments and doubled
 //! slashes are dropped, `..` is resolved lexically (so `src/../.env` is
-//! `.env`), and an absolute path under the envelope's `cwd` (or under the
-//! guest's `/project`) is made relative.
+//! `.env`), and then an absolute path under the envelope's `cwd` (or under the
+//! guest's `/project`) is made relative (so `/p/../p/.env` is `.env` too). A
+//! relative path that climbs out with a leading `..` is resolved against `cwd`
+//! (`../p/.env` from `/p` is `.env`); a leading `..` is never dropped, so a path
+//! outside the project is never taken for one inside it.
 
 use std::io::Read;
 
@@ -79,40 +82,57 @@ pub fn check_envelope(envelope: &serde_json::Value, patterns: &[String]) -> Opti
 }
 
 /// The path relative to the project, normalised (see the crate docs).
+///
+/// `..` is resolved before the project prefix is taken off, so `/p/../p/.env` is `.env`.
+/// A relative path that climbs out with a leading `..` is resolved against `cwd` (the
+/// project); without a `cwd` it keeps its leading `..`, so it never passes for a path
+/// inside the project.
 pub fn relative_path(raw: &str, cwd: Option<&str>) -> String {
-    let mut path = raw;
-    if path.starts_with('/') {
-        for root in cwd.into_iter().chain(["/project"]) {
-            let root = root.trim_end_matches('/');
-            if root.is_empty() {
-                continue;
-            }
-            if let Some(rest) = path.strip_prefix(root) {
-                if rest.is_empty() || rest.starts_with('/') {
-                    path = rest.trim_start_matches('/');
-                    break;
-                }
-            }
+    let cwd = cwd.filter(|c| c.starts_with('/')).map(|c| {
+        let c = normalise(c);
+        if c.len() > 1 { c.trim_end_matches('/').to_owned() } else { c }
+    });
+    let path = match (&cwd, normalise(raw)) {
+        (Some(cwd), rel) if rel == ".." || rel.starts_with("../") => normalise(&format!("{cwd}/{rel}")),
+        (_, path) => path,
+    };
+    if !path.starts_with('/') {
+        return path;
+    }
+    for root in cwd.iter().map(String::as_str).chain(["/project"]) {
+        if root == "/" {
+            continue; // a project of `/` would make every path "in the project"
+        }
+        if let Some(rest) = path.strip_prefix(root)
+            && (rest.is_empty() || rest.starts_with('/'))
+        {
+            return rest.trim_start_matches('/').to_owned();
         }
     }
-    normalise(path)
+    path
 }
 
 /// Drops empty and `.` segments, resolves `..` lexically. Keeps a leading `/`
-/// (a path outside the project stays absolute) and a trailing `/`.
+/// (a path outside the project stays absolute; `/..` is `/`), a leading `..` of a
+/// relative path (it leads out of the project) and a trailing `/`.
 pub fn normalise(path: &str) -> String {
+    let absolute = path.starts_with('/');
     let mut segments: Vec<&str> = Vec::new();
     for segment in path.split('/') {
         match segment {
             "" | "." => {}
-            ".." => {
-                segments.pop();
-            }
+            ".." => match segments.last() {
+                Some(&last) if last != ".." => {
+                    segments.pop();
+                }
+                _ if absolute => {}
+                _ => segments.push(".."),
+            },
             s => segments.push(s),
         }
     }
     let mut out = String::new();
-    if path.starts_with('/') && !segments.is_empty() {
+    if absolute {
         out.push('/');
     }
     out.push_str(&segments.join("/"));
@@ -233,6 +253,33 @@ mod tests {
         assert_eq!(relative_path("/project/.env", Some("/home/dana/proj")), ".env");
         assert_eq!(relative_path("/home/dana/project2/.env", Some("/home/dana/proj")), "/home/dana/project2/.env");
         assert!(m(".env", "src/../.env"));
+    }
+
+    #[test]
+    fn dot_dot_never_hides_a_protected_path() {
+        let cwd = Some("/home/dana/proj");
+        // Back into the project through `..`: the review's bypasses.
+        assert_eq!(relative_path("/home/dana/proj/../proj/secrets/k.pem", cwd), "secrets/k.pem");
+        assert_eq!(relative_path("/home/dana/proj/../proj/config/keys/id", cwd), "config/keys/id");
+        assert_eq!(relative_path("/home/../home/dana/proj/.env", cwd), ".env");
+        assert_eq!(relative_path("../proj/secrets/k.pem", cwd), "secrets/k.pem");
+        assert_eq!(relative_path("src/../../proj/.env", cwd), ".env");
+        assert_eq!(relative_path("/project/../project/.env", cwd), ".env");
+        assert_eq!(relative_path("/home/dana/proj/../proj/.env", Some("/home/dana/x/../proj/")), ".env");
+        assert!(m("secrets/*.pem", "/home/dana/proj/../proj/secrets/k.pem"));
+        assert!(m("config/keys/", "/home/dana/proj/../proj/config/keys/id"));
+        assert!(m("secrets/*.pem", "../proj/secrets/k.pem"));
+        // Out of the project it stays outside: absolute, or a kept leading `..`.
+        assert_eq!(relative_path("../other/secrets/k.pem", cwd), "/home/dana/other/secrets/k.pem");
+        assert_eq!(relative_path("/home/dana/proj/../other/k", cwd), "/home/dana/other/k");
+        assert_eq!(relative_path("../proj/secrets/k.pem", None), "../proj/secrets/k.pem");
+        assert_eq!(normalise("../../a/./b/../c"), "../../a/c");
+        assert_eq!(normalise("a/../../b"), "../b");
+        assert_eq!(normalise("/../a"), "/a");
+        assert!(!m("secrets/*.pem", "../other/secrets/k.pem"));
+        assert!(!matches("secrets/*.pem", &relative_path("../proj/secrets/k.pem", None)));
+        // A project of `/` does not make every path relative.
+        assert_eq!(relative_path("/etc/x", Some("/")), "/etc/x");
     }
 
     #[test]
