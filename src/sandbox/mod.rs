@@ -858,12 +858,21 @@ fn remove_tree(path: &Path) {
 
 impl crate::executor::argv::Launcher for BoxSpec {
     /// The box sets its own working directory (the project root), so `cwd` is unused.
+    ///
+    /// A bwrap that ran at start and is gone now (uninstalled mid-session) is said to be
+    /// the cause: otherwise the spawn's "not found" would read as the hook's program.
     fn command(
         &self,
         argv: &[OsString],
         env: &[(OsString, OsString)],
         _cwd: &Path,
     ) -> io::Result<Command> {
+        if !is_executable(&self.bwrap) {
+            return Err(io::Error::other(format!(
+                "bubblewrap ({}) ran when the session started but cannot be run now, so the hook cannot run in its sandbox; restart the session",
+                self.bwrap.display()
+            )));
+        }
         BoxSpec::command(self, argv, env).map_err(io::Error::other)
     }
 }
