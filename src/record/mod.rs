@@ -45,8 +45,8 @@
 //! - `record.cut`: `reason`. The record could not be written on (a full disk, an I/O
 //!   error) and stops here; the rest of the session is not in it. A write that failed
 //!   part-way is cut back to the last whole line first, and where even this record does
-//!   not fit, a last `hook.started` goes too, so that a record cut short never reads as
-//!   a session killed while a hook ran (see [`write::RecordWriter`]).
+//!   not fit, a `hook.started` just before it goes too, so that the record does not end
+//!   as a session killed while that hook ran (see [`write::RecordWriter`]).
 //!
 //! # Replay
 //!

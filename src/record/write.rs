@@ -18,10 +18,10 @@ use crate::dispatch::{Recorder, RunEvent};
 ///
 /// Writing errors never fail a gate: the first one is reported on stderr, once, and the
 /// record stops there. A record that could not be written whole is cut back to its last
-/// whole line and, where there is room, ends with a `record.cut` record saying why; it
-/// never ends with a `hook.started` whose `effect` could not be written, which would
-/// read as a session killed while that hook ran. Nothing is written after the failure,
-/// so the record is an exact prefix of the session, never one with a gap.
+/// whole line and, where there is room, ends with a `record.cut` record saying why.
+/// Where there is none, a `hook.started` written just before is cut too: ending with it
+/// would read as a session killed while that hook ran. Nothing is written after the
+/// failure, so the record is an exact prefix of the session, never one with a gap.
 #[derive(Debug)]
 pub struct RecordWriter {
     path: PathBuf,
