@@ -646,10 +646,11 @@ enum SessionSandbox {
     Off,
     /// bubblewrap cannot run here; hooks run on the host and the banner says so.
     Unavailable(sandbox::Unavailable),
-    /// The box, and the private temp folder we created for it (removed on drop).
+    /// The box, and the private temp folder we created for it (locked while the
+    /// session lives, removed on drop).
     Boxed {
         spec: Arc<BoxSpec>,
-        created_tmp: Option<PathBuf>,
+        _created_tmp: Option<sandbox::PrivateTmp>,
     },
 }
 
@@ -674,7 +675,7 @@ impl SessionSandbox {
         let (private_tmp, created_tmp) = match &options.private_tmp {
             Some(dir) => (dir.clone(), None),
             None => match sandbox::create_private_tmp(session_id) {
-                Ok(dir) => (dir.clone(), Some(dir)),
+                Ok(tmp) => (tmp.path().to_path_buf(), Some(tmp)),
                 Err(e) => {
                     return SessionSandbox::Unavailable(sandbox::Unavailable {
                         reason: e.to_string(),
@@ -691,7 +692,7 @@ impl SessionSandbox {
                 hide: folders.hide.clone(),
                 bwrap: info.path,
             }),
-            created_tmp,
+            _created_tmp: created_tmp,
         }
     }
 
@@ -699,18 +700,6 @@ impl SessionSandbox {
         match self {
             SessionSandbox::Boxed { spec, .. } => Some(spec),
             _ => None,
-        }
-    }
-}
-
-impl Drop for SessionSandbox {
-    fn drop(&mut self) {
-        if let SessionSandbox::Boxed {
-            created_tmp: Some(dir),
-            ..
-        } = self
-        {
-            let _ = std::fs::remove_dir_all(dir);
         }
     }
 }

@@ -4,7 +4,8 @@
 //! # The file
 //!
 //! JSON lines, one record per line, appended and written to the OS record by record
-//! (one `write` of the whole line to a file opened with `O_APPEND`), never rewritten.
+//! (one `write` of the whole line to a file opened with `O_APPEND`), never rewritten
+//! (except that a line the session failed to write whole is cut off again: `record.cut`).
 //! A session holds an exclusive `flock` on its record for as long as it runs, so two
 //! sessions never write one file; a new session never writes into an existing file
 //! (only a resume appends to one). The default file is
@@ -41,6 +42,11 @@
 //! - `gate.verdict`: after every gate that ran at least one hook: the gate fields,
 //!   `tool_input` (as the hooks saw it) and `verdict` (the `--json` verdict).
 //! - `turn.ended`: a new turn began (warnings may be shown again).
+//! - `record.cut`: `reason`. The record could not be written on (a full disk, an I/O
+//!   error) and stops here; the rest of the session is not in it. A write that failed
+//!   part-way is cut back to the last whole line first, and where even this record does
+//!   not fit, a `hook.started` just before it goes too, so that the record does not end
+//!   as a session killed while that hook ran (see [`write::RecordWriter`]).
 //!
 //! # Replay
 //!
@@ -166,6 +172,8 @@ pub enum Body {
     Verdict(GateVerdict),
     /// `turn.ended`.
     TurnEnded,
+    /// `record.cut`.
+    Cut(Cut),
 }
 
 impl Body {
@@ -180,6 +188,7 @@ impl Body {
             Body::Context(_) => "hook.context",
             Body::Verdict(_) => "gate.verdict",
             Body::TurnEnded => "turn.ended",
+            Body::Cut(_) => "record.cut",
         }
     }
 
@@ -193,6 +202,7 @@ impl Body {
             Body::Context(b) => serde_json::to_value(b),
             Body::Verdict(b) => serde_json::to_value(b),
             Body::TurnEnded => Ok(json!({})),
+            Body::Cut(b) => serde_json::to_value(b),
         };
         match value {
             Ok(Value::Object(map)) => map,
@@ -215,6 +225,7 @@ impl Body {
             "hook.context" => parse(value).map(Body::Context),
             "gate.verdict" => parse(value).map(Body::Verdict),
             "turn.ended" => Ok(Body::TurnEnded),
+            "record.cut" => parse(value).map(Body::Cut),
             _ => return None,
         })
     }
@@ -330,6 +341,13 @@ pub struct ContextRecord {
     pub characters: usize,
     /// The text as kept.
     pub text: String,
+}
+
+/// `record.cut`: the record could not be written on; it ends here.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Cut {
+    /// The error that stopped it (`No space left on device (os error 28)`).
+    pub reason: String,
 }
 
 /// `gate.verdict`.

@@ -79,6 +79,7 @@ pub async fn replay(reading: &Reading) -> ReplayReport {
                 };
                 host = Some(Host::with_hooks(session, hooks));
             }
+            Body::Cut(c) => report.rows.push(super::transcript::cut_row(&c.reason)),
             Body::TurnEnded => {
                 if let Some(h) = &host {
                     h.end_turn();

@@ -101,7 +101,8 @@ pub fn killed_message(records: &[Record]) -> Option<String> {
             {
                 pending = None;
             }
-            Body::Started(_) | Body::Resumed(_) => pending = None,
+            // A record cut short (a full disk) lost the effect; nothing was killed.
+            Body::Started(_) | Body::Resumed(_) | Body::Cut(_) => pending = None,
             _ => {}
         }
     }

@@ -45,9 +45,17 @@ pub fn rows(reading: &Reading) -> Vec<String> {
                     ),
                 });
             }
+            Body::Cut(c) => rows.push(cut_row(&c.reason)),
             Body::HookStarted(_) | Body::Effect(_) | Body::Verdict(_) | Body::TurnEnded => {}
         }
     }
     rows.extend(resume::killed_message(&reading.records));
     rows
+}
+
+/// The row for a `record.cut` record.
+pub fn cut_row(reason: &str) -> String {
+    format!(
+        "⚠ the record stops here: it could not be written ({reason}); the rest of the session is not in it."
+    )
 }

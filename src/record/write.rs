@@ -16,13 +16,32 @@ use crate::dispatch::{Recorder, RunEvent};
 
 /// An open session record: appends one line per record, under an exclusive lock.
 ///
-/// Writing errors never fail a gate: the first one is reported on stderr, once.
+/// Writing errors never fail a gate: the first one is reported on stderr, once, and the
+/// record stops there. A record that could not be written whole is cut back to its last
+/// whole line and, where there is room, ends with a `record.cut` record saying why.
+/// Where there is none, a `hook.started` written just before is cut too: ending with it
+/// would read as a session killed while that hook ran. Nothing is written after the
+/// failure, so the record is an exact prefix of the session, never one with a gap.
 #[derive(Debug)]
 pub struct RecordWriter {
     path: PathBuf,
     session_id: String,
-    file: Mutex<File>,
+    file: Mutex<Tail>,
+    /// A write failed: nothing more is written.
     failed: AtomicBool,
+    /// The failure has been reported.
+    warned: AtomicBool,
+}
+
+/// The open file and where its last records start.
+#[derive(Debug)]
+struct Tail {
+    file: File,
+    /// The file's length after the last whole record (`None`: unknown, so a torn write
+    /// is left as it is rather than cut at a guess).
+    len: Option<u64>,
+    /// Where the last record starts, when it is a `hook.started`.
+    pending_start: Option<u64>,
 }
 
 impl RecordWriter {
@@ -70,11 +89,17 @@ impl RecordWriter {
     }
 
     fn new(path: &Path, session_id: &str, file: File) -> RecordWriter {
+        let len = file.metadata().ok().map(|m| m.len());
         RecordWriter {
             path: path.to_path_buf(),
             session_id: session_id.into(),
-            file: Mutex::new(file),
+            file: Mutex::new(Tail {
+                file,
+                len,
+                pending_start: None,
+            }),
             failed: AtomicBool::new(false),
+            warned: AtomicBool::new(false),
         }
     }
 
@@ -83,8 +108,41 @@ impl RecordWriter {
         &self.path
     }
 
-    /// Appends one record and hands it to the OS before returning.
+    /// Appends one record and hands it to the OS before returning. When that fails, the
+    /// record is cut back to its last whole line (see [`RecordWriter`]), and no later
+    /// record is written.
     pub fn write(&self, body: &Body) -> Result<(), RecordError> {
+        let line = self.line(body)?;
+        let mut tail = self
+            .file
+            .lock()
+            .map_err(|_| RecordError::io(&self.path, std::io::Error::other("lock poisoned")))?;
+        if self.failed.load(Ordering::SeqCst) {
+            return Err(RecordError::io(
+                &self.path,
+                std::io::Error::other("it stopped at an earlier error"),
+            ));
+        }
+        let start = tail.len;
+        match append(&mut tail.file, &line) {
+            Ok(()) => {
+                tail.len = start.map(|len| len + line.len() as u64);
+                tail.pending_start = match body {
+                    Body::HookStarted(_) => start,
+                    _ => None,
+                };
+                Ok(())
+            }
+            Err(e) => {
+                self.failed.store(true, Ordering::SeqCst);
+                self.cut(&mut tail, &e);
+                Err(RecordError::io(&self.path, e))
+            }
+        }
+    }
+
+    /// The record's line: the common fields, the body's, and a newline.
+    fn line(&self, body: &Body) -> Result<Vec<u8>, RecordError> {
         let mut map = Map::new();
         map.insert("type".into(), Value::String(body.type_name().into()));
         map.insert("at".into(), Value::String(super::now_rfc3339()));
@@ -93,28 +151,58 @@ impl RecordWriter {
         let mut line = serde_json::to_vec(&Value::Object(map))
             .map_err(|e| RecordError::io(&self.path, std::io::Error::other(e)))?;
         line.push(b'\n');
-        let mut file = self
-            .file
-            .lock()
-            .map_err(|_| RecordError::io(&self.path, std::io::Error::other("lock poisoned")))?;
-        file.write_all(&line)
-            .and_then(|_| file.flush())
-            .map_err(|e| RecordError::io(&self.path, e))
+        Ok(line)
     }
 
-    /// Writes a record; the first error is reported on stderr, the rest are dropped.
+    /// After a failed write: drops its torn part and ends the record with a
+    /// `record.cut` record if there is room. If there is none, a last `hook.started`
+    /// goes too, so that the record does not read as killed while that hook ran.
+    /// Best effort: with the length unknown, the file is left as it is.
+    fn cut(&self, tail: &mut Tail, error: &std::io::Error) {
+        let Some(len) = tail.len else { return };
+        let marker = match self.line(&Body::Cut(super::Cut {
+            reason: error.to_string(),
+        })) {
+            Ok(line) => line,
+            Err(_) => return,
+        };
+        let mut ends = vec![len];
+        ends.extend(tail.pending_start);
+        for end in ends {
+            if tail.file.set_len(end).is_err() {
+                return;
+            }
+            if append(&mut tail.file, &marker).is_ok() {
+                return;
+            }
+        }
+        // No room even for the marker: the record ends at its last whole line (before a
+        // pending `hook.started`).
+        let _ = tail.file.set_len(tail.pending_start.unwrap_or(len));
+    }
+
+    /// Writes a record; the first error is reported on stderr, once. The record stops
+    /// there.
     fn write_or_warn(&self, body: &Body) {
+        if self.failed.load(Ordering::SeqCst) {
+            return;
+        }
         if let Err(e) = self.write(body)
-            && !self.failed.swap(true, Ordering::SeqCst)
+            && !self.warned.swap(true, Ordering::SeqCst)
         {
             // Not eprintln!, which panics when the write fails: serve's stderr may share
             // a non-blocking pipe with its stdout (`2>&1`).
             let _ = writeln!(
                 std::io::stderr(),
-                "⚠ {e}; the rest of this session may be missing from it."
+                "⚠ {e}; the record stops here: the rest of this session is not recorded. Verdicts are not affected."
             );
         }
     }
+}
+
+/// One whole line, in one `write` where the OS allows (the file is `O_APPEND`).
+fn append(file: &mut File, line: &[u8]) -> std::io::Result<()> {
+    file.write_all(line).and_then(|_| file.flush())
 }
 
 impl Recorder for RecordWriter {

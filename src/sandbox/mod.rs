@@ -45,6 +45,13 @@
 //! Each [`BoxSpec::command`] owns its own memfd. Spawn the returned `Command` once: its
 //! `pre_exec` rewinds the memfd, but two overlapping spawns would share its offset.
 //!
+//! # The private temp folder
+//!
+//! [`create_private_tmp`] makes a session's `/tmp` and holds a `flock` on it for the
+//! session's life ([`PrivateTmp`]); a session killed before its end leaves the folder
+//! unlocked, and the next one removes it ([`sweep_private_tmps`]), never a live
+//! session's, another user's or anything not named like ours.
+//!
 //! # Where bwrap cannot run
 //!
 //! [`probe`] finds bwrap (on an absolute `PATH` entry outside the project, or the
@@ -580,10 +587,67 @@ fn is_executable(p: &Path) -> bool {
     std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
+/// The name of a session's private temp folder ends with this (after
+/// `hookhost-SESSION-RANDOM`). No folder made before the lock existed has it, and a
+/// folder being set up (`….new`) does not have it yet, so [`sweep_private_tmps`] never
+/// looks at either.
+const PRIVATE_TMP_SUFFIX: &str = ".tmp";
+
+/// A session's private temp folder: made by [`create_private_tmp`], held (an exclusive
+/// `flock` on the folder itself) for as long as this value lives, and removed with its
+/// contents when it is dropped.
+///
+/// The lock is the proof that the session is alive: a session killed before it could
+/// remove its folder leaves it unlocked, and the next [`create_private_tmp`] removes it
+/// (see [`sweep_private_tmps`]). Why the folder itself holds the lock: in the box it is
+/// the mount point of `/tmp`, so the agent can neither remove nor replace it (a lock
+/// file inside could be unlinked, one beside it would be one more entry to race over);
+/// its descriptor is close-on-exec, so no hook inherits it.
+#[derive(Debug)]
+pub struct PrivateTmp {
+    path: PathBuf,
+    /// The open folder whose `flock` marks the session alive.
+    _lock: std::fs::File,
+}
+
+impl PrivateTmp {
+    /// The folder (canonical).
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl std::ops::Deref for PrivateTmp {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl AsRef<Path> for PrivateTmp {
+    fn as_ref(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl PartialEq for PrivateTmp {
+    fn eq(&self, other: &PrivateTmp) -> bool {
+        self.path == other.path
+    }
+}
+
+impl Drop for PrivateTmp {
+    fn drop(&mut self) {
+        // Removed while still locked, so no sweep can take it for a stale one meanwhile.
+        remove_tree(&self.path);
+    }
+}
+
 /// Create a fresh private temp folder (mode 0700) for a session, under the system temp
-/// folder (`$TMPDIR`, else `/tmp`), named `hookhost-SESSION-RANDOM`. The caller removes
-/// it when the session ends.
-pub fn create_private_tmp(session_id: &str) -> Result<PathBuf, SandboxError> {
+/// folder (`$TMPDIR`, else `/tmp`), named `hookhost-SESSION-RANDOM.tmp`, and lock it for
+/// the session's life. Dropping the value removes it. First removes the folders that
+/// sessions killed before their end left there ([`sweep_private_tmps`]).
+pub fn create_private_tmp(session_id: &str) -> Result<PrivateTmp, SandboxError> {
     let dir = std::env::temp_dir();
     let fail = |source| SandboxError::PrivateTmp {
         dir: dir.clone(),
@@ -595,6 +659,7 @@ pub fn create_private_tmp(session_id: &str) -> Result<PathBuf, SandboxError> {
             "the temp folder is not an absolute path",
         )));
     }
+    sweep_private_tmps(&dir);
     let mut tag: String = session_id
         .chars()
         .filter(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_')
@@ -608,13 +673,28 @@ pub fn create_private_tmp(session_id: &str) -> Result<PathBuf, SandboxError> {
         let mut rnd = [0u8; 8];
         getrandom::fill(&mut rnd).map_err(|e| fail(io::Error::other(e.to_string())))?;
         let hex: String = rnd.iter().map(|b| format!("{b:02x}")).collect();
-        let path = dir.join(format!("hookhost-{tag}-{hex}"));
-        match std::fs::DirBuilder::new().mode(0o700).create(&path) {
+        let name = format!("hookhost-{tag}-{hex}");
+        // Made and locked under a name the sweep ignores, then renamed (the lock stays
+        // with the folder): a concurrent start never sees it unlocked.
+        let setup = dir.join(format!("{name}.new"));
+        let path = dir.join(format!("{name}{PRIVATE_TMP_SUFFIX}"));
+        match std::fs::DirBuilder::new().mode(0o700).create(&setup) {
             Ok(()) => {
-                // The umask may have removed bits the owner needs; set 0700 exactly.
-                std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o700))
-                    .map_err(fail)?;
-                return std::fs::canonicalize(&path).map_err(fail);
+                let locked = lock_new_folder(&setup, &path);
+                if locked.is_err() {
+                    let _ = std::fs::remove_dir(&setup);
+                }
+                let lock = locked.map_err(fail)?;
+                return match std::fs::canonicalize(&path) {
+                    Ok(canonical) => Ok(PrivateTmp {
+                        path: canonical,
+                        _lock: lock,
+                    }),
+                    Err(e) => {
+                        remove_tree(&path);
+                        Err(fail(e))
+                    }
+                };
             }
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = e,
             Err(e) => return Err(fail(e)),
@@ -623,14 +703,176 @@ pub fn create_private_tmp(session_id: &str) -> Result<PathBuf, SandboxError> {
     Err(fail(last))
 }
 
+/// Sets 0700 on the new folder `setup`, locks it and renames it to `path`; returns the
+/// open, locked folder.
+fn lock_new_folder(setup: &Path, path: &Path) -> io::Result<std::fs::File> {
+    // The umask may have removed bits the owner needs; set 0700 exactly.
+    std::fs::set_permissions(setup, std::fs::Permissions::from_mode(0o700))?;
+    let folder = open_folder(setup)?;
+    match folder.try_lock() {
+        Ok(()) => {}
+        // A file system without `flock` (some network ones) refuses it to every
+        // process alike, so no sweep can take it either: the folder is only never
+        // swept. Nobody else can hold a lock on a folder made a moment ago.
+        Err(std::fs::TryLockError::Error(_)) => {}
+        Err(std::fs::TryLockError::WouldBlock) => {
+            return Err(io::Error::other("the new folder is locked by someone else"));
+        }
+    }
+    rename_no_replace(setup, path)?;
+    Ok(folder)
+}
+
+/// Removes the private temp folders in `dir` whose session is gone, and returns them.
+///
+/// A folder is removed only when all of these hold: its name is exactly
+/// `hookhost-TAG-HEX.tmp` (TAG 1–64 of `A-Za-z0-9_-`, HEX 16 lowercase hex digits); it is
+/// a folder, not a link, owned by this process's user; and its `flock` can be taken,
+/// which no live session allows (each holds it until its folder is gone). The lock is
+/// held while it is removed, and the path is checked to still be the folder locked.
+/// Anything else (another name, another user's folder, a live session's) is left alone.
+/// Best effort: what cannot be read or removed stays.
+pub fn sweep_private_tmps(dir: &Path) -> Vec<PathBuf> {
+    use std::os::unix::fs::MetadataExt;
+    let mut removed = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return removed;
+    };
+    // SAFETY: geteuid has no preconditions.
+    let me = unsafe { libc::geteuid() };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        if !name.to_str().is_some_and(is_private_tmp_name) {
+            continue;
+        }
+        let path = entry.path();
+        let ours = |m: &std::fs::Metadata| m.is_dir() && m.uid() == me;
+        let Ok(seen) = std::fs::symlink_metadata(&path) else {
+            continue;
+        };
+        if !ours(&seen) {
+            continue;
+        }
+        let Ok(folder) = open_folder(&path) else {
+            continue;
+        };
+        if folder.try_lock().is_err() {
+            continue; // a live session holds it (or the lock cannot be taken here)
+        }
+        let (Ok(locked), Ok(now)) = (folder.metadata(), std::fs::symlink_metadata(&path)) else {
+            continue;
+        };
+        if !ours(&locked) || (locked.dev(), locked.ino()) != (now.dev(), now.ino()) {
+            continue;
+        }
+        remove_tree(&path);
+        removed.push(path);
+    }
+    removed
+}
+
+/// Whether `name` is exactly a private temp folder's: `hookhost-TAG-HEX.tmp`.
+fn is_private_tmp_name(name: &str) -> bool {
+    let Some(rest) = name
+        .strip_prefix("hookhost-")
+        .and_then(|r| r.strip_suffix(PRIVATE_TMP_SUFFIX))
+    else {
+        return false;
+    };
+    let Some((tag, hex)) = rest.rsplit_once('-') else {
+        return false;
+    };
+    (1..=64).contains(&tag.len())
+        && tag
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+        && hex.len() == 16
+        && hex.chars().all(|c| matches!(c, '0'..='9' | 'a'..='f'))
+}
+
+/// Opens a folder itself (not a link to one), close-on-exec, for its `flock`.
+fn open_folder(path: &Path) -> io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(path)
+}
+
+/// `rename(from, to)`, failing rather than replacing an existing `to`.
+fn rename_no_replace(from_path: &Path, to_path: &Path) -> io::Result<()> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = |p: &Path| {
+        std::ffi::CString::new(p.as_os_str().as_bytes())
+            .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "a NUL in the path"))
+    };
+    let (from, to) = (c(from_path)?, c(to_path)?);
+    // SAFETY: two valid NUL-terminated paths that outlive the call.
+    let rc = unsafe {
+        libc::renameat2(
+            libc::AT_FDCWD,
+            from.as_ptr(),
+            libc::AT_FDCWD,
+            to.as_ptr(),
+            libc::RENAME_NOREPLACE,
+        )
+    };
+    if rc == 0 {
+        return Ok(());
+    }
+    let error = io::Error::last_os_error();
+    match error.raw_os_error() {
+        // A kernel or file system without RENAME_NOREPLACE: a plain rename when `to` is
+        // absent (one appearing in between would have to guess 64 random bits).
+        Some(libc::EINVAL | libc::ENOSYS) if std::fs::symlink_metadata(to_path).is_err() => {
+            std::fs::rename(from_path, to_path)
+        }
+        _ => Err(error),
+    }
+}
+
+/// Removes a folder and everything in it, best effort. What the agent left read-only
+/// (a Go module cache makes its folders 0555) is made writable on the way, so that it
+/// can be emptied; links are removed, never followed.
+fn remove_tree(path: &Path) {
+    if std::fs::remove_dir_all(path).is_ok() {
+        return;
+    }
+    fn open_up(path: &Path) {
+        let Ok(meta) = std::fs::symlink_metadata(path) else {
+            return;
+        };
+        if !meta.is_dir() {
+            return;
+        }
+        let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o700));
+        if let Ok(entries) = std::fs::read_dir(path) {
+            for entry in entries.flatten() {
+                open_up(&entry.path());
+            }
+        }
+    }
+    open_up(path);
+    let _ = std::fs::remove_dir_all(path);
+}
+
 impl crate::executor::argv::Launcher for BoxSpec {
     /// The box sets its own working directory (the project root), so `cwd` is unused.
+    ///
+    /// A bwrap that ran at start and is gone now (uninstalled mid-session) is said to be
+    /// the cause: otherwise the spawn's "not found" would read as the hook's program.
     fn command(
         &self,
         argv: &[OsString],
         env: &[(OsString, OsString)],
         _cwd: &Path,
     ) -> io::Result<Command> {
+        if !is_executable(&self.bwrap) {
+            return Err(io::Error::other(format!(
+                "bubblewrap ({}) ran when the session started but cannot be run now, so the hook cannot run in its sandbox; restart the session",
+                self.bwrap.display()
+            )));
+        }
         BoxSpec::command(self, argv, env).map_err(io::Error::other)
     }
 }

@@ -66,6 +66,11 @@
 //! flushes stdout and exits 0. SIGINT or SIGTERM interrupts every request in flight
 //! (each is answered `interrupted`), reads no more input, flushes, and exits 130 for
 //! SIGINT or 143 for SIGTERM, as a shell reports a process killed by that signal.
+//!
+//! When stdout cannot be written (the client closed its end: EPIPE), no answer can reach
+//! anyone: serve says so on stderr, interrupts every request in flight (their hooks are
+//! stopped, and the record says `interrupted`), reads no more input and exits 141, as a
+//! shell reports a process killed by SIGPIPE.
 
 mod stdio;
 
@@ -265,6 +270,8 @@ pub enum Ended {
     EndOfInput,
     /// `interrupt` fired: every request in flight was interrupted and answered.
     Interrupted,
+    /// The output could not be written: every request in flight was interrupted.
+    OutputClosed,
 }
 
 /// The `ready` line for `host`.
@@ -323,7 +330,9 @@ where
     W: AsyncWrite + Unpin + Send + 'static,
 {
     let (lines, receiver) = mpsc::unbounded_channel::<String>();
-    let writer = tokio::spawn(write_lines(receiver, output));
+    // Cancelled by `interrupt`, or by the writer when the output is gone.
+    let stop = interrupt.child_token();
+    let writer = tokio::spawn(write_lines(receiver, output, stop.clone()));
     let _ = lines.send(ready_line(&host));
 
     let in_flight: InFlight = Arc::default();
@@ -332,7 +341,7 @@ where
     loop {
         let line = tokio::select! {
             biased;
-            _ = interrupt.cancelled() => break,
+            _ = stop.cancelled() => break,
             line = read_line(&mut reader, MAX_LINE) => line,
         };
         // Forget the tasks that are done, so the set stays small in a long session.
@@ -385,7 +394,7 @@ where
             Request::PreToolUse { id, .. } | Request::Prompt { id, .. } => id.clone(),
         };
         let key = id_key(&id);
-        let token = interrupt.child_token();
+        let token = stop.child_token();
         {
             let mut running = lock(&in_flight);
             if running.contains_key(&key) {
@@ -430,15 +439,19 @@ where
     let _ = writer.await;
     if interrupt.is_cancelled() {
         Ended::Interrupted
+    } else if stop.is_cancelled() {
+        Ended::OutputClosed
     } else {
         Ended::EndOfInput
     }
 }
 
 /// The single writer: whole lines, flushed one by one, in the order they were sent.
+/// When the output fails, it cancels `stop` (see the module docs) and drops the rest.
 async fn write_lines<W: AsyncWrite + Unpin>(
     mut receiver: mpsc::UnboundedReceiver<String>,
     mut out: W,
+    stop: CancellationToken,
 ) {
     let mut broken = false;
     let mut batch = String::new();
@@ -455,9 +468,21 @@ async fn write_lines<W: AsyncWrite + Unpin>(
             batch.push_str(&line);
             batch.push('\n');
         }
-        if out.write_all(batch.as_bytes()).await.is_err() || out.flush().await.is_err() {
+        let written = match out.write_all(batch.as_bytes()).await {
+            Ok(()) => out.flush().await,
+            Err(e) => Err(e),
+        };
+        if let Err(e) = written {
             // The reader went away; keep draining so that senders never block.
             broken = true;
+            // Not eprintln!, which panics when the write fails: stderr may be the same
+            // broken pipe (`2>&1`).
+            use std::io::Write as _;
+            let _ = writeln!(
+                std::io::stderr(),
+                "hookhost serve: cannot write an answer to stdout ({e}); the client is gone, so the requests in flight are interrupted and serve stops."
+            );
+            stop.cancel();
         }
     }
     let _ = out.flush().await;
@@ -522,7 +547,7 @@ async fn read_line<R: AsyncBufRead + Unpin>(
 ///
 /// Runs inside the multi-thread runtime the command line builds for `serve`. Exit
 /// status: 0 at end of input, 2 when the session could not start (after the `refused`
-/// line), 130 after SIGINT, 143 after SIGTERM.
+/// line), 130 after SIGINT, 143 after SIGTERM, 141 when stdout could not be written.
 pub async fn command(global: &GlobalOptions, resume: &crate::cli::ResumeArgs) -> ExitCode {
     use tokio::signal::unix::{SignalKind, signal};
     // Listen before the session starts, so that no signal finds the default action.
@@ -583,6 +608,7 @@ pub async fn command(global: &GlobalOptions, resume: &crate::cli::ResumeArgs) ->
     };
     match ended {
         Ended::EndOfInput => ExitCode::SUCCESS,
+        Ended::OutputClosed => ExitCode::from(141),
         Ended::Interrupted => match status.load(Ordering::SeqCst) {
             0 => ExitCode::from(130),
             code => ExitCode::from(code),

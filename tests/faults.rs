@@ -1,0 +1,868 @@
+//! Faults caused for real, through the real binary: a session killed with SIGKILL (its
+//! private temp folder), a full disk under the session record, a compile cache that
+//! cannot be written or is truncated, a hook's program deleted or replaced under
+//! `serve`, bubblewrap removed after start, a client that closes `serve`'s stdout, and
+//! SIGTERM while `serve` records a stream of calls.
+//!
+//! For each: what the user sees, that no verdict is silently wrong (a call a blocking
+//! hook would block is never let through because of the fault), and that the record
+//! stays readable by `log show` and `replay`. Disk faults need root (a small tmpfs);
+//! without it the test prints a `SKIPPED` line and returns.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use common::{Scene, bwrap_or_skip, hook, process_alive, wait_until};
+use serde_json::{Value, json};
+
+/// Long enough for a slow, shared machine; a hang still fails.
+const READ_TIMEOUT: Duration = Duration::from_secs(30);
+
+fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// A tmpfs mounted on a folder for the length of a test (unmounted on drop).
+struct Tmpfs {
+    dir: PathBuf,
+}
+
+impl Tmpfs {
+    /// Mounts a tmpfs with `options` (`size=32k`, `ro`, …) on `dir`; `None` with a
+    /// `SKIPPED` line when not root or the mount fails.
+    fn mount(test: &str, dir: &Path, options: &str) -> Option<Tmpfs> {
+        if !is_root() {
+            eprintln!("SKIPPED {test}: not root, so no tmpfs can be mounted");
+            return None;
+        }
+        std::fs::create_dir_all(dir).expect("create the mount point");
+        let out = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", options, "tmpfs"])
+            .arg(dir)
+            .output();
+        match out {
+            Ok(out) if out.status.success() => Some(Tmpfs {
+                dir: dir.to_path_buf(),
+            }),
+            Ok(out) => {
+                eprintln!(
+                    "SKIPPED {test}: mount -t tmpfs failed: {}",
+                    String::from_utf8_lossy(&out.stderr).trim()
+                );
+                None
+            }
+            Err(e) => {
+                eprintln!("SKIPPED {test}: cannot run mount: {e}");
+                None
+            }
+        }
+    }
+}
+
+impl Drop for Tmpfs {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg("-l").arg(&self.dir).status();
+    }
+}
+
+/// A `hookhost serve` over pipes: answers are read on a thread, stderr is kept.
+struct Server {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: mpsc::Receiver<String>,
+    stderr: mpsc::Receiver<String>,
+}
+
+impl Server {
+    /// Starts `cmd` (a `hookhost … serve`) and reads its first line.
+    fn start(mut cmd: Command) -> (Server, Value) {
+        let mut child = cmd
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start hookhost serve");
+        let stdout = child.stdout.take().expect("stdout");
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { return };
+                if tx.send(line).is_err() {
+                    return;
+                }
+            }
+        });
+        let mut err = child.stderr.take().expect("stderr");
+        let (etx, stderr) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut text = String::new();
+            let _ = err.read_to_string(&mut text);
+            let _ = etx.send(text);
+        });
+        let stdin = child.stdin.take();
+        let server = Server {
+            child,
+            stdin,
+            lines,
+            stderr,
+        };
+        let first = server.recv();
+        (server, first)
+    }
+
+    /// Starts `cmd` and checks that the first line is `ready`.
+    fn ready(cmd: Command) -> Server {
+        let (server, first) = Server::start(cmd);
+        assert_eq!(first["type"], "ready", "{first}");
+        server
+    }
+
+    fn send(&mut self, value: &Value) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        let mut line = value.to_string();
+        line.push('\n');
+        stdin.write_all(line.as_bytes()).expect("write a request");
+        stdin.flush().expect("flush");
+    }
+
+    fn recv(&self) -> Value {
+        let line = self
+            .lines
+            .recv_timeout(READ_TIMEOUT)
+            .expect("a line from the server in time");
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"))
+    }
+
+    /// Sends one call and reads its answer.
+    fn call(&mut self, id: &str, tool: &str, command: &str) -> Value {
+        self.send(&call(id, tool, command));
+        let answer = self.recv();
+        assert_eq!(answer["id"], id, "{answer}");
+        answer
+    }
+
+    /// Closes stdin, waits for the exit and returns (status, stderr).
+    fn finish(mut self) -> (i32, String) {
+        self.stdin.take();
+        let code = self.wait_exit();
+        (code, self.stderr_text())
+    }
+
+    fn wait_exit(&mut self) -> i32 {
+        let deadline = Instant::now() + READ_TIMEOUT;
+        loop {
+            if let Some(status) = self.child.try_wait().expect("try_wait") {
+                return status.code().unwrap_or(-1);
+            }
+            assert!(Instant::now() < deadline, "the server did not exit");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    fn stderr_text(&self) -> String {
+        self.stderr.recv_timeout(READ_TIMEOUT).unwrap_or_default()
+    }
+
+    fn signal(&self, signal: i32) {
+        let pid = i32::try_from(self.child.id()).expect("pid");
+        // SAFETY: kill takes plain integers.
+        assert_eq!(unsafe { libc::kill(pid, signal) }, 0);
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn call(id: &str, tool: &str, command: &str) -> Value {
+    json!({"id": id, "type": "pre_tool_use", "tool_name": tool, "tool_input": {"command": command}})
+}
+
+/// A hook script: blocks any input that mentions "danger", sleeps on "sleep-N" for N
+/// seconds (as `sleep N.5`, a marker to find it by), allows the rest.
+fn policy_script(scene: &Scene, name: &str) -> PathBuf {
+    scene.script(
+        name,
+        r#"input=$(cat)
+case "$input" in
+  *danger*) echo "no danger here" >&2; exit 2 ;;
+  *sleep-*) n=${input#*sleep-}; n=${n%%[!0-9]*}; sleep "$n.5" ;;
+esac
+exit 0"#,
+    )
+}
+
+/// `[[hooks]]` running `script` directly (no interpreter in front, so that a missing
+/// file is the exec's failure), for `tools`.
+fn direct_hook(name: &str, script: &Path, tools: &str, extra: &str) -> String {
+    hook(
+        name,
+        "PreToolUse",
+        &[script.to_str().expect("utf-8 path")],
+        &format!("tools = [{tools}]\n{extra}"),
+    )
+}
+
+/// Runs `hookhost ARGS` in `scene` and returns (status, stdout, stderr).
+fn run(scene: &Scene, args: &[&str]) -> (i32, String, String) {
+    let out = scene.hookhost().args(args).output().expect("run hookhost");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Checks that a record reads back whole: every line is a JSON object, `log show`
+/// exits 0 and does not claim a kill, and `replay` matches every recorded verdict.
+/// Returns `log show`'s stdout.
+fn record_reads_back(scene: &Scene, record: &Path) -> String {
+    let text = std::fs::read_to_string(record).expect("read the record");
+    for (i, line) in text.lines().enumerate() {
+        let value: Value = serde_json::from_str(line)
+            .unwrap_or_else(|e| panic!("line {} of the record is not whole ({e}): {line}", i + 1));
+        assert!(value.is_object(), "{line}");
+    }
+    assert!(text.is_empty() || text.ends_with('\n'), "a torn last line");
+    let path = record.to_str().expect("utf-8 path");
+    let (code, shown, notes) = run(scene, &["log", "show", path]);
+    assert_eq!(code, 0, "log show: {shown}{notes}");
+    assert!(
+        !shown.contains("was killed") && !notes.contains("torn"),
+        "log show reads a kill or a torn line into it:\n{shown}{notes}"
+    );
+    let (code, replayed, notes) = run(scene, &["replay", path]);
+    assert_eq!(code, 0, "replay: {replayed}{notes}");
+    assert!(replayed.contains("verdicts matched"), "{replayed}");
+    shown
+}
+
+/// The private temp folders (`hookhost-TAG-…`) in `tmp` whose tag is `tag`.
+fn private_tmps(tmp: &Path, tag: &str) -> Vec<PathBuf> {
+    let prefix = format!("hookhost-{tag}-");
+    std::fs::read_dir(tmp)
+        .expect("read the temp folder")
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with(&prefix))
+        .map(|e| e.path())
+        .collect()
+}
+
+/// Item 5 (review F17): a session killed with SIGKILL leaves its private temp folder;
+/// the next start removes it, and only it: a live session's folder, folders of other
+/// names, another user's folder, a link and a file that look like ours all stay.
+#[test]
+fn the_next_start_removes_a_killed_sessions_temp_folder_and_nothing_else() {
+    let test = "the_next_start_removes_a_killed_sessions_temp_folder_and_nothing_else";
+    if !bwrap_or_skip(test) {
+        return;
+    }
+    let scene = Scene::new();
+    let tmp = scene.root.path().join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o1777)).unwrap();
+    let script = policy_script(&scene, "policy.sh");
+    scene.write_config(&direct_hook("policy", &script, "\"bash\"", ""));
+    let serve = |id: &str| {
+        let mut cmd = scene.hookhost();
+        cmd.env("TMPDIR", &tmp).args(["--session-id", id, "serve"]);
+        cmd
+    };
+
+    let mut live = Server::ready(serve("live"));
+    let live_tmp = private_tmps(&tmp, "live");
+    assert_eq!(live_tmp.len(), 1, "{live_tmp:?}");
+
+    let mut killed = Server::ready(serve("killed"));
+    let killed_tmp = private_tmps(&tmp, "killed");
+    assert_eq!(killed_tmp.len(), 1, "{killed_tmp:?}");
+    // A sandboxed hook is running (its box mounts the folder as /tmp) when the host dies.
+    killed.send(&call("slow", "bash", "sleep-41"));
+    assert!(
+        wait_until(|| process_alive("sleep 41.5")),
+        "the hook did not start"
+    );
+    killed.signal(libc::SIGKILL);
+    killed.wait_exit();
+    assert!(
+        wait_until(|| !process_alive("sleep 41.5")),
+        "the box outlived its host"
+    );
+    assert!(
+        killed_tmp[0].is_dir(),
+        "a killed session's folder is left behind"
+    );
+
+    // Look-alikes that are not a dead session's folder of ours.
+    let decoys: Vec<PathBuf> = [
+        "hookhost-other-name",
+        "hookhost-old-0123456789abcdef",
+        "hookhost-setup-0123456789abcdef.new",
+        "hookhost-bad-0123456789ABCDEF.tmp",
+        "hookhost--0123456789abcdef.tmp",
+        "not-hookhost-x-0123456789abcdef.tmp",
+    ]
+    .iter()
+    .map(|name| tmp.join(name))
+    .collect();
+    for d in &decoys {
+        std::fs::create_dir(d).unwrap();
+    }
+    let victim = scene.root.path().join("victim");
+    std::fs::create_dir(&victim).unwrap();
+    std::fs::write(victim.join("keep"), "x").unwrap();
+    let link = tmp.join("hookhost-link-0123456789abcdef.tmp");
+    std::os::unix::fs::symlink(&victim, &link).unwrap();
+    let file = tmp.join("hookhost-file-0123456789abcdef.tmp");
+    std::fs::write(&file, "x").unwrap();
+    let others = tmp.join("hookhost-nobody-0123456789abcdef.tmp");
+    if is_root() {
+        std::fs::create_dir(&others).unwrap();
+        std::os::unix::fs::chown(&others, Some(65534), Some(65534)).unwrap();
+    }
+
+    // The next start (any session that makes a private temp folder).
+    let out = scene
+        .hookhost()
+        .env("TMPDIR", &tmp)
+        .arg("check")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+
+    assert!(
+        !killed_tmp[0].exists(),
+        "the killed session's folder is still there"
+    );
+    assert!(live_tmp[0].is_dir(), "a live session's folder was removed");
+    for d in &decoys {
+        assert!(d.is_dir(), "{} was removed", d.display());
+    }
+    assert!(victim.join("keep").exists() && link.is_symlink() && file.is_file());
+    if is_root() {
+        assert!(others.is_dir(), "another user's folder was removed");
+    }
+    // The live session still works, and removes its own folder at its end.
+    assert_eq!(live.call("after", "bash", "danger")["outcome"], "block");
+    let (code, _) = live.finish();
+    assert_eq!(code, 0);
+    assert!(
+        !live_tmp[0].exists(),
+        "a session that ended left its folder"
+    );
+    // Nothing else the sessions made is left.
+    let left: Vec<_> = std::fs::read_dir(&tmp)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("hookhost-live") || n.starts_with("hookhost-killed"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+/// Item 6a: the session record's disk fills up mid-session. Verdicts are unchanged
+/// (blocks stay blocks), one warning names the record, and the record is cut back to
+/// whole lines, so that `log show` does not read a kill into it (review F23) and
+/// `replay` matches what it holds.
+#[test]
+fn a_full_disk_under_the_record_cuts_it_cleanly_and_changes_no_verdict() {
+    let test = "a_full_disk_under_the_record_cuts_it_cleanly_and_changes_no_verdict";
+    let scene = Scene::new();
+    let Some(disk) = Tmpfs::mount(test, &scene.root.path().join("disk"), "size=32k") else {
+        return;
+    };
+    let script = policy_script(&scene, "policy.sh");
+    scene.write_config(&direct_hook("policy", &script, "\"bash\"", ""));
+    let record = disk.dir.join("session.jsonl");
+    let mut cmd = scene.hookhost();
+    cmd.args(["--no-sandbox", "--log", record.to_str().unwrap(), "serve"]);
+    let mut server = Server::ready(cmd);
+    let padding = "p".repeat(1500);
+    for i in 0..60 {
+        let danger = i % 2 == 0;
+        let command = if danger {
+            format!("danger {padding}")
+        } else {
+            format!("fine {padding}")
+        };
+        let answer = server.call(&format!("c{i}"), "bash", &command);
+        let want = if danger { "block" } else { "allow" };
+        assert_eq!(answer["outcome"], want, "call {i}: {answer}");
+    }
+    let (code, stderr) = server.finish();
+    assert_eq!(code, 0, "{stderr}");
+    let warnings: Vec<&str> = stderr.lines().filter(|l| l.starts_with('⚠')).collect();
+    assert_eq!(warnings.len(), 1, "{stderr}");
+    assert!(
+        warnings[0].contains(record.to_str().unwrap())
+            && warnings[0].contains("No space left on device"),
+        "{stderr}"
+    );
+    let shown = record_reads_back(&scene, &record);
+    // Whether the cut marker fits depends on where the disk filled; when it does, the
+    // transcript says so.
+    let text = std::fs::read_to_string(&record).unwrap();
+    if text.contains("\"record.cut\"") {
+        assert!(shown.contains("the record stops here"), "{shown}");
+    }
+
+    // A session that cannot write its first record at all says so and does not start.
+    let other = disk.dir.join("another.jsonl");
+    let (code, _, stderr) = run(
+        &scene,
+        &[
+            "--no-sandbox",
+            "--log",
+            other.to_str().unwrap(),
+            "pre-tool-use",
+            "--tool",
+            "bash",
+            "--input",
+            r#"{"command":"danger"}"#,
+        ],
+    );
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains(other.to_str().unwrap()), "{stderr}");
+}
+
+/// Item 6a: serve's default record folder cannot be written (a read-only disk). The
+/// session runs unrecorded, says so in its `ready` line, and blocks what it blocks.
+#[test]
+fn an_unwritable_record_folder_leaves_the_session_unrecorded_and_says_so() {
+    let test = "an_unwritable_record_folder_leaves_the_session_unrecorded_and_says_so";
+    let scene = Scene::new();
+    let state = scene.root.path().join("state");
+    let Some(_disk) = Tmpfs::mount(test, &state.join("hookhost"), "ro,size=16k") else {
+        return;
+    };
+    let script = policy_script(&scene, "policy.sh");
+    scene.write_config(&direct_hook("policy", &script, "\"bash\"", ""));
+    let mut cmd = scene.hookhost();
+    cmd.args(["--no-sandbox", "--session-id", "unrecorded", "serve"]);
+    let (mut server, ready) = Server::start(cmd);
+    assert_eq!(ready["type"], "ready", "{ready}");
+    let warning = ready["warnings"][0]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        warning.contains(
+            &state
+                .join("hookhost/unrecorded.jsonl")
+                .display()
+                .to_string()
+        ) && warning.contains("not recorded"),
+        "{ready}"
+    );
+    assert_eq!(server.call("1", "bash", "danger")["outcome"], "block");
+    assert_eq!(server.call("2", "bash", "fine")["outcome"], "allow");
+    let (code, stderr) = server.finish();
+    assert_eq!(code, 0, "{stderr}");
+}
+
+/// `setpriv` running what follows as the unprivileged user 65534, no groups; `None`
+/// with a `SKIPPED` line when that cannot be done (not root).
+fn as_nobody(test: &str) -> Option<Command> {
+    let mut cmd = Command::new("setpriv");
+    cmd.args(["--reuid=65534", "--regid=65534", "--clear-groups"]);
+    let works = Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups", "true"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if works {
+        Some(cmd)
+    } else {
+        eprintln!("SKIPPED {test}: cannot switch to an unprivileged user with setpriv (not root?)");
+        None
+    }
+}
+
+/// Item 6a: the record's folder, and the record itself, are made unwritable
+/// mid-session. The session's open record is not affected: every call is recorded and
+/// no warning is given. As an unprivileged user, since root writes through any mode.
+#[test]
+fn an_open_record_outlives_its_folder_becoming_unwritable() {
+    let test = "an_open_record_outlives_its_folder_becoming_unwritable";
+    let Some(mut cmd) = as_nobody(test) else {
+        return;
+    };
+    let Some(world) = common::OtherUserWorld::new(test) else {
+        return;
+    };
+    let hookhost = world.copy_executable(Path::new(env!("CARGO_BIN_EXE_hookhost")));
+    let scene = world.scene();
+    let script = policy_script(&scene, "policy.sh");
+    scene.write_config(&direct_hook("policy", &script, "\"bash\"", ""));
+    let records = scene.root.path().join("records");
+    std::fs::create_dir(&records).unwrap();
+    std::os::unix::fs::chown(&records, Some(65534), Some(65534)).unwrap();
+    let record = records.join("session.jsonl");
+    cmd.arg(&hookhost)
+        .arg("--config")
+        .arg(&scene.config)
+        .arg("--project")
+        .arg(&scene.project)
+        .args(["--no-sandbox", "--log", record.to_str().unwrap(), "serve"])
+        .env("HOME", "/");
+    let mut server = Server::ready(cmd);
+    assert_eq!(server.call("1", "bash", "danger")["outcome"], "block");
+    std::fs::set_permissions(&record, std::fs::Permissions::from_mode(0o400)).unwrap();
+    std::fs::set_permissions(&records, std::fs::Permissions::from_mode(0o500)).unwrap();
+    assert_eq!(server.call("2", "bash", "danger")["outcome"], "block");
+    assert_eq!(server.call("3", "bash", "fine")["outcome"], "allow");
+    let (code, stderr) = server.finish();
+    assert_eq!(code, 0, "{stderr}");
+    assert!(!stderr.contains('⚠'), "{stderr}");
+    let text = std::fs::read_to_string(&record).unwrap();
+    assert_eq!(text.matches("\"gate.verdict\"").count(), 3, "{text}");
+    record_reads_back(&scene, &record);
+}
+
+/// Copies a built WASM plugin into the scene's hooks folder.
+fn plugin(scene: &Scene, name: &str) -> PathBuf {
+    let from = common::wasm_dir().join(name);
+    let to = scene.hooks.join(name);
+    std::fs::copy(&from, &to).unwrap_or_else(|e| panic!("copy {}: {e}", from.display()));
+    to
+}
+
+/// The `[wasm] cache_dir` config with the no-force-push plugin as a hook.
+fn cached_wasm_config(scene: &Scene, cache: &Path) -> String {
+    let wasm = plugin(scene, "no-force-push.wasm");
+    format!(
+        "[wasm]\ncache_dir = {:?}\n\n{}",
+        cache.to_str().unwrap(),
+        hook(
+            "no-force-push",
+            "PreToolUse",
+            &[wasm.to_str().unwrap()],
+            "tools = [\"bash\"]"
+        )
+    )
+}
+
+/// Item 6b: the compile cache cannot be written (a read-only disk), or a cache file is
+/// truncated. The hook is compiled anew and judges as before. (What the user is told
+/// about the cache is another branch's: its warnings went to `tracing`, unseen, here.)
+#[test]
+fn an_unwritable_or_truncated_compile_cache_changes_no_verdict() {
+    let test = "an_unwritable_or_truncated_compile_cache_changes_no_verdict";
+    let scene = Scene::new();
+    let gate = |push: &str| {
+        let input = json!({ "command": push }).to_string();
+        let out = scene
+            .hookhost()
+            .args(["pre-tool-use", "--tool", "bash", "--input", &input])
+            .output()
+            .unwrap();
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+
+    // Truncated: the file is replaced by a good one.
+    let cache = scene.root.path().join("cache");
+    scene.write_config(&cached_wasm_config(&scene, &cache));
+    assert_eq!(gate("git push --force origin main").0, 1);
+    let files: Vec<PathBuf> = std::fs::read_dir(&cache)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    let full = std::fs::metadata(&files[0]).unwrap().len();
+    let f = std::fs::OpenOptions::new()
+        .write(true)
+        .open(&files[0])
+        .unwrap();
+    f.set_len(full / 2).unwrap();
+    drop(f);
+    let (code, stderr) = gate("git push --force origin main");
+    assert_eq!(
+        code, 1,
+        "a truncated cache file changed the verdict: {stderr}"
+    );
+    assert_eq!(gate("git status").0, 0);
+    assert_eq!(
+        std::fs::metadata(&files[0]).unwrap().len(),
+        full,
+        "the truncated cache file was not replaced"
+    );
+
+    // Unwritable: a read-only disk.
+    let Some(disk) = Tmpfs::mount(test, &scene.root.path().join("ro-cache"), "ro,size=64k") else {
+        return;
+    };
+    scene.write_config(&cached_wasm_config(&scene, &disk.dir.join("wasm")));
+    let (code, stderr) = gate("git push --force origin main");
+    assert_eq!(code, 1, "an unwritable cache changed the verdict: {stderr}");
+    let (code, stderr) = gate("git status");
+    assert_eq!(code, 0, "{stderr}");
+}
+
+/// Item 6c: a hook's program is deleted, then replaced, while `serve` runs. An argv
+/// hook's program is run by path at each call: deleted, it fails (on_failure decides:
+/// `block` blocks with the failure message, `continue` lets the call through with the
+/// warning); replaced, the new program answers. A WASM hook was compiled at start: it
+/// judges as before, whatever becomes of its file.
+#[test]
+fn a_hook_program_deleted_or_replaced_under_serve() {
+    let scene = Scene::new();
+    let blocking = policy_script(&scene, "blocking.sh");
+    let lenient = policy_script(&scene, "lenient.sh");
+    let wasm = plugin(&scene, "no-force-push.wasm");
+    scene.write_config(&format!(
+        "{}{}{}",
+        direct_hook("blocking", &blocking, "\"edit\"", ""),
+        direct_hook("lenient", &lenient, "\"exec\"", "on_failure = \"continue\""),
+        hook(
+            "no-force-push",
+            "PreToolUse",
+            &[wasm.to_str().unwrap()],
+            "tools = [\"bash\"]"
+        ),
+    ));
+    let mut cmd = scene.hookhost();
+    cmd.args(["--no-sandbox", "serve"]);
+    let mut server = Server::ready(cmd);
+    assert_eq!(server.call("a", "edit", "danger")["outcome"], "block");
+    assert_eq!(server.call("b", "exec", "danger")["outcome"], "block");
+    assert_eq!(server.call("c", "bash", "git push -f")["outcome"], "block");
+
+    std::fs::remove_file(&blocking).unwrap();
+    std::fs::remove_file(&lenient).unwrap();
+    std::fs::remove_file(&wasm).unwrap();
+    let answer = server.call("d", "edit", "fine");
+    assert_eq!(answer["outcome"], "block", "{answer}");
+    let message = answer["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("\"blocking\" failed (could not start:")
+            && message.contains(blocking.to_str().unwrap()),
+        "{answer}"
+    );
+    let answer = server.call("e", "exec", "danger");
+    assert_eq!(answer["outcome"], "allow", "{answer}");
+    assert!(
+        answer["warnings"][0].as_str().is_some_and(
+            |w| w.contains("hook lenient failed") && w.contains("let the call through")
+        ),
+        "{answer}"
+    );
+    assert_eq!(server.call("f", "bash", "git push -f")["outcome"], "block");
+
+    // Replaced: the new program is what runs.
+    scene.script(
+        "blocking.sh",
+        "cat >/dev/null; echo 'the new program' >&2; exit 2",
+    );
+    std::fs::write(&wasm, b"not wasm at all").unwrap();
+    let answer = server.call("g", "edit", "fine");
+    assert_eq!(answer["outcome"], "block");
+    assert!(
+        answer["message"]
+            .as_str()
+            .is_some_and(|m| m.ends_with("the new program")),
+        "{answer}"
+    );
+    assert_eq!(server.call("h", "bash", "git push -f")["outcome"], "block");
+    assert_eq!(server.call("i", "bash", "git status")["outcome"], "allow");
+    let (code, stderr) = server.finish();
+    assert_eq!(code, 0, "{stderr}");
+}
+
+/// Item 6d: bubblewrap disappears after start. A sandboxed hook never runs on the host
+/// instead: the run fails, `on_failure` decides, and the message names bwrap, not the
+/// hook's program.
+#[test]
+fn bubblewrap_gone_after_start_fails_the_sandboxed_hooks_and_says_why() {
+    let test = "bubblewrap_gone_after_start_fails_the_sandboxed_hooks_and_says_why";
+    if !bwrap_or_skip(test) {
+        return;
+    }
+    let scene = Scene::new();
+    let installed = hookhost::sandbox::probe(
+        None,
+        std::env::var_os("PATH").as_deref(),
+        Path::new("/nonexistent-project"),
+    )
+    .expect("bwrap runs")
+    .path;
+    let bin = scene.root.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let bwrap = bin.join("bwrap");
+    std::fs::copy(&installed, &bwrap).unwrap();
+    std::fs::set_permissions(&bwrap, std::fs::Permissions::from_mode(0o755)).unwrap();
+    // On the host this would leave a file outside every writable folder; in the box it
+    // cannot.
+    let escaped = scene.root.path().join("ran-on-the-host");
+    let body = format!(
+        "cat >/dev/null; touch {} 2>/dev/null; echo boxed >&2; exit 2",
+        escaped.display()
+    );
+    let blocking = scene.script("blocking.sh", &body);
+    let lenient = scene.script("lenient.sh", &body);
+    scene.write_config(&format!(
+        "{}{}",
+        direct_hook("blocking", &blocking, "\"bash\"", ""),
+        direct_hook("lenient", &lenient, "\"exec\"", "on_failure = \"continue\""),
+    ));
+    let mut cmd = scene.hookhost();
+    cmd.env("HOOKHOST_BWRAP", &bwrap).arg("serve");
+    let mut server = Server::ready(cmd);
+    let answer = server.call("a", "bash", "x");
+    assert_eq!(answer["outcome"], "block", "{answer}");
+    assert!(
+        answer["message"].as_str().unwrap().ends_with("boxed"),
+        "{answer}"
+    );
+
+    std::fs::remove_file(&bwrap).unwrap();
+    let answer = server.call("b", "bash", "x");
+    assert_eq!(answer["outcome"], "block", "{answer}");
+    let message = answer["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("\"blocking\" failed (could not start:")
+            && message.contains(&format!("bubblewrap ({})", bwrap.display())),
+        "{answer}"
+    );
+    let answer = server.call("c", "exec", "x");
+    assert_eq!(answer["outcome"], "allow", "{answer}");
+    assert!(
+        answer["warnings"][0]
+            .as_str()
+            .is_some_and(|w| w.contains("hook lenient failed") && w.contains("bubblewrap")),
+        "{answer}"
+    );
+    let (code, stderr) = server.finish();
+    assert_eq!(code, 0, "{stderr}");
+    assert!(!escaped.exists(), "a sandboxed hook ran on the host");
+}
+
+/// Item 6e: the client closes serve's stdout while a request runs. No answer can reach
+/// anyone: serve says so, stops the hooks in flight, reads no more and exits 141; the
+/// record says the calls were interrupted and reads back whole.
+#[test]
+fn a_client_that_closes_stdout_stops_serve() {
+    let scene = Scene::new();
+    let script = policy_script(&scene, "policy.sh");
+    scene.write_config(&direct_hook("policy", &script, "\"bash\"", ""));
+    let record = scene.root.path().join("session.jsonl");
+    let mut child = scene
+        .hookhost()
+        .args(["--no-sandbox", "--log", record.to_str().unwrap(), "serve"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut ready = String::new();
+    stdout.read_line(&mut ready).unwrap();
+    assert!(ready.contains("\"ready\""), "{ready}");
+    let mut send = |v: Value| {
+        let mut line = v.to_string();
+        line.push('\n');
+        stdin.write_all(line.as_bytes()).unwrap();
+    };
+    send(call("slow", "bash", "sleep-43"));
+    assert!(
+        wait_until(|| process_alive("sleep 43.5")),
+        "the hook did not start"
+    );
+    drop(stdout);
+    send(call("fast", "bash", "fine"));
+    // stdin stays open: serve must stop on its own.
+    let deadline = Instant::now() + READ_TIMEOUT;
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("serve went on after its stdout was closed");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(status.code(), Some(141));
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    assert!(
+        stderr.contains("cannot write an answer to stdout"),
+        "{stderr}"
+    );
+    assert!(
+        wait_until(|| !process_alive("sleep 43.5")),
+        "the hook in flight was left running"
+    );
+    let shown = record_reads_back(&scene, &record);
+    assert!(
+        shown.contains("interrupted while the user's hook \"policy\" ran"),
+        "{shown}"
+    );
+}
+
+/// Item 6f: SIGTERM while serve records a stream of calls. Every answer that came out
+/// is right, serve exits 143, and the record reads back whole: no torn line, no kill
+/// read into it, every recorded verdict replays.
+#[test]
+fn sigterm_during_a_stream_of_recorded_calls_leaves_a_whole_record() {
+    let scene = Scene::new();
+    let script = policy_script(&scene, "policy.sh");
+    scene.write_config(&direct_hook("policy", &script, "\"bash\"", ""));
+    let record = scene.root.path().join("session.jsonl");
+    let mut cmd = scene.hookhost();
+    cmd.args(["--no-sandbox", "--log", record.to_str().unwrap(), "serve"]);
+    let mut server = Server::ready(cmd);
+    let padding = "p".repeat(4000);
+    let mut stdin = server.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        for i in 0..400 {
+            let word = if i % 2 == 0 { "danger" } else { "fine" };
+            let mut line =
+                call(&format!("{word}-{i}"), "bash", &format!("{word} {padding}")).to_string();
+            line.push('\n');
+            if stdin.write_all(line.as_bytes()).is_err() {
+                return;
+            }
+        }
+        // Keep stdin open: only the signal ends this session.
+        std::thread::sleep(READ_TIMEOUT);
+    });
+    let mut answers = Vec::new();
+    while answers.len() < 20 {
+        answers.push(server.recv());
+    }
+    server.signal(libc::SIGTERM);
+    while let Ok(line) = server.lines.recv_timeout(READ_TIMEOUT) {
+        answers.push(serde_json::from_str(&line).unwrap());
+    }
+    assert_eq!(server.wait_exit(), 143);
+    for answer in &answers {
+        let id = answer["id"].as_str().unwrap_or_default();
+        let outcome = answer["outcome"].as_str().unwrap_or_default();
+        let right = match id.split('-').next() {
+            Some("danger") => ["block", "interrupted"].contains(&outcome),
+            _ => ["allow", "interrupted"].contains(&outcome),
+        };
+        assert!(right, "{answer}");
+    }
+    record_reads_back(&scene, &record);
+    drop(writer);
+}
