@@ -303,7 +303,7 @@ impl Host {
         };
         let programs = run_guard(&guard_ctx, &config)?;
 
-        let hook_env = hook_env::scrubbed(env.iter().cloned());
+        let hook_env = hook_env::scrubbed(env.iter().cloned(), &config.sandbox.env);
         let host_path = guard::scrub_path_for_host_hook(&guard_ctx);
         let mut wasm = WasmHooks::new(&config, options.mode, &get, home.as_deref());
         if let Some(dir) = wasm.settings.cache_dir.clone()
@@ -530,7 +530,7 @@ impl SessionBox {
                 ));
             }
         }
-        let mut hook_env = hook_env::scrubbed(env.iter().cloned());
+        let mut hook_env = hook_env::scrubbed(env.iter().cloned(), &config.sandbox.env);
         if let Some(path) = get("PATH") {
             hook_env.push(("PATH".into(), path));
         }

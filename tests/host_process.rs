@@ -163,7 +163,12 @@ fn an_unprivileged_hardened_host_still_scans_pages() {
         return;
     }
     let test = "an_unprivileged_hardened_host_still_scans_pages";
-    if !as_nobody().arg("true").status().map(|s| s.success()).unwrap_or(false) {
+    if !as_nobody()
+        .arg("true")
+        .status()
+        .map(|s| s.success())
+        .unwrap_or(false)
+    {
         eprintln!("SKIPPED {test}: cannot switch to an unprivileged user with setpriv (not root?)");
         return;
     }

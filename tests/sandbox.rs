@@ -604,8 +604,14 @@ if os.path.exists("/proc/sysrq-trigger"):
 "#,
     );
     let said = ok(&out);
-    assert!(!said.contains("WROTE"), "a sysctl was written from the box:\n{said}");
-    assert!(!said.contains("OPENED"), "sysrq-trigger opened for writing:\n{said}");
+    assert!(
+        !said.contains("WROTE"),
+        "a sysctl was written from the box:\n{said}"
+    );
+    assert!(
+        !said.contains("OPENED"),
+        "sysrq-trigger opened for writing:\n{said}"
+    );
     assert_eq!(said.matches("refused kernel/").count(), 3, "{said}");
 }
 
@@ -617,7 +623,11 @@ fn the_box_has_its_own_hostname_namespace() {
     let out = run_in(&f.spec, &["readlink", "/proc/self/ns/uts"]);
     let inside = ok(&out);
     assert!(inside.starts_with("uts:["), "{inside}");
-    assert_ne!(inside.trim(), host.to_string_lossy(), "the box shares the host's UTS namespace");
+    assert_ne!(
+        inside.trim(),
+        host.to_string_lossy(),
+        "the box shares the host's UTS namespace"
+    );
 }
 
 /// F1's second half: a nested user namespace (with its own PID namespace, as mounting
@@ -652,7 +662,10 @@ else:
 "#,
     );
     let said = ok(&out);
-    assert!(!said.contains("MOUNTED"), "a nested namespace mounted procfs:\n{said}");
+    assert!(
+        !said.contains("MOUNTED"),
+        "a nested namespace mounted procfs:\n{said}"
+    );
     assert!(said.contains("refused"), "{said}");
 }
 

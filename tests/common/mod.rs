@@ -219,7 +219,9 @@ impl OtherUserWorld {
         {
             Ok(root) => root,
             Err(e) => {
-                eprintln!("SKIPPED {test}: cannot make a folder another user can reach under /var/tmp: {e}");
+                eprintln!(
+                    "SKIPPED {test}: cannot make a folder another user can reach under /var/tmp: {e}"
+                );
                 return None;
             }
         };
@@ -231,7 +233,10 @@ impl OtherUserWorld {
     /// Copies the executable at `from` into the world (0755) and returns its new path.
     pub fn copy_executable(&self, from: &Path) -> PathBuf {
         use std::os::unix::fs::PermissionsExt;
-        let to = self.root.path().join(from.file_name().expect("a file name"));
+        let to = self
+            .root
+            .path()
+            .join(from.file_name().expect("a file name"));
         std::fs::copy(from, &to).expect("copy the executable into the other user's world");
         std::fs::set_permissions(&to, std::fs::Permissions::from_mode(0o755)).expect("chmod");
         to
