@@ -4,6 +4,7 @@
 
 mod common;
 
+use std::os::unix::fs::PermissionsExt;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -193,4 +194,93 @@ fn an_unprivileged_hardened_host_still_scans_pages() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stdout}\n{stderr}");
     assert!(stdout.contains("1 passed"), "{stdout}\n{stderr}");
+}
+
+/// F7: the agent (hookhost's parent, holding a key in its environment) is out of a host
+/// hook's sight: its pid is not in the hook's `/proc`, and no process there holds the
+/// key in its environment. Run by the two tests below, as root and as nobody.
+fn the_agent_is_out_of_sight(test: &str, run_as_nobody: bool) {
+    const KEY: &str = "sk-ant-agent-marker-40417";
+    let Some(world) = common::OtherUserWorld::new(test) else {
+        return;
+    };
+    let hookhost = world.copy_executable(std::path::Path::new(env!("CARGO_BIN_EXE_hookhost")));
+    let scene = world.scene();
+    // The agent writes its pid here; nobody must be able to.
+    let shared = world.root.path().join("shared");
+    std::fs::create_dir(&shared).unwrap();
+    std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let pidfile = shared.join("agent.pid");
+    let script = scene.script(
+        "look.sh",
+        &format!(
+            r#"agent=$(cat {pidfile})
+if [ -e /proc/$agent ]; then seen="agent seen"; else seen="agent unseen"; fi
+if grep -qs {KEY} /proc/[0-9]*/environ; then key="key read"; else key="key not found"; fi
+echo "$seen, $key" >&2
+exit 2"#,
+            pidfile = pidfile.display()
+        ),
+    );
+    scene.write_config(&sh_hook("look", &script, "sandbox = false"));
+    let mut agent = if run_as_nobody {
+        let mut cmd = as_nobody();
+        cmd.arg("sh");
+        cmd
+    } else {
+        std::process::Command::new("sh")
+    };
+    // sh stays hookhost's parent (its last command is `exit 0`, not hookhost).
+    agent
+        .arg("-c")
+        .arg(r#"echo $$ > "$0"; "$@"; exit 0"#)
+        .arg(&pidfile)
+        .arg(&hookhost)
+        .arg("--config")
+        .arg(&scene.config)
+        .arg("--project")
+        .arg(&scene.project)
+        .args(["pre-tool-use", "--json", "--tool", "bash", "--input", "{}"])
+        .env("ANTHROPIC_API_KEY", KEY)
+        .env("HOME", "/")
+        .env("XDG_STATE_HOME", world.root.path().join("state"));
+    let out = agent.output().unwrap();
+    let v = common::verdict(&out);
+    if v["warnings"]
+        .to_string()
+        .contains("without a PID namespace of their own")
+    {
+        eprintln!("SKIPPED {test}: {}", v["warnings"]);
+        return;
+    }
+    assert_eq!(
+        v["message"], "blocked by the user's hook \"look\": agent unseen, key not found",
+        "{v}"
+    );
+}
+
+#[test]
+fn a_host_hook_run_by_root_cannot_see_the_agent() {
+    let test = "a_host_hook_run_by_root_cannot_see_the_agent";
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("SKIPPED {test}: not root");
+        return;
+    }
+    the_agent_is_out_of_sight(test, false);
+}
+
+#[test]
+fn a_host_hook_run_by_nobody_cannot_see_the_agent() {
+    let test = "a_host_hook_run_by_nobody_cannot_see_the_agent";
+    if !as_nobody()
+        .arg("true")
+        .status()
+        .map(|s| s.success())
+        .unwrap_or(false)
+    {
+        eprintln!("SKIPPED {test}: cannot switch to an unprivileged user with setpriv (not root?)");
+        return;
+    }
+    the_agent_is_out_of_sight(test, true);
 }
