@@ -807,10 +807,9 @@ fn host_launcher(
     warnings: &mut Vec<String>,
 ) -> Arc<dyn Launcher> {
     let boxed = sandbox.spec().is_some();
-    let any_on_host = config
-        .hooks
-        .iter()
-        .any(|h| !h.is_wasm() && !(boxed && h.sandbox));
+    // Argv hooks run on the host unless they go in this session's box.
+    let runs_on_host = |h: &HookDef| !(h.is_wasm() || boxed && h.sandbox);
+    let any_on_host = config.hooks.iter().any(runs_on_host);
     if !any_on_host {
         return Arc::new(HostLauncher);
     }
