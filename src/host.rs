@@ -817,7 +817,7 @@ fn host_launcher(
         Ok(namespace) => Arc::new(IsolatedHostLauncher::new(namespace)),
         Err(why) => {
             warnings.push(format!(
-                "⚠ host hooks run without a PID namespace of their own here ({why}), so they can see your other processes, the agent's included."
+                "⚠ host hooks run without a PID namespace of their own, so they can see your other processes, the agent's included: making one failed: {why}."
             ));
             Arc::new(HostLauncher)
         }

@@ -1,6 +1,7 @@
 //! The host process and the argv executor: cancellation, warnings once per turn
-//! through the library API, and a host hook that cannot read the agent's keys back
-//! from `/proc/$PPID/environ`.
+//! through the library API, a host hook that cannot read the agent's keys back from
+//! `/proc/$PPID/environ`, and one that cannot see the agent at all (its own PID
+//! namespace).
 
 mod common;
 
@@ -69,9 +70,6 @@ async fn failure_warnings_once_per_hook_per_turn() {
     assert_eq!(v.warnings, vec![warning.to_string()]);
 }
 
-/// The host is non-dumpable, so a host hook running as the same user cannot read the
-/// agent's environment back from `/proc/$PPID/environ`. Run as an unprivileged user
-/// (root reads any process's environ, dumpable or not).
 /// `setpriv` running what follows as the unprivileged user 65534, no groups.
 fn as_nobody() -> std::process::Command {
     let mut cmd = std::process::Command::new("setpriv");
@@ -79,6 +77,11 @@ fn as_nobody() -> std::process::Command {
     cmd
 }
 
+/// The host is non-dumpable, so a host hook running as the same user cannot read the
+/// agent's environment back from hookhost's `/proc/$PPID/environ` ($PPID is the hook's
+/// namespace init, a forked copy of hookhost, or hookhost itself where there is no
+/// namespace). Run as an unprivileged user (root reads any process's environ, dumpable
+/// or not).
 #[test]
 fn a_host_hook_cannot_read_the_hosts_environ() {
     let test = "a_host_hook_cannot_read_the_hosts_environ";
@@ -283,4 +286,48 @@ fn a_host_hook_run_by_nobody_cannot_see_the_agent() {
         return;
     }
     the_agent_is_out_of_sight(test, true);
+}
+
+/// Where no namespace can be made (here: root without CAP_SYS_ADMIN), host hooks run as
+/// before and the start-up warnings say why, once.
+#[test]
+fn without_a_namespace_host_hooks_run_as_before_and_check_says_so() {
+    let test = "without_a_namespace_host_hooks_run_as_before_and_check_says_so";
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("SKIPPED {test}: not root (the test drops CAP_SYS_ADMIN from root)");
+        return;
+    }
+    let scene = Scene::new();
+    let script = scene.script("ok.sh", "exit 0");
+    scene.write_config(&sh_hook("ok", &script, "sandbox = false"));
+    let run = |args: &[&str]| {
+        let mut cmd = std::process::Command::new("setpriv");
+        cmd.arg("--bounding-set=-sys_admin")
+            .arg(env!("CARGO_BIN_EXE_hookhost"))
+            .arg("--config")
+            .arg(&scene.config)
+            .arg("--project")
+            .arg(&scene.project)
+            .args(["--no-sandbox"])
+            .args(args)
+            .env("XDG_STATE_HOME", scene.root.path().join("state"));
+        cmd.output().unwrap()
+    };
+    let out = run(&["check"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if !out.status.success() && stderr.contains("setpriv") {
+        eprintln!("SKIPPED {test}: setpriv cannot drop CAP_SYS_ADMIN here: {stderr}");
+        return;
+    }
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let warning = "⚠ host hooks run without a PID namespace of their own, so they can see your other processes, the agent's included: making one failed: Operation not permitted (os error 1).";
+    assert_eq!(
+        stderr.lines().filter(|l| *l == warning).count(),
+        1,
+        "{stderr}"
+    );
+    let out = run(&["pre-tool-use", "--json", "--tool", "bash", "--input", "{}"]);
+    let v = common::verdict(&out);
+    assert_eq!(v["outcome"], "allow", "{v}");
 }
