@@ -12,6 +12,8 @@ use std::time::Duration;
 
 use toml::Value;
 
+use crate::hook_env::{self, EnvPattern, EnvPolicy};
+
 /// The tools harness has; a `tools` entry outside this list is only a warning.
 pub const KNOWN_TOOLS: &[&str] = &[
     "bash",
@@ -107,13 +109,17 @@ impl HookDef {
     }
 }
 
-/// `[sandbox]`: the folders the agent's commands may write, and those the box hides.
+/// `[sandbox]`: the folders the agent's commands may write, those the box hides, and
+/// what the hooks' environment keeps and loses beyond the built-in rules
+/// (`keep_env`, `remove_env`; they apply to host hooks too).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SandboxSettings {
     /// Extra folders the agent's commands may write.
     pub writable: Vec<PathBuf>,
     /// Folders the box hides; `None` means the default list of credential folders.
     pub hide: Option<Vec<PathBuf>>,
+    /// `keep_env` and `remove_env`: see [`crate::hook_env`].
+    pub env: EnvPolicy,
 }
 
 /// `[wasm]`: limits and the compile cache for WASM hooks.
@@ -576,13 +582,62 @@ pub fn expand_home(path: &str) -> PathBuf {
 }
 
 fn parse_sandbox(value: Option<&Value>, problems: &mut Vec<Problem>) -> SandboxSettings {
-    let Some(table) = section(value, "sandbox", &["writable", "hide"], problems) else {
+    let keys = ["writable", "hide", "keep_env", "remove_env"];
+    let Some(table) = section(value, "sandbox", &keys, problems) else {
         return SandboxSettings::default();
     };
     SandboxSettings {
         writable: path_list(table, "sandbox", "writable", problems).unwrap_or_default(),
         hide: path_list(table, "sandbox", "hide", problems),
+        env: EnvPolicy {
+            keep: env_list(table, "keep_env", hook_env::parse_kept_name, problems),
+            remove: env_list(table, "remove_env", EnvPattern::parse, problems),
+        },
     }
+}
+
+/// `[sandbox] keep_env` / `remove_env`: a list of variable names (patterns with `*` in
+/// `remove_env`); each bad entry is a problem naming the key and the entry.
+fn env_list<T>(
+    table: &toml::Table,
+    key: &str,
+    parse: impl Fn(&str) -> Result<T, hook_env::PatternError>,
+    problems: &mut Vec<Problem>,
+) -> Vec<T> {
+    let what = if key == "keep_env" {
+        "variable names"
+    } else {
+        "variable names or patterns such as \"CORP_*\""
+    };
+    let Some(value) = table.get(key) else {
+        return Vec::new();
+    };
+    let Some(items) = value.as_array() else {
+        problems.push(Problem {
+            item: None,
+            message: format!("[sandbox] {key} must be a list of {what}"),
+        });
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for item in items {
+        let message = match item.as_str().map(&parse) {
+            Some(Ok(entry)) => {
+                out.push(entry);
+                continue;
+            }
+            Some(Err(why)) => format!(
+                "[sandbox] {key} entry {:?} {why}",
+                item.as_str().unwrap_or_default()
+            ),
+            None => format!("[sandbox] {key} must be a list of {what}, and {item} is not a string"),
+        };
+        problems.push(Problem {
+            item: None,
+            message,
+        });
+    }
+    out
 }
 
 fn parse_wasm(value: Option<&Value>, problems: &mut Vec<Problem>) -> WasmConfig {

@@ -17,7 +17,7 @@ use crate::dispatch::{
     self, Decision, Gate, LoadedHook, Placement, Recorder, RunEvent, Turn, Verdict,
 };
 use crate::envelope::{self, SessionInfo};
-use crate::executor::argv::{ArgvExecutor, HostLauncher, Launcher};
+use crate::executor::argv::{ArgvExecutor, HostLauncher, IsolatedHostLauncher, Launcher};
 use crate::executor::wasm::{EngineMode, WasmEngine, WasmError, WasmSettings};
 use crate::executor::{CancellationToken, Executor, Unstartable};
 use crate::guard::{self, GuardContext, HookToGuard};
@@ -303,7 +303,7 @@ impl Host {
         };
         let programs = run_guard(&guard_ctx, &config)?;
 
-        let hook_env = hook_env::scrubbed(env.iter().cloned());
+        let hook_env = hook_env::scrubbed(env.iter().cloned(), &config.sandbox.env);
         let host_path = guard::scrub_path_for_host_hook(&guard_ctx);
         let mut wasm = WasmHooks::new(&config, options.mode, &get, home.as_deref());
         if let Some(dir) = wasm.settings.cache_dir.clone()
@@ -312,6 +312,7 @@ impl Host {
         {
             return Err(StartError::Refused(vec![refusal.to_string()]));
         }
+        let host_launcher = host_launcher(&config, &sandbox, &mut warnings);
         let mut hooks = Vec::with_capacity(config.hooks.len());
         let mut refusals = Vec::new();
         for (def, program) in config.hooks.iter().zip(programs) {
@@ -330,6 +331,7 @@ impl Host {
                 program,
                 &project,
                 &sandbox,
+                &host_launcher,
                 &hook_env,
                 host_path.as_ref(),
                 path_env.as_ref(),
@@ -530,7 +532,7 @@ impl SessionBox {
                 ));
             }
         }
-        let mut hook_env = hook_env::scrubbed(env.iter().cloned());
+        let mut hook_env = hook_env::scrubbed(env.iter().cloned(), &config.sandbox.env);
         if let Some(path) = get("PATH") {
             hook_env.push(("PATH".into(), path));
         }
@@ -786,11 +788,38 @@ impl WasmHooks {
     }
 }
 
+/// How this session starts host hooks: in a PID namespace of their own where this
+/// process can make one, else directly, with a warning that says why (once per start).
+fn host_launcher(
+    config: &Config,
+    sandbox: &SessionSandbox,
+    warnings: &mut Vec<String>,
+) -> Arc<dyn Launcher> {
+    let boxed = sandbox.spec().is_some();
+    // Argv hooks run on the host unless they go in this session's box.
+    let runs_on_host = |h: &HookDef| !(h.is_wasm() || boxed && h.sandbox);
+    let any_on_host = config.hooks.iter().any(runs_on_host);
+    if !any_on_host {
+        return Arc::new(HostLauncher);
+    }
+    match crate::process::HookNamespace::for_this_process() {
+        Ok(namespace) => Arc::new(IsolatedHostLauncher::new(namespace)),
+        Err(why) => {
+            warnings.push(format!(
+                "⚠ host hooks run without a PID namespace of their own, so they can see your other processes, the agent's included: making one failed: {why}."
+            ));
+            Arc::new(HostLauncher)
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
 fn prepare_argv_hook(
     def: &HookDef,
     program: PathBuf,
     project: &Path,
     sandbox: &SessionSandbox,
+    host_launcher: &Arc<dyn Launcher>,
     hook_env: &[(OsString, OsString)],
     host_path: Option<&OsString>,
     path_env: Option<&OsString>,
@@ -807,7 +836,7 @@ fn prepare_argv_hook(
     }
     let (placement, cwd, launcher): (Placement, PathBuf, Arc<dyn Launcher>) = match boxed {
         Some(spec) => (Placement::Boxed, project.to_path_buf(), spec.clone()),
-        None => (Placement::Host, PathBuf::from("/"), Arc::new(HostLauncher)),
+        None => (Placement::Host, PathBuf::from("/"), host_launcher.clone()),
     };
     let executor = ArgvExecutor::new(argv, env, cwd, def.timeout(), launcher);
     LoadedHook {

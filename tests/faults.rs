@@ -470,21 +470,9 @@ fn an_unwritable_record_folder_leaves_the_session_unrecorded_and_says_so() {
     assert_eq!(code, 0, "{stderr}");
 }
 
-/// `setpriv` running what follows as the unprivileged user 65534, no groups; `None`
-/// with a `SKIPPED` line when that cannot be done (not root).
+/// [`common::as_nobody`], or `None` with a `SKIPPED` line when that cannot be done.
 fn as_nobody(test: &str) -> Option<Command> {
-    let mut cmd = Command::new("setpriv");
-    cmd.args(["--reuid=65534", "--regid=65534", "--clear-groups"]);
-    let works = Command::new("setpriv")
-        .args(["--reuid=65534", "--regid=65534", "--clear-groups", "true"])
-        .status()
-        .is_ok_and(|s| s.success());
-    if works {
-        Some(cmd)
-    } else {
-        eprintln!("SKIPPED {test}: cannot switch to an unprivileged user with setpriv (not root?)");
-        None
-    }
+    common::nobody_or_skip(test).then(common::as_nobody)
 }
 
 /// Item 6a: the record's folder, and the record itself, are made unwritable

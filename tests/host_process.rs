@@ -1,9 +1,11 @@
 //! The host process and the argv executor: cancellation, warnings once per turn
-//! through the library API, and a host hook that cannot read the agent's keys back
-//! from `/proc/$PPID/environ`.
+//! through the library API, a host hook that cannot read the agent's keys back from
+//! `/proc/$PPID/environ`, and one that cannot see the agent at all (its own PID
+//! namespace).
 
 mod common;
 
+use std::os::unix::fs::PermissionsExt;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -69,9 +71,10 @@ async fn failure_warnings_once_per_hook_per_turn() {
 }
 
 /// The host is non-dumpable, so a host hook running as the same user cannot read the
-/// agent's environment back from `/proc/$PPID/environ`. Run as an unprivileged user
-/// (root reads any process's environ, dumpable or not).
-
+/// agent's environment back from hookhost's `/proc/$PPID/environ` ($PPID is the hook's
+/// namespace init, a forked copy of hookhost, or hookhost itself where there is no
+/// namespace). Run as an unprivileged user (root reads any process's environ, dumpable
+/// or not).
 #[test]
 fn a_host_hook_cannot_read_the_hosts_environ() {
     let test = "a_host_hook_cannot_read_the_hosts_environ";
@@ -179,4 +182,131 @@ fn an_unprivileged_hardened_host_still_scans_pages() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stdout}\n{stderr}");
     assert!(stdout.contains("1 passed"), "{stdout}\n{stderr}");
+}
+
+/// F7: the agent (hookhost's parent, holding a key in its environment) is out of a host
+/// hook's sight: its pid is not in the hook's `/proc`, and no process there holds the
+/// key in its environment. Run by the two tests below, as root and as nobody.
+fn the_agent_is_out_of_sight(test: &str, run_as_nobody: bool) {
+    const KEY: &str = "sk-ant-agent-marker-40417";
+    let Some(world) = common::OtherUserWorld::new(test) else {
+        return;
+    };
+    let hookhost = world.copy_executable(std::path::Path::new(env!("CARGO_BIN_EXE_hookhost")));
+    let scene = world.scene();
+    // The agent writes its pid here; nobody must be able to.
+    let shared = world.root.path().join("shared");
+    std::fs::create_dir(&shared).unwrap();
+    std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let pidfile = shared.join("agent.pid");
+    let script = scene.script(
+        "look.sh",
+        &format!(
+            r#"agent=$(cat {pidfile})
+if [ -e /proc/$agent ]; then seen="agent seen"; else seen="agent unseen"; fi
+if grep -qs {KEY} /proc/[0-9]*/environ; then key="key read"; else key="key not found"; fi
+echo "$seen, $key" >&2
+exit 2"#,
+            pidfile = pidfile.display()
+        ),
+    );
+    scene.write_config(&sh_hook("look", &script, "sandbox = false"));
+    let mut agent = if run_as_nobody {
+        let mut cmd = common::as_nobody();
+        cmd.arg("sh");
+        cmd
+    } else {
+        std::process::Command::new("sh")
+    };
+    // sh stays hookhost's parent (its last command is `exit 0`, not hookhost).
+    agent
+        .arg("-c")
+        .arg(r#"echo $$ > "$0"; "$@"; exit 0"#)
+        .arg(&pidfile)
+        .arg(&hookhost)
+        .arg("--config")
+        .arg(&scene.config)
+        .arg("--project")
+        .arg(&scene.project)
+        .args(["pre-tool-use", "--json", "--tool", "bash", "--input", "{}"])
+        .env("ANTHROPIC_API_KEY", KEY)
+        .env("HOME", "/")
+        .env("XDG_STATE_HOME", world.root.path().join("state"));
+    let out = agent.output().unwrap();
+    let v = common::verdict(&out);
+    if v["warnings"]
+        .to_string()
+        .contains("without a PID namespace of their own")
+    {
+        eprintln!("SKIPPED {test}: {}", v["warnings"]);
+        return;
+    }
+    assert_eq!(
+        v["message"], "blocked by the user's hook \"look\": agent unseen, key not found",
+        "{v}"
+    );
+}
+
+#[test]
+fn a_host_hook_run_by_root_cannot_see_the_agent() {
+    let test = "a_host_hook_run_by_root_cannot_see_the_agent";
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("SKIPPED {test}: not root");
+        return;
+    }
+    the_agent_is_out_of_sight(test, false);
+}
+
+#[test]
+fn a_host_hook_run_by_nobody_cannot_see_the_agent() {
+    let test = "a_host_hook_run_by_nobody_cannot_see_the_agent";
+    if !common::nobody_or_skip(test) {
+        return;
+    }
+    the_agent_is_out_of_sight(test, true);
+}
+
+/// Where no namespace can be made (here: root without CAP_SYS_ADMIN), host hooks run as
+/// before and the start-up warnings say why, once.
+#[test]
+fn without_a_namespace_host_hooks_run_as_before_and_check_says_so() {
+    let test = "without_a_namespace_host_hooks_run_as_before_and_check_says_so";
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("SKIPPED {test}: not root (the test drops CAP_SYS_ADMIN from root)");
+        return;
+    }
+    let scene = Scene::new();
+    let script = scene.script("ok.sh", "exit 0");
+    scene.write_config(&sh_hook("ok", &script, "sandbox = false"));
+    let run = |args: &[&str]| {
+        let mut cmd = std::process::Command::new("setpriv");
+        cmd.arg("--bounding-set=-sys_admin")
+            .arg(env!("CARGO_BIN_EXE_hookhost"))
+            .arg("--config")
+            .arg(&scene.config)
+            .arg("--project")
+            .arg(&scene.project)
+            .args(["--no-sandbox"])
+            .args(args)
+            .env("XDG_STATE_HOME", scene.root.path().join("state"));
+        cmd.output().unwrap()
+    };
+    let out = run(&["check"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if !out.status.success() && stderr.contains("setpriv") {
+        eprintln!("SKIPPED {test}: setpriv cannot drop CAP_SYS_ADMIN here: {stderr}");
+        return;
+    }
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let warning = "⚠ host hooks run without a PID namespace of their own, so they can see your other processes, the agent's included: making one failed: Operation not permitted (os error 1).";
+    assert_eq!(
+        stderr.lines().filter(|l| *l == warning).count(),
+        1,
+        "{stderr}"
+    );
+    let out = run(&["pre-tool-use", "--json", "--tool", "bash", "--input", "{}"]);
+    let v = common::verdict(&out);
+    assert_eq!(v["outcome"], "allow", "{v}");
 }

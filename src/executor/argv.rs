@@ -61,6 +61,41 @@ impl Launcher for HostLauncher {
     }
 }
 
+/// Runs the program on the host in a PID namespace and a `/proc` of its own
+/// ([`process::HookNamespace`]), so that it cannot see the agent's process.
+#[derive(Debug, Clone)]
+pub struct IsolatedHostLauncher {
+    namespace: Arc<process::HookNamespace>,
+}
+
+impl IsolatedHostLauncher {
+    /// A launcher whose hooks enter `namespace` (from
+    /// [`process::HookNamespace::for_this_process`]).
+    pub fn new(namespace: process::HookNamespace) -> IsolatedHostLauncher {
+        IsolatedHostLauncher {
+            namespace: Arc::new(namespace),
+        }
+    }
+}
+
+impl Launcher for IsolatedHostLauncher {
+    fn command(
+        &self,
+        argv: &[OsString],
+        env: &[(OsString, OsString)],
+        cwd: &std::path::Path,
+    ) -> std::io::Result<std::process::Command> {
+        let mut command = HostLauncher.command(argv, env, cwd)?;
+        let namespace = self.namespace.clone();
+        // SAFETY: enter_in_child is written for the forked child before exec: it makes
+        // only async-signal-safe syscalls and allocates nothing.
+        unsafe {
+            command.pre_exec(move || namespace.enter_in_child());
+        }
+        Ok(command)
+    }
+}
+
 /// An argv hook prepared to run.
 pub struct ArgvExecutor {
     argv: Vec<OsString>,

@@ -1,0 +1,195 @@
+//! The hooks' environment through the real binary: credential-looking variables are
+//! withheld from host and boxed hooks alike, `[sandbox] keep_env` passes a name through,
+//! `remove_env` withholds more, and bad entries are load errors.
+
+mod common;
+
+use std::collections::BTreeMap;
+
+use common::{Scene, sh_hook};
+
+/// What the security review found reaching hooks (F21), with values that look real.
+const REVIEW_FOUND: &[(&str, &str)] = &[
+    ("GITHUB_TOKEN", "ghp_review"),
+    ("GH_TOKEN", "gho_review"),
+    ("NPM_TOKEN", "npm_review"),
+    ("HUGGING_FACE_HUB_TOKEN", "hf_review"),
+    ("SLACK_BOT_TOKEN", "xoxb-review"),
+    ("API_KEY", "review"),
+    ("OPENAI_KEY", "sk-review"),
+    ("ANTHROPIC_KEY", "sk-ant-review"),
+    ("COHERE_API_KEY_V2", "review"),
+    ("OPENAI_API_KEY_OLD", "sk-review-old"),
+    ("DATABASE_URL", "postgres://app:hunter2@db:5432/app"),
+];
+
+/// The variables a hook printed with `env`, from the block message.
+fn hook_env(v: &serde_json::Value) -> BTreeMap<String, String> {
+    let message = v["message"].as_str().unwrap_or_else(|| panic!("{v}"));
+    let printed = message
+        .strip_prefix("blocked by the user's hook \"env\": ")
+        .unwrap_or_else(|| panic!("{message}"));
+    printed
+        .lines()
+        .filter_map(|l| l.split_once('='))
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+/// Runs one gate whose only hook prints its environment; `sandbox` says where it runs.
+fn printed_env(scene: &Scene, extra_args: &[&str], sandbox: bool) -> BTreeMap<String, String> {
+    // Only the variables the test looks at: a reason is cut to its first characters.
+    let mut names: Vec<&str> = REVIEW_FOUND.iter().map(|(k, _)| *k).collect();
+    names.extend([
+        "HOOK_TEST_KEPT_TOKEN",
+        "CORP_INTERNAL_SETTING",
+        "VAULT_ADDR",
+        "HOOK_TEST_PLAIN",
+        "HOOK_TEST_PLAIN_URL",
+        "PWD",
+    ]);
+    let script = scene.script(
+        "env.sh",
+        &format!("env | grep -E '^({})=' >&2; exit 2", names.join("|")),
+    );
+    let config = format!(
+        "{}\n[sandbox]\nkeep_env = [\"HOOK_TEST_KEPT_TOKEN\"]\nremove_env = [\"CORP_*\", \"VAULT_ADDR\"]\n",
+        sh_hook("env", &script, &format!("sandbox = {sandbox}")),
+    );
+    scene.write_config(&config);
+    let mut cmd = scene.hookhost();
+    for (k, v) in REVIEW_FOUND {
+        cmd.env(k, v);
+    }
+    let out = cmd
+        .env("HOOK_TEST_KEPT_TOKEN", "kept")
+        .env("CORP_INTERNAL_SETTING", "corp")
+        .env("VAULT_ADDR", "https://vault.corp")
+        .env("HOOK_TEST_PLAIN", "plain")
+        .env("HOOK_TEST_PLAIN_URL", "postgres://app@db/app")
+        .args(extra_args)
+        .args(["pre-tool-use", "--json", "--tool", "bash", "--input", "{}"])
+        .output()
+        .unwrap();
+    hook_env(&common::verdict(&out))
+}
+
+fn assert_scrubbed(env: &BTreeMap<String, String>, where_: &str) {
+    for (k, _) in REVIEW_FOUND {
+        assert!(
+            !env.contains_key(*k),
+            "{where_}: {k} reached the hook: {env:?}"
+        );
+    }
+    assert!(
+        !env.contains_key("CORP_INTERNAL_SETTING"),
+        "{where_}: {env:?}"
+    );
+    assert!(!env.contains_key("VAULT_ADDR"), "{where_}: {env:?}");
+    assert_eq!(
+        env.get("HOOK_TEST_KEPT_TOKEN").map(String::as_str),
+        Some("kept")
+    );
+    assert_eq!(
+        env.get("HOOK_TEST_PLAIN").map(String::as_str),
+        Some("plain")
+    );
+    assert_eq!(
+        env.get("HOOK_TEST_PLAIN_URL").map(String::as_str),
+        Some("postgres://app@db/app"),
+        "{where_}: a URL without a password is not a secret"
+    );
+}
+
+#[test]
+fn a_host_hook_gets_no_credential_looking_variable() {
+    let scene = Scene::new();
+    let env = printed_env(&scene, &["--no-sandbox"], false);
+    assert_scrubbed(&env, "host hook");
+}
+
+#[test]
+fn a_boxed_hook_gets_no_credential_looking_variable() {
+    let test = "a_boxed_hook_gets_no_credential_looking_variable";
+    if !common::bwrap_or_skip(test) {
+        return;
+    }
+    let scene = Scene::new();
+    let env = printed_env(&scene, &[], true);
+    assert_scrubbed(&env, "boxed hook");
+    // It ran in the box: bwrap sets PWD to the project.
+    let project = std::fs::canonicalize(&scene.project).unwrap();
+    assert_eq!(env.get("PWD").map(String::as_str), project.to_str());
+}
+
+#[test]
+fn hookhost_box_gets_the_same_environment() {
+    let test = "hookhost_box_gets_the_same_environment";
+    if !common::bwrap_or_skip(test) {
+        return;
+    }
+    let scene = Scene::new();
+    scene.write_config("[sandbox]\nkeep_env = [\"HOOK_TEST_KEPT_TOKEN\"]\n");
+    let mut cmd = scene.hookhost();
+    for (k, v) in REVIEW_FOUND {
+        cmd.env(k, v);
+    }
+    let out = cmd
+        .env("HOOK_TEST_KEPT_TOKEN", "kept")
+        .args(["box", "--", "env"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for (k, _) in REVIEW_FOUND {
+        assert!(
+            !stdout.lines().any(|l| l.starts_with(&format!("{k}="))),
+            "{k}: {stdout}"
+        );
+    }
+    assert!(
+        stdout.lines().any(|l| l == "HOOK_TEST_KEPT_TOKEN=kept"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn bad_keep_env_and_remove_env_entries_are_load_errors() {
+    let scene = Scene::new();
+    scene.write_config(
+        "[sandbox]\nkeep_env = [\"GH_*\", \"\"]\nremove_env = [\"A=B\", \"X**\", \"OK_*\", 3]\n",
+    );
+    let out = scene
+        .hookhost()
+        .args(["--no-sandbox", "check"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let file = scene.config.display();
+    for line in [
+        format!(
+            "{file}: [sandbox] keep_env entry \"GH_*\" is a pattern: keep_env takes exact names, so that no credential passes unnoticed"
+        ),
+        format!("{file}: [sandbox] keep_env entry \"\" is empty"),
+        format!(
+            "{file}: [sandbox] remove_env entry \"A=B\" holds \"=\", which no variable name can hold"
+        ),
+        format!(
+            "{file}: [sandbox] remove_env entry \"X**\" has \"**\": one \"*\" already matches any run of characters"
+        ),
+        format!(
+            "{file}: [sandbox] remove_env must be a list of variable names or patterns such as \"CORP_*\", and 3 is not a string"
+        ),
+    ] {
+        assert!(
+            stderr.lines().any(|l| l == line),
+            "missing {line:?} in:\n{stderr}"
+        );
+    }
+    assert_eq!(stderr.lines().count(), 5, "{stderr}");
+}
