@@ -574,3 +574,71 @@ fn a_user_with_no_home_is_told_the_box_hides_nothing() {
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     assert!(stderr.contains(warning), "{stderr}");
 }
+
+/// Runs what follows with `landlock_create_ruleset` failing ENOSYS, as on a kernel
+/// without Landlock (a seccomp filter installed by python3, then exec).
+const WITHOUT_LANDLOCK: &str = r#"
+import ctypes, os, struct, sys
+libc = ctypes.CDLL(None, use_errno=True)
+ld_nr = struct.pack("HBBI", 0x20, 0, 0, 0)
+is_landlock = struct.pack("HBBI", 0x15, 0, 1, 444)
+enosys = struct.pack("HBBI", 0x06, 0, 0, 0x00050000 | 38)
+allow = struct.pack("HBBI", 0x06, 0, 0, 0x7FFF0000)
+code = ctypes.create_string_buffer(ld_nr + is_landlock + enosys + allow)
+class Prog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+prog = Prog(4, ctypes.cast(code, ctypes.c_void_p))
+ul = ctypes.c_ulong
+if libc.prctl(38, ul(1), ul(0), ul(0), ul(0)) != 0 or libc.prctl(22, ul(2), ctypes.byref(prog), ul(0), ul(0)) != 0:
+    sys.exit("cannot install the filter: errno %d" % ctypes.get_errno())
+os.execv(sys.argv[1], sys.argv[1:])
+"#;
+
+/// Where the kernel has no Landlock the box still runs (it does not fail closed), and
+/// `check` (only `check`) says what that leaves open.
+#[test]
+fn without_landlock_the_box_runs_and_check_says_so() {
+    let test = "without_landlock_the_box_runs_and_check_says_so";
+    if !common::bwrap_or_skip(test) {
+        return;
+    }
+    let scene = Scene::new();
+    let script = scene.script("h.sh", "exit 0");
+    scene.write_config(&sh_hook("h", &script, ""));
+    let note = "⚠ this kernel has no Landlock (Linux 5.13+ with Landlock enabled), so a sandboxed hook can write into a host FIFO it can see; the rest of the box holds.";
+    let without = |args: &[&str]| {
+        let plain = scene.hookhost();
+        let mut cmd = std::process::Command::new("python3");
+        cmd.args(["-c", WITHOUT_LANDLOCK])
+            .arg(plain.get_program())
+            .args(plain.get_args())
+            .args(args);
+        for (k, v) in plain.get_envs() {
+            match v {
+                Some(v) => cmd.env(k, v),
+                None => cmd.env_remove(k),
+            };
+        }
+        cmd.output().unwrap()
+    };
+    let out = without(&["check"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains(note), "{stderr}");
+    let out = without(&["box", "--", "sh", "-c", "echo ran"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "ran\n");
+    // Not on every gate; and not at all where the kernel has Landlock.
+    let out = without(&["pre-tool-use", "--tool", "bash", "--input", "{}"]);
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("Landlock"));
+    if hookhost::sandbox::landlock_abi().is_some() {
+        let (code, _, stderr) = run(&scene, &["check"]);
+        assert_eq!(code, 0, "{stderr}");
+        assert!(!stderr.contains("Landlock"), "{stderr}");
+    }
+}
