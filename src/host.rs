@@ -4,7 +4,8 @@
 //! prepares every hook's executor (WASM modules compiled and pre-linked), so that the
 //! first call is warm. Then [`Host::pre_tool_use`] and [`Host::prompt`] run a gate each,
 //! [`Host::end_turn`] starts a new turn. The command line, `serve` and `eval` are thin
-//! layers over this type; an embedder in Rust never needs the binary.
+//! layers over this type; an embedder in Rust needs the binary only as the box's
+//! Landlock entry point ([`HostOptions::box_entry`]).
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
