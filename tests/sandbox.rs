@@ -917,3 +917,22 @@ for name, family, kind in [('vsock', {vsock}, 1), ('packet', {packet}, 3), ('blu
         )
     );
 }
+
+/// Landlock grants no write under `/proc` (the box's own procfs): as root the box could
+/// otherwise write root-only files outside `/proc/sys`.
+#[test]
+fn proc_is_not_writable_under_landlock() {
+    let test = "proc_is_not_writable_under_landlock";
+    let Some(f) = fixture() else { return };
+    if sandbox::landlock_abi().is_none() {
+        eprintln!("SKIPPED {test}: this kernel has no Landlock");
+        return;
+    }
+    let o = sh(&f.spec, "echo 0 > /proc/self/oom_score_adj");
+    assert!(!o.status.success(), "/proc/self/oom_score_adj was written");
+    assert!(
+        text(&o.stderr).contains("Permission denied"),
+        "{}",
+        text(&o.stderr)
+    );
+}
