@@ -78,6 +78,8 @@ impl Bench {
             project: self.scene.project.clone(),
             mode,
             env: Some(self.env(recorded)),
+            // The box's Landlock entry point, as the command line has it.
+            box_entry: Some(env!("CARGO_BIN_EXE_hookhost").into()),
             ..HostOptions::default()
         })
         .unwrap_or_else(|e| panic!("{name}: the host did not start: {e}"));

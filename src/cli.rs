@@ -167,6 +167,9 @@ impl GlobalOptions {
             env: None,
             log: self.log.clone(),
             resume: None,
+            // This very binary is the box's entry point (src/main.rs): the running
+            // image, even if the file was replaced since.
+            box_entry: Some(PathBuf::from("/proc/self/exe")),
         }
     }
 }
@@ -264,6 +267,9 @@ fn run_in_box(global: &GlobalOptions, argv: &[std::ffi::OsString]) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    for w in session_box.warnings() {
+        eprintln!("{w}");
+    }
     let status = session_box.command(argv).and_then(|mut c| c.status());
     match status {
         Ok(status) => match status.code() {
@@ -291,6 +297,9 @@ fn start_with(global: &GlobalOptions, resume: &ResumeArgs) -> Result<Host, ExitC
     })
 }
 
+/// What `check` says where the kernel has no Landlock.
+const NO_LANDLOCK: &str = "⚠ this kernel has no Landlock (Linux 5.13+ with Landlock enabled), so a sandboxed hook can write into a host FIFO it can see; the rest of the box holds.";
+
 fn check(global: &GlobalOptions) -> ExitCode {
     let host = match start(global) {
         Ok(h) => h,
@@ -298,6 +307,10 @@ fn check(global: &GlobalOptions) -> ExitCode {
     };
     for w in host.warnings() {
         eprintln!("{w}");
+    }
+    // Said here only, not on every gate: it is a fact of this kernel, not of the session.
+    if host.has_box() && crate::sandbox::landlock_abi().is_none() {
+        eprintln!("{NO_LANDLOCK}");
     }
     println!("{}", banner_less_warnings(&host));
     ExitCode::SUCCESS

@@ -564,13 +564,33 @@ fn path_list(
             .map(|v| v.as_str().map(expand_home))
             .collect::<Option<Vec<_>>>()
     });
-    if list.is_none() {
+    let Some(list) = list else {
         problems.push(Problem {
             item: None,
             message: format!("[{section}] {key} must be a list of paths"),
         });
+        return None;
+    };
+    // The box takes absolute paths only; a relative one would pass here and then fail
+    // every run.
+    let mut all_absolute = true;
+    for (path, item) in list.iter().zip(value.as_array().into_iter().flatten()) {
+        if path.is_absolute() {
+            continue;
+        }
+        all_absolute = false;
+        let entry = item.as_str().unwrap_or_default();
+        let hint = if entry.starts_with("~/") {
+            "~/ needs HOME set to an absolute path"
+        } else {
+            "write it in full, or start it with ~/"
+        };
+        problems.push(Problem {
+            item: None,
+            message: format!("[{section}] {key}: {entry:?} is not an absolute path ({hint})"),
+        });
     }
-    list
+    all_absolute.then_some(list)
 }
 
 /// Expands a leading `~/` to `$HOME/`.
@@ -701,6 +721,26 @@ mod tests {
         let err = parse("a = 1\nb = = 2\n").unwrap_err().to_string();
         assert!(err.contains("line 2, column 5"), "{err}");
         assert!(err.starts_with("/home/u/.config/harness/config.toml: malformed TOML"));
+    }
+
+    #[test]
+    fn relative_sandbox_paths_are_load_errors() {
+        let err = parse(
+            "[sandbox]\nhide = [\"/abs\", \"relative/secret\"]\nwritable = [\"also-relative\"]\n",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("[sandbox] hide: \"relative/secret\" is not an absolute path (write it in full, or start it with ~/)"),
+            "{err}"
+        );
+        assert!(
+            err.contains("[sandbox] writable: \"also-relative\" is not an absolute path"),
+            "{err}"
+        );
+        assert!(!err.contains("/abs"), "{err}");
+        let ok = parse("[sandbox]\nhide = [\"/abs\"]\nwritable = []\n").unwrap();
+        assert_eq!(ok.sandbox.hide, Some(vec![PathBuf::from("/abs")]));
     }
 
     #[test]

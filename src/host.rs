@@ -4,7 +4,8 @@
 //! prepares every hook's executor (WASM modules compiled and pre-linked), so that the
 //! first call is warm. Then [`Host::pre_tool_use`] and [`Host::prompt`] run a gate each,
 //! [`Host::end_turn`] starts a new turn. The command line, `serve` and `eval` are thin
-//! layers over this type; an embedder in Rust never needs the binary.
+//! layers over this type; an embedder in Rust needs the binary only as the box's
+//! Landlock entry point ([`HostOptions::box_entry`]).
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -64,6 +65,11 @@ pub struct HostOptions {
     pub log: Option<PathBuf>,
     /// `--resume FILE [--clean]`: resume the session recorded there, appending to it.
     pub resume: Option<crate::record::ResumeFrom>,
+    /// The box's entry point ([`BoxSpec::entry`]), which confines the box's writes with
+    /// Landlock. The command line passes `/proc/self/exe`; an embedder passes a hookhost
+    /// binary (or its own, if its `main` calls [`sandbox::box_entry_main`]). `None`: the
+    /// box runs without Landlock, and a start-up warning says so.
+    pub box_entry: Option<PathBuf>,
 }
 
 /// Why a session could not start (exit 2).
@@ -268,6 +274,7 @@ impl Host {
         }
         let mut warnings = config.warnings.clone();
         let home = get("HOME").map(PathBuf::from);
+        let homes = sandbox::Homes::find(get("HOME").as_deref());
         let path_env = get("PATH");
 
         // The session has a sandbox when it has argv hooks, bubblewrap runs here and
@@ -276,7 +283,7 @@ impl Host {
         // probe (most of a cold start) and, like a session without a sandbox, counts
         // the system temp folders as agent-writable, which only makes the guard stricter.
         let needs_box = config.hooks.iter().any(|h| !h.is_wasm());
-        let folders = Folders::new(&options, &config, home.as_deref());
+        let folders = Folders::new(&options, &config, &homes);
         let sandbox = SessionSandbox::probe(
             &options,
             &folders,
@@ -291,6 +298,7 @@ impl Host {
             banner_notes.push(line.clone());
             warnings.push(line);
         }
+        warnings.extend(sandbox.warnings(&options, &config, &homes));
 
         let guard_ctx = GuardContext {
             project: project.clone(),
@@ -363,6 +371,12 @@ impl Host {
     /// The spec's banner line: `hooks: no-force-push (bash, exec) · …`.
     pub fn banner(&self) -> &str {
         &self.banner
+    }
+
+    /// Whether this session's sandboxed hooks run in a box (bubblewrap runs here and the
+    /// session has argv hooks).
+    pub fn has_box(&self) -> bool {
+        self._sandbox.spec().is_some()
     }
 
     /// Start-up warnings, the spec's lines.
@@ -503,6 +517,7 @@ impl Host {
 pub struct SessionBox {
     sandbox: SessionSandbox,
     env: Vec<(OsString, OsString)>,
+    warnings: Vec<String>,
 }
 
 impl SessionBox {
@@ -516,12 +531,12 @@ impl SessionBox {
         let get = |key: &str| env.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone());
         let project = absolute_project(&options.project)?;
         let config = load_config(options, &get)?;
-        let home = get("HOME").map(PathBuf::from);
+        let homes = sandbox::Homes::find(get("HOME").as_deref());
         let session_id = options
             .session_id
             .clone()
             .unwrap_or_else(envelope::generate_session_id);
-        let folders = Folders::new(options, &config, home.as_deref());
+        let folders = Folders::new(options, &config, &homes);
         let sandbox = SessionSandbox::probe(options, &folders, &project, &get, true, &session_id);
         match &sandbox {
             SessionSandbox::Boxed { .. } => {}
@@ -536,10 +551,18 @@ impl SessionBox {
         if let Some(path) = get("PATH") {
             hook_env.push(("PATH".into(), path));
         }
+        let warnings = sandbox.warnings(options, &config, &homes);
         Ok(SessionBox {
             sandbox,
             env: hook_env,
+            warnings,
         })
+    }
+
+    /// What makes this box weaker than it should be (no home known, no Landlock entry
+    /// point), one line each.
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
     }
 
     /// A command that runs `argv` in the box, with the hooks' environment.
@@ -631,12 +654,12 @@ struct Folders {
 }
 
 impl Folders {
-    fn new(options: &HostOptions, config: &Config, home: Option<&Path>) -> Folders {
+    fn new(options: &HostOptions, config: &Config, homes: &sandbox::Homes) -> Folders {
         let mut writable = config.sandbox.writable.clone();
         writable.extend(options.writable.iter().cloned());
         let hide = match &config.sandbox.hide {
             Some(list) => list.clone(),
-            None => home.map(sandbox::default_hidden).unwrap_or_default(),
+            None => homes.default_hidden(),
         };
         Folders { writable, hide }
     }
@@ -693,6 +716,7 @@ impl SessionSandbox {
                 private_tmp,
                 hide: folders.hide.clone(),
                 bwrap: info.path,
+                entry: options.box_entry.clone(),
             }),
             _created_tmp: created_tmp,
         }
@@ -703,6 +727,26 @@ impl SessionSandbox {
             SessionSandbox::Boxed { spec, .. } => Some(spec),
             _ => None,
         }
+    }
+
+    /// Start-up warnings about a box that hides or confines less than it should.
+    fn warnings(
+        &self,
+        options: &HostOptions,
+        config: &Config,
+        homes: &sandbox::Homes,
+    ) -> Vec<String> {
+        let mut out = Vec::new();
+        if self.spec().is_none() {
+            return out;
+        }
+        if config.sandbox.hide.is_none() {
+            out.extend(homes.unknown_warning());
+        }
+        if options.box_entry.is_none() {
+            out.push("⚠ the box has no entry point (HostOptions::box_entry), so it runs without Landlock: a sandboxed hook can write into host FIFOs it can see.".into());
+        }
+        out
     }
 }
 

@@ -353,6 +353,7 @@ fn a_box_outlives_the_thread_that_asked_for_it() {
         private_tmp: scene.root.path().to_path_buf(),
         hide: vec![],
         bwrap,
+        entry: Some(env!("CARGO_BIN_EXE_hookhost").into()),
     };
     let command = spec
         .command(
@@ -390,6 +391,264 @@ fn a_box_outlives_the_thread_that_asked_for_it() {
         common::wait_until(|| !common::process_alive("sleep 66.61")),
         "killing bwrap did not end the box"
     );
+}
+
+/// Security review F6 through the binary: `hookhost box` (and so every sandboxed hook)
+/// cannot feed a host FIFO outside the writable folders.
+#[test]
+fn hookhost_box_cannot_write_a_host_fifo() {
+    let test = "hookhost_box_cannot_write_a_host_fifo";
+    if !common::bwrap_or_skip(test) {
+        return;
+    }
+    if hookhost::sandbox::landlock_abi().is_none() {
+        eprintln!(
+            "SKIPPED {test}: this kernel has no Landlock, so the box can write host FIFOs (as the README says)"
+        );
+        return;
+    }
+    use std::io::Read;
+    use std::os::unix::ffi::OsStrExt;
+    use std::os::unix::fs::OpenOptionsExt;
+    let scene = Scene::new();
+    scene.write_config("");
+    let fifo = scene.root.path().join("ctl.fifo");
+    let c = std::ffi::CString::new(fifo.as_os_str().as_bytes()).unwrap();
+    // SAFETY: mkfifo with a NUL-terminated path and a mode.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o666) }, 0);
+    // A reader that never waits: the box's open for writing need not wait either.
+    let mut reader = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(&fifo)
+        .unwrap();
+    let script = format!("echo BOX-WROTE > '{}'", fifo.display());
+    let (code, _, stderr) = run(&scene, &["box", "--", "sh", "-c", &script]);
+    assert_ne!(code, 0, "the write into the host FIFO succeeded");
+    assert!(stderr.contains("Permission denied"), "{stderr}");
+    let mut got = Vec::new();
+    let mut buf = [0u8; 64];
+    while let Ok(n @ 1..) = reader.read(&mut buf) {
+        got.extend_from_slice(&buf[..n]);
+    }
+    assert_eq!(String::from_utf8_lossy(&got), "", "the host received it");
+}
+
+/// A bwrap that records its arguments (one file per run, one argument a line) and then
+/// runs the real one.
+fn recording_bwrap(scene: &Scene) -> (std::path::PathBuf, std::path::PathBuf) {
+    use std::os::unix::fs::PermissionsExt;
+    let real = hookhost::sandbox::probe(None, std::env::var_os("PATH").as_deref(), &scene.project)
+        .unwrap()
+        .path;
+    let log = scene.root.path().join("bwrap-args");
+    std::fs::create_dir_all(&log).unwrap();
+    let wrapper = scene.root.path().join("bwrap");
+    std::fs::write(
+        &wrapper,
+        format!(
+            "#!/bin/sh\nprintf '%s\\n' \"$@\" > '{}'/$$\nexec '{}' \"$@\"\n",
+            log.display(),
+            real.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    (wrapper, log)
+}
+
+/// The argument lists of every recorded bwrap run that ran a command in the box (not
+/// the probe), and clears the log.
+fn recorded_box_runs(log: &std::path::Path) -> Vec<Vec<String>> {
+    let mut runs = Vec::new();
+    for entry in std::fs::read_dir(log).unwrap() {
+        let path = entry.unwrap().path();
+        let args: Vec<String> = std::fs::read_to_string(&path)
+            .unwrap()
+            .lines()
+            .map(str::to_owned)
+            .collect();
+        // The probe runs `true` with `--chdir /`; a box runs in the project.
+        let probe = args.windows(2).any(|w| w[0] == "--chdir" && w[1] == "/");
+        if !probe {
+            runs.push(args);
+        }
+        std::fs::remove_file(&path).unwrap();
+    }
+    runs
+}
+
+/// Security review F14: with `HOME` unset or wrong, the box still hides the credential
+/// folders of the real home (the password database's, for the real uid).
+#[test]
+fn with_home_unset_or_wrong_the_real_homes_credentials_are_hidden() {
+    let test = "with_home_unset_or_wrong_the_real_homes_credentials_are_hidden";
+    if !common::bwrap_or_skip(test) {
+        return;
+    }
+    let homes = hookhost::sandbox::Homes::find(None);
+    let Some(real_home) = homes.passwd.clone() else {
+        eprintln!("SKIPPED {test}: the password database has no home for this uid");
+        return;
+    };
+    // Only paths that exist are covered (a missing one outside the writable folders
+    // cannot be created in the box): look for those the real home has.
+    let present: Vec<std::path::PathBuf> = hookhost::sandbox::default_hidden(&real_home)
+        .into_iter()
+        .filter_map(|p| std::fs::canonicalize(p).ok())
+        .collect();
+    if present.is_empty() {
+        eprintln!(
+            "SKIPPED {test}: {} holds none of the default hidden paths, so the argument list cannot show them",
+            real_home.display()
+        );
+        return;
+    }
+    let scene = Scene::new();
+    scene.write_config("");
+    let (wrapper, log) = recording_bwrap(&scene);
+    for home in [None, Some("/nonexistent-home-of-hookhost-test")] {
+        let mut cmd = scene.hookhost();
+        cmd.env("HOOKHOST_BWRAP", &wrapper)
+            .args(["box", "--", "true"]);
+        match home {
+            None => cmd.env_remove("HOME"),
+            Some(h) => cmd.env("HOME", h),
+        };
+        let out = cmd.output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "HOME={home:?}: {stderr}");
+        assert!(!stderr.contains("no home folder is known"), "{stderr}");
+        let runs = recorded_box_runs(&log);
+        assert_eq!(runs.len(), 1, "HOME={home:?}: {runs:?}");
+        let args = &runs[0];
+        for path in &present {
+            let path = path.to_str().unwrap();
+            let covered = args.windows(2).any(|w| w[0] == "--tmpfs" && w[1] == path)
+                || args
+                    .windows(3)
+                    .any(|w| w[0] == "--ro-bind" && w[1] == "/dev/null" && w[2] == path);
+            assert!(covered, "HOME={home:?}: {path} is not hidden: {args:?}");
+        }
+    }
+}
+
+/// With neither `HOME` nor a password-database entry, the box hides nothing by
+/// default, and `check` and `hookhost box` say so.
+#[test]
+fn a_user_with_no_home_is_told_the_box_hides_nothing() {
+    let test = "a_user_with_no_home_is_told_the_box_hides_nothing";
+    let setpriv = || {
+        let mut cmd = std::process::Command::new("setpriv");
+        cmd.args(["--reuid=54321", "--regid=54321", "--clear-groups"]);
+        cmd
+    };
+    if !setpriv().arg("true").status().is_ok_and(|s| s.success()) {
+        eprintln!("SKIPPED {test}: cannot switch to uid 54321 with setpriv (not root?)");
+        return;
+    }
+    let Some(world) = common::OtherUserWorld::new(test) else {
+        return;
+    };
+    let hookhost = world.copy_executable(std::path::Path::new(env!("CARGO_BIN_EXE_hookhost")));
+    let scene = world.scene();
+    let script = scene.script("h.sh", "exit 0");
+    scene.write_config(&sh_hook("h", &script, ""));
+    let warning = "⚠ no home folder is known (HOME is unset and the password database has no entry for uid 54321), so the box hides no credential folders by default; set HOME or list them in [sandbox] hide.";
+    let run_as_stranger = |args: &[&str]| {
+        setpriv()
+            .arg(&hookhost)
+            .arg("--config")
+            .arg(&scene.config)
+            .arg("--project")
+            .arg(&scene.project)
+            .args(args)
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .output()
+            .unwrap()
+    };
+    let out = run_as_stranger(&["check"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    if stdout.contains("bubblewrap cannot run here") {
+        eprintln!("SKIPPED {test}: bubblewrap cannot run as uid 54321 here: {stdout}");
+        return;
+    }
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains(warning), "{stderr}");
+    let out = run_as_stranger(&["box", "--", "true"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains(warning), "{stderr}");
+}
+
+/// Runs what follows with `landlock_create_ruleset` failing ENOSYS, as on a kernel
+/// without Landlock (a seccomp filter installed by python3, then exec).
+const WITHOUT_LANDLOCK: &str = r#"
+import ctypes, os, struct, sys
+libc = ctypes.CDLL(None, use_errno=True)
+ld_nr = struct.pack("HBBI", 0x20, 0, 0, 0)
+is_landlock = struct.pack("HBBI", 0x15, 0, 1, 444)
+enosys = struct.pack("HBBI", 0x06, 0, 0, 0x00050000 | 38)
+allow = struct.pack("HBBI", 0x06, 0, 0, 0x7FFF0000)
+code = ctypes.create_string_buffer(ld_nr + is_landlock + enosys + allow)
+class Prog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+prog = Prog(4, ctypes.cast(code, ctypes.c_void_p))
+ul = ctypes.c_ulong
+if libc.prctl(38, ul(1), ul(0), ul(0), ul(0)) != 0 or libc.prctl(22, ul(2), ctypes.byref(prog), ul(0), ul(0)) != 0:
+    sys.exit("cannot install the filter: errno %d" % ctypes.get_errno())
+os.execv(sys.argv[1], sys.argv[1:])
+"#;
+
+/// Where the kernel has no Landlock the box still runs (it does not fail closed), and
+/// `check` (only `check`) says what that leaves open.
+#[test]
+fn without_landlock_the_box_runs_and_check_says_so() {
+    let test = "without_landlock_the_box_runs_and_check_says_so";
+    if !common::bwrap_or_skip(test) {
+        return;
+    }
+    let scene = Scene::new();
+    let script = scene.script("h.sh", "exit 0");
+    scene.write_config(&sh_hook("h", &script, ""));
+    let note = "⚠ this kernel has no Landlock (Linux 5.13+ with Landlock enabled), so a sandboxed hook can write into a host FIFO it can see; the rest of the box holds.";
+    let without = |args: &[&str]| {
+        let plain = scene.hookhost();
+        let mut cmd = std::process::Command::new("python3");
+        cmd.args(["-c", WITHOUT_LANDLOCK])
+            .arg(plain.get_program())
+            .args(plain.get_args())
+            .args(args);
+        for (k, v) in plain.get_envs() {
+            match v {
+                Some(v) => cmd.env(k, v),
+                None => cmd.env_remove(k),
+            };
+        }
+        cmd.output().unwrap()
+    };
+    let out = without(&["check"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains(note), "{stderr}");
+    let out = without(&["box", "--", "sh", "-c", "echo ran"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "ran\n");
+    // Not on every gate; and not at all where the kernel has Landlock.
+    let out = without(&["pre-tool-use", "--tool", "bash", "--input", "{}"]);
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("Landlock"));
+    if hookhost::sandbox::landlock_abi().is_some() {
+        let (code, _, stderr) = run(&scene, &["check"]);
+        assert_eq!(code, 0, "{stderr}");
+        assert!(!stderr.contains("Landlock"), "{stderr}");
+    }
 }
 
 /// Security review F1, through the binary as the review ran it: a sandboxed hook (and

@@ -404,4 +404,30 @@ fn unreachable_paths_say_permission_denied_and_where() {
         )),
         "{stderr}"
     );
+/// Security review F14: relative `[sandbox]` paths were accepted by `check` and then
+/// failed every run; they are load errors naming the key and the entry.
+#[test]
+fn relative_sandbox_paths_are_load_errors() {
+    let scene = Scene::new();
+    scene.write_config(
+        "[sandbox]\nhide = [\"relative/secret\"]\nwritable = [\"/abs\", \"also-relative\"]\n",
+    );
+    for extra in [&[][..], &["--no-sandbox"][..]] {
+        let out = scene.hookhost().args(extra).arg("check").output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        let file = scene.config.display();
+        assert!(
+            stderr.contains(&format!(
+                "{file}: [sandbox] hide: \"relative/secret\" is not an absolute path (write it in full, or start it with ~/)"
+            )),
+            "{stderr}"
+        );
+        assert!(
+            stderr.contains(&format!(
+                "{file}: [sandbox] writable: \"also-relative\" is not an absolute path"
+            )),
+            "{stderr}"
+        );
+    }
 }

@@ -59,6 +59,7 @@ fn fixture() -> Option<Fixture> {
         private_tmp,
         hide: sandbox::default_hidden(&home),
         bwrap: info.path,
+        entry: Some(PathBuf::from(env!("CARGO_BIN_EXE_hookhost"))),
     };
     Some(Fixture {
         _root: root,
@@ -305,7 +306,7 @@ fn without_the_seccomp_filter_the_same_box_would_connect() {
         .iter()
         .map(OsString::from)
         .collect();
-    let mut args = f.spec.bwrap_args(0, &argv).expect("args");
+    let mut args = f.spec.bwrap_args(0, None, &argv).expect("args");
     let at = args
         .iter()
         .position(|a| a == "--seccomp")
@@ -638,7 +639,7 @@ fn a_nested_namespace_cannot_mount_a_fresh_procfs() {
     let out = py(
         &f.spec,
         r#"
-import ctypes, os
+import ctypes, os, sys
 libc = ctypes.CDLL(None, use_errno=True)
 if libc.unshare(0x10000000 | 0x00020000 | 0x20000000) != 0:
     print("unshare refused", ctypes.get_errno())
@@ -674,7 +675,7 @@ fn the_argument_list() {
     let Some(f) = fixture() else { return };
     let args = f
         .spec
-        .bwrap_args(7, &[OsString::from("true")])
+        .bwrap_args(7, Some(9), &[OsString::from("true")])
         .expect("args");
     let shown: Vec<String> = args
         .iter()
@@ -690,7 +691,27 @@ fn the_argument_list() {
         "--ro-bind /dev/null {}",
         f.home.join(".netrc").display()
     )));
-    assert!(joined.ends_with(&format!("--seccomp 7 --chdir {p} -- true")));
+    let tmp = f.spec.private_tmp.display();
+    assert!(joined.contains(&format!("--bind {tmp} /tmp --bind {p} {p}")));
+    // bwrap runs the entry point (fd 9), which confines writes to the box's writable
+    // folders, then execs the command.
+    assert!(joined.ends_with(&format!(
+        "--seccomp 7 --chdir {p} -- /proc/self/fd/9 {} /tmp {p} -- true",
+        sandbox::BOX_ENTRY_ARG
+    )));
+    // Without an entry point the command comes right after bwrap's arguments.
+    let args = f
+        .spec
+        .bwrap_args(7, None, &[OsString::from("true")])
+        .expect("args");
+    let last: Vec<String> = args[args.len() - 6..]
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(
+        last,
+        ["--seccomp", "7", "--chdir", p.as_str(), "--", "true"]
+    );
 }
 
 /// The pitfall the module documents: `--die-with-parent` follows the *thread* that
@@ -721,5 +742,195 @@ fn a_box_dies_with_the_thread_that_spawned_it() {
     assert!(
         started.elapsed() < Duration::from_secs(10),
         "the box outlived its spawner thread"
+    );
+}
+
+/// A FIFO at `path` on the host, with a reader already open (non-blocking, so neither
+/// the box's writer nor this reader ever waits).
+fn host_fifo(path: &Path) -> std::fs::File {
+    use std::os::unix::ffi::OsStrExt;
+    use std::os::unix::fs::OpenOptionsExt;
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes()).expect("no NUL");
+    // SAFETY: mkfifo with a NUL-terminated path and a mode.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o666) }, 0, "mkfifo");
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .expect("open the FIFO's reader")
+}
+
+/// Everything written into the FIFO so far (an empty FIFO gives EOF or EAGAIN at once).
+fn drained(reader: &mut std::fs::File) -> String {
+    use std::io::Read;
+    let mut got = Vec::new();
+    let mut buf = [0u8; 256];
+    while let Ok(n @ 1..) = reader.read(&mut buf) {
+        got.extend_from_slice(&buf[..n]);
+    }
+    text(&got)
+}
+
+/// Security review F6: a read-only bind does not stop opening a FIFO for writing; the
+/// entry point's Landlock rules do.
+#[test]
+fn a_host_fifo_outside_the_writable_folders_cannot_be_written() {
+    let test = "a_host_fifo_outside_the_writable_folders_cannot_be_written";
+    let Some(f) = fixture() else { return };
+    if sandbox::landlock_abi().is_none() {
+        eprintln!(
+            "SKIPPED {test}: this kernel has no Landlock, so the box can write host FIFOs (as the README says)"
+        );
+        return;
+    }
+    let fifo = f.outside.join("ctl.fifo");
+    let mut reader = host_fifo(&fifo);
+    let o = sh(&f.spec, &format!("echo BOX-WROTE > '{}'", fifo.display()));
+    assert!(
+        !o.status.success(),
+        "the write into the host FIFO succeeded"
+    );
+    assert!(
+        text(&o.stderr).contains("Permission denied"),
+        "{}",
+        text(&o.stderr)
+    );
+    assert_eq!(
+        drained(&mut reader),
+        "",
+        "the host received what the box wrote"
+    );
+    // The same box without its entry point writes it: this is what the rules stop.
+    let mut open = f.spec.clone();
+    open.entry = None;
+    ok(&sh(
+        &open,
+        &format!("echo BOX-WROTE > '{}'", fifo.display()),
+    ));
+    assert_eq!(drained(&mut reader), "BOX-WROTE\n");
+}
+
+/// Under Landlock the box still writes where it may: a FIFO in the project, /tmp,
+/// /dev/null and /dev/shm, a rename across project folders, a truncation, and a reopened
+/// stderr that is a host file outside every writable folder.
+#[test]
+fn writes_the_box_may_make_still_work_under_landlock() {
+    let Some(f) = fixture() else { return };
+    let fifo = f.project.join("in-project.fifo");
+    let mut reader = host_fifo(&fifo);
+    let stderr_file = f.outside.join("stderr.txt");
+    let o = f
+        .spec
+        .command(
+            &[
+                "sh".into(),
+                "-c".into(),
+                "set -e; echo TO-FIFO > in-project.fifo; echo t > /tmp/t; mkfifo /tmp/ff; echo n > /dev/null; \
+                 echo s > /dev/shm/s; mkdir -p a b; echo r > a/r; mv a/r b/r; : > b/r; echo reopened > /dev/stderr; echo done"
+                    .into(),
+            ],
+            &env(),
+        )
+        .expect("command")
+        .stdin(Stdio::null())
+        .stderr(std::fs::File::create(&stderr_file).expect("create the stderr file"))
+        .output()
+        .expect("spawn");
+    let said = std::fs::read_to_string(&stderr_file).expect("read stderr");
+    assert_eq!(ok(&o), "done\n", "{said}");
+    assert_eq!(said, "reopened\n");
+    assert_eq!(drained(&mut reader), "TO-FIFO\n");
+    assert_eq!(std::fs::read(f.project.join("b/r")).expect("read"), b"");
+}
+
+/// The credential stores of the agents hookhost serves, and of gh, npm, pip and git,
+/// are hidden by default (security review F8).
+#[test]
+fn the_agents_credential_stores_are_hidden_by_default() {
+    let Some(f) = fixture() else { return };
+    let stores = [
+        ".claude/.credentials.json",
+        ".codex/auth.json",
+        ".gemini/oauth_creds.json",
+        ".config/gh/hosts.yml",
+        ".config/anthropic/api_key",
+        ".npmrc",
+        ".pypirc",
+        ".git-credentials",
+    ];
+    let mut script = String::new();
+    for store in stores {
+        let path = f.home.join(store);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(&path, format!("SECRET {store}\n")).expect("write");
+        script.push_str(&format!("cat '{}' 2>/dev/null; ", path.display()));
+    }
+    script.push_str("echo end");
+    let out = ok(&sh(&f.spec, &script));
+    assert_eq!(out, "end\n", "a credential store was readable in the box");
+}
+
+/// Security review I1: only the socket families a hook needs can be created; vsock
+/// (which the network namespace does not scope on every kernel), packet and Bluetooth
+/// sockets are refused like Unix ones, with EPERM.
+#[test]
+fn only_inet_inet6_and_netlink_sockets_can_be_created() {
+    let Some(f) = fixture() else { return };
+    // SAFETY: socket and close with plain integer arguments.
+    let host_has_inet6 = unsafe {
+        let fd = libc::socket(libc::AF_INET6, libc::SOCK_DGRAM, 0);
+        fd >= 0 && libc::close(fd) == 0
+    };
+    let code = format!(
+        "import socket
+for name, family, kind in [('vsock', {vsock}, 1), ('packet', {packet}, 3), ('bluetooth', {bt}, 1),
+                           ('unix', {unix}, 1), ('inet', {inet}, 1), ('inet6', {inet6}, 2), ('netlink', {netlink}, 3)]:
+    try:
+        socket.socket(family, kind, 0).close(); print(name, 'ok')
+    except OSError as e:
+        print(name, e.errno)",
+        vsock = libc::AF_VSOCK,
+        packet = libc::AF_PACKET,
+        bt = libc::AF_BLUETOOTH,
+        unix = libc::AF_UNIX,
+        inet = libc::AF_INET,
+        inet6 = libc::AF_INET6,
+        netlink = libc::AF_NETLINK,
+    );
+    let out = ok(&py(&f.spec, &code));
+    let eperm = libc::EPERM;
+    let inet6 = if host_has_inet6 {
+        "inet6 ok".to_string()
+    } else {
+        eprintln!("this host has no IPv6 sockets: inet6 is not checked");
+        out.lines()
+            .find(|l| l.starts_with("inet6"))
+            .unwrap_or("inet6")
+            .to_string()
+    };
+    assert_eq!(
+        out,
+        format!(
+            "vsock {eperm}\npacket {eperm}\nbluetooth {eperm}\nunix {eperm}\ninet ok\n{inet6}\nnetlink ok\n"
+        )
+    );
+}
+
+/// Landlock grants no write under `/proc` (the box's own procfs): as root the box could
+/// otherwise write root-only files outside `/proc/sys`.
+#[test]
+fn proc_is_not_writable_under_landlock() {
+    let test = "proc_is_not_writable_under_landlock";
+    let Some(f) = fixture() else { return };
+    if sandbox::landlock_abi().is_none() {
+        eprintln!("SKIPPED {test}: this kernel has no Landlock");
+        return;
+    }
+    let o = sh(&f.spec, "echo 0 > /proc/self/oom_score_adj");
+    assert!(!o.status.success(), "/proc/self/oom_score_adj was written");
+    assert!(
+        text(&o.stderr).contains("Permission denied"),
+        "{}",
+        text(&o.stderr)
     );
 }

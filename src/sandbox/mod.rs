@@ -19,14 +19,24 @@
 //!   said at `ISOLATION`);
 //! - its own user, PID, IPC, network and UTS namespaces, `--new-session` (no TIOCSTI into the
 //!   host terminal), `--die-with-parent`, `--cap-drop ALL`, `--chdir` the project root;
-//! - a seccomp filter (`src/sandbox/seccomp.rs`) that refuses Unix-domain sockets,
-//!   io_uring and the TIOCSTI/TIOCLINUX ioctls, handed to bwrap as `--seccomp FD` from a
-//!   fresh memfd for each command;
+//! - a seccomp filter (`src/sandbox/seccomp.rs`) that allows only `AF_INET`, `AF_INET6`
+//!   and `AF_NETLINK` sockets (no Unix-domain, vsock, packet, Bluetooth… socket) and
+//!   refuses io_uring and the TIOCSTI/TIOCLINUX ioctls, handed to bwrap as `--seccomp FD`
+//!   from a fresh memfd for each command;
+//! - when the spec names an entry point (`BoxSpec::entry`), Landlock write rules
+//!   (`src/sandbox/landlock.rs`): bwrap runs the entry point, handed in as an fd, which
+//!   confines writes to the writable folders, `/tmp` and the box's `/dev` (so no host
+//!   FIFO can be opened for writing) and then execs the command. Where the kernel has no
+//!   Landlock the command runs without it;
 //! - exactly the environment the caller gives, set on the `Command` (never as
 //!   `--setenv` arguments, which any host process could read in `/proc/PID/cmdline`).
 //!   bwrap adds one variable itself: `PWD`, the project root;
 //! - no inherited fds but stdio: every other fd is made close-on-exec in the child, so
-//!   a host fd someone left inheritable (a socket, a pipe) never reaches the box.
+//!   a host fd someone left inheritable (a socket, a pipe) never reaches the box (the
+//!   entry point's own fd is closed on its exec of the command).
+//!
+//! What it hides by default ([`default_hidden`]) follows every home [`Homes`] knows:
+//! `$HOME` and the real user's home in the password database.
 //!
 //! # Lifetime: spawn from a long-lived thread
 //!
@@ -62,15 +72,21 @@
 //! # Known limits
 //!
 //! Abstract Unix sockets are per network namespace, so `--unshare-net` already keeps the
-//! host's out of reach; the seccomp filter closes pathname sockets. `.git` is not
+//! host's out of reach; the seccomp filter closes pathname sockets. Without Landlock
+//! (an old kernel, or no entry point) a host FIFO the box can see can be written. `.git` is not
 //! protected from writes (the project is writable as a whole, as for the agent's own
 //! commands). The box runs any program it is given; the path guard lives elsewhere.
 
+mod home;
+mod landlock;
 mod seccomp;
+
+pub use home::Homes;
+pub use landlock::{BOX_ENTRY_ARG, Restriction, box_entry_main, landlock_abi, restrict_writes};
 
 use std::ffi::{OsStr, OsString};
 use std::io;
-use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::os::unix::process::CommandExt;
 use std::path::{Component, Path, PathBuf};
@@ -136,6 +152,13 @@ pub struct BoxSpec {
     pub hide: Vec<PathBuf>,
     /// The bwrap binary, from [`probe`].
     pub bwrap: PathBuf,
+    /// The box's entry point: a hookhost binary (or any program whose `main` calls
+    /// [`box_entry_main`] when its first argument is [`BOX_ENTRY_ARG`]), which bwrap runs
+    /// first to confine writes with Landlock before it execs the command. It is opened
+    /// by [`BoxSpec::command`] and handed in as an fd, so it may live where the box
+    /// cannot see. The command line passes `/proc/self/exe`. `None`: the command runs
+    /// without Landlock, and the box can write into host FIFOs it can see.
+    pub entry: Option<PathBuf>,
 }
 
 /// A bwrap that [`probe`] found and ran.
@@ -193,7 +216,9 @@ pub enum SandboxError {
     },
 }
 
-/// The credential folders and files hidden when `[sandbox] hide` is absent.
+/// The credential folders and files under `home` hidden when `[sandbox] hide` is
+/// absent: common tools' and the agents' own (their login tokens). [`Homes`] applies it
+/// to every home the session knows.
 pub fn default_hidden(home: &Path) -> Vec<PathBuf> {
     [
         ".ssh",
@@ -203,6 +228,14 @@ pub fn default_hidden(home: &Path) -> Vec<PathBuf> {
         ".docker",
         ".kube",
         ".netrc",
+        ".claude",
+        ".codex",
+        ".gemini",
+        ".config/gh",
+        ".config/anthropic",
+        ".npmrc",
+        ".pypirc",
+        ".git-credentials",
     ]
     .iter()
     .map(|p| home.join(p))
@@ -223,7 +256,12 @@ impl BoxSpec {
         env: &[(OsString, OsString)],
     ) -> Result<Command, SandboxError> {
         let filter = seccomp::memfd().map_err(SandboxError::Seccomp)?;
-        let args = self.bwrap_args(filter.as_raw_fd(), argv)?;
+        let entry = match &self.entry {
+            Some(path) => Some(open_entry(path)?),
+            None => None,
+        };
+        let entry_fd = entry.as_ref().map(AsRawFd::as_raw_fd);
+        let args = self.bwrap_args(filter.as_raw_fd(), entry_fd, argv)?;
         let mut cmd = Command::new(&self.bwrap);
         cmd.args(args)
             .env_clear()
@@ -232,17 +270,20 @@ impl BoxSpec {
         // async-signal-safe syscalls (close_range, fcntl, lseek); it allocates nothing
         // and touches no lock.
         unsafe {
-            cmd.pre_exec(move || pass_on_exec(&filter));
+            cmd.pre_exec(move || pass_on_exec(&filter, entry.as_ref()));
         }
         Ok(cmd)
     }
 
     /// bwrap's arguments for running `argv` in this box, reading the seccomp filter from
-    /// `seccomp_fd`. [`BoxSpec::command`] passes its own memfd; this is public so that
-    /// the argument list can be shown and tested.
+    /// `seccomp_fd` and, when `entry_fd` is given, running the entry point open there
+    /// first (`/proc/self/fd/N BOX_ENTRY_ARG ROOT… -- ARGV`, the roots being the box's
+    /// writable folders). [`BoxSpec::command`] passes its own fds; this is public so
+    /// that the argument list can be shown and tested.
     pub fn bwrap_args(
         &self,
         seccomp_fd: i32,
+        entry_fd: Option<i32>,
         argv: &[OsString],
     ) -> Result<Vec<OsString>, SandboxError> {
         let project = canonical_dir("the project", &self.project)?;
@@ -275,6 +316,8 @@ impl BoxSpec {
 
         let mut roots: Vec<&Path> = vec![Path::new("/tmp"), &project];
         roots.extend(writable.iter().map(PathBuf::as_path));
+        // Two homes (`$HOME` and the real one) may lead to the same place: cover it once.
+        let mut covered: Vec<PathBuf> = Vec::new();
         for h in &self.hide {
             absolute("a hidden path", h)?;
             let resolved = resolve(h).map_err(|source| SandboxError::Path {
@@ -282,6 +325,10 @@ impl BoxSpec {
                 path: h.clone(),
                 source,
             })?;
+            if covered.contains(&resolved) {
+                continue;
+            }
+            covered.push(resolved.clone());
             match std::fs::metadata(&resolved) {
                 Ok(m) if m.is_dir() => a.pair("--tmpfs", &resolved),
                 Ok(_) => a.two("--ro-bind", "/dev/null", &resolved),
@@ -305,16 +352,50 @@ impl BoxSpec {
         a.pair("--seccomp", seccomp_fd.to_string());
         a.pair("--chdir", &project);
         a.0.push("--".into());
-        a.0.extend(argv.iter().cloned());
+        match entry_fd {
+            Some(fd) => {
+                a.0.push(format!("/proc/self/fd/{fd}").into());
+                let roots: Vec<PathBuf> = roots.iter().map(|r| r.to_path_buf()).collect();
+                a.0.extend(landlock::entry_args(&roots, argv));
+            }
+            None => a.0.extend(argv.iter().cloned()),
+        }
         Ok(a.0)
     }
 }
 
+/// Opens the box's entry point for [`BoxSpec::command`]: read-only, close-on-exec (the
+/// child clears that flag on this one fd), above stdio.
+fn open_entry(path: &Path) -> Result<OwnedFd, SandboxError> {
+    let err = |source| SandboxError::Path {
+        what: "the box's entry point",
+        path: path.to_owned(),
+        source,
+    };
+    absolute("the box's entry point", path)?;
+    let file = std::fs::File::open(path).map_err(err)?;
+    let fd = OwnedFd::from(file);
+    if fd.as_raw_fd() > 2 {
+        return Ok(fd);
+    }
+    // A host started with a closed stdio fd would hand out 0..2, which the child's
+    // stdio setup overwrites before exec: move it up.
+    // SAFETY: F_DUPFD_CLOEXEC on an fd we own returns a new fd (or -1).
+    let moved = unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_DUPFD_CLOEXEC, 3) };
+    if moved < 0 {
+        return Err(err(io::Error::last_os_error()));
+    }
+    // SAFETY: `moved` is a fresh fd that nothing else owns; the old one drops here.
+    Ok(unsafe { OwnedFd::from_raw_fd(moved) })
+}
+
 /// Run in the child between fork and exec: mark every inherited fd above stdio
 /// close-on-exec (a host fd left open without that flag, a socket to the agent say, must
-/// not reach the box), then let the seccomp memfd alone survive exec, rewound for bwrap.
-fn pass_on_exec(filter: &OwnedFd) -> io::Result<()> {
+/// not reach the box), then let the seccomp memfd (rewound for bwrap) and the entry
+/// point's fd alone survive exec.
+fn pass_on_exec(filter: &OwnedFd, entry: Option<&OwnedFd>) -> io::Result<()> {
     let fd = filter.as_raw_fd();
+    let entry_fd = entry.map(AsRawFd::as_raw_fd);
     // SAFETY: close_range, getrlimit, fcntl and lseek are plain syscalls on fds and
     // limits of this process; all are async-signal-safe and allocate nothing.
     unsafe {
@@ -342,9 +423,11 @@ fn pass_on_exec(filter: &OwnedFd) -> io::Result<()> {
                 }
             }
         }
-        let flags = libc::fcntl(fd, libc::F_GETFD);
-        if flags < 0 || libc::fcntl(fd, libc::F_SETFD, flags & !libc::FD_CLOEXEC) < 0 {
-            return Err(io::Error::last_os_error());
+        for keep in [Some(fd), entry_fd].into_iter().flatten() {
+            let flags = libc::fcntl(keep, libc::F_GETFD);
+            if flags < 0 || libc::fcntl(keep, libc::F_SETFD, flags & !libc::FD_CLOEXEC) < 0 {
+                return Err(io::Error::last_os_error());
+            }
         }
         if libc::lseek(fd, 0, libc::SEEK_SET) < 0 {
             return Err(io::Error::last_os_error());
@@ -494,7 +577,7 @@ pub fn probe(
         .stderr(Stdio::piped());
     // SAFETY: as in `BoxSpec::command`: only async-signal-safe syscalls before exec.
     unsafe {
-        cmd.pre_exec(move || pass_on_exec(&filter));
+        cmd.pre_exec(move || pass_on_exec(&filter, None));
     }
     let mut child = cmd.spawn().map_err(|e| {
         unavailable(

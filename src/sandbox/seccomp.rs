@@ -1,13 +1,16 @@
 //! The seccomp filter bwrap installs in the box (`--seccomp FD`).
 //!
-//! It is a hand-written classic-BPF program of a score of instructions, so that every
+//! It is a hand-written classic-BPF program of about two dozen instructions, so that every
 //! check can be read here (a general filter compiler such as `seccompiler` does not guard
 //! against x32 syscall numbers, which would route around a per-number rule on x86_64).
 //!
 //! What it refuses, each with `EPERM` unless said otherwise:
-//! - `socket(AF_UNIX, …)`: with `--unshare-net` the box has no network, but a pathname
-//!   Unix socket on the host (`docker.sock`, the D-Bus session bus) stays reachable
-//!   through the read-only root; refusing the socket closes that door.
+//! - `socket()` of every family but `AF_INET`, `AF_INET6` (inside the box's empty network
+//!   namespace) and `AF_NETLINK` (glibc's `getaddrinfo` asks it for interfaces). With
+//!   `--unshare-net` the box has no network, but a pathname Unix socket on the host
+//!   (`docker.sock`, the D-Bus session bus) stays reachable through the read-only root,
+//!   and families the network namespace does not scope on every kernel (`AF_VSOCK` to
+//!   the hypervisor, and the like) could reach past it: refusing the socket closes both.
 //! - `socketpair(AF_UNIX, SOCK_DGRAM, …)`: an unconnected datagram pair could `sendto`
 //!   or re-`connect` to a host datagram socket. Stream and seqpacket pairs (asyncio's
 //!   self-pipe) stay allowed: they are born connected and cannot be re-aimed.
@@ -116,11 +119,11 @@ fn jump(code: u16, k: u32, at: usize, t: usize, f: usize) -> Insn {
 /// The filter program, as the `struct sock_filter` array bwrap expects.
 pub(crate) fn program() -> Vec<u8> {
     const SOCKET: usize = 11;
-    const SOCKETPAIR: usize = 13;
-    const IOCTL: usize = 18;
-    const ALLOW: usize = 21;
-    const DENY: usize = 22;
-    const NOSYS: usize = 23;
+    const SOCKETPAIR: usize = 15;
+    const IOCTL: usize = 20;
+    const ALLOW: usize = 23;
+    const DENY: usize = 24;
+    const NOSYS: usize = 25;
     let nr = |n: libc::c_long| n as u32;
     let eq = |k: u32, at: usize, t: usize, f: usize| jump(BPF_JEQ_K, k, at, t, f);
     let prog = [
@@ -135,22 +138,25 @@ pub(crate) fn program() -> Vec<u8> {
         /* 8 */ eq(nr(libc::SYS_io_uring_setup), 8, DENY, 9),
         /* 9 */ eq(nr(libc::SYS_io_uring_enter), 9, DENY, 10),
         /* 10 */ eq(nr(libc::SYS_io_uring_register), 10, DENY, ALLOW),
-        // SOCKET: socket(domain, …)
-        /* 11 */ ld(OFF_ARG0_LO),
-        /* 12 */ eq(libc::AF_UNIX as u32, 12, DENY, ALLOW),
+        // SOCKET: socket(domain, …): three families, nothing else
+        /* 11 */
+        ld(OFF_ARG0_LO),
+        /* 12 */ eq(libc::AF_INET as u32, 12, ALLOW, 13),
+        /* 13 */ eq(libc::AF_INET6 as u32, 13, ALLOW, 14),
+        /* 14 */ eq(libc::AF_NETLINK as u32, 14, ALLOW, DENY),
         // SOCKETPAIR: socketpair(domain, type, …)
-        /* 13 */ ld(OFF_ARG0_LO),
-        /* 14 */ eq(libc::AF_UNIX as u32, 14, 15, ALLOW),
-        /* 15 */ ld(OFF_ARG1_LO),
-        /* 16 */ and(SOCK_TYPE_MASK),
-        /* 17 */ eq(libc::SOCK_DGRAM as u32, 17, DENY, ALLOW),
+        /* 15 */ ld(OFF_ARG0_LO),
+        /* 16 */ eq(libc::AF_UNIX as u32, 16, 17, ALLOW),
+        /* 17 */ ld(OFF_ARG1_LO),
+        /* 18 */ and(SOCK_TYPE_MASK),
+        /* 19 */ eq(libc::SOCK_DGRAM as u32, 19, DENY, ALLOW),
         // IOCTL: ioctl(fd, request, …)
-        /* 18 */ ld(OFF_ARG1_LO),
-        /* 19 */ eq(libc::TIOCSTI as u32, 19, DENY, 20),
-        /* 20 */ eq(libc::TIOCLINUX as u32, 20, DENY, ALLOW),
-        /* 21 ALLOW */ ret(SECCOMP_RET_ALLOW),
-        /* 22 DENY */ ret(SECCOMP_RET_ERRNO | libc::EPERM as u32),
-        /* 23 NOSYS */ ret(SECCOMP_RET_ERRNO | libc::ENOSYS as u32),
+        /* 20 */ ld(OFF_ARG1_LO),
+        /* 21 */ eq(libc::TIOCSTI as u32, 21, DENY, 22),
+        /* 22 */ eq(libc::TIOCLINUX as u32, 22, DENY, ALLOW),
+        /* 23 ALLOW */ ret(SECCOMP_RET_ALLOW),
+        /* 24 DENY */ ret(SECCOMP_RET_ERRNO | libc::EPERM as u32),
+        /* 25 NOSYS */ ret(SECCOMP_RET_ERRNO | libc::ENOSYS as u32),
     ];
     prog.iter().flat_map(|i| i.to_bytes()).collect()
 }
@@ -244,9 +250,36 @@ mod tests {
             run(libc::SYS_socket, a, [unix | high, 1, 0, 0, 0, 0]),
             EPERM
         );
+        for family in [libc::AF_INET, libc::AF_INET6, libc::AF_NETLINK] {
+            assert_eq!(
+                run(libc::SYS_socket, a, [family as u64, 1, 0, 0, 0, 0]),
+                SECCOMP_RET_ALLOW,
+                "family {family}"
+            );
+        }
+        for family in [
+            libc::AF_VSOCK,
+            libc::AF_PACKET,
+            libc::AF_BLUETOOTH,
+            libc::AF_ALG,
+            libc::AF_UNSPEC,
+            0xffff,
+        ] {
+            assert_eq!(
+                run(libc::SYS_socket, a, [family as u64, 1, 0, 0, 0, 0]),
+                EPERM,
+                "family {family}"
+            );
+        }
+        // High garbage bits do not turn an allowed family into another, nor back.
         assert_eq!(
-            run(libc::SYS_socket, a, [inet, 1, 0, 0, 0, 0]),
+            run(libc::SYS_socket, a, [inet | high, 1, 0, 0, 0, 0]),
             SECCOMP_RET_ALLOW
+        );
+        let vsock = libc::AF_VSOCK as u64;
+        assert_eq!(
+            run(libc::SYS_socket, a, [vsock | high, 1, 0, 0, 0, 0]),
+            EPERM
         );
         let dgram = libc::SOCK_DGRAM as u64 | libc::SOCK_CLOEXEC as u64;
         let stream = libc::SOCK_STREAM as u64;
