@@ -404,6 +404,8 @@ fn unreachable_paths_say_permission_denied_and_where() {
         )),
         "{stderr}"
     );
+}
+
 /// Security review F14: relative `[sandbox]` paths were accepted by `check` and then
 /// failed every run; they are load errors naming the key and the entry.
 #[test]
