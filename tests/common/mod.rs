@@ -42,9 +42,14 @@ pub struct Scene {
 
 impl Scene {
     pub fn new() -> Scene {
+        Scene::new_in(&test_root())
+    }
+
+    /// A scene in a fresh folder under `parent`.
+    pub fn new_in(parent: &Path) -> Scene {
         let root = tempfile::Builder::new()
             .prefix("scene-")
-            .tempdir_in(test_root())
+            .tempdir_in(parent)
             .expect("temp dir");
         let project = root.path().join("project");
         let hooks = root.path().join("hooks");
@@ -245,23 +250,10 @@ impl OtherUserWorld {
     /// A [`Scene`] inside the world, every folder 0755 so the other user can enter it.
     pub fn scene(&self) -> Scene {
         use std::os::unix::fs::PermissionsExt;
-        let root = tempfile::Builder::new()
-            .prefix("scene-")
-            .tempdir_in(self.root.path())
-            .expect("temp dir");
-        std::fs::set_permissions(root.path(), std::fs::Permissions::from_mode(0o755))
+        let scene = Scene::new_in(self.root.path());
+        std::fs::set_permissions(scene.root.path(), std::fs::Permissions::from_mode(0o755))
             .expect("chmod");
-        let project = root.path().join("project");
-        let hooks = root.path().join("hooks");
-        std::fs::create_dir_all(&project).unwrap();
-        std::fs::create_dir_all(&hooks).unwrap();
-        let config = root.path().join("config.toml");
-        Scene {
-            root,
-            project,
-            hooks,
-            config,
-        }
+        scene
     }
 }
 
