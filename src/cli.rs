@@ -417,7 +417,8 @@ fn report(verdict: &Verdict, json: bool, prompt: Option<&str>) -> ExitCode {
     }
 }
 
-/// `log show FILE`: notes on stderr, the transcript rows on stdout.
+/// `log show FILE`: notes (and a warning when others may read the record) on stderr, the
+/// transcript rows on stdout.
 fn log_show(file: &std::path::Path) -> ExitCode {
     let reading = match crate::record::read_file(file) {
         Ok(r) => r,
@@ -429,6 +430,9 @@ fn log_show(file: &std::path::Path) -> ExitCode {
     for note in &reading.notes {
         say(&format!("note: {note}"));
     }
+    if let Some(warning) = crate::record::exposure_warning_of(file) {
+        say(&warning);
+    }
     let mut stdout = std::io::stdout().lock();
     for row in crate::record::transcript::rows(&reading) {
         let _ = writeln!(stdout, "{}", line(&row));
@@ -437,7 +441,8 @@ fn log_show(file: &std::path::Path) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// `replay FILE`: one row per gate, problems, then the summary.
+/// `replay FILE`: one row per gate, problems, then the summary (notes and a warning when
+/// others may read the record on stderr).
 async fn replay(file: &std::path::Path) -> ExitCode {
     let reading = match crate::record::read_file(file) {
         Ok(r) => r,
@@ -448,6 +453,9 @@ async fn replay(file: &std::path::Path) -> ExitCode {
     };
     for note in &reading.notes {
         say(&format!("note: {note}"));
+    }
+    if let Some(warning) = crate::record::exposure_warning_of(file) {
+        say(&warning);
     }
     let report = crate::record::replay::replay(&reading).await;
     let mut stdout = std::io::stdout().lock();

@@ -112,7 +112,10 @@ pub struct Host {
 impl Host {
     /// Loads, validates and guards the hooks and prepares their executors; opens the
     /// session record (`log`, or the default one in [`Mode::Serve`]) or resumes one
-    /// (`resume`), and records from then on.
+    /// (`resume`), and records from then on. When the config defines hooks, a `log` or
+    /// `resume` file the agent could write is refused like such a config file
+    /// ([`guard::check_record_file`]), and a default record there is not written (a
+    /// warning says so).
     pub fn start(mut options: HostOptions) -> Result<Host, StartError> {
         let resumed = match options.resume.clone() {
             Some(from) => {
@@ -123,10 +126,10 @@ impl Host {
                     }
                     .into());
                 }
-                let (file, text) = RecordWriter::resume(&from.file)?;
+                let (file, text, exposed) = RecordWriter::resume(&from.file)?;
                 let plan = ResumePlan::new(&from, &record::read_str(&text))?;
                 options.session_id = Some(plan.session_id.clone());
-                Some((file, plan))
+                Some((file, plan, exposed))
             }
             None => None,
         };
@@ -136,30 +139,53 @@ impl Host {
             .clone();
         let (log, mode) = (options.log.clone(), options.mode);
         let env = options.env.clone();
-        let mut host = Host::start_hooks(options, resumed.as_ref().map(|(_, plan)| plan))?;
+        let (mut host, guard_ctx) =
+            Host::start_hooks(options, resumed.as_ref().map(|(_, plan, _)| plan))?;
+        // A record the agent could change is refused like a config it could change: a
+        // resume trusts the hooks it lists. Nothing is written before this check.
+        let check_record = |path: &Path| match &guard_ctx {
+            Some(ctx) => guard::check_record_file(ctx, path),
+            None => Ok(()),
+        };
+        let refused = |refusal: guard::Refusal| StartError::Refused(vec![refusal.to_string()]);
         let writer = match resumed {
-            Some((file, plan)) => {
+            Some((file, plan, exposed)) => {
+                check_record(&plan.file).map_err(refused)?;
                 let notes = plan
                     .notes
                     .iter()
                     .map(|n| format!("note: {}: {n}", plan.file.display()));
-                let mut first: Vec<String> = plan.killed.iter().cloned().chain(notes).collect();
+                let mut first: Vec<String> = plan
+                    .killed
+                    .iter()
+                    .cloned()
+                    .chain(notes)
+                    .chain(exposed)
+                    .collect();
                 first.append(&mut host.warnings);
                 host.warnings = first;
                 Some((
-                    RecordWriter::resumed(&plan.file, &session_id, file),
+                    RecordWriter::resumed(&plan.file, &session_id, file)?,
                     Some(plan),
                 ))
             }
             None => match log {
-                Some(path) => Some((RecordWriter::create(&path, &session_id)?, None)),
+                Some(path) => {
+                    check_record(&path).map_err(refused)?;
+                    Some((RecordWriter::create(&path, &session_id)?, None))
+                }
                 None if mode == Mode::Serve => {
                     let env = env.unwrap_or_else(|| std::env::vars_os().collect());
                     let get =
                         |key: &str| env.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone());
-                    match record::default_path(&get, &session_id)
-                        .map(|p| RecordWriter::create(&p, &session_id))
-                    {
+                    // The default record is not the user's choice: one the agent could
+                    // change is not written (a warning says so), rather than refused.
+                    let created = record::default_path(&get, &session_id).map(|p| {
+                        check_record(&p).map_err(|r| r.to_string()).and_then(|()| {
+                            RecordWriter::create(&p, &session_id).map_err(|e| e.to_string())
+                        })
+                    });
+                    match created {
                         Some(Ok(writer)) => Some((writer, None)),
                         Some(Err(e)) => {
                             host.warnings
@@ -225,7 +251,13 @@ impl Host {
         Ok(())
     }
 
-    fn start_hooks(options: HostOptions, plan: Option<&ResumePlan>) -> Result<Host, StartError> {
+    /// Loads and guards the hooks and prepares their executors. Also returns the guard's
+    /// view of the session when the config defines hooks (before a resume keeps only
+    /// the recorded ones), for the record's own check.
+    fn start_hooks(
+        options: HostOptions,
+        plan: Option<&ResumePlan>,
+    ) -> Result<(Host, Option<GuardContext>), StartError> {
         let env = options
             .env
             .clone()
@@ -245,7 +277,7 @@ impl Host {
             },
         };
         if options.no_hooks {
-            return Ok(Host {
+            let host = Host {
                 session,
                 project,
                 hooks: Vec::new(),
@@ -256,9 +288,11 @@ impl Host {
                 no_hooks: true,
                 skipped: Vec::new(),
                 _sandbox: SessionSandbox::Off,
-            });
+            };
+            return Ok((host, None));
         }
         let mut config = load_config(&options, &get)?;
+        let configured_hooks = !config.hooks.is_empty();
         let mut skipped = Vec::new();
         if let Some(plan) = plan.filter(|p| p.keeps_recorded()) {
             let (kept, dropped, lines) = plan.apply(&config.hooks);
@@ -317,8 +351,8 @@ impl Host {
         for (def, program) in config.hooks.iter().zip(programs) {
             if def.is_wasm() {
                 match wasm.prepare(def, &program, &project) {
-                    Ok((hook, warning)) => {
-                        warnings.extend(warning);
+                    Ok((hook, hook_warnings)) => {
+                        warnings.extend(hook_warnings);
                         hooks.push(hook);
                     }
                     Err(refusal) => refusals.push(refusal),
@@ -344,7 +378,7 @@ impl Host {
             banner.push('\n');
             banner.push_str(&note);
         }
-        Ok(Host {
+        let host = Host {
             session,
             project,
             hooks,
@@ -355,7 +389,8 @@ impl Host {
             no_hooks: false,
             skipped,
             _sandbox: sandbox,
-        })
+        };
+        Ok((host, configured_hooks.then_some(guard_ctx)))
     }
 
     /// The spec's banner line: `hooks: no-force-push (bash, exec) · …`.
