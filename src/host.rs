@@ -795,12 +795,14 @@ impl WasmHooks {
     /// Compiles (or loads) and pre-links a WASM hook. A hook that imports the network
     /// is refused (the `Err` line); one that cannot be compiled or linked becomes a hook
     /// whose every run fails with "could not start: …", and a start-up warning says so.
+    /// The compile cache's warnings (a damaged cache file compiled again, a cache that
+    /// cannot be written) become start-up warnings too.
     fn prepare(
         &mut self,
         def: &HookDef,
         program: &Path,
         project: &Path,
-    ) -> Result<(LoadedHook, Option<String>), String> {
+    ) -> Result<(LoadedHook, Vec<String>), String> {
         let engine = self.engine.get_or_insert_with(|| {
             WasmEngine::new(&self.settings, self.mode).map_err(|e| e.to_string())
         });
@@ -813,12 +815,16 @@ impl WasmHooks {
                 }),
             Err(e) => Err(Ok(e.clone())),
         };
-        let (executor, warning): (Arc<dyn Executor>, Option<String>) = match prepared {
-            Ok(executor) => (Arc::new(executor), None),
+        let (executor, warnings): (Arc<dyn Executor>, Vec<String>) = match prepared {
+            Ok(executor) => {
+                let cache = executor.cache_warnings().iter().map(|w| format!("⚠ {w}"));
+                let cache = cache.collect();
+                (Arc::new(executor), cache)
+            }
             Err(Err(refusal)) => return Err(refusal),
             Err(Ok(why)) => (
                 Arc::new(Unstartable(why.clone())),
-                Some(format!("⚠ hook {} could not start: {why}", def.name)),
+                vec![format!("⚠ hook {} could not start: {why}", def.name)],
             ),
         };
         Ok((
@@ -827,7 +833,7 @@ impl WasmHooks {
                 placement: Placement::Wasm,
                 executor,
             },
-            warning,
+            warnings,
         ))
     }
 }
