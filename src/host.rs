@@ -335,7 +335,7 @@ impl Host {
             path_env: path_env.clone(),
             tmpdir_env: get("TMPDIR").map(PathBuf::from),
         };
-        let programs = run_guard(&guard_ctx, &config)?;
+        let programs = run_guard(&guard_ctx, &config, configured_hooks)?;
 
         let hook_env = hook_env::scrubbed(env.iter().cloned());
         let host_path = guard::scrub_path_for_host_hook(&guard_ctx);
@@ -620,10 +620,15 @@ fn load_config(
 }
 
 /// Runs the path guard over the config file and every hook; returns each hook's
-/// program (absolute) in order, or every refusal.
-fn run_guard(ctx: &GuardContext, config: &Config) -> Result<Vec<PathBuf>, StartError> {
+/// program (absolute) in order, or every refusal. `configured_hooks`: the config file
+/// defines hooks (a resume may keep none of them: the file is checked all the same).
+fn run_guard(
+    ctx: &GuardContext,
+    config: &Config,
+    configured_hooks: bool,
+) -> Result<Vec<PathBuf>, StartError> {
     let mut refusals = Vec::new();
-    if !config.hooks.is_empty()
+    if configured_hooks
         && let Some(path) = &config.path
         && let Err(refusal) = guard::check_config_file(ctx, path)
     {

@@ -102,9 +102,7 @@ fn prompt_escapes_hook_text_but_echoes_the_prompt_exactly() {
     // hook's, escaped.
     assert_eq!(
         stdout,
-        format!(
-            "{prompt}\n\nContext from the user's hook \"context\":\nyou said: look {SHOWN}\n"
-        )
+        format!("{prompt}\n\nContext from the user's hook \"context\":\nyou said: look {SHOWN}\n")
     );
     let (_, v) = scene.prompt(&["--no-sandbox"], &prompt);
     assert_eq!(v["context"][0]["text"], format!("you said: look {PAYLOAD}"));

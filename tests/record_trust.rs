@@ -42,9 +42,30 @@ fn force_push(scene: &Scene, extra: &[&str], log_flag: &[&str]) -> Output {
         .args(extra)
         .arg("pre-tool-use")
         .args(log_flag)
-        .args(["--tool", "bash", "--input", r#"{"command":"git push --force"}"#])
+        .args([
+            "--tool",
+            "bash",
+            "--input",
+            r#"{"command":"git push --force"}"#,
+        ])
         .output()
         .unwrap()
+}
+
+/// The text of the record at `path` with its `session.started` edited to list no hooks,
+/// as the agent would edit it.
+fn listing_no_hooks(path: &Path) -> String {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|line| {
+            let mut v: Value = serde_json::from_str(line).unwrap();
+            if v["type"] == "session.started" {
+                v["hooks"] = Value::Array(Vec::new());
+            }
+            format!("{v}\n")
+        })
+        .collect()
 }
 
 fn arg(path: &Path) -> &str {
@@ -104,17 +125,7 @@ fn a_record_in_the_project_is_refused_for_log_and_resume() {
     let outside = scene.root.path().join("state/session.jsonl");
     let out = force_push(&scene, &["--log", arg(&outside)], &[]);
     assert_eq!(out.status.code(), Some(1), "{:?}", text(&out));
-    let tampered: String = std::fs::read_to_string(&outside)
-        .unwrap()
-        .lines()
-        .map(|line| {
-            let mut v: Value = serde_json::from_str(line).unwrap();
-            if v["type"] == "session.started" {
-                v["hooks"] = Value::Array(Vec::new());
-            }
-            format!("{v}\n")
-        })
-        .collect();
+    let tampered = listing_no_hooks(&outside);
     std::fs::write(&inside, &tampered).unwrap();
     std::fs::set_permissions(&inside, std::fs::Permissions::from_mode(0o600)).unwrap();
 
@@ -200,7 +211,10 @@ fn a_default_record_the_agent_could_change_is_not_written() {
             && warnings.contains("This session is not recorded."),
         "{line}"
     );
-    assert!(!state.exists(), "the default record was written in the project");
+    assert!(
+        !state.exists(),
+        "the default record was written in the project"
+    );
     assert_eq!(out.status.code(), Some(0));
 }
 
@@ -213,17 +227,7 @@ fn a_resume_of_a_record_listing_fewer_hooks_names_them() {
     let log = scene.root.path().join("state/session.jsonl");
     let out = force_push(&scene, &["--log", arg(&log)], &[]);
     assert_eq!(out.status.code(), Some(1), "{:?}", text(&out));
-    let edited: String = std::fs::read_to_string(&log)
-        .unwrap()
-        .lines()
-        .map(|line| {
-            let mut v: Value = serde_json::from_str(line).unwrap();
-            if v["type"] == "session.started" {
-                v["hooks"] = Value::Array(Vec::new());
-            }
-            format!("{v}\n")
-        })
-        .collect();
+    let edited = listing_no_hooks(&log);
     std::fs::write(&log, edited).unwrap();
     let warning = format!(
         "⚠ hook no-force-push in your config is not listed in the session record {}, so this resumed session does not run it. If you did not add it since the session was recorded, the record was changed. Resume cleanly (--clean) to use today's hooks.",
@@ -249,7 +253,10 @@ fn a_resume_of_a_record_listing_fewer_hooks_names_them() {
     let out = force_push(&scene, &[], &["--resume", arg(&log), "--clean"]);
     let (_, stderr) = text(&out);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
-    assert!(!stderr.contains("not listed in the session record"), "{stderr}");
+    assert!(
+        !stderr.contains("not listed in the session record"),
+        "{stderr}"
+    );
 }
 
 /// `sh -c 'umask U; exec hookhost …'`, with the scene's options.
@@ -299,7 +306,12 @@ fn records_are_created_private_whatever_the_umask() {
         )
         .output()
         .unwrap();
-        assert_eq!(out.status.code(), Some(0), "umask {umask}: {:?}", text(&out));
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "umask {umask}: {:?}",
+            text(&out)
+        );
         assert_eq!(mode(&log), 0o600, "umask {umask}");
         for dir in [base.join("a/b"), base.join("a"), base.clone()] {
             assert_eq!(mode(&dir), 0o700, "umask {umask}: {}", dir.display());
@@ -363,7 +375,11 @@ fn a_record_open_to_others_warns_on_resume_and_show() {
     // Private (as written): no warning anywhere.
     let out = force_push(&scene, &[], &["--resume", arg(&log)]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(!text(&out).1.contains("open to other users"), "{:?}", text(&out));
+    assert!(
+        !text(&out).1.contains("open to other users"),
+        "{:?}",
+        text(&out)
+    );
     assert!(!log_show(()).contains("open to other users"));
 
     std::fs::set_permissions(&log, std::fs::Permissions::from_mode(0o644)).unwrap();
@@ -384,4 +400,38 @@ fn a_record_open_to_others_warns_on_resume_and_show() {
     assert!(show("replay").lines().any(|l| l == warning));
     // Nothing changed the mode: it is the user's to fix.
     assert_eq!(mode(&log), 0o644);
+}
+
+/// A config in the project is refused even when a resume keeps none of its hooks (a
+/// record edited to list none): the refusal looked at the hooks the resume kept.
+#[test]
+fn a_config_in_the_project_is_refused_on_a_resume_that_keeps_no_hooks() {
+    let scene = force_scene();
+    let log = scene.root.path().join("state/session.jsonl");
+    let out = force_push(&scene, &["--log", arg(&log)], &[]);
+    assert_eq!(out.status.code(), Some(1), "{:?}", text(&out));
+    let edited = listing_no_hooks(&log);
+    std::fs::write(&log, edited).unwrap();
+    let inside = scene.project.join("config.toml");
+    std::fs::copy(&scene.config, &inside).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_hookhost"))
+        .arg("--config")
+        .arg(&inside)
+        .arg("--project")
+        .arg(&scene.project)
+        .args([NO_SANDBOX, "pre-tool-use", "--resume", arg(&log)])
+        .args([
+            "--tool",
+            "bash",
+            "--input",
+            r#"{"command":"git push --force"}"#,
+        ])
+        .output()
+        .unwrap();
+    let (_, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.starts_with(&format!("config {} is in the project", inside.display())),
+        "{stderr}"
+    );
 }
