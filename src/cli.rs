@@ -2,6 +2,11 @@
 //!
 //! Exit statuses: 0 go ahead (or the session can start), 1 blocked, 2 could not run
 //! (a load error, a refusal, bad input), 130 interrupted.
+//!
+//! Text output is for a person's terminal: every line goes through
+//! [`crate::escape::for_terminal`] (through [`say`] and [`line`]), except the prompt that
+//! `prompt` echoes, which is the caller's own input given back byte for byte. `--json`
+//! output is exact.
 
 use std::io::{Read, Write};
 use std::path::PathBuf;
@@ -10,6 +15,7 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 
 use crate::dispatch::{Outcome, Verdict};
+use crate::escape::for_terminal;
 use crate::executor::CancellationToken;
 use crate::host::{Host, HostOptions, Mode, SessionBox};
 
@@ -178,11 +184,11 @@ impl GlobalOptions {
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     if let Err(e) = init_logs(cli.global.verbose) {
-        eprintln!("hookhost: {e}");
+        say(&format!("hookhost: {e}"));
         return ExitCode::from(2);
     }
     if let Err(e) = crate::process::harden_host_process(true) {
-        eprintln!("hookhost: cannot harden the host process: {e}");
+        say(&format!("hookhost: cannot harden the host process: {e}"));
         return ExitCode::from(2);
     }
     // `serve` runs requests in parallel; every other command runs one thing at a time.
@@ -197,7 +203,7 @@ pub fn main() -> ExitCode {
     let runtime = match builder.enable_all().build() {
         Ok(rt) => rt,
         Err(e) => {
-            eprintln!("hookhost: cannot start the runtime: {e}");
+            say(&format!("hookhost: cannot start the runtime: {e}"));
             return ExitCode::from(2);
         }
     };
@@ -263,12 +269,12 @@ fn run_in_box(global: &GlobalOptions, argv: &[std::ffi::OsString]) -> ExitCode {
     let session_box = match SessionBox::start(&global.host_options(Mode::OneShot)) {
         Ok(b) => b,
         Err(e) => {
-            eprintln!("hookhost box: {e}");
+            say(&format!("hookhost box: {e}"));
             return ExitCode::from(2);
         }
     };
     for w in session_box.warnings() {
-        eprintln!("{w}");
+        say(w);
     }
     let status = session_box.command(argv).and_then(|mut c| c.status());
     match status {
@@ -277,7 +283,7 @@ fn run_in_box(global: &GlobalOptions, argv: &[std::ffi::OsString]) -> ExitCode {
             None => ExitCode::from(1),
         },
         Err(e) => {
-            eprintln!("hookhost box: cannot run the box: {e}");
+            say(&format!("hookhost box: cannot run the box: {e}"));
             ExitCode::from(2)
         }
     }
@@ -292,7 +298,7 @@ fn start_with(global: &GlobalOptions, resume: &ResumeArgs) -> Result<Host, ExitC
     let mut options = global.host_options(Mode::OneShot);
     options.resume = resume.resume_from();
     Host::start(options).map_err(|e| {
-        eprintln!("{e}");
+        say(&e.to_string());
         ExitCode::from(2)
     })
 }
@@ -306,13 +312,13 @@ fn check(global: &GlobalOptions) -> ExitCode {
         Err(code) => return code,
     };
     for w in host.warnings() {
-        eprintln!("{w}");
+        say(w);
     }
     // Said here only, not on every gate: it is a fact of this kernel, not of the session.
     if host.has_box() && crate::sandbox::landlock_abi().is_none() {
-        eprintln!("{NO_LANDLOCK}");
+        say(NO_LANDLOCK);
     }
-    println!("{}", banner_less_warnings(&host));
+    let _ = writeln!(std::io::stdout(), "{}", line(&banner_less_warnings(&host)));
     ExitCode::SUCCESS
 }
 
@@ -340,7 +346,7 @@ fn arg_or_stdin(arg: Option<String>) -> Result<String, ExitCode> {
 fn read_stdin() -> Result<String, ExitCode> {
     let mut bytes = Vec::new();
     std::io::stdin().read_to_end(&mut bytes).map_err(|e| {
-        eprintln!("hookhost: cannot read stdin: {e}");
+        say(&format!("hookhost: cannot read stdin: {e}"));
         ExitCode::from(2)
     })?;
     Ok(String::from_utf8_lossy(&bytes).into_owned())
@@ -370,11 +376,11 @@ async fn pre_tool_use(
     let tool_input: serde_json::Value = match serde_json::from_str(&text) {
         Ok(v @ serde_json::Value::Object(_)) => v,
         Ok(_) => {
-            eprintln!("hookhost: the tool input must be a JSON object");
+            say("hookhost: the tool input must be a JSON object");
             return ExitCode::from(2);
         }
         Err(e) => {
-            eprintln!("hookhost: the tool input is not valid JSON: {e}");
+            say(&format!("hookhost: the tool input is not valid JSON: {e}"));
             return ExitCode::from(2);
         }
     };
@@ -417,35 +423,52 @@ fn announce(host: &Host, json: bool) {
     if json {
         return;
     }
-    eprintln!("{}", banner_less_warnings(host));
+    say(&banner_less_warnings(host));
     for w in host.warnings() {
-        eprintln!("{w}");
+        say(w);
     }
+}
+
+/// Writes a line for a person to stderr, its controls escaped.
+///
+/// Not `eprintln!`, which panics when stderr is closed or a broken pipe.
+pub(crate) fn say(text: &str) {
+    let _ = writeln!(std::io::stderr(), "{}", line(text));
+}
+
+/// A line of text output, its controls escaped ([`crate::escape`]).
+pub(crate) fn line(text: &str) -> std::borrow::Cow<'_, str> {
+    for_terminal(text)
 }
 
 /// Prints a verdict and gives its exit status. For a prompt (`prompt` is the text),
 /// stdout is what the model reads: the prompt, then each context block.
+///
+/// In text mode the prompt is written as given (it is the caller's own input, and the
+/// model must read exactly what the user wrote); everything a hook wrote (messages,
+/// context blocks, warnings) has its controls escaped. `--json` is exact.
 fn report(verdict: &Verdict, json: bool, prompt: Option<&str>) -> ExitCode {
     let mut stdout = std::io::stdout().lock();
     if json {
-        let line = serde_json::to_string(verdict).unwrap_or_default();
-        let _ = writeln!(stdout, "{line}");
+        let json_line = serde_json::to_string(verdict).unwrap_or_default();
+        let _ = writeln!(stdout, "{json_line}");
     } else {
         for w in &verdict.warnings {
-            eprintln!("{w}");
+            say(w);
         }
+        let message = verdict.message.as_deref().unwrap_or_default();
         match (verdict.outcome, prompt) {
             (Outcome::Allow, Some(prompt)) => {
                 let _ = write!(stdout, "{prompt}");
                 for block in &verdict.context {
-                    let _ = write!(stdout, "\n\n{}", block.framed());
+                    let _ = write!(stdout, "\n\n{}", line(&block.framed()));
                 }
                 let _ = writeln!(stdout);
             }
             (Outcome::Allow, None) => {}
-            (_, Some(_)) => eprintln!("{}", verdict.message.as_deref().unwrap_or_default()),
+            (_, Some(_)) => say(message),
             (_, None) => {
-                let _ = writeln!(stdout, "{}", verdict.message.as_deref().unwrap_or_default());
+                let _ = writeln!(stdout, "{}", line(message));
             }
         }
     }
@@ -457,45 +480,53 @@ fn report(verdict: &Verdict, json: bool, prompt: Option<&str>) -> ExitCode {
     }
 }
 
-/// `log show FILE`: notes on stderr, the transcript rows on stdout.
+/// `log show FILE`: notes (and a warning when others may read the record) on stderr, the
+/// transcript rows on stdout.
 fn log_show(file: &std::path::Path) -> ExitCode {
     let reading = match crate::record::read_file(file) {
         Ok(r) => r,
         Err(e) => {
-            eprintln!("hookhost: {e}");
+            say(&format!("hookhost: {e}"));
             return ExitCode::from(2);
         }
     };
     for note in &reading.notes {
-        eprintln!("note: {note}");
+        say(&format!("note: {note}"));
+    }
+    if let Some(warning) = crate::record::exposure_warning_of(file) {
+        say(&warning);
     }
     let mut stdout = std::io::stdout().lock();
     for row in crate::record::transcript::rows(&reading) {
-        let _ = writeln!(stdout, "{row}");
+        let _ = writeln!(stdout, "{}", line(&row));
     }
     let _ = stdout.flush();
     ExitCode::SUCCESS
 }
 
-/// `replay FILE`: one row per gate, problems, then the summary.
+/// `replay FILE`: one row per gate, problems, then the summary (notes and a warning when
+/// others may read the record on stderr).
 async fn replay(file: &std::path::Path) -> ExitCode {
     let reading = match crate::record::read_file(file) {
         Ok(r) => r,
         Err(e) => {
-            eprintln!("hookhost: {e}");
+            say(&format!("hookhost: {e}"));
             return ExitCode::from(2);
         }
     };
     for note in &reading.notes {
-        eprintln!("note: {note}");
+        say(&format!("note: {note}"));
+    }
+    if let Some(warning) = crate::record::exposure_warning_of(file) {
+        say(&warning);
     }
     let report = crate::record::replay::replay(&reading).await;
     let mut stdout = std::io::stdout().lock();
     for row in &report.rows {
-        let _ = writeln!(stdout, "{row}");
+        let _ = writeln!(stdout, "{}", line(row));
     }
     for problem in &report.problems {
-        let _ = writeln!(stdout, "✗ {problem}");
+        let _ = writeln!(stdout, "{}", line(&format!("✗ {problem}")));
     }
     let _ = writeln!(stdout, "{}", report.summary());
     let _ = stdout.flush();

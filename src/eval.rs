@@ -32,7 +32,8 @@
 //!
 //! The hooks are loaded the normal way ([`Host::start`]: `--config`, the default path,
 //! the global options). The output is one line per case, `pass NAME` or
-//! `FAIL NAME: what differed`, then the summary line `N passed, M failed`. Exit status:
+//! `FAIL NAME: what differed`, then the summary line `N passed, M failed` (control
+//! characters in names and messages shown escaped, as [`crate::escape`] says). Exit status:
 //! 0 all passed, 1 any failed, 2 the cases file is malformed (every problem names the
 //! file, the case and the key, as config errors do) or the session could not start,
 //! 130 interrupted.
@@ -45,7 +46,7 @@ use std::process::ExitCode;
 use serde_json::Value as Json;
 use toml::Value;
 
-use crate::cli::GlobalOptions;
+use crate::cli::{GlobalOptions, line, say};
 use crate::dispatch::{Outcome, Verdict};
 use crate::executor::CancellationToken;
 use crate::host::{Host, Mode};
@@ -579,20 +580,20 @@ pub async fn command(global: &GlobalOptions, cases_path: &Path) -> ExitCode {
     let cases = match load(cases_path) {
         Ok(cases) => cases,
         Err(e) => {
-            eprintln!("{e}");
+            say(&e.to_string());
             return ExitCode::from(2);
         }
     };
     let host = match Host::start(global.host_options(Mode::OneShot)) {
         Ok(host) => host,
         Err(e) => {
-            eprintln!("{e}");
+            say(&e.to_string());
             return ExitCode::from(2);
         }
     };
-    eprintln!("{}", host.banner());
+    say(host.banner());
     for w in host.warnings() {
-        eprintln!("{w}");
+        say(w);
     }
     let cancel = CancellationToken::new();
     {
@@ -607,26 +608,33 @@ pub async fn command(global: &GlobalOptions, cases_path: &Path) -> ExitCode {
     for case in &cases {
         let result = run_case(&host, case, &cancel).await;
         for w in &result.verdict.warnings {
-            eprintln!("{w}");
+            say(w);
         }
-        println!("{}", result.line(&case.name));
+        report(&result.line(&case.name));
         if result.passed() {
             passed += 1;
         } else {
             failed += 1;
         }
         if cancel.is_cancelled() {
-            eprintln!("hookhost: interrupted; the remaining cases did not run");
-            println!("{}", summary(passed, failed));
+            say("hookhost: interrupted; the remaining cases did not run");
+            report(&summary(passed, failed));
             return ExitCode::from(130);
         }
     }
-    println!("{}", summary(passed, failed));
+    report(&summary(passed, failed));
     if failed == 0 {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
     }
+}
+
+/// Writes a report line on stdout, its controls escaped ([`crate::escape`]): case names
+/// come from the cases file and messages from hooks.
+fn report(text: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stdout(), "{}", line(text));
 }
 
 #[cfg(test)]

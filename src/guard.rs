@@ -43,6 +43,7 @@
 //!
 //! [`check_config_file`] refuses a config file with `[[hooks]]` that the agent could write,
 //! [`check_cache_dir`] the WASM compile cache (deserialising a compiled artifact is unsafe),
+//! [`check_record_file`] a session record (a resume trusts the hooks it lists),
 //! and [`scrub_path_for_host_hook`] gives a host hook in a sandboxed session a PATH with
 //! nothing the agent could plant a program in.
 //!
@@ -137,6 +138,8 @@ pub enum Who {
     Config,
     /// The WASM compile cache: `[wasm] cache_dir `.
     CacheDir,
+    /// A session record: `session record `.
+    Record,
 }
 
 impl fmt::Display for Who {
@@ -145,6 +148,7 @@ impl fmt::Display for Who {
             Who::Hook(name) => write!(f, "hook {name}: "),
             Who::Config => f.write_str("config "),
             Who::CacheDir => f.write_str("[wasm] cache_dir "),
+            Who::Record => f.write_str("session record "),
         }
     }
 }
@@ -398,6 +402,17 @@ pub enum Refusal {
         /// Where it lies.
         place: Place,
     },
+    /// A session record (`--log`, `--resume`) lies where the agent can write.
+    #[error(
+        "session record {} {place}, so the agent could change it, and a resume would trust the hooks it lists. Keep session records outside (for example in ~/.local/state/hookhost/), or start with --no-hooks.",
+        .path.display()
+    )]
+    Record {
+        /// The record, as given.
+        path: PathBuf,
+        /// Where it lies.
+        place: Place,
+    },
 }
 
 impl GuardContext {
@@ -495,6 +510,18 @@ pub fn check_config_file(ctx: &GuardContext, config: &Path) -> Result<(), Refusa
     match place {
         Some(place) => Err(Refusal::Config {
             path: config.to_path_buf(),
+            place,
+        }),
+        None => Ok(()),
+    }
+}
+
+/// Refuses a session record (to write with `--log`, or to resume) that lies where the
+/// agent can write: it could rewrite the hooks a resume keeps. It need not exist yet.
+pub fn check_record_file(ctx: &GuardContext, record: &Path) -> Result<(), Refusal> {
+    match locate_outside(ctx, record, Who::Record)? {
+        Some(place) => Err(Refusal::Record {
+            path: record.to_path_buf(),
             place,
         }),
         None => Ok(()),

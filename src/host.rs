@@ -118,7 +118,10 @@ pub struct Host {
 impl Host {
     /// Loads, validates and guards the hooks and prepares their executors; opens the
     /// session record (`log`, or the default one in [`Mode::Serve`]) or resumes one
-    /// (`resume`), and records from then on.
+    /// (`resume`), and records from then on. When the config defines hooks, a `log` or
+    /// `resume` file the agent could write is refused like such a config file
+    /// ([`guard::check_record_file`]), and a default record there is not written (a
+    /// warning says so).
     pub fn start(mut options: HostOptions) -> Result<Host, StartError> {
         let resumed = match options.resume.clone() {
             Some(from) => {
@@ -129,10 +132,10 @@ impl Host {
                     }
                     .into());
                 }
-                let (file, text) = RecordWriter::resume(&from.file)?;
+                let (file, text, exposed) = RecordWriter::resume(&from.file)?;
                 let plan = ResumePlan::new(&from, &record::read_str(&text))?;
                 options.session_id = Some(plan.session_id.clone());
-                Some((file, plan))
+                Some((file, plan, exposed))
             }
             None => None,
         };
@@ -142,30 +145,53 @@ impl Host {
             .clone();
         let (log, mode) = (options.log.clone(), options.mode);
         let env = options.env.clone();
-        let mut host = Host::start_hooks(options, resumed.as_ref().map(|(_, plan)| plan))?;
+        let (mut host, guard_ctx) =
+            Host::start_hooks(options, resumed.as_ref().map(|(_, plan, _)| plan))?;
+        // A record the agent could change is refused like a config it could change: a
+        // resume trusts the hooks it lists. Nothing is written before this check.
+        let check_record = |path: &Path| match &guard_ctx {
+            Some(ctx) => guard::check_record_file(ctx, path),
+            None => Ok(()),
+        };
+        let refused = |refusal: guard::Refusal| StartError::Refused(vec![refusal.to_string()]);
         let writer = match resumed {
-            Some((file, plan)) => {
+            Some((file, plan, exposed)) => {
+                check_record(&plan.file).map_err(refused)?;
                 let notes = plan
                     .notes
                     .iter()
                     .map(|n| format!("note: {}: {n}", plan.file.display()));
-                let mut first: Vec<String> = plan.killed.iter().cloned().chain(notes).collect();
+                let mut first: Vec<String> = plan
+                    .killed
+                    .iter()
+                    .cloned()
+                    .chain(notes)
+                    .chain(exposed)
+                    .collect();
                 first.append(&mut host.warnings);
                 host.warnings = first;
                 Some((
-                    RecordWriter::resumed(&plan.file, &session_id, file),
+                    RecordWriter::resumed(&plan.file, &session_id, file)?,
                     Some(plan),
                 ))
             }
             None => match log {
-                Some(path) => Some((RecordWriter::create(&path, &session_id)?, None)),
+                Some(path) => {
+                    check_record(&path).map_err(refused)?;
+                    Some((RecordWriter::create(&path, &session_id)?, None))
+                }
                 None if mode == Mode::Serve => {
                     let env = env.unwrap_or_else(|| std::env::vars_os().collect());
                     let get =
                         |key: &str| env.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone());
-                    match record::default_path(&get, &session_id)
-                        .map(|p| RecordWriter::create(&p, &session_id))
-                    {
+                    // The default record is not the user's choice: one the agent could
+                    // change is not written (a warning says so), rather than refused.
+                    let created = record::default_path(&get, &session_id).map(|p| {
+                        check_record(&p).map_err(|r| r.to_string()).and_then(|()| {
+                            RecordWriter::create(&p, &session_id).map_err(|e| e.to_string())
+                        })
+                    });
+                    match created {
                         Some(Ok(writer)) => Some((writer, None)),
                         Some(Err(e)) => {
                             host.warnings
@@ -231,7 +257,13 @@ impl Host {
         Ok(())
     }
 
-    fn start_hooks(options: HostOptions, plan: Option<&ResumePlan>) -> Result<Host, StartError> {
+    /// Loads and guards the hooks and prepares their executors. Also returns the guard's
+    /// view of the session when the config defines hooks (before a resume keeps only
+    /// the recorded ones), for the record's own check.
+    fn start_hooks(
+        options: HostOptions,
+        plan: Option<&ResumePlan>,
+    ) -> Result<(Host, Option<GuardContext>), StartError> {
         let env = options
             .env
             .clone()
@@ -251,7 +283,7 @@ impl Host {
             },
         };
         if options.no_hooks {
-            return Ok(Host {
+            let host = Host {
                 session,
                 project,
                 hooks: Vec::new(),
@@ -262,9 +294,11 @@ impl Host {
                 no_hooks: true,
                 skipped: Vec::new(),
                 _sandbox: SessionSandbox::Off,
-            });
+            };
+            return Ok((host, None));
         }
         let mut config = load_config(&options, &get)?;
+        let configured_hooks = !config.hooks.is_empty();
         let mut skipped = Vec::new();
         if let Some(plan) = plan.filter(|p| p.keeps_recorded()) {
             let (kept, dropped, lines) = plan.apply(&config.hooks);
@@ -309,7 +343,7 @@ impl Host {
             path_env: path_env.clone(),
             tmpdir_env: get("TMPDIR").map(PathBuf::from),
         };
-        let programs = run_guard(&guard_ctx, &config)?;
+        let programs = run_guard(&guard_ctx, &config, configured_hooks)?;
 
         let hook_env = hook_env::scrubbed(env.iter().cloned(), &config.sandbox.env);
         let host_path = guard::scrub_path_for_host_hook(&guard_ctx);
@@ -326,8 +360,8 @@ impl Host {
         for (def, program) in config.hooks.iter().zip(programs) {
             if def.is_wasm() {
                 match wasm.prepare(def, &program, &project) {
-                    Ok((hook, warning)) => {
-                        warnings.extend(warning);
+                    Ok((hook, hook_warnings)) => {
+                        warnings.extend(hook_warnings);
                         hooks.push(hook);
                     }
                     Err(refusal) => refusals.push(refusal),
@@ -354,7 +388,7 @@ impl Host {
             banner.push('\n');
             banner.push_str(&note);
         }
-        Ok(Host {
+        let host = Host {
             session,
             project,
             hooks,
@@ -365,7 +399,8 @@ impl Host {
             no_hooks: false,
             skipped,
             _sandbox: sandbox,
-        })
+        };
+        Ok((host, configured_hooks.then_some(guard_ctx)))
     }
 
     /// The spec's banner line: `hooks: no-force-push (bash, exec) · …`.
@@ -610,10 +645,15 @@ fn load_config(
 }
 
 /// Runs the path guard over the config file and every hook; returns each hook's
-/// program (absolute) in order, or every refusal.
-fn run_guard(ctx: &GuardContext, config: &Config) -> Result<Vec<PathBuf>, StartError> {
+/// program (absolute) in order, or every refusal. `configured_hooks`: the config file
+/// defines hooks (a resume may keep none of them: the file is checked all the same).
+fn run_guard(
+    ctx: &GuardContext,
+    config: &Config,
+    configured_hooks: bool,
+) -> Result<Vec<PathBuf>, StartError> {
     let mut refusals = Vec::new();
-    if !config.hooks.is_empty()
+    if configured_hooks
         && let Some(path) = &config.path
         && let Err(refusal) = guard::check_config_file(ctx, path)
     {
@@ -795,12 +835,14 @@ impl WasmHooks {
     /// Compiles (or loads) and pre-links a WASM hook. A hook that imports the network
     /// is refused (the `Err` line); one that cannot be compiled or linked becomes a hook
     /// whose every run fails with "could not start: …", and a start-up warning says so.
+    /// The compile cache's warnings (a damaged cache file compiled again, a cache that
+    /// cannot be written) become start-up warnings too.
     fn prepare(
         &mut self,
         def: &HookDef,
         program: &Path,
         project: &Path,
-    ) -> Result<(LoadedHook, Option<String>), String> {
+    ) -> Result<(LoadedHook, Vec<String>), String> {
         let engine = self.engine.get_or_insert_with(|| {
             WasmEngine::new(&self.settings, self.mode).map_err(|e| e.to_string())
         });
@@ -813,12 +855,16 @@ impl WasmHooks {
                 }),
             Err(e) => Err(Ok(e.clone())),
         };
-        let (executor, warning): (Arc<dyn Executor>, Option<String>) = match prepared {
-            Ok(executor) => (Arc::new(executor), None),
+        let (executor, warnings): (Arc<dyn Executor>, Vec<String>) = match prepared {
+            Ok(executor) => {
+                let cache = executor.cache_warnings().iter().map(|w| format!("⚠ {w}"));
+                let cache = cache.collect();
+                (Arc::new(executor), cache)
+            }
             Err(Err(refusal)) => return Err(refusal),
             Err(Ok(why)) => (
                 Arc::new(Unstartable(why.clone())),
-                Some(format!("⚠ hook {} could not start: {why}", def.name)),
+                vec![format!("⚠ hook {} could not start: {why}", def.name)],
             ),
         };
         Ok((
@@ -827,7 +873,7 @@ impl WasmHooks {
                 placement: Placement::Wasm,
                 executor,
             },
-            warning,
+            warnings,
         ))
     }
 }

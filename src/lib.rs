@@ -21,6 +21,7 @@ pub mod cli;
 pub mod config;
 pub mod dispatch;
 pub mod envelope;
+pub mod escape;
 pub mod eval;
 pub mod executor;
 pub mod guard;

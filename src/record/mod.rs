@@ -58,6 +58,15 @@
 //!
 //! Reading is tolerant: a torn last line (a crash mid-write), a line that is not a
 //! record and an unknown record type each give a note and are skipped.
+//!
+//! # Privacy and trust
+//!
+//! A record is created 0600 in folders created 0700 (`write`); resuming, showing or
+//! replaying one that is open to other users warns ([`exposure_warning`]). A record the
+//! agent could change is never written or resumed: `crate::host` refuses `--log` and
+//! `--resume` files in agent-writable folders with the path guard
+//! (`crate::guard::check_record_file`), and a resume warns when today's config defines
+//! hooks the record does not list (`resume`).
 
 pub mod read;
 pub mod replay;
@@ -609,6 +618,28 @@ fn unhex(s: &str) -> Option<Vec<u8>> {
         .step_by(2)
         .map(|i| u8::from_str_radix(s.get(i..i + 2)?, 16).ok())
         .collect()
+}
+
+/// The warning for a record that users other than its owner may read or write (`mode`
+/// has group or other bits): records hold prompts and tool inputs. `None` when it is
+/// private.
+pub fn exposure_warning(path: &Path, mode: u32) -> Option<String> {
+    let open = mode & 0o077;
+    if open == 0 {
+        return None;
+    }
+    let path = path.display();
+    Some(format!(
+        "⚠ the session record {path} is open to other users (mode {:04o}), and it holds prompts and tool inputs. Make it private: chmod 600 {path}",
+        mode & 0o7777
+    ))
+}
+
+/// The [`exposure_warning`] for the record at `path`, if it can be read at all.
+pub fn exposure_warning_of(path: &Path) -> Option<String> {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(path).ok()?.permissions().mode();
+    exposure_warning(path, mode)
 }
 
 /// Now, as RFC 3339 UTC with milliseconds.

@@ -8,8 +8,13 @@
 //! the spec's warning. So a record can never make hookhost run a program today's config
 //! does not name. A record that never named hooks (only `--no-hooks` segments) has
 //! nothing to keep, and its resume reads today's config as a clean one does.
+//!
+//! A hook today's config defines and the record does not list is not run either; one
+//! warning names every such hook ([`unlisted_warning`]), since a record that lists fewer
+//! hooks is how an edited record would turn hooks off (the host also refuses a record
+//! the agent can write, with the path guard).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::{Body, Reading, Record, RecordError, ResumeFrom};
 use crate::config::HookDef;
@@ -64,12 +69,14 @@ impl ResumePlan {
     }
 
     /// Splits the recorded hooks by today's config: those still defined exactly as
-    /// recorded (run, in recorded order) and the rest (skipped), with one warning each.
+    /// recorded (run, in recorded order) and the rest (skipped), with one warning each,
+    /// then one warning naming the hooks of today's config the record does not list.
     pub fn apply(&self, today: &[HookDef]) -> (Vec<HookDef>, Vec<HookDef>, Vec<String>) {
         let mut kept = Vec::new();
         let mut skipped = Vec::new();
         let mut warnings = Vec::new();
-        for hook in self.recorded.iter().flatten() {
+        let recorded = self.recorded.as_deref().unwrap_or_default();
+        for hook in recorded {
             if today.iter().any(|t| t == hook) {
                 kept.push(hook.clone());
             } else {
@@ -77,8 +84,31 @@ impl ResumePlan {
                 skipped.push(hook.clone());
             }
         }
+        let unlisted: Vec<&str> = today
+            .iter()
+            .filter(|t| !recorded.iter().any(|r| r.name == t.name))
+            .map(|t| t.name.as_str())
+            .collect();
+        if !unlisted.is_empty() {
+            warnings.push(unlisted_warning(&self.file, &unlisted));
+        }
         (kept, skipped, warnings)
     }
+}
+
+/// The warning for the hooks today's config defines that the resumed record does not
+/// list: they are not run in this session.
+pub fn unlisted_warning(record: &Path, hooks: &[&str]) -> String {
+    let (noun, them) = match hooks {
+        [_] => ("hook", "it"),
+        _ => ("hooks", "them"),
+    };
+    format!(
+        "⚠ {noun} {} in your config {} not listed in the session record {}, so this resumed session does not run {them}. If you did not add {them} since the session was recorded, the record was changed. Resume cleanly (--clean) to use today's hooks.",
+        hooks.join(", "),
+        if hooks.len() == 1 { "is" } else { "are" },
+        record.display()
+    )
 }
 
 /// The spec's warning for a recorded hook that today's config changed or dropped.

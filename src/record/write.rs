@@ -1,8 +1,14 @@
 //! The writer: one session's record, locked for as long as the session runs.
+//!
+//! Records hold prompts and tool inputs (passwords, tokens), so they are private: a new
+//! record is created 0600, and every folder made for it 0700, whatever the umask. An
+//! existing record with group or other bits set is opened all the same, with a warning
+//! ([`super::exposure_warning`]).
 
-use std::fs::{File, OpenOptions};
+use std::fs::{DirBuilder, File, OpenOptions, Permissions};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::os::fd::AsRawFd;
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -45,47 +51,74 @@ struct Tail {
 }
 
 impl RecordWriter {
-    /// Creates a new record at `path` (its folder too). Refuses an existing file.
+    /// Creates a new record at `path`, 0600 (its missing folders too, 0700). Refuses an
+    /// existing file.
     pub fn create(path: &Path, session_id: &str) -> Result<RecordWriter, RecordError> {
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-            std::fs::create_dir_all(parent).map_err(|e| RecordError::io(path, e))?;
+            create_private_dirs(parent).map_err(|e| RecordError::io(path, e))?;
         }
         let file = OpenOptions::new()
             .append(true)
             .create_new(true)
+            .mode(0o600)
             .open(path)
             .map_err(|e| match e.kind() {
                 std::io::ErrorKind::AlreadyExists => RecordError::Exists(path.to_path_buf()),
                 _ => RecordError::io(path, e),
             })?;
+        // The umask may have taken bits from 0600 (a 0400 record could not be resumed).
+        file.set_permissions(Permissions::from_mode(0o600))
+            .map_err(|e| RecordError::io(path, e))?;
         lock(&file, path)?;
         Ok(RecordWriter::new(path, session_id, file))
     }
 
-    /// Opens an existing record to resume it: locks it, then returns its text so far.
-    /// A torn last line is closed with a newline first, so that the next record starts
-    /// on a line of its own.
-    pub fn resume(path: &Path) -> Result<(File, String), RecordError> {
+    /// Opens an existing record to resume it: locks it, then returns its text so far and
+    /// a warning when others may read it ([`super::exposure_warning`]). Writes nothing:
+    /// [`RecordWriter::resumed`] does, once the session may start.
+    pub fn resume(path: &Path) -> Result<(File, String, Option<String>), RecordError> {
         let mut file = OpenOptions::new()
             .read(true)
             .append(true)
             .open(path)
             .map_err(|e| RecordError::io(path, e))?;
         lock(&file, path)?;
+        let mode = file
+            .metadata()
+            .map_err(|e| RecordError::io(path, e))?
+            .permissions()
+            .mode();
         let mut bytes = Vec::new();
         file.seek(SeekFrom::Start(0))
             .and_then(|_| file.read_to_end(&mut bytes))
             .map_err(|e| RecordError::io(path, e))?;
-        if bytes.last().is_some_and(|b| *b != b'\n') {
+        let text = String::from_utf8_lossy(&bytes).into_owned();
+        Ok((file, text, super::exposure_warning(path, mode)))
+    }
+
+    /// The writer over a file that [`RecordWriter::resume`] opened and locked. A torn
+    /// last line is closed with a newline first, so that the next record starts on a
+    /// line of its own.
+    pub fn resumed(
+        path: &Path,
+        session_id: &str,
+        mut file: File,
+    ) -> Result<RecordWriter, RecordError> {
+        let mut last = [0u8; 1];
+        let torn = match file.metadata().map_err(|e| RecordError::io(path, e))?.len() {
+            0 => false,
+            len => {
+                file.seek(SeekFrom::Start(len - 1))
+                    .and_then(|_| file.read_exact(&mut last))
+                    .map_err(|e| RecordError::io(path, e))?;
+                last[0] != b'\n'
+            }
+        };
+        if torn {
             file.write_all(b"\n")
                 .map_err(|e| RecordError::io(path, e))?;
         }
-        Ok((file, String::from_utf8_lossy(&bytes).into_owned()))
-    }
-
-    /// The writer over a file that [`RecordWriter::resume`] opened and locked.
-    pub fn resumed(path: &Path, session_id: &str, file: File) -> RecordWriter {
-        RecordWriter::new(path, session_id, file)
+        Ok(RecordWriter::new(path, session_id, file))
     }
 
     fn new(path: &Path, session_id: &str, file: File) -> RecordWriter {
@@ -192,9 +225,13 @@ impl RecordWriter {
         {
             // Not eprintln!, which panics when the write fails: serve's stderr may share
             // a non-blocking pipe with its stdout (`2>&1`).
+            let warning = format!(
+                "⚠ {e}; the record stops here: the rest of this session is not recorded. Verdicts are not affected."
+            );
             let _ = writeln!(
                 std::io::stderr(),
-                "⚠ {e}; the record stops here: the rest of this session is not recorded. Verdicts are not affected."
+                "{}",
+                crate::escape::for_terminal(&warning)
             );
         }
     }
@@ -251,6 +288,24 @@ impl Recorder for RecordWriter {
         };
         self.write_or_warn(&body);
     }
+}
+
+/// Creates `dir` and its missing parents, each 0700 whatever the umask; folders that
+/// exist already are left as they are (they are the user's).
+fn create_private_dirs(dir: &Path) -> std::io::Result<()> {
+    let missing: Vec<&Path> = dir
+        .ancestors()
+        .take_while(|d| !d.as_os_str().is_empty() && std::fs::metadata(d).is_err())
+        .collect();
+    for folder in missing.into_iter().rev() {
+        match DirBuilder::new().mode(0o700).create(folder) {
+            Ok(()) => std::fs::set_permissions(folder, Permissions::from_mode(0o700))?,
+            // Made by someone else meanwhile (a concurrent session): it is theirs.
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
 }
 
 /// `flock(LOCK_EX | LOCK_NB)`: the lock lives as long as the file stays open (it is

@@ -15,6 +15,15 @@
 //! only because the caller's path guard has checked that the cache folder is private to
 //! the user and not writable by the agent or by hooks (WASM hooks cannot write anything:
 //! their only preopen is the read-only project).
+//!
+//! A file is [`HEADER`] (a magic line, then the SHA-256 of the artifact) followed by the
+//! artifact. The file is read whole and its digest checked before wasmtime sees a byte,
+//! and exactly the bytes checked are deserialized: a bit flipped on disk would otherwise
+//! be run as native code (a crash, or a hook that quietly answers otherwise). A file
+//! that fails the check (damaged, truncated, or written by an older hookhost without a
+//! digest) is compiled again and replaced, with a warning that names it. Warnings (also
+//! for a cache that cannot be written) go back to the caller ([`Loaded::warnings`]),
+//! which shows them as start-up warnings.
 
 use std::fs::{DirBuilder, OpenOptions};
 use std::hash::Hasher;
@@ -37,11 +46,11 @@ pub(crate) trait Artifact: Sized {
     const EXT: &'static str;
     /// Compiles it from WASM bytes.
     fn compile(engine: &Engine, wasm: &[u8]) -> wasmtime::Result<Self>;
-    /// Loads it from a cache file.
+    /// Loads it from the bytes of a cache file's artifact.
     ///
     /// # Safety
-    /// The file must have been written by [`Artifact::serialize`] of this wasmtime.
-    unsafe fn load(engine: &Engine, path: &Path) -> wasmtime::Result<Self>;
+    /// The bytes must have been made by [`Artifact::serialize`] of this wasmtime.
+    unsafe fn load(engine: &Engine, bytes: &[u8]) -> wasmtime::Result<Self>;
     /// Serializes it for the cache.
     fn serialize(&self) -> wasmtime::Result<Vec<u8>>;
 }
@@ -51,9 +60,9 @@ impl Artifact for Module {
     fn compile(engine: &Engine, wasm: &[u8]) -> wasmtime::Result<Self> {
         Module::from_binary(engine, wasm)
     }
-    unsafe fn load(engine: &Engine, path: &Path) -> wasmtime::Result<Self> {
+    unsafe fn load(engine: &Engine, bytes: &[u8]) -> wasmtime::Result<Self> {
         // SAFETY: forwarded to the caller (see the trait method).
-        unsafe { Module::deserialize_file(engine, path) }
+        unsafe { Module::deserialize(engine, bytes) }
     }
     fn serialize(&self) -> wasmtime::Result<Vec<u8>> {
         Module::serialize(self)
@@ -65,9 +74,9 @@ impl Artifact for Component {
     fn compile(engine: &Engine, wasm: &[u8]) -> wasmtime::Result<Self> {
         Component::from_binary(engine, wasm)
     }
-    unsafe fn load(engine: &Engine, path: &Path) -> wasmtime::Result<Self> {
+    unsafe fn load(engine: &Engine, bytes: &[u8]) -> wasmtime::Result<Self> {
         // SAFETY: forwarded to the caller (see the trait method).
-        unsafe { Component::deserialize_file(engine, path) }
+        unsafe { Component::deserialize(engine, bytes) }
     }
     fn serialize(&self) -> wasmtime::Result<Vec<u8>> {
         Component::serialize(self)
@@ -131,13 +140,57 @@ pub(crate) struct Loaded<A> {
     pub from_cache: bool,
     /// The cache file (read or written), if there is a cache.
     pub cache_file: Option<PathBuf>,
+    /// What went wrong with the cache (a file that failed its check, one that could not
+    /// be written); each line names the file. The artifact is good either way.
+    pub warnings: Vec<String>,
+}
+
+/// The start of every cache file: a magic line naming the format, then the SHA-256 of
+/// the artifact that follows ([`DIGEST_LEN`] bytes).
+const MAGIC: &[u8] = b"hookhost wasm artifact, sha256\n";
+/// The length of the digest after [`MAGIC`].
+const DIGEST_LEN: usize = 32;
+/// How many bytes come before the artifact.
+pub(crate) const HEADER: usize = MAGIC.len() + DIGEST_LEN;
+
+/// Why a cache file's artifact cannot be trusted.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum Unverified {
+    /// No header: written by an older hookhost, or damaged at the start.
+    #[error("has no digest (it was written by an older hookhost, or damaged)")]
+    NoDigest,
+    /// The artifact is not what was written.
+    #[error("does not match its SHA-256 (it is damaged)")]
+    Mismatch,
+}
+
+/// The artifact of a cache file's bytes, once its SHA-256 matches the header's.
+pub(crate) fn verified_artifact(file: &[u8]) -> Result<&[u8], Unverified> {
+    let rest = file.strip_prefix(MAGIC).ok_or(Unverified::NoDigest)?;
+    let (digest, artifact) = rest
+        .split_at_checked(DIGEST_LEN)
+        .ok_or(Unverified::NoDigest)?;
+    if Sha256::digest(artifact).as_slice() != digest {
+        return Err(Unverified::Mismatch);
+    }
+    Ok(artifact)
+}
+
+/// The bytes of a cache file for `artifact`: the header, then the artifact.
+fn with_header(artifact: &[u8]) -> Vec<u8> {
+    let mut file = Vec::with_capacity(HEADER + artifact.len());
+    file.extend_from_slice(MAGIC);
+    file.extend_from_slice(&Sha256::digest(artifact));
+    file.extend_from_slice(artifact);
+    file
 }
 
 /// Loads the artifact for `wasm` (whose digest is `digest`) from the cache in `dir`, or
 /// compiles it (and caches it).
 ///
-/// A cache file that exists but does not load (truncated, another build) is replaced. A
-/// cache that cannot be written is only a warning: the compiled artifact is still used.
+/// A cache file that exists but fails its digest check or does not load (another
+/// build) is compiled again and replaced, with a warning. A cache that cannot be
+/// written is only a warning: the compiled artifact is still used.
 pub(crate) fn load_or_compile<A: Artifact>(
     engine: &Engine,
     dir: Option<&Path>,
@@ -149,43 +202,73 @@ pub(crate) fn load_or_compile<A: Artifact>(
             artifact: A::compile(engine, wasm)?,
             from_cache: false,
             cache_file: None,
+            warnings: Vec::new(),
         });
     };
     let path = cache_path::<A>(dir, engine, digest);
+    let mut warnings = Vec::new();
     if path.is_file() {
-        // SAFETY: the cache folder is private to this user and not writable by the agent
-        // or by hooks (the caller's path guard checks it before any hook is prepared), so
-        // every file in it was written by `store` below from `A::serialize`. The name
-        // carries the wasmtime version and engine compatibility hash, and wasmtime itself
-        // rejects artifacts from another version or configuration.
-        match unsafe { A::load(engine, &path) } {
+        match load_file::<A>(engine, &path) {
             Ok(artifact) => {
                 return Ok(Loaded {
                     artifact,
                     from_cache: true,
                     cache_file: Some(path),
+                    warnings,
                 });
             }
-            Err(e) => tracing::warn!(
-                "ignoring the unusable cached artifact {}: {e}",
+            Err(why) => warnings.push(format!(
+                "the WASM cache file {} {why}, so it was compiled again",
                 path.display()
-            ),
+            )),
         }
     }
     let artifact = A::compile(engine, wasm)?;
     match artifact.serialize() {
         Ok(bytes) => {
-            if let Err(e) = store(dir, &path, &bytes) {
-                tracing::warn!("cannot write the WASM cache file {}: {e}", path.display());
+            if let Err(e) = store(dir, &path, &with_header(&bytes)) {
+                warnings.push(format!(
+                    "cannot write the WASM cache file {}: {e}; the next start compiles it again",
+                    path.display()
+                ));
             }
         }
-        Err(e) => tracing::warn!("cannot serialize a compiled WASM artifact: {e}"),
+        Err(e) => warnings.push(format!(
+            "cannot serialize the compiled WASM artifact for {}: {e}; the next start compiles it again",
+            path.display()
+        )),
     }
     Ok(Loaded {
         artifact,
         from_cache: false,
         cache_file: Some(path),
+        warnings,
     })
+}
+
+/// Why a cache file was not used.
+#[derive(Debug, thiserror::Error)]
+enum Unusable {
+    #[error("cannot be read ({0})")]
+    Read(io::Error),
+    #[error("{0}")]
+    Unverified(Unverified),
+    #[error("does not load ({0})")]
+    Load(wasmtime::Error),
+}
+
+/// Reads a cache file, checks its digest and deserializes exactly the bytes checked.
+fn load_file<A: Artifact>(engine: &Engine, path: &Path) -> Result<A, Unusable> {
+    let file = std::fs::read(path).map_err(Unusable::Read)?;
+    let artifact = verified_artifact(&file).map_err(Unusable::Unverified)?;
+    // SAFETY: the cache folder is private to this user and not writable by the agent or
+    // by hooks (the caller's path guard checks it before any hook is prepared), so every
+    // file in it was written by `store` from `A::serialize`; and these bytes are exactly
+    // what was written (their SHA-256 is the one stored with them), so a file damaged
+    // since is never deserialized. The name carries the wasmtime version and engine
+    // compatibility hash, and wasmtime itself rejects artifacts from another version or
+    // configuration.
+    unsafe { A::load(engine, artifact) }.map_err(Unusable::Load)
 }
 
 /// Writes `bytes` to `path` atomically: a 0600 temporary file in `dir` (created 0700 if

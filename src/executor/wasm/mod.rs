@@ -551,12 +551,13 @@ impl WasmEngine {
         let preopens = open_project(project)?;
         let digest = cache::program_digest(&bytes);
         let known = self.programs().get(&digest).cloned();
-        let prepared = match known {
-            Some(prepared) => prepared,
+        // The cache's warnings go with the first hook that prepares a program only.
+        let (prepared, cache_warnings) = match known {
+            Some(prepared) => (prepared, Vec::new()),
             None => {
-                let prepared = self.compile(&path, &bytes, &digest)?;
+                let (prepared, warnings) = self.compile(&path, &bytes, &digest)?;
                 self.programs().insert(digest, prepared.clone());
-                prepared
+                (prepared, warnings)
             }
         };
         let Prepared {
@@ -583,6 +584,7 @@ impl WasmEngine {
             fuel,
             from_cache,
             cache_file,
+            cache_warnings,
         })
     }
 
@@ -612,13 +614,13 @@ impl WasmEngine {
     }
 
     /// Compiles `bytes` (read from `path`) or loads them from the cache, checks the
-    /// imports, and pre-links the program.
+    /// imports, and pre-links the program; also returns the cache's warnings.
     fn compile(
         &self,
         path: &Path,
         bytes: &[u8],
         digest: &cache::ProgramDigest,
-    ) -> Result<Prepared, WasmError> {
+    ) -> Result<(Prepared, Vec<String>), WasmError> {
         let path = path.to_path_buf();
         let engine = &self.inner.engine;
         let cache_dir = self.inner.settings.cache_dir.as_deref();
@@ -631,7 +633,7 @@ impl WasmEngine {
             message: format!("{e:#}"),
         };
 
-        let (program, from_cache, cache_file) = match kind_of(bytes) {
+        let (program, from_cache, cache_file, warnings) = match kind_of(bytes) {
             None => return Err(WasmError::NotWasm { path }),
             Some(Kind::Module) => {
                 let loaded = cache::load_or_compile::<Module>(engine, cache_dir, bytes, digest)
@@ -656,7 +658,12 @@ impl WasmEngine {
                     .module_linker
                     .instantiate_pre(&module)
                     .map_err(link_error)?;
-                (Program::Module(pre), loaded.from_cache, loaded.cache_file)
+                (
+                    Program::Module(pre),
+                    loaded.from_cache,
+                    loaded.cache_file,
+                    loaded.warnings,
+                )
             }
             Some(Kind::Component) => {
                 let loaded = cache::load_or_compile::<Component>(engine, cache_dir, bytes, digest)
@@ -676,15 +683,17 @@ impl WasmEngine {
                     Program::Component(pre),
                     loaded.from_cache,
                     loaded.cache_file,
+                    loaded.warnings,
                 )
             }
         };
 
-        Ok(Prepared {
+        let prepared = Prepared {
             program,
             from_cache,
             cache_file,
-        })
+        };
+        Ok((prepared, warnings))
     }
 }
 
@@ -805,6 +814,7 @@ pub struct WasmExecutor {
     fuel: u64,
     from_cache: bool,
     cache_file: Option<PathBuf>,
+    cache_warnings: Vec<String>,
 }
 
 impl std::fmt::Debug for WasmExecutor {
@@ -835,6 +845,13 @@ impl WasmExecutor {
     /// The cache file of this program, if the engine has a cache folder.
     pub fn cache_file(&self) -> Option<&Path> {
         self.cache_file.as_deref()
+    }
+
+    /// What went wrong with the compile cache when this hook's program was prepared
+    /// (a cache file that failed its SHA-256 check and was compiled again, one that could
+    /// not be written), each naming the file; empty for a later hook sharing the program.
+    pub fn cache_warnings(&self) -> &[String] {
+        &self.cache_warnings
     }
 
     /// Whether this hook is a preview 2 component (rather than a preview 1 module).
