@@ -20,7 +20,7 @@
 //! PROPTEST_CASES=100000 cargo test --release --test properties
 //! ```
 //!
-//! A failing case is shrunk and saved to `proptest-regressions/properties.txt`, which
+//! A failing case is shrunk and saved to `tests/properties.proptest-regressions`, which
 //! is committed: proptest replays those cases first on every run.
 
 mod common;
@@ -1408,10 +1408,7 @@ fn check_serve_output(input: &[u8], output: &[u8]) -> Result<(), TestCaseError> 
             prop_assert!(v.get("id").is_some(), "an answer without an id: {line}");
         }
         if let Some(id) = v.get("id") {
-            prop_assert!(
-                ids.contains(&id_key(id)),
-                "id {id} was never sent: {line}"
-            );
+            prop_assert!(ids.contains(&id_key(id)), "id {id} was never sent: {line}");
         }
     }
     prop_assert!(
@@ -1981,4 +1978,45 @@ proptest! {
         let back = read_back(bytes.clone());
         check_read_back(&bytes, &back)?;
     }
+}
+
+/// Nesting bombs (dotted keys, table headers, inline tables, arrays) 50,000 deep are
+/// malformed TOML with a line and column, not a stack overflow.
+#[test]
+fn config_deep_nesting_is_malformed_not_a_crash() {
+    let n = 50_000;
+    for text in [
+        format!("a{} = 1\n", ".a".repeat(n)),
+        format!("[a{}]\n", ".a".repeat(n)),
+        format!("a = {}1{}\n", "{b=".repeat(n), "}".repeat(n)),
+        format!("a = {}1{}\n", "[".repeat(n), "]".repeat(n)),
+    ] {
+        let result = bounded("Config::parse", move || {
+            Config::parse(Path::new(CONFIG_PATH), &text).map(|_| ())
+        });
+        match result {
+            Err(ConfigError::Malformed { line: 1, .. }) => {}
+            other => panic!("{other:?}"),
+        }
+    }
+}
+
+/// Found by `config_messy_configs_are_answered_clearly`: a name with a line break split
+/// its problem over two lines, the second naming no file.
+#[test]
+fn config_a_name_with_a_line_break_keeps_one_problem_per_line() {
+    let text =
+        "[[hooks]]\nname = \"\"\"multi\nline\"\"\"\nevent = \"Pre\\nToolUse\"\n\"a\\nb\" = 1\n";
+    let err = Config::parse(Path::new(CONFIG_PATH), text).expect_err("a malformed name");
+    let message = err.to_string();
+    for line in message.lines() {
+        assert!(
+            line.starts_with(&format!("{CONFIG_PATH}: hook #1: ")),
+            "{message}"
+        );
+    }
+    assert!(
+        message.contains(r#"the name "multi\nline" is malformed"#),
+        "{message}"
+    );
 }
