@@ -1788,7 +1788,7 @@ fn field_at<'a>(value: &'a mut Value, path: &[Index]) -> Option<(&'a mut Value, 
         child.is_some_and(|c| c.is_object() || c.is_array())
     };
     if rest.is_empty() || !child_is_container {
-        return Some((value, first.clone()));
+        return Some((value, *first));
     }
     let child = match value {
         Value::Object(m) => m.values_mut().nth(first.index(len))?,
