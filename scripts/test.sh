@@ -3,6 +3,8 @@
 # plugins and run real processes, real bubblewrap and real wasm), and the example
 # hooks' eval cases. Needs bubblewrap and the wasm32-wasip1/wasip2 targets
 # (.ci/run installs them).
+# tests/properties.rs runs a few thousand generated cases; a long run of them:
+#   PROPTEST_CASES=100000 cargo test --release --test properties
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 

@@ -3,7 +3,8 @@
 //! The file is the agent's whole config, so top-level keys other than those three are
 //! the embedder's and are ignored. Inside `[[hooks]]` every key the spec does not list is
 //! a load error. Every load error names the file and, where there is one, the hook; all
-//! of a file's errors are reported at once, so that one edit can fix them all.
+//! of a file's errors are reported at once, so that one edit can fix them all, one line
+//! each: a name, key or value quoted in a message is escaped (a line break reads `\n`).
 
 use std::collections::HashMap;
 use std::fmt;
@@ -281,7 +282,13 @@ fn parse_hooks(
 /// How a hook is named in messages: `hook NAME`, or `hook #N` when it has no usable name.
 fn label_for(table: &toml::Table, number: usize) -> String {
     match table.get("name") {
-        Some(Value::String(name)) if !name.is_empty() && name.chars().count() <= 64 => {
+        // A name with a line break or another control character would split the
+        // problem's line, so such a hook is labelled by its number.
+        Some(Value::String(name))
+            if !name.is_empty()
+                && name.chars().count() <= 64
+                && !name.chars().any(char::is_control) =>
+        {
             format!("hook {name}")
         }
         _ => format!("hook #{number}"),
@@ -322,7 +329,7 @@ fn parse_hook(
         Some(Value::String(name)) if is_valid_name(name) => Some(name.clone()),
         Some(Value::String(name)) => {
             out.push(format!(
-                "the name \"{name}\" is malformed: use 1–32 of a-z, 0-9, \"-\", \"_\""
+                "the name {name:?} is malformed: use 1–32 of a-z, 0-9, \"-\", \"_\""
             ));
             None
         }
@@ -340,7 +347,7 @@ fn parse_hook(
         Some(Value::String(e)) if e == "UserPromptSubmit" => Some(Event::UserPromptSubmit),
         Some(Value::String(e)) => {
             out.push(format!(
-                "the event \"{e}\" is not one of the two: use \"PreToolUse\" or \"UserPromptSubmit\""
+                "the event {e:?} is not one of the two: use \"PreToolUse\" or \"UserPromptSubmit\""
             ));
             None
         }
@@ -385,7 +392,7 @@ fn parse_hook(
         Some(Value::String(s)) if s == "continue" => Some(OnFailure::Continue),
         Some(Value::String(s)) => {
             out.push(format!(
-                "on_failure \"{s}\" is not valid: use \"block\" or \"continue\""
+                "on_failure {s:?} is not valid: use \"block\" or \"continue\""
             ));
             None
         }
@@ -419,7 +426,7 @@ fn unknown_key_message(key: &str) -> String {
     match key {
         "matcher" => "unknown key \"matcher\": hooks here choose their tools with tools = [\"bash\", …], not a matcher".into(),
         _ => format!(
-            "unknown key \"{key}\" (a hook has name, event, tools, command, timeout, sandbox and on_failure)"
+            "unknown key {key:?} (a hook has name, event, tools, command, timeout, sandbox and on_failure)"
         ),
     }
 }
@@ -533,7 +540,7 @@ fn section<'a>(
                     problems.push(Problem {
                         item: None,
                         message: format!(
-                            "[{name}]: unknown key \"{key}\" (it has {})",
+                            "[{name}]: unknown key {key:?} (it has {})",
                             keys.join(", ")
                         ),
                     });
