@@ -966,8 +966,9 @@ proptest! {
         prop_assert!(line.len() <= 6 * given + 200);
     }
 
-    /// In-project paths become relative: only strings change, only those inside the
-    /// project, never longer, never absolute; keys never; and twice is once.
+    /// In-project paths become relative: only strings spelled from the project change,
+    /// normalised lexically, never longer; one that leads out of the project stays
+    /// absolute; keys never; and twice is once.
     #[test]
     fn envelope_paths_become_relative_and_only_those(
         input in tool_input(),
@@ -986,9 +987,24 @@ proptest! {
             }
             let inside = !bare.is_empty() && (b == bare || b.starts_with(&format!("{bare}/")));
             prop_assert!(inside, "{b:?} is outside {root} but became {a:?}");
-            prop_assert!(!a.is_empty() && !a.starts_with('/'), "{b:?} became {a:?}");
+            prop_assert!(!a.is_empty(), "{b:?} became empty");
             prop_assert!(a.len() <= b.len() || a == ".", "{b:?} grew to {a:?}");
-            prop_assert!(a == "." || b.ends_with(a.as_str()), "{b:?} became {a:?}");
+            // Normalised lexically (F5): no `.` or `..` left, no doubled slash (a trailing
+            // slash is kept).
+            let clean = |p: &str| {
+                let p = p.strip_suffix('/').unwrap_or(p);
+                p.split('/').all(|c| c != "." && c != ".." && !c.is_empty())
+            };
+            if let Some(outside) = a.strip_prefix('/') {
+                // Spelled from the project but leading out of it: absolute, normalised.
+                prop_assert!(
+                    bare.is_empty() || !a.starts_with(&format!("{bare}/")),
+                    "{b:?} became {a:?}, still in the project"
+                );
+                prop_assert!(outside.is_empty() || clean(outside), "{b:?} became {a:?}");
+            } else {
+                prop_assert!(a == "." || clean(a), "{b:?} became {a:?}");
+            }
         }
         let mut twice = once.clone();
         envelope::relativize_paths(&mut twice, Path::new(root));
@@ -1876,7 +1892,13 @@ fn read_back(bytes: Vec<u8>) -> ReadBack {
                 .map(|c| c.hooks)
                 .unwrap_or_default();
             let (kept, skipped, warnings) = plan.apply(&today);
-            assert_eq!(skipped.len(), warnings.len());
+            // One warning per changed hook, and at most one more naming today's hooks
+            // the record does not list.
+            assert!(
+                warnings.len() >= skipped.len() && warnings.len() <= skipped.len() + 1,
+                "{} skipped, {warnings:?}",
+                skipped.len()
+            );
             assert!(kept.len() + skipped.len() == plan.recorded.as_ref().map_or(0, Vec::len));
         }
         let runtime = tokio::runtime::Builder::new_current_thread()

@@ -103,7 +103,7 @@ pub struct ResumeFrom {
 #[derive(Debug, thiserror::Error)]
 pub enum RecordError {
     /// The file system said no.
-    #[error("the session record {}: {source}", path.display())]
+    #[error("the session record {}: {}", path.display(), crate::access::explain(path, source))]
     Io {
         /// The record.
         path: PathBuf,
