@@ -303,8 +303,9 @@ pub enum Refusal {
         hook: String,
         /// The path as written (or an interpreter, with where it was named).
         subject: String,
-        /// Where it lies.
-        place: Place,
+        /// Where it lies (boxed: it is the largest variant, and refusals travel in
+        /// `Result`s).
+        place: Box<Place>,
     },
     /// A sandboxed hook's path lies in a folder the sandbox hides.
     #[error(
@@ -797,7 +798,7 @@ impl Plan<'_> {
                 return Some(Refusal::Writable {
                     hook,
                     subject,
-                    place,
+                    place: Box::new(place),
                 });
             }
             Err(cause) => {
