@@ -106,13 +106,13 @@ fn a_sandboxed_hook_is_judged_from_inside_the_box() {
         "inside.sh",
         &format!(
             r#"r=""
-echo x > {outside} 2>/dev/null && r="$r outside-written" || r="$r outside-refused"
+echo x > '{outside}' 2>/dev/null && r="$r outside-written" || r="$r outside-refused"
 echo x > in-project.txt && r="$r project-written"
 echo x > /tmp/x && r="$r tmp-written"
-cat {home}/.ssh/id_rsa >/dev/null 2>&1 && r="$r key-read" || r="$r key-hidden"
+cat '{home}/.ssh/id_rsa' >/dev/null 2>&1 && r="$r key-read" || r="$r key-hidden"
 head -c 1 /etc/passwd >/dev/null && r="$r etc-read"
-r="$r key=${{ANTHROPIC_API_KEY-absent}} procs=$(ls /proc | grep -c '^[0-9]') maxpid=$(ls /proc | grep '^[0-9]' | sort -n | tail -1) cwd=$(pwd)"
-echo "$r" >&2; exit 2"#,
+r="$r key=${{ANTHROPIC_API_KEY-absent}} procs=$(ls /proc | grep -c '^[0-9]') maxpid=$(ls /proc | grep '^[0-9]' | sort -n | tail -1)"
+echo "$r" >&2; echo "cwd=$(pwd)" >&2; exit 2"#,
             outside = outside.display(),
             home = home.display()
         ),
@@ -163,8 +163,11 @@ echo "$r" >&2; exit 2"#,
         procs <= 6 && max_pid < 20,
         "the box sees {procs} processes, up to pid {max_pid}"
     );
+    // On a line of its own: a checkout path may hold spaces.
     assert!(
-        words.contains(&format!("cwd={}", scene.project.display()).as_str()),
+        reason
+            .lines()
+            .any(|l| l == format!("cwd={}", scene.project.display())),
         "{reason}"
     );
     assert!(
