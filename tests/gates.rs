@@ -243,7 +243,10 @@ fn first_block_ends_the_run_and_hooks_run_in_file_order() {
     let scene = Scene::new();
     let marker = scene.root.path().join("second-ran");
     let first = scene.script("first.sh", "echo first >&2; exit 2");
-    let second = scene.script("second.sh", &format!("touch {}; exit 2", marker.display()));
+    let second = scene.script(
+        "second.sh",
+        &format!("touch '{}'; exit 2", marker.display()),
+    );
     scene.write_config(&format!(
         "{}{}",
         sh_hook("first", &first, ""),

@@ -767,6 +767,13 @@ fn every_refused_hook_and_element_is_reported() {
 #[test]
 fn shebang_interpreters_are_checked() {
     let fx = fx();
+    if fx.project.to_string_lossy().contains(char::is_whitespace) {
+        // The kernel ends a #! interpreter at the first blank, as the guard does.
+        eprintln!(
+            "SKIPPED shebang_interpreters_are_checked: a #! line cannot name an interpreter under this checkout's path, which has a blank in it"
+        );
+        return;
+    }
     let interp = exe(&fx.project.join("bin/interp"), "#!/bin/sh\n");
     let script = exe(
         &fx.outside.join("hook.sh"),

@@ -71,19 +71,19 @@ impl Recorded {
         let nf = scene.script(
             "no-force-push.sh",
             &format!(
-                "echo run >> {m}\ninput=$(cat)\nprintf '%s\\n' \"$input\" > {seen}/$(date +%s%N)\ncase \"$input\" in *\"--force\"*) echo 'force-push is not allowed here' >&2; exit 2 ;; esac\nexit 0",
+                "echo run >> '{m}'\ninput=$(cat)\nprintf '%s\\n' \"$input\" > '{seen}'/$(date +%s%N)\ncase \"$input\" in *\"--force\"*) echo 'force-push is not allowed here' >&2; exit 2 ;; esac\nexit 0",
                 m = marker.display(),
                 seen = seen.display()
             ),
         );
         let flaky = scene.script(
             "flaky.sh",
-            &format!("echo run >> {}\nexit 1", marker.display()),
+            &format!("echo run >> '{}'\nexit 1", marker.display()),
         );
         let kw = scene.script(
             "keywords.sh",
             &format!(
-                "echo run >> {}\necho 'use the seed skill'",
+                "echo run >> '{}'\necho 'use the seed skill'",
                 marker.display()
             ),
         );
