@@ -1,4 +1,4 @@
-//! Per-call latency of one PreToolUse gate through the library API (`Host::pre_tool_use`).
+//! Per-call latency of one PreToolUse gate through the library API (`Session::pre_tool_use`).
 //!
 //! Each case is a criterion group (mean/median with confidence intervals), followed by
 //! our own pass of individually timed calls after a warm-up, which prints median and p99
@@ -23,7 +23,7 @@ use common::{Scene, Stats};
 use criterion::Criterion;
 use hookhost::dispatch::Outcome;
 use hookhost::executor::CancellationToken;
-use hookhost::host::{Host, HostOptions, Mode};
+use hookhost::session::{Mode, Session, SessionOptions};
 use serde_json::json;
 
 struct Bench {
@@ -70,17 +70,17 @@ impl Bench {
         env
     }
 
-    fn host(&self, name: &str, hooks: &str, mode: Mode, recorded: bool) -> Arc<Host> {
+    fn host(&self, name: &str, hooks: &str, mode: Mode, recorded: bool) -> Arc<Session> {
         let text = common::with_default_hidden(hooks);
         let config = self.scene.config(&format!("{name}.toml"), &text);
-        let host = Host::start(HostOptions {
+        let host = Session::start(SessionOptions {
             config: Some(config),
             project: self.scene.project.clone(),
             mode,
             env: Some(self.env(recorded)),
             // The box's Landlock entry point, as the command line has it.
             box_entry: Some(env!("CARGO_BIN_EXE_hookhost").into()),
-            ..HostOptions::default()
+            ..SessionOptions::default()
         })
         .unwrap_or_else(|e| panic!("{name}: the host did not start: {e}"));
         for w in host.warnings() {
@@ -90,7 +90,7 @@ impl Bench {
     }
 
     /// Benchmarks one PreToolUse gate on `bash` against `host`.
-    fn case(&mut self, name: &str, host: &Host, plan: &Plan) {
+    fn case(&mut self, name: &str, host: &Session, plan: &Plan) {
         let input = json!({"command": "git status --short", "description": "Show status"});
         let cancel = CancellationToken::new();
         let call = || {

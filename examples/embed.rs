@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use hookhost::dispatch::Outcome;
 use hookhost::executor::CancellationToken;
-use hookhost::host::{Host, HostOptions, Mode};
+use hookhost::session::{Mode, Session, SessionOptions};
 use serde_json::json;
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
@@ -44,12 +44,12 @@ async fn main() -> Result<(), Box<dyn Error>> {
     )?;
 
     // 1. Start the session: load, validate, guard, prepare every hook.
-    let host = Arc::new(Host::start(HostOptions {
+    let host = Arc::new(Session::start(SessionOptions {
         config: Some(config),
         project,
         no_sandbox: true, // so that the example runs where bubblewrap does not
         mode: Mode::Serve,
-        ..HostOptions::default()
+        ..SessionOptions::default()
     })?);
     println!("{}", host.banner());
 

@@ -1,4 +1,4 @@
-//! The command line: a thin layer over [`crate::host::Host`].
+//! The command line: a thin layer over [`crate::session::Session`].
 //!
 //! Exit statuses: 0 go ahead (or the session can start), 1 blocked, 2 could not run
 //! (a load error, a refusal, bad input), 130 interrupted.
@@ -17,7 +17,7 @@ use clap::{Args, Parser, Subcommand};
 use crate::dispatch::{Outcome, Verdict};
 use crate::escape::for_terminal;
 use crate::executor::CancellationToken;
-use crate::host::{Host, HostOptions, Mode, SessionBox};
+use crate::session::{Mode, Session, SessionBox, SessionOptions};
 
 /// hookhost: runs an agent's hooks before tool calls and on prompts.
 #[derive(Debug, Parser)]
@@ -159,8 +159,8 @@ enum LogCommand {
 
 impl GlobalOptions {
     /// The host options these flags describe.
-    pub fn host_options(&self, mode: Mode) -> HostOptions {
-        HostOptions {
+    pub fn host_options(&self, mode: Mode) -> SessionOptions {
+        SessionOptions {
             config: self.config.clone(),
             project: self.project.clone().unwrap_or_default(),
             no_hooks: self.no_hooks,
@@ -289,15 +289,15 @@ fn run_in_box(global: &GlobalOptions, argv: &[std::ffi::OsString]) -> ExitCode {
     }
 }
 
-fn start(global: &GlobalOptions) -> Result<Host, ExitCode> {
+fn start(global: &GlobalOptions) -> Result<Session, ExitCode> {
     start_with(global, &ResumeArgs::default())
 }
 
 /// Starts a one-shot host; it records only with `--log` or `--resume`.
-fn start_with(global: &GlobalOptions, resume: &ResumeArgs) -> Result<Host, ExitCode> {
+fn start_with(global: &GlobalOptions, resume: &ResumeArgs) -> Result<Session, ExitCode> {
     let mut options = global.host_options(Mode::OneShot);
     options.resume = resume.resume_from();
-    Host::start(options).map_err(|e| {
+    Session::start(options).map_err(|e| {
         say(&e.to_string());
         ExitCode::from(2)
     })
@@ -325,7 +325,7 @@ fn check(global: &GlobalOptions) -> ExitCode {
 /// The banner without the lines that are also start-up warnings (the bubblewrap notice is
 /// both, so that `serve`'s ready line carries it), for commands that print the warnings
 /// too: each is shown once.
-fn banner_less_warnings(host: &Host) -> String {
+fn banner_less_warnings(host: &Session) -> String {
     let lines: Vec<&str> = host
         .banner()
         .lines()
@@ -419,7 +419,7 @@ async fn prompt(
 }
 
 /// The banner and start-up warnings on stderr, as `-p` prints them.
-fn announce(host: &Host, json: bool) {
+fn announce(host: &Session, json: bool) {
     if json {
         return;
     }

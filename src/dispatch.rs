@@ -255,15 +255,7 @@ impl Turn {
 
 /// `sha256:` and the hex digest of `bytes`.
 pub fn input_digest(bytes: &[u8]) -> String {
-    let digest = Sha256::digest(bytes);
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    let mut out = String::with_capacity(7 + 64);
-    out.push_str("sha256:");
-    for b in digest {
-        out.push(char::from(HEX[usize::from(b >> 4)]));
-        out.push(char::from(HEX[usize::from(b & 0xf)]));
-    }
-    out
+    format!("sha256:{}", hex::encode(Sha256::digest(bytes)))
 }
 
 /// Runs `hooks` (already filtered to those that cover the gate) in order with `stdin`.

@@ -200,7 +200,7 @@ fn random_hex(bytes: usize) -> String {
             *b = (seed >> ((i % 16) * 8)) as u8;
         }
     }
-    buf.iter().map(|b| format!("{b:02x}")).collect()
+    hex::encode(buf)
 }
 
 #[cfg(test)]

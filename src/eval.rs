@@ -30,7 +30,7 @@
 //! `expect.context.contains` also look at the verdict's message and at the prompt's
 //! contexts. Every case is its own turn.
 //!
-//! The hooks are loaded the normal way ([`Host::start`]: `--config`, the default path,
+//! The hooks are loaded the normal way ([`Session::start`]: `--config`, the default path,
 //! the global options). The output is one line per case, `pass NAME` or
 //! `FAIL NAME: what differed`, then the summary line `N passed, M failed` (control
 //! characters in names and messages shown escaped, as [`crate::escape`] says). Exit status:
@@ -49,7 +49,7 @@ use toml::Value;
 use crate::cli::{GlobalOptions, line, say};
 use crate::dispatch::{Outcome, Verdict};
 use crate::executor::CancellationToken;
-use crate::host::{Host, Mode};
+use crate::session::{Mode, Session};
 
 /// What a case ended with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -499,7 +499,7 @@ impl CaseResult {
 }
 
 /// Runs one case against `host` as its own turn and checks it.
-pub async fn run_case(host: &Host, case: &Case, cancel: &CancellationToken) -> CaseResult {
+pub async fn run_case(host: &Session, case: &Case, cancel: &CancellationToken) -> CaseResult {
     let (verdict, is_prompt) = match &case.input {
         CaseInput::Prompt(prompt) => (host.prompt(prompt, cancel).await, true),
         CaseInput::Tool { tool, input } => (
@@ -584,7 +584,7 @@ pub async fn command(global: &GlobalOptions, cases_path: &Path) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let host = match Host::start(global.host_options(Mode::OneShot)) {
+    let host = match Session::start(global.host_options(Mode::OneShot)) {
         Ok(host) => host,
         Err(e) => {
             say(&e.to_string());

@@ -5,13 +5,13 @@
 //! ([`config`]), guards their paths at start ([`guard`]), runs each hook with one line of
 //! JSON on stdin ([`envelope`]) through an [`executor::Executor`] (argv on the host or
 //! in the bubblewrap box of [`sandbox`], or WASM), reads the answers ([`answer`]) and
-//! turns them into one verdict ([`dispatch`]). [`host::Host`] is the library API; [`cli`]
+//! turns them into one verdict ([`dispatch`]). [`session::Session`] is the library API; [`cli`]
 //! is the thin command line over it.
 //!
 //! Linux on x86_64 and aarch64 (the box's seccomp filter names their syscalls).
 //!
 //! [`serve`] is the JSON-lines protocol for an embedder in another language and
-//! [`eval`] runs hook test cases; both sit on [`host::Host`], as an embedder in Rust
+//! [`eval`] runs hook test cases; both sit on [`session::Session`], as an embedder in Rust
 //! does: `examples/embed.rs` starts a session, gates calls and a prompt, cancels a
 //! running hook and ends the turn (`cargo run --example embed`).
 
@@ -26,9 +26,10 @@ pub mod eval;
 pub mod executor;
 pub mod guard;
 pub mod hook_env;
-pub mod host;
+pub mod platform;
 pub mod process;
 pub mod record;
 pub mod sandbox;
 pub mod serve;
+pub mod session;
 pub mod toml_file;

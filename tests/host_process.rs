@@ -12,7 +12,7 @@ use std::time::Duration;
 use common::{Scene, sh_hook};
 use hookhost::executor::argv::{ArgvExecutor, HostLauncher};
 use hookhost::executor::{CancellationToken, Executor, Failure};
-use hookhost::host::{Host, HostOptions};
+use hookhost::session::{Session, SessionOptions};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn cancel_stops_a_running_hook_at_once() {
@@ -41,11 +41,11 @@ async fn failure_warnings_once_per_hook_per_turn() {
     let scene = Scene::new();
     let failing = scene.script("fail.sh", "exit 1");
     scene.write_config(&sh_hook("flaky", &failing, "on_failure = \"continue\""));
-    let host = Host::start(HostOptions {
+    let host = Session::start(SessionOptions {
         config: Some(scene.config.clone()),
         project: scene.project.clone(),
         no_sandbox: true,
-        ..HostOptions::default()
+        ..SessionOptions::default()
     })
     .unwrap();
     let cancel = CancellationToken::new();

@@ -37,9 +37,9 @@ use hookhost::config::{Config, ConfigError, Event, HookDef, OnFailure};
 use hookhost::dispatch::{LoadedHook, Placement};
 use hookhost::envelope::{self, SessionInfo};
 use hookhost::executor::{BoxFuture, CancellationToken, Executor, ExitStatus, Failure, RawOutput};
-use hookhost::host::Host;
 use hookhost::record::{self, ResumeFrom, ResumePlan};
 use hookhost::serve::{self, Request};
+use hookhost::session::Session;
 use proptest::prelude::*;
 use proptest::sample::{Index, select};
 use proptest::test_runner::{Config as ProptestConfig, TestCaseError, TestRunner};
@@ -1473,7 +1473,7 @@ impl Executor for InProcessHook {
     }
 }
 
-fn in_process_host() -> Host {
+fn in_process_host() -> Session {
     let def = |name: &str, event| HookDef {
         name: name.into(),
         event,
@@ -1499,7 +1499,7 @@ fn in_process_host() -> Host {
         cwd: PROJECT.into(),
         permission_mode: "auto".into(),
     };
-    Host::with_hooks(session, hooks)
+    Session::with_hooks(session, hooks)
 }
 
 /// Serves `input` with [`serve::run`] in process and returns everything it wrote.

@@ -781,11 +781,11 @@ fn large_output_is_capped_in_the_record() {
 
 #[test]
 fn a_serve_session_records_to_the_default_file() {
-    use hookhost::host::{Host, HostOptions, Mode};
+    use hookhost::session::{Mode, Session, SessionOptions};
     let scene = Scene::new();
     scene.write_config("");
     let state = scene.root.path().join("xdg-state");
-    let options = HostOptions {
+    let options = SessionOptions {
         config: Some(scene.config.clone()),
         project: scene.project.clone(),
         session_id: Some("S/7".into()),
@@ -794,16 +794,16 @@ fn a_serve_session_records_to_the_default_file() {
             ("XDG_STATE_HOME".into(), state.clone().into()),
             ("PATH".into(), "/usr/bin:/bin".into()),
         ]),
-        ..HostOptions::default()
+        ..SessionOptions::default()
     };
-    let host = Host::start(options.clone()).unwrap();
+    let host = Session::start(options.clone()).unwrap();
     let file = state.join("hookhost/S_7.jsonl");
     let recs = records(&file);
     assert_eq!(recs[0]["type"], "session.started");
     assert_eq!(recs[0]["session_id"], "S/7");
     drop(host);
     // The same id again: not recorded into the other session's file, and it says so.
-    let host = Host::start(options).unwrap();
+    let host = Session::start(options).unwrap();
     assert!(
         host.warnings().iter().any(|w| w.starts_with(&format!(
             "⚠ the session record {} already exists",

@@ -172,7 +172,7 @@ exit 0"#,
 #[test]
 fn host_is_send_and_sync() {
     fn send_sync<T: Send + Sync>() {}
-    send_sync::<hookhost::host::Host>();
+    send_sync::<hookhost::session::Session>();
 }
 
 #[test]

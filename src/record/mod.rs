@@ -11,9 +11,9 @@
 //! (only a resume appends to one). The default file is
 //! `$XDG_STATE_HOME/hookhost/<session-id>.jsonl` (else `~/.local/state/hookhost/…`).
 //!
-//! When a session records: with `--log FILE` (`HostOptions::log`) always; with
+//! When a session records: with `--log FILE` (`SessionOptions::log`) always; with
 //! `--resume FILE` it appends to that file. Without either, a long session
-//! ([`crate::host::Mode::Serve`]) records to the default file, and a one-shot command
+//! ([`crate::session::Mode::Serve`]) records to the default file, and a one-shot command
 //! (`pre-tool-use`, `prompt`, `check`) records nothing, so that an embedder calling the
 //! binary once per gate does not leave a file per call; it passes `--log FILE` for its
 //! first call and `--resume FILE` for the next ones. Where the default file already
@@ -406,7 +406,10 @@ impl StreamRecord {
     fn write(&self, name: &str, map: &mut Map<String, Value>) {
         match std::str::from_utf8(&self.kept) {
             Ok(text) => map.insert(name.into(), Value::String(text.into())),
-            Err(_) => map.insert(format!("{name}_hex"), Value::String(hex(&self.kept))),
+            Err(_) => map.insert(
+                format!("{name}_hex"),
+                Value::String(hex::encode(&self.kept)),
+            ),
         };
         if let Some((len, digest)) = &self.cut {
             map.insert(format!("{name}_truncated"), Value::Bool(true));
@@ -418,7 +421,9 @@ impl StreamRecord {
     fn read(name: &str, map: &Map<String, Value>) -> Result<StreamRecord, String> {
         let kept = match (map.get(name), map.get(&format!("{name}_hex"))) {
             (Some(Value::String(s)), _) => s.as_bytes().to_vec(),
-            (_, Some(Value::String(h))) => unhex(h).ok_or(format!("{name}_hex is not hex"))?,
+            (_, Some(Value::String(h))) => hex::decode(h)
+                .ok()
+                .ok_or(format!("{name}_hex is not hex"))?,
             (None, None) => Vec::new(),
             _ => return Err(format!("{name} is not a string")),
         };
@@ -604,20 +609,6 @@ fn failure_from_value(v: &Value) -> Result<Failure, String> {
         "interrupted" => Failure::Interrupted,
         other => return Err(format!("unknown failure kind {other:?}")),
     })
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-fn unhex(s: &str) -> Option<Vec<u8>> {
-    if !s.len().is_multiple_of(2) {
-        return None;
-    }
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(s.get(i..i + 2)?, 16).ok())
-        .collect()
 }
 
 /// The warning for a record that users other than its owner may read or write (`mode`

@@ -16,7 +16,7 @@ use crate::dispatch::{LoadedHook, Placement};
 use crate::envelope::SessionInfo;
 use crate::executor::CancellationToken;
 use crate::executor::replay::{ReplayExecutor, ReplayStore};
-use crate::host::Host;
+use crate::session::Session;
 
 /// What a replay found.
 #[derive(Debug, Clone, Default)]
@@ -59,7 +59,7 @@ pub async fn replay(reading: &Reading) -> ReplayReport {
     )));
     let cancel = CancellationToken::new();
     let mut report = ReplayReport::default();
-    let mut host: Option<Host> = None;
+    let mut host: Option<Session> = None;
     for record in &reading.records {
         match &record.body {
             Body::Started(s) | Body::Resumed(s) => {
@@ -77,7 +77,7 @@ pub async fn replay(reading: &Reading) -> ReplayReport {
                     cwd: s.cwd.clone(),
                     permission_mode: s.permission_mode.clone(),
                 };
-                host = Some(Host::with_hooks(session, hooks));
+                host = Some(Session::with_hooks(session, hooks));
             }
             Body::Cut(c) => report.rows.push(super::transcript::cut_row(&c.reason)),
             Body::TurnEnded => {

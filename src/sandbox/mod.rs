@@ -755,8 +755,7 @@ pub fn create_private_tmp(session_id: &str) -> Result<PrivateTmp, SandboxError> 
     for _ in 0..16 {
         let mut rnd = [0u8; 8];
         getrandom::fill(&mut rnd).map_err(|e| fail(io::Error::other(e.to_string())))?;
-        let hex: String = rnd.iter().map(|b| format!("{b:02x}")).collect();
-        let name = format!("hookhost-{tag}-{hex}");
+        let name = format!("hookhost-{tag}-{}", hex::encode(rnd));
         // Made and locked under a name the sweep ignores, then renamed (the lock stays
         // with the folder): a concurrent start never sees it unlocked.
         let setup = dir.join(format!("{name}.new"));

@@ -33,7 +33,7 @@
 //! - `cancel` stops that request's running hook at once (its whole process group); the
 //!   request is answered `interrupted`. `cancel` itself has no answer, except an error
 //!   line when no request with that id is running (unknown, or already answered).
-//! - `end_turn` starts a new turn ([`Host::end_turn`]): failure warnings may be shown
+//! - `end_turn` starts a new turn ([`Session::end_turn`]): failure warnings may be shown
 //!   again. It has no answer. Requests read after it run in the new turn.
 //!
 //! # Out: answers
@@ -88,16 +88,16 @@ use tokio::task::JoinSet;
 use crate::cli::GlobalOptions;
 use crate::dispatch::Verdict;
 use crate::executor::CancellationToken;
-use crate::host::{Host, Mode, StartError};
+use crate::session::{Mode, Session, StartError};
 
 /// The longest request line read, in bytes (without its newline). A longer line is
 /// answered with an error and skipped up to its newline without being kept in memory.
 pub const MAX_LINE: usize = 16 << 20;
 
-// `serve` shares one `Host` between the tasks of concurrent requests.
+// `serve` shares one `Session` between the tasks of concurrent requests.
 const _: () = {
     const fn send_sync<T: Send + Sync>() {}
-    send_sync::<Host>();
+    send_sync::<Session>();
 };
 
 /// The first line when the session started.
@@ -275,7 +275,7 @@ pub enum Ended {
 }
 
 /// The `ready` line for `host`.
-pub fn ready_line(host: &Host) -> String {
+pub fn ready_line(host: &Session) -> String {
     to_line(&Ready {
         kind: "ready",
         banner: host.banner(),
@@ -324,7 +324,12 @@ fn lock(map: &InFlight) -> std::sync::MutexGuard<'_, HashMap<String, Cancellatio
 /// Runs each request as its own task, so call it inside a multi-thread runtime for the
 /// requests to run in parallel. On return every request has been answered and `output`
 /// flushed.
-pub async fn run<R, W>(host: Arc<Host>, input: R, output: W, interrupt: CancellationToken) -> Ended
+pub async fn run<R, W>(
+    host: Arc<Session>,
+    input: R,
+    output: W,
+    interrupt: CancellationToken,
+) -> Ended
 where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin + Send + 'static,
@@ -433,7 +438,7 @@ where
     // End of input or interrupt: the requests still running finish (an interrupt has
     // already cancelled them through their child tokens, so they end promptly).
     while tasks.join_next().await.is_some() {}
-    // Hook point: once session records exist (`HostOptions.log`), flush the record
+    // Hook point: once session records exist (`SessionOptions.log`), flush the record
     // here, after the last answer's events and before the process exits.
     drop(lines);
     let _ = writer.await;
@@ -577,7 +582,7 @@ pub async fn command(global: &GlobalOptions, resume: &crate::cli::ResumeArgs) ->
     }
     let mut options = global.host_options(Mode::Serve);
     options.resume = resume.resume_from();
-    let started = tokio::task::block_in_place(|| Host::start(options));
+    let started = tokio::task::block_in_place(|| Session::start(options));
     let host = match started {
         Ok(host) => host,
         Err(e) => {

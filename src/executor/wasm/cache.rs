@@ -123,10 +123,7 @@ pub(crate) fn cache_path<A: Artifact>(
     sha.update(b"\0");
     sha.update(program);
     let digest = sha.finalize();
-    let mut name = String::with_capacity(digest.len() * 2 + 8);
-    for byte in digest {
-        name.push_str(&format!("{byte:02x}"));
-    }
+    let mut name = hex::encode(digest);
     name.push('.');
     name.push_str(A::EXT);
     dir.join(name)

@@ -1,11 +1,11 @@
-//! The library API: one [`Host`] per agent session.
+//! The library API: one [`Session`] per agent session.
 //!
-//! [`Host::start`] loads the config, guards the hooks' paths, probes the sandbox and
+//! [`Session::start`] loads the config, guards the hooks' paths, probes the sandbox and
 //! prepares every hook's executor (WASM modules compiled and pre-linked), so that the
-//! first call is warm. Then [`Host::pre_tool_use`] and [`Host::prompt`] run a gate each,
-//! [`Host::end_turn`] starts a new turn. The command line, `serve` and `eval` are thin
+//! first call is warm. Then [`Session::pre_tool_use`] and [`Session::prompt`] run a gate each,
+//! [`Session::end_turn`] starts a new turn. The command line, `serve` and `eval` are thin
 //! layers over this type; an embedder in Rust needs the binary only as the box's
-//! Landlock entry point ([`HostOptions::box_entry`]).
+//! Landlock entry point ([`SessionOptions::box_entry`]).
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -38,7 +38,7 @@ pub enum Mode {
 
 /// How to start a session.
 #[derive(Debug, Clone, Default)]
-pub struct HostOptions {
+pub struct SessionOptions {
     /// `--config FILE`; `None` for the default path.
     pub config: Option<PathBuf>,
     /// The project root (`--project`, default the current directory).
@@ -101,7 +101,7 @@ pub enum StartError {
 }
 
 /// One agent session's hooks, ready to run.
-pub struct Host {
+pub struct Session {
     session: SessionInfo,
     project: PathBuf,
     hooks: Vec<LoadedHook>,
@@ -115,14 +115,14 @@ pub struct Host {
     _sandbox: SessionSandbox,
 }
 
-impl Host {
+impl Session {
     /// Loads, validates and guards the hooks and prepares their executors; opens the
     /// session record (`log`, or the default one in [`Mode::Serve`]) or resumes one
     /// (`resume`), and records from then on. When the config defines hooks, a `log` or
     /// `resume` file the agent could write is refused like such a config file
     /// ([`guard::check_record_file`]), and a default record there is not written (a
     /// warning says so).
-    pub fn start(mut options: HostOptions) -> Result<Host, StartError> {
+    pub fn start(mut options: SessionOptions) -> Result<Session, StartError> {
         let resumed = match options.resume.clone() {
             Some(from) => {
                 if let Some(log) = options.log.as_ref().filter(|log| **log != from.file) {
@@ -146,7 +146,7 @@ impl Host {
         let (log, mode) = (options.log.clone(), options.mode);
         let env = options.env.clone();
         let (mut host, guard_ctx) =
-            Host::start_hooks(options, resumed.as_ref().map(|(_, plan, _)| plan))?;
+            Session::start_hooks(options, resumed.as_ref().map(|(_, plan, _)| plan))?;
         // A record the agent could change is refused like a config it could change: a
         // resume trusts the hooks it lists. Nothing is written before this check.
         let check_record = |path: &Path| match &guard_ctx {
@@ -212,8 +212,8 @@ impl Host {
 
     /// A session over hooks prepared elsewhere (replay): no config, no guard, no
     /// sandbox, no record.
-    pub fn with_hooks(session: SessionInfo, hooks: Vec<LoadedHook>) -> Host {
-        Host {
+    pub fn with_hooks(session: SessionInfo, hooks: Vec<LoadedHook>) -> Session {
+        Session {
             project: PathBuf::from(&session.cwd),
             banner: banner(&hooks),
             session,
@@ -261,9 +261,9 @@ impl Host {
     /// view of the session when the config defines hooks (before a resume keeps only
     /// the recorded ones), for the record's own check.
     fn start_hooks(
-        options: HostOptions,
+        options: SessionOptions,
         plan: Option<&ResumePlan>,
-    ) -> Result<(Host, Option<GuardContext>), StartError> {
+    ) -> Result<(Session, Option<GuardContext>), StartError> {
         let env = options
             .env
             .clone()
@@ -283,7 +283,7 @@ impl Host {
             },
         };
         if options.no_hooks {
-            let host = Host {
+            let host = Session {
                 session,
                 project,
                 hooks: Vec::new(),
@@ -388,7 +388,7 @@ impl Host {
             banner.push('\n');
             banner.push_str(&note);
         }
-        let host = Host {
+        let host = Session {
             session,
             project,
             hooks,
@@ -556,9 +556,9 @@ pub struct SessionBox {
 }
 
 impl SessionBox {
-    /// Sets up the box as [`Host::start`] would for a sandboxed hook. Fails when
+    /// Sets up the box as [`Session::start`] would for a sandboxed hook. Fails when
     /// bubblewrap cannot run (never runs the command on the host instead).
-    pub fn start(options: &HostOptions) -> Result<SessionBox, StartError> {
+    pub fn start(options: &SessionOptions) -> Result<SessionBox, StartError> {
         let env = options
             .env
             .clone()
@@ -632,7 +632,7 @@ fn absolute_project(project: &Path) -> Result<PathBuf, StartError> {
 }
 
 fn load_config(
-    options: &HostOptions,
+    options: &SessionOptions,
     get: &impl Fn(&str) -> Option<OsString>,
 ) -> Result<Config, StartError> {
     match &options.config {
@@ -694,7 +694,7 @@ struct Folders {
 }
 
 impl Folders {
-    fn new(options: &HostOptions, config: &Config, homes: &sandbox::Homes) -> Folders {
+    fn new(options: &SessionOptions, config: &Config, homes: &sandbox::Homes) -> Folders {
         let mut writable = config.sandbox.writable.clone();
         writable.extend(options.writable.iter().cloned());
         let hide = match &config.sandbox.hide {
@@ -721,7 +721,7 @@ enum SessionSandbox {
 
 impl SessionSandbox {
     fn probe(
-        options: &HostOptions,
+        options: &SessionOptions,
         folders: &Folders,
         project: &Path,
         get: &impl Fn(&str) -> Option<OsString>,
@@ -772,7 +772,7 @@ impl SessionSandbox {
     /// Start-up warnings about a box that hides or confines less than it should.
     fn warnings(
         &self,
-        options: &HostOptions,
+        options: &SessionOptions,
         config: &Config,
         homes: &sandbox::Homes,
     ) -> Vec<String> {
@@ -784,7 +784,7 @@ impl SessionSandbox {
             out.extend(homes.unknown_warning());
         }
         if options.box_entry.is_none() {
-            out.push("⚠ the box has no entry point (HostOptions::box_entry), so it runs without Landlock: a sandboxed hook can write into host FIFOs it can see.".into());
+            out.push("⚠ the box has no entry point (SessionOptions::box_entry), so it runs without Landlock: a sandboxed hook can write into host FIFOs it can see.".into());
         }
         out
     }

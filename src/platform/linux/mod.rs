@@ -1,0 +1,1 @@
+//! Linux: one file per concept (see [`crate::platform`]).
