@@ -26,7 +26,7 @@ pub mod eval;
 pub mod executor;
 pub mod guard;
 pub mod hook_env;
-pub mod platform;
+pub(crate) mod platform;
 pub mod process;
 pub mod record;
 pub mod sandbox;

@@ -13,4 +13,5 @@
 #[path = "linux/mod.rs"]
 mod linux;
 #[cfg(target_os = "linux")]
-pub use linux as sys;
+#[allow(unused_imports)] // until the first concept moves in
+pub(crate) use linux as sys;
