@@ -11,7 +11,7 @@
 
 #[cfg(target_os = "linux")]
 #[path = "linux/mod.rs"]
-mod linux;
+pub(crate) mod linux;
 #[cfg(target_os = "linux")]
 #[allow(unused_imports)] // until the first concept moves in
 pub(crate) use linux as sys;
