@@ -41,15 +41,13 @@
 use std::collections::HashMap;
 use std::fmt;
 use std::path::Path;
-use std::process::ExitCode;
 
 use serde_json::Value as Json;
 use toml::Value;
 
-use crate::cli::{GlobalOptions, line, say};
 use crate::dispatch::{Outcome, Verdict};
 use crate::executor::CancellationToken;
-use crate::session::{Mode, Session};
+use crate::session::Session;
 
 /// What a case ended with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -572,69 +570,6 @@ fn shorten(text: &str) -> String {
 /// The summary line CI reads: `N passed, M failed`.
 pub fn summary(passed: usize, failed: usize) -> String {
     format!("{passed} passed, {failed} failed")
-}
-
-/// `hookhost eval CASES.toml`: loads the cases, then the hooks, runs every case and
-/// prints the report; returns the exit status (0, 1, 2, or 130 on SIGINT).
-pub async fn command(global: &GlobalOptions, cases_path: &Path) -> ExitCode {
-    let cases = match load(cases_path) {
-        Ok(cases) => cases,
-        Err(e) => {
-            say(&e.to_string());
-            return ExitCode::from(2);
-        }
-    };
-    let host = match Session::start(global.host_options(Mode::OneShot)) {
-        Ok(host) => host,
-        Err(e) => {
-            say(&e.to_string());
-            return ExitCode::from(2);
-        }
-    };
-    say(host.banner());
-    for w in host.warnings() {
-        say(w);
-    }
-    let cancel = CancellationToken::new();
-    {
-        let cancel = cancel.clone();
-        tokio::spawn(async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                cancel.cancel();
-            }
-        });
-    }
-    let (mut passed, mut failed) = (0, 0);
-    for case in &cases {
-        let result = run_case(&host, case, &cancel).await;
-        for w in &result.verdict.warnings {
-            say(w);
-        }
-        report(&result.line(&case.name));
-        if result.passed() {
-            passed += 1;
-        } else {
-            failed += 1;
-        }
-        if cancel.is_cancelled() {
-            say("hookhost: interrupted; the remaining cases did not run");
-            report(&summary(passed, failed));
-            return ExitCode::from(130);
-        }
-    }
-    report(&summary(passed, failed));
-    if failed == 0 {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    }
-}
-
-/// Writes a report line on stdout, its controls escaped ([`crate::escape`]): case names
-/// come from the cases file and messages from hooks.
-fn report(text: &str) {
-    use std::io::Write;
-    let _ = writeln!(std::io::stdout(), "{}", line(text));
 }
 
 #[cfg(test)]

@@ -17,7 +17,6 @@
 
 pub mod access;
 pub mod answer;
-pub mod cli;
 pub mod config;
 pub mod dispatch;
 pub mod envelope;
@@ -32,4 +31,5 @@ pub mod record;
 pub mod sandbox;
 pub mod serve;
 pub mod session;
+pub mod signals;
 pub mod toml_file;

@@ -1,4 +1,6 @@
-//! The `hookhost` binary: see [`hookhost::cli`].
+//! The `hookhost` binary: the command line ([`cli`]) over the `hookhost` library.
+
+mod cli;
 
 fn main() -> std::process::ExitCode {
     let first = std::env::args_os().nth(1);
@@ -7,5 +9,5 @@ fn main() -> std::process::ExitCode {
     if first.as_deref() == Some(std::ffi::OsStr::new(hookhost::sandbox::BOX_ENTRY_ARG)) {
         return hookhost::sandbox::box_entry_main();
     }
-    hookhost::cli::main()
+    cli::main()
 }

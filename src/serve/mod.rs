@@ -75,8 +75,6 @@
 mod stdio;
 
 use std::collections::HashMap;
-use std::process::ExitCode;
-use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 
 use serde::Serialize;
@@ -85,10 +83,9 @@ use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWrite
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 
-use crate::cli::GlobalOptions;
 use crate::dispatch::Verdict;
 use crate::executor::CancellationToken;
-use crate::session::{Mode, Session, StartError};
+use crate::session::{Session, StartError};
 
 /// The longest request line read, in bytes (without its newline). A longer line is
 /// answered with an error and skipped up to its newline without being kept in memory.
@@ -548,52 +545,16 @@ async fn read_line<R: AsyncBufRead + Unpin>(
     }
 }
 
-/// `hookhost serve`: starts the session in [`Mode::Serve`] and serves stdin/stdout.
+/// Serves `session` on the process's own stdin and stdout (see [`run`]) until end of
+/// input, a closed stdout or `interrupt`.
 ///
-/// Runs inside the multi-thread runtime the command line builds for `serve`. Exit
-/// status: 0 at end of input, 2 when the session could not start (after the `refused`
-/// line), 130 after SIGINT, 143 after SIGTERM, 141 when stdout could not be written.
-pub async fn command(global: &GlobalOptions, resume: &crate::cli::ResumeArgs) -> ExitCode {
-    use tokio::signal::unix::{SignalKind, signal};
-    // Listen before the session starts, so that no signal finds the default action.
-    let interrupt = CancellationToken::new();
-    let status = Arc::new(AtomicU8::new(0));
-    let listeners = (
-        signal(SignalKind::interrupt()),
-        signal(SignalKind::terminate()),
-    );
-    match listeners {
-        (Ok(mut sigint), Ok(mut sigterm)) => {
-            let interrupt = interrupt.clone();
-            let status = status.clone();
-            tokio::spawn(async move {
-                let code = tokio::select! {
-                    _ = sigint.recv() => 130,
-                    _ = sigterm.recv() => 143,
-                };
-                status.store(code, Ordering::SeqCst);
-                interrupt.cancel();
-            });
-        }
-        (Err(e), _) | (_, Err(e)) => {
-            eprintln!("hookhost: cannot listen for SIGINT and SIGTERM: {e}");
-            return ExitCode::from(2);
-        }
-    }
-    let mut options = global.host_options(Mode::Serve);
-    options.resume = resume.resume_from();
-    let started = tokio::task::block_in_place(|| Session::start(options));
-    let host = match started {
-        Ok(host) => host,
-        Err(e) => {
-            let mut stdout = tokio::io::stdout();
-            let mut line = refused_line(&e);
-            line.push('\n');
-            let _ = stdout.write_all(line.as_bytes()).await;
-            let _ = stdout.flush().await;
-            return ExitCode::from(2);
-        }
-    };
+/// Runs inside a multi-thread runtime (the command line builds one for `serve`). Stdin and
+/// stdout are set up for serving first and restored when it ends. `Err` when the serving
+/// task itself stopped (a panic), which answers no more requests.
+pub async fn run_on_stdio(
+    session: Session,
+    interrupt: CancellationToken,
+) -> Result<Ended, tokio::task::JoinError> {
     let stdio::Stdio {
         input,
         output,
@@ -602,23 +563,9 @@ pub async fn command(global: &GlobalOptions, resume: &crate::cli::ResumeArgs) ->
     // On a worker rather than the thread that called `block_on`: the reactor wakes the
     // reader on the worker that polled the pipe, and each request task starts on that
     // same worker, with no hand-off to another thread in between.
-    let ended = tokio::spawn(run(Arc::new(host), input, output, interrupt)).await;
+    let ended = tokio::spawn(run(Arc::new(session), input, output, interrupt)).await;
     drop(flags);
-    let ended = match ended {
-        Ok(ended) => ended,
-        Err(e) => {
-            eprintln!("hookhost: serve stopped: {e}");
-            return ExitCode::from(1);
-        }
-    };
-    match ended {
-        Ended::EndOfInput => ExitCode::SUCCESS,
-        Ended::OutputClosed => ExitCode::from(141),
-        Ended::Interrupted => match status.load(Ordering::SeqCst) {
-            0 => ExitCode::from(130),
-            code => ExitCode::from(code),
-        },
-    }
+    ended
 }
 
 #[cfg(test)]

@@ -1,1 +1,2 @@
 //! Linux: one file per concept (see [`crate::platform`]).
+pub(crate) mod signal;

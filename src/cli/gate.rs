@@ -1,0 +1,176 @@
+//! The gate commands: `check`, `pre-tool-use` and `prompt`, one session each.
+
+use std::io::{Read, Write};
+
+use hookhost::dispatch::{Outcome, Verdict};
+use hookhost::executor::CancellationToken;
+use hookhost::session::{Mode, Session};
+
+use super::exit::Exit;
+use super::{GlobalOptions, ResumeArgs, cancel_on_sigint, line, say};
+
+fn start(global: &GlobalOptions) -> Result<Session, Exit> {
+    start_with(global, &ResumeArgs::default())
+}
+
+/// Starts a one-shot host; it records only with `--log` or `--resume`.
+fn start_with(global: &GlobalOptions, resume: &ResumeArgs) -> Result<Session, Exit> {
+    let mut options = global.session_options(Mode::OneShot);
+    options.resume = resume.resume_from();
+    Session::start(options).map_err(|e| {
+        say(&e.to_string());
+        Exit::CouldNotRun
+    })
+}
+
+/// What `check` says where the kernel has no Landlock.
+const NO_LANDLOCK: &str = "⚠ this kernel has no Landlock (Linux 5.13+ with Landlock enabled), so a sandboxed hook can write into a host FIFO it can see; the rest of the box holds.";
+
+pub fn check(global: &GlobalOptions) -> Exit {
+    let host = match start(global) {
+        Ok(h) => h,
+        Err(exit) => return exit,
+    };
+    for w in host.warnings() {
+        say(w);
+    }
+    // Said here only, not on every gate: it is a fact of this kernel, not of the session.
+    if host.has_box() && hookhost::sandbox::landlock_abi().is_none() {
+        say(NO_LANDLOCK);
+    }
+    let _ = writeln!(std::io::stdout(), "{}", line(&banner_less_warnings(&host)));
+    Exit::Success
+}
+
+/// The banner without the lines that are also start-up warnings (the bubblewrap notice is
+/// both, so that `serve`'s ready line carries it), for commands that print the warnings
+/// too: each is shown once.
+fn banner_less_warnings(host: &Session) -> String {
+    let lines: Vec<&str> = host
+        .banner()
+        .lines()
+        .filter(|line| !host.warnings().iter().any(|w| w == line))
+        .collect();
+    lines.join("\n")
+}
+
+/// The argument when given, else all of stdin (read before the session starts, so that
+/// bad input starts nothing).
+fn arg_or_stdin(arg: Option<String>) -> Result<String, Exit> {
+    match arg {
+        Some(text) => Ok(text),
+        None => read_stdin(),
+    }
+}
+
+fn read_stdin() -> Result<String, Exit> {
+    let mut bytes = Vec::new();
+    std::io::stdin().read_to_end(&mut bytes).map_err(|e| {
+        say(&format!("hookhost: cannot read stdin: {e}"));
+        Exit::CouldNotRun
+    })?;
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+pub async fn pre_tool_use(
+    global: &GlobalOptions,
+    resume: &ResumeArgs,
+    tool: &str,
+    input: Option<String>,
+    tool_use_id: Option<String>,
+    json: bool,
+) -> Exit {
+    let text = match arg_or_stdin(input) {
+        Ok(t) => t,
+        Err(exit) => return exit,
+    };
+    let tool_input: serde_json::Value = match serde_json::from_str(&text) {
+        Ok(v @ serde_json::Value::Object(_)) => v,
+        Ok(_) => {
+            say("hookhost: the tool input must be a JSON object");
+            return Exit::CouldNotRun;
+        }
+        Err(e) => {
+            say(&format!("hookhost: the tool input is not valid JSON: {e}"));
+            return Exit::CouldNotRun;
+        }
+    };
+    let host = match start_with(global, resume) {
+        Ok(h) => h,
+        Err(exit) => return exit,
+    };
+    announce(&host, json);
+    let cancel = CancellationToken::new();
+    cancel_on_sigint(cancel.clone());
+    let verdict = host
+        .pre_tool_use(tool, tool_input, tool_use_id.as_deref(), &cancel)
+        .await;
+    report(&verdict, json, None)
+}
+
+pub async fn prompt(
+    global: &GlobalOptions,
+    resume: &ResumeArgs,
+    text: Option<String>,
+    json: bool,
+) -> Exit {
+    let text = match arg_or_stdin(text) {
+        Ok(t) => t,
+        Err(exit) => return exit,
+    };
+    let host = match start_with(global, resume) {
+        Ok(h) => h,
+        Err(exit) => return exit,
+    };
+    announce(&host, json);
+    let cancel = CancellationToken::new();
+    cancel_on_sigint(cancel.clone());
+    let verdict = host.prompt(&text, &cancel).await;
+    report(&verdict, json, Some(&text))
+}
+
+/// The banner and start-up warnings on stderr, as `-p` prints them.
+fn announce(host: &Session, json: bool) {
+    if json {
+        return;
+    }
+    say(&banner_less_warnings(host));
+    for w in host.warnings() {
+        say(w);
+    }
+}
+
+/// Prints a verdict and gives its exit status. For a prompt (`prompt` is the text),
+/// stdout is what the model reads: the prompt, then each context block.
+///
+/// In text mode the prompt is written as given (it is the caller's own input, and the
+/// model must read exactly what the user wrote); everything a hook wrote (messages,
+/// context blocks, warnings) has its controls escaped. `--json` is exact.
+fn report(verdict: &Verdict, json: bool, prompt: Option<&str>) -> Exit {
+    let mut stdout = std::io::stdout().lock();
+    if json {
+        let json_line = serde_json::to_string(verdict).unwrap_or_default();
+        let _ = writeln!(stdout, "{json_line}");
+    } else {
+        for w in &verdict.warnings {
+            say(w);
+        }
+        let message = verdict.message.as_deref().unwrap_or_default();
+        match (verdict.outcome, prompt) {
+            (Outcome::Allow, Some(prompt)) => {
+                let _ = write!(stdout, "{prompt}");
+                for block in &verdict.context {
+                    let _ = write!(stdout, "\n\n{}", line(&block.framed()));
+                }
+                let _ = writeln!(stdout);
+            }
+            (Outcome::Allow, None) => {}
+            (_, Some(_)) => say(message),
+            (_, None) => {
+                let _ = writeln!(stdout, "{}", line(message));
+            }
+        }
+    }
+    let _ = stdout.flush();
+    Exit::of(verdict.outcome)
+}

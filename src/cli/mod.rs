@@ -1,0 +1,303 @@
+//! The command line: the binary's thin layer over the library's
+//! [`hookhost::session::Session`]. Part of the binary only: clap never reaches the library.
+//!
+//! - `mod.rs`: the flags ([`Cli`], [`GlobalOptions`] → [`hookhost::session::SessionOptions`]),
+//!   the runtime, logs, and text output helpers;
+//! - [`exit`]: the one place an exit status is chosen (0 go ahead, 1 blocked, 2 could not
+//!   run, 130 interrupted, …);
+//! - [`gate`] (`check`, `pre-tool-use`, `prompt`), [`serve`], [`eval`], [`log`] (`log show`,
+//!   `replay`) and [`boxed`] (`box`): one file per front end, siblings that never import
+//!   one another.
+//!
+//! Text output is for a person's terminal: every line goes through
+//! [`hookhost::escape::for_terminal`] (through [`say`] and [`line`]), except the prompt that
+//! `prompt` echoes, which is the caller's own input given back byte for byte. `--json`
+//! output is exact.
+
+mod boxed;
+mod eval;
+mod exit;
+mod gate;
+mod log;
+mod serve;
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+use hookhost::escape::for_terminal;
+use hookhost::executor::CancellationToken;
+use hookhost::session::{Mode, SessionOptions};
+
+use exit::Exit;
+
+/// hookhost: runs an agent's hooks before tool calls and on prompts.
+#[derive(Debug, Parser)]
+#[command(name = "hookhost", version, about)]
+pub struct Cli {
+    #[command(flatten)]
+    global: GlobalOptions,
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// Options every subcommand takes, before or after it.
+#[derive(Debug, Args, Clone, Default)]
+pub struct GlobalOptions {
+    /// The config file (default: $HARNESS_HOME/config.toml, $XDG_CONFIG_HOME/harness/config.toml or ~/.config/harness/config.toml).
+    #[arg(long, global = true, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// The project root (default: the current directory).
+    #[arg(long, global = true, value_name = "DIR")]
+    pub project: Option<PathBuf>,
+    /// Run no hooks at all (the way out of a hook that is failing closed).
+    #[arg(long, global = true)]
+    pub no_hooks: bool,
+    /// A session without a sandbox: every argv hook runs on the host.
+    #[arg(long, global = true)]
+    pub no_sandbox: bool,
+    /// A folder the agent's commands may write (repeatable; adds to `[sandbox] writable`).
+    #[arg(long, global = true, value_name = "DIR")]
+    pub writable: Vec<PathBuf>,
+    /// The agent's private temp folder.
+    #[arg(long, global = true, value_name = "DIR")]
+    pub private_tmp: Option<PathBuf>,
+    /// The session id (default: a new one).
+    #[arg(long, global = true, value_name = "ID")]
+    pub session_id: Option<String>,
+    /// The permission mode in force.
+    #[arg(long, global = true, value_name = "NAME", default_value = "auto")]
+    pub permission_mode: String,
+    /// The session record (default: under $XDG_STATE_HOME/hookhost).
+    #[arg(long, global = true, value_name = "FILE")]
+    pub log: Option<PathBuf>,
+    /// Operator logs on stderr: -v for debug (a line per gate and hook run), -vv for
+    /// trace (also each hook's input). HOOKHOST_LOG=FILTER (RUST_LOG syntax) overrides.
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+}
+
+/// `--resume FILE [--clean]`: resume a recorded session (crash resume).
+#[derive(Debug, Args, Clone, Default)]
+pub struct ResumeArgs {
+    /// Resume the session recorded in FILE (appending to it), keeping the hooks it recorded.
+    #[arg(long, value_name = "FILE")]
+    pub resume: Option<PathBuf>,
+    /// With --resume: read today's config instead of keeping the recorded hooks.
+    #[arg(long, requires = "resume")]
+    pub clean: bool,
+}
+
+impl ResumeArgs {
+    /// The host option these flags describe.
+    pub fn resume_from(&self) -> Option<hookhost::record::ResumeFrom> {
+        self.resume
+            .clone()
+            .map(|file| hookhost::record::ResumeFrom {
+                file,
+                clean: self.clean,
+            })
+    }
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Load, validate and guard the hooks; print the banner.
+    Check,
+    /// Session records.
+    Log {
+        #[command(subcommand)]
+        command: LogCommand,
+    },
+    /// Re-run a recorded session, serving every hook's effect from the record and starting
+    /// nothing; exit 0 when every verdict matched, 1 when not, 2 when the file cannot be read.
+    Replay {
+        /// The session record.
+        file: PathBuf,
+    },
+    /// Run one PreToolUse gate.
+    PreToolUse {
+        #[command(flatten)]
+        resume: ResumeArgs,
+        /// The tool's name (bash, exec, write_file, …).
+        #[arg(long, value_name = "NAME")]
+        tool: String,
+        /// The call's arguments as JSON (default: read from stdin).
+        #[arg(long, value_name = "JSON")]
+        input: Option<String>,
+        /// The call's id (default: generated).
+        #[arg(long, value_name = "ID")]
+        tool_use_id: Option<String>,
+        /// Print one JSON verdict.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Run one UserPromptSubmit gate; stdout is what the model reads.
+    Prompt {
+        #[command(flatten)]
+        resume: ResumeArgs,
+        /// The prompt (default: read from stdin).
+        text: Option<String>,
+        /// Print one JSON verdict.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Serve a long session as JSON lines on stdin/stdout (see `hookhost::serve`).
+    Serve {
+        #[command(flatten)]
+        resume: ResumeArgs,
+    },
+    /// Run hook test cases from a TOML file; prints `N passed, M failed`.
+    Eval {
+        /// The cases file (`[[case]]` tables).
+        #[arg(value_name = "CASES.toml")]
+        cases: PathBuf,
+    },
+    /// Run any command in exactly the box a sandboxed hook gets.
+    #[command(name = "box")]
+    Boxed {
+        /// The command and its arguments (after `--`).
+        #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]
+        argv: Vec<std::ffi::OsString>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum LogCommand {
+    /// Print the transcript rows of a session record.
+    Show {
+        /// The session record.
+        file: PathBuf,
+    },
+}
+
+impl GlobalOptions {
+    /// The session options these flags describe.
+    pub fn session_options(&self, mode: Mode) -> SessionOptions {
+        SessionOptions {
+            config: self.config.clone(),
+            project: self.project.clone().unwrap_or_default(),
+            no_hooks: self.no_hooks,
+            no_sandbox: self.no_sandbox,
+            writable: self.writable.clone(),
+            private_tmp: self.private_tmp.clone(),
+            session_id: self.session_id.clone(),
+            permission_mode: self.permission_mode.clone(),
+            mode,
+            env: None,
+            log: self.log.clone(),
+            resume: None,
+            // This very binary is the box's entry point (src/main.rs): the running
+            // image, even if the file was replaced since.
+            box_entry: Some(PathBuf::from("/proc/self/exe")),
+        }
+    }
+}
+
+/// Runs the command line; returns the exit status.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    if let Err(e) = init_logs(cli.global.verbose) {
+        say(&format!("hookhost: {e}"));
+        return Exit::CouldNotRun.into();
+    }
+    if let Err(e) = hookhost::process::harden_host_process(true) {
+        say(&format!("hookhost: cannot harden the host process: {e}"));
+        return Exit::CouldNotRun.into();
+    }
+    // `serve` runs requests in parallel; every other command runs one thing at a time.
+    let mut builder = match cli.command {
+        Command::Serve { .. } => {
+            let mut b = tokio::runtime::Builder::new_multi_thread();
+            b.worker_threads(2);
+            b
+        }
+        _ => tokio::runtime::Builder::new_current_thread(),
+    };
+    let runtime = match builder.enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            say(&format!("hookhost: cannot start the runtime: {e}"));
+            return Exit::CouldNotRun.into();
+        }
+    };
+    let exit = runtime.block_on(run(cli));
+    // A read of stdin may still be pending on a blocking thread (`serve` after a
+    // signal): do not wait for it.
+    runtime.shutdown_timeout(std::time::Duration::from_millis(100));
+    exit.into()
+}
+
+/// The variable that turns operator logs on, with a `RUST_LOG`-style filter.
+pub const LOG_ENV: &str = "HOOKHOST_LOG";
+
+/// Installs the operator-log subscriber when `HOOKHOST_LOG` is set or `-v` given:
+/// stderr only (stdout carries verdicts and serve's protocol), no colours, span closes
+/// with their duration. Off by default, so a quiet run pays nothing for it. A filter that
+/// does not parse is an error, not silently no logs.
+fn init_logs(verbose: u8) -> Result<(), String> {
+    use tracing_subscriber::fmt::format::FmtSpan;
+    let filter = match std::env::var(LOG_ENV) {
+        Ok(spec) if !spec.is_empty() => {
+            tracing_subscriber::EnvFilter::try_new(&spec).map_err(|e| {
+                format!("{LOG_ENV}={spec:?} is not a log filter ({e}); try {LOG_ENV}=debug")
+            })?
+        }
+        _ => match verbose {
+            0 => return Ok(()),
+            1 => tracing_subscriber::EnvFilter::new("hookhost=debug,warn"),
+            _ => tracing_subscriber::EnvFilter::new("hookhost=trace,warn"),
+        },
+    };
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .with_span_events(FmtSpan::CLOSE)
+        .try_init()
+        .map_err(|e| format!("cannot start the logs: {e}"))
+}
+
+async fn run(cli: Cli) -> Exit {
+    let global = &cli.global;
+    match cli.command {
+        Command::Check => gate::check(global),
+        Command::Log {
+            command: LogCommand::Show { file },
+        } => log::log_show(&file),
+        Command::Replay { file } => log::replay(&file).await,
+        Command::PreToolUse {
+            resume,
+            tool,
+            input,
+            tool_use_id,
+            json,
+        } => gate::pre_tool_use(global, &resume, &tool, input, tool_use_id, json).await,
+        Command::Prompt { resume, text, json } => gate::prompt(global, &resume, text, json).await,
+        Command::Boxed { argv } => boxed::run_in_box(global, &argv),
+        Command::Serve { resume } => serve::command(global, &resume).await,
+        Command::Eval { cases } => eval::command(global, &cases).await,
+    }
+}
+
+/// Cancels `token` on SIGINT; the verdict is then `interrupted`.
+fn cancel_on_sigint(token: CancellationToken) {
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            token.cancel();
+        }
+    });
+}
+
+/// Writes a line for a person to stderr, its controls escaped.
+///
+/// Not `eprintln!`, which panics when stderr is closed or a broken pipe.
+pub(crate) fn say(text: &str) {
+    let _ = writeln!(std::io::stderr(), "{}", line(text));
+}
+
+/// A line of text output, its controls escaped ([`hookhost::escape`]).
+pub(crate) fn line(text: &str) -> std::borrow::Cow<'_, str> {
+    for_terminal(text)
+}
