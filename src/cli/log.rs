@@ -1,7 +1,7 @@
 //! `hookhost log show FILE` and `hookhost replay FILE`: reading session records.
 
-use std::path::Path;
 use std::io::Write;
+use std::path::Path;
 
 use super::exit::Exit;
 use super::{line, say};

@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 
 use super::{Body, Reading, Record, RecordError, ResumeFrom};
 use crate::config::HookDef;
+use crate::dispatch::Decision;
 
 /// What a resume keeps from its record.
 #[derive(Debug, Clone)]
@@ -34,6 +35,11 @@ pub struct ResumePlan {
     pub killed: Option<String>,
     /// Notes from reading the record.
     pub notes: Vec<String>,
+    /// The hooks that already warned in the record's last turn (a failure since the last
+    /// `turn.ended`), so that a session resumed within that turn, such as the next
+    /// process of a bridged agent session, warns once per hook per turn as one process
+    /// would.
+    pub warned_this_turn: Vec<String>,
 }
 
 impl ResumePlan {
@@ -60,6 +66,7 @@ impl ResumePlan {
             recorded,
             killed: killed_message(&reading.records),
             notes: reading.notes.clone(),
+            warned_this_turn: warned_this_turn(&reading.records),
         })
     }
 
@@ -94,6 +101,28 @@ impl ResumePlan {
         }
         (kept, skipped, warnings)
     }
+}
+
+/// The hooks with a failure (blocked or let through: each gave the turn's one warning)
+/// after the last `turn.ended`, in the order they first failed.
+fn warned_this_turn(records: &[Record]) -> Vec<String> {
+    let turn_start = records
+        .iter()
+        .rposition(|r| matches!(r.body, Body::TurnEnded))
+        .map_or(0, |i| i + 1);
+    let mut warned: Vec<String> = Vec::new();
+    for record in &records[turn_start..] {
+        if let Body::Decided(d) = &record.body
+            && matches!(
+                d.decision,
+                Decision::FailureBlocked | Decision::FailureContinued
+            )
+            && !warned.contains(&d.hook)
+        {
+            warned.push(d.hook.clone());
+        }
+    }
+    warned
 }
 
 /// The warning for the hooks today's config defines that the resumed record does not
@@ -141,4 +170,44 @@ pub fn killed_message(records: &[Record]) -> Option<String> {
         Some(tool) => format!("This session was killed before {tool} ran. It never ran."),
         None => "This session was killed while a prompt hook ran. The prompt was not sent.".into(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::{Decided, GateFields};
+
+    fn record(body: Body) -> Record {
+        Record {
+            line: 1,
+            at: String::new(),
+            session_id: "s".into(),
+            body,
+        }
+    }
+
+    fn decided(hook: &str, decision: Decision) -> Record {
+        record(Body::Decided(Decided {
+            hook: hook.into(),
+            gate: GateFields::default(),
+            decision,
+            reason: "timed out".into(),
+        }))
+    }
+
+    #[test]
+    fn the_turns_warned_hooks_are_the_failures_since_the_last_turn_ended() {
+        let records = vec![
+            decided("old", Decision::FailureContinued),
+            record(Body::TurnEnded),
+            decided("lint", Decision::FailureContinued),
+            decided("guard", Decision::Block),
+            decided("audit", Decision::FailureBlocked),
+            decided("lint", Decision::FailureContinued),
+            decided("slow", Decision::Interrupted),
+        ];
+        assert_eq!(warned_this_turn(&records), ["lint", "audit"]);
+        assert!(warned_this_turn(&records[..2]).is_empty());
+        assert_eq!(warned_this_turn(&records[..1]), ["old"]);
+    }
 }
