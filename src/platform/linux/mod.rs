@@ -1,1 +1,4 @@
 //! Linux: one file per concept (see [`crate::platform`]).
+
+pub(crate) mod file_system;
+pub(crate) mod ownership;
