@@ -25,6 +25,7 @@ pub mod eval;
 pub mod executor;
 pub mod guard;
 pub mod hook_env;
+pub mod paths;
 pub(crate) mod platform;
 pub mod process;
 pub mod record;

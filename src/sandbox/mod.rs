@@ -89,7 +89,9 @@ use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::os::unix::process::CommandExt;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
+
+use crate::paths;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -135,9 +137,6 @@ const ISOLATION: &[&str] = &[
 
 /// How long [`probe`] waits for `bwrap … true`.
 const PROBE_TIMEOUT: Duration = Duration::from_secs(10);
-
-/// How many symlinks a hidden path may go through before it is refused (as the kernel).
-const MAX_SYMLINK_HOPS: usize = 40;
 
 /// What the box is made of. Every path must be absolute.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -320,7 +319,7 @@ impl BoxSpec {
         let mut covered: Vec<PathBuf> = Vec::new();
         for h in &self.hide {
             absolute("a hidden path", h)?;
-            let resolved = resolve(h).map_err(|source| SandboxError::Path {
+            let resolved = paths::resolve(h).map_err(|source| SandboxError::Path {
                 what: "a hidden path",
                 path: h.clone(),
                 source,
@@ -481,44 +480,6 @@ fn canonical_dir(what: &'static str, path: &Path) -> Result<PathBuf, SandboxErro
     Ok(c)
 }
 
-/// Where an absolute path leads, following symlinks even when the end is missing: the
-/// longest existing prefix is canonicalized and a dangling link is followed to where it
-/// would create its target. More than [`MAX_SYMLINK_HOPS`] links is an error.
-fn resolve(path: &Path) -> io::Result<PathBuf> {
-    let mut path = path.to_owned();
-    for _ in 0..MAX_SYMLINK_HOPS {
-        if let Ok(c) = std::fs::canonicalize(&path) {
-            return Ok(c);
-        }
-        // Canonicalize the existing parent; then look at the last component itself.
-        let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
-            return Ok(path); // "/" always canonicalizes; this is unreachable in practice
-        };
-        let parent = resolve(parent)?;
-        let here = parent.join(name);
-        match std::fs::read_link(&here) {
-            Ok(target) => path = parent.join(target), // absolute targets replace `parent`
-            Err(_) => return Ok(normalize(&here)),
-        }
-    }
-    Err(io::Error::other("too many levels of symbolic links"))
-}
-
-/// Lexically drop `.` and resolve `..` (used only on already-canonical prefixes).
-fn normalize(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for c in path.components() {
-        match c {
-            Component::ParentDir => {
-                out.pop();
-            }
-            Component::CurDir => {}
-            other => out.push(other),
-        }
-    }
-    out
-}
-
 /// The shortest prefix of `path` that does not exist.
 fn first_missing(path: &Path) -> PathBuf {
     let mut first = path.to_owned();
@@ -637,7 +598,7 @@ fn find_bwrap(
             ));
         }
         return match std::fs::canonicalize(p) {
-            Ok(c) if is_executable(&c) => Ok(c),
+            Ok(c) if paths::is_executable_file(&c) => Ok(c),
             _ => Err(unavailable(
                 format!("bwrap was not found at {} ({BWRAP_ENV})", p.display()),
                 ADVICE_INSTALL,
@@ -652,22 +613,18 @@ fn find_bwrap(
     };
     let project_canon = std::fs::canonicalize(project).unwrap_or_else(|_| project.to_owned());
     let in_project = |p: &Path| p.starts_with(project) || p.starts_with(&project_canon);
-    for dir in std::env::split_paths(path_env) {
-        if !dir.is_absolute() || in_project(&dir) {
+    for (_, dir) in paths::path_dirs(path_env, None) {
+        if in_project(&dir) {
             continue;
         }
         let Ok(c) = std::fs::canonicalize(dir.join("bwrap")) else {
             continue;
         };
-        if is_executable(&c) && !in_project(&c) {
+        if paths::is_executable_file(&c) && !in_project(&c) {
             return Ok(c);
         }
     }
     Err(unavailable("bwrap was not found on PATH", ADVICE_INSTALL))
-}
-
-fn is_executable(p: &Path) -> bool {
-    std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
 /// The name of a session's private temp folder ends with this (after
@@ -949,7 +906,7 @@ impl crate::executor::argv::Launcher for BoxSpec {
         env: &[(OsString, OsString)],
         _cwd: &Path,
     ) -> io::Result<Command> {
-        if !is_executable(&self.bwrap) {
+        if !paths::is_executable_file(&self.bwrap) {
             return Err(io::Error::other(format!(
                 "bubblewrap ({}) ran when the session started but cannot be run now, so the hook cannot run in its sandbox; restart the session",
                 self.bwrap.display()

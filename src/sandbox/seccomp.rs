@@ -1,8 +1,13 @@
 //! The seccomp filter bwrap installs in the box (`--seccomp FD`).
 //!
-//! It is a hand-written classic-BPF program of about two dozen instructions, so that every
-//! check can be read here (a general filter compiler such as `seccompiler` does not guard
-//! against x32 syscall numbers, which would route around a per-number rule on x86_64).
+//! The rules are declared here and compiled to classic BPF by `seccompiler` (Firecracker's
+//! filter compiler), which also puts the architecture check first. One part stays
+//! hand-written, six instructions in front of the compiled filter ([`X32_GUARD`]):
+//! `seccompiler` rules are keyed by syscall number and cannot say "every number with bit
+//! 30 set", and without that check an x32 syscall number would route around every
+//! per-number rule on x86_64. The guard repeats the architecture check before it, so that
+//! a foreign-ABI call is killed before its number is looked at (as the compiled filter
+//! would), and the compiled filter's own check after it always passes.
 //!
 //! What it refuses, each with `EPERM` unless said otherwise:
 //! - `socket()` of every family but `AF_INET`, `AF_INET6` (inside the box's empty network
@@ -25,140 +30,152 @@
 //! Arguments are compared on their low 32 bits (`int` domain, `int` type, `unsigned int`
 //! request), which is what the kernel uses, so high garbage bits cannot slip past.
 
+use std::collections::BTreeMap;
 use std::io::{Seek, SeekFrom, Write};
 use std::os::fd::{FromRawFd, OwnedFd};
+use std::sync::OnceLock;
 
-// Classic BPF opcodes (linux/filter.h, linux/bpf_common.h).
+use seccompiler::{
+    BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter,
+    SeccompRule, TargetArch, sock_filter,
+};
+
+// Classic BPF opcodes (linux/filter.h, linux/bpf_common.h), for the x32 guard.
 const BPF_LD_W_ABS: u16 = 0x20; // BPF_LD (0) | BPF_W (0) | BPF_ABS (0x20)
 const BPF_JEQ_K: u16 = 0x05 | 0x10; // BPF_JMP | BPF_JEQ | BPF_K
 const BPF_JGE_K: u16 = 0x05 | 0x30; // BPF_JMP | BPF_JGE | BPF_K
-const BPF_AND_K: u16 = 0x04 | 0x50; // BPF_ALU | BPF_AND | BPF_K
 const BPF_RET_K: u16 = 0x06; // BPF_RET | BPF_K
 
 // Return values (linux/seccomp.h).
 const SECCOMP_RET_KILL_PROCESS: u32 = 0x8000_0000;
 const SECCOMP_RET_ERRNO: u32 = 0x0005_0000;
-const SECCOMP_RET_ALLOW: u32 = 0x7fff_0000;
 
-// Offsets into `struct seccomp_data` (nr, arch, ip, args[6]); both supported
-// architectures are little-endian, so an argument's low 32 bits come first.
+// Offsets into `struct seccomp_data` (nr, arch, ip, args[6]).
 const OFF_NR: u32 = 0;
 const OFF_ARCH: u32 = 4;
-const OFF_ARG0_LO: u32 = 16;
-const OFF_ARG1_LO: u32 = 24;
 
 const X32_SYSCALL_BIT: u32 = 0x4000_0000;
-const SOCK_TYPE_MASK: u32 = 0xf;
+const SOCK_TYPE_MASK: u64 = 0xf;
 
+#[cfg(target_arch = "x86_64")]
+const ARCH: TargetArch = TargetArch::x86_64;
 #[cfg(target_arch = "x86_64")]
 const AUDIT_ARCH: u32 = 0xc000_003e; // AUDIT_ARCH_X86_64
 #[cfg(target_arch = "aarch64")]
+const ARCH: TargetArch = TargetArch::aarch64;
+#[cfg(target_arch = "aarch64")]
 const AUDIT_ARCH: u32 = 0xc000_00b7; // AUDIT_ARCH_AARCH64
 
-/// One `struct sock_filter`, laid out as the kernel and bwrap read it.
-#[derive(Clone, Copy)]
-struct Insn {
-    code: u16,
-    jt: u8,
-    jf: u8,
-    k: u32,
-}
-
-impl Insn {
-    fn to_bytes(self) -> [u8; 8] {
-        let mut b = [0u8; 8];
-        b[0..2].copy_from_slice(&self.code.to_ne_bytes());
-        b[2] = self.jt;
-        b[3] = self.jf;
-        b[4..8].copy_from_slice(&self.k.to_ne_bytes());
-        b
-    }
-}
-
-fn ld(off: u32) -> Insn {
-    Insn {
-        code: BPF_LD_W_ABS,
-        jt: 0,
-        jf: 0,
-        k: off,
-    }
-}
-fn and(k: u32) -> Insn {
-    Insn {
-        code: BPF_AND_K,
-        jt: 0,
-        jf: 0,
-        k,
-    }
-}
-fn ret(k: u32) -> Insn {
-    Insn {
-        code: BPF_RET_K,
-        jt: 0,
-        jf: 0,
-        k,
-    }
-}
-/// A conditional jump at index `at` to absolute indices `t` (true) and `f` (false).
-fn jump(code: u16, k: u32, at: usize, t: usize, f: usize) -> Insn {
-    // Forward jumps only, within this short program (checked by the unit test below);
-    // a bad target becomes an offset past the end, which the kernel refuses to load.
-    let off = |to: usize| {
-        to.checked_sub(at + 1)
-            .and_then(|o| u8::try_from(o).ok())
-            .unwrap_or(u8::MAX)
-    };
-    Insn {
+/// One instruction with no jump.
+const fn stmt(code: u16, k: u32) -> sock_filter {
+    sock_filter {
         code,
-        jt: off(t),
-        jf: off(f),
+        jt: 0,
+        jf: 0,
         k,
     }
 }
 
-/// The filter program, as the `struct sock_filter` array bwrap expects.
-pub(crate) fn program() -> Vec<u8> {
-    const SOCKET: usize = 11;
-    const SOCKETPAIR: usize = 15;
-    const IOCTL: usize = 20;
-    const ALLOW: usize = 23;
-    const DENY: usize = 24;
-    const NOSYS: usize = 25;
-    let nr = |n: libc::c_long| n as u32;
-    let eq = |k: u32, at: usize, t: usize, f: usize| jump(BPF_JEQ_K, k, at, t, f);
-    let prog = [
-        /* 0 */ ld(OFF_ARCH),
-        /* 1 */ eq(AUDIT_ARCH, 1, 3, 2),
-        /* 2 */ ret(SECCOMP_RET_KILL_PROCESS),
-        /* 3 */ ld(OFF_NR),
-        /* 4 */ jump(BPF_JGE_K, X32_SYSCALL_BIT, 4, NOSYS, 5),
-        /* 5 */ eq(nr(libc::SYS_socket), 5, SOCKET, 6),
-        /* 6 */ eq(nr(libc::SYS_socketpair), 6, SOCKETPAIR, 7),
-        /* 7 */ eq(nr(libc::SYS_ioctl), 7, IOCTL, 8),
-        /* 8 */ eq(nr(libc::SYS_io_uring_setup), 8, DENY, 9),
-        /* 9 */ eq(nr(libc::SYS_io_uring_enter), 9, DENY, 10),
-        /* 10 */ eq(nr(libc::SYS_io_uring_register), 10, DENY, ALLOW),
-        // SOCKET: socket(domain, …): three families, nothing else
-        /* 11 */
-        ld(OFF_ARG0_LO),
-        /* 12 */ eq(libc::AF_INET as u32, 12, ALLOW, 13),
-        /* 13 */ eq(libc::AF_INET6 as u32, 13, ALLOW, 14),
-        /* 14 */ eq(libc::AF_NETLINK as u32, 14, ALLOW, DENY),
-        // SOCKETPAIR: socketpair(domain, type, …)
-        /* 15 */ ld(OFF_ARG0_LO),
-        /* 16 */ eq(libc::AF_UNIX as u32, 16, 17, ALLOW),
-        /* 17 */ ld(OFF_ARG1_LO),
-        /* 18 */ and(SOCK_TYPE_MASK),
-        /* 19 */ eq(libc::SOCK_DGRAM as u32, 19, DENY, ALLOW),
-        // IOCTL: ioctl(fd, request, …)
-        /* 20 */ ld(OFF_ARG1_LO),
-        /* 21 */ eq(libc::TIOCSTI as u32, 21, DENY, 22),
-        /* 22 */ eq(libc::TIOCLINUX as u32, 22, DENY, ALLOW),
-        /* 23 ALLOW */ ret(SECCOMP_RET_ALLOW),
-        /* 24 DENY */ ret(SECCOMP_RET_ERRNO | libc::EPERM as u32),
-        /* 25 NOSYS */ ret(SECCOMP_RET_ERRNO | libc::ENOSYS as u32),
-    ];
-    prog.iter().flat_map(|i| i.to_bytes()).collect()
+/// One conditional jump, `jt`/`jf` instructions forward.
+const fn jump(code: u16, k: u32, jt: u8, jf: u8) -> sock_filter {
+    sock_filter { code, jt, jf, k }
+}
+
+/// The hand-written part, run before the compiled filter: a syscall made under another
+/// architecture's ABI (e.g. i386 `int 0x80`) kills the process; an x32 syscall (number
+/// with bit 30 set, x86_64 only; checked on aarch64 too, where no such number exists)
+/// fails with `ENOSYS`. Every jump lands inside these six instructions or on the first
+/// instruction after them.
+const X32_GUARD: [sock_filter; 6] = [
+    /* 0 */ stmt(BPF_LD_W_ABS, OFF_ARCH),
+    /* 1 */ jump(BPF_JEQ_K, AUDIT_ARCH, 1, 0),
+    /* 2 */ stmt(BPF_RET_K, SECCOMP_RET_KILL_PROCESS),
+    /* 3 */ stmt(BPF_LD_W_ABS, OFF_NR),
+    /* 4 */ jump(BPF_JGE_K, X32_SYSCALL_BIT, 0, 1),
+    /* 5 */ stmt(BPF_RET_K, SECCOMP_RET_ERRNO | libc::ENOSYS as u32),
+];
+
+/// A condition on an argument's low 32 bits (`int` domain, `int` type, `unsigned int`
+/// request): the kernel reads only those, so high garbage bits cannot slip past.
+fn low32(
+    arg: u8,
+    op: SeccompCmpOp,
+    value: u64,
+) -> Result<SeccompCondition, seccompiler::BackendError> {
+    SeccompCondition::new(arg, SeccompCmpArgLen::Dword, op, value)
+}
+
+/// The declared rules: each syscall number with the rules (any one matching) under which
+/// it is refused with `EPERM`; an empty list refuses it whatever its arguments.
+#[allow(clippy::unnecessary_cast)] // ioctl request types differ between libcs
+fn rules() -> Result<BTreeMap<i64, Vec<SeccompRule>>, seccompiler::BackendError> {
+    use SeccompCmpOp::{Eq, MaskedEq, Ne};
+    let refuse = SeccompRule::new;
+    Ok(BTreeMap::from([
+        // socket(domain, …): three families, nothing else.
+        (
+            libc::SYS_socket,
+            vec![refuse(vec![
+                low32(0, Ne, libc::AF_INET as u64)?,
+                low32(0, Ne, libc::AF_INET6 as u64)?,
+                low32(0, Ne, libc::AF_NETLINK as u64)?,
+            ])?],
+        ),
+        // socketpair(domain, type, …): no unconnected Unix datagram pair.
+        (
+            libc::SYS_socketpair,
+            vec![refuse(vec![
+                low32(0, Eq, libc::AF_UNIX as u64)?,
+                low32(1, MaskedEq(SOCK_TYPE_MASK), libc::SOCK_DGRAM as u64)?,
+            ])?],
+        ),
+        // ioctl(fd, request, …): no typing into the host terminal.
+        (
+            libc::SYS_ioctl,
+            vec![
+                refuse(vec![low32(1, Eq, libc::TIOCSTI as u64)?])?,
+                refuse(vec![low32(1, Eq, libc::TIOCLINUX as u64)?])?,
+            ],
+        ),
+        // io_uring does socket and file operations this filter never sees.
+        (libc::SYS_io_uring_setup, vec![]),
+        (libc::SYS_io_uring_enter, vec![]),
+        (libc::SYS_io_uring_register, vec![]),
+    ]))
+}
+
+/// The whole filter: [`X32_GUARD`], then the compiled [`rules`] (everything else allowed).
+fn compile() -> Result<BpfProgram, seccompiler::BackendError> {
+    let filter = SeccompFilter::new(
+        rules()?,
+        SeccompAction::Allow,
+        SeccompAction::Errno(libc::EPERM as u32),
+        ARCH,
+    )?;
+    let compiled: BpfProgram = filter.try_into()?;
+    Ok(X32_GUARD.iter().cloned().chain(compiled).collect())
+}
+
+/// The filter program, as the `struct sock_filter` array bwrap expects (compiled once).
+pub(crate) fn program() -> std::io::Result<&'static [u8]> {
+    static PROGRAM: OnceLock<Result<Vec<u8>, String>> = OnceLock::new();
+    let compiled = PROGRAM.get_or_init(|| {
+        let program = compile().map_err(|e| e.to_string())?;
+        Ok(program.iter().flat_map(to_bytes).collect())
+    });
+    compiled
+        .as_deref()
+        .map_err(|e| std::io::Error::other(format!("the seccomp filter does not compile: {e}")))
+}
+
+/// One `struct sock_filter`, laid out as the kernel and bwrap read it.
+fn to_bytes(insn: &sock_filter) -> [u8; 8] {
+    let mut b = [0u8; 8];
+    b[0..2].copy_from_slice(&insn.code.to_ne_bytes());
+    b[2] = insn.jt;
+    b[3] = insn.jf;
+    b[4..8].copy_from_slice(&insn.k.to_ne_bytes());
+    b
 }
 
 /// A fresh memfd holding [`program`], positioned at its start, close-on-exec (the
@@ -184,7 +201,7 @@ pub(crate) fn memfd() -> std::io::Result<OwnedFd> {
         fd = unsafe { OwnedFd::from_raw_fd(moved) };
     }
     let mut file = std::fs::File::from(fd);
-    file.write_all(&program())?;
+    file.write_all(program()?)?;
     file.seek(SeekFrom::Start(0))?;
     Ok(OwnedFd::from(file))
 }
@@ -193,12 +210,18 @@ pub(crate) fn memfd() -> std::io::Result<OwnedFd> {
 mod tests {
     use super::*;
 
-    /// A tiny classic-BPF interpreter for the few opcodes the filter uses.
+    const BPF_AND_K: u16 = 0x04 | 0x50; // BPF_ALU | BPF_AND | BPF_K
+    const BPF_JA: u16 = 0x05; // BPF_JMP | BPF_JA
+    const BPF_JGT_K: u16 = 0x05 | 0x20; // BPF_JMP | BPF_JGT | BPF_K
+    const SECCOMP_RET_ALLOW: u32 = 0x7fff_0000;
+
+    /// A tiny classic-BPF interpreter for the few opcodes the filter uses, run on the
+    /// bytes bwrap is handed.
     fn run(nr: i64, arch: u32, args: [u64; 6]) -> u32 {
-        let prog = program();
-        let insns: Vec<Insn> = prog
+        let prog = program().expect("the filter compiles");
+        let insns: Vec<sock_filter> = prog
             .chunks(8)
-            .map(|c| Insn {
+            .map(|c| sock_filter {
                 code: u16::from_ne_bytes([c[0], c[1]]),
                 jt: c[2],
                 jf: c[3],
@@ -213,7 +236,7 @@ mod tests {
         }
         let (mut pc, mut acc) = (0usize, 0u32);
         loop {
-            let i = insns[pc];
+            let i = &insns[pc];
             pc += 1;
             match i.code {
                 BPF_LD_W_ABS => {
@@ -222,17 +245,18 @@ mod tests {
                 }
                 BPF_AND_K => acc &= i.k,
                 BPF_RET_K => return i.k,
-                BPF_JEQ_K | BPF_JGE_K => {
-                    let hit = if i.code == BPF_JEQ_K {
-                        acc == i.k
-                    } else {
-                        acc >= i.k
+                BPF_JA => pc += i.k as usize,
+                BPF_JEQ_K | BPF_JGE_K | BPF_JGT_K => {
+                    let hit = match i.code {
+                        BPF_JEQ_K => acc == i.k,
+                        BPF_JGE_K => acc >= i.k,
+                        _ => acc > i.k,
                     };
                     pc += usize::from(if hit { i.jt } else { i.jf });
-                    assert!(pc < insns.len(), "jump past the end");
                 }
                 other => panic!("unexpected opcode {other:#x}"),
             }
+            assert!(pc < insns.len(), "jump past the end");
         }
     }
 
@@ -309,6 +333,23 @@ mod tests {
             run(libc::SYS_ioctl, a, [0, libc::TIOCGWINSZ as u64, 0, 0, 0, 0]),
             SECCOMP_RET_ALLOW
         );
+        let seqpacket = libc::SOCK_SEQPACKET as u64;
+        assert_eq!(
+            run(libc::SYS_socketpair, a, [unix, seqpacket, 0, 0, 0, 0]),
+            SECCOMP_RET_ALLOW
+        );
+        assert_eq!(
+            run(
+                libc::SYS_socketpair,
+                a,
+                [unix | high, dgram | high, 0, 0, 0, 0]
+            ),
+            EPERM
+        );
+        assert_eq!(
+            run(libc::SYS_socketpair, a, [inet, dgram, 0, 0, 0, 0]),
+            SECCOMP_RET_ALLOW
+        );
         assert_eq!(run(libc::SYS_read, a, [0; 6]), SECCOMP_RET_ALLOW);
         assert_eq!(
             run(libc::SYS_socket | 0x4000_0000, a, [unix, 1, 0, 0, 0, 0]),
@@ -318,5 +359,23 @@ mod tests {
             run(libc::SYS_read, 0x4000_0003, [0; 6]),
             SECCOMP_RET_KILL_PROCESS
         );
+    }
+
+    #[test]
+    fn every_jump_lands_inside_the_program() {
+        let prog = program().expect("the filter compiles");
+        let len = prog.len() / 8;
+        for (at, c) in prog.chunks(8).enumerate() {
+            let code = u16::from_ne_bytes([c[0], c[1]]);
+            let k = u32::from_ne_bytes([c[4], c[5], c[6], c[7]]) as usize;
+            let targets = match code {
+                BPF_JA => vec![k],
+                BPF_JEQ_K | BPF_JGE_K | BPF_JGT_K => vec![usize::from(c[2]), usize::from(c[3])],
+                _ => continue,
+            };
+            for off in targets {
+                assert!(at + 1 + off < len, "instruction {at} jumps past the end");
+            }
+        }
     }
 }

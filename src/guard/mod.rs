@@ -1,0 +1,418 @@
+//! The start-up path guard: no hook may run a program, or read a file, that the agent
+//! could change.
+//!
+//! An agent that can edit its own policy hook has no policy. So before the session starts,
+//! [`check_hooks`] resolves each hook's `command[0]` (a bare name is looked up on PATH once,
+//! here, and the absolute path it finds is what runs later) and checks it, and every later
+//! element that names a path, against the folders the agent can write
+//! ([`GuardContext::agent_writable_folders`]) and, for a sandboxed hook in a sandboxed
+//! session, against the folders the sandbox hides.
+//!
+//! Which elements are checked (spec, "Where to keep hook files"):
+//! * `command[0]`, always;
+//! * a later element that names an existing file or folder (relative ones from the project
+//!   root), or that does not exist but is shaped like a path (a `/` and no spaces);
+//! * the value after an option's first `=` (`--rules=hooks/r.yaml`), the same way; an empty
+//!   value (`--exclude=`) names nothing.
+//!
+//! Each path is checked as written (lexically: `..`, `//`, `./` and a trailing `/` cannot
+//! hide it) and where it leads: every link on the way is followed (at most
+//! [`MAX_LINK_HOPS`]), one whose target does not exist yet included, and a link or folder on
+//! the way that sits inside a writable folder counts too, since the agent could re-point it.
+//! Writable and hidden folders are compared both as given and by where they lead, and by
+//! (device, inode) against every folder the path passes through, so a bind mount of the
+//! project under another name is still the project.
+//!
+//! A path that goes through a per-process link (`/proc/self`, `/proc/thread-self`,
+//! `/proc/<pid>`, `/dev/fd`, `/dev/std{in,out,err}`), as written or on the way, is refused
+//! outright: the kernel resolves it for whichever process opens it, so where it leads for
+//! hookhost at start says nothing about where it leads for the hook.
+//!
+//! Programs (`command[0]` and, recursively, the interpreter named by a `#!` line, including
+//! the program `/usr/bin/env X` finds on PATH) also get OpenSSH's `safe_path` rule: every
+//! folder on the way must be owned by root or by us and not group- or world-writable unless
+//! it has the sticky bit (as `/tmp` does), and the program must not be writable by others nor
+//! have other hard links the agent could write it through: when we own it and are not root,
+//! any; as root, on the file system of a writable folder (see `hard_link_risk`).
+//!
+//! A WASM hook's `command[0]` (a `.wasm` path) is checked exactly like any other program.
+//! The host reads the module, so the caller passes `sandbox = false` for WASM hooks: the
+//! hidden-folder rule does not apply to them. The caller also passes only `command[0]`:
+//! a WASM hook's arguments are the guest's, and the guest can open nothing but the
+//! read-only project, so they name no host file (`crate::host` does both).
+//!
+//! [`check_config_file`] refuses a config file with `[[hooks]]` that the agent could write,
+//! [`check_cache_dir`] the WASM compile cache (deserialising a compiled artifact is unsafe),
+//! [`check_record_file`] a session record (a resume trusts the hooks it lists),
+//! and [`scrub_path_for_host_hook`] gives a host hook in a sandboxed session a PATH with
+//! nothing the agent could plant a program in.
+//!
+//! What the guard does not see: a path inside an interpreter string (`["sh", "-c", "…"]`,
+//! `python3 -c`), a file a program finds on its own (its config, `node_modules`, a module
+//! loaded from its working directory), a bare relative name absent at start, and anything
+//! that changes after start (the caller should run the returned path and re-check before each
+//! run if it must close that race).
+//!
+//! # Where each part lives
+//!
+//! * this file: the session's context ([`GuardContext`]), [`check_hooks`] and the per-hook
+//!   `Plan` (where a program lies, whether it exists, which arguments name paths);
+//! * `refusal.rs`: [`Refusal`] and the parts of its message line;
+//! * `folders.rs`: the writable and hidden folders and how a path is found in one, and the
+//!   per-process links refused outright;
+//! * `ownership.rs`: OpenSSH's `safe_path` rule and the hard-link rule;
+//! * `shebang.rs`: `#!` lines and what `/usr/bin/env NAME` would find;
+//! * `worktree.rs`: a linked git worktree's common directory;
+//! * `session_files.rs`: the config file, the session record, the WASM cache and a host
+//!   hook's PATH;
+//! * [`crate::paths`] (shared with the box): lexical paths, the link walk, the PATH search;
+//! * `crate::platform::sys::{ownership, file_system}`: uids, modes, identities, case and
+//!   temp folders, as the OS says them.
+
+mod folders;
+mod ownership;
+mod refusal;
+mod session_files;
+mod shebang;
+mod worktree;
+
+use std::ffi::{OsStr, OsString};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+pub use crate::paths::MAX_LINK_HOPS;
+pub use refusal::{Ownership, Place, Plant, Refusal, Who};
+pub use session_files::{
+    check_cache_dir, check_config_file, check_record_file, scrub_path_for_host_hook,
+};
+
+use crate::paths::lookup_on_path;
+use crate::platform::sys::file_system::{system_temp_folders, tmpdir_is_per_user};
+use folders::{Examined, Folder, find_in, per_process_link};
+use shebang::{MAX_SHEBANG_DEPTH, read_shebang};
+use worktree::linked_worktree_common_dir;
+
+/// Why the project is writable (the key to the spec's own sentence).
+pub const WHY_PROJECT: &str = "the project";
+/// Why a linked worktree's common directory is writable.
+pub const WHY_WORKTREE: &str = "the linked worktree's common git directory";
+/// Why the private temp folder is writable.
+pub const WHY_PRIVATE_TMP: &str = "the agent's private temp folder, from --private-tmp";
+/// Why a `[sandbox] writable` / `--writable` folder is writable.
+pub const WHY_WRITABLE: &str = "from [sandbox] writable or --writable";
+/// Why the macOS user temp folder is writable.
+pub const WHY_USER_TEMP: &str = "the user temp folder";
+/// Why `/tmp` (and `/private/tmp`) count in a session without a sandbox.
+pub const WHY_SYSTEM_TEMP: &str = "a system temp folder, in a session without a sandbox";
+/// Why `$TMPDIR` counts in a session without a sandbox.
+pub const WHY_TMPDIR: &str = "the system temp folder from $TMPDIR, in a session without a sandbox";
+/// Why `/tmp` counts for a sandboxed hook in a sandboxed session.
+pub const WHY_SANDBOX_TMP: &str = "the sandbox's /tmp, which is the agent's";
+
+/// Everything the guard needs to know about the session.
+#[derive(Debug, Clone, Default)]
+pub struct GuardContext {
+    /// The project root: absolute, as given.
+    pub project: PathBuf,
+    /// The agent's private temp folder (`--private-tmp`), if any.
+    pub private_tmp: Option<PathBuf>,
+    /// `[sandbox] writable` and `--writable` folders.
+    pub writable: Vec<PathBuf>,
+    /// The session has a working bubblewrap sandbox.
+    pub sandboxed_session: bool,
+    /// Folders the box hides (already `~`-expanded, absolute).
+    pub hidden: Vec<PathBuf>,
+    /// The host's PATH, used for lookups.
+    pub path_env: Option<OsString>,
+    /// `$TMPDIR`.
+    pub tmpdir_env: Option<PathBuf>,
+}
+
+/// One hook as the guard sees it.
+#[derive(Debug, Clone, Copy)]
+pub struct HookToGuard<'a> {
+    /// The hook's name, for messages.
+    pub name: &'a str,
+    /// Its argv, as configured.
+    pub command: &'a [String],
+    /// Whether it runs in the sandbox (pass `false` for a WASM hook).
+    pub sandbox: bool,
+}
+
+/// A hook that passed the guard.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GuardedHook {
+    /// The hook's name.
+    pub name: String,
+    /// The absolute `command[0]` to run: as written, or as found on PATH (not
+    /// canonicalised, so that multi-call programs and venvs still see their own name).
+    pub program: PathBuf,
+}
+
+impl GuardContext {
+    /// The folders the agent can write in this session, each with why (a `WHY_*` constant).
+    ///
+    /// These count for every hook, the config file and the cache. A sandboxed hook in a
+    /// sandboxed session also may not use `/tmp` (the box's `/tmp` is the agent's); that is
+    /// added per hook, since the host's `/tmp` is not the agent's in such a session.
+    pub fn agent_writable_folders(&self) -> Vec<(PathBuf, &'static str)> {
+        let mut folders = vec![(self.project.clone(), WHY_PROJECT)];
+        if let Some(common) = linked_worktree_common_dir(&self.project) {
+            folders.push((common, WHY_WORKTREE));
+        }
+        if let Some(tmp) = &self.private_tmp {
+            folders.push((tmp.clone(), WHY_PRIVATE_TMP));
+        }
+        folders.extend(self.writable.iter().map(|w| (w.clone(), WHY_WRITABLE)));
+        // macOS: `$TMPDIR` is the user's own temp folder, and `/tmp` is `/private/tmp`.
+        let per_user_tmpdir = tmpdir_is_per_user();
+        if let (true, Some(tmp)) = (per_user_tmpdir, &self.tmpdir_env) {
+            folders.push((tmp.clone(), WHY_USER_TEMP));
+        }
+        if !self.sandboxed_session {
+            for tmp in system_temp_folders() {
+                folders.push((PathBuf::from(tmp), WHY_SYSTEM_TEMP));
+            }
+            if let (false, Some(tmp)) = (per_user_tmpdir, &self.tmpdir_env) {
+                folders.push((tmp.clone(), WHY_TMPDIR));
+            }
+        }
+        folders
+    }
+
+    /// The writable folders, ready to compare paths against.
+    fn writable_folders(&self) -> Vec<Folder> {
+        let folders = self.agent_writable_folders();
+        folders
+            .into_iter()
+            .map(|(dir, why)| Folder::new(dir, why, &self.project))
+            .collect()
+    }
+}
+
+/// Checks every hook; returns each hook's program to run, or every refusal found.
+pub fn check_hooks(
+    ctx: &GuardContext,
+    hooks: &[HookToGuard],
+) -> Result<Vec<GuardedHook>, Vec<Refusal>> {
+    let base = ctx.writable_folders();
+    let mut boxed = base.clone();
+    boxed.push(Folder::new("/tmp".into(), WHY_SANDBOX_TMP, &ctx.project));
+    let hidden: Vec<Folder> = ctx
+        .hidden
+        .iter()
+        .map(|h| Folder::new(h.clone(), "", &ctx.project))
+        .collect();
+    let host_path = scrub_path_for_host_hook(ctx);
+    let mut guarded = Vec::new();
+    let mut refusals = Vec::new();
+    for hook in hooks {
+        let in_box = ctx.sandboxed_session && hook.sandbox;
+        let plan = Plan {
+            hook: hook.name,
+            ctx,
+            writable: if in_box { &boxed } else { &base },
+            hidden: if in_box { Some(&hidden) } else { None },
+            cwd: if in_box {
+                ctx.project.clone()
+            } else {
+                "/".into()
+            },
+            runtime_path: if ctx.sandboxed_session && !hook.sandbox {
+                host_path.clone()
+            } else {
+                ctx.path_env.clone()
+            },
+        };
+        match plan.check(hook.command) {
+            Ok(program) => guarded.push(GuardedHook {
+                name: hook.name.to_owned(),
+                program,
+            }),
+            Err(mut found) => refusals.append(&mut found),
+        }
+    }
+    if refusals.is_empty() {
+        Ok(guarded)
+    } else {
+        Err(refusals)
+    }
+}
+
+/// How one hook is checked: what counts as writable or hidden for it, and where it runs.
+struct Plan<'a> {
+    hook: &'a str,
+    ctx: &'a GuardContext,
+    writable: &'a [Folder],
+    hidden: Option<&'a [Folder]>,
+    /// The hook's working directory: the project in the box, `/` on the host.
+    cwd: PathBuf,
+    /// The PATH the hook will run with (for `#!/usr/bin/env X`).
+    runtime_path: Option<OsString>,
+}
+
+impl Plan<'_> {
+    /// Checks one hook's whole command; returns the program to run.
+    fn check(&self, command: &[String]) -> Result<PathBuf, Vec<Refusal>> {
+        let mut refusals = Vec::new();
+        let program = match self.resolve_program(command) {
+            Ok((subject, program)) => {
+                refusals.extend(self.check_program(&subject, &program, 0));
+                Some(program)
+            }
+            Err(refusal) => {
+                refusals.push(refusal);
+                None
+            }
+        };
+        for arg in command.iter().skip(1) {
+            for (subject, path) in arg_targets(arg, &self.ctx.project) {
+                refusals.extend(self.place_refusal(subject, &Examined::new(path)));
+            }
+        }
+        match program {
+            Some(program) if refusals.is_empty() => Ok(program),
+            _ => Err(refusals),
+        }
+    }
+
+    /// `command[0]` as an absolute path, with how messages name it.
+    fn resolve_program(&self, command: &[String]) -> Result<(String, PathBuf), Refusal> {
+        let hook = self.hook.to_owned();
+        let Some(first) = command.first() else {
+            return Err(Refusal::EmptyCommand { hook });
+        };
+        if first.contains('/') {
+            return if Path::new(first).is_absolute() {
+                Ok((first.clone(), PathBuf::from(first)))
+            } else {
+                Err(Refusal::RelativeProgram {
+                    hook,
+                    path: first.clone(),
+                })
+            };
+        }
+        match lookup_on_path(OsStr::new(first), self.ctx.path_env.as_deref(), None) {
+            Some((_, found)) => Ok((found.display().to_string(), found)),
+            None => Err(Refusal::NotFound {
+                hook,
+                name: first.clone(),
+            }),
+        }
+    }
+
+    /// Checks a program: where it lies, that it exists, its ownership, its `#!` line.
+    fn check_program(&self, subject: &str, path: &Path, depth: usize) -> Vec<Refusal> {
+        let seen = Examined::new(path.to_path_buf());
+        if let Some(refusal) = self.place_refusal(subject.to_owned(), &seen) {
+            return vec![refusal];
+        }
+        let Ok(walk) = &seen.walk else {
+            return Vec::new(); // place_refusal already refused an untraceable path
+        };
+        if !walk.end_exists {
+            return vec![Refusal::NotFound {
+                hook: self.hook.to_owned(),
+                name: subject.to_owned(),
+            }];
+        }
+        let mut refusals = self.ownership_refusals(subject, walk);
+        if depth < MAX_SHEBANG_DEPTH
+            && let Some(line) = read_shebang(&walk.end)
+        {
+            refusals.extend(self.check_interpreter(subject, &line, depth + 1));
+        }
+        refusals
+    }
+
+    /// The refusal for a path through a per-process link, in a writable folder, or (for a
+    /// sandboxed hook) in a hidden one.
+    fn place_refusal(&self, subject: String, seen: &Examined) -> Option<Refusal> {
+        let hook = self.hook.to_owned();
+        if let Some(link) = per_process_link(seen) {
+            return Some(Refusal::MagicLink {
+                hook,
+                subject,
+                link,
+            });
+        }
+        match find_in(seen, self.writable) {
+            Ok(Some(found)) => {
+                let place = found.place();
+                return Some(Refusal::Writable {
+                    hook,
+                    subject,
+                    place: Box::new(place),
+                });
+            }
+            Err(cause) => {
+                let who = Who::Hook(hook);
+                return Some(Refusal::Untraceable {
+                    who,
+                    subject,
+                    cause,
+                });
+            }
+            Ok(None) => {}
+        }
+        let hidden = self.hidden?;
+        match find_in(seen, hidden) {
+            Ok(Some(found)) => Some(Refusal::Hidden {
+                hook,
+                subject,
+                dir: found.folder.dir.clone(),
+                through: found.through,
+            }),
+            _ => None,
+        }
+    }
+}
+
+/// The paths a later element names: `(as written, absolute)` for the element itself and for
+/// the value after its first `=`, each when it exists or is shaped like a path.
+fn arg_targets(arg: &str, project: &Path) -> Vec<(String, PathBuf)> {
+    let mut targets = Vec::new();
+    if arg.is_empty() {
+        return targets;
+    }
+    let split = arg.split_once('=');
+    let whole = project.join(arg);
+    let key_is_pathy = split.is_none_or(|(key, _)| key.contains('/'));
+    if exists(&whole) || (path_shaped(arg) && key_is_pathy) {
+        targets.push((arg.to_owned(), whole));
+    }
+    if let Some((_, value)) = split.filter(|(_, v)| !v.is_empty()) {
+        let path = project.join(value);
+        if exists(&path) || path_shaped(value) {
+            targets.push((value.to_owned(), path));
+        }
+    }
+    targets
+}
+
+/// Shaped like a path: a `/` and no spaces.
+fn path_shaped(s: &str) -> bool {
+    s.contains('/') && !s.chars().any(char::is_whitespace)
+}
+
+/// Whether anything (a dangling link included) is at `path`.
+fn exists(path: &Path) -> bool {
+    fs::symlink_metadata(path).is_ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arg_targets_follow_the_spec() {
+        let p = Path::new("/nonexistent-project");
+        assert!(arg_targets("--exclude=", p).is_empty());
+        assert!(arg_targets("", p).is_empty());
+        assert!(arg_targets("a b/c", p).is_empty());
+        let t = arg_targets("--rules=hooks/r.yaml", p);
+        assert_eq!(t, vec![("hooks/r.yaml".into(), p.join("hooks/r.yaml"))]);
+        let t = arg_targets("hooks/x.sh", p);
+        assert_eq!(t, vec![("hooks/x.sh".into(), p.join("hooks/x.sh"))]);
+    }
+}

@@ -1,0 +1,121 @@
+//! The other things a session trusts besides the hooks' own files: its config file, its
+//! session record and the WASM compile cache must lie outside the agent's reach, and a
+//! host hook in a sandboxed session gets a PATH the agent cannot plant a program in.
+
+use std::env;
+use std::ffi::OsString;
+use std::fmt;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use super::folders::{Examined, Folder, find_in, per_process_link};
+use super::ownership::ownership_problem;
+use super::{GuardContext, Place, Refusal, Who};
+use crate::paths::walk;
+use crate::platform::sys::ownership::effective_uid;
+
+/// Refuses a config file (one that holds `[[hooks]]`) that lies where the agent can write.
+pub fn check_config_file(ctx: &GuardContext, config: &Path) -> Result<(), Refusal> {
+    let place = locate_outside(ctx, config, Who::Config)?;
+    match place {
+        Some(place) => Err(Refusal::Config {
+            path: config.to_path_buf(),
+            place,
+        }),
+        None => Ok(()),
+    }
+}
+
+/// Refuses a session record (to write with `--log`, or to resume) that lies where the
+/// agent can write: it could rewrite the hooks a resume keeps. It need not exist yet.
+pub fn check_record_file(ctx: &GuardContext, record: &Path) -> Result<(), Refusal> {
+    match locate_outside(ctx, record, Who::Record)? {
+        Some(place) => Err(Refusal::Record {
+            path: record.to_path_buf(),
+            place,
+        }),
+        None => Ok(()),
+    }
+}
+
+/// Refuses a WASM compile cache folder the agent could write, or others could (OpenSSH's
+/// rule, on the folder and every folder on its way). It need not exist yet.
+pub fn check_cache_dir(ctx: &GuardContext, dir: &Path) -> Result<(), Refusal> {
+    if let Some(place) = locate_outside(ctx, dir, Who::CacheDir)? {
+        return Err(Refusal::CacheDir {
+            path: dir.to_path_buf(),
+            place,
+        });
+    }
+    let walk = absolute(dir)
+        .ok()
+        .and_then(|abs| walk(&abs).ok())
+        .ok_or_else(|| untraceable(Who::CacheDir, dir, "it cannot be made absolute"))?;
+    match ownership_problem(&walk, effective_uid()) {
+        Some(problem) => Err(Refusal::Ownership {
+            who: Who::CacheDir,
+            subject: dir.display().to_string(),
+            problem,
+        }),
+        None => Ok(()),
+    }
+}
+
+/// The PATH for a host hook: in a sandboxed session, PATH without empty or relative
+/// entries, entries inside an agent-writable folder, and entries that cannot be traced
+/// (a dangling link, a loop); `None` (run with no PATH) when nothing is left. Without a
+/// sandbox PATH is unchanged.
+pub fn scrub_path_for_host_hook(ctx: &GuardContext) -> Option<OsString> {
+    if !ctx.sandboxed_session {
+        return ctx.path_env.clone();
+    }
+    let path = ctx.path_env.as_ref()?;
+    let folders = ctx.writable_folders();
+    let kept: Vec<PathBuf> = env::split_paths(path)
+        .filter(|entry| keep_path_entry(entry, &folders))
+        .collect();
+    if kept.is_empty() {
+        return None;
+    }
+    env::join_paths(kept).ok()
+}
+
+/// Whether a host hook's PATH entry survives scrubbing.
+fn keep_path_entry(entry: &Path, folders: &[Folder]) -> bool {
+    if entry.as_os_str().is_empty() || !entry.is_absolute() {
+        return false;
+    }
+    let seen = Examined::new(entry.to_path_buf());
+    if per_process_link(&seen).is_some() {
+        return false; // `/proc/self/cwd/bin` is the hook's cwd at run time, not ours
+    }
+    match find_in(&seen, folders) {
+        Ok(None) => seen.walk.as_ref().is_ok_and(|w| !w.dangling),
+        _ => false,
+    }
+}
+
+/// Where a config file or cache folder lies among the writable folders, if anywhere.
+fn locate_outside(ctx: &GuardContext, path: &Path, who: Who) -> Result<Option<Place>, Refusal> {
+    let abs = absolute(path).map_err(|e| untraceable(who.clone(), path, e))?;
+    let seen = Examined::new(abs);
+    let folders = ctx.writable_folders();
+    match find_in(&seen, &folders) {
+        Ok(found) => Ok(found.map(|found| found.place())),
+        Err(cause) => Err(untraceable(who, path, cause)),
+    }
+}
+
+/// An [`Refusal::Untraceable`] for a path.
+fn untraceable(who: Who, path: &Path, cause: impl fmt::Display) -> Refusal {
+    Refusal::Untraceable {
+        who,
+        subject: path.display().to_string(),
+        cause: cause.to_string(),
+    }
+}
+
+/// `path` made absolute against the current directory.
+fn absolute(path: &Path) -> io::Result<PathBuf> {
+    std::path::absolute(path)
+}

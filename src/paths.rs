@@ -1,0 +1,256 @@
+//! Path helpers shared by the start-up path guard ([`crate::guard`]) and the box
+//! ([`crate::sandbox`]): lexical normalisation, following links (with one hop limit for
+//! both), "is this an executable file", and the PATH search.
+//!
+//! Link following exists twice on purpose, with one limit ([`MAX_LINK_HOPS`]):
+//! * `walk` is the guard's: it follows a path part by part as the kernel would and
+//!   records every folder, link and the end it passed (the guard checks each of them), and
+//!   it stops with an error on anything but a missing part (an unreadable folder is a path
+//!   the guard cannot vouch for);
+//! * `resolve` is the box's: it wants only where a hidden path leads, canonicalising the
+//!   longest existing prefix, and takes a link it cannot read as the end of the path.
+//!
+//! Merging them would change what one of them refuses, so both stay, side by side.
+
+use std::env;
+use std::ffi::{OsStr, OsString};
+use std::fs;
+use std::io;
+use std::path::{Component, Path, PathBuf};
+
+use crate::platform::sys::ownership;
+
+/// The most links followed while resolving one path; more is refused as a loop (the
+/// kernel's own limit).
+pub const MAX_LINK_HOPS: usize = 40;
+
+/// The path with `.`, `..`, repeated and trailing `/` resolved by spelling alone (a `..`
+/// at the root, or at the start of a relative path, is dropped).
+pub(crate) fn lexical(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for part in path.components() {
+        match part {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+/// A regular file (after links) with an execute bit.
+pub(crate) fn is_executable_file(path: &Path) -> bool {
+    fs::metadata(path).is_ok_and(|m| m.is_file() && ownership::has_execute_bit(&m))
+}
+
+/// The folders a PATH search visits, in order, with each entry's index in `path`.
+/// Empty and relative entries are taken from `cwd` when given, else skipped.
+pub(crate) fn path_dirs<'a>(
+    path: &'a OsStr,
+    cwd: Option<&'a Path>,
+) -> impl Iterator<Item = (usize, PathBuf)> + 'a {
+    env::split_paths(path)
+        .enumerate()
+        .filter_map(move |(i, entry)| match (entry.is_absolute(), cwd) {
+            (true, _) => Some((i, entry)),
+            (false, Some(cwd)) => Some((i, cwd.join(entry))),
+            (false, None) => None,
+        })
+}
+
+/// Finds `name` on `path`: the index of the entry and the executable file found there.
+/// Empty and relative entries are searched from `cwd` when given, else skipped.
+pub(crate) fn lookup_on_path(
+    name: &OsStr,
+    path: Option<&OsStr>,
+    cwd: Option<&Path>,
+) -> Option<(usize, PathBuf)> {
+    if name.is_empty() {
+        return None;
+    }
+    path_dirs(path?, cwd).find_map(|(i, dir)| {
+        let candidate = dir.join(name);
+        is_executable_file(&candidate).then_some((i, candidate))
+    })
+}
+
+/// Where an absolute path leads, following symlinks even when the end is missing: the
+/// longest existing prefix is canonicalized and a dangling link is followed to where it
+/// would create its target. More than [`MAX_LINK_HOPS`] links is an error.
+pub(crate) fn resolve(path: &Path) -> io::Result<PathBuf> {
+    let mut path = path.to_owned();
+    for _ in 0..MAX_LINK_HOPS {
+        if let Ok(c) = std::fs::canonicalize(&path) {
+            return Ok(c);
+        }
+        // Canonicalize the existing parent; then look at the last component itself.
+        let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
+            return Ok(path); // "/" always canonicalizes; this is unreachable in practice
+        };
+        let parent = resolve(parent)?;
+        let here = parent.join(name);
+        match std::fs::read_link(&here) {
+            Ok(target) => path = parent.join(target), // absolute targets replace `parent`
+            Err(_) => return Ok(lexical(&here)),      // only on an already-canonical prefix
+        }
+    }
+    Err(io::Error::other("too many levels of symbolic links"))
+}
+
+/// What a step of a walk is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum StepKind {
+    /// A folder (or a missing part) passed on the way.
+    Pass,
+    /// A link, followed.
+    Link,
+    /// Where the path leads.
+    End,
+}
+
+/// One place a walk passed, and the last link followed before it.
+#[derive(Debug, Clone)]
+pub(crate) struct Step {
+    pub(crate) path: PathBuf,
+    pub(crate) kind: StepKind,
+    pub(crate) via: Option<PathBuf>,
+}
+
+/// A path followed to where it leads.
+#[derive(Debug, Clone)]
+pub(crate) struct Walk {
+    /// Every folder, link and the end, in order; their paths contain no links.
+    pub(crate) steps: Vec<Step>,
+    /// Where it leads.
+    pub(crate) end: PathBuf,
+    /// Whether `end` exists.
+    pub(crate) end_exists: bool,
+    /// A link was followed to somewhere that does not exist (yet).
+    pub(crate) dangling: bool,
+}
+
+/// Why a walk stopped.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum TraceError {
+    #[error("a loop of links, or more than {MAX_LINK_HOPS} of them")]
+    Loop,
+    #[error("{0}")]
+    Io(#[from] io::Error),
+}
+
+/// One part of a path still to walk.
+enum Part {
+    Root,
+    Up,
+    Name(OsString),
+}
+
+/// The parts of a path, in order.
+fn parts(path: &Path) -> Vec<Part> {
+    path.components()
+        .filter_map(|c| match c {
+            Component::RootDir => Some(Part::Root),
+            Component::ParentDir => Some(Part::Up),
+            Component::Normal(name) => Some(Part::Name(name.to_owned())),
+            Component::CurDir | Component::Prefix(_) => None,
+        })
+        .collect()
+}
+
+/// Follows an absolute path part by part, as the kernel would, following every link (a
+/// link whose target is missing included: the rest is taken by spelling). A relative
+/// path is walked from `/`.
+pub(crate) fn walk(start: &Path) -> Result<Walk, TraceError> {
+    let mut todo = parts(start);
+    todo.reverse();
+    let mut cur = PathBuf::from("/");
+    let (mut hops, mut missing, mut dangling) = (0, false, false);
+    let mut via: Option<PathBuf> = None;
+    let mut steps = Vec::new();
+    while let Some(part) = todo.pop() {
+        let name = match part {
+            Part::Root => {
+                cur = PathBuf::from("/");
+                continue;
+            }
+            Part::Up => {
+                cur.pop();
+                continue;
+            }
+            Part::Name(name) => name,
+        };
+        let next = cur.join(&name);
+        let meta = if missing {
+            None
+        } else {
+            match fs::symlink_metadata(&next) {
+                Ok(meta) => Some(meta),
+                Err(e) if is_missing(&e) => None,
+                Err(e) => return Err(e.into()),
+            }
+        };
+        if meta.as_ref().is_some_and(|m| m.file_type().is_symlink()) {
+            hops += 1;
+            if hops > MAX_LINK_HOPS {
+                return Err(TraceError::Loop);
+            }
+            let target = fs::read_link(&next)?;
+            let kind = StepKind::Link;
+            steps.push(Step {
+                path: next.clone(),
+                kind,
+                via: via.clone(),
+            });
+            todo.extend(parts(&target).into_iter().rev());
+            via = Some(next);
+            continue;
+        }
+        if meta.is_none() && !missing {
+            missing = true;
+            dangling = hops > 0;
+        }
+        if !todo.is_empty() {
+            steps.push(Step {
+                path: next.clone(),
+                kind: StepKind::Pass,
+                via: via.clone(),
+            });
+        }
+        cur = next;
+    }
+    steps.push(Step {
+        path: cur.clone(),
+        kind: StepKind::End,
+        via,
+    });
+    Ok(Walk {
+        steps,
+        end: cur,
+        end_exists: !missing,
+        dangling,
+    })
+}
+
+/// The part does not exist (or its parent is not a folder): the rest is taken by spelling.
+fn is_missing(e: &io::Error) -> bool {
+    matches!(
+        e.kind(),
+        io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lexical_resolves_spellings() {
+        assert_eq!(
+            lexical(Path::new("//a/./b//c/../d/")),
+            PathBuf::from("/a/b/d")
+        );
+        assert_eq!(lexical(Path::new("/../..")), PathBuf::from("/"));
+    }
+}

@@ -1,0 +1,46 @@
+//! Linux: who we are and who owns a file, a file's identity, its mode bits and link
+//! count, as the path guard's OpenSSH-style ownership rule asks for them.
+//!
+//! Each function answers one question in the guard's words, so that another OS can
+//! answer it in its own (Windows has neither uids nor mode bits).
+
+use std::fs::Metadata;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+
+/// The effective user id: whose files count as "ours".
+pub(crate) fn effective_uid() -> u32 {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    unsafe { libc::geteuid() }
+}
+
+/// The uid that owns the file.
+pub(crate) fn owner_of(meta: &Metadata) -> u32 {
+    meta.uid()
+}
+
+/// The file's (device, inode): equal for two names of the same file or folder, a bind
+/// mount included.
+pub(crate) fn file_identity(meta: &Metadata) -> (u64, u64) {
+    (meta.dev(), meta.ino())
+}
+
+/// How many names (hard links) the file has.
+pub(crate) fn link_count(meta: &Metadata) -> u64 {
+    meta.nlink()
+}
+
+/// The group or others may write it (mode `0o022`).
+pub(crate) fn writable_by_others(meta: &Metadata) -> bool {
+    meta.permissions().mode() & 0o022 != 0
+}
+
+/// The sticky bit (mode `0o1000`): in a folder, only a file's owner may remove or rename
+/// it, as in `/tmp`.
+pub(crate) fn is_sticky(meta: &Metadata) -> bool {
+    meta.permissions().mode() & 0o1000 != 0
+}
+
+/// Any execute bit (mode `0o111`).
+pub(crate) fn has_execute_bit(meta: &Metadata) -> bool {
+    meta.permissions().mode() & 0o111 != 0
+}
