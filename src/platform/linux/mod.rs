@@ -1,1 +1,3 @@
 //! Linux: one file per concept (see [`crate::platform`]).
+
+pub(crate) mod memory;
