@@ -65,6 +65,11 @@ pub enum Failure {
     #[error("could not start: {0}")]
     CouldNotStart(String),
     /// The hook was killed by a signal it did not ask for.
+    ///
+    /// No executor reports this (a signal ends a run as [`ExitStatus::Signal`], which
+    /// reads as [`crate::answer::AnswerFailure::KilledBySignal`]); it stays because the
+    /// session record's effect format names it (`killed_by_signal`), so such a record
+    /// still reads and replays.
     #[error("was killed by a signal")]
     KilledBySignal,
     /// The hook printed more than [`OUTPUT_CAP`] bytes on one stream.

@@ -1,7 +1,17 @@
 //! Unit tests of the WASM executor's internals (the behaviour on real hooks is in
 //! `tests/wasm.rs`).
 
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use wasmtime::{Engine, Module, Store, Trap};
+
+use super::engine::{Kind, kind_of};
+use super::limits::{fuel_for, wall_limit};
+use super::link::FORBIDDEN_PREFIXES;
 use super::*;
+use crate::config::{Event, HookDef, OnFailure};
+use crate::executor::{CancellationToken, Executor, Failure};
 
 /// `(module (func (export "_start") (loop (br 0))))`, encoded by hand.
 const LOOP_MODULE: &[u8] = &[
@@ -34,11 +44,25 @@ fn headers_tell_modules_from_components() {
     assert_eq!(kind_of(b"#!/bin/sh\n"), None);
 }
 
+/// A hook that runs `command0`.
+fn hook_running(command0: &str) -> HookDef {
+    HookDef {
+        name: "check".into(),
+        event: Event::PreToolUse,
+        command: vec![command0.into()],
+        tools: None,
+        timeout: 10,
+        sandbox: false,
+        on_failure: OnFailure::Block,
+    }
+}
+
+/// What makes a hook a WASM hook ([`HookDef::is_wasm`], the one answer to that).
 #[test]
 fn wasm_commands_end_in_dot_wasm() {
-    assert!(is_wasm_command("hooks/check.wasm"));
-    assert!(!is_wasm_command("hooks/check.sh"));
-    assert!(!is_wasm_command("wasm"));
+    assert!(hook_running("hooks/check.wasm").is_wasm());
+    assert!(!hook_running("hooks/check.sh").is_wasm());
+    assert!(!hook_running("wasm").is_wasm());
 }
 
 #[test]
@@ -178,15 +202,4 @@ async fn calibrate_fuel_per_second() {
             fuel as f64 / took.as_secs_f64()
         );
     }
-}
-
-#[test]
-fn swap_areas_are_read_from_proc_swaps() {
-    let none = "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n";
-    assert!(!super::swap_in_use(none));
-    let one =
-        format!("{none}/dev/zram0                              partition\t8388604\t\t0\t\t100\n");
-    assert!(super::swap_in_use(&one));
-    // What the engine reads when /proc/swaps cannot be read: assume swap.
-    assert!(super::swap_in_use("?\n?"));
 }

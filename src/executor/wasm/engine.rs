@@ -1,0 +1,413 @@
+//! The engine: wasmtime's configuration (fuel and epoch instrumentation, the allocator
+//! each [`EngineMode`] asks for, the page-scan reset of pooled memory), the `[wasm]`
+//! settings and their defaults (with how the fuel rate was calibrated), the epoch
+//! ticker, and preparing a program: compiling it (or loading it from the cache) once
+//! per engine and pre-linking it.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use wasmtime::component::Component;
+use wasmtime::{
+    Config, Enabled, Engine, EngineWeak, InstanceAllocationStrategy, Module,
+    PoolingAllocationConfig,
+};
+use wasmtime_wasi::p2::bindings::CommandPre;
+
+use super::cache;
+use super::limits::fuel_for;
+use super::link::{
+    check_component_imports, check_module_imports, link_hook_world, link_preview1, open_project,
+};
+use super::run::{ComponentState, ModuleState};
+use super::{WasmError, WasmExecutor};
+
+/// The default memory cap of one run, in MiB (`[wasm] memory_limit_mib`).
+pub const DEFAULT_MEMORY_LIMIT_MIB: u64 = 64;
+
+/// The default fuel a hook gets per second of its timeout (`[wasm] fuel_per_second`).
+///
+/// Measured on this project's kind of machine (2 vCPU AMD EPYC shared with other builds,
+/// wasmtime 48.0.8, Cranelift, fuel + epoch instrumentation) by the ignored test
+/// `calibrate_fuel_per_second`, which times how long a busy-loop guest takes to burn a
+/// known amount of fuel: the `fixture loop` guest (Rust, `opt-level = "s"`) burned
+/// 0.89–1.36 × 10¹⁰ fuel per wall second, typically 1.15 × 10¹⁰, as a wasip1 module and
+/// as a wasip2 component alike. (Compiled Rust burns fuel fast because `local.get`/`set`
+/// cost fuel but no machine time; the research notes measured 1.5–2 × 10¹⁰ for a
+/// serde_json hook. A degenerate `loop br 0` burns only ~1.1 × 10⁹.)
+///
+/// 10¹⁰ sits just under the typical compiled-code rate: a busy hook runs out of fuel
+/// (deterministically) at roughly 0.75–0.9 × its timeout on an idle machine (0.74 s for
+/// a 1 s timeout in `tests/wasm.rs`); code that burns fuel more slowly, or a loaded
+/// machine, meets the wall-clock backstop at 1.25 × the timeout instead. Either way the
+/// result is "timed out".
+pub const DEFAULT_FUEL_PER_SECOND: u64 = 10_000_000_000;
+
+/// How much dirty memory of a pooled slot is reset by copying pages back rather than
+/// by `madvise` (see the pooling settings in [`WasmEngine::new`]).
+const KEEP_RESIDENT: usize = 1 << 20;
+
+/// How often the epoch ticker advances the engine's epoch.
+pub(super) const TICK: Duration = Duration::from_millis(10);
+
+/// The `[wasm]` settings of the user config.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WasmSettings {
+    /// The most memory one run may use, in MiB.
+    pub memory_limit_mib: u64,
+    /// The fuel a hook gets per second of its timeout.
+    pub fuel_per_second: u64,
+    /// Where compiled artifacts are cached; `None` compiles every time.
+    ///
+    /// The caller must have checked (path guard) that it is private to the user and not
+    /// writable by the agent: artifacts are native code, loaded without verification.
+    pub cache_dir: Option<PathBuf>,
+}
+
+impl Default for WasmSettings {
+    fn default() -> Self {
+        WasmSettings {
+            memory_limit_mib: DEFAULT_MEMORY_LIMIT_MIB,
+            fuel_per_second: DEFAULT_FUEL_PER_SECOND,
+            cache_dir: None,
+        }
+    }
+}
+
+/// How long the engine lives, which decides how it allocates instances.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum EngineMode {
+    /// One hook call per process (`pre-tool-use`, `prompt`): on-demand allocation, which
+    /// costs nothing to set up.
+    #[default]
+    OneShot,
+    /// A long-lived process (`serve`): the pooling allocator, whose setup (reserving
+    /// address space) pays for itself over many calls.
+    Serve,
+}
+
+/// The one wasmtime engine of a process, with its linkers and epoch ticker.
+///
+/// Cheap to clone (shared); every [`WasmExecutor`] it prepares keeps it alive.
+#[derive(Clone)]
+pub struct WasmEngine {
+    pub(super) inner: Arc<EngineInner>,
+}
+
+/// What a [`WasmEngine`] shares with the executors it prepares.
+pub(super) struct EngineInner {
+    pub(super) engine: Engine,
+    module_linker: wasmtime::Linker<ModuleState>,
+    component_linker: wasmtime::component::Linker<ComponentState>,
+    pub(super) settings: WasmSettings,
+    _ticker: Ticker,
+    /// The programs this engine has prepared, by the SHA-256 of their bytes: hooks that
+    /// run the same file (often with different arguments) share one compiled program,
+    /// so its code is loaded once and stays warm in the CPU's caches.
+    programs: Mutex<HashMap<cache::ProgramDigest, Prepared>>,
+    /// Whether pooled memory is reset by page scan (see [`page_scan_is_sound`]).
+    reset_by_page_scan: bool,
+}
+
+/// A program compiled (or loaded from the cache) and pre-linked, and where it came from.
+#[derive(Clone)]
+struct Prepared {
+    program: Program,
+    from_cache: bool,
+    cache_file: Option<PathBuf>,
+}
+
+/// Stops the epoch ticker thread when the engine goes away.
+struct Ticker {
+    stop: Arc<AtomicBool>,
+}
+
+impl Drop for Ticker {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+}
+
+impl Ticker {
+    fn start(engine: EngineWeak) -> std::io::Result<Ticker> {
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = Arc::clone(&stop);
+        std::thread::Builder::new()
+            .name("hookhost-wasm-epoch".into())
+            .spawn(move || {
+                while !flag.load(Ordering::Relaxed) {
+                    std::thread::sleep(TICK);
+                    match engine.upgrade() {
+                        Some(engine) => engine.increment_epoch(),
+                        None => break,
+                    }
+                }
+            })?;
+        Ok(Ticker { stop })
+    }
+}
+
+impl WasmEngine {
+    /// Creates the engine: fuel and epoch instrumentation, the allocator `mode` asks for,
+    /// the two linkers, and the epoch ticker thread (which ends with the engine).
+    pub fn new(settings: &WasmSettings, mode: EngineMode) -> Result<Self, WasmError> {
+        let engine_error = |e: wasmtime::Error| WasmError::Engine(format!("{e:#}"));
+        let mut config = Config::new();
+        config.consume_fuel(true).epoch_interruption(true);
+        // No wasm backtraces: every run ends in an error (`proc_exit` raises `I32Exit`,
+        // even for status 0), and capturing and symbolicating a backtrace for it was the
+        // largest single cost of a warm run. Failures are read from the trap code and
+        // the error itself, never from a backtrace.
+        config.wasm_backtrace_max_frames(None);
+        let reset_by_page_scan = mode == EngineMode::Serve && page_scan_is_sound();
+        if mode == EngineMode::Serve {
+            let memory = usize::try_from(settings.memory_limit_mib.saturating_mul(1 << 20))
+                .unwrap_or(usize::MAX);
+            let mut pool = PoolingAllocationConfig::new();
+            pool.total_component_instances(64)
+                .total_core_instances(256)
+                .total_memories(128)
+                .total_tables(256)
+                .total_stacks(64)
+                .max_memory_size(memory);
+            if reset_by_page_scan {
+                // Reset a returned slot by copying back only the pages the run wrote
+                // (found with Linux's PAGEMAP_SCAN) instead of `madvise`: a hook writes
+                // a few dozen pages, and each `madvise` was a syscall plus TLB
+                // shootdowns on every core running the host. Beyond 1 MiB of written
+                // pages wasmtime still uses `madvise`. Without the scan, keep-resident
+                // would memset the first 1 MiB blindly, which costs more than it saves,
+                // so it stays off.
+                pool.linear_memory_keep_resident(KEEP_RESIDENT)
+                    .table_keep_resident(KEEP_RESIDENT)
+                    .pagemap_scan(Enabled::Yes);
+            }
+            config.allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
+        }
+        let engine = Engine::new(&config).map_err(engine_error)?;
+
+        let mut module_linker = wasmtime::Linker::new(&engine);
+        link_preview1(&mut module_linker).map_err(engine_error)?;
+        let mut component_linker = wasmtime::component::Linker::new(&engine);
+        link_hook_world(&mut component_linker).map_err(engine_error)?;
+
+        let ticker = Ticker::start(engine.weak())
+            .map_err(|e| WasmError::Engine(format!("cannot start the epoch ticker: {e}")))?;
+        Ok(WasmEngine {
+            inner: Arc::new(EngineInner {
+                engine,
+                module_linker,
+                component_linker,
+                settings: settings.clone(),
+                _ticker: ticker,
+                programs: Mutex::default(),
+                reset_by_page_scan,
+            }),
+        })
+    }
+
+    /// Compiles the program at `wasm` (or loads it from the cache), checks its imports,
+    /// and pre-links it, ready to run with `args` (`command[1..]`) against `project`
+    /// under `timeout`. Errors name the file.
+    ///
+    /// A program this engine has already prepared (the same bytes, whatever the file's
+    /// name or the arguments) is not compiled or loaded again: the executors share it.
+    pub fn prepare(
+        &self,
+        wasm: &Path,
+        args: &[String],
+        project: &Path,
+        timeout: Duration,
+    ) -> Result<WasmExecutor, WasmError> {
+        let path = wasm.to_path_buf();
+        let bytes = std::fs::read(wasm).map_err(|source| WasmError::Read {
+            path: path.clone(),
+            source,
+        })?;
+        let preopens = open_project(project)?;
+        let digest = cache::program_digest(&bytes);
+        let known = self.programs().get(&digest).cloned();
+        // The cache's warnings go with the first hook that prepares a program only.
+        let (prepared, cache_warnings) = match known {
+            Some(prepared) => (prepared, Vec::new()),
+            None => {
+                let (prepared, warnings) = self.compile(&path, &bytes, &digest)?;
+                self.programs().insert(digest, prepared.clone());
+                (prepared, warnings)
+            }
+        };
+        let Prepared {
+            program,
+            from_cache,
+            cache_file,
+        } = prepared;
+
+        let name = wasm
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| wasm.to_string_lossy().into_owned());
+        let mut argv = Vec::with_capacity(args.len() + 1);
+        argv.push(name);
+        argv.extend(args.iter().cloned());
+        let fuel = fuel_for(timeout, self.inner.settings.fuel_per_second);
+        Ok(WasmExecutor {
+            engine: Arc::clone(&self.inner),
+            program,
+            argv,
+            project: project.to_path_buf(),
+            preopens,
+            timeout,
+            fuel,
+            from_cache,
+            cache_file,
+            cache_warnings,
+        })
+    }
+
+    /// Whether this engine resets pooled memory by copying back only the pages a run
+    /// wrote (PAGEMAP_SCAN), rather than with `madvise`: a `serve` engine on Linux 6.7+
+    /// with no swap in use.
+    pub fn resets_memory_by_page_scan(&self) -> bool {
+        self.inner.reset_by_page_scan
+    }
+
+    /// How many of the pooling allocator's memory slots have been used and are free
+    /// now (`None` for an on-demand engine): runs that reuse slots leave this flat.
+    pub fn warm_memory_slots(&self) -> Option<u32> {
+        self.inner
+            .engine
+            .pooling_allocator_metrics()
+            .map(|m| m.unused_warm_memories())
+    }
+
+    /// The engine's programs, by digest.
+    fn programs(&self) -> std::sync::MutexGuard<'_, HashMap<cache::ProgramDigest, Prepared>> {
+        // A panic while holding the lock leaves the map whole (inserts are single calls).
+        self.inner
+            .programs
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Compiles `bytes` (read from `path`) or loads them from the cache, checks the
+    /// imports, and pre-links the program; also returns the cache's warnings.
+    fn compile(
+        &self,
+        path: &Path,
+        bytes: &[u8],
+        digest: &cache::ProgramDigest,
+    ) -> Result<(Prepared, Vec<String>), WasmError> {
+        let path = path.to_path_buf();
+        let engine = &self.inner.engine;
+        let cache_dir = self.inner.settings.cache_dir.as_deref();
+        let compile_error = |e: wasmtime::Error| WasmError::Compile {
+            path: path.clone(),
+            message: format!("{e:#}"),
+        };
+        let link_error = |e: wasmtime::Error| WasmError::Link {
+            path: path.clone(),
+            message: format!("{e:#}"),
+        };
+
+        let (program, from_cache, cache_file, warnings) = match kind_of(bytes) {
+            None => return Err(WasmError::NotWasm { path }),
+            Some(Kind::Module) => {
+                let loaded = cache::load_or_compile::<Module>(engine, cache_dir, bytes, digest)
+                    .map_err(compile_error)?;
+                let module = loaded.artifact;
+                if module.get_export("_start").is_none() {
+                    return Err(WasmError::Link {
+                        path,
+                        message: "it exports no `_start` (not a WASI command module)".into(),
+                    });
+                }
+                check_module_imports(&path, &module)?;
+                let pre = self
+                    .inner
+                    .module_linker
+                    .instantiate_pre(&module)
+                    .map_err(link_error)?;
+                (
+                    Program::Module(pre),
+                    loaded.from_cache,
+                    loaded.cache_file,
+                    loaded.warnings,
+                )
+            }
+            Some(Kind::Component) => {
+                let loaded = cache::load_or_compile::<Component>(engine, cache_dir, bytes, digest)
+                    .map_err(compile_error)?;
+                let component = loaded.artifact;
+                check_component_imports(&path, engine, &component)?;
+                let pre = self
+                    .inner
+                    .component_linker
+                    .instantiate_pre(&component)
+                    .map_err(link_error)?;
+                let pre = CommandPre::new(pre).map_err(|e| WasmError::Link {
+                    path: path.clone(),
+                    message: format!("it does not export wasi:cli/run: {e:#}"),
+                })?;
+                (
+                    Program::Component(pre),
+                    loaded.from_cache,
+                    loaded.cache_file,
+                    loaded.warnings,
+                )
+            }
+        };
+
+        let prepared = Prepared {
+            program,
+            from_cache,
+            cache_file,
+        };
+        Ok((prepared, warnings))
+    }
+}
+
+/// Whether the pooling allocator may reset memory by PAGEMAP_SCAN: the kernel has the
+/// ioctl (Linux 6.7+) and this process could open `/proc/self/pagemap` (see
+/// [`crate::process::harden_host_process`]), and no swap is in use.
+///
+/// Swap matters because wasmtime 48's scan looks for written pages that are *present*:
+/// a written page swapped out during a run is neither copied back nor decommitted, so
+/// the next run in that slot would read it (bytecodealliance/wasmtime#14357, open).
+/// Without swap an anonymous page leaves memory only for the instant the kernel
+/// migrates it (compaction); a scan landing in that instant would miss that one page.
+/// What could cross is what an earlier WASM run of the session held in memory: hook
+/// input and bytes read from the read-only project, both of which every WASM hook of
+/// the session can read anyway. Swap turned on later in a long `serve` session is not
+/// seen; restart the session after `swapon`.
+fn page_scan_is_sound() -> bool {
+    PoolingAllocationConfig::is_pagemap_scan_available()
+        && !crate::platform::sys::memory::swap_in_use()
+}
+
+/// What kind of program a `.wasm` file holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Kind {
+    /// A WASI preview 1 core module.
+    Module,
+    /// A WASI preview 2 component.
+    Component,
+}
+
+/// Tells a core module from a component by the header.
+pub(super) fn kind_of(bytes: &[u8]) -> Option<Kind> {
+    match bytes.get(..8)? {
+        [0, b'a', b's', b'm', 1, 0, 0, 0] => Some(Kind::Module),
+        [0, b'a', b's', b'm', 0x0d, 0, 1, 0] => Some(Kind::Component),
+        _ => None,
+    }
+}
+
+/// A compiled, pre-linked program of either kind.
+#[derive(Clone)]
+pub(super) enum Program {
+    Module(wasmtime::InstancePre<ModuleState>),
+    Component(CommandPre<ComponentState>),
+}

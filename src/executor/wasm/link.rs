@@ -1,0 +1,197 @@
+//! What a hook can reach: the two linkers (WASI preview 1 for modules, exactly the hook
+//! world for components), the import policy that refuses the network and anything the
+//! host does not provide, and the WASI context each run gets (its stdin, capped output
+//! pipes, arguments, the read-only `/project` preopen; no environment, no sockets).
+//!
+//! Everything a guest is granted is decided here, in one place: a change of policy (say,
+//! linking `wasi:sockets` while denying every address) is a change to this file.
+
+use std::path::Path;
+
+use wasmtime::Engine;
+use wasmtime::component::{Component, HasData, ResourceTable};
+use wasmtime_wasi::cli::{WasiCli, WasiCliView};
+use wasmtime_wasi::clocks::{WasiClocks, WasiClocksView};
+use wasmtime_wasi::filesystem::{WasiFilesystem, WasiFilesystemCtx, WasiFilesystemView};
+use wasmtime_wasi::p2::pipe::{MemoryInputPipe, MemoryOutputPipe};
+use wasmtime_wasi::random::{WasiRandom, WasiRandomCtx};
+use wasmtime_wasi::{FsPerms, I32Exit, WasiCtx, WasiCtxBuilder};
+
+use super::run::{ComponentState, ModuleState};
+use super::{WasmError, WasmExecutor};
+
+/// The interfaces the host links for components: exactly the imports of the world in
+/// `wit/hook.wit` (the unit tests check that the two agree).
+pub const HOOK_WORLD_IMPORTS: &[&str] = &[
+    "wasi:cli/environment",
+    "wasi:cli/exit",
+    "wasi:cli/stdin",
+    "wasi:cli/stdout",
+    "wasi:cli/stderr",
+    "wasi:cli/terminal-input",
+    "wasi:cli/terminal-output",
+    "wasi:cli/terminal-stdin",
+    "wasi:cli/terminal-stdout",
+    "wasi:cli/terminal-stderr",
+    "wasi:clocks/monotonic-clock",
+    "wasi:clocks/wall-clock",
+    "wasi:filesystem/types",
+    "wasi:filesystem/preopens",
+    "wasi:io/error",
+    "wasi:io/poll",
+    "wasi:io/streams",
+    "wasi:random/random",
+    "wasi:random/insecure",
+    "wasi:random/insecure-seed",
+];
+
+/// Interface prefixes a hook may never import, whatever it is: the network.
+pub(super) const FORBIDDEN_PREFIXES: &[&str] = &["wasi:sockets/", "wasi:http/"];
+
+/// `HasData` for the `wasi:io` interfaces, which work on the resource table.
+struct Io;
+
+impl HasData for Io {
+    type Data<'a> = &'a mut ResourceTable;
+}
+
+fn io_table(state: &mut ComponentState) -> &mut ResourceTable {
+    &mut state.table
+}
+
+fn random_ctx(state: &mut ComponentState) -> &mut WasiRandomCtx {
+    state.ctx.random()
+}
+
+/// Links exactly [`HOOK_WORLD_IMPORTS`], with the async bindings: what
+/// `wasmtime_wasi::p2::add_to_linker_async` does, minus `wasi:sockets`.
+pub(super) fn link_hook_world(
+    l: &mut wasmtime::component::Linker<ComponentState>,
+) -> wasmtime::Result<()> {
+    use wasmtime_wasi::p2::bindings::{cli, clocks, filesystem, io, random};
+    type S = ComponentState;
+
+    io::error::add_to_linker::<S, Io>(l, io_table)?;
+    io::poll::add_to_linker::<S, Io>(l, io_table)?;
+    io::streams::add_to_linker::<S, Io>(l, io_table)?;
+    clocks::wall_clock::add_to_linker::<S, WasiClocks>(l, S::clocks)?;
+    clocks::monotonic_clock::add_to_linker::<S, WasiClocks>(l, S::clocks)?;
+    filesystem::types::add_to_linker::<S, WasiFilesystem>(l, S::filesystem)?;
+    filesystem::preopens::add_to_linker::<S, WasiFilesystem>(l, S::filesystem)?;
+    random::random::add_to_linker::<S, WasiRandom>(l, random_ctx)?;
+    random::insecure::add_to_linker::<S, WasiRandom>(l, random_ctx)?;
+    random::insecure_seed::add_to_linker::<S, WasiRandom>(l, random_ctx)?;
+    cli::exit::add_to_linker::<S, WasiCli>(l, S::cli)?;
+    cli::environment::add_to_linker::<S, WasiCli>(l, S::cli)?;
+    cli::stdin::add_to_linker::<S, WasiCli>(l, S::cli)?;
+    cli::stdout::add_to_linker::<S, WasiCli>(l, S::cli)?;
+    cli::stderr::add_to_linker::<S, WasiCli>(l, S::cli)?;
+    cli::terminal_input::add_to_linker::<S, WasiCli>(l, S::cli)?;
+    cli::terminal_output::add_to_linker::<S, WasiCli>(l, S::cli)?;
+    cli::terminal_stdin::add_to_linker::<S, WasiCli>(l, S::cli)?;
+    cli::terminal_stdout::add_to_linker::<S, WasiCli>(l, S::cli)?;
+    cli::terminal_stderr::add_to_linker::<S, WasiCli>(l, S::cli)?;
+    Ok(())
+}
+
+/// Links WASI preview 1 (async), with a `proc_exit` that keeps every exit code.
+///
+/// wasmtime-wasi's own `proc_exit` turns a status ≥ 126 into a plain error that loses
+/// the number; this one always raises [`I32Exit`] with the guest's status.
+pub(super) fn link_preview1(l: &mut wasmtime::Linker<ModuleState>) -> wasmtime::Result<()> {
+    wasmtime_wasi::p1::add_to_linker_async(l, |s: &mut ModuleState| &mut s.wasi)?;
+    l.allow_shadowing(true);
+    l.func_wrap(
+        "wasi_snapshot_preview1",
+        "proc_exit",
+        |status: i32| -> wasmtime::Result<()> { Err(wasmtime::Error::new(I32Exit(status))) },
+    )?;
+    l.allow_shadowing(false);
+    Ok(())
+}
+
+/// Refuses network imports and anything the hook world does not provide.
+pub(super) fn check_component_imports(
+    path: &Path,
+    engine: &Engine,
+    component: &Component,
+) -> Result<(), WasmError> {
+    for (name, _) in component.component_type().imports(engine) {
+        if FORBIDDEN_PREFIXES.iter().any(|p| name.starts_with(p)) {
+            return Err(WasmError::Forbidden {
+                path: path.to_path_buf(),
+                import: name.to_string(),
+            });
+        }
+        let unversioned = name.split('@').next().unwrap_or(name);
+        if !HOOK_WORLD_IMPORTS.contains(&unversioned) {
+            return Err(WasmError::UnknownImport {
+                path: path.to_path_buf(),
+                import: name.to_string(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Refuses a module that imports anything but WASI preview 1.
+pub(super) fn check_module_imports(
+    path: &Path,
+    module: &wasmtime::Module,
+) -> Result<(), WasmError> {
+    for import in module.imports() {
+        if import.module() != "wasi_snapshot_preview1" {
+            return Err(WasmError::UnknownImport {
+                path: path.to_path_buf(),
+                import: format!("`{}::{}`", import.module(), import.name()),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Opens `project` once, as the read-only `/project` preopen every run of a hook shares.
+///
+/// Opening it per run walked the whole path each time (a tenth of a warm run). Sharing
+/// the descriptor is safe: every guest access is relative to it (`openat` and friends
+/// through wasmtime-wasi's sandboxed primitives), and directory listings open a
+/// descriptor of their own, so runs never share a position.
+pub(super) fn open_project(project: &Path) -> Result<WasiFilesystemCtx, WasmError> {
+    let refused = |reason: String| WasmError::Project {
+        path: project.to_path_buf(),
+        reason,
+    };
+    if let Some(reason) = crate::access::folder_problem(project) {
+        return Err(refused(reason));
+    }
+    let mut builder = WasiCtxBuilder::new();
+    builder
+        .preopened_dir(project, "/project", FsPerms::ReadOnly)
+        .map_err(|e| refused(e.to_string()))?;
+    Ok(builder.build().filesystem().clone())
+}
+
+impl WasmExecutor {
+    /// The run's WASI context, less the project preopen ([`Self::share_project`] adds
+    /// it once built): its stdin, the capped output pipes and the arguments; no
+    /// environment, no sockets.
+    pub(super) fn wasi(
+        &self,
+        stdin: &[u8],
+        stdout: &MemoryOutputPipe,
+        stderr: &MemoryOutputPipe,
+    ) -> WasiCtxBuilder {
+        let mut b = WasiCtxBuilder::new();
+        b.stdin(MemoryInputPipe::new(stdin.to_vec()))
+            .stdout(stdout.clone())
+            .stderr(stderr.clone())
+            .args(&self.argv)
+            .initial_cwd("/project");
+        b
+    }
+
+    /// Gives a built context the project preopen this hook opened at start.
+    pub(super) fn share_project(&self, ctx: &mut WasiCtx) {
+        *ctx.filesystem() = self.preopens.clone();
+    }
+}

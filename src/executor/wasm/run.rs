@@ -1,0 +1,176 @@
+//! One run of a prepared hook: a fresh store and WASI context, instantiate, call
+//! `_start` (modules) or `wasi:cli/run` (components), race the caller's cancellation and
+//! the wall-clock backstop, collect the capped output, and read how the guest ended as
+//! an exit status or a failure.
+
+use std::sync::Arc;
+
+use wasmtime::component::ResourceTable;
+use wasmtime::{Store, Trap};
+use wasmtime_wasi::p1::WasiP1Ctx;
+use wasmtime_wasi::p2::bindings::CommandPre;
+use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
+use wasmtime_wasi::{I32Exit, WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
+
+use super::WasmExecutor;
+use super::engine::{Program, TICK};
+use super::limits::{Limits, wall_limit};
+use crate::executor::{
+    BoxFuture, CancellationToken, Executor, ExitStatus, Failure, OUTPUT_CAP, RawOutput, Stream,
+};
+
+/// Store data of a preview 1 module run.
+pub(super) struct ModuleState {
+    pub(super) wasi: WasiP1Ctx,
+    limits: Limits,
+}
+
+/// Store data of a preview 2 component run.
+pub(super) struct ComponentState {
+    pub(super) ctx: WasiCtx,
+    pub(super) table: ResourceTable,
+    limits: Limits,
+}
+
+impl WasiView for ComponentState {
+    fn ctx(&mut self) -> WasiCtxView<'_> {
+        WasiCtxView {
+            ctx: &mut self.ctx,
+            table: &mut self.table,
+        }
+    }
+}
+
+/// How the guest ended, before it is read as an exit status or a failure.
+struct GuestEnd {
+    result: wasmtime::Result<i32>,
+    memory_hit: Option<String>,
+}
+
+impl WasmExecutor {
+    async fn run_module(
+        &self,
+        pre: &wasmtime::InstancePre<ModuleState>,
+        mut wasi: WasiCtxBuilder,
+    ) -> Result<GuestEnd, Failure> {
+        let mut wasi = wasi.build_p1();
+        self.share_project(WasiView::ctx(&mut wasi).ctx);
+        let state = ModuleState {
+            wasi,
+            limits: Limits::new(self.engine.settings.memory_limit_mib),
+        };
+        let mut store = Store::new(&self.engine.engine, state);
+        self.arm(&mut store, |s| &mut s.limits)?;
+        let result = async {
+            let instance = pre.instantiate_async(&mut store).await?;
+            let start = instance.get_typed_func::<(), ()>(&mut store, "_start")?;
+            start.call_async(&mut store, ()).await?;
+            Ok(0)
+        }
+        .await;
+        Ok(GuestEnd {
+            result,
+            memory_hit: store.data_mut().limits.memory_hit.take(),
+        })
+    }
+
+    async fn run_component(
+        &self,
+        pre: &CommandPre<ComponentState>,
+        mut wasi: WasiCtxBuilder,
+    ) -> Result<GuestEnd, Failure> {
+        let mut ctx = wasi.build();
+        self.share_project(&mut ctx);
+        let state = ComponentState {
+            ctx,
+            table: ResourceTable::new(),
+            limits: Limits::new(self.engine.settings.memory_limit_mib),
+        };
+        let mut store = Store::new(&self.engine.engine, state);
+        self.arm(&mut store, |s| &mut s.limits)?;
+        let result = async {
+            let command = pre.instantiate_async(&mut store).await?;
+            match command.wasi_cli_run().call_run(&mut store).await? {
+                Ok(()) => Ok(0),
+                Err(()) => Ok(1),
+            }
+        }
+        .await;
+        Ok(GuestEnd {
+            result,
+            memory_hit: store.data_mut().limits.memory_hit.take(),
+        })
+    }
+
+    /// Reads how the guest ended as an exit status or a failure.
+    fn classify(&self, ended: GuestEnd) -> Result<ExitStatus, Failure> {
+        let error = match ended.result {
+            Ok(code) => return Ok(ExitStatus::Code(code)),
+            Err(error) => error,
+        };
+        if let Some(exit) = error.downcast_ref::<I32Exit>() {
+            return Ok(ExitStatus::Code(exit.0));
+        }
+        let trap = error.downcast_ref::<Trap>().copied();
+        if matches!(trap, Some(Trap::OutOfFuel | Trap::Interrupt)) {
+            return Err(Failure::TimedOut(self.timeout));
+        }
+        if let Some(why) = ended.memory_hit {
+            return Err(Failure::Trapped(why));
+        }
+        Err(Failure::Trapped(match trap {
+            Some(trap) => trap.to_string(),
+            None => format!("{error:#}"),
+        }))
+    }
+}
+
+impl Executor for WasmExecutor {
+    fn run<'a>(
+        &'a self,
+        stdin: Arc<[u8]>,
+        cancel: &'a CancellationToken,
+    ) -> BoxFuture<'a, Result<RawOutput, Failure>> {
+        Box::pin(async move {
+            if cancel.is_cancelled() {
+                return Err(Failure::Interrupted);
+            }
+            // One byte over the cap: a full pipe makes the guest's write fail, so a guest
+            // that printed more than the cap is seen as having printed cap + 1.
+            let stdout = MemoryOutputPipe::new(OUTPUT_CAP + 1);
+            let stderr = MemoryOutputPipe::new(OUTPUT_CAP + 1);
+            let wasi = self.wasi(&stdin, &stdout, &stderr);
+            let work = async {
+                match &self.program {
+                    Program::Module(pre) => self.run_module(pre, wasi).await,
+                    Program::Component(pre) => self.run_component(pre, wasi).await,
+                }
+            };
+            // The epoch callback normally ends a late run inside wasm; this catches a
+            // guest blocked in a host call (sleep, a read) a little after that.
+            let backstop = wall_limit(self.timeout) + 2 * TICK;
+            let ended = tokio::select! {
+                biased;
+                _ = cancel.cancelled() => return Err(Failure::Interrupted),
+                ended = tokio::time::timeout(backstop, work) => match ended {
+                    Err(_elapsed) => return Err(Failure::TimedOut(self.timeout)),
+                    Ok(ended) => ended?,
+                },
+            };
+            let stdout = stdout.contents();
+            let stderr = stderr.contents();
+            if stdout.len() > OUTPUT_CAP {
+                return Err(Failure::OutputTooLarge(Stream::Stdout));
+            }
+            if stderr.len() > OUTPUT_CAP {
+                return Err(Failure::OutputTooLarge(Stream::Stderr));
+            }
+            let status = self.classify(ended)?;
+            Ok(RawOutput {
+                status,
+                stdout: stdout.to_vec(),
+                stderr: stderr.to_vec(),
+            })
+        })
+    }
+}
