@@ -20,6 +20,7 @@ pub mod answer;
 pub mod cli;
 pub mod config;
 pub mod dispatch;
+pub mod env;
 pub mod envelope;
 pub mod escape;
 pub mod eval;
