@@ -6,13 +6,13 @@
 //! of a file's errors are reported at once, so that one edit can fix them all, one line
 //! each: a name, key or value quoted in a message is escaped (a line break reads `\n`).
 
-use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use toml::Value;
 
+use crate::env::Environment;
 use crate::hook_env::{self, EnvPattern, EnvPolicy};
 
 /// The tools harness has; a `tools` entry outside this list is only a warning.
@@ -150,27 +150,25 @@ pub struct Config {
 }
 
 pub use crate::toml_file::Problem;
+use crate::toml_file::{ItemKind, ItemProblems};
 
 /// Why a config could not be loaded.
 pub type ConfigError = crate::toml_file::TomlFileError;
 
-/// The default config path: `$HARNESS_HOME/config.toml`, else
-/// `$XDG_CONFIG_HOME/harness/config.toml`, else `~/.config/harness/config.toml`.
-pub fn default_path(env: impl Fn(&str) -> Option<std::ffi::OsString>) -> Option<PathBuf> {
-    let non_empty = |k: &str| env(k).filter(|v| !v.is_empty()).map(PathBuf::from);
-    if let Some(home) = non_empty("HARNESS_HOME") {
-        return Some(home.join("config.toml"));
-    }
-    if let Some(xdg) = non_empty("XDG_CONFIG_HOME") {
-        return Some(xdg.join("harness").join("config.toml"));
-    }
-    non_empty("HOME").map(|home| home.join(".config").join("harness").join("config.toml"))
-}
-
 impl Config {
     /// Loads `path`. A default path that does not exist is an empty config; a path the
-    /// user named (`required`) must exist.
+    /// user named (`required`) must exist. `~/` in paths is the process's own `HOME`
+    /// ([`Config::load_with_env`] takes a session's environment).
     pub fn load(path: &Path, required: bool) -> Result<Config, ConfigError> {
+        Config::load_with_env(path, required, &Environment::of_process())
+    }
+
+    /// [`Config::load`], with `~/` in paths expanded from `env`'s home.
+    pub fn load_with_env(
+        path: &Path,
+        required: bool,
+        env: &Environment,
+    ) -> Result<Config, ConfigError> {
         let text = match std::fs::read(path) {
             Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound && !required => {
@@ -187,11 +185,21 @@ impl Config {
                 });
             }
         };
-        Config::parse(path, &text)
+        Config::parse_with_env(path, &text, env)
     }
 
-    /// Parses config text; `path` is only used in messages.
+    /// Parses config text; `path` is only used in messages. `~/` in paths is the
+    /// process's own `HOME` ([`Config::parse_with_env`] takes a session's environment).
     pub fn parse(path: &Path, text: &str) -> Result<Config, ConfigError> {
+        Config::parse_with_env(path, text, &Environment::of_process())
+    }
+
+    /// [`Config::parse`], with `~/` in paths expanded from `env`'s home.
+    pub fn parse_with_env(
+        path: &Path,
+        text: &str,
+        env: &Environment,
+    ) -> Result<Config, ConfigError> {
         let table = crate::toml_file::parse_table(path, text)?;
         let mut problems = Vec::new();
         let mut warnings = Vec::new();
@@ -206,8 +214,8 @@ impl Config {
                 Vec::new()
             }
         };
-        let sandbox = parse_sandbox(table.get("sandbox"), &mut problems);
-        let wasm = parse_wasm(table.get("wasm"), &mut problems);
+        let sandbox = parse_sandbox(table.get("sandbox"), env, &mut problems);
+        let wasm = parse_wasm(table.get("wasm"), env, &mut problems);
         if !problems.is_empty() {
             return Err(ConfigError::Invalid {
                 path: path.to_path_buf(),
@@ -242,78 +250,34 @@ const HOOK_KEYS: &[&str] = &[
     "on_failure",
 ];
 
+/// `[[hooks]]`, as its messages name it.
+const HOOKS: ItemKind = ItemKind {
+    one: "hook",
+    many: "hooks",
+    written: "[[hooks]]",
+    // A name with a line break or another control character would split the
+    // problem's line, so such a hook is labelled by its number.
+    labels_by_name: |name| {
+        !name.is_empty() && name.chars().count() <= 64 && !name.chars().any(char::is_control)
+    },
+};
+
 fn parse_hooks(
     items: &[Value],
     problems: &mut Vec<Problem>,
     warnings: &mut Vec<String>,
 ) -> Vec<HookDef> {
-    let mut hooks = Vec::new();
-    let mut first_seen: HashMap<String, usize> = HashMap::new();
-    for (index, item) in items.iter().enumerate() {
-        let number = index + 1;
-        let Value::Table(table) = item else {
-            problems.push(Problem {
-                item: Some(format!("hook #{number}")),
-                message: "each hook must be a table, written [[hooks]]".into(),
-            });
-            continue;
-        };
-        let mut hook_problems = HookProblems {
-            label: label_for(table, number),
-            problems,
-            count: 0,
-        };
-        if let Some(def) = parse_hook(table, &mut hook_problems, warnings) {
-            if let Some(first) = first_seen.get(&def.name) {
-                hook_problems.push(format!(
-                    "the name is used twice (hooks #{first} and #{number}); names must be unique"
-                ));
-            } else {
-                first_seen.insert(def.name.clone(), number);
-                if hook_problems.count == 0 {
-                    hooks.push(def);
-                }
-            }
-        }
-    }
-    hooks
-}
-
-/// How a hook is named in messages: `hook NAME`, or `hook #N` when it has no usable name.
-fn label_for(table: &toml::Table, number: usize) -> String {
-    match table.get("name") {
-        // A name with a line break or another control character would split the
-        // problem's line, so such a hook is labelled by its number.
-        Some(Value::String(name))
-            if !name.is_empty()
-                && name.chars().count() <= 64
-                && !name.chars().any(char::is_control) =>
-        {
-            format!("hook {name}")
-        }
-        _ => format!("hook #{number}"),
-    }
-}
-
-struct HookProblems<'a> {
-    label: String,
-    problems: &'a mut Vec<Problem>,
-    count: usize,
-}
-
-impl HookProblems<'_> {
-    fn push(&mut self, message: String) {
-        self.count += 1;
-        self.problems.push(Problem {
-            item: Some(self.label.clone()),
-            message,
-        });
-    }
+    HOOKS.parse_items(
+        items,
+        problems,
+        |table, out| parse_hook(table, out, warnings),
+        |def| &def.name,
+    )
 }
 
 fn parse_hook(
     table: &toml::Table,
-    out: &mut HookProblems<'_>,
+    out: &mut ItemProblems<'_>,
     warnings: &mut Vec<String>,
 ) -> Option<HookDef> {
     for key in table.keys() {
@@ -444,7 +408,7 @@ pub fn unknown_tool_warning(hook: &str, tool: &str) -> String {
     )
 }
 
-fn parse_command(value: Option<&Value>, out: &mut HookProblems<'_>) -> Option<Vec<String>> {
+fn parse_command(value: Option<&Value>, out: &mut ItemProblems<'_>) -> Option<Vec<String>> {
     match value {
         None => {
             out.push(
@@ -491,7 +455,7 @@ fn parse_command(value: Option<&Value>, out: &mut HookProblems<'_>) -> Option<Ve
 fn parse_tools(
     value: Option<&Value>,
     event: Option<Event>,
-    out: &mut HookProblems<'_>,
+    out: &mut ItemProblems<'_>,
 ) -> Option<Option<Vec<String>>> {
     let Some(value) = value else {
         return Some(None);
@@ -562,13 +526,14 @@ fn path_list(
     table: &toml::Table,
     section: &str,
     key: &str,
+    env: &Environment,
     problems: &mut Vec<Problem>,
 ) -> Option<Vec<PathBuf>> {
     let value = table.get(key)?;
     let list = value.as_array().and_then(|items| {
         items
             .iter()
-            .map(|v| v.as_str().map(expand_home))
+            .map(|v| v.as_str().map(|p| env.expand_home(p)))
             .collect::<Option<Vec<_>>>()
     });
     let Some(list) = list else {
@@ -600,22 +565,18 @@ fn path_list(
     all_absolute.then_some(list)
 }
 
-/// Expands a leading `~/` to `$HOME/`.
-pub fn expand_home(path: &str) -> PathBuf {
-    match (path.strip_prefix("~/"), std::env::var_os("HOME")) {
-        (Some(rest), Some(home)) => PathBuf::from(home).join(rest),
-        _ => PathBuf::from(path),
-    }
-}
-
-fn parse_sandbox(value: Option<&Value>, problems: &mut Vec<Problem>) -> SandboxSettings {
+fn parse_sandbox(
+    value: Option<&Value>,
+    env: &Environment,
+    problems: &mut Vec<Problem>,
+) -> SandboxSettings {
     let keys = ["writable", "hide", "keep_env", "remove_env"];
     let Some(table) = section(value, "sandbox", &keys, problems) else {
         return SandboxSettings::default();
     };
     SandboxSettings {
-        writable: path_list(table, "sandbox", "writable", problems).unwrap_or_default(),
-        hide: path_list(table, "sandbox", "hide", problems),
+        writable: path_list(table, "sandbox", "writable", env, problems).unwrap_or_default(),
+        hide: path_list(table, "sandbox", "hide", env, problems),
         env: EnvPolicy {
             keep: env_list(table, "keep_env", hook_env::parse_kept_name, problems),
             remove: env_list(table, "remove_env", EnvPattern::parse, problems),
@@ -667,7 +628,7 @@ fn env_list<T>(
     out
 }
 
-fn parse_wasm(value: Option<&Value>, problems: &mut Vec<Problem>) -> WasmConfig {
+fn parse_wasm(value: Option<&Value>, env: &Environment, problems: &mut Vec<Problem>) -> WasmConfig {
     let keys = ["memory_limit_mib", "fuel_per_second", "cache_dir"];
     let Some(table) = section(value, "wasm", &keys, problems) else {
         return WasmConfig::default();
@@ -687,7 +648,7 @@ fn parse_wasm(value: Option<&Value>, problems: &mut Vec<Problem>) -> WasmConfig 
     let fuel_per_second = positive("fuel_per_second");
     let cache_dir = match table.get("cache_dir") {
         None => None,
-        Some(Value::String(s)) => Some(expand_home(s)),
+        Some(Value::String(s)) => Some(env.expand_home(s)),
         Some(_) => {
             problems.push(Problem {
                 item: None,

@@ -134,6 +134,17 @@ impl Verdict {
             warnings: Vec::new(),
         }
     }
+
+    /// The end of a run that `hook` stopped (a block, a failure that blocks, an
+    /// interrupt): its outcome and message; the contexts gathered so far are dropped,
+    /// the warnings kept.
+    fn ended_by(mut self, outcome: Outcome, hook: &str, message: String) -> Verdict {
+        self.outcome = outcome;
+        self.message = Some(message);
+        self.hook = Some(hook.to_string());
+        self.context.clear();
+        self
+    }
 }
 
 /// Why a hook did not give a usable answer: from its run or from its output.
@@ -335,34 +346,26 @@ async fn run_hooks(
                 result: &result,
             });
         }
-        let answer = match &result {
-            Ok(output) => match answer::interpret(event, output) {
-                Answer::Failed(kind) => Err(FailureKind::Answer(kind)),
-                said => Ok(said),
-            },
+        let said = match &result {
+            Ok(output) => Ok(answer::interpret(event, output)),
             Err(Failure::Interrupted) => {
                 span.record("outcome", "interrupted");
                 decide(recorder, name, gate, Decision::Interrupted, "interrupted");
-                verdict.outcome = Outcome::Interrupted;
-                verdict.message = Some(interrupted_message(gate, name));
-                verdict.hook = Some(name.to_string());
-                verdict.context.clear();
-                return verdict;
+                let message = interrupted_message(gate, name);
+                return verdict.ended_by(Outcome::Interrupted, name, message);
             }
             Err(failure) => Err(FailureKind::Run(failure.clone())),
         };
-        match answer {
-            Ok(Answer::NoObjection) | Ok(Answer::Failed(_)) => {
+        let kind = match said {
+            Ok(Answer::NoObjection) => {
                 span.record("outcome", "no objection");
+                continue;
             }
             Ok(Answer::Block(reason)) => {
                 span.record("outcome", "block");
                 decide(recorder, name, gate, Decision::Block, &reason);
-                verdict.outcome = Outcome::Block;
-                verdict.message = Some(block_message(gate, name, &reason));
-                verdict.hook = Some(name.to_string());
-                verdict.context.clear();
-                return verdict;
+                let message = block_message(gate, name, &reason);
+                return verdict.ended_by(Outcome::Block, name, message);
             }
             Ok(Answer::Context(text)) => {
                 span.record("outcome", "context");
@@ -377,38 +380,36 @@ async fn run_hooks(
                     hook: name.to_string(),
                     text,
                 });
+                continue;
             }
-            Err(kind) => {
-                let kind = kind.to_string();
-                let blocks = hook.def.on_failure == OnFailure::Block;
-                span.record(
-                    "outcome",
-                    if blocks {
-                        "failed, blocked"
-                    } else {
-                        "failed, continued"
-                    },
-                );
-                span.record("failure", kind.as_str());
-                let decision = if blocks {
-                    Decision::FailureBlocked
-                } else {
-                    Decision::FailureContinued
-                };
-                decide(recorder, name, gate, decision, &kind);
-                if turn.first_warning(name) {
-                    verdict
-                        .warnings
-                        .push(failure_warning(event, name, &kind, blocks));
-                }
-                if blocks {
-                    verdict.outcome = Outcome::Block;
-                    verdict.message = Some(failure_message(gate, name, &kind));
-                    verdict.hook = Some(name.to_string());
-                    verdict.context.clear();
-                    return verdict;
-                }
-            }
+            Ok(Answer::Failed(kind)) => FailureKind::Answer(kind),
+            Err(kind) => kind,
+        };
+        let kind = kind.to_string();
+        let blocks = hook.def.on_failure == OnFailure::Block;
+        span.record(
+            "outcome",
+            if blocks {
+                "failed, blocked"
+            } else {
+                "failed, continued"
+            },
+        );
+        span.record("failure", kind.as_str());
+        let decision = if blocks {
+            Decision::FailureBlocked
+        } else {
+            Decision::FailureContinued
+        };
+        decide(recorder, name, gate, decision, &kind);
+        if turn.first_warning(name) {
+            verdict
+                .warnings
+                .push(failure_warning(event, name, &kind, blocks));
+        }
+        if blocks {
+            let message = failure_message(gate, name, &kind);
+            return verdict.ended_by(Outcome::Block, name, message);
         }
     }
     verdict

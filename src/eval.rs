@@ -38,7 +38,6 @@
 //! file, the case and the key, as config errors do) or the session could not start,
 //! 130 interrupted.
 
-use std::collections::HashMap;
 use std::fmt;
 use std::path::Path;
 
@@ -48,6 +47,7 @@ use toml::Value;
 use crate::dispatch::{Outcome, Verdict};
 use crate::executor::CancellationToken;
 use crate::session::Session;
+use crate::toml_file::{ItemKind, ItemProblems};
 
 /// What a case ended with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -175,35 +175,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<Case>, CasesError> {
             "the file has no cases: add [[case]] tables with name, prompt or tool, and expect.outcome.in".into(),
         )),
         Some(Value::Array(items)) => {
-            let mut first_seen: HashMap<String, usize> = HashMap::new();
-            for (index, item) in items.iter().enumerate() {
-                let number = index + 1;
-                let Value::Table(table) = item else {
-                    problems.push(CaseProblem {
-                        item: Some(format!("case #{number}")),
-                        message: "each case must be a table, written [[case]]".into(),
-                    });
-                    continue;
-                };
-                let mut out = Problems {
-                    label: label_for(table, number),
-                    problems: &mut problems,
-                    count: 0,
-                };
-                let case = parse_case(table, &mut out);
-                if let Some(case) = case {
-                    if let Some(first) = first_seen.get(&case.name) {
-                        out.push(format!(
-                            "the name is used twice (cases #{first} and #{number}); names must be unique"
-                        ));
-                    } else {
-                        first_seen.insert(case.name.clone(), number);
-                        if out.count == 0 {
-                            cases.push(case);
-                        }
-                    }
-                }
-            }
+            cases = CASES.parse_items(items, &mut problems, parse_case, |case| &case.name);
         }
         Some(_) => problems.push(top(
             "case must be an array of tables, written [[case]]".into(),
@@ -218,34 +190,17 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<Case>, CasesError> {
     Ok(cases)
 }
 
-fn label_for(table: &toml::Table, number: usize) -> String {
-    match table.get("name") {
-        Some(Value::String(name)) if !name.trim().is_empty() && name.chars().count() <= 80 => {
-            format!("case {name}")
-        }
-        _ => format!("case #{number}"),
-    }
-}
-
-struct Problems<'a> {
-    label: String,
-    problems: &'a mut Vec<CaseProblem>,
-    count: usize,
-}
-
-impl Problems<'_> {
-    fn push(&mut self, message: String) {
-        self.count += 1;
-        self.problems.push(CaseProblem {
-            item: Some(self.label.clone()),
-            message,
-        });
-    }
-}
+/// `[[case]]`, as its messages name it.
+const CASES: ItemKind = ItemKind {
+    one: "case",
+    many: "cases",
+    written: "[[case]]",
+    labels_by_name: |name| !name.trim().is_empty() && name.chars().count() <= 80,
+};
 
 const CASE_KEYS: &[&str] = &["name", "prompt", "tool", "input", "expect"];
 
-fn parse_case(table: &toml::Table, out: &mut Problems<'_>) -> Option<Case> {
+fn parse_case(table: &toml::Table, out: &mut ItemProblems<'_>) -> Option<Case> {
     for key in table.keys() {
         if !CASE_KEYS.contains(&key.as_str()) {
             out.push(format!(
@@ -268,7 +223,7 @@ fn parse_case(table: &toml::Table, out: &mut Problems<'_>) -> Option<Case> {
             None
         }
     };
-    let string = |key: &str, out: &mut Problems<'_>| match table.get(key) {
+    let string = |key: &str, out: &mut ItemProblems<'_>| match table.get(key) {
         None => None,
         Some(Value::String(s)) => Some(Ok(s.clone())),
         Some(other) => {
@@ -329,7 +284,11 @@ fn parse_case(table: &toml::Table, out: &mut Problems<'_>) -> Option<Case> {
     })
 }
 
-fn parse_expect(value: Option<&Value>, is_prompt: bool, out: &mut Problems<'_>) -> Option<Expect> {
+fn parse_expect(
+    value: Option<&Value>,
+    is_prompt: bool,
+    out: &mut ItemProblems<'_>,
+) -> Option<Expect> {
     let missing = "expect.outcome.in is missing: list the outcomes that pass, such as expect.outcome.in = [\"completed\"]";
     let table = match value {
         None => {
@@ -399,7 +358,7 @@ fn parse_expect(value: Option<&Value>, is_prompt: bool, out: &mut Problems<'_>) 
             None
         }
     };
-    let contains = |part: &str, out: &mut Problems<'_>| -> Result<Option<String>, ()> {
+    let contains = |part: &str, out: &mut ItemProblems<'_>| -> Result<Option<String>, ()> {
         match sub_key(table, part, "contains", "\"…\"", out)? {
             None => Ok(None),
             Some(Value::String(s)) => Ok(Some(s.clone())),
@@ -428,7 +387,7 @@ fn sub_key<'t>(
     part: &str,
     key: &str,
     example: &str,
-    out: &mut Problems<'_>,
+    out: &mut ItemProblems<'_>,
 ) -> Result<Option<&'t Value>, ()> {
     let table = match expect.get(part) {
         None => return Ok(None),

@@ -19,6 +19,7 @@ pub mod access;
 pub mod answer;
 pub mod config;
 pub mod dispatch;
+pub mod env;
 pub mod envelope;
 pub mod escape;
 pub mod eval;

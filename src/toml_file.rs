@@ -2,8 +2,11 @@
 //! that name the file, the item at fault (`hook NAME`, `case #2`) and what is wrong.
 //!
 //! A file's problems are all reported at once, one line each, so that one edit can fix
-//! them all.
+//! them all. The items a file lists as an array of tables (`[[hooks]]`, `[[case]]`) are
+//! walked the same way in every file ([`ItemKind::parse_items`]): each labelled by its
+//! name or number, each name unique.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 /// One problem in a file.
@@ -84,4 +87,98 @@ fn line_column(text: &str, offset: usize) -> (usize, usize) {
     let line = before.matches('\n').count() + 1;
     let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
     (line, column)
+}
+
+/// A kind of item a file lists as an array of tables (`[[hooks]]`, `[[case]]`): the
+/// words its messages use and which names may label it.
+pub struct ItemKind {
+    /// One item: `hook`, `case`.
+    pub one: &'static str,
+    /// Several: `hooks`, `cases`.
+    pub many: &'static str,
+    /// How the array is written: `[[hooks]]`, `[[case]]`.
+    pub written: &'static str,
+    /// Whether an item's `name` may label it in messages (`hook NAME`); otherwise it is
+    /// labelled by its number (`hook #2`).
+    pub labels_by_name: fn(&str) -> bool,
+}
+
+impl ItemKind {
+    /// How the item is named in messages: `hook NAME`, or `hook #N` when it has no
+    /// usable name.
+    pub fn label_for(&self, table: &toml::Table, number: usize) -> String {
+        match table.get("name") {
+            Some(toml::Value::String(name)) if (self.labels_by_name)(name) => {
+                format!("{} {name}", self.one)
+            }
+            _ => format!("{} #{number}", self.one),
+        }
+    }
+
+    /// Parses each item of `items` with `parse`, in order, and keeps those that parsed
+    /// with no problem and whose name (`name_of`) is not taken by an earlier item. A
+    /// name used twice is a problem of the later item; an item that is not a table is a
+    /// problem too. Every problem goes to `problems`, labelled with the item.
+    pub fn parse_items<T>(
+        &self,
+        items: &[toml::Value],
+        problems: &mut Vec<Problem>,
+        mut parse: impl FnMut(&toml::Table, &mut ItemProblems<'_>) -> Option<T>,
+        name_of: impl Fn(&T) -> &str,
+    ) -> Vec<T> {
+        let mut kept = Vec::new();
+        let mut first_seen: HashMap<String, usize> = HashMap::new();
+        for (index, item) in items.iter().enumerate() {
+            let number = index + 1;
+            let toml::Value::Table(table) = item else {
+                problems.push(Problem {
+                    item: Some(format!("{} #{number}", self.one)),
+                    message: format!(
+                        "each {} must be a table, written {}",
+                        self.one, self.written
+                    ),
+                });
+                continue;
+            };
+            let mut out = ItemProblems {
+                label: self.label_for(table, number),
+                problems,
+                count: 0,
+            };
+            let Some(parsed) = parse(table, &mut out) else {
+                continue;
+            };
+            let name = name_of(&parsed);
+            if let Some(first) = first_seen.get(name) {
+                out.push(format!(
+                    "the name is used twice ({} #{first} and #{number}); names must be unique",
+                    self.many
+                ));
+            } else {
+                first_seen.insert(name.to_string(), number);
+                if out.count == 0 {
+                    kept.push(parsed);
+                }
+            }
+        }
+        kept
+    }
+}
+
+/// The problems of one item: each is labelled with the item and counted.
+pub struct ItemProblems<'a> {
+    label: String,
+    problems: &'a mut Vec<Problem>,
+    count: usize,
+}
+
+impl ItemProblems<'_> {
+    /// Adds a problem of this item.
+    pub fn push(&mut self, message: String) {
+        self.count += 1;
+        self.problems.push(Problem {
+            item: Some(self.label.clone()),
+            message,
+        });
+    }
 }

@@ -665,16 +665,11 @@ pub fn rfc3339(millis: i64) -> String {
     )
 }
 
-/// The default record for a session: `$XDG_STATE_HOME/hookhost/<id>.jsonl`, else
-/// `~/.local/state/hookhost/<id>.jsonl`; `None` with neither variable set.
-pub fn default_path(
-    get: &impl Fn(&str) -> Option<std::ffi::OsString>,
-    session_id: &str,
-) -> Option<PathBuf> {
-    let base = match get("XDG_STATE_HOME").filter(|v| !v.is_empty()) {
-        Some(state) => PathBuf::from(state),
-        None => PathBuf::from(get("HOME").filter(|v| !v.is_empty())?).join(".local/state"),
-    };
+/// The default record for a session: `<id>.jsonl` in `env`'s record folder
+/// ([`crate::env::Environment::record_dir`]: `$XDG_STATE_HOME/hookhost`, else
+/// `~/.local/state/hookhost`); `None` with neither variable set.
+pub fn default_path(env: &crate::env::Environment, session_id: &str) -> Option<PathBuf> {
+    let dir = env.record_dir()?;
     let name: String = session_id
         .chars()
         .map(|c| {
@@ -685,7 +680,7 @@ pub fn default_path(
             }
         })
         .collect();
-    Some(base.join("hookhost").join(format!("{name}.jsonl")))
+    Some(dir.join(format!("{name}.jsonl")))
 }
 
 #[cfg(test)]

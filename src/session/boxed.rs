@@ -1,0 +1,180 @@
+//! The session's box: the folders its hooks may write and those it hides, the probe
+//! that decides whether there is a box ([`SessionSandbox`]), and [`SessionBox`], the
+//! same box for `hookhost box -- CMD`.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::start::{absolute_project, load_config};
+use super::{SessionOptions, StartError};
+use crate::config::Config;
+use crate::env::Environment;
+use crate::envelope;
+use crate::hook_env;
+use crate::sandbox::{self, BoxSpec};
+
+/// The box a sandboxed hook of this session would run in, for `hookhost box -- CMD`:
+/// the same probe, folders, hidden paths and environment.
+pub struct SessionBox {
+    sandbox: SessionSandbox,
+    env: Vec<(OsString, OsString)>,
+    warnings: Vec<String>,
+}
+
+impl SessionBox {
+    /// Sets up the box as [`Session::start`] would for a sandboxed hook. Fails when
+    /// bubblewrap cannot run (never runs the command on the host instead).
+    pub fn start(options: &SessionOptions) -> Result<SessionBox, StartError> {
+        let env = Environment::injected_or_process(options.env.as_deref());
+        let project = absolute_project(&options.project)?;
+        let config = load_config(options, &env)?;
+        let homes = sandbox::Homes::find(env.get("HOME"));
+        let session_id = options
+            .session_id
+            .clone()
+            .unwrap_or_else(envelope::generate_session_id);
+        let folders = Folders::new(options, &config, &homes);
+        let sandbox = SessionSandbox::probe(options, &folders, &project, &env, true, &session_id);
+        match &sandbox {
+            SessionSandbox::Boxed { .. } => {}
+            SessionSandbox::Unavailable(why) => return Err(StartError::NoBox(why.to_string())),
+            SessionSandbox::Off => {
+                return Err(StartError::NoBox(
+                    "--no-sandbox was given, so there is no box to run in".into(),
+                ));
+            }
+        }
+        let mut hook_env = hook_env::scrubbed(env.vars().iter().cloned(), &config.sandbox.env);
+        if let Some(path) = env.get("PATH") {
+            hook_env.push(("PATH".into(), path.to_os_string()));
+        }
+        let warnings = sandbox.warnings(options, &config, &homes);
+        Ok(SessionBox {
+            sandbox,
+            env: hook_env,
+            warnings,
+        })
+    }
+
+    /// What makes this box weaker than it should be (no home known, no Landlock entry
+    /// point), one line each.
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+
+    /// A command that runs `argv` in the box, with the hooks' environment.
+    pub fn command(&self, argv: &[OsString]) -> std::io::Result<std::process::Command> {
+        let spec = self
+            .sandbox
+            .spec()
+            .ok_or_else(|| std::io::Error::other("no box"))?;
+        spec.command(argv, &self.env).map_err(std::io::Error::other)
+    }
+}
+
+/// The folders the agent's commands may write, and those the box hides.
+pub(super) struct Folders {
+    pub(super) writable: Vec<PathBuf>,
+    pub(super) hide: Vec<PathBuf>,
+}
+
+impl Folders {
+    pub(super) fn new(
+        options: &SessionOptions,
+        config: &Config,
+        homes: &sandbox::Homes,
+    ) -> Folders {
+        let mut writable = config.sandbox.writable.clone();
+        writable.extend(options.writable.iter().cloned());
+        let hide = match &config.sandbox.hide {
+            Some(list) => list.clone(),
+            None => homes.default_hidden(),
+        };
+        Folders { writable, hide }
+    }
+}
+
+/// The session's sandbox: the box hooks run in, or why there is none.
+pub(super) enum SessionSandbox {
+    /// `--no-sandbox`, or no hook that would use it.
+    Off,
+    /// bubblewrap cannot run here; hooks run on the host and the banner says so.
+    Unavailable(sandbox::Unavailable),
+    /// The box, and the private temp folder we created for it (locked while the
+    /// session lives, removed on drop).
+    Boxed {
+        spec: Arc<BoxSpec>,
+        _created_tmp: Option<sandbox::PrivateTmp>,
+    },
+}
+
+impl SessionSandbox {
+    pub(super) fn probe(
+        options: &SessionOptions,
+        folders: &Folders,
+        project: &Path,
+        env: &Environment,
+        needs_box: bool,
+        session_id: &str,
+    ) -> SessionSandbox {
+        if options.no_sandbox || !needs_box {
+            return SessionSandbox::Off;
+        }
+        let override_path = env.get(sandbox::BWRAP_ENV).map(PathBuf::from);
+        let info = match sandbox::probe(override_path.as_deref(), env.get("PATH"), project) {
+            Ok(info) => info,
+            Err(why) => return SessionSandbox::Unavailable(why),
+        };
+        let (private_tmp, created_tmp) = match &options.private_tmp {
+            Some(dir) => (dir.clone(), None),
+            None => match sandbox::create_private_tmp(session_id) {
+                Ok(tmp) => (tmp.path().to_path_buf(), Some(tmp)),
+                Err(e) => {
+                    return SessionSandbox::Unavailable(sandbox::Unavailable {
+                        reason: e.to_string(),
+                        advice: "Pass --private-tmp DIR, or make the temp folder writable.".into(),
+                    });
+                }
+            },
+        };
+        SessionSandbox::Boxed {
+            spec: Arc::new(BoxSpec {
+                project: project.to_path_buf(),
+                writable: folders.writable.clone(),
+                private_tmp,
+                hide: folders.hide.clone(),
+                bwrap: info.path,
+                entry: options.box_entry.clone(),
+            }),
+            _created_tmp: created_tmp,
+        }
+    }
+
+    pub(super) fn spec(&self) -> Option<&Arc<BoxSpec>> {
+        match self {
+            SessionSandbox::Boxed { spec, .. } => Some(spec),
+            _ => None,
+        }
+    }
+
+    /// Start-up warnings about a box that hides or confines less than it should.
+    pub(super) fn warnings(
+        &self,
+        options: &SessionOptions,
+        config: &Config,
+        homes: &sandbox::Homes,
+    ) -> Vec<String> {
+        let mut out = Vec::new();
+        if self.spec().is_none() {
+            return out;
+        }
+        if config.sandbox.hide.is_none() {
+            out.extend(homes.unknown_warning());
+        }
+        if options.box_entry.is_none() {
+            out.push("⚠ the box has no entry point (SessionOptions::box_entry), so it runs without Landlock: a sandboxed hook can write into host FIFOs it can see.".into());
+        }
+        out
+    }
+}

@@ -1,0 +1,104 @@
+//! How to start a session: [`SessionOptions`], with every default stated once, and the
+//! session's [`Mode`].
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+/// Whether the session answers one call and exits, or serves a long session; it also
+/// decides how the WASM engine allocates instances.
+pub use crate::executor::wasm::EngineMode as Mode;
+
+/// How to start a session.
+///
+/// [`SessionOptions::new`] sets every field to its default, and [`Default`] does the same
+/// for the current directory:
+///
+/// | field | default |
+/// |---|---|
+/// | `config` | `None`: `$HARNESS_HOME/config.toml`, else `$XDG_CONFIG_HOME/harness/config.toml`, else `~/.config/harness/config.toml` ([`crate::env::Environment::config_file`]); a default file that does not exist is an empty config |
+/// | `project` | the folder given to `new`; empty means the current directory |
+/// | `no_hooks` | `false` |
+/// | `no_sandbox` | `false`: sandboxed argv hooks run in the box when bubblewrap runs here |
+/// | `writable` | none beyond the config's `[sandbox] writable` |
+/// | `private_tmp` | `None`: the box gets a private temp folder made for the session |
+/// | `session_id` | `None`: a new id is generated |
+/// | `permission_mode` | `"auto"` |
+/// | `mode` | [`Mode::OneShot`] |
+/// | `env` | `None`: the process's own environment, read once at start |
+/// | `log` | `None`: a [`Mode::Serve`] session records to the default record, a one-shot one records nothing |
+/// | `resume` | `None` |
+/// | `box_entry` | `None`: the box runs without Landlock, and a start-up warning says so |
+///
+/// ```
+/// use hookhost::session::{Mode, SessionOptions};
+///
+/// let options = SessionOptions {
+///     mode: Mode::Serve,
+///     ..SessionOptions::new("/home/dana/proj")
+/// };
+/// assert_eq!(options.permission_mode, "auto");
+/// ```
+#[derive(Debug, Clone)]
+pub struct SessionOptions {
+    /// `--config FILE`; `None` for the default path.
+    pub config: Option<PathBuf>,
+    /// The project root (`--project`, default the current directory).
+    pub project: PathBuf,
+    /// `--no-hooks`: run no hook, no guard.
+    pub no_hooks: bool,
+    /// `--no-sandbox`: a session without a sandbox; every argv hook runs on the host.
+    pub no_sandbox: bool,
+    /// `--writable DIR`, added to `[sandbox] writable`.
+    pub writable: Vec<PathBuf>,
+    /// `--private-tmp DIR`: the agent's private temp folder.
+    pub private_tmp: Option<PathBuf>,
+    /// `--session-id`; generated when absent.
+    pub session_id: Option<String>,
+    /// `--permission-mode`, sent to the hooks as is in every envelope.
+    pub permission_mode: String,
+    /// One call per process, or a long session.
+    pub mode: Mode,
+    /// The host environment the hooks' environments are made from; `None` reads the
+    /// process's own.
+    pub env: Option<Vec<(OsString, OsString)>>,
+    /// `--log FILE`: the session record. `None`: a [`Mode::Serve`] session records to
+    /// [`crate::record::default_path`], a one-shot one records nothing.
+    pub log: Option<PathBuf>,
+    /// `--resume FILE [--clean]`: resume the session recorded there, appending to it.
+    pub resume: Option<crate::record::ResumeFrom>,
+    /// The box's entry point ([`crate::sandbox::BoxSpec::entry`]), which confines the
+    /// box's writes with Landlock. The command line passes `/proc/self/exe`; an embedder
+    /// passes a hookhost binary (or its own, if its `main` calls
+    /// [`crate::sandbox::box_entry_main`]). `None`: the box runs without Landlock, and a
+    /// start-up warning says so.
+    pub box_entry: Option<PathBuf>,
+}
+
+impl SessionOptions {
+    /// The options for a session in `project`, every other field at its default (see
+    /// the table above).
+    pub fn new(project: impl Into<PathBuf>) -> SessionOptions {
+        SessionOptions {
+            config: None,
+            project: project.into(),
+            no_hooks: false,
+            no_sandbox: false,
+            writable: Vec::new(),
+            private_tmp: None,
+            session_id: None,
+            permission_mode: "auto".into(),
+            mode: Mode::OneShot,
+            env: None,
+            log: None,
+            resume: None,
+            box_entry: None,
+        }
+    }
+}
+
+impl Default for SessionOptions {
+    /// [`SessionOptions::new`] for the current directory.
+    fn default() -> SessionOptions {
+        SessionOptions::new(PathBuf::new())
+    }
+}

@@ -1,0 +1,171 @@
+//! Preparing each hook's executor at start: WASM hooks compiled (or loaded from the
+//! cache) and pre-linked on the session's engine, argv hooks given their argv,
+//! environment, folder and launcher (the box, or the host, in a PID namespace of the
+//! session's own where one can be made).
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::Mode;
+use super::boxed::SessionSandbox;
+use crate::config::{Config, HookDef};
+use crate::dispatch::{LoadedHook, Placement};
+use crate::env::Environment;
+use crate::executor::argv::{ArgvExecutor, HostLauncher, IsolatedHostLauncher, Launcher};
+use crate::executor::wasm::{WasmEngine, WasmError, WasmExecutor, WasmSettings};
+use crate::executor::{Executor, Unstartable};
+
+/// The session's WASM engine (made on first use) and its settings.
+pub(super) struct WasmHooks {
+    pub(super) settings: WasmSettings,
+    mode: Mode,
+    engine: Option<Result<WasmEngine, String>>,
+}
+
+/// What preparing one WASM hook came to.
+enum Prepared {
+    /// Compiled and pre-linked.
+    Ready(WasmExecutor),
+    /// It cannot be compiled or linked (or there is no engine): every run fails with
+    /// "could not start: " and this.
+    Unstartable(String),
+    /// It imports what no hook may (the network): the start-up refusal's line.
+    Refused(String),
+}
+
+impl WasmHooks {
+    pub(super) fn new(config: &Config, mode: Mode, env: &Environment) -> WasmHooks {
+        let defaults = WasmSettings::default();
+        let cache_dir = config
+            .wasm
+            .cache_dir
+            .clone()
+            .or_else(|| env.wasm_cache_dir());
+        WasmHooks {
+            settings: WasmSettings {
+                memory_limit_mib: config
+                    .wasm
+                    .memory_limit_mib
+                    .unwrap_or(defaults.memory_limit_mib),
+                fuel_per_second: config
+                    .wasm
+                    .fuel_per_second
+                    .unwrap_or(defaults.fuel_per_second),
+                cache_dir,
+            },
+            mode,
+            engine: None,
+        }
+    }
+
+    /// Compiles (or loads) and pre-links a WASM hook. A hook that imports the network
+    /// is refused (the `Err` line); one that cannot be compiled or linked becomes a hook
+    /// whose every run fails with "could not start: …", and a start-up warning says so.
+    /// The compile cache's warnings (a damaged cache file compiled again, a cache that
+    /// cannot be written) become start-up warnings too.
+    pub(super) fn prepare(
+        &mut self,
+        def: &HookDef,
+        program: &Path,
+        project: &Path,
+    ) -> Result<(LoadedHook, Vec<String>), String> {
+        let (executor, warnings): (Arc<dyn Executor>, Vec<String>) =
+            match self.compile(def, program, project) {
+                Prepared::Ready(executor) => {
+                    let cache = executor.cache_warnings().iter().map(|w| format!("⚠ {w}"));
+                    let cache = cache.collect();
+                    (Arc::new(executor), cache)
+                }
+                Prepared::Refused(refusal) => return Err(refusal),
+                Prepared::Unstartable(why) => (
+                    Arc::new(Unstartable(why.clone())),
+                    vec![format!("⚠ hook {} could not start: {why}", def.name)],
+                ),
+            };
+        Ok((
+            LoadedHook {
+                def: def.clone(),
+                placement: Placement::Wasm,
+                executor,
+            },
+            warnings,
+        ))
+    }
+
+    /// [`WasmHooks::prepare`]'s compile and link, on the engine made on first use.
+    fn compile(&mut self, def: &HookDef, program: &Path, project: &Path) -> Prepared {
+        let engine = self.engine.get_or_insert_with(|| {
+            WasmEngine::new(&self.settings, self.mode).map_err(|e| e.to_string())
+        });
+        let engine = match engine {
+            Ok(engine) => engine,
+            Err(e) => return Prepared::Unstartable(e.clone()),
+        };
+        match engine.prepare(program, &def.command[1..], project, def.timeout()) {
+            Ok(executor) => Prepared::Ready(executor),
+            Err(e @ WasmError::Forbidden { .. }) => {
+                Prepared::Refused(format!("hook {}: {e}.", def.name))
+            }
+            Err(other) => Prepared::Unstartable(other.to_string()),
+        }
+    }
+}
+
+/// How this session starts host hooks: in a PID namespace of their own where this
+/// process can make one, else directly, with a warning that says why (once per start).
+pub(super) fn host_launcher(
+    config: &Config,
+    sandbox: &SessionSandbox,
+    warnings: &mut Vec<String>,
+) -> Arc<dyn Launcher> {
+    let boxed = sandbox.spec().is_some();
+    // Argv hooks run on the host unless they go in this session's box.
+    let runs_on_host = |h: &HookDef| !(h.is_wasm() || boxed && h.sandbox);
+    let any_on_host = config.hooks.iter().any(runs_on_host);
+    if !any_on_host {
+        return Arc::new(HostLauncher);
+    }
+    match crate::process::HookNamespace::for_this_process() {
+        Ok(namespace) => Arc::new(IsolatedHostLauncher::new(namespace)),
+        Err(why) => {
+            warnings.push(format!(
+                "⚠ host hooks run without a PID namespace of their own, so they can see your other processes, the agent's included: making one failed: {why}."
+            ));
+            Arc::new(HostLauncher)
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+pub(super) fn prepare_argv_hook(
+    def: &HookDef,
+    program: PathBuf,
+    project: &Path,
+    sandbox: &SessionSandbox,
+    host_launcher: &Arc<dyn Launcher>,
+    hook_env: &[(OsString, OsString)],
+    host_path: Option<&OsString>,
+    path_env: Option<&OsString>,
+) -> LoadedHook {
+    let mut argv: Vec<OsString> = vec![program.into_os_string()];
+    argv.extend(def.command[1..].iter().map(OsString::from));
+    let mut env = hook_env.to_vec();
+    let boxed = sandbox.spec().filter(|_| def.sandbox);
+    // A host hook in a sandboxed session gets the scrubbed PATH (none at all when
+    // nothing is left); in the box, and in a session without a sandbox, PATH is as is.
+    let path = if boxed.is_none() { host_path } else { path_env };
+    if let Some(path) = path {
+        env.push(("PATH".into(), path.clone()));
+    }
+    let (placement, cwd, launcher): (Placement, PathBuf, Arc<dyn Launcher>) = match boxed {
+        Some(spec) => (Placement::Boxed, project.to_path_buf(), spec.clone()),
+        None => (Placement::Host, PathBuf::from("/"), host_launcher.clone()),
+    };
+    let executor = ArgvExecutor::new(argv, env, cwd, def.timeout(), launcher);
+    LoadedHook {
+        def: def.clone(),
+        placement,
+        executor: Arc::new(executor),
+    }
+}

@@ -1,0 +1,456 @@
+//! Session start, as a pipeline of named steps:
+//! load → resume plan → folders → sandbox → guard → prepare hooks → banner,
+//! then the session record (opened, resumed or the default one) once the hooks are known.
+
+use std::ffi::OsStr;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::banner;
+use super::boxed::{Folders, SessionSandbox};
+use super::prepare::{WasmHooks, host_launcher, prepare_argv_hook};
+use super::{Mode, Session, SessionOptions, StartError};
+use crate::config::{Config, HookDef};
+use crate::dispatch::LoadedHook;
+use crate::env::Environment;
+use crate::envelope::{self, SessionInfo};
+use crate::guard::{self, GuardContext, HookToGuard};
+use crate::hook_env;
+use crate::record::{self, RecordError, RecordWriter, ResumePlan};
+use crate::sandbox;
+
+impl Session {
+    /// Loads, validates and guards the hooks and prepares their executors; opens the
+    /// session record (`log`, or the default one in [`Mode::Serve`]) or resumes one
+    /// (`resume`), and records from then on. When the config defines hooks, a `log` or
+    /// `resume` file the agent could write is refused like such a config file
+    /// ([`guard::check_record_file`]), and a default record there is not written (a
+    /// warning says so).
+    pub fn start(mut options: SessionOptions) -> Result<Session, StartError> {
+        let resumed = Resumed::open(&options)?;
+        if let Some(resumed) = &resumed {
+            options.session_id = Some(resumed.plan.session_id.clone());
+        }
+        let session_id = options
+            .session_id
+            .get_or_insert_with(envelope::generate_session_id)
+            .clone();
+        let env = Environment::injected_or_process(options.env.as_deref());
+        let plan = resumed.as_ref().map(|r| &r.plan);
+        let (mut session, guard_ctx) = Session::start_hooks(&options, &env, plan)?;
+        let guard_ctx = guard_ctx.as_ref();
+        let writer = match resumed {
+            Some(resumed) => Some(resumed.writer(&mut session, guard_ctx, &session_id)?),
+            None => match &options.log {
+                Some(path) => {
+                    check_record(guard_ctx, path)?;
+                    Some((RecordWriter::create(path, &session_id)?, None))
+                }
+                None if options.mode == Mode::Serve => {
+                    default_record(&env, &mut session, guard_ctx, &session_id)
+                        .map(|writer| (writer, None))
+                }
+                None => None,
+            },
+        };
+        if let Some((writer, plan)) = writer {
+            session.begin_record(writer, plan.as_ref())?;
+        }
+        Ok(session)
+    }
+
+    /// Writes `session.started` (or `session.resumed`) and records from now on.
+    fn begin_record(
+        &mut self,
+        writer: RecordWriter,
+        plan: Option<&ResumePlan>,
+    ) -> Result<(), StartError> {
+        let body = record::SessionBody {
+            cwd: self.session.cwd.clone(),
+            permission_mode: self.session.permission_mode.clone(),
+            no_hooks: self.no_hooks,
+            hooks: self.hooks().cloned().collect(),
+            banner: self.banner.clone(),
+            clean: plan.map(|p| p.clean),
+            skipped: self.skipped.iter().map(|h| h.name.clone()).collect(),
+            warnings: if plan.is_some() {
+                self.warnings.clone()
+            } else {
+                Vec::new()
+            },
+            version: env!("CARGO_PKG_VERSION").into(),
+        };
+        let body = match plan {
+            Some(_) => record::Body::Resumed(body),
+            None => record::Body::Started(body),
+        };
+        writer.write(&body)?;
+        self.recorder = Some(Arc::new(writer));
+        Ok(())
+    }
+
+    /// Loads and guards the hooks and prepares their executors. Also returns the guard's
+    /// view of the session when the config defines hooks (before a resume keeps only
+    /// the recorded ones), for the record's own check.
+    fn start_hooks(
+        options: &SessionOptions,
+        env: &Environment,
+        plan: Option<&ResumePlan>,
+    ) -> Result<(Session, Option<GuardContext>), StartError> {
+        let project = absolute_project(&options.project)?;
+        let info = session_info(options, &project);
+        if options.no_hooks {
+            let banner = "hooks: off (--no-hooks)".to_string();
+            let off = Session::from_parts(info, project, Vec::new(), banner, SessionSandbox::Off);
+            return Ok((
+                Session {
+                    no_hooks: true,
+                    ..off
+                },
+                None,
+            ));
+        }
+        let mut config = load_config(options, env)?;
+        let configured_hooks = !config.hooks.is_empty();
+        let skipped = apply_resume_plan(&mut config, plan);
+        let homes = sandbox::Homes::find(env.get("HOME"));
+        let folders = Folders::new(options, &config, &homes);
+
+        // The session has a sandbox when it has argv hooks, bubblewrap runs here and
+        // --no-sandbox is not given; that decides where hooks run and what the guard
+        // counts as writable. A session of WASM hooks only needs no box: it skips the
+        // probe (most of a cold start) and, like a session without a sandbox, counts
+        // the system temp folders as agent-writable, which only makes the guard stricter.
+        let needs_box = config.hooks.iter().any(|h| !h.is_wasm());
+        let sandbox = SessionSandbox::probe(
+            options,
+            &folders,
+            &project,
+            env,
+            needs_box,
+            &info.session_id,
+        );
+        let mut warnings = config.warnings.clone();
+        let banner_notes = sandbox_lines(&sandbox, options, &config, &homes, &mut warnings);
+
+        let guard_ctx = guard_context(options, env, &project, folders, &sandbox);
+        let programs = run_guard(&guard_ctx, &config, configured_hooks)?;
+        let hooks = prepare_hooks(
+            options,
+            env,
+            &config,
+            &sandbox,
+            &guard_ctx,
+            programs,
+            &mut warnings,
+        )?;
+        warnings.dedup();
+        let banner = banner::with_notes(&hooks, banner_notes);
+        let session = Session {
+            warnings,
+            skipped,
+            ..Session::from_parts(info, project, hooks, banner, sandbox)
+        };
+        Ok((session, configured_hooks.then_some(guard_ctx)))
+    }
+}
+
+/// The project folder, made absolute (empty: the current directory), if it is usable.
+pub(super) fn absolute_project(project: &Path) -> Result<PathBuf, StartError> {
+    let project = if project.as_os_str().is_empty() {
+        std::env::current_dir().map_err(|e| StartError::Project {
+            path: project.into(),
+            reason: e.to_string(),
+        })?
+    } else {
+        std::path::absolute(project).map_err(|e| StartError::Project {
+            path: project.into(),
+            reason: e.to_string(),
+        })?
+    };
+    if let Some(reason) = crate::access::folder_problem(&project) {
+        return Err(StartError::Project {
+            path: project,
+            reason,
+        });
+    }
+    Ok(project)
+}
+
+/// What every envelope of the session carries.
+fn session_info(options: &SessionOptions, project: &Path) -> SessionInfo {
+    SessionInfo {
+        session_id: options
+            .session_id
+            .clone()
+            .unwrap_or_else(envelope::generate_session_id),
+        cwd: project.to_string_lossy().into_owned(),
+        permission_mode: options.permission_mode.clone(),
+    }
+}
+
+/// Load: the config named by `--config`, else the default one (which may be absent).
+pub(super) fn load_config(
+    options: &SessionOptions,
+    env: &Environment,
+) -> Result<Config, StartError> {
+    match &options.config {
+        Some(path) => Ok(Config::load_with_env(path, true, env).map_err(Box::new)?),
+        None => {
+            let path = env.config_file().ok_or(StartError::NoConfigPath)?;
+            Ok(Config::load_with_env(&path, false, env).map_err(Box::new)?)
+        }
+    }
+}
+
+/// Resume plan: a crash resume that keeps the recorded hooks runs only those unchanged
+/// since; returns the recorded hooks it does not run (the config's warnings say why).
+fn apply_resume_plan(config: &mut Config, plan: Option<&ResumePlan>) -> Vec<HookDef> {
+    let Some(plan) = plan.filter(|p| p.keeps_recorded()) else {
+        return Vec::new();
+    };
+    let (kept, dropped, lines) = plan.apply(&config.hooks);
+    config.hooks = kept;
+    config.warnings.extend(lines);
+    dropped
+}
+
+/// The sandbox's start-up lines: a box that cannot run is said in the banner and in the
+/// warnings (returned: the banner's notes), one that hides or confines less than it
+/// should in the warnings.
+fn sandbox_lines(
+    sandbox: &SessionSandbox,
+    options: &SessionOptions,
+    config: &Config,
+    homes: &sandbox::Homes,
+    warnings: &mut Vec<String>,
+) -> Vec<String> {
+    let mut banner_notes = Vec::new();
+    if let SessionSandbox::Unavailable(why) = sandbox {
+        let line = format!("⚠ {why}");
+        banner_notes.push(line.clone());
+        warnings.push(line);
+    }
+    warnings.extend(sandbox.warnings(options, config, homes));
+    banner_notes
+}
+
+/// The guard's view of the session: what the agent can write, what the box hides.
+fn guard_context(
+    options: &SessionOptions,
+    env: &Environment,
+    project: &Path,
+    folders: Folders,
+    sandbox: &SessionSandbox,
+) -> GuardContext {
+    GuardContext {
+        project: project.to_path_buf(),
+        private_tmp: options.private_tmp.clone(),
+        writable: folders.writable,
+        sandboxed_session: sandbox.spec().is_some(),
+        hidden: folders.hide,
+        path_env: env.get("PATH").map(OsStr::to_os_string),
+        tmpdir_env: env.get("TMPDIR").map(PathBuf::from),
+    }
+}
+
+/// Runs the path guard over the config file and every hook; returns each hook's
+/// program (absolute) in order, or every refusal. `configured_hooks`: the config file
+/// defines hooks (a resume may keep none of them: the file is checked all the same).
+fn run_guard(
+    ctx: &GuardContext,
+    config: &Config,
+    configured_hooks: bool,
+) -> Result<Vec<PathBuf>, StartError> {
+    let mut refusals = Vec::new();
+    if configured_hooks
+        && let Some(path) = &config.path
+        && let Err(refusal) = guard::check_config_file(ctx, path)
+    {
+        refusals.push(refusal.to_string());
+    }
+    let to_guard: Vec<HookToGuard> = config
+        .hooks
+        .iter()
+        .map(|h| HookToGuard {
+            name: &h.name,
+            // A WASM hook's arguments are the guest's, not host paths: it can open
+            // nothing but the read-only project, so only its module is checked.
+            command: if h.is_wasm() {
+                &h.command[..1]
+            } else {
+                &h.command
+            },
+            sandbox: h.sandbox && !h.is_wasm(),
+        })
+        .collect();
+    let guarded = match guard::check_hooks(ctx, &to_guard) {
+        Ok(guarded) => guarded,
+        Err(found) => {
+            refusals.extend(found.iter().map(ToString::to_string));
+            Vec::new()
+        }
+    };
+    if !refusals.is_empty() {
+        return Err(StartError::Refused(refusals));
+    }
+    Ok(guarded.into_iter().map(|g| g.program).collect())
+}
+
+/// Prepare hooks: every hook's executor, in file order (`programs` are the guard's
+/// absolute programs); a WASM cache folder the agent could write, or a WASM hook that
+/// imports the network, is refused.
+fn prepare_hooks(
+    options: &SessionOptions,
+    env: &Environment,
+    config: &Config,
+    sandbox: &SessionSandbox,
+    guard_ctx: &GuardContext,
+    programs: Vec<PathBuf>,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<LoadedHook>, StartError> {
+    let project = &guard_ctx.project;
+    let hook_env = hook_env::scrubbed(env.vars().iter().cloned(), &config.sandbox.env);
+    let host_path = guard::scrub_path_for_host_hook(guard_ctx);
+    let mut wasm = WasmHooks::new(config, options.mode, env);
+    if let Some(dir) = wasm.settings.cache_dir.clone()
+        && config.hooks.iter().any(HookDef::is_wasm)
+        && let Err(refusal) = guard::check_cache_dir(guard_ctx, &dir)
+    {
+        return Err(StartError::Refused(vec![refusal.to_string()]));
+    }
+    let host_launcher = host_launcher(config, sandbox, warnings);
+    let mut hooks = Vec::with_capacity(config.hooks.len());
+    let mut refusals = Vec::new();
+    for (def, program) in config.hooks.iter().zip(programs) {
+        if def.is_wasm() {
+            match wasm.prepare(def, &program, project) {
+                Ok((hook, hook_warnings)) => {
+                    warnings.extend(hook_warnings);
+                    hooks.push(hook);
+                }
+                Err(refusal) => refusals.push(refusal),
+            }
+            continue;
+        }
+        hooks.push(prepare_argv_hook(
+            def,
+            program,
+            project,
+            sandbox,
+            &host_launcher,
+            &hook_env,
+            host_path.as_ref(),
+            guard_ctx.path_env.as_ref(),
+        ));
+    }
+    if !refusals.is_empty() {
+        return Err(StartError::Refused(refusals));
+    }
+    Ok(hooks)
+}
+
+/// A session record being resumed: the file (open for appending), the plan read from
+/// it, and the warning when someone else could write it.
+struct Resumed {
+    file: File,
+    plan: ResumePlan,
+    exposed: Option<String>,
+}
+
+impl Resumed {
+    /// Opens and reads `--resume`'s record; `None` when the session is not a resume. A
+    /// `--log` naming another file is an error.
+    fn open(options: &SessionOptions) -> Result<Option<Resumed>, StartError> {
+        let Some(from) = &options.resume else {
+            return Ok(None);
+        };
+        if let Some(log) = options.log.as_ref().filter(|log| **log != from.file) {
+            return Err(RecordError::LogMismatch {
+                log: log.clone(),
+                resume: from.file.clone(),
+            }
+            .into());
+        }
+        let (file, text, exposed) = RecordWriter::resume(&from.file)?;
+        let plan = ResumePlan::new(from, &record::read_str(&text))?;
+        Ok(Some(Resumed {
+            file,
+            plan,
+            exposed,
+        }))
+    }
+
+    /// The writer that appends to the resumed record, once the guard has passed it. The
+    /// resume's own lines (killed hooks, notes, who else can write it) go first among
+    /// the session's warnings.
+    fn writer(
+        self,
+        session: &mut Session,
+        guard_ctx: Option<&GuardContext>,
+        session_id: &str,
+    ) -> Result<(RecordWriter, Option<ResumePlan>), StartError> {
+        let Resumed {
+            file,
+            plan,
+            exposed,
+        } = self;
+        check_record(guard_ctx, &plan.file)?;
+        let notes = plan
+            .notes
+            .iter()
+            .map(|n| format!("note: {}: {n}", plan.file.display()));
+        let mut first: Vec<String> = plan
+            .killed
+            .iter()
+            .cloned()
+            .chain(notes)
+            .chain(exposed)
+            .collect();
+        first.append(&mut session.warnings);
+        session.warnings = first;
+        Ok((
+            RecordWriter::resumed(&plan.file, session_id, file)?,
+            Some(plan),
+        ))
+    }
+}
+
+/// A record the agent could change is refused like a config it could change: a resume
+/// trusts the hooks it lists. Nothing is written before this check. `guard_ctx` is
+/// `None` when the config defines no hooks: there is nothing to protect.
+fn check_record(guard_ctx: Option<&GuardContext>, path: &Path) -> Result<(), StartError> {
+    match guard_ctx {
+        Some(ctx) => guard::check_record_file(ctx, path)
+            .map_err(|refusal| StartError::Refused(vec![refusal.to_string()])),
+        None => Ok(()),
+    }
+}
+
+/// The default record of a [`Mode::Serve`] session. It is not the user's choice: one
+/// the agent could change is not written (a warning says so), rather than refused.
+fn default_record(
+    env: &Environment,
+    session: &mut Session,
+    guard_ctx: Option<&GuardContext>,
+    session_id: &str,
+) -> Option<RecordWriter> {
+    let created = record::default_path(env, session_id).map(|p| {
+        let check = match guard_ctx {
+            Some(ctx) => guard::check_record_file(ctx, &p).map_err(|r| r.to_string()),
+            None => Ok(()),
+        };
+        check.and_then(|()| RecordWriter::create(&p, session_id).map_err(|e| e.to_string()))
+    });
+    match created {
+        Some(Ok(writer)) => Some(writer),
+        Some(Err(e)) => {
+            session
+                .warnings
+                .push(format!("⚠ {e} This session is not recorded."));
+            None
+        }
+        None => None,
+    }
+}
