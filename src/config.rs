@@ -764,7 +764,9 @@ mod tests {
     #[test]
     fn envelope_key_is_validated_at_load() {
         let hook = |value: &str| {
-            format!("[[hooks]]\nname = \"a\"\nevent = \"PreToolUse\"\ncommand = [\"/bin/true\"]\nenvelope = {value}\n")
+            format!(
+                "[[hooks]]\nname = \"a\"\nevent = \"PreToolUse\"\ncommand = [\"/bin/true\"]\nenvelope = {value}\n"
+            )
         };
         let c = parse(&hook("\"claude-code\"")).unwrap();
         assert_eq!(c.hooks[0].envelope, Some(EnvelopeShape::ClaudeCode));

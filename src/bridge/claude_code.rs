@@ -15,11 +15,11 @@
 //! Codex reads the same JSON and is answered by the same writers ([`pre_tool_use`],
 //! [`prompt`]) except where it needs exit 2.
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value, json};
 
 use super::{
-    json_or_silent, other_event_note, parse_snake_case, with_system_message, Agent, AgentKind,
-    BridgeError, Event, Outcome, Reply,
+    Agent, AgentKind, BridgeError, Event, Outcome, Reply, json_or_silent, other_event_note,
+    parse_snake_case, with_system_message,
 };
 
 /// Claude Code.
@@ -121,9 +121,7 @@ mod tests {
                     event_name: "PreToolUse".into(),
                     session_id: Some("abc123".into()),
                     cwd: Some("/home/u/p".into()),
-                    transcript_path: Some(
-                        "/home/u/.claude/projects/-home-u-p/abc123.jsonl".into()
-                    ),
+                    transcript_path: Some("/home/u/.claude/projects/-home-u-p/abc123.jsonl".into()),
                     permission_mode: Some("default".into()),
                 },
                 call: ToolCall {
@@ -147,7 +145,10 @@ mod tests {
 
     #[test]
     fn no_objection_prints_nothing() {
-        assert_eq!(ClaudeCode.answer(&pre(), &Outcome::no_objection()), Reply::silent());
+        assert_eq!(
+            ClaudeCode.answer(&pre(), &Outcome::no_objection()),
+            Reply::silent()
+        );
         assert_eq!(
             ClaudeCode.answer(&prompt_event(), &Outcome::no_objection()),
             Reply::silent()
@@ -230,8 +231,9 @@ mod tests {
             reply,
             Reply {
                 stdout: String::new(),
-                stderr: "hookhost: Claude Code event \"Stop\" has no hookhost hooks; no objection.\n"
-                    .into(),
+                stderr:
+                    "hookhost: Claude Code event \"Stop\" has no hookhost hooks; no objection.\n"
+                        .into(),
                 exit_code: 0
             }
         );
@@ -249,19 +251,26 @@ mod tests {
         let reply = ClaudeCode.refuse(&crate::bridge::unreadable_message(&err));
         assert_eq!(reply.exit_code, 2);
         assert_eq!(reply.stdout, "");
-        assert!(reply.stderr.starts_with("hookhost could not read this call (the Claude Code PreToolUse payload has no tool_name"));
+        assert!(reply.stderr.starts_with(
+            "hookhost could not read this call (the Claude Code PreToolUse payload has no tool_name"
+        ));
     }
 
     #[test]
     fn old_spellings_are_accepted() {
         for (name, hookhost) in [("Task", "agent"), ("MultiEdit", "edit_file")] {
             let event = ClaudeCode
-                .parse(&json!({"hook_event_name": "PreToolUse", "tool_name": name, "tool_input": {}}))
+                .parse(
+                    &json!({"hook_event_name": "PreToolUse", "tool_name": name, "tool_input": {}}),
+                )
                 .unwrap();
             let Event::PreToolUse { call, .. } = event else {
                 panic!("not a call")
             };
-            assert_eq!((call.tool.as_str(), call.hookhost_tool), (name, Some(hookhost)));
+            assert_eq!(
+                (call.tool.as_str(), call.hookhost_tool),
+                (name, Some(hookhost))
+            );
         }
     }
 }

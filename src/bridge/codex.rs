@@ -16,8 +16,8 @@
 use serde_json::Value;
 
 use super::{
-    claude_code, json_or_silent, other_event_note, parse_snake_case, Agent, AgentKind,
-    BridgeError, Event, Outcome, Reply,
+    Agent, AgentKind, BridgeError, Event, Outcome, Reply, claude_code, json_or_silent,
+    other_event_note, parse_snake_case,
 };
 
 /// Codex CLI.
@@ -100,17 +100,24 @@ mod tests {
         };
         assert_eq!(call.tool, "apply_patch");
         assert_eq!(call.hookhost_tool, Some("edit_file"));
-        assert!(call.tool_input["command"]
-            .as_str()
-            .unwrap()
-            .starts_with("*** Begin Patch"));
+        assert!(
+            call.tool_input["command"]
+                .as_str()
+                .unwrap()
+                .starts_with("*** Begin Patch")
+        );
 
-        assert!(matches!(prompt_event(), Event::Prompt { ref prompt, .. } if prompt == "ooo seed my requirements"));
+        assert!(
+            matches!(prompt_event(), Event::Prompt { ref prompt, .. } if prompt == "ooo seed my requirements")
+        );
     }
 
     #[test]
     fn no_objection_prints_nothing_never_a_bare_allow() {
-        assert_eq!(Codex.answer(&pre(), &Outcome::no_objection()), Reply::silent());
+        assert_eq!(
+            Codex.answer(&pre(), &Outcome::no_objection()),
+            Reply::silent()
+        );
         let reply = Codex.answer(&pre(), &continued_call());
         assert_eq!(reply.exit_code, 0);
         assert!(!reply.stdout.contains("allow"), "{}", reply.stdout);
@@ -126,7 +133,9 @@ mod tests {
             Codex.answer(&pre(), &blocked_call()),
             Reply {
                 stdout: String::new(),
-                stderr: "blocked by the user's hook \"no-force-push\": force-push is not allowed here\n".into(),
+                stderr:
+                    "blocked by the user's hook \"no-force-push\": force-push is not allowed here\n"
+                        .into(),
                 exit_code: 2,
             }
         );
@@ -148,7 +157,11 @@ mod tests {
     fn prompt_block_is_exit_2_and_context_is_claudes_json() {
         let reply = Codex.answer(&prompt_event(), &blocked_prompt());
         assert_eq!(
-            (reply.stdout.as_str(), reply.stderr.as_str(), reply.exit_code),
+            (
+                reply.stdout.as_str(),
+                reply.stderr.as_str(),
+                reply.exit_code
+            ),
             ("", "✗ prompt blocked by hook \"keywords\": not today\n", 2)
         );
         let reply = Codex.answer(&prompt_event(), &context());
@@ -163,7 +176,11 @@ mod tests {
     fn refusal_at_start_is_exit_2_with_its_text() {
         let reply = Codex.answer(&pre(), &refused());
         assert_eq!(reply.exit_code, 2);
-        assert!(reply.stderr.starts_with("hook no-force-push: /home/u/p/hooks/check.sh is in the project"));
+        assert!(
+            reply
+                .stderr
+                .starts_with("hook no-force-push: /home/u/p/hooks/check.sh is in the project")
+        );
         assert_eq!(reply.stdout, "");
     }
 
@@ -176,7 +193,9 @@ mod tests {
             Codex.answer(&event, &Outcome::no_objection()),
             Reply {
                 stdout: String::new(),
-                stderr: "hookhost: Codex event \"PostToolUse\" has no hookhost hooks; no objection.\n".into(),
+                stderr:
+                    "hookhost: Codex event \"PostToolUse\" has no hookhost hooks; no objection.\n"
+                        .into(),
                 exit_code: 0,
             }
         );

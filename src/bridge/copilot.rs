@@ -17,12 +17,12 @@
 //!   with the reason or the hooks whose context was lost.
 //! - warnings: no field for them; they go to stderr.
 
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 use super::{
-    context_dropped_note, object, other_event_note, owned, parse_snake_case, required_str,
-    str_field, tool_input_field, tools, warnings_on_stderr, Agent, AgentKind, AgentSession,
-    BridgeError, Event, Outcome, Reply,
+    Agent, AgentKind, AgentSession, BridgeError, Event, Outcome, Reply, context_dropped_note,
+    object, other_event_note, owned, parse_snake_case, required_str, str_field, tool_input_field,
+    tools, warnings_on_stderr,
 };
 
 /// Copilot CLI.
@@ -171,8 +171,10 @@ mod tests {
 
     #[test]
     fn parses_both_spellings_of_both_events() {
-        assert!(matches!(prompt_event(), Event::Prompt { ref session, ref prompt }
-            if session.event_name == "userPromptSubmitted" && prompt == "ooo seed my requirements"));
+        assert!(
+            matches!(prompt_event(), Event::Prompt { ref session, ref prompt }
+            if session.event_name == "userPromptSubmitted" && prompt == "ooo seed my requirements")
+        );
         let Event::PreToolUse { session, call } = Copilot.parse(&payload(PASCAL_PRE)).unwrap()
         else {
             panic!("not a call")
@@ -180,13 +182,18 @@ mod tests {
         assert_eq!(session.event_name, "PreToolUse");
         assert_eq!(call.tool, "Bash");
         assert_eq!(call.hookhost_tool, Some("bash"));
-        assert!(matches!(Copilot.parse(&payload(PASCAL_PROMPT)).unwrap(), Event::Prompt { ref session, .. }
-            if session.event_name == "UserPromptSubmit"));
+        assert!(
+            matches!(Copilot.parse(&payload(PASCAL_PROMPT)).unwrap(), Event::Prompt { ref session, .. }
+            if session.event_name == "UserPromptSubmit")
+        );
     }
 
     #[test]
     fn no_objection_prints_nothing() {
-        assert_eq!(Copilot.answer(&pre(), &Outcome::no_objection()), Reply::silent());
+        assert_eq!(
+            Copilot.answer(&pre(), &Outcome::no_objection()),
+            Reply::silent()
+        );
     }
 
     #[test]
@@ -249,10 +256,12 @@ mod tests {
     fn refusal_at_start_is_a_deny() {
         let out = stdout_json(&Copilot.answer(&pre(), &refused()));
         assert_eq!(out["permissionDecision"], "deny");
-        assert!(out["permissionDecisionReason"]
-            .as_str()
-            .unwrap()
-            .starts_with("hook no-force-push:"));
+        assert!(
+            out["permissionDecisionReason"]
+                .as_str()
+                .unwrap()
+                .starts_with("hook no-force-push:")
+        );
     }
 
     #[test]

@@ -18,12 +18,12 @@
 //! - warnings: Cursor has no field for them; they go to stderr (the Hooks output panel)
 //!   and, with a deny, after the reason in `user_message`, which the user sees.
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value, json};
 
 use super::{
-    context_dropped_note, object, other_event_note, owned, required_str, str_field,
-    tool_input_field, tools, warnings_on_stderr, Agent, AgentKind, AgentSession, BridgeError,
-    Event, Outcome, Reply,
+    Agent, AgentKind, AgentSession, BridgeError, Event, Outcome, Reply, context_dropped_note,
+    object, other_event_note, owned, required_str, str_field, tool_input_field, tools,
+    warnings_on_stderr,
 };
 
 /// Cursor.
@@ -101,7 +101,7 @@ impl Agent for Cursor {
             other => {
                 return Ok(Event::Other {
                     event_name: other.to_string(),
-                })
+                });
             }
         };
         Ok(Event::PreToolUse { session, call })
@@ -305,7 +305,12 @@ mod tests {
     fn refusal_at_start_is_a_deny() {
         let out = stdout_json(&Cursor.answer(&pre(), &refused()));
         assert_eq!(out["permission"], "deny");
-        assert!(out["agent_message"].as_str().unwrap().starts_with("hook no-force-push:"));
+        assert!(
+            out["agent_message"]
+                .as_str()
+                .unwrap()
+                .starts_with("hook no-force-push:")
+        );
         let refused = stdout_json(&Cursor.refuse("r"));
         assert_eq!(refused["permission"], "deny");
         assert_eq!(refused["continue"], false);

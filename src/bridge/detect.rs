@@ -150,7 +150,9 @@ mod tests {
             "copilot-prompt" => {
                 include_str!("../../examples/agents/copilot/userPromptSubmitted.json")
             }
-            "copilot-pascal" => include_str!("../../examples/agents/copilot/PascalCase-PreToolUse.json"),
+            "copilot-pascal" => {
+                include_str!("../../examples/agents/copilot/PascalCase-PreToolUse.json")
+            }
             other => panic!("no sample {other}"),
         };
         serde_json::from_str(text).unwrap()
@@ -173,10 +175,18 @@ mod tests {
             ("copilot-pascal", AgentKind::Copilot),
         ];
         for (name, agent) in cases {
-            assert_eq!(fingerprint(&sample(name)).map(|f| f.agent), Some(agent), "{name}");
+            assert_eq!(
+                fingerprint(&sample(name)).map(|f| f.agent),
+                Some(agent),
+                "{name}"
+            );
             // And the flag never overrides it.
             for flag in AgentKind::ALL {
-                assert_eq!(caller(&sample(name), Some(flag)).agent, agent, "{name} {flag:?}");
+                assert_eq!(
+                    caller(&sample(name), Some(flag)).agent,
+                    agent,
+                    "{name} {flag:?}"
+                );
             }
         }
     }
@@ -187,7 +197,9 @@ mod tests {
         assert_eq!(c.agent, AgentKind::Cursor);
         assert_eq!(
             c.note.as_deref(),
-            Some("hookhost: run as `hookhost bridge --agent claude-code`, but this is a Cursor payload (cursor_version); answered as Cursor.")
+            Some(
+                "hookhost: run as `hookhost bridge --agent claude-code`, but this is a Cursor payload (cursor_version); answered as Cursor."
+            )
         );
         let c = caller(&sample("copilot-pascal"), Some(AgentKind::ClaudeCode));
         assert_eq!(c.agent, AgentKind::Copilot);
@@ -206,7 +218,10 @@ mod tests {
             }
         );
         assert_eq!(caller(&bare, None).agent, AgentKind::ClaudeCode);
-        assert_eq!(caller(&json!("not an object"), None).agent, AgentKind::ClaudeCode);
+        assert_eq!(
+            caller(&json!("not an object"), None).agent,
+            AgentKind::ClaudeCode
+        );
     }
 
     #[test]

@@ -15,11 +15,11 @@
 //! A note on stderr with nothing on stdout (an unknown event) is shown by Gemini as a
 //! system message; that is what a note is for.
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value, json};
 
 use super::{
-    json_or_silent, other_event_note, parse_snake_case, with_system_message, Agent, AgentKind,
-    BridgeError, Event, Outcome, Reply,
+    Agent, AgentKind, BridgeError, Event, Outcome, Reply, json_or_silent, other_event_note,
+    parse_snake_case, with_system_message,
 };
 
 /// Gemini CLI.
@@ -105,7 +105,9 @@ mod tests {
             json!({"server": "my_github", "tool": "create_issue", "arguments": {"title": "Bug", "body": "It breaks"}})
         );
 
-        assert!(matches!(prompt_event(), Event::Prompt { ref prompt, .. } if prompt == "ooo seed my requirements"));
+        assert!(
+            matches!(prompt_event(), Event::Prompt { ref prompt, .. } if prompt == "ooo seed my requirements")
+        );
     }
 
     #[test]
@@ -122,7 +124,10 @@ mod tests {
 
     #[test]
     fn no_objection_prints_nothing() {
-        assert_eq!(Gemini.answer(&pre(), &Outcome::no_objection()), Reply::silent());
+        assert_eq!(
+            Gemini.answer(&pre(), &Outcome::no_objection()),
+            Reply::silent()
+        );
     }
 
     #[test]
@@ -145,10 +150,12 @@ mod tests {
             .as_str()
             .unwrap()
             .starts_with("the user's hook \"no-force-push\" failed (timed out after 10 s), so this call was blocked."));
-        assert!(out["systemMessage"]
-            .as_str()
-            .unwrap()
-            .starts_with("⚠ hook no-force-push is failing"));
+        assert!(
+            out["systemMessage"]
+                .as_str()
+                .unwrap()
+                .starts_with("⚠ hook no-force-push is failing")
+        );
     }
 
     #[test]
@@ -178,7 +185,12 @@ mod tests {
     fn refusal_at_start_is_a_deny() {
         let out = stdout_json(&Gemini.answer(&prompt_event(), &refused()));
         assert_eq!(out["decision"], "deny");
-        assert!(out["reason"].as_str().unwrap().starts_with("hook no-force-push:"));
+        assert!(
+            out["reason"]
+                .as_str()
+                .unwrap()
+                .starts_with("hook no-force-push:")
+        );
     }
 
     #[test]

@@ -452,7 +452,10 @@ pub(crate) fn parse_snake_case(
 }
 
 /// Adds `systemMessage` with the outcome's warnings, where the agent shows it to the user.
-pub(crate) fn with_system_message(mut answer: Map<String, Value>, outcome: &Outcome) -> Map<String, Value> {
+pub(crate) fn with_system_message(
+    mut answer: Map<String, Value>,
+    outcome: &Outcome,
+) -> Map<String, Value> {
     if let Some(warnings) = outcome.warning_text() {
         answer.insert("systemMessage".into(), Value::String(warnings));
     }
@@ -489,7 +492,10 @@ pub(crate) fn owned(map: &Map<String, Value>, key: &str) -> Option<String> {
 }
 
 /// The payload as an object, or the agent's error.
-pub(crate) fn object(agent: AgentKind, payload: &Value) -> Result<&Map<String, Value>, BridgeError> {
+pub(crate) fn object(
+    agent: AgentKind,
+    payload: &Value,
+) -> Result<&Map<String, Value>, BridgeError> {
     payload
         .as_object()
         .ok_or(BridgeError::NotAnObject { agent })
@@ -570,7 +576,10 @@ mod tests {
             Outcome::from_verdict(&Verdict::allow()),
             Outcome::no_objection()
         );
-        let blocked = verdict(GateOutcome::Block, Some("blocked by the user's hook \"h\": no"));
+        let blocked = verdict(
+            GateOutcome::Block,
+            Some("blocked by the user's hook \"h\": no"),
+        );
         assert_eq!(
             Outcome::from_verdict(&blocked).block.as_deref(),
             Some("blocked by the user's hook \"h\": no")
@@ -595,7 +604,9 @@ mod tests {
         let outcome = Outcome::from_verdict(&with_context);
         assert_eq!(
             outcome.context.as_deref(),
-            Some("Context from the user's hook \"a\":\none\n\nContext from the user's hook \"b\":\ntwo")
+            Some(
+                "Context from the user's hook \"a\":\none\n\nContext from the user's hook \"b\":\ntwo"
+            )
         );
         assert_eq!(outcome.context_hooks, ["a", "b"]);
         assert_eq!(outcome.warning_text().as_deref(), Some("⚠ w"));
@@ -644,7 +655,7 @@ mod tests {
 #[cfg(test)]
 pub(crate) mod test_support {
     use super::*;
-    use crate::dispatch::{block_message, failure_message, failure_warning, Gate};
+    use crate::dispatch::{Gate, block_message, failure_message, failure_warning};
 
     pub(crate) const CALL: Gate<'static> = Gate::Call {
         tool_name: "bash",
@@ -654,7 +665,11 @@ pub(crate) mod test_support {
 
     /// A hook blocked the call.
     pub(crate) fn blocked_call() -> Outcome {
-        Outcome::block(block_message(CALL, "no-force-push", "force-push is not allowed here"))
+        Outcome::block(block_message(
+            CALL,
+            "no-force-push",
+            "force-push is not allowed here",
+        ))
     }
 
     /// A hook blocked the prompt.
@@ -701,7 +716,9 @@ pub(crate) mod test_support {
 
     /// The session refused to start.
     pub(crate) fn refused() -> Outcome {
-        Outcome::refused("hook no-force-push: /home/u/p/hooks/check.sh is in the project, so the agent could change it. Move it outside (for example ~/.local/share/harness/hooks/), or start with --no-hooks.")
+        Outcome::refused(
+            "hook no-force-push: /home/u/p/hooks/check.sh is in the project, so the agent could change it. Move it outside (for example ~/.local/share/harness/hooks/), or start with --no-hooks.",
+        )
     }
 
     /// A payload from `examples/agents/`.

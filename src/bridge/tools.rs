@@ -158,7 +158,12 @@ const fn rename(
 
 /// Input fields → Claude Code's, per agent and tool.
 pub static FIELD_RENAMES: &[FieldRename] = &[
-    rename(Gemini, "run_shell_command", "is_background", "run_in_background"),
+    rename(
+        Gemini,
+        "run_shell_command",
+        "is_background",
+        "run_in_background",
+    ),
     rename(Gemini, "read_file", "start_line", "offset"),
     rename(Gemini, "replace", "allow_multiple", "replace_all"),
     rename(Gemini, "glob", "dir_path", "path"),
@@ -329,8 +334,8 @@ pub fn claude_name_of_hookhost(hookhost: &str) -> Option<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
     use AgentKind::ClaudeCode;
+    use serde_json::json;
 
     /// The whole name table, one line per case: agent, agent's name, Claude Code's name,
     /// hookhost's name.
@@ -351,7 +356,12 @@ mod tests {
             (ClaudeCode, "WebFetch", "WebFetch", None),
             (ClaudeCode, "WebSearch", "WebSearch", None),
             (ClaudeCode, "ExitPlanMode", "ExitPlanMode", None),
-            (ClaudeCode, "mcp__github__create_issue", "mcp__github__create_issue", Some("mcp")),
+            (
+                ClaudeCode,
+                "mcp__github__create_issue",
+                "mcp__github__create_issue",
+                Some("mcp"),
+            ),
             (Codex, "Bash", "Bash", Some("bash")),
             (Codex, "apply_patch", "apply_patch", Some("edit_file")),
             (Codex, "spawn_agent", "Agent", Some("agent")),
@@ -367,14 +377,24 @@ mod tests {
             (Gemini, "web_fetch", "WebFetch", None),
             (Gemini, "google_web_search", "WebSearch", None),
             (Gemini, "invoke_agent", "Agent", Some("agent")),
-            (Gemini, "mcp_github_create_issue", "mcp__github__create_issue", Some("mcp")),
+            (
+                Gemini,
+                "mcp_github_create_issue",
+                "mcp__github__create_issue",
+                Some("mcp"),
+            ),
             (Cursor, "Shell", "Bash", Some("bash")),
             (Cursor, "Read", "Read", Some("read_file")),
             (Cursor, "Write", "Write", Some("write_file")),
             (Cursor, "Grep", "Grep", Some("search")),
             (Cursor, "Task", "Agent", Some("agent")),
             (Cursor, "Delete", "Delete", None),
-            (Cursor, "MCP:create_issue", "mcp__unknown__create_issue", Some("mcp")),
+            (
+                Cursor,
+                "MCP:create_issue",
+                "mcp__unknown__create_issue",
+                Some("mcp"),
+            ),
             (Copilot, "bash", "Bash", Some("bash")),
             (Copilot, "powershell", "Bash", Some("bash")),
             (Copilot, "view", "Read", Some("read_file")),
@@ -487,7 +507,14 @@ mod tests {
             None,
         );
         assert_eq!(spec_input(&write), json!({"path": "/p/a", "content": "c"}));
-        let bash = map_call(ClaudeCode, "Bash", json!({"command": "ls"}), McpHint::default(), None, None);
+        let bash = map_call(
+            ClaudeCode,
+            "Bash",
+            json!({"command": "ls"}),
+            McpHint::default(),
+            None,
+            None,
+        );
         assert_eq!(spec_input(&bash), json!({"command": "ls"}));
     }
 

@@ -17,7 +17,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use super::{line, SessionInfo};
+use super::{SessionInfo, line};
 
 #[derive(Serialize)]
 struct PreToolUseInput<'a> {
