@@ -281,11 +281,12 @@ fn absolutize_file_path(map: &mut Map<String, Value>, cwd: Option<&str>) {
     let Some(cwd) = cwd.filter(|c| c.starts_with('/')) else {
         return;
     };
-    if let Some(Value::String(path)) = map.get_mut("file_path") {
-        if !path.is_empty() && !path.starts_with('/') {
-            let joined = Path::new(cwd).join(path.as_str());
-            *path = joined.to_string_lossy().into_owned();
-        }
+    if let Some(Value::String(path)) = map.get_mut("file_path")
+        && !path.is_empty()
+        && !path.starts_with('/')
+    {
+        let joined = Path::new(cwd).join(path.as_str());
+        *path = joined.to_string_lossy().into_owned();
     }
 }
 
