@@ -13,6 +13,7 @@ use std::time::Duration;
 use toml::Value;
 
 use crate::env::Environment;
+use crate::envelope::EnvelopeShape;
 use crate::hook_env::{self, EnvPattern, EnvPolicy};
 
 /// The tools harness has; a `tools` entry outside this list is only a warning.
@@ -88,6 +89,12 @@ pub struct HookDef {
     pub sandbox: bool,
     /// What a failure does.
     pub on_failure: OnFailure,
+    /// The `envelope` key: the shape of the line the hook reads on stdin. `None` (no key)
+    /// leaves it to the front end: Claude Code's shape under the bridge, the spec's
+    /// elsewhere. Absent from a record when `None`, so records written before the key
+    /// existed read the same.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub envelope: Option<EnvelopeShape>,
 }
 
 impl HookDef {
@@ -248,6 +255,7 @@ const HOOK_KEYS: &[&str] = &[
     "timeout",
     "sandbox",
     "on_failure",
+    "envelope",
 ];
 
 /// `[[hooks]]`, as its messages name it.
@@ -368,6 +376,7 @@ fn parse_hook(
             None
         }
     };
+    let envelope = parse_envelope(table.get("envelope"), out);
     if let (Some(name), Some(tools)) = (&name, &tools) {
         for tool in tools.iter().flatten() {
             if !KNOWN_TOOLS.contains(&tool.as_str()) {
@@ -383,14 +392,42 @@ fn parse_hook(
         timeout: timeout?,
         sandbox: sandbox?,
         on_failure: on_failure?,
+        envelope: envelope?,
     })
+}
+
+/// `envelope`: `Some(None)` when absent, `Some(Some(shape))` when valid, `None` when a
+/// problem was reported.
+fn parse_envelope(
+    value: Option<&Value>,
+    out: &mut ItemProblems<'_>,
+) -> Option<Option<EnvelopeShape>> {
+    match value {
+        None => Some(None),
+        Some(Value::String(s)) => match EnvelopeShape::from_config(s) {
+            Some(shape) => Some(Some(shape)),
+            None => {
+                out.push(format!(
+                    "envelope {s:?} is not valid: use \"claude-code\" (Claude Code's input) or \"spec\" (hookhost's envelope)"
+                ));
+                None
+            }
+        },
+        Some(other) => {
+            out.push(format!(
+                "envelope must be \"claude-code\" or \"spec\", not {}",
+                other.type_str()
+            ));
+            None
+        }
+    }
 }
 
 fn unknown_key_message(key: &str) -> String {
     match key {
         "matcher" => "unknown key \"matcher\": hooks here choose their tools with tools = [\"bash\", …], not a matcher".into(),
         _ => format!(
-            "unknown key {key:?} (a hook has name, event, tools, command, timeout, sandbox and on_failure)"
+            "unknown key {key:?} (a hook has name, event, tools, command, timeout, sandbox, on_failure and envelope)"
         ),
     }
 }
@@ -682,6 +719,46 @@ mod tests {
         assert!(h.sandbox);
         assert_eq!(h.on_failure, OnFailure::Block);
         assert_eq!(h.tools, None);
+        assert_eq!(h.envelope, None);
+    }
+
+    #[test]
+    fn envelope_key_is_validated_at_load() {
+        let hook = |value: &str| {
+            format!(
+                "[[hooks]]\nname = \"a\"\nevent = \"PreToolUse\"\ncommand = [\"/bin/true\"]\nenvelope = {value}\n"
+            )
+        };
+        let c = parse(&hook("\"claude-code\"")).unwrap();
+        assert_eq!(c.hooks[0].envelope, Some(EnvelopeShape::ClaudeCode));
+        let c = parse(&hook("\"spec\"")).unwrap();
+        assert_eq!(c.hooks[0].envelope, Some(EnvelopeShape::Spec));
+        let err = parse(&hook("\"claude\"")).unwrap_err().to_string();
+        assert_eq!(
+            err,
+            "/home/u/.config/harness/config.toml: hook a: envelope \"claude\" is not valid: use \"claude-code\" (Claude Code's input) or \"spec\" (hookhost's envelope)"
+        );
+        let err = parse(&hook("true")).unwrap_err().to_string();
+        assert_eq!(
+            err,
+            "/home/u/.config/harness/config.toml: hook a: envelope must be \"claude-code\" or \"spec\", not boolean"
+        );
+    }
+
+    #[test]
+    fn envelope_round_trips_through_a_record_and_is_absent_when_unset() {
+        let c = parse(
+            "[[hooks]]\nname = \"a\"\nevent = \"PreToolUse\"\ncommand = [\"/bin/true\"]\n[[hooks]]\nname = \"b\"\nevent = \"PreToolUse\"\ncommand = [\"/bin/true\"]\nenvelope = \"claude-code\"\n",
+        )
+        .unwrap();
+        let unset = serde_json::to_string(&c.hooks[0]).unwrap();
+        assert!(!unset.contains("envelope"), "{unset}");
+        let set = serde_json::to_string(&c.hooks[1]).unwrap();
+        assert!(set.ends_with(",\"envelope\":\"claude-code\"}"), "{set}");
+        let back: HookDef = serde_json::from_str(&set).unwrap();
+        assert_eq!(back, c.hooks[1]);
+        let old: HookDef = serde_json::from_str(&unset).unwrap();
+        assert_eq!(old.envelope, None);
     }
 
     #[test]

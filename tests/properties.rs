@@ -355,6 +355,7 @@ impl HookSpec {
             timeout: self.timeout.unwrap_or(30),
             sandbox: self.sandbox.unwrap_or(true),
             on_failure: self.on_failure.unwrap_or(OnFailure::Block),
+            envelope: None,
         }
     }
 }
@@ -1482,6 +1483,7 @@ fn in_process_host() -> Session {
         timeout: 10,
         sandbox: false,
         on_failure: OnFailure::Block,
+        envelope: None,
     };
     let hooks = [
         def("no-force-push", Event::PreToolUse),

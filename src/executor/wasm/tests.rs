@@ -54,6 +54,7 @@ fn hook_running(command0: &str) -> HookDef {
         timeout: 10,
         sandbox: false,
         on_failure: OnFailure::Block,
+        envelope: None,
     }
 }
 

@@ -1,12 +1,55 @@
-//! The one line of JSON a hook reads on stdin.
+//! The one line of JSON a hook reads on stdin, in the shape the hook was written for.
 //!
-//! Field names and order are the spec's (Claude Code's, without `transcript_path`). The
-//! prompt envelope never has a `turn_id`: Ouroboros reads one as the mark of a Codex host.
+//! This module owns the spec's envelope: field names and order are the spec's (Claude
+//! Code's, without `transcript_path`), tool names are hookhost's lower-case ones and
+//! in-project paths are made relative. [`claude`] owns the other shape, Claude Code's own
+//! (its tool names, absolute paths, `transcript_path`), for hooks written for Claude Code
+//! and run behind the bridge. Which one a hook reads is its `envelope` key
+//! ([`EnvelopeShape`]). Neither prompt envelope ever has a `turn_id`: Ouroboros reads one
+//! as the mark of a Codex host.
+
+pub mod claude;
 
 use std::path::Path;
 
 use serde::Serialize;
 use serde_json::Value;
+
+/// The shape of the line a hook reads: a hook's `envelope = "claude-code" | "spec"` key.
+///
+/// A hook without the key gets the front end's default: Claude Code's shape under the
+/// bridge (so the Claude Code hooks people already have run unchanged behind it), the
+/// spec's envelope under the command line, `serve` and `eval`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
+pub enum EnvelopeShape {
+    /// Claude Code's own input: its tool names (`Bash`, `Write`, `mcp__server__tool`),
+    /// absolute `file_path`, `transcript_path` ([`claude`]).
+    #[serde(rename = "claude-code")]
+    ClaudeCode,
+    /// The spec's envelope: hookhost's tool names (`bash`, `write_file`, `mcp`),
+    /// project-relative paths, no `transcript_path`.
+    #[serde(rename = "spec")]
+    Spec,
+}
+
+impl EnvelopeShape {
+    /// The config's spelling: `claude-code` or `spec`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EnvelopeShape::ClaudeCode => "claude-code",
+            EnvelopeShape::Spec => "spec",
+        }
+    }
+
+    /// The shape named by a config value, if it is one.
+    pub fn from_config(value: &str) -> Option<EnvelopeShape> {
+        match value {
+            "claude-code" => Some(EnvelopeShape::ClaudeCode),
+            "spec" => Some(EnvelopeShape::Spec),
+            _ => None,
+        }
+    }
+}
 
 /// What every envelope shares.
 #[derive(Debug, Clone)]
@@ -69,7 +112,7 @@ pub fn prompt(session: &SessionInfo, prompt: &str) -> Vec<u8> {
     })
 }
 
-fn line<T: Serialize>(value: &T) -> Vec<u8> {
+pub(crate) fn line<T: Serialize>(value: &T) -> Vec<u8> {
     // Serialising these plain structs cannot fail: every field is a string or a Value.
     let mut bytes = serde_json::to_vec(value).unwrap_or_default();
     bytes.push(b'\n');

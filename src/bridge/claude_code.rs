@@ -1,0 +1,276 @@
+//! Claude Code: `PreToolUse` and `UserPromptSubmit`, its input already canonical.
+//!
+//! Answers (Claude Code hooks reference; research `agent_formats.md` 1.1, 2.3):
+//! - no objection: exit 0, nothing printed. Never `permissionDecision: "allow"`, which
+//!   would skip Claude Code's own permission prompt.
+//! - deny a call: exit 0 + `hookSpecificOutput{hookEventName:"PreToolUse",
+//!   permissionDecision:"deny", permissionDecisionReason}`; the reason goes to Claude.
+//! - block a prompt: exit 0 + `{"decision":"block","reason"}`; the user sees the reason.
+//! - prompt context: `hookSpecificOutput{hookEventName:"UserPromptSubmit",
+//!   additionalContext}`.
+//! - warnings: `systemMessage`, shown to the user.
+//! - a payload the bridge cannot read: exit 2 with the reason on stderr, which blocks
+//!   both events.
+//!
+//! Codex reads the same JSON and is answered by the same writers ([`pre_tool_use`],
+//! [`prompt`]) except where it needs exit 2.
+
+use serde_json::{Map, Value, json};
+
+use super::{
+    Agent, AgentKind, BridgeError, Event, Outcome, Reply, json_or_silent, other_event_note,
+    parse_snake_case, with_system_message,
+};
+
+/// Claude Code.
+#[derive(Debug, Clone, Copy)]
+pub struct ClaudeCode;
+
+/// Claude Code's pre-tool events.
+pub const PRE_TOOL_EVENTS: &[&str] = &["PreToolUse"];
+/// Claude Code's prompt events.
+pub const PROMPT_EVENTS: &[&str] = &["UserPromptSubmit"];
+
+impl Agent for ClaudeCode {
+    fn kind(&self) -> AgentKind {
+        AgentKind::ClaudeCode
+    }
+
+    fn parse(&self, payload: &Value) -> Result<Event, BridgeError> {
+        parse_snake_case(self.kind(), payload, PRE_TOOL_EVENTS, PROMPT_EVENTS)
+    }
+
+    fn answer(&self, event: &Event, outcome: &Outcome) -> Reply {
+        match event {
+            Event::PreToolUse { .. } => json_or_silent(pre_tool_use(outcome)),
+            Event::Prompt { .. } => json_or_silent(prompt(outcome)),
+            Event::Other { event_name } => {
+                Reply::silent().with_note(&other_event_note(self.kind(), event_name))
+            }
+        }
+    }
+
+    fn refuse(&self, reason: &str) -> Reply {
+        Reply {
+            exit_code: 2,
+            ..Reply::default()
+        }
+        .with_note(reason)
+    }
+}
+
+/// Claude Code's `PreToolUse` answer object (empty for no objection and no warnings).
+pub(crate) fn pre_tool_use(outcome: &Outcome) -> Map<String, Value> {
+    let mut answer = Map::new();
+    if let Some(reason) = &outcome.block {
+        answer.insert(
+            "hookSpecificOutput".into(),
+            json!({
+                "hookEventName": "PreToolUse",
+                "permissionDecision": "deny",
+                "permissionDecisionReason": reason,
+            }),
+        );
+    }
+    with_system_message(answer, outcome)
+}
+
+/// Claude Code's `UserPromptSubmit` answer object (empty for no objection, no context
+/// and no warnings).
+pub(crate) fn prompt(outcome: &Outcome) -> Map<String, Value> {
+    let mut answer = Map::new();
+    if let Some(reason) = &outcome.block {
+        answer.insert("decision".into(), json!("block"));
+        answer.insert("reason".into(), json!(reason));
+    } else if let Some(context) = &outcome.context {
+        answer.insert(
+            "hookSpecificOutput".into(),
+            json!({
+                "hookEventName": "UserPromptSubmit",
+                "additionalContext": context,
+            }),
+        );
+    }
+    with_system_message(answer, outcome)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bridge::test_support::*;
+    use crate::bridge::{AgentSession, ToolCall};
+
+    const PRE: &str = include_str!("../../examples/agents/claude-code/PreToolUse.json");
+    const PROMPT_SAMPLE: &str =
+        include_str!("../../examples/agents/claude-code/UserPromptSubmit.json");
+
+    fn pre() -> Event {
+        ClaudeCode.parse(&payload(PRE)).unwrap()
+    }
+
+    fn prompt_event() -> Event {
+        ClaudeCode.parse(&payload(PROMPT_SAMPLE)).unwrap()
+    }
+
+    #[test]
+    fn parses_the_real_pre_tool_use_payload() {
+        assert_eq!(
+            pre(),
+            Event::PreToolUse {
+                session: AgentSession {
+                    event_name: "PreToolUse".into(),
+                    session_id: Some("abc123".into()),
+                    cwd: Some("/home/u/p".into()),
+                    transcript_path: Some("/home/u/.claude/projects/-home-u-p/abc123.jsonl".into()),
+                    permission_mode: Some("default".into()),
+                },
+                call: ToolCall {
+                    tool: "Bash".into(),
+                    hookhost_tool: Some("bash"),
+                    tool_input: json!({"command":"npm test","description":"Run test suite","timeout":120000,"run_in_background":false}),
+                    tool_use_id: Some("toolu_01ABC123".into()),
+                },
+            }
+        );
+    }
+
+    #[test]
+    fn parses_the_real_prompt_payload() {
+        let Event::Prompt { session, prompt } = prompt_event() else {
+            panic!("not a prompt");
+        };
+        assert_eq!(prompt, "ooo seed my requirements");
+        assert_eq!(session.event_name, "UserPromptSubmit");
+    }
+
+    #[test]
+    fn no_objection_prints_nothing() {
+        assert_eq!(
+            ClaudeCode.answer(&pre(), &Outcome::no_objection()),
+            Reply::silent()
+        );
+        assert_eq!(
+            ClaudeCode.answer(&prompt_event(), &Outcome::no_objection()),
+            Reply::silent()
+        );
+    }
+
+    #[test]
+    fn block_is_a_deny_for_claude() {
+        let reply = ClaudeCode.answer(&pre(), &blocked_call());
+        assert_eq!(
+            reply.stdout,
+            "{\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\",\"permissionDecision\":\"deny\",\"permissionDecisionReason\":\"blocked by the user's hook \\\"no-force-push\\\": force-push is not allowed here\"}}\n"
+        );
+        assert_eq!((reply.stderr.as_str(), reply.exit_code), ("", 0));
+    }
+
+    #[test]
+    fn failure_is_a_deny_with_the_specs_message_and_a_warning() {
+        let reply = ClaudeCode.answer(&pre(), &failed_call());
+        let out = stdout_json(&reply);
+        assert_eq!(out["hookSpecificOutput"]["permissionDecision"], "deny");
+        assert_eq!(
+            out["hookSpecificOutput"]["permissionDecisionReason"],
+            "the user's hook \"no-force-push\" failed (timed out after 10 s), so this call was blocked. This is not a policy decision: retrying or rephrasing the call will not help. Tell the user their hook is failing."
+        );
+        assert_eq!(
+            out["systemMessage"],
+            "⚠ hook no-force-push is failing (timed out after 10 s), so the calls it covers are blocked. Fix it, set on_failure = \"continue\", or restart with --no-hooks."
+        );
+        assert_eq!(reply.exit_code, 0);
+    }
+
+    #[test]
+    fn warnings_alone_are_a_system_message_not_an_allow() {
+        let reply = ClaudeCode.answer(&pre(), &continued_call());
+        assert_eq!(
+            reply.stdout,
+            "{\"systemMessage\":\"⚠ hook audit failed (exited with code 1); on_failure = \\\"continue\\\" let the call through.\"}\n"
+        );
+        assert!(!reply.stdout.contains("allow"));
+    }
+
+    #[test]
+    fn prompt_block_and_context() {
+        let reply = ClaudeCode.answer(&prompt_event(), &blocked_prompt());
+        assert_eq!(
+            reply.stdout,
+            "{\"decision\":\"block\",\"reason\":\"✗ prompt blocked by hook \\\"keywords\\\": not today\"}\n"
+        );
+        let reply = ClaudeCode.answer(&prompt_event(), &context());
+        assert_eq!(
+            reply.stdout,
+            "{\"hookSpecificOutput\":{\"hookEventName\":\"UserPromptSubmit\",\"additionalContext\":\"Context from the user's hook \\\"keywords\\\":\\n<skill-suggestion>/ouroboros:seed</skill-suggestion>\"}}\n"
+        );
+        assert_eq!(reply.exit_code, 0);
+    }
+
+    #[test]
+    fn refusal_at_start_is_a_deny_with_its_text() {
+        let out = stdout_json(&ClaudeCode.answer(&pre(), &refused()));
+        assert_eq!(
+            out["hookSpecificOutput"]["permissionDecisionReason"],
+            "hook no-force-push: /home/u/p/hooks/check.sh is in the project, so the agent could change it. Move it outside (for example ~/.local/share/harness/hooks/), or start with --no-hooks."
+        );
+    }
+
+    #[test]
+    fn unknown_event_is_no_objection_with_a_note() {
+        let event = ClaudeCode
+            .parse(&json!({"session_id": "s", "hook_event_name": "Stop", "cwd": "/p"}))
+            .unwrap();
+        assert_eq!(
+            event,
+            Event::Other {
+                event_name: "Stop".into()
+            }
+        );
+        let reply = ClaudeCode.answer(&event, &Outcome::no_objection());
+        assert_eq!(
+            reply,
+            Reply {
+                stdout: String::new(),
+                stderr:
+                    "hookhost: Claude Code event \"Stop\" has no hookhost hooks; no objection.\n"
+                        .into(),
+                exit_code: 0
+            }
+        );
+    }
+
+    #[test]
+    fn an_unreadable_call_is_refused_with_exit_2() {
+        let err = ClaudeCode
+            .parse(&json!({"hook_event_name": "PreToolUse", "tool_input": {}}))
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "the Claude Code PreToolUse payload has no tool_name (or it is not a string)"
+        );
+        let reply = ClaudeCode.refuse(&crate::bridge::unreadable_message(&err));
+        assert_eq!(reply.exit_code, 2);
+        assert_eq!(reply.stdout, "");
+        assert!(reply.stderr.starts_with(
+            "hookhost could not read this call (the Claude Code PreToolUse payload has no tool_name"
+        ));
+    }
+
+    #[test]
+    fn old_spellings_are_accepted() {
+        for (name, hookhost) in [("Task", "agent"), ("MultiEdit", "edit_file")] {
+            let event = ClaudeCode
+                .parse(
+                    &json!({"hook_event_name": "PreToolUse", "tool_name": name, "tool_input": {}}),
+                )
+                .unwrap();
+            let Event::PreToolUse { call, .. } = event else {
+                panic!("not a call")
+            };
+            assert_eq!(
+                (call.tool.as_str(), call.hookhost_tool),
+                (name, Some(hookhost))
+            );
+        }
+    }
+}

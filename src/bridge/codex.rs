@@ -1,0 +1,203 @@
+//! Codex CLI: `PreToolUse` and `UserPromptSubmit`, Claude Code's input shape (plus
+//! `turn_id` and `model`, which the bridge does not pass on).
+//!
+//! Codex reads Claude Code's JSON but counts much of it as a *failed* hook and runs the
+//! call anyway (research `agent_formats.md` finding 1): `allow` without `updatedInput`,
+//! `ask`, `continue:false`, `decision:"approve"`, a deny with an empty reason. And it runs
+//! hooks through `$SHELL -lc`, whose login profile may print to stdout first, after
+//! which a JSON deny no longer parses and is ignored. So:
+//! - deny a call, block a prompt: **exit 2 with the reason on stderr, stdout empty**
+//!   (the reason is never empty: the verdict's message always has text). Warnings follow
+//!   the reason on stderr, the only channel Codex reads on exit 2.
+//! - no objection: exit 0, nothing printed; with warnings, `{"systemMessage"}`.
+//! - prompt context: `hookSpecificOutput{hookEventName:"UserPromptSubmit",
+//!   additionalContext}`, as for Claude Code.
+
+use serde_json::Value;
+
+use super::{
+    Agent, AgentKind, BridgeError, Event, Outcome, Reply, claude_code, json_or_silent,
+    other_event_note, parse_snake_case,
+};
+
+/// Codex CLI.
+#[derive(Debug, Clone, Copy)]
+pub struct Codex;
+
+impl Agent for Codex {
+    fn kind(&self) -> AgentKind {
+        AgentKind::Codex
+    }
+
+    fn parse(&self, payload: &Value) -> Result<Event, BridgeError> {
+        parse_snake_case(
+            self.kind(),
+            payload,
+            claude_code::PRE_TOOL_EVENTS,
+            claude_code::PROMPT_EVENTS,
+        )
+    }
+
+    fn answer(&self, event: &Event, outcome: &Outcome) -> Reply {
+        if let Event::Other { event_name } = event {
+            return Reply::silent().with_note(&other_event_note(self.kind(), event_name));
+        }
+        if let Some(reason) = &outcome.block {
+            let mut reply = self.refuse(reason);
+            for warning in &outcome.warnings {
+                reply = reply.with_note(warning);
+            }
+            return reply;
+        }
+        match event {
+            Event::Prompt { .. } => json_or_silent(claude_code::prompt(outcome)),
+            _ => json_or_silent(claude_code::pre_tool_use(outcome)),
+        }
+    }
+
+    fn refuse(&self, reason: &str) -> Reply {
+        Reply {
+            exit_code: 2,
+            ..Reply::default()
+        }
+        .with_note(reason)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bridge::test_support::*;
+    use serde_json::json;
+
+    const PRE: &str = include_str!("../../examples/agents/codex/PreToolUse.json");
+    const PATCH: &str = include_str!("../../examples/agents/codex/apply_patch.json");
+    const PROMPT_SAMPLE: &str = include_str!("../../examples/agents/codex/UserPromptSubmit.json");
+
+    fn pre() -> Event {
+        Codex.parse(&payload(PRE)).unwrap()
+    }
+
+    fn prompt_event() -> Event {
+        Codex.parse(&payload(PROMPT_SAMPLE)).unwrap()
+    }
+
+    #[test]
+    fn parses_the_real_payloads() {
+        let Event::PreToolUse { session, call } = pre() else {
+            panic!("not a call")
+        };
+        assert_eq!(call.tool, "Bash");
+        assert_eq!(call.hookhost_tool, Some("bash"));
+        assert_eq!(call.tool_input, json!({"command": "cargo test"}));
+        assert_eq!(call.tool_use_id.as_deref(), Some("call_Xy12AbCd34EfGh56"));
+        // Codex sends `transcript_path: null`.
+        assert_eq!(session.transcript_path, None);
+        assert_eq!(session.permission_mode.as_deref(), Some("default"));
+
+        let Event::PreToolUse { call, .. } = Codex.parse(&payload(PATCH)).unwrap() else {
+            panic!("not a call")
+        };
+        assert_eq!(call.tool, "apply_patch");
+        assert_eq!(call.hookhost_tool, Some("edit_file"));
+        assert!(
+            call.tool_input["command"]
+                .as_str()
+                .unwrap()
+                .starts_with("*** Begin Patch")
+        );
+
+        assert!(
+            matches!(prompt_event(), Event::Prompt { ref prompt, .. } if prompt == "ooo seed my requirements")
+        );
+    }
+
+    #[test]
+    fn no_objection_prints_nothing_never_a_bare_allow() {
+        assert_eq!(
+            Codex.answer(&pre(), &Outcome::no_objection()),
+            Reply::silent()
+        );
+        let reply = Codex.answer(&pre(), &continued_call());
+        assert_eq!(reply.exit_code, 0);
+        assert!(!reply.stdout.contains("allow"), "{}", reply.stdout);
+        assert_eq!(
+            stdout_json(&reply),
+            json!({"systemMessage": "⚠ hook audit failed (exited with code 1); on_failure = \"continue\" let the call through."})
+        );
+    }
+
+    #[test]
+    fn deny_is_exit_2_with_the_reason_on_stderr_and_empty_stdout() {
+        assert_eq!(
+            Codex.answer(&pre(), &blocked_call()),
+            Reply {
+                stdout: String::new(),
+                stderr:
+                    "blocked by the user's hook \"no-force-push\": force-push is not allowed here\n"
+                        .into(),
+                exit_code: 2,
+            }
+        );
+    }
+
+    #[test]
+    fn failure_is_exit_2_with_the_specs_message_then_the_warning() {
+        assert_eq!(
+            Codex.answer(&pre(), &failed_call()),
+            Reply {
+                stdout: String::new(),
+                stderr: "the user's hook \"no-force-push\" failed (timed out after 10 s), so this call was blocked. This is not a policy decision: retrying or rephrasing the call will not help. Tell the user their hook is failing.\n⚠ hook no-force-push is failing (timed out after 10 s), so the calls it covers are blocked. Fix it, set on_failure = \"continue\", or restart with --no-hooks.\n".into(),
+                exit_code: 2,
+            }
+        );
+    }
+
+    #[test]
+    fn prompt_block_is_exit_2_and_context_is_claudes_json() {
+        let reply = Codex.answer(&prompt_event(), &blocked_prompt());
+        assert_eq!(
+            (
+                reply.stdout.as_str(),
+                reply.stderr.as_str(),
+                reply.exit_code
+            ),
+            ("", "✗ prompt blocked by hook \"keywords\": not today\n", 2)
+        );
+        let reply = Codex.answer(&prompt_event(), &context());
+        assert_eq!(reply.exit_code, 0);
+        assert_eq!(
+            stdout_json(&reply)["hookSpecificOutput"],
+            json!({"hookEventName": "UserPromptSubmit", "additionalContext": "Context from the user's hook \"keywords\":\n<skill-suggestion>/ouroboros:seed</skill-suggestion>"})
+        );
+    }
+
+    #[test]
+    fn refusal_at_start_is_exit_2_with_its_text() {
+        let reply = Codex.answer(&pre(), &refused());
+        assert_eq!(reply.exit_code, 2);
+        assert!(
+            reply
+                .stderr
+                .starts_with("hook no-force-push: /home/u/p/hooks/check.sh is in the project")
+        );
+        assert_eq!(reply.stdout, "");
+    }
+
+    #[test]
+    fn unknown_event_is_no_objection_with_a_note() {
+        let event = Codex
+            .parse(&json!({"session_id": "s", "turn_id": "t", "hook_event_name": "PostToolUse"}))
+            .unwrap();
+        assert_eq!(
+            Codex.answer(&event, &Outcome::no_objection()),
+            Reply {
+                stdout: String::new(),
+                stderr:
+                    "hookhost: Codex event \"PostToolUse\" has no hookhost hooks; no objection.\n"
+                        .into(),
+                exit_code: 0,
+            }
+        );
+    }
+}

@@ -1,0 +1,292 @@
+//! Copilot CLI: `preToolUse` and `userPromptSubmitted` (camelCase), and their PascalCase
+//! forms `PreToolUse` and `UserPromptSubmit`, which select a Claude-compatible payload.
+//!
+//! Input, camelCase: no `hook_event_name` (the event is told by its fields: `toolName`
+//! for a call, `prompt` for a prompt), `sessionId`, a numeric `timestamp`, `cwd`,
+//! Copilot's runtime tool names (`bash`, `view`, `create`, `edit`) and `toolArgs` as a
+//! **JSON-encoded string** (an object is accepted too). PascalCase: snake_case fields,
+//! Claude Code's tool names, an ISO `timestamp`, no `transcript_path`.
+//!
+//! Answers (research `agent_formats.md` 1.5, 2.3), the same for both spellings:
+//! - deny a call: exit 0 + top-level `{"permissionDecision":"deny",
+//!   "permissionDecisionReason"}` (exit codes changed meaning between Copilot versions;
+//!   the JSON did not).
+//! - no objection: exit 0, nothing printed.
+//! - a prompt: Copilot **drops** a command hook's output on `userPromptSubmitted`, so a
+//!   prompt can be neither blocked nor given context. The bridge says so on stderr, once,
+//!   with the reason or the hooks whose context was lost.
+//! - warnings: no field for them; they go to stderr.
+
+use serde_json::{Value, json};
+
+use super::{
+    Agent, AgentKind, AgentSession, BridgeError, Event, Outcome, Reply, context_dropped_note,
+    object, other_event_note, owned, parse_snake_case, required_str, str_field, tool_input_field,
+    tools, warnings_on_stderr,
+};
+
+/// Copilot CLI.
+#[derive(Debug, Clone, Copy)]
+pub struct Copilot;
+
+impl Agent for Copilot {
+    fn kind(&self) -> AgentKind {
+        AgentKind::Copilot
+    }
+
+    fn parse(&self, payload: &Value) -> Result<Event, BridgeError> {
+        let agent = self.kind();
+        let map = object(agent, payload)?;
+        if map.contains_key("hook_event_name") {
+            return parse_snake_case(agent, payload, &["PreToolUse"], &["UserPromptSubmit"]);
+        }
+        let session = |event_name: &str| AgentSession {
+            event_name: event_name.to_string(),
+            session_id: owned(map, "sessionId"),
+            cwd: owned(map, "cwd"),
+            transcript_path: None,
+            permission_mode: None,
+        };
+        if map.contains_key("toolName") {
+            let event = "preToolUse";
+            let tool = required_str(agent, event, map, "toolName")?;
+            let input = tool_input_field(agent, event, map, "toolArgs")?;
+            let session = session(event);
+            let call = tools::map_call(
+                agent,
+                tool,
+                input,
+                tools::McpHint::default(),
+                session.cwd.as_deref(),
+                None,
+            );
+            return Ok(Event::PreToolUse { session, call });
+        }
+        if let Some(prompt) = str_field(map, "prompt") {
+            return Ok(Event::Prompt {
+                session: session("userPromptSubmitted"),
+                prompt: prompt.to_string(),
+            });
+        }
+        Ok(Event::Other {
+            event_name: "unnamed".into(),
+        })
+    }
+
+    fn answer(&self, event: &Event, outcome: &Outcome) -> Reply {
+        let reply = match event {
+            Event::Other { event_name } => {
+                return Reply::silent().with_note(&other_event_note(self.kind(), event_name));
+            }
+            Event::PreToolUse { .. } => match &outcome.block {
+                Some(reason) => self.refuse(reason),
+                None => Reply::silent(),
+            },
+            Event::Prompt { session, .. } => match (&outcome.block, &outcome.context) {
+                (Some(reason), _) => Reply::silent().with_note(&format!(
+                    "hookhost: Copilot CLI cannot block a prompt from a command hook ({}); the prompt was sent. {reason}",
+                    session.event_name
+                )),
+                (None, Some(_)) => Reply::silent().with_note(&context_dropped_note(
+                    self.kind(),
+                    &session.event_name,
+                    &outcome.context_hooks,
+                )),
+                (None, None) => Reply::silent(),
+            },
+        };
+        warnings_on_stderr(reply, outcome)
+    }
+
+    fn refuse(&self, reason: &str) -> Reply {
+        Reply::json(json!({
+            "permissionDecision": "deny",
+            "permissionDecisionReason": reason,
+        }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bridge::test_support::*;
+
+    const PRE: &str = include_str!("../../examples/agents/copilot/preToolUse.json");
+    const PROMPT_SAMPLE: &str =
+        include_str!("../../examples/agents/copilot/userPromptSubmitted.json");
+    const PASCAL_PRE: &str =
+        include_str!("../../examples/agents/copilot/PascalCase-PreToolUse.json");
+    const PASCAL_PROMPT: &str =
+        include_str!("../../examples/agents/copilot/PascalCase-UserPromptSubmit.json");
+
+    fn pre() -> Event {
+        Copilot.parse(&payload(PRE)).unwrap()
+    }
+
+    fn prompt_event() -> Event {
+        Copilot.parse(&payload(PROMPT_SAMPLE)).unwrap()
+    }
+
+    #[test]
+    fn parses_tool_args_given_as_a_json_string() {
+        let Event::PreToolUse { session, call } = pre() else {
+            panic!("not a call")
+        };
+        assert_eq!(session.event_name, "preToolUse");
+        assert_eq!(
+            session.session_id.as_deref(),
+            Some("5d1c7a9e-2b3f-4c6d-8e0a-1f2b3c4d5e6f")
+        );
+        assert_eq!(call.tool, "Bash");
+        assert_eq!(call.hookhost_tool, Some("bash"));
+        assert_eq!(
+            call.tool_input,
+            json!({"command": "rm -rf dist", "description": "Clean the build output"})
+        );
+        // The object form is read the same.
+        let object_form = Copilot
+            .parse(&json!({"sessionId": "s", "cwd": "/p", "toolName": "bash", "toolArgs": {"command": "rm -rf dist", "description": "Clean the build output"}}))
+            .unwrap();
+        let Event::PreToolUse { call: same, .. } = object_form else {
+            panic!("not a call")
+        };
+        assert_eq!(same.tool_input, call.tool_input);
+    }
+
+    #[test]
+    fn parses_copilots_file_tools_into_claudes_shape() {
+        let event = Copilot
+            .parse(&json!({"sessionId": "s", "cwd": "/home/u/p", "toolName": "create", "toolArgs": "{\"path\":\"/home/u/p/a.txt\",\"file_text\":\"hi\"}"}))
+            .unwrap();
+        let Event::PreToolUse { call, .. } = event else {
+            panic!("not a call")
+        };
+        assert_eq!(call.tool, "Write");
+        assert_eq!(call.hookhost_tool, Some("write_file"));
+        assert_eq!(
+            call.tool_input,
+            json!({"file_path": "/home/u/p/a.txt", "content": "hi"})
+        );
+    }
+
+    #[test]
+    fn parses_both_spellings_of_both_events() {
+        assert!(
+            matches!(prompt_event(), Event::Prompt { ref session, ref prompt }
+            if session.event_name == "userPromptSubmitted" && prompt == "ooo seed my requirements")
+        );
+        let Event::PreToolUse { session, call } = Copilot.parse(&payload(PASCAL_PRE)).unwrap()
+        else {
+            panic!("not a call")
+        };
+        assert_eq!(session.event_name, "PreToolUse");
+        assert_eq!(call.tool, "Bash");
+        assert_eq!(call.hookhost_tool, Some("bash"));
+        assert!(
+            matches!(Copilot.parse(&payload(PASCAL_PROMPT)).unwrap(), Event::Prompt { ref session, .. }
+            if session.event_name == "UserPromptSubmit")
+        );
+    }
+
+    #[test]
+    fn no_objection_prints_nothing() {
+        assert_eq!(
+            Copilot.answer(&pre(), &Outcome::no_objection()),
+            Reply::silent()
+        );
+    }
+
+    #[test]
+    fn deny_is_top_level_permission_decision_for_both_spellings() {
+        let expected = Reply {
+            stdout: "{\"permissionDecision\":\"deny\",\"permissionDecisionReason\":\"blocked by the user's hook \\\"no-force-push\\\": force-push is not allowed here\"}\n".into(),
+            stderr: String::new(),
+            exit_code: 0,
+        };
+        assert_eq!(Copilot.answer(&pre(), &blocked_call()), expected);
+        let pascal = Copilot.parse(&payload(PASCAL_PRE)).unwrap();
+        assert_eq!(Copilot.answer(&pascal, &blocked_call()), expected);
+    }
+
+    #[test]
+    fn failure_is_a_deny_with_the_specs_message_and_the_warning_on_stderr() {
+        let reply = Copilot.answer(&pre(), &failed_call());
+        let out = stdout_json(&reply);
+        assert_eq!(out["permissionDecision"], "deny");
+        assert_eq!(
+            out["permissionDecisionReason"],
+            "the user's hook \"no-force-push\" failed (timed out after 10 s), so this call was blocked. This is not a policy decision: retrying or rephrasing the call will not help. Tell the user their hook is failing."
+        );
+        assert_eq!(
+            reply.stderr,
+            "⚠ hook no-force-push is failing (timed out after 10 s), so the calls it covers are blocked. Fix it, set on_failure = \"continue\", or restart with --no-hooks.\n"
+        );
+    }
+
+    #[test]
+    fn warnings_alone_go_to_stderr() {
+        let reply = Copilot.answer(&pre(), &continued_call());
+        assert_eq!(reply.stdout, "");
+        assert_eq!(
+            reply.stderr,
+            "⚠ hook audit failed (exited with code 1); on_failure = \"continue\" let the call through.\n"
+        );
+    }
+
+    #[test]
+    fn a_prompt_cannot_be_blocked_or_given_context_and_the_bridge_says_so() {
+        let reply = Copilot.answer(&prompt_event(), &blocked_prompt());
+        assert_eq!(
+            reply,
+            Reply {
+                stdout: String::new(),
+                stderr: "hookhost: Copilot CLI cannot block a prompt from a command hook (userPromptSubmitted); the prompt was sent. ✗ prompt blocked by hook \"keywords\": not today\n".into(),
+                exit_code: 0,
+            }
+        );
+        let reply = Copilot.answer(&prompt_event(), &context());
+        assert_eq!(
+            reply.stderr,
+            "hookhost: Copilot CLI cannot add context to a prompt (userPromptSubmitted); the context from hook keywords was not sent.\n"
+        );
+        assert_eq!(reply.stdout, "");
+    }
+
+    #[test]
+    fn refusal_at_start_is_a_deny() {
+        let out = stdout_json(&Copilot.answer(&pre(), &refused()));
+        assert_eq!(out["permissionDecision"], "deny");
+        assert!(
+            out["permissionDecisionReason"]
+                .as_str()
+                .unwrap()
+                .starts_with("hook no-force-push:")
+        );
+    }
+
+    #[test]
+    fn unknown_event_is_no_objection_with_a_note() {
+        let event = Copilot
+            .parse(&json!({"hook_event_name": "SessionStart", "session_id": "s"}))
+            .unwrap();
+        assert_eq!(
+            Copilot.answer(&event, &Outcome::no_objection()),
+            Reply {
+                stdout: String::new(),
+                stderr: "hookhost: Copilot CLI event \"SessionStart\" has no hookhost hooks; no objection.\n".into(),
+                exit_code: 0,
+            }
+        );
+    }
+
+    #[test]
+    fn tool_args_that_are_not_json_are_an_error() {
+        let err = Copilot
+            .parse(&json!({"sessionId": "s", "toolName": "bash", "toolArgs": "rm -rf /"}))
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "the Copilot CLI preToolUse payload's toolArgs is a string that is not a JSON object"
+        );
+    }
+}

@@ -1,0 +1,210 @@
+//! Gemini CLI: `BeforeTool` and `BeforeAgent` (its prompt event), snake_case input with
+//! Gemini's own tool names (`run_shell_command`, `replace`, `mcp_<server>_<tool>` with
+//! `mcp_context`).
+//!
+//! Gemini does not understand Claude Code's `hookSpecificOutput.permissionDecision` at
+//! all, so a Claude-format deny is *allowed* there, and it ignores the exit code whenever
+//! stdout (or stderr, when stdout is empty) parses as JSON (research `agent_formats.md`
+//! finding 2). So:
+//! - deny a call, block a prompt: exit 0 + `{"decision":"deny","reason"}`.
+//! - no objection: exit 0, nothing printed.
+//! - prompt context: `hookSpecificOutput{hookEventName:"BeforeAgent",
+//!   additionalContext}` (plain stdout would become a user message, not context).
+//! - warnings: `systemMessage`.
+//!
+//! A note on stderr with nothing on stdout (an unknown event) is shown by Gemini as a
+//! system message; that is what a note is for.
+
+use serde_json::{Map, Value, json};
+
+use super::{
+    Agent, AgentKind, BridgeError, Event, Outcome, Reply, json_or_silent, other_event_note,
+    parse_snake_case, with_system_message,
+};
+
+/// Gemini CLI.
+#[derive(Debug, Clone, Copy)]
+pub struct Gemini;
+
+impl Agent for Gemini {
+    fn kind(&self) -> AgentKind {
+        AgentKind::Gemini
+    }
+
+    fn parse(&self, payload: &Value) -> Result<Event, BridgeError> {
+        parse_snake_case(self.kind(), payload, &["BeforeTool"], &["BeforeAgent"])
+    }
+
+    fn answer(&self, event: &Event, outcome: &Outcome) -> Reply {
+        let mut answer = Map::new();
+        match event {
+            Event::Other { event_name } => {
+                return Reply::silent().with_note(&other_event_note(self.kind(), event_name));
+            }
+            _ if outcome.block.is_some() => {
+                answer.insert("decision".into(), json!("deny"));
+                answer.insert("reason".into(), json!(outcome.block));
+            }
+            Event::Prompt { .. } => {
+                if let Some(context) = &outcome.context {
+                    answer.insert(
+                        "hookSpecificOutput".into(),
+                        json!({"hookEventName": "BeforeAgent", "additionalContext": context}),
+                    );
+                }
+            }
+            Event::PreToolUse { .. } => {}
+        }
+        json_or_silent(with_system_message(answer, outcome))
+    }
+
+    fn refuse(&self, reason: &str) -> Reply {
+        Reply::json(json!({"decision": "deny", "reason": reason}))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bridge::test_support::*;
+
+    const PRE: &str = include_str!("../../examples/agents/gemini/BeforeTool.json");
+    const MCP: &str = include_str!("../../examples/agents/gemini/BeforeTool-mcp.json");
+    const PROMPT_SAMPLE: &str = include_str!("../../examples/agents/gemini/BeforeAgent.json");
+
+    fn pre() -> Event {
+        Gemini.parse(&payload(PRE)).unwrap()
+    }
+
+    fn prompt_event() -> Event {
+        Gemini.parse(&payload(PROMPT_SAMPLE)).unwrap()
+    }
+
+    #[test]
+    fn parses_the_real_payloads_into_claude_codes_vocabulary() {
+        let Event::PreToolUse { session, call } = pre() else {
+            panic!("not a call")
+        };
+        assert_eq!(call.tool, "Bash");
+        assert_eq!(call.hookhost_tool, Some("bash"));
+        assert_eq!(
+            call.tool_input,
+            json!({"command": "ls -la", "description": "List files", "run_in_background": false})
+        );
+        assert_eq!(call.tool_use_id, None);
+        assert_eq!(session.event_name, "BeforeTool");
+        assert_eq!(session.cwd.as_deref(), Some("/home/u/p"));
+
+        let Event::PreToolUse { call, .. } = Gemini.parse(&payload(MCP)).unwrap() else {
+            panic!("not a call")
+        };
+        assert_eq!(call.tool, "mcp__my_github__create_issue");
+        assert_eq!(call.hookhost_tool, Some("mcp"));
+        assert_eq!(
+            call.spec_input(),
+            json!({"server": "my_github", "tool": "create_issue", "arguments": {"title": "Bug", "body": "It breaks"}})
+        );
+
+        assert!(
+            matches!(prompt_event(), Event::Prompt { ref prompt, .. } if prompt == "ooo seed my requirements")
+        );
+    }
+
+    #[test]
+    fn a_gemini_write_gets_an_absolute_file_path() {
+        let event = Gemini
+            .parse(&json!({"hook_event_name": "BeforeTool", "cwd": "/home/u/p", "tool_name": "write_file", "tool_input": {"file_path": "notes/a.md", "content": "x"}}))
+            .unwrap();
+        let Event::PreToolUse { call, .. } = event else {
+            panic!("not a call")
+        };
+        assert_eq!(call.tool, "Write");
+        assert_eq!(call.tool_input["file_path"], "/home/u/p/notes/a.md");
+    }
+
+    #[test]
+    fn no_objection_prints_nothing() {
+        assert_eq!(
+            Gemini.answer(&pre(), &Outcome::no_objection()),
+            Reply::silent()
+        );
+    }
+
+    #[test]
+    fn deny_is_geminis_decision_not_claudes_permission_decision() {
+        let reply = Gemini.answer(&pre(), &blocked_call());
+        assert_eq!(
+            reply.stdout,
+            "{\"decision\":\"deny\",\"reason\":\"blocked by the user's hook \\\"no-force-push\\\": force-push is not allowed here\"}\n"
+        );
+        assert!(!reply.stdout.contains("permissionDecision"));
+        assert_eq!((reply.stderr.as_str(), reply.exit_code), ("", 0));
+    }
+
+    #[test]
+    fn failure_is_a_deny_with_the_specs_message_and_the_warning() {
+        let reply = Gemini.answer(&pre(), &failed_call());
+        let out = stdout_json(&reply);
+        assert_eq!(out["decision"], "deny");
+        assert!(out["reason"]
+            .as_str()
+            .unwrap()
+            .starts_with("the user's hook \"no-force-push\" failed (timed out after 10 s), so this call was blocked."));
+        assert!(
+            out["systemMessage"]
+                .as_str()
+                .unwrap()
+                .starts_with("⚠ hook no-force-push is failing")
+        );
+    }
+
+    #[test]
+    fn warnings_alone_are_a_system_message() {
+        let reply = Gemini.answer(&pre(), &continued_call());
+        assert_eq!(
+            stdout_json(&reply),
+            json!({"systemMessage": "⚠ hook audit failed (exited with code 1); on_failure = \"continue\" let the call through."})
+        );
+    }
+
+    #[test]
+    fn prompt_block_and_context() {
+        let reply = Gemini.answer(&prompt_event(), &blocked_prompt());
+        assert_eq!(
+            stdout_json(&reply),
+            json!({"decision": "deny", "reason": "✗ prompt blocked by hook \"keywords\": not today"})
+        );
+        let reply = Gemini.answer(&prompt_event(), &context());
+        assert_eq!(
+            reply.stdout,
+            "{\"hookSpecificOutput\":{\"hookEventName\":\"BeforeAgent\",\"additionalContext\":\"Context from the user's hook \\\"keywords\\\":\\n<skill-suggestion>/ouroboros:seed</skill-suggestion>\"}}\n"
+        );
+    }
+
+    #[test]
+    fn refusal_at_start_is_a_deny() {
+        let out = stdout_json(&Gemini.answer(&prompt_event(), &refused()));
+        assert_eq!(out["decision"], "deny");
+        assert!(
+            out["reason"]
+                .as_str()
+                .unwrap()
+                .starts_with("hook no-force-push:")
+        );
+    }
+
+    #[test]
+    fn unknown_event_is_no_objection_with_a_note() {
+        let event = Gemini
+            .parse(&json!({"hook_event_name": "AfterTool", "session_id": "s"}))
+            .unwrap();
+        assert_eq!(
+            Gemini.answer(&event, &Outcome::no_objection()),
+            Reply {
+                stdout: String::new(),
+                stderr: "hookhost: Gemini CLI event \"AfterTool\" has no hookhost hooks; no objection.\n".into(),
+                exit_code: 0,
+            }
+        );
+    }
+}

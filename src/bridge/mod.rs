@@ -1,0 +1,733 @@
+//! The bridge: hookhost as the one hook that Claude Code, Codex, Gemini CLI, Cursor and Copilot CLI call.
+//!
+//! This module owns the library half of `hookhost bridge`, pure code with no I/O: reading
+//! one agent's event ([`Agent::parse`] → [`Event`], the canonical call in Claude Code's
+//! vocabulary), knowing who really called ([`detect`]), the one table of tool names and
+//! input fields ([`tools`]), and writing the answer in that agent's own language
+//! ([`Agent::answer`] → [`Reply`]: stdout, stderr and an exit status with the *agent's*
+//! meaning, never hookhost's own exit statuses). The front end (`hookhost bridge`) reads
+//! stdin, runs the session's gate, fills an [`Outcome`] from its
+//! [`Verdict`](crate::dispatch::Verdict) and writes the [`Reply`] out.
+//!
+//! The shape is ripgrep's `Flag`/`FLAGS`: one small trait, one unit struct per agent in
+//! its own file with its tests below it, and one table, [`AGENTS`]. A trait rather than an
+//! enum with a `match` in every method, so that everything one agent does (its events,
+//! its answers, its exit-code rules, their tests) is read in one file, and a sixth agent
+//! is one new file and one line in [`AGENTS`].
+//!
+//! What every agent's answer must respect (research `agent_formats.md`, section 0): no
+//! agent gets `allow` when the meaning is "no objection" (Claude Code skips its permission
+//! prompt on `allow`, Codex counts a bare `allow` as a failed hook), except Cursor's
+//! permission events, where a hook registered with `failClosed` must print an answer and
+//! `allow` is the only one that is not a deny. A failure is a deny (fail closed, unlike
+//! every agent's own default).
+
+pub mod install;
+
+pub mod claude_code;
+pub mod codex;
+pub mod copilot;
+pub mod cursor;
+pub mod detect;
+pub mod gemini;
+pub mod tools;
+
+use std::fmt;
+
+use serde_json::{Map, Value};
+
+use crate::dispatch::{self, Verdict};
+
+/// The five agents the bridge answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum AgentKind {
+    /// Anthropic's Claude Code.
+    ClaudeCode,
+    /// OpenAI's Codex CLI.
+    Codex,
+    /// Google's Gemini CLI.
+    Gemini,
+    /// Cursor (the editor and `cursor-agent`).
+    Cursor,
+    /// GitHub Copilot CLI.
+    Copilot,
+}
+
+impl AgentKind {
+    /// Every agent, in the order `--agent` lists them.
+    pub const ALL: [AgentKind; 5] = [
+        AgentKind::ClaudeCode,
+        AgentKind::Codex,
+        AgentKind::Gemini,
+        AgentKind::Cursor,
+        AgentKind::Copilot,
+    ];
+
+    /// The name `--agent` and `hookhost install` take: `claude-code`, `codex`, `gemini`,
+    /// `cursor`, `copilot`.
+    pub fn flag_name(self) -> &'static str {
+        match self {
+            AgentKind::ClaudeCode => "claude-code",
+            AgentKind::Codex => "codex",
+            AgentKind::Gemini => "gemini",
+            AgentKind::Cursor => "cursor",
+            AgentKind::Copilot => "copilot",
+        }
+    }
+
+    /// The agent's name as its users know it, for notes.
+    pub fn display_name(self) -> &'static str {
+        match self {
+            AgentKind::ClaudeCode => "Claude Code",
+            AgentKind::Codex => "Codex",
+            AgentKind::Gemini => "Gemini CLI",
+            AgentKind::Cursor => "Cursor",
+            AgentKind::Copilot => "Copilot CLI",
+        }
+    }
+
+    /// The agent named by `--agent NAME`.
+    pub fn from_flag(name: &str) -> Option<AgentKind> {
+        AgentKind::ALL.into_iter().find(|a| a.flag_name() == name)
+    }
+
+    /// The agent's [`Agent`] implementation.
+    pub fn agent(self) -> &'static dyn Agent {
+        match self {
+            AgentKind::ClaudeCode => &claude_code::ClaudeCode,
+            AgentKind::Codex => &codex::Codex,
+            AgentKind::Gemini => &gemini::Gemini,
+            AgentKind::Cursor => &cursor::Cursor,
+            AgentKind::Copilot => &copilot::Copilot,
+        }
+    }
+}
+
+impl fmt::Display for AgentKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.display_name())
+    }
+}
+
+/// Every agent, one entry each (ripgrep's `FLAGS`). Tests walk it so that no agent is
+/// left out of a rule that holds for all.
+pub static AGENTS: &[&dyn Agent] = &[
+    &claude_code::ClaudeCode,
+    &codex::Codex,
+    &gemini::Gemini,
+    &cursor::Cursor,
+    &copilot::Copilot,
+];
+
+/// One agent's hook protocol: how to read its event and how to answer it.
+///
+/// Implementations are unit structs, one file each. [`Agent::parse`] turns the agent's
+/// stdin into the canonical [`Event`] (Claude Code's tool names and input shape, through
+/// [`tools`]); [`Agent::answer`] writes an [`Outcome`] in the form that agent obeys, for
+/// the event it answers; [`Agent::refuse`] denies a call the bridge could not read or
+/// could not run, in a form that blocks whichever event it was.
+pub trait Agent: Sync {
+    /// Which agent this is.
+    fn kind(&self) -> AgentKind;
+
+    /// Reads the agent's stdin payload. An event the bridge has no hooks for is
+    /// [`Event::Other`], not an error; an error is a payload the bridge cannot gate
+    /// (a pre-tool event with no tool name, say), which the front end answers with
+    /// [`Agent::refuse`].
+    fn parse(&self, payload: &Value) -> Result<Event, BridgeError>;
+
+    /// The answer to `event` (as [`Agent::parse`] returned it) for `outcome`.
+    fn answer(&self, event: &Event, outcome: &Outcome) -> Reply;
+
+    /// A deny that blocks whatever the agent asked, with `reason`: for a payload the
+    /// bridge could not read, or a bridge that could not run its hooks.
+    fn refuse(&self, reason: &str) -> Reply;
+}
+
+/// The common fields of an agent's call, under Claude Code's names.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct AgentSession {
+    /// The event's name as the agent spelled it (`PreToolUse`, `BeforeTool`,
+    /// `preToolUse`, `beforeShellExecution`, …): the answer depends on it.
+    pub event_name: String,
+    /// The agent's session (Cursor's `conversation_id`, Copilot's `sessionId`).
+    pub session_id: Option<String>,
+    /// The agent's working directory (Cursor: the first workspace root when the event
+    /// has no `cwd`).
+    pub cwd: Option<String>,
+    /// The agent's transcript, when it gave one.
+    pub transcript_path: Option<String>,
+    /// The agent's permission mode (Claude Code, Codex), when it gave one.
+    pub permission_mode: Option<String>,
+}
+
+/// A tool call, mapped to the canonical vocabulary by [`tools`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolCall {
+    /// Claude Code's name for the tool (`Bash`, `Write`, `mcp__github__create_issue`);
+    /// a tool Claude Code has no name for keeps the agent's own.
+    pub tool: String,
+    /// hookhost's name for `tools = [...]` matching (`bash`, `write_file`, `mcp`), or
+    /// `None` when it has none: such a call reaches only hooks without `tools`.
+    pub hookhost_tool: Option<&'static str>,
+    /// The arguments in Claude Code's shape (its field names, absolute `file_path`).
+    pub tool_input: Value,
+    /// The agent's id for the call, when it gave one.
+    pub tool_use_id: Option<String>,
+}
+
+impl ToolCall {
+    /// The arguments as a hook written to the spec's envelope reads them: see
+    /// [`tools::spec_input`]. Paths are still absolute here; the envelope makes them
+    /// relative to the project.
+    pub fn spec_input(&self) -> Value {
+        tools::spec_input(self)
+    }
+}
+
+/// One agent event, canonical.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Event {
+    /// A tool call about to run (Claude Code's `PreToolUse`, Gemini's `BeforeTool`,
+    /// Cursor's `preToolUse`, `beforeShellExecution`, `beforeMCPExecution`,
+    /// `beforeReadFile`, Copilot's `preToolUse`).
+    PreToolUse {
+        /// The common fields.
+        session: AgentSession,
+        /// The call.
+        call: ToolCall,
+    },
+    /// A prompt about to be sent (Claude Code's `UserPromptSubmit`, Gemini's
+    /// `BeforeAgent`, Cursor's `beforeSubmitPrompt`, Copilot's `userPromptSubmitted`).
+    Prompt {
+        /// The common fields.
+        session: AgentSession,
+        /// The prompt's text.
+        prompt: String,
+    },
+    /// Any other event: answered with no objection and a one-line note on stderr.
+    Other {
+        /// The event's name as the agent spelled it (`unnamed` when it gave none).
+        event_name: String,
+    },
+}
+
+impl Event {
+    /// The event's name as the agent spelled it.
+    pub fn event_name(&self) -> &str {
+        match self {
+            Event::PreToolUse { session, .. } | Event::Prompt { session, .. } => {
+                &session.event_name
+            }
+            Event::Other { event_name } => event_name,
+        }
+    }
+}
+
+/// What the bridge decided, as every agent's answer needs it: filled by the front end
+/// from a [`Verdict`] ([`Outcome::from_verdict`]) or from a refusal at start
+/// ([`Outcome::refused`]), so that no agent depends on the session.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Outcome {
+    /// `Some(reason)` to deny the call or block the prompt; `None` for no objection.
+    /// The reason is the text the agent shows: the verdict's message (`blocked by the
+    /// user's hook "x": …`, the spec's failure message, the refusal at start).
+    pub block: Option<String>,
+    /// Context for the prompt, framed, hooks in file order, joined by a blank line;
+    /// `None` when there is none (always `None` with a block).
+    pub context: Option<String>,
+    /// The hooks that added the context, for the note where an agent cannot take it.
+    pub context_hooks: Vec<String>,
+    /// Warnings for the user, the spec's lines.
+    pub warnings: Vec<String>,
+}
+
+impl Outcome {
+    /// No objection, nothing to say.
+    pub fn no_objection() -> Outcome {
+        Outcome::default()
+    }
+
+    /// A deny (or a blocked prompt) with `reason`.
+    pub fn block(reason: impl Into<String>) -> Outcome {
+        Outcome {
+            block: Some(reason.into()),
+            ..Outcome::default()
+        }
+    }
+
+    /// The session refused to start (a guard, a config error): a deny whose reason is
+    /// the refusal text, so that the user sees why in their agent.
+    pub fn refused(refusal: &str) -> Outcome {
+        Outcome::block(refusal.trim_end())
+    }
+
+    /// The outcome a gate's verdict means. A block, a failure that `on_failure =
+    /// "block"` turned into a block and an interrupted hook are all a deny with the
+    /// verdict's message (fail closed); contexts are framed as the model reads them.
+    pub fn from_verdict(verdict: &Verdict) -> Outcome {
+        let block = match verdict.outcome {
+            dispatch::Outcome::Allow => None,
+            dispatch::Outcome::Block | dispatch::Outcome::Interrupted => Some(
+                verdict
+                    .message
+                    .clone()
+                    .unwrap_or_else(|| "blocked by the user's hook".to_string()),
+            ),
+        };
+        let (context, context_hooks) = if block.is_some() || verdict.context.is_empty() {
+            (None, Vec::new())
+        } else {
+            let framed: Vec<String> = verdict.context.iter().map(|c| c.framed()).collect();
+            (
+                Some(framed.join("\n\n")),
+                verdict.context.iter().map(|c| c.hook.clone()).collect(),
+            )
+        };
+        Outcome {
+            block,
+            context,
+            context_hooks,
+            warnings: verdict.warnings.clone(),
+        }
+    }
+
+    /// The warnings as one text, one per line; `None` when there are none.
+    pub fn warning_text(&self) -> Option<String> {
+        (!self.warnings.is_empty()).then(|| self.warnings.join("\n"))
+    }
+}
+
+/// What the bridge writes back: stdout, stderr and the exit status, all with the
+/// calling agent's meaning.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Reply {
+    /// Exactly what goes to stdout (a JSON line ending in `\n`, or nothing).
+    pub stdout: String,
+    /// Exactly what goes to stderr (lines ending in `\n`, or nothing).
+    pub stderr: String,
+    /// The exit status, in the agent's exit-code language (Codex: 2 denies).
+    pub exit_code: i32,
+}
+
+impl Reply {
+    /// Exit 0, nothing printed: "no opinion" for every agent.
+    pub fn silent() -> Reply {
+        Reply::default()
+    }
+
+    /// Exit 0 with `json` on stdout, one line.
+    pub fn json(json: Value) -> Reply {
+        Reply {
+            stdout: format!("{json}\n"),
+            ..Reply::default()
+        }
+    }
+
+    /// Adds a line to stderr (after what is there: a Codex deny's reason stays first).
+    pub fn with_note(mut self, note: &str) -> Reply {
+        self.stderr.push_str(note.trim_end());
+        self.stderr.push('\n');
+        self
+    }
+}
+
+/// The one-line note for an event the bridge has no hooks for.
+pub fn other_event_note(agent: AgentKind, event_name: &str) -> String {
+    format!(
+        "hookhost: {agent} event {event_name:?} has no hookhost hooks; no objection.",
+        event_name = escape_line(event_name)
+    )
+}
+
+/// The note for context an agent cannot take on a prompt.
+pub fn context_dropped_note(agent: AgentKind, event_name: &str, hooks: &[String]) -> String {
+    let names = if hooks.is_empty() {
+        "a hook".to_string()
+    } else {
+        format!("hook {}", hooks.join(", "))
+    };
+    format!(
+        "hookhost: {agent} cannot add context to a prompt ({event_name}); the context from {names} was not sent."
+    )
+}
+
+/// A value the agent sent, cut and kept on one line for a note.
+fn escape_line(text: &str) -> String {
+    text.chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .take(80)
+        .collect()
+}
+
+/// Why an agent's payload could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BridgeError {
+    /// stdin was not one JSON object.
+    #[error("the {agent} payload is not a JSON object")]
+    NotAnObject {
+        /// The agent.
+        agent: AgentKind,
+    },
+    /// A field the event needs is missing or not the right type.
+    #[error("the {agent} {event} payload has no {field} (or it is not {expected})")]
+    Field {
+        /// The agent.
+        agent: AgentKind,
+        /// The event as the agent spelled it.
+        event: String,
+        /// The field at fault.
+        field: &'static str,
+        /// What it should be ("a string", "a JSON object").
+        expected: &'static str,
+    },
+    /// A field that holds JSON in a string (Copilot's `toolArgs`, Cursor's MCP
+    /// `tool_input`) does not parse to an object.
+    #[error("the {agent} {event} payload's {field} is a string that is not a JSON object")]
+    EncodedField {
+        /// The agent.
+        agent: AgentKind,
+        /// The event as the agent spelled it.
+        event: String,
+        /// The field at fault.
+        field: &'static str,
+    },
+}
+
+/// The message for a payload that could not be read: what a [`Agent::refuse`] reply
+/// carries.
+pub fn unreadable_message(error: &BridgeError) -> String {
+    format!(
+        "hookhost could not read this call ({error}), so it was blocked. This is not a policy decision: tell the user their hookhost bridge cannot read the agent's hook input."
+    )
+}
+
+/// Reads a payload in Claude Code's snake_case shape (Claude Code, Codex, Gemini CLI,
+/// Copilot CLI's PascalCase events): `pre` and `prompt` name the agent's events.
+pub(crate) fn parse_snake_case(
+    agent: AgentKind,
+    payload: &Value,
+    pre: &[&str],
+    prompt: &[&str],
+) -> Result<Event, BridgeError> {
+    let map = object(agent, payload)?;
+    let Some(event_name) = str_field(map, "hook_event_name") else {
+        return Ok(Event::Other {
+            event_name: "unnamed".into(),
+        });
+    };
+    let session = AgentSession {
+        event_name: event_name.to_string(),
+        session_id: owned(map, "session_id"),
+        cwd: owned(map, "cwd"),
+        transcript_path: owned(map, "transcript_path"),
+        permission_mode: owned(map, "permission_mode"),
+    };
+    if pre.contains(&event_name) {
+        let tool_name = required_str(agent, event_name, map, "tool_name")?;
+        let input = tool_input_field(agent, event_name, map, "tool_input")?;
+        // Gemini names an MCP tool's server and tool apart; the others have no such field.
+        let context = map.get("mcp_context").and_then(Value::as_object);
+        let hint = tools::McpHint {
+            server: context.and_then(|c| str_field(c, "server_name")),
+            tool: context.and_then(|c| str_field(c, "tool_name")),
+        };
+        let call = tools::map_call(
+            agent,
+            tool_name,
+            input,
+            hint,
+            session.cwd.as_deref(),
+            owned(map, "tool_use_id"),
+        );
+        return Ok(Event::PreToolUse { session, call });
+    }
+    if prompt.contains(&event_name) {
+        let prompt = required_str(agent, event_name, map, "prompt")?.to_string();
+        return Ok(Event::Prompt { session, prompt });
+    }
+    Ok(Event::Other {
+        event_name: event_name.to_string(),
+    })
+}
+
+/// Adds `systemMessage` with the outcome's warnings, where the agent shows it to the user.
+pub(crate) fn with_system_message(
+    mut answer: Map<String, Value>,
+    outcome: &Outcome,
+) -> Map<String, Value> {
+    if let Some(warnings) = outcome.warning_text() {
+        answer.insert("systemMessage".into(), Value::String(warnings));
+    }
+    answer
+}
+
+/// Exit 0 with `answer` on stdout, or nothing at all when it is empty ("no opinion").
+pub(crate) fn json_or_silent(answer: Map<String, Value>) -> Reply {
+    if answer.is_empty() {
+        Reply::silent()
+    } else {
+        Reply::json(Value::Object(answer))
+    }
+}
+
+/// Every warning as a line on stderr (for agents with no field to show them in).
+pub(crate) fn warnings_on_stderr(mut reply: Reply, outcome: &Outcome) -> Reply {
+    for warning in &outcome.warnings {
+        reply = reply.with_note(warning);
+    }
+    reply
+}
+
+// Small readers the agents share.
+
+/// A string field, if present and a string.
+pub(crate) fn str_field<'a>(map: &'a Map<String, Value>, key: &str) -> Option<&'a str> {
+    map.get(key).and_then(Value::as_str)
+}
+
+/// A string field as an owned `Option<String>`.
+pub(crate) fn owned(map: &Map<String, Value>, key: &str) -> Option<String> {
+    str_field(map, key).map(str::to_string)
+}
+
+/// The payload as an object, or the agent's error.
+pub(crate) fn object(
+    agent: AgentKind,
+    payload: &Value,
+) -> Result<&Map<String, Value>, BridgeError> {
+    payload
+        .as_object()
+        .ok_or(BridgeError::NotAnObject { agent })
+}
+
+/// A required string field.
+pub(crate) fn required_str<'a>(
+    agent: AgentKind,
+    event: &str,
+    map: &'a Map<String, Value>,
+    field: &'static str,
+) -> Result<&'a str, BridgeError> {
+    str_field(map, field).ok_or_else(|| BridgeError::Field {
+        agent,
+        event: event.to_string(),
+        field,
+        expected: "a string",
+    })
+}
+
+/// A tool input: an object, or a string holding one (Copilot's `toolArgs`, Cursor's MCP
+/// `tool_input`); absent or `null` is `{}`.
+pub(crate) fn tool_input_field(
+    agent: AgentKind,
+    event: &str,
+    map: &Map<String, Value>,
+    field: &'static str,
+) -> Result<Value, BridgeError> {
+    match map.get(field) {
+        None | Some(Value::Null) => Ok(Value::Object(Map::new())),
+        Some(Value::Object(o)) => Ok(Value::Object(o.clone())),
+        Some(Value::String(text)) => match serde_json::from_str::<Value>(text) {
+            Ok(Value::Object(o)) => Ok(Value::Object(o)),
+            _ => Err(BridgeError::EncodedField {
+                agent,
+                event: event.to_string(),
+                field,
+            }),
+        },
+        Some(_) => Err(BridgeError::Field {
+            agent,
+            event: event.to_string(),
+            field,
+            expected: "a JSON object",
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dispatch::{ContextBlock, Outcome as GateOutcome};
+
+    #[test]
+    fn agents_table_lists_each_agent_once_in_flag_order() {
+        let kinds: Vec<AgentKind> = AGENTS.iter().map(|a| a.kind()).collect();
+        assert_eq!(kinds, AgentKind::ALL.to_vec());
+        for kind in AgentKind::ALL {
+            assert_eq!(kind.agent().kind(), kind);
+            assert_eq!(AgentKind::from_flag(kind.flag_name()), Some(kind));
+        }
+        assert_eq!(AgentKind::from_flag("claude"), None);
+    }
+
+    fn verdict(outcome: GateOutcome, message: Option<&str>) -> Verdict {
+        Verdict {
+            outcome,
+            message: message.map(str::to_string),
+            hook: message.map(|_| "h".to_string()),
+            context: Vec::new(),
+            warnings: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_verdict_becomes_an_outcome() {
+        assert_eq!(
+            Outcome::from_verdict(&Verdict::allow()),
+            Outcome::no_objection()
+        );
+        let blocked = verdict(
+            GateOutcome::Block,
+            Some("blocked by the user's hook \"h\": no"),
+        );
+        assert_eq!(
+            Outcome::from_verdict(&blocked).block.as_deref(),
+            Some("blocked by the user's hook \"h\": no")
+        );
+        let interrupted = verdict(GateOutcome::Interrupted, Some("interrupted"));
+        assert_eq!(
+            Outcome::from_verdict(&interrupted).block.as_deref(),
+            Some("interrupted")
+        );
+        let mut with_context = Verdict::allow();
+        with_context.context = vec![
+            ContextBlock {
+                hook: "a".into(),
+                text: "one".into(),
+            },
+            ContextBlock {
+                hook: "b".into(),
+                text: "two".into(),
+            },
+        ];
+        with_context.warnings = vec!["⚠ w".into()];
+        let outcome = Outcome::from_verdict(&with_context);
+        assert_eq!(
+            outcome.context.as_deref(),
+            Some(
+                "Context from the user's hook \"a\":\none\n\nContext from the user's hook \"b\":\ntwo"
+            )
+        );
+        assert_eq!(outcome.context_hooks, ["a", "b"]);
+        assert_eq!(outcome.warning_text().as_deref(), Some("⚠ w"));
+    }
+
+    #[test]
+    fn a_refusal_is_a_block_with_its_text() {
+        let refusal = "hook no-force-push: /p/hooks/check.sh is in the project, so the agent could change it. Move it outside (for example ~/.local/share/harness/hooks/), or start with --no-hooks.\n";
+        assert_eq!(
+            Outcome::refused(refusal).block.as_deref(),
+            Some(refusal.trim_end())
+        );
+    }
+
+    #[test]
+    fn notes_are_one_line() {
+        let note = other_event_note(AgentKind::Gemini, "After\nTool");
+        assert_eq!(
+            note,
+            "hookhost: Gemini CLI event \"After Tool\" has no hookhost hooks; no objection."
+        );
+        assert_eq!(
+            Reply::silent().with_note("a\n").with_note("b").stderr,
+            "a\nb\n"
+        );
+    }
+
+    #[test]
+    fn every_agent_refuses_unreadable_payloads_and_never_answers_allow_for_no_objection() {
+        for agent in AGENTS {
+            let kind = agent.kind();
+            assert_eq!(
+                agent.parse(&Value::String("x".into())),
+                Err(BridgeError::NotAnObject { agent: kind })
+            );
+            let refused = agent.refuse("r");
+            assert!(
+                refused.exit_code == 2 || refused.stdout.contains("deny"),
+                "{kind:?}: {refused:?}"
+            );
+        }
+    }
+}
+
+/// What every agent's tests feed its `answer`: the outcomes of real verdicts.
+#[cfg(test)]
+pub(crate) mod test_support {
+    use super::*;
+    use crate::dispatch::{Gate, block_message, failure_message, failure_warning};
+
+    pub(crate) const CALL: Gate<'static> = Gate::Call {
+        tool_name: "bash",
+        tool_use_id: "t",
+    };
+    pub(crate) const PROMPT: Gate<'static> = Gate::Prompt { prompt: "p" };
+
+    /// A hook blocked the call.
+    pub(crate) fn blocked_call() -> Outcome {
+        Outcome::block(block_message(
+            CALL,
+            "no-force-push",
+            "force-push is not allowed here",
+        ))
+    }
+
+    /// A hook blocked the prompt.
+    pub(crate) fn blocked_prompt() -> Outcome {
+        Outcome::block(block_message(PROMPT, "keywords", "not today"))
+    }
+
+    /// A hook timed out with `on_failure = "block"`: the spec's fixed message and warning.
+    pub(crate) fn failed_call() -> Outcome {
+        let kind = "timed out after 10 s";
+        Outcome {
+            block: Some(failure_message(CALL, "no-force-push", kind)),
+            warnings: vec![failure_warning(
+                crate::config::Event::PreToolUse,
+                "no-force-push",
+                kind,
+                true,
+            )],
+            ..Outcome::default()
+        }
+    }
+
+    /// A hook failed with `on_failure = "continue"`: no objection and a warning.
+    pub(crate) fn continued_call() -> Outcome {
+        Outcome {
+            warnings: vec![failure_warning(
+                crate::config::Event::PreToolUse,
+                "audit",
+                "exited with code 1",
+                false,
+            )],
+            ..Outcome::default()
+        }
+    }
+
+    /// A prompt hook added context.
+    pub(crate) fn context() -> Outcome {
+        Outcome {
+            context: Some("Context from the user's hook \"keywords\":\n<skill-suggestion>/ouroboros:seed</skill-suggestion>".into()),
+            context_hooks: vec!["keywords".into()],
+            ..Outcome::default()
+        }
+    }
+
+    /// The session refused to start.
+    pub(crate) fn refused() -> Outcome {
+        Outcome::refused(
+            "hook no-force-push: /home/u/p/hooks/check.sh is in the project, so the agent could change it. Move it outside (for example ~/.local/share/harness/hooks/), or start with --no-hooks.",
+        )
+    }
+
+    /// A payload from `examples/agents/`.
+    pub(crate) fn payload(text: &str) -> Value {
+        serde_json::from_str(text).expect("a sample payload is JSON")
+    }
+
+    /// The reply's stdout as JSON.
+    pub(crate) fn stdout_json(reply: &Reply) -> Value {
+        serde_json::from_str(&reply.stdout).expect("stdout is one JSON object")
+    }
+}

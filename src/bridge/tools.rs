@@ -1,0 +1,530 @@
+//! THE mapping table: each agent's tool names and input fields → Claude Code's (the
+//! canonical vocabulary) → hookhost's tool names for `tools = [...]`.
+//!
+//! Every agent's [`Agent::parse`](super::Agent::parse) maps its call here and nowhere
+//! else. Claude Code's names are canonical because the hooks people have today are
+//! written for them; hookhost's names are what a hook's `tools = [...]` lists. A tool with
+//! no hookhost name reaches only hooks without `tools`; a tool Claude Code has no name
+//! for keeps the agent's own.
+//!
+//! | Claude Code | hookhost | Codex | Gemini CLI | Cursor | Copilot CLI |
+//! |---|---|---|---|---|---|
+//! | `Bash` | `bash` | `Bash` | `run_shell_command` | `Shell`, `beforeShellExecution` | `bash`, `powershell` |
+//! | `PowerShell` | `bash` | | | | |
+//! | `Read` | `read_file` | | `read_file` | `Read`, `beforeReadFile` | `view` |
+//! | `Write` | `write_file` | | `write_file` | `Write` | `create` |
+//! | `Edit` (old: `MultiEdit`), `NotebookEdit` | `edit_file` | | `replace` | | `edit`, `str_replace_editor`, `apply_patch` |
+//! | `apply_patch` (Codex's own, kept) | `edit_file` | `apply_patch` | | | |
+//! | `Glob` | `glob` | | `glob` | | `glob` |
+//! | `Grep` | `search` | | `grep_search`, `search_file_content` | `Grep` | `grep`, `rg` |
+//! | `Agent` (old: `Task`) | `agent` | `spawn_agent` | `invoke_agent` | `Task` | `task`, `Task` |
+//! | `Skill` | `skill` | | | | |
+//! | `WebFetch` / `WebSearch` | — | | `web_fetch` / `google_web_search` | | `web_fetch` / `web_search` |
+//! | `AskUserQuestion`, `TodoWrite`, `ExitPlanMode` | — | | `ask_user`, `write_todos`, `exit_plan_mode` | | `ask_user`, `update_todo` |
+//! | `mcp__server__tool` | `mcp` | `mcp__server__tool` | `mcp_server_tool` (+ `mcp_context`) | `MCP:tool`, `beforeMCPExecution` (server `unknown`) | |
+//!
+//! Input fields ([`FIELD_RENAMES`]) are renamed to Claude Code's (`path` → `file_path`,
+//! `old_str` → `old_string`, `dir_path` → `path`, …); a field not in the table is kept as
+//! the agent sent it, and a renamed field never overwrites one the agent also sent. A
+//! relative `file_path` is made absolute against the agent's `cwd`, as Claude Code
+//! always gives it.
+//!
+//! Choices worth knowing:
+//! - Codex's `apply_patch` keeps its name and its `{"command": "<patch>"}` input (Codex
+//!   hands it to its own hooks that way): a patch names several files, so it cannot be
+//!   one `Edit`. For `tools` it is `edit_file`.
+//! - `PowerShell` is `bash` for `tools`: a hook that guards shell commands should see
+//!   every shell's.
+//! - Cursor names no MCP server, so its MCP calls read `mcp__unknown__<tool>`.
+//! - Gemini's `mcp_<server>_<tool>` is ambiguous when a server name has a `_`; its
+//!   `mcp_context` names both parts and is used when present.
+//!
+//! A hook written to the spec's envelope reads [`spec_input`]: an MCP call as
+//! `{"server", "tool", "arguments"}` (the spec's `mcp` tool), `file_path` as `path` for
+//! `read_file`, `write_file` and `edit_file` (hookhost's own tools' name for it).
+
+use std::path::Path;
+
+use serde_json::{Map, Value};
+
+use super::{AgentKind, ToolCall};
+
+/// One row of the name table: what `agent` calls a tool and Claude Code's name for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ToolName {
+    /// The agent.
+    pub agent: AgentKind,
+    /// The agent's name for the tool.
+    pub agent_name: &'static str,
+    /// Claude Code's name for it.
+    pub claude: &'static str,
+}
+
+const fn row(agent: AgentKind, agent_name: &'static str, claude: &'static str) -> ToolName {
+    ToolName {
+        agent,
+        agent_name,
+        claude,
+    }
+}
+
+use AgentKind::{Codex, Copilot, Cursor, Gemini};
+
+/// Each agent's tool names → Claude Code's. Claude Code's own names need no row; an
+/// agent's name not listed here is kept as it is.
+pub static TOOL_NAMES: &[ToolName] = &[
+    // Codex hands its hooks Claude Code's names already, except `apply_patch` (kept).
+    row(Codex, "spawn_agent", "Agent"),
+    // Gemini CLI (`base-declarations.ts`).
+    row(Gemini, "run_shell_command", "Bash"),
+    row(Gemini, "read_file", "Read"),
+    row(Gemini, "write_file", "Write"),
+    row(Gemini, "replace", "Edit"),
+    row(Gemini, "glob", "Glob"),
+    row(Gemini, "grep_search", "Grep"),
+    row(Gemini, "search_file_content", "Grep"),
+    row(Gemini, "web_fetch", "WebFetch"),
+    row(Gemini, "google_web_search", "WebSearch"),
+    row(Gemini, "invoke_agent", "Agent"),
+    row(Gemini, "ask_user", "AskUserQuestion"),
+    row(Gemini, "write_todos", "TodoWrite"),
+    row(Gemini, "exit_plan_mode", "ExitPlanMode"),
+    // Cursor's `preToolUse` tool types.
+    row(Cursor, "Shell", "Bash"),
+    row(Cursor, "Task", "Agent"),
+    // Copilot CLI's runtime names (its camelCase events).
+    row(Copilot, "bash", "Bash"),
+    row(Copilot, "powershell", "Bash"),
+    row(Copilot, "view", "Read"),
+    row(Copilot, "create", "Write"),
+    row(Copilot, "edit", "Edit"),
+    row(Copilot, "str_replace_editor", "Edit"),
+    row(Copilot, "apply_patch", "Edit"),
+    row(Copilot, "grep", "Grep"),
+    row(Copilot, "rg", "Grep"),
+    row(Copilot, "glob", "Glob"),
+    row(Copilot, "web_fetch", "WebFetch"),
+    row(Copilot, "web_search", "WebSearch"),
+    row(Copilot, "ask_user", "AskUserQuestion"),
+    row(Copilot, "update_todo", "TodoWrite"),
+    row(Copilot, "task", "Agent"),
+    row(Copilot, "Task", "Agent"),
+];
+
+/// Claude Code's names (old spellings included) → hookhost's tool names. Every MCP
+/// tool (`mcp__…`) is `mcp`; a name not here has no hookhost name.
+pub static HOOKHOST_NAMES: &[(&str, &str)] = &[
+    ("Bash", "bash"),
+    ("PowerShell", "bash"),
+    ("Read", "read_file"),
+    ("Write", "write_file"),
+    ("Edit", "edit_file"),
+    ("MultiEdit", "edit_file"),
+    ("NotebookEdit", "edit_file"),
+    ("apply_patch", "edit_file"),
+    ("Glob", "glob"),
+    ("Grep", "search"),
+    ("Agent", "agent"),
+    ("Task", "agent"),
+    ("Skill", "skill"),
+];
+
+/// One input field rename: for `agent`'s tool `agent_tool`, `from` becomes `to`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FieldRename {
+    /// The agent.
+    pub agent: AgentKind,
+    /// The agent's name for the tool.
+    pub agent_tool: &'static str,
+    /// The agent's field.
+    pub from: &'static str,
+    /// Claude Code's field.
+    pub to: &'static str,
+}
+
+const fn rename(
+    agent: AgentKind,
+    agent_tool: &'static str,
+    from: &'static str,
+    to: &'static str,
+) -> FieldRename {
+    FieldRename {
+        agent,
+        agent_tool,
+        from,
+        to,
+    }
+}
+
+/// Input fields → Claude Code's, per agent and tool.
+pub static FIELD_RENAMES: &[FieldRename] = &[
+    rename(
+        Gemini,
+        "run_shell_command",
+        "is_background",
+        "run_in_background",
+    ),
+    rename(Gemini, "read_file", "start_line", "offset"),
+    rename(Gemini, "replace", "allow_multiple", "replace_all"),
+    rename(Gemini, "glob", "dir_path", "path"),
+    rename(Gemini, "grep_search", "dir_path", "path"),
+    rename(Gemini, "grep_search", "include_pattern", "glob"),
+    rename(Gemini, "search_file_content", "dir_path", "path"),
+    rename(Gemini, "search_file_content", "include", "glob"),
+    rename(Cursor, "Read", "path", "file_path"),
+    rename(Cursor, "Write", "path", "file_path"),
+    rename(Copilot, "view", "path", "file_path"),
+    rename(Copilot, "create", "path", "file_path"),
+    rename(Copilot, "create", "file_text", "content"),
+    rename(Copilot, "edit", "path", "file_path"),
+    rename(Copilot, "edit", "old_str", "old_string"),
+    rename(Copilot, "edit", "new_str", "new_string"),
+    rename(Copilot, "str_replace_editor", "path", "file_path"),
+    rename(Copilot, "str_replace_editor", "old_str", "old_string"),
+    rename(Copilot, "str_replace_editor", "new_str", "new_string"),
+];
+
+/// Where an MCP call came from, when the agent names the server apart from the tool
+/// (Gemini's `mcp_context`).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct McpHint<'a> {
+    /// The server's name.
+    pub server: Option<&'a str>,
+    /// The tool's name on that server.
+    pub tool: Option<&'a str>,
+}
+
+/// Claude Code's name for `agent`'s tool `agent_tool`.
+pub fn claude_name(agent: AgentKind, agent_tool: &str, mcp: McpHint<'_>) -> String {
+    if let Some(row) = TOOL_NAMES
+        .iter()
+        .find(|r| r.agent == agent && r.agent_name == agent_tool)
+    {
+        return row.claude.to_string();
+    }
+    match agent {
+        AgentKind::Gemini => {
+            if let Some(rest) = agent_tool.strip_prefix("mcp_") {
+                let (server, tool) = match (mcp.server, mcp.tool) {
+                    (Some(server), Some(tool)) => (server, tool),
+                    // Without the context the first `_` is the best guess.
+                    _ => rest.split_once('_').unwrap_or(("unknown", rest)),
+                };
+                return format!("mcp__{server}__{tool}");
+            }
+        }
+        AgentKind::Cursor => {
+            if let Some(tool) = agent_tool.strip_prefix("MCP:") {
+                return format!("mcp__unknown__{tool}");
+            }
+        }
+        _ => {}
+    }
+    agent_tool.to_string()
+}
+
+/// hookhost's name for Claude Code's tool `claude`, if it has one.
+pub fn hookhost_name(claude: &str) -> Option<&'static str> {
+    if claude.starts_with("mcp__") {
+        return Some("mcp");
+    }
+    HOOKHOST_NAMES
+        .iter()
+        .find(|(c, _)| *c == claude)
+        .map(|(_, h)| *h)
+}
+
+/// The server and tool of Claude Code's `mcp__server__tool` name.
+pub fn mcp_parts(claude: &str) -> Option<(&str, &str)> {
+    claude.strip_prefix("mcp__")?.split_once("__")
+}
+
+/// Maps `agent`'s call of `agent_tool` with `input` to the canonical call: Claude Code's
+/// name and field names, hookhost's name, a `file_path` made absolute against `cwd`.
+pub fn map_call(
+    agent: AgentKind,
+    agent_tool: &str,
+    input: Value,
+    mcp: McpHint<'_>,
+    cwd: Option<&str>,
+    tool_use_id: Option<String>,
+) -> ToolCall {
+    let tool = claude_name(agent, agent_tool, mcp);
+    let tool_input = match input {
+        Value::Object(mut map) => {
+            for r in FIELD_RENAMES
+                .iter()
+                .filter(|r| r.agent == agent && r.agent_tool == agent_tool)
+            {
+                if map.contains_key(r.to) {
+                    continue;
+                }
+                if let Some(value) = map.shift_remove(r.from) {
+                    map.insert(r.to.to_string(), value);
+                }
+            }
+            absolutize_file_path(&mut map, cwd);
+            Value::Object(map)
+        }
+        other => other,
+    };
+    ToolCall {
+        hookhost_tool: hookhost_name(&tool),
+        tool,
+        tool_input,
+        tool_use_id,
+    }
+}
+
+/// A relative `file_path` joined to `cwd`, as Claude Code always gives it absolute.
+fn absolutize_file_path(map: &mut Map<String, Value>, cwd: Option<&str>) {
+    let Some(cwd) = cwd.filter(|c| c.starts_with('/')) else {
+        return;
+    };
+    if let Some(Value::String(path)) = map.get_mut("file_path")
+        && !path.is_empty()
+        && !path.starts_with('/')
+    {
+        let joined = Path::new(cwd).join(path.as_str());
+        *path = joined.to_string_lossy().into_owned();
+    }
+}
+
+/// The call's arguments as a hook written to the spec's envelope reads them: an MCP
+/// call as `{"server", "tool", "arguments"}`, `file_path` as `path` for `read_file`,
+/// `write_file` and `edit_file`, anything else as in Claude Code's shape.
+pub fn spec_input(call: &ToolCall) -> Value {
+    match call.hookhost_tool {
+        Some("mcp") => {
+            let (server, tool) = mcp_parts(&call.tool).unwrap_or(("unknown", call.tool.as_str()));
+            serde_json::json!({
+                "server": server,
+                "tool": tool,
+                "arguments": call.tool_input,
+            })
+        }
+        Some("read_file" | "write_file" | "edit_file") => match &call.tool_input {
+            Value::Object(map) if !map.contains_key("path") => {
+                let renamed: Map<String, Value> = map
+                    .iter()
+                    .map(|(k, v)| {
+                        let key = if k == "file_path" { "path" } else { k.as_str() };
+                        (key.to_string(), v.clone())
+                    })
+                    .collect();
+                Value::Object(renamed)
+            }
+            other => other.clone(),
+        },
+        _ => call.tool_input.clone(),
+    }
+}
+
+/// Claude Code's usual name for hookhost's tool `hookhost` (the first row that maps to
+/// it), for a front end that must show a hookhost call to a hook written for Claude Code.
+pub fn claude_name_of_hookhost(hookhost: &str) -> Option<&'static str> {
+    if hookhost == "mcp" {
+        return None; // the name needs the server and the tool: `mcp__server__tool`
+    }
+    HOOKHOST_NAMES
+        .iter()
+        .find(|(_, h)| *h == hookhost)
+        .map(|(c, _)| *c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use AgentKind::ClaudeCode;
+    use serde_json::json;
+
+    /// The whole name table, one line per case: agent, agent's name, Claude Code's name,
+    /// hookhost's name.
+    #[test]
+    fn the_name_table() {
+        let none = McpHint::default();
+        let cases: &[(AgentKind, &str, &str, Option<&str>)] = &[
+            (ClaudeCode, "Bash", "Bash", Some("bash")),
+            (ClaudeCode, "PowerShell", "PowerShell", Some("bash")),
+            (ClaudeCode, "Read", "Read", Some("read_file")),
+            (ClaudeCode, "Write", "Write", Some("write_file")),
+            (ClaudeCode, "Edit", "Edit", Some("edit_file")),
+            (ClaudeCode, "MultiEdit", "MultiEdit", Some("edit_file")),
+            (ClaudeCode, "Glob", "Glob", Some("glob")),
+            (ClaudeCode, "Grep", "Grep", Some("search")),
+            (ClaudeCode, "Agent", "Agent", Some("agent")),
+            (ClaudeCode, "Task", "Task", Some("agent")),
+            (ClaudeCode, "WebFetch", "WebFetch", None),
+            (ClaudeCode, "WebSearch", "WebSearch", None),
+            (ClaudeCode, "ExitPlanMode", "ExitPlanMode", None),
+            (
+                ClaudeCode,
+                "mcp__github__create_issue",
+                "mcp__github__create_issue",
+                Some("mcp"),
+            ),
+            (Codex, "Bash", "Bash", Some("bash")),
+            (Codex, "apply_patch", "apply_patch", Some("edit_file")),
+            (Codex, "spawn_agent", "Agent", Some("agent")),
+            (Codex, "mcp__fs__read", "mcp__fs__read", Some("mcp")),
+            (Gemini, "run_shell_command", "Bash", Some("bash")),
+            (Gemini, "write_file", "Write", Some("write_file")),
+            (Gemini, "replace", "Edit", Some("edit_file")),
+            (Gemini, "read_file", "Read", Some("read_file")),
+            (Gemini, "read_many_files", "read_many_files", None),
+            (Gemini, "glob", "Glob", Some("glob")),
+            (Gemini, "grep_search", "Grep", Some("search")),
+            (Gemini, "search_file_content", "Grep", Some("search")),
+            (Gemini, "web_fetch", "WebFetch", None),
+            (Gemini, "google_web_search", "WebSearch", None),
+            (Gemini, "invoke_agent", "Agent", Some("agent")),
+            (
+                Gemini,
+                "mcp_github_create_issue",
+                "mcp__github__create_issue",
+                Some("mcp"),
+            ),
+            (Cursor, "Shell", "Bash", Some("bash")),
+            (Cursor, "Read", "Read", Some("read_file")),
+            (Cursor, "Write", "Write", Some("write_file")),
+            (Cursor, "Grep", "Grep", Some("search")),
+            (Cursor, "Task", "Agent", Some("agent")),
+            (Cursor, "Delete", "Delete", None),
+            (
+                Cursor,
+                "MCP:create_issue",
+                "mcp__unknown__create_issue",
+                Some("mcp"),
+            ),
+            (Copilot, "bash", "Bash", Some("bash")),
+            (Copilot, "powershell", "Bash", Some("bash")),
+            (Copilot, "view", "Read", Some("read_file")),
+            (Copilot, "create", "Write", Some("write_file")),
+            (Copilot, "edit", "Edit", Some("edit_file")),
+            (Copilot, "str_replace_editor", "Edit", Some("edit_file")),
+            (Copilot, "apply_patch", "Edit", Some("edit_file")),
+            (Copilot, "grep", "Grep", Some("search")),
+            (Copilot, "rg", "Grep", Some("search")),
+            (Copilot, "glob", "Glob", Some("glob")),
+            (Copilot, "web_fetch", "WebFetch", None),
+            (Copilot, "update_todo", "TodoWrite", None),
+            (Copilot, "task", "Agent", Some("agent")),
+            (Copilot, "Task", "Agent", Some("agent")),
+        ];
+        for (agent, name, claude, hookhost) in cases {
+            let mapped = claude_name(*agent, name, none);
+            assert_eq!(mapped, *claude, "{agent:?} {name}");
+            assert_eq!(hookhost_name(&mapped), *hookhost, "{agent:?} {name}");
+        }
+    }
+
+    #[test]
+    fn every_row_maps_to_a_claude_name_the_hookhost_table_knows_or_says_it_has_none() {
+        let without: &[&str] = &[
+            "WebFetch",
+            "WebSearch",
+            "AskUserQuestion",
+            "TodoWrite",
+            "ExitPlanMode",
+        ];
+        for row in TOOL_NAMES {
+            assert!(
+                hookhost_name(row.claude).is_some() || without.contains(&row.claude),
+                "{row:?}"
+            );
+        }
+        for (_, hookhost) in HOOKHOST_NAMES {
+            assert!(crate::config::KNOWN_TOOLS.contains(hookhost), "{hookhost}");
+        }
+    }
+
+    #[test]
+    fn gemini_mcp_context_names_a_server_with_underscores() {
+        let hint = McpHint {
+            server: Some("my_server"),
+            tool: Some("do_it"),
+        };
+        assert_eq!(
+            claude_name(Gemini, "mcp_my_server_do_it", hint),
+            "mcp__my_server__do_it"
+        );
+        assert_eq!(
+            claude_name(Gemini, "mcp_my_server_do_it", McpHint::default()),
+            "mcp__my__server_do_it"
+        );
+    }
+
+    #[test]
+    fn fields_are_renamed_and_file_paths_made_absolute() {
+        let call = map_call(
+            Copilot,
+            "str_replace_editor",
+            json!({"command": "str_replace", "path": "src/a.rs", "old_str": "a", "new_str": "b"}),
+            McpHint::default(),
+            Some("/home/u/p"),
+            None,
+        );
+        assert_eq!(call.tool, "Edit");
+        assert_eq!(call.hookhost_tool, Some("edit_file"));
+        assert_eq!(
+            call.tool_input,
+            json!({"command": "str_replace", "file_path": "/home/u/p/src/a.rs", "old_string": "a", "new_string": "b"})
+        );
+        let call = map_call(
+            Gemini,
+            "replace",
+            json!({"file_path": "/p/a", "old_string": "x", "new_string": "y", "allow_multiple": true, "replace_all": false}),
+            McpHint::default(),
+            Some("/p"),
+            None,
+        );
+        // A renamed field never overwrites one the agent also sent.
+        assert_eq!(
+            call.tool_input,
+            json!({"file_path": "/p/a", "old_string": "x", "new_string": "y", "allow_multiple": true, "replace_all": false})
+        );
+    }
+
+    #[test]
+    fn the_spec_shape_of_a_call() {
+        let mcp = map_call(
+            ClaudeCode,
+            "mcp__github__create_issue",
+            json!({"title": "x"}),
+            McpHint::default(),
+            None,
+            None,
+        );
+        assert_eq!(
+            spec_input(&mcp),
+            json!({"server": "github", "tool": "create_issue", "arguments": {"title": "x"}})
+        );
+        let write = map_call(
+            ClaudeCode,
+            "Write",
+            json!({"file_path": "/p/a", "content": "c"}),
+            McpHint::default(),
+            None,
+            None,
+        );
+        assert_eq!(spec_input(&write), json!({"path": "/p/a", "content": "c"}));
+        let bash = map_call(
+            ClaudeCode,
+            "Bash",
+            json!({"command": "ls"}),
+            McpHint::default(),
+            None,
+            None,
+        );
+        assert_eq!(spec_input(&bash), json!({"command": "ls"}));
+    }
+
+    #[test]
+    fn hookhost_names_back_to_claude() {
+        assert_eq!(claude_name_of_hookhost("bash"), Some("Bash"));
+        assert_eq!(claude_name_of_hookhost("edit_file"), Some("Edit"));
+        assert_eq!(claude_name_of_hookhost("search"), Some("Grep"));
+        assert_eq!(claude_name_of_hookhost("mcp"), None);
+        assert_eq!(claude_name_of_hookhost("exec"), None);
+    }
+}
