@@ -17,6 +17,7 @@
 
 pub mod access;
 pub mod answer;
+pub mod bridge;
 pub mod cli;
 pub mod config;
 pub mod dispatch;
