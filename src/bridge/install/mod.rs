@@ -527,6 +527,19 @@ impl Change {
         }
     }
 
+    /// What `--dry-run` prints: the summary when nothing would change, else a line saying
+    /// nothing is written and the diff of the file.
+    pub fn preview(&self) -> String {
+        if !self.changes_anything() {
+            return format!("{}\n", self.summary());
+        }
+        format!(
+            "Dry run: nothing is written. {} would change like this:\n{}",
+            self.file.display(),
+            self.diff()
+        )
+    }
+
     /// What the user should know after this change, one sentence each: what the agent does
     /// when hookhost cannot answer, and the agent's own review of a new hook.
     pub fn notes(&self, options: &Options) -> Vec<&'static str> {

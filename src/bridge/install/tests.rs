@@ -963,6 +963,12 @@ mod files {
         assert!(report.applied.is_none());
         assert!(report.change.changes_anything());
         assert!(report.change.diff().starts_with("--- /dev/null\n+++ "));
+        assert!(
+            report
+                .change
+                .preview()
+                .starts_with("Dry run: nothing is written. ")
+        );
         assert_eq!(fs::read_dir(home.path()).map(|e| e.count()).unwrap_or(9), 0);
     }
 
