@@ -1,2 +1,792 @@
-//! `hookhost install` / `uninstall`: owned by helper "install", whose version of this
-//! file replaces this placeholder at the merge.
+//! `hookhost install <agent>` and `hookhost uninstall <agent>`: writing (and removing) the
+//! registration of `hookhost bridge --agent <name>` in the agent's own settings file.
+//!
+//! The core is pure: [`plan`] takes a [`Request`] and the settings file's current text and
+//! returns a [`Change`] (the new text, a summary and a diff for `--dry-run`, and whether
+//! anything changes). [`apply`] writes a change: atomically (a temporary file beside the
+//! settings file, then a rename), keeping the file's mode, after a backup of the old file
+//! beside it (see [`apply`] for its name), and only when the text changes. [`run`] is the
+//! two together, which the command line calls.
+//!
+//! Rules every agent's file follows here:
+//! - merged into what is there: no other key is lost (`serde_json` keeps key order) and no
+//!   comment either (Codex's TOML goes through `toml_edit`); a JSON file with comments is
+//!   refused, since rewriting it would drop them;
+//! - idempotent: a second run finds the registration as it should be and writes nothing;
+//! - hookhost's own handler (a command whose program is named `hookhost`, or is the running
+//!   binary, with `bridge` as its first argument) is updated in place when its path, timeout
+//!   or failure setting differs, never duplicated; duplicates are folded into one;
+//! - uninstall removes only hookhost's handlers, and the groups, event lists and `hooks`
+//!   table that removing them left empty (a file left holding nothing is removed);
+//! - a file that does not parse is left untouched, with an error naming it and the line.
+//!
+//! What is written per agent (file, events, timeout and its unit, fail-closed setting) is
+//! in one small file per agent: [`claude_code`], [`codex`], [`gemini`], [`cursor`],
+//! [`copilot`]. Each sets the agent's timeout a margin ([`TIMEOUT_MARGIN_MS`]) above the
+//! bridge's budget, so that the bridge answers (fail-closed) before the agent gives up and
+//! lets the call through.
+
+pub mod claude_code;
+pub mod codex;
+pub mod copilot;
+pub mod cursor;
+pub mod gemini;
+
+mod diff;
+mod file;
+mod json;
+mod shell;
+mod toml;
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+pub use file::{Applied, apply, read_existing};
+
+/// How far above the bridge's budget the agent's timeout is set: the time the bridge needs,
+/// once the budget is spent, to stop the hooks and print its answer.
+pub const TIMEOUT_MARGIN_MS: u64 = 5_000;
+
+/// The agents hookhost can register with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Agent {
+    /// Anthropic's Claude Code.
+    ClaudeCode,
+    /// OpenAI's Codex CLI.
+    Codex,
+    /// Google's Gemini CLI.
+    Gemini,
+    /// Cursor (the editor and `cursor-agent`).
+    Cursor,
+    /// GitHub Copilot CLI.
+    Copilot,
+}
+
+impl Agent {
+    /// Every agent, in the order the help text lists them.
+    pub const ALL: [Agent; 5] = [
+        Agent::ClaudeCode,
+        Agent::Codex,
+        Agent::Gemini,
+        Agent::Cursor,
+        Agent::Copilot,
+    ];
+
+    /// The name on the command line (`claude-code`, `codex`, `gemini`, `cursor`, `copilot`),
+    /// also the value of the bridge's `--agent`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Agent::ClaudeCode => "claude-code",
+            Agent::Codex => "codex",
+            Agent::Gemini => "gemini",
+            Agent::Cursor => "cursor",
+            Agent::Copilot => "copilot",
+        }
+    }
+
+    /// The product's name, for messages.
+    pub fn product(self) -> &'static str {
+        match self {
+            Agent::ClaudeCode => "Claude Code",
+            Agent::Codex => "Codex",
+            Agent::Gemini => "Gemini CLI",
+            Agent::Cursor => "Cursor",
+            Agent::Copilot => "Copilot CLI",
+        }
+    }
+
+    /// The bridge's default time budget for one call from this agent, in milliseconds: below
+    /// the agent's own default hook timeout (research table 2.5), so that even a registration
+    /// whose timeout was removed is answered before the agent gives up.
+    pub fn default_budget_ms(self) -> u64 {
+        match self {
+            Agent::ClaudeCode => claude_code::DEFAULT_BUDGET_MS,
+            Agent::Codex => codex::DEFAULT_BUDGET_MS,
+            Agent::Gemini => gemini::DEFAULT_BUDGET_MS,
+            Agent::Cursor => cursor::DEFAULT_BUDGET_MS,
+            Agent::Copilot => copilot::DEFAULT_BUDGET_MS,
+        }
+    }
+
+    /// What this agent does with a call when hookhost itself cannot answer (missing, crashed,
+    /// killed by the agent's timeout), as registered by `install`.
+    pub fn when_hookhost_cannot_answer(self, options: &Options) -> &'static str {
+        match self {
+            Agent::ClaudeCode if options.claude_on_failure_block => {
+                claude_code::WHEN_HOOKHOST_CANNOT_ANSWER_BLOCKING
+            }
+            Agent::ClaudeCode => claude_code::WHEN_HOOKHOST_CANNOT_ANSWER,
+            Agent::Codex => codex::WHEN_HOOKHOST_CANNOT_ANSWER,
+            Agent::Gemini => gemini::WHEN_HOOKHOST_CANNOT_ANSWER,
+            Agent::Cursor => cursor::WHEN_HOOKHOST_CANNOT_ANSWER,
+            Agent::Copilot => copilot::WHEN_HOOKHOST_CANNOT_ANSWER,
+        }
+    }
+
+    fn timeout_unit(self) -> TimeUnit {
+        match self {
+            Agent::Gemini => TimeUnit::Milliseconds,
+            _ => TimeUnit::Seconds,
+        }
+    }
+}
+
+impl fmt::Display for Agent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Agent {
+    type Err = InstallError;
+
+    fn from_str(name: &str) -> Result<Self, Self::Err> {
+        Agent::ALL
+            .into_iter()
+            .find(|a| a.name() == name)
+            .ok_or_else(|| InstallError::UnknownAgent(name.to_string()))
+    }
+}
+
+/// Whose settings file: the user's (in the home folder) or the project's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Scope {
+    /// The agent's settings in the user's home (the default).
+    #[default]
+    User,
+    /// The project's settings (checked in, or local to the checkout).
+    Project,
+}
+
+impl Scope {
+    /// `user` or `project`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Scope::User => "user",
+            Scope::Project => "project",
+        }
+    }
+}
+
+impl fmt::Display for Scope {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Scope {
+    type Err = InstallError;
+
+    fn from_str(name: &str) -> Result<Self, Self::Err> {
+        match name {
+            "user" => Ok(Scope::User),
+            "project" => Ok(Scope::Project),
+            other => Err(InstallError::UnknownScope(other.to_string())),
+        }
+    }
+}
+
+/// Install or uninstall.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Action {
+    /// Write (or update) hookhost's registration.
+    Install,
+    /// Remove hookhost's registration.
+    Uninstall,
+}
+
+/// The folders the settings files are found from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Places {
+    /// The user's home folder (`$HOME`).
+    pub home: PathBuf,
+    /// The project's root folder (for `--scope project`).
+    pub project: PathBuf,
+    /// `$CODEX_HOME`, where Codex keeps its user settings instead of `~/.codex`.
+    pub codex_home: Option<PathBuf>,
+    /// `$COPILOT_HOME`, where Copilot CLI keeps its user settings instead of `~/.copilot`.
+    pub copilot_home: Option<PathBuf>,
+}
+
+impl Places {
+    /// The places for `home` and `project`, with no `$CODEX_HOME` or `$COPILOT_HOME`.
+    pub fn new(home: impl Into<PathBuf>, project: impl Into<PathBuf>) -> Self {
+        Places {
+            home: home.into(),
+            project: project.into(),
+            codex_home: None,
+            copilot_home: None,
+        }
+    }
+}
+
+/// Choices beyond agent and scope.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Options {
+    /// The bridge's budget per call, in milliseconds, when not the agent's default
+    /// ([`Agent::default_budget_ms`]); the registration then passes it to the bridge as
+    /// `--budget-ms N` and sets the agent's timeout above it.
+    pub budget_ms: Option<u64>,
+    /// Write Claude Code's `onFailure: "block"` (fail closed when hookhost crashes or times
+    /// out). Off by default: the research found it only in a third party's code (for Claude
+    /// Code 2.1.295 and later), not in Claude Code's documentation up to 2.1.240, so it is
+    /// unverified; a caller that has detected a Claude Code that supports it turns it on.
+    pub claude_on_failure_block: bool,
+}
+
+/// One install or uninstall to plan.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Request {
+    /// Install or uninstall.
+    pub action: Action,
+    /// The agent whose settings are edited.
+    pub agent: Agent,
+    /// The user's or the project's settings.
+    pub scope: Scope,
+    /// Where the home and project folders are.
+    pub places: Places,
+    /// The absolute path of the hookhost binary to register (the running one).
+    pub hookhost: PathBuf,
+    /// Budget and fail-closed choices.
+    pub options: Options,
+}
+
+/// The unit of an agent's `timeout`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TimeUnit {
+    /// Whole seconds.
+    Seconds,
+    /// Milliseconds.
+    Milliseconds,
+}
+
+/// What hookhost registers with one agent: what `install` writes and, later, what a pinned
+/// registration is checked against.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Registration {
+    /// The agent.
+    pub agent: Agent,
+    /// The events registered, in the agent's spelling.
+    pub events: Vec<&'static str>,
+    /// The program: the absolute path of the hookhost binary.
+    pub program: PathBuf,
+    /// Its arguments: `bridge --agent <name>` (and `--budget-ms N` for a budget that is not
+    /// the default).
+    pub args: Vec<String>,
+    /// The program and arguments as one shell command line (quoted where needed), for the
+    /// agents whose `command` is run by a shell.
+    pub command_line: String,
+    /// The bridge's budget per call, in milliseconds.
+    pub budget_ms: u64,
+    /// The agent's timeout, in `timeout_unit`.
+    pub timeout: u64,
+    /// The unit of `timeout`.
+    pub timeout_unit: TimeUnit,
+    /// The fail-closed setting written, if the agent has one and it is written.
+    pub fail_closed: Option<FailClosed>,
+}
+
+/// An agent's setting that makes it block a call when hookhost itself cannot answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FailClosed {
+    /// Cursor's `"failClosed": true` (a crash, a timeout or invalid JSON blocks).
+    CursorFailClosed,
+    /// Claude Code's `"onFailure": "block"` (2.1.295 and later; unverified, see
+    /// [`Options::claude_on_failure_block`]).
+    ClaudeOnFailureBlock,
+}
+
+impl FailClosed {
+    /// The handler's key.
+    pub fn key(self) -> &'static str {
+        match self {
+            FailClosed::CursorFailClosed => "failClosed",
+            FailClosed::ClaudeOnFailureBlock => "onFailure",
+        }
+    }
+
+    /// The key's value.
+    pub fn value(self) -> serde_json::Value {
+        match self {
+            FailClosed::CursorFailClosed => serde_json::Value::Bool(true),
+            FailClosed::ClaudeOnFailureBlock => serde_json::Value::String("block".into()),
+        }
+    }
+}
+
+impl Registration {
+    /// The registration of `hookhost` (an absolute path) with `agent`.
+    pub fn new(agent: Agent, hookhost: &Path, options: &Options) -> Result<Self, InstallError> {
+        if !hookhost.is_absolute() {
+            return Err(InstallError::BinaryNotAbsolute(hookhost.to_path_buf()));
+        }
+        let program = hookhost
+            .to_str()
+            .ok_or_else(|| InstallError::BinaryNotUtf8(hookhost.to_path_buf()))?;
+        let budget_ms = options.budget_ms.unwrap_or(agent.default_budget_ms());
+        let mut args = vec![
+            "bridge".to_string(),
+            "--agent".to_string(),
+            agent.name().to_string(),
+        ];
+        if options
+            .budget_ms
+            .is_some_and(|b| b != agent.default_budget_ms())
+        {
+            args.extend(["--budget-ms".to_string(), budget_ms.to_string()]);
+        }
+        let command_line = std::iter::once(program)
+            .chain(args.iter().map(String::as_str))
+            .map(shell::quote)
+            .collect::<Vec<_>>()
+            .join(" ");
+        let timeout_unit = agent.timeout_unit();
+        let timeout_ms = budget_ms.saturating_add(TIMEOUT_MARGIN_MS);
+        let timeout = match timeout_unit {
+            TimeUnit::Seconds => timeout_ms.div_ceil(1000),
+            TimeUnit::Milliseconds => timeout_ms,
+        };
+        let fail_closed = match agent {
+            Agent::Cursor => Some(FailClosed::CursorFailClosed),
+            Agent::ClaudeCode if options.claude_on_failure_block => {
+                Some(FailClosed::ClaudeOnFailureBlock)
+            }
+            _ => None,
+        };
+        Ok(Registration {
+            agent,
+            events: layout(agent).events.iter().map(|e| e.name).collect(),
+            program: hookhost.to_path_buf(),
+            args,
+            command_line,
+            budget_ms,
+            timeout,
+            timeout_unit,
+            fail_closed,
+        })
+    }
+
+    /// `30 s` or `30000 ms`.
+    pub fn timeout_text(&self) -> String {
+        match self.timeout_unit {
+            TimeUnit::Seconds => format!("{} s", self.timeout),
+            TimeUnit::Milliseconds => format!("{} ms", self.timeout),
+        }
+    }
+}
+
+/// One event an agent's registration lists.
+#[derive(Debug, Clone, Copy)]
+struct Event {
+    /// The event's name in the agent's spelling.
+    name: &'static str,
+    /// The group's matcher, for agents that group handlers under a matcher (`"*"`: every
+    /// tool); `None` for events without one.
+    matcher: Option<&'static str>,
+}
+
+/// How an agent's settings file holds its hooks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    /// JSON `{"hooks": {EVENT: [{"matcher": M, "hooks": [HANDLER, …]}, …]}}` (Claude Code,
+    /// Gemini CLI).
+    NestedJson,
+    /// JSON `{"version": 1, "hooks": {EVENT: [HANDLER, …]}}` (Cursor, Copilot CLI).
+    FlatJson,
+    /// TOML `[[hooks.EVENT]]` groups holding `[[hooks.EVENT.hooks]]` handlers (Codex).
+    NestedToml,
+}
+
+/// An agent's file shape and events.
+struct Layout {
+    shape: Shape,
+    events: &'static [Event],
+}
+
+fn layout(agent: Agent) -> Layout {
+    match agent {
+        Agent::ClaudeCode => Layout {
+            shape: Shape::NestedJson,
+            events: claude_code::EVENTS,
+        },
+        Agent::Codex => Layout {
+            shape: Shape::NestedToml,
+            events: codex::EVENTS,
+        },
+        Agent::Gemini => Layout {
+            shape: Shape::NestedJson,
+            events: gemini::EVENTS,
+        },
+        Agent::Cursor => Layout {
+            shape: Shape::FlatJson,
+            events: cursor::EVENTS,
+        },
+        Agent::Copilot => Layout {
+            shape: Shape::FlatJson,
+            events: copilot::EVENTS,
+        },
+    }
+}
+
+/// The settings file `install` edits for `agent` in `scope`.
+pub fn settings_file(agent: Agent, scope: Scope, places: &Places) -> PathBuf {
+    match (agent, scope) {
+        (Agent::ClaudeCode, Scope::User) => places.home.join(".claude/settings.json"),
+        (Agent::ClaudeCode, Scope::Project) => places.project.join(".claude/settings.json"),
+        (Agent::Codex, Scope::User) => places
+            .codex_home
+            .clone()
+            .unwrap_or_else(|| places.home.join(".codex"))
+            .join("config.toml"),
+        // Codex reads it only once the project is trusted (research 1.2).
+        (Agent::Codex, Scope::Project) => places.project.join(".codex/config.toml"),
+        (Agent::Gemini, Scope::User) => places.home.join(".gemini/settings.json"),
+        (Agent::Gemini, Scope::Project) => places.project.join(".gemini/settings.json"),
+        (Agent::Cursor, Scope::User) => places.home.join(".cursor/hooks.json"),
+        (Agent::Cursor, Scope::Project) => places.project.join(".cursor/hooks.json"),
+        (Agent::Copilot, Scope::User) => places
+            .copilot_home
+            .clone()
+            .unwrap_or_else(|| places.home.join(".copilot"))
+            .join("hooks/hookhost.json"),
+        (Agent::Copilot, Scope::Project) => places.project.join(".github/hooks/hookhost.json"),
+    }
+}
+
+/// What a change does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Outcome {
+    /// The registration is added to a file that had none (or did not exist).
+    Added,
+    /// A registration of hookhost was there but differed (path, timeout, failure setting,
+    /// duplicates); it is updated in place.
+    Updated,
+    /// The registration is there as it should be: nothing to write.
+    AlreadyInstalled,
+    /// hookhost's registration is removed.
+    Removed,
+    /// There is no registration of hookhost to remove: nothing to write.
+    NotInstalled,
+}
+
+/// A planned install or uninstall: the settings file's text before and after.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Change {
+    /// Install or uninstall.
+    pub action: Action,
+    /// The user's or the project's settings.
+    pub scope: Scope,
+    /// The settings file.
+    pub file: PathBuf,
+    /// Its text now (`None`: it does not exist).
+    pub before: Option<String>,
+    /// Its text after the change (`None`: the file is removed, since it would hold
+    /// nothing but what hookhost put there).
+    pub after: Option<String>,
+    /// What the change does.
+    pub outcome: Outcome,
+    /// What is (or was) registered.
+    pub registration: Registration,
+}
+
+impl Change {
+    /// Whether applying this change writes anything.
+    pub fn changes_anything(&self) -> bool {
+        self.before != self.after
+    }
+
+    /// One line (or two) saying what the change does, for the command line.
+    pub fn summary(&self) -> String {
+        let file = self.file.display();
+        let agent = self.registration.agent.product();
+        let events = self.registration.events.join(", ");
+        let timeout = self.registration.timeout_text();
+        let budget = self.registration.budget_ms;
+        match self.outcome {
+            Outcome::Added => format!(
+                "hookhost is registered with {agent} ({} scope) in {file}: {events}; \
+                 {agent}'s timeout {timeout}, hookhost's budget {budget} ms.",
+                self.scope
+            ),
+            Outcome::Updated => format!(
+                "hookhost's registration with {agent} ({} scope) in {file} is updated: \
+                 {events}; {agent}'s timeout {timeout}, hookhost's budget {budget} ms.",
+                self.scope
+            ),
+            Outcome::AlreadyInstalled => {
+                format!("hookhost is already installed for {agent} in {file}; nothing to change.")
+            }
+            Outcome::Removed if self.after.is_none() => format!(
+                "hookhost's registration is removed from {file}, which held nothing else and is deleted."
+            ),
+            Outcome::Removed => format!("hookhost's registration is removed from {file}."),
+            Outcome::NotInstalled => {
+                format!("hookhost is not installed for {agent} in {file}; nothing to change.")
+            }
+        }
+    }
+
+    /// What `--dry-run` prints: the summary when nothing would change, else a line saying
+    /// nothing is written and the diff of the file.
+    pub fn preview(&self) -> String {
+        if !self.changes_anything() {
+            return format!("{}\n", self.summary());
+        }
+        format!(
+            "Dry run: nothing is written. {} would change like this:\n{}",
+            self.file.display(),
+            self.diff()
+        )
+    }
+
+    /// What the user should know after this change, one sentence each: what the agent does
+    /// when hookhost cannot answer, and the agent's own review of a new hook.
+    pub fn notes(&self, options: &Options) -> Vec<&'static str> {
+        if self.action == Action::Uninstall {
+            return Vec::new();
+        }
+        let agent = self.registration.agent;
+        let mut notes = vec![agent.when_hookhost_cannot_answer(options)];
+        match (agent, self.scope) {
+            (Agent::Codex, Scope::Project) => notes.push(
+                "Codex reads a project's .codex/config.toml only once the project is trusted.",
+            ),
+            (Agent::Cursor, Scope::Project) => {
+                notes.push("Cursor runs a project's hooks in trusted workspaces only.")
+            }
+            (Agent::Gemini, Scope::Project) => notes
+                .push("Gemini CLI warns about a new or changed project hook until you trust it."),
+            _ => {}
+        }
+        if agent == Agent::Codex && self.changes_anything() {
+            notes.push("Codex asks you to review and trust the new hook once, in /hooks.");
+        }
+        notes
+    }
+
+    /// The change as a unified diff of the file (empty when nothing changes).
+    pub fn diff(&self) -> String {
+        diff::unified(&self.file, self.before.as_deref(), self.after.as_deref(), 3)
+    }
+}
+
+/// Why an install or uninstall could not be planned or applied. Every one leaves the
+/// settings file untouched.
+#[derive(Debug, thiserror::Error)]
+pub enum InstallError {
+    /// An agent name that is not one of the five.
+    #[error(
+        "unknown agent {0:?}: hookhost can be installed for claude-code, codex, gemini, cursor and copilot"
+    )]
+    UnknownAgent(String),
+    /// A scope other than `user` and `project`.
+    #[error("unknown scope {0:?}: the scope is user (the default) or project")]
+    UnknownScope(String),
+    /// The binary to register is a relative path, which the agent would resolve from its
+    /// own working folder.
+    #[error(
+        "{}: the hookhost binary to register must be an absolute path",
+        .0.display()
+    )]
+    BinaryNotAbsolute(PathBuf),
+    /// The binary's path cannot be written into a JSON or TOML string.
+    #[error("{}: the hookhost binary's path is not valid UTF-8", .0.display())]
+    BinaryNotUtf8(PathBuf),
+    /// The settings file could not be read.
+    #[error("{}: cannot read it: {}", path.display(), crate::access::explain(path, source))]
+    Read {
+        /// The settings file.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// The settings file is not UTF-8 text.
+    #[error("{}: is not UTF-8 text; hookhost leaves it untouched", path.display())]
+    NotText {
+        /// The settings file.
+        path: PathBuf,
+    },
+    /// The settings file does not parse.
+    #[error(
+        "{}: malformed {format} at line {line}, column {column}: {message}; hookhost leaves it untouched",
+        path.display()
+    )]
+    Malformed {
+        /// The settings file.
+        path: PathBuf,
+        /// `JSON` or `TOML`.
+        format: &'static str,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// The parser's words.
+        message: String,
+    },
+    /// A JSON settings file holds comments, which rewriting it would drop.
+    #[error(
+        "{}: line {line} holds a comment, which hookhost would lose in rewriting this JSON file; \
+         it leaves the file untouched: remove the comments, or add the registration by hand \
+         (--dry-run shows it)",
+        path.display()
+    )]
+    Comments {
+        /// The settings file.
+        path: PathBuf,
+        /// 1-based line of the first comment.
+        line: usize,
+    },
+    /// A key hookhost must edit holds something other than what the agent expects there.
+    #[error(
+        "{}: {key} is not {expected}; hookhost leaves the file untouched",
+        path.display()
+    )]
+    Unexpected {
+        /// The settings file.
+        path: PathBuf,
+        /// The key, as a path (`hooks.PreToolUse[2].hooks`).
+        key: String,
+        /// What it should be (`an array`).
+        expected: &'static str,
+    },
+    /// The settings file could not be written (or its backup, its folder).
+    #[error("{}: cannot write it: {}", path.display(), crate::access::explain(path, source))]
+    Write {
+        /// The file or folder that could not be written.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// The file changed between reading it and writing it.
+    #[error(
+        "{}: changed while hookhost was editing it; nothing is written: run the command again",
+        path.display()
+    )]
+    ChangedMeanwhile {
+        /// The settings file.
+        path: PathBuf,
+    },
+}
+
+/// Plans `request` against the settings file's current text (`None`: the file does not
+/// exist). Pure: reads and writes nothing.
+pub fn plan(request: &Request, existing: Option<&str>) -> Result<Change, InstallError> {
+    let registration = Registration::new(request.agent, &request.hookhost, &request.options)?;
+    let file = settings_file(request.agent, request.scope, &request.places);
+    let layout = layout(request.agent);
+    let ours = Ours {
+        binary: &request.hookhost,
+    };
+    let edited = match layout.shape {
+        Shape::NestedJson | Shape::FlatJson => json::edit(
+            &file,
+            existing,
+            &layout,
+            &registration,
+            request.action,
+            &ours,
+        )?,
+        Shape::NestedToml => toml::edit(
+            &file,
+            existing,
+            &layout,
+            &registration,
+            request.action,
+            &ours,
+        )?,
+    };
+    let after = match edited.text {
+        // Nothing changed: the text stays exactly as it was (not reformatted).
+        Some(_) if !edited.changed => existing.map(str::to_string),
+        text => text,
+    };
+    let outcome = match (request.action, edited.changed, edited.found) {
+        (Action::Install, false, _) => Outcome::AlreadyInstalled,
+        (Action::Install, true, false) => Outcome::Added,
+        (Action::Install, true, true) => Outcome::Updated,
+        (Action::Uninstall, _, true) => Outcome::Removed,
+        (Action::Uninstall, _, false) => Outcome::NotInstalled,
+    };
+    Ok(Change {
+        action: request.action,
+        scope: request.scope,
+        file,
+        before: existing.map(str::to_string),
+        after,
+        outcome,
+        registration,
+    })
+}
+
+/// What [`run`] did.
+#[derive(Debug)]
+pub struct Report {
+    /// The planned change.
+    pub change: Change,
+    /// What was written (`None` on a dry run).
+    pub applied: Option<Applied>,
+}
+
+/// Reads the settings file, plans `request` and, unless `dry_run`, applies it.
+pub fn run(request: &Request, dry_run: bool) -> Result<Report, InstallError> {
+    let file = settings_file(request.agent, request.scope, &request.places);
+    let existing = read_existing(&file)?;
+    let change = plan(request, existing.as_deref())?;
+    let applied = if dry_run { None } else { Some(apply(&change)?) };
+    Ok(Report { change, applied })
+}
+
+/// The result of editing a file's text.
+struct Edited {
+    /// The new text (`None`: the file would hold nothing but what hookhost put there).
+    text: Option<String>,
+    /// Whether the document changed.
+    changed: bool,
+    /// Whether a registration of hookhost was found in it.
+    found: bool,
+}
+
+/// Recognises hookhost's own handlers.
+struct Ours<'a> {
+    /// The binary being registered.
+    binary: &'a Path,
+}
+
+impl Ours<'_> {
+    /// Whether running `program` with `first_arg` first is hookhost's bridge: the program is
+    /// the binary being registered or any file named `hookhost` (an older install from
+    /// another path), and the first argument is `bridge`.
+    fn is_bridge(&self, program: &str, first_arg: Option<&str>) -> bool {
+        let is_hookhost = Path::new(program) == self.binary
+            || Path::new(program)
+                .file_name()
+                .is_some_and(|n| n == "hookhost");
+        is_hookhost && first_arg == Some("bridge")
+    }
+
+    /// Whether a handler with these fields is hookhost's bridge: `exec` + `args` (Copilot),
+    /// or a `command` line (whose second word is `bridge`, or whose `args` start with it).
+    fn is_bridge_handler(
+        &self,
+        exec: Option<&str>,
+        command: Option<&str>,
+        args_first: Option<&str>,
+    ) -> bool {
+        if let Some(program) = exec {
+            return self.is_bridge(program, args_first);
+        }
+        let Some(command) = command else {
+            return false;
+        };
+        let words = shell::first_words(command, 2);
+        match words.as_slice() {
+            [program] => self.is_bridge(program, args_first),
+            [program, first, ..] => self.is_bridge(program, Some(first)),
+            [] => false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,449 @@
+//! The JSON settings files: Claude Code's and Gemini CLI's `settings.json` (handlers grouped
+//! under a matcher) and Cursor's and Copilot CLI's `hooks.json` (flat handler lists).
+//!
+//! The file is parsed into `serde_json` values (which keep key order), edited and written
+//! back pretty-printed with the file's own indentation, line endings and final newline. A
+//! file that does not change is not rewritten at all. JSON with comments (which Gemini CLI
+//! accepts in its settings) cannot go through `serde_json` without losing them, so it is
+//! refused with the line of the first comment.
+
+use super::{
+    Action, Agent, Edited, Event, InstallError, Layout, Ours, Registration, Shape, claude_code,
+    copilot, cursor, gemini,
+};
+use serde::Serialize;
+use serde_json::{Map, Value};
+use std::path::Path;
+
+/// Handler keys that decide how (and whether) the bridge runs. On hookhost's own handler, a
+/// key of these that the registration does not write is removed: left there, it could
+/// narrow the registration (`matcher`, `if`), make it not wait for the answer (`async`) or
+/// run something else (`args`, `bash`, `powershell`).
+const MANAGED_KEYS: &[&str] = &[
+    "type",
+    "command",
+    "args",
+    "exec",
+    "bash",
+    "powershell",
+    "commandWindows",
+    "command_windows",
+    "timeout",
+    "timeoutSec",
+    "failClosed",
+    "onFailure",
+    "async",
+    "matcher",
+    "if",
+];
+
+/// Edits the JSON settings file `path` whose text is `existing`.
+pub(super) fn edit(
+    path: &Path,
+    existing: Option<&str>,
+    layout: &Layout,
+    registration: &Registration,
+    action: Action,
+    ours: &Ours,
+) -> Result<Edited, InstallError> {
+    let style = Style::of(existing);
+    let mut root = parse(path, existing)?;
+    let original = render(&root, &style);
+    let desired = match action {
+        Action::Install => Some(handler(registration)),
+        Action::Uninstall => None,
+    };
+    let flat = layout.shape == Shape::FlatJson;
+    let mut found = false;
+
+    if desired.is_some() && !root.contains_key("hooks") {
+        root.insert("hooks".into(), Value::Object(Map::new()));
+    }
+    if let Some(hooks_value) = root.get_mut("hooks") {
+        let hooks = hooks_value
+            .as_object_mut()
+            .ok_or_else(|| unexpected(path, "hooks".into(), "an object"))?;
+        for event in layout.events {
+            found |= if flat {
+                edit_flat(path, hooks, event, desired.as_ref(), ours)?
+            } else {
+                edit_nested(path, hooks, event, desired.as_ref(), ours)?
+            };
+        }
+        if desired.is_none() && found && hooks.is_empty() {
+            root.shift_remove("hooks");
+        }
+    }
+    if flat && desired.is_some() && !root.contains_key("version") {
+        // Cursor and Copilot read a hooks file only with its format version.
+        root.shift_insert(0, "version".into(), Value::from(1));
+    }
+
+    let text = render(&root, &style);
+    let changed = text != original;
+    let holds_nothing = root.keys().all(|key| flat && key == "version");
+    let text = if desired.is_none() && found && holds_nothing {
+        None
+    } else {
+        Some(text)
+    };
+    Ok(Edited {
+        text,
+        changed,
+        found,
+    })
+}
+
+/// The handler hookhost registers for `registration.agent`.
+fn handler(registration: &Registration) -> Map<String, Value> {
+    match registration.agent {
+        Agent::ClaudeCode => claude_code::handler(registration),
+        Agent::Gemini => gemini::handler(registration),
+        Agent::Cursor => cursor::handler(registration),
+        Agent::Copilot => copilot::handler(registration),
+        // Codex's settings are TOML (`super::toml`).
+        Agent::Codex => Map::new(),
+    }
+}
+
+/// Whether `handler` runs hookhost's bridge.
+fn is_ours(ours: &Ours, handler: &Value) -> bool {
+    let Some(handler) = handler.as_object() else {
+        return false;
+    };
+    let text = |key: &str| handler.get(key).and_then(Value::as_str);
+    let args_first = handler
+        .get("args")
+        .and_then(Value::as_array)
+        .and_then(|args| args.first())
+        .and_then(Value::as_str);
+    ours.is_bridge_handler(
+        text("exec"),
+        text("command").or_else(|| text("bash")),
+        args_first,
+    )
+}
+
+/// Brings hookhost's `handler` to `desired`, in place: keys keep their positions, other keys
+/// (a `statusMessage`, a `description`) stay.
+fn update_handler(handler: &mut Map<String, Value>, desired: &Map<String, Value>) {
+    for (key, value) in desired {
+        if handler.get(key) != Some(value) {
+            handler.insert(key.clone(), value.clone());
+        }
+    }
+    for key in MANAGED_KEYS {
+        if !desired.contains_key(*key) {
+            handler.shift_remove(*key);
+        }
+    }
+}
+
+/// One event of a grouped file: `hooks.EVENT = [{"matcher": M, "hooks": [HANDLER…]}…]`.
+/// Returns whether hookhost's handler was there.
+fn edit_nested(
+    path: &Path,
+    hooks: &mut Map<String, Value>,
+    event: &Event,
+    desired: Option<&Map<String, Value>>,
+    ours: &Ours,
+) -> Result<bool, InstallError> {
+    let key = format!("hooks.{}", event.name);
+    let Some(list) = hooks.get_mut(event.name) else {
+        if let Some(desired) = desired {
+            hooks.insert(
+                event.name.into(),
+                Value::Array(vec![new_group(event, desired)]),
+            );
+        }
+        return Ok(false);
+    };
+    let groups = list
+        .as_array_mut()
+        .ok_or_else(|| unexpected(path, key.clone(), "an array"))?;
+
+    let mut found_at = Vec::new();
+    for (g, group) in groups.iter().enumerate() {
+        let group = group
+            .as_object()
+            .ok_or_else(|| unexpected(path, format!("{key}[{g}]"), "an object"))?;
+        let Some(handlers) = group.get("hooks") else {
+            continue;
+        };
+        let handlers = handlers
+            .as_array()
+            .ok_or_else(|| unexpected(path, format!("{key}[{g}].hooks"), "an array"))?;
+        found_at.extend(
+            handlers
+                .iter()
+                .enumerate()
+                .filter(|(_, handler)| is_ours(ours, handler))
+                .map(|(h, _)| (g, h)),
+        );
+    }
+    let found = !found_at.is_empty();
+
+    // The handler kept (and updated) on install: the first one in a group that matches every
+    // tool; else the first one alone in its group, whose matcher is then widened.
+    let matches_all = |g: usize| {
+        event.matcher.is_none()
+            || match groups[g].get("matcher") {
+                None | Some(Value::Null) => true,
+                Some(Value::String(m)) => m.is_empty() || m == "*",
+                Some(_) => false,
+            }
+    };
+    let alone = |g: usize| {
+        groups[g]
+            .get("hooks")
+            .and_then(Value::as_array)
+            .is_some_and(|handlers| handlers.len() == 1)
+    };
+    let mut keeper = desired.and_then(|_| {
+        let widened = |&(g, h): &(usize, usize)| (g, h, false);
+        found_at
+            .iter()
+            .find(|(g, _)| matches_all(*g))
+            .map(widened)
+            .or_else(|| {
+                found_at
+                    .iter()
+                    .find(|(g, _)| alone(*g))
+                    .map(|&(g, h)| (g, h, true))
+            })
+    });
+
+    // Every other hookhost handler goes, and with it a group it leaves empty.
+    for &(g, h) in found_at.iter().rev() {
+        if keeper.is_some_and(|(kg, kh, _)| (kg, kh) == (g, h)) {
+            continue;
+        }
+        let Some(handlers) = groups[g].get_mut("hooks").and_then(Value::as_array_mut) else {
+            continue;
+        };
+        handlers.remove(h);
+        let keeper_group = keeper.map(|(kg, _, _)| kg);
+        if handlers.is_empty() && keeper_group != Some(g) {
+            groups.remove(g);
+            if let Some((kg, _, _)) = keeper.as_mut()
+                && g < *kg
+            {
+                *kg -= 1;
+            }
+        } else if let Some((kg, kh, _)) = keeper.as_mut()
+            && g == *kg
+            && h < *kh
+        {
+            *kh -= 1;
+        }
+    }
+
+    match (desired, keeper) {
+        (Some(desired), Some((g, h, widen))) => {
+            if let Some(group) = groups[g].as_object_mut() {
+                if widen && let Some(matcher) = event.matcher {
+                    group.insert("matcher".into(), matcher.into());
+                }
+                if let Some(handler) = group
+                    .get_mut("hooks")
+                    .and_then(Value::as_array_mut)
+                    .and_then(|handlers| handlers.get_mut(h))
+                    .and_then(Value::as_object_mut)
+                {
+                    update_handler(handler, desired);
+                }
+            }
+        }
+        (Some(desired), None) => groups.push(new_group(event, desired)),
+        (None, _) => {
+            if found && groups.is_empty() {
+                hooks.shift_remove(event.name);
+            }
+        }
+    }
+    Ok(found)
+}
+
+/// A new group holding hookhost's handler.
+fn new_group(event: &Event, handler: &Map<String, Value>) -> Value {
+    let mut group = Map::new();
+    if let Some(matcher) = event.matcher {
+        group.insert("matcher".into(), matcher.into());
+    }
+    group.insert(
+        "hooks".into(),
+        Value::Array(vec![Value::Object(handler.clone())]),
+    );
+    Value::Object(group)
+}
+
+/// One event of a flat file: `hooks.EVENT = [HANDLER…]`. Returns whether hookhost's handler
+/// was there.
+fn edit_flat(
+    path: &Path,
+    hooks: &mut Map<String, Value>,
+    event: &Event,
+    desired: Option<&Map<String, Value>>,
+    ours: &Ours,
+) -> Result<bool, InstallError> {
+    let Some(list) = hooks.get_mut(event.name) else {
+        if let Some(desired) = desired {
+            hooks.insert(
+                event.name.into(),
+                Value::Array(vec![Value::Object(desired.clone())]),
+            );
+        }
+        return Ok(false);
+    };
+    let handlers = list
+        .as_array_mut()
+        .ok_or_else(|| unexpected(path, format!("hooks.{}", event.name), "an array"))?;
+    let found_at: Vec<usize> = handlers
+        .iter()
+        .enumerate()
+        .filter(|(_, handler)| is_ours(ours, handler))
+        .map(|(i, _)| i)
+        .collect();
+    let found = !found_at.is_empty();
+    let keeper = desired.and(found_at.first().copied());
+    for &i in found_at.iter().rev() {
+        if Some(i) != keeper {
+            handlers.remove(i);
+        }
+    }
+    match (desired, keeper) {
+        (Some(desired), Some(i)) => {
+            if let Some(handler) = handlers.get_mut(i).and_then(Value::as_object_mut) {
+                update_handler(handler, desired);
+            }
+        }
+        (Some(desired), None) => handlers.push(Value::Object(desired.clone())),
+        (None, _) => {
+            if found && handlers.is_empty() {
+                hooks.shift_remove(event.name);
+            }
+        }
+    }
+    Ok(found)
+}
+
+fn unexpected(path: &Path, key: String, expected: &'static str) -> InstallError {
+    InstallError::Unexpected {
+        path: path.to_path_buf(),
+        key,
+        expected,
+    }
+}
+
+/// Parses the file's text into its top-level object; a missing or blank file is `{}`.
+fn parse(path: &Path, existing: Option<&str>) -> Result<Map<String, Value>, InstallError> {
+    let Some(text) = existing.filter(|t| !t.trim().is_empty()) else {
+        return Ok(Map::new());
+    };
+    let value: Value = serde_json::from_str(text).map_err(|e| {
+        if let Some(line) = first_comment_line(text) {
+            return InstallError::Comments {
+                path: path.to_path_buf(),
+                line,
+            };
+        }
+        let message = e.to_string();
+        // serde_json appends " at line L column C", which the error says its own way.
+        let message = match message.rsplit_once(" at line ") {
+            Some((words, _)) => words.to_string(),
+            None => message,
+        };
+        InstallError::Malformed {
+            path: path.to_path_buf(),
+            format: "JSON",
+            line: e.line(),
+            column: e.column(),
+            message,
+        }
+    })?;
+    match value {
+        Value::Object(map) => Ok(map),
+        _ => Err(unexpected(path, "its top level".into(), "a JSON object")),
+    }
+}
+
+/// The line of the first `//` or `/*` comment outside a string, if any.
+fn first_comment_line(text: &str) -> Option<usize> {
+    let mut line = 1;
+    let mut in_string = false;
+    let mut escaped = false;
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\n' {
+            line += 1;
+        }
+        if in_string {
+            match c {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                '"' => in_string = false,
+                _ => {}
+            }
+        } else if c == '"' {
+            in_string = true;
+        } else if c == '/' && matches!(chars.peek(), Some('/' | '*')) {
+            return Some(line);
+        }
+    }
+    None
+}
+
+/// How the file was written: kept when it is rewritten.
+struct Style {
+    /// One level of indentation.
+    indent: String,
+    /// `\r\n` line endings.
+    crlf: bool,
+    /// Whether the file ends with a line ending.
+    final_newline: bool,
+}
+
+impl Style {
+    fn of(existing: Option<&str>) -> Self {
+        let Some(text) = existing.filter(|t| !t.trim().is_empty()) else {
+            return Style {
+                indent: "  ".into(),
+                crlf: false,
+                final_newline: true,
+            };
+        };
+        let indent = text
+            .lines()
+            .skip(1)
+            .map(|line| {
+                line.chars()
+                    .take_while(|c| *c == ' ' || *c == '\t')
+                    .collect::<String>()
+            })
+            .find(|indent| !indent.is_empty())
+            .unwrap_or_else(|| "  ".into());
+        Style {
+            indent,
+            crlf: text.contains("\r\n"),
+            final_newline: text.ends_with('\n'),
+        }
+    }
+}
+
+/// The object as the file's text, in the file's style.
+fn render(root: &Map<String, Value>, style: &Style) -> String {
+    let mut out = Vec::new();
+    let formatter = serde_json::ser::PrettyFormatter::with_indent(style.indent.as_bytes());
+    let mut serializer = serde_json::Serializer::with_formatter(&mut out, formatter);
+    // Writing a `serde_json::Value` into a `Vec` cannot fail: it holds only strings, numbers
+    // and containers, and a `Vec` accepts every write.
+    let _ = root.serialize(&mut serializer);
+    let mut text = String::from_utf8_lossy(&out).into_owned();
+    if style.final_newline {
+        text.push('\n');
+    }
+    if style.crlf {
+        text = text.replace('\n', "\r\n");
+    }
+    text
+}

@@ -1,0 +1,1036 @@
+//! Install and uninstall on real-looking settings files.
+
+use super::*;
+use serde_json::{Value, json};
+
+const HOOKHOST: &str = "/usr/local/bin/hookhost";
+
+fn request(action: Action, agent: Agent, scope: Scope) -> Request {
+    Request {
+        action,
+        agent,
+        scope,
+        places: Places::new("/home/ada", "/work/proj"),
+        hookhost: PathBuf::from(HOOKHOST),
+        options: Options::default(),
+    }
+}
+
+fn install(agent: Agent) -> Request {
+    request(Action::Install, agent, Scope::User)
+}
+
+fn uninstall(agent: Agent) -> Request {
+    request(Action::Uninstall, agent, Scope::User)
+}
+
+/// Plans `request` on `text`; the change must succeed.
+fn planned(request: &Request, text: Option<&str>) -> Change {
+    match plan(request, text) {
+        Ok(change) => change,
+        Err(e) => panic!("plan failed: {e}"),
+    }
+}
+
+fn after(change: &Change) -> &str {
+    change
+        .after
+        .as_deref()
+        .unwrap_or_else(|| panic!("no text after: {change:?}"))
+}
+
+fn parse(text: &str) -> Value {
+    serde_json::from_str(text).unwrap_or_else(|e| panic!("not JSON ({e}):\n{text}"))
+}
+
+/// Installing twice changes nothing the second time; uninstalling gives back `original`.
+fn assert_idempotent_and_round_trips(agent: Agent, original: Option<&str>) -> Change {
+    let first = planned(&install(agent), original);
+    assert!(first.changes_anything(), "{first:?}");
+    let second = planned(&install(agent), first.after.as_deref());
+    assert_eq!(second.outcome, Outcome::AlreadyInstalled);
+    assert!(!second.changes_anything());
+    assert_eq!(second.after, first.after);
+    let removed = planned(&uninstall(agent), first.after.as_deref());
+    assert_eq!(removed.outcome, Outcome::Removed);
+    assert_eq!(
+        removed.after.as_deref(),
+        original,
+        "uninstall does not give back the original"
+    );
+    first
+}
+
+const CLAUDE_SETTINGS: &str = r#"{
+  "$schema": "https://json.schemastore.org/claude-code-settings.json",
+  "permissions": {
+    "allow": [
+      "Bash(npm run lint)",
+      "Read(~/.zshrc)"
+    ],
+    "deny": [
+      "Read(./.env)"
+    ]
+  },
+  "env": {
+    "CLAUDE_CODE_ENABLE_TELEMETRY": "0"
+  },
+  "hooks": {
+    "PreToolUse": [
+      {
+        "matcher": "Bash",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "python3 \"$CLAUDE_PROJECT_DIR\"/.claude/hooks/no_rm.py",
+            "timeout": 10
+          }
+        ]
+      }
+    ],
+    "PostToolUse": [
+      {
+        "matcher": "Write|Edit",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "npx prettier --write \"$(jq -r .tool_input.file_path)\""
+          }
+        ]
+      }
+    ]
+  },
+  "model": "opus"
+}
+"#;
+
+#[test]
+fn claude_code_install_merges_into_settings_with_other_hooks_and_keys() {
+    let change = assert_idempotent_and_round_trips(Agent::ClaudeCode, Some(CLAUDE_SETTINGS));
+    assert_eq!(change.outcome, Outcome::Added);
+    assert_eq!(
+        change.file,
+        PathBuf::from("/home/ada/.claude/settings.json")
+    );
+    let new = parse(after(&change));
+    let old = parse(CLAUDE_SETTINGS);
+    for key in ["$schema", "permissions", "env", "model"] {
+        assert_eq!(new[key], old[key], "{key} changed");
+    }
+    assert_eq!(new["hooks"]["PostToolUse"], old["hooks"]["PostToolUse"]);
+    let handler = json!({
+        "type": "command",
+        "command": "/usr/local/bin/hookhost bridge --agent claude-code",
+        "timeout": 30
+    });
+    assert_eq!(
+        new["hooks"]["PreToolUse"],
+        json!([old["hooks"]["PreToolUse"][0], {"matcher": "*", "hooks": [handler]}])
+    );
+    assert_eq!(
+        new["hooks"]["UserPromptSubmit"],
+        json!([{"hooks": [handler]}])
+    );
+    // Key order is kept: hookhost's events come after the user's.
+    let keys: Vec<&str> = new["hooks"]
+        .as_object()
+        .map(|m| m.keys().map(String::as_str).collect())
+        .unwrap_or_default();
+    assert_eq!(keys, ["PreToolUse", "PostToolUse", "UserPromptSubmit"]);
+    assert!(
+        change.summary().contains("PreToolUse, UserPromptSubmit"),
+        "{}",
+        change.summary()
+    );
+    assert!(
+        change.diff().contains("+        \"matcher\": \"*\","),
+        "{}",
+        change.diff()
+    );
+}
+
+#[test]
+fn claude_code_project_scope_and_a_new_file() {
+    let request = request(Action::Install, Agent::ClaudeCode, Scope::Project);
+    let change = planned(&request, None);
+    assert_eq!(
+        change.file,
+        PathBuf::from("/work/proj/.claude/settings.json")
+    );
+    assert_eq!(change.before, None);
+    assert_eq!(
+        after(&change),
+        r#"{
+  "hooks": {
+    "PreToolUse": [
+      {
+        "matcher": "*",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "/usr/local/bin/hookhost bridge --agent claude-code",
+            "timeout": 30
+          }
+        ]
+      }
+    ],
+    "UserPromptSubmit": [
+      {
+        "hooks": [
+          {
+            "type": "command",
+            "command": "/usr/local/bin/hookhost bridge --agent claude-code",
+            "timeout": 30
+          }
+        ]
+      }
+    ]
+  }
+}
+"#
+    );
+    // Uninstall leaves nothing: the file hookhost created goes.
+    let removed = planned(
+        &request_for(Action::Uninstall, &request),
+        change.after.as_deref(),
+    );
+    assert_eq!(removed.after, None);
+    assert!(
+        removed.summary().contains("is deleted"),
+        "{}",
+        removed.summary()
+    );
+}
+
+fn request_for(action: Action, like: &Request) -> Request {
+    Request {
+        action,
+        ..like.clone()
+    }
+}
+
+#[test]
+fn an_older_registration_is_updated_in_place_not_duplicated() {
+    let old = r#"{
+  "hooks": {
+    "PreToolUse": [
+      {
+        "matcher": "*",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "/opt/old/hookhost bridge --agent claude-code",
+            "args": ["ignored"],
+            "timeout": 600,
+            "statusMessage": "hookhost"
+          },
+          {
+            "type": "command",
+            "command": "~/bin/audit.sh"
+          }
+        ]
+      },
+      {
+        "matcher": "Bash",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "hookhost bridge --agent claude-code"
+          }
+        ]
+      }
+    ],
+    "UserPromptSubmit": [
+      {
+        "hooks": [
+          {
+            "type": "command",
+            "command": "/usr/local/bin/hookhost bridge --agent claude-code",
+            "timeout": 30
+          }
+        ]
+      }
+    ]
+  }
+}
+"#;
+    let change = planned(&install(Agent::ClaudeCode), Some(old));
+    assert_eq!(change.outcome, Outcome::Updated);
+    let new = parse(after(&change));
+    assert_eq!(
+        new["hooks"]["PreToolUse"],
+        json!([{
+            "matcher": "*",
+            "hooks": [
+                {
+                    "type": "command",
+                    "command": "/usr/local/bin/hookhost bridge --agent claude-code",
+                    "timeout": 30,
+                    "statusMessage": "hookhost"
+                },
+                {"type": "command", "command": "~/bin/audit.sh"}
+            ]
+        }])
+    );
+    assert_eq!(
+        new["hooks"]["UserPromptSubmit"],
+        parse(old)["hooks"]["UserPromptSubmit"]
+    );
+    let again = planned(&install(Agent::ClaudeCode), change.after.as_deref());
+    assert_eq!(again.outcome, Outcome::AlreadyInstalled);
+}
+
+#[test]
+fn a_narrowed_registration_alone_in_its_group_is_widened_again() {
+    let old = json!({"hooks": {"PreToolUse": [
+        {"matcher": "Bash", "hooks": [{"type": "command", "command": "/usr/local/bin/hookhost bridge --agent claude-code", "timeout": 30}]},
+    ]}});
+    let text = serde_json::to_string_pretty(&old).unwrap_or_default();
+    let change = planned(&install(Agent::ClaudeCode), Some(&text));
+    assert_eq!(change.outcome, Outcome::Updated);
+    let new = parse(after(&change));
+    assert_eq!(new["hooks"]["PreToolUse"][0]["matcher"], "*");
+    assert_eq!(new["hooks"]["PreToolUse"].as_array().map(Vec::len), Some(1));
+}
+
+#[test]
+fn other_hookhost_commands_and_lookalikes_are_not_hookhosts_registration() {
+    let old = json!({"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [
+        {"type": "command", "command": "hookhost check"},
+        {"type": "command", "command": "/bin/not-hookhost bridge --agent claude-code"},
+        {"type": "command", "command": "echo hookhost bridge"},
+    ]}]}});
+    let text = serde_json::to_string_pretty(&old).unwrap_or_default();
+    let removed = planned(&uninstall(Agent::ClaudeCode), Some(&text));
+    assert_eq!(removed.outcome, Outcome::NotInstalled);
+    assert!(!removed.changes_anything());
+    let change = planned(&install(Agent::ClaudeCode), Some(&text));
+    assert_eq!(change.outcome, Outcome::Added);
+    let new = parse(after(&change));
+    assert_eq!(new["hooks"]["PreToolUse"][0], old["hooks"]["PreToolUse"][0]);
+    assert_eq!(new["hooks"]["PreToolUse"].as_array().map(Vec::len), Some(2));
+}
+
+#[test]
+fn claude_code_on_failure_block_is_written_only_when_asked() {
+    let plain = planned(&install(Agent::ClaudeCode), None);
+    assert!(!after(&plain).contains("onFailure"));
+    let mut asked = install(Agent::ClaudeCode);
+    asked.options.claude_on_failure_block = true;
+    let change = planned(&asked, Some(after(&plain)));
+    assert_eq!(change.outcome, Outcome::Updated);
+    let new = parse(after(&change));
+    assert_eq!(
+        new["hooks"]["PreToolUse"][0]["hooks"][0]["onFailure"],
+        "block"
+    );
+    assert_eq!(
+        new["hooks"]["UserPromptSubmit"][0]["hooks"][0]["onFailure"],
+        "block"
+    );
+    // Installing again without it takes it away (the registration is what was asked for).
+    let back = planned(&install(Agent::ClaudeCode), change.after.as_deref());
+    assert_eq!(back.after, plain.after);
+}
+
+#[test]
+fn a_budget_sets_the_timeout_above_it_and_reaches_the_bridge() {
+    let mut request = install(Agent::Gemini);
+    request.options.budget_ms = Some(90_000);
+    let change = planned(&request, None);
+    let new = parse(after(&change));
+    let handler = &new["hooks"]["BeforeTool"][0]["hooks"][0];
+    assert_eq!(handler["timeout"], 95_000);
+    assert_eq!(
+        handler["command"],
+        "/usr/local/bin/hookhost bridge --agent gemini --budget-ms 90000"
+    );
+    // The default budget is not spelled out.
+    request.options.budget_ms = Some(gemini::DEFAULT_BUDGET_MS);
+    let default = planned(&request, None);
+    assert!(!after(&default).contains("--budget-ms"));
+}
+
+#[test]
+fn every_timeout_is_above_the_budget_and_every_budget_below_the_agents_default() {
+    // The agents' default timeouts (research 2.5); Cursor's is not documented.
+    let defaults_ms = [
+        (Agent::ClaudeCode, 30_000),
+        (Agent::Codex, 600_000),
+        (Agent::Gemini, 60_000),
+        (Agent::Copilot, 30_000),
+    ];
+    for (agent, default_ms) in defaults_ms {
+        assert!(agent.default_budget_ms() < default_ms, "{agent}");
+    }
+    for agent in Agent::ALL {
+        let registration = Registration::new(agent, Path::new(HOOKHOST), &Options::default())
+            .unwrap_or_else(|e| panic!("{e}"));
+        let timeout_ms = match registration.timeout_unit {
+            TimeUnit::Seconds => registration.timeout * 1000,
+            TimeUnit::Milliseconds => registration.timeout,
+        };
+        assert!(
+            timeout_ms >= registration.budget_ms + TIMEOUT_MARGIN_MS,
+            "{agent}: {timeout_ms} ms"
+        );
+    }
+}
+
+#[test]
+fn a_binary_path_with_a_blank_is_quoted_and_still_recognised() {
+    let mut request = install(Agent::ClaudeCode);
+    request.hookhost = PathBuf::from("/home/ada/my tools/hookhost");
+    let change = planned(&request, None);
+    let new = parse(after(&change));
+    assert_eq!(
+        new["hooks"]["PreToolUse"][0]["hooks"][0]["command"],
+        "'/home/ada/my tools/hookhost' bridge --agent claude-code"
+    );
+    let again = planned(&request, change.after.as_deref());
+    assert_eq!(again.outcome, Outcome::AlreadyInstalled);
+    // A renamed binary is still recognised by its own path.
+    request.hookhost = PathBuf::from("/opt/hh");
+    let renamed = planned(&request, None);
+    request.hookhost = PathBuf::from("/opt/hh");
+    let again = planned(&request, renamed.after.as_deref());
+    assert_eq!(again.outcome, Outcome::AlreadyInstalled);
+}
+
+#[test]
+fn a_relative_binary_path_is_refused() {
+    let mut request = install(Agent::Codex);
+    request.hookhost = PathBuf::from("target/debug/hookhost");
+    let err = plan(&request, None)
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    assert!(err.contains("must be an absolute path"), "{err}");
+}
+
+const GEMINI_SETTINGS: &str = r#"{
+    "theme": "GitHub",
+    "hooksConfig": {
+        "enabled": true
+    },
+    "hooks": {
+        "BeforeTool": [
+            {
+                "matcher": "write_file|replace",
+                "hooks": [
+                    {
+                        "name": "secret-scan",
+                        "type": "command",
+                        "command": "$GEMINI_PROJECT_DIR/.gemini/hooks/scan.sh",
+                        "timeout": 5000
+                    }
+                ]
+            }
+        ]
+    }
+}"#;
+
+#[test]
+fn gemini_install_keeps_four_space_indent_and_writes_milliseconds() {
+    let change = assert_idempotent_and_round_trips(Agent::Gemini, Some(GEMINI_SETTINGS));
+    assert_eq!(
+        change.file,
+        PathBuf::from("/home/ada/.gemini/settings.json")
+    );
+    let text = after(&change);
+    assert!(text.starts_with("{\n    \"theme\""), "{text}");
+    assert!(
+        !text.ends_with('\n'),
+        "a file without a final newline keeps none"
+    );
+    let new = parse(text);
+    let handler = json!({
+        "name": "hookhost",
+        "type": "command",
+        "command": "/usr/local/bin/hookhost bridge --agent gemini",
+        "timeout": 55_000
+    });
+    assert_eq!(
+        new["hooks"]["BeforeTool"][1],
+        json!({"matcher": "*", "hooks": [handler]})
+    );
+    assert_eq!(new["hooks"]["BeforeAgent"], json!([{"hooks": [handler]}]));
+    assert_eq!(new["hooksConfig"], json!({"enabled": true}));
+}
+
+#[test]
+fn a_json_settings_file_with_comments_is_refused_with_the_line() {
+    let text =
+        "{\n  \"theme\": \"GitHub\", // \"dark\" is too dark\n  \"url\": \"http://x//y\"\n}\n";
+    let err = plan(&install(Agent::Gemini), Some(text)).err();
+    match err {
+        Some(InstallError::Comments { path, line }) => {
+            assert_eq!(path, PathBuf::from("/home/ada/.gemini/settings.json"));
+            assert_eq!(line, 2);
+        }
+        other => panic!("expected a comment error, got {other:?}"),
+    }
+    let block = "{\n  \"a\": \"//not a comment\",\n  /* one */ \"b\": 1\n}";
+    let message = plan(&install(Agent::ClaudeCode), Some(block))
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    assert!(
+        message.starts_with("/home/ada/.claude/settings.json: line 3 holds a comment"),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_broken_json_file_is_an_error_naming_the_file_and_line() {
+    let broken = "{\n  \"permissions\": {\n    \"allow\": [\"Bash(ls)\",]\n  }\n}\n";
+    for agent in [
+        Agent::ClaudeCode,
+        Agent::Cursor,
+        Agent::Copilot,
+        Agent::Gemini,
+    ] {
+        for action in [Action::Install, Action::Uninstall] {
+            match plan(&request(action, agent, Scope::User), Some(broken)) {
+                Err(e @ InstallError::Malformed { line: 3, .. }) => {
+                    let message = e.to_string();
+                    let file =
+                        settings_file(agent, Scope::User, &Places::new("/home/ada", "/work/proj"));
+                    assert!(
+                        message
+                            .starts_with(&format!("{}: malformed JSON at line 3", file.display())),
+                        "{message}"
+                    );
+                    assert!(
+                        message.ends_with("hookhost leaves it untouched"),
+                        "{message}"
+                    );
+                }
+                other => panic!("{agent}: expected a malformed error, got {other:?}"),
+            }
+        }
+    }
+}
+
+#[test]
+fn a_settings_file_of_the_wrong_shape_names_the_key() {
+    let cases = [
+        ("[1, 2]", "its top level is not a JSON object"),
+        (r#"{"hooks": []}"#, "hooks is not an object"),
+        (
+            r#"{"hooks": {"PreToolUse": {}}}"#,
+            "hooks.PreToolUse is not an array",
+        ),
+        (
+            r#"{"hooks": {"PreToolUse": [1]}}"#,
+            "hooks.PreToolUse[0] is not an object",
+        ),
+        (
+            r#"{"hooks": {"PreToolUse": [{"hooks": "x"}]}}"#,
+            "hooks.PreToolUse[0].hooks is not an array",
+        ),
+    ];
+    for (text, expected) in cases {
+        let message = plan(&install(Agent::ClaudeCode), Some(text))
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(message.contains(expected), "{text}: {message}");
+    }
+}
+
+#[test]
+fn cursor_new_file_registers_every_event_fail_closed_and_uninstall_deletes_it() {
+    let change = planned(&install(Agent::Cursor), None);
+    assert_eq!(change.file, PathBuf::from("/home/ada/.cursor/hooks.json"));
+    let new = parse(after(&change));
+    let handler = json!({
+        "command": "/usr/local/bin/hookhost bridge --agent cursor",
+        "timeout": 30,
+        "failClosed": true
+    });
+    assert_eq!(
+        new,
+        json!({"version": 1, "hooks": {
+            "preToolUse": [handler],
+            "beforeShellExecution": [handler],
+            "beforeMCPExecution": [handler],
+            "beforeReadFile": [handler],
+            "beforeSubmitPrompt": [handler],
+        }})
+    );
+    assert!(after(&change).starts_with("{\n  \"version\": 1,"));
+    assert_idempotent_and_round_trips(Agent::Cursor, None);
+}
+
+#[test]
+fn cursor_install_keeps_the_users_hooks_and_adds_a_missing_version_first() {
+    let old = r#"{
+  "hooks": {
+    "afterFileEdit": [
+      {
+        "command": "./hooks/format.sh"
+      }
+    ],
+    "beforeShellExecution": [
+      {
+        "command": "./hooks/audit.sh",
+        "matcher": "git push"
+      },
+      {
+        "command": "hookhost bridge --agent cursor",
+        "matcher": "npm"
+      }
+    ]
+  }
+}
+"#;
+    let change = planned(&install(Agent::Cursor), Some(old));
+    assert_eq!(change.outcome, Outcome::Updated);
+    let new = parse(after(&change));
+    assert!(after(&change).starts_with("{\n  \"version\": 1,"));
+    assert_eq!(
+        new["hooks"]["afterFileEdit"],
+        parse(old)["hooks"]["afterFileEdit"]
+    );
+    assert_eq!(
+        new["hooks"]["beforeShellExecution"],
+        json!([
+            {"command": "./hooks/audit.sh", "matcher": "git push"},
+            {"command": "/usr/local/bin/hookhost bridge --agent cursor", "timeout": 30, "failClosed": true}
+        ])
+    );
+    // Uninstall removes hookhost's handlers only; the version it added stays with the
+    // user's hooks.
+    let removed = planned(&uninstall(Agent::Cursor), change.after.as_deref());
+    let left = parse(after(&removed));
+    assert_eq!(
+        left,
+        json!({"version": 1, "hooks": {
+            "afterFileEdit": [{"command": "./hooks/format.sh"}],
+            "beforeShellExecution": [{"command": "./hooks/audit.sh", "matcher": "git push"}],
+        }})
+    );
+}
+
+#[test]
+fn copilot_registers_exec_and_args_in_its_own_file() {
+    let change = assert_idempotent_and_round_trips(Agent::Copilot, None);
+    assert_eq!(
+        change.file,
+        PathBuf::from("/home/ada/.copilot/hooks/hookhost.json")
+    );
+    let handler = json!({
+        "type": "command",
+        "exec": "/usr/local/bin/hookhost",
+        "args": ["bridge", "--agent", "copilot"],
+        "timeoutSec": 30
+    });
+    assert_eq!(
+        parse(after(&change)),
+        json!({"version": 1, "hooks": {"preToolUse": [handler], "userPromptSubmitted": [handler]}})
+    );
+    let project = planned(
+        &request(Action::Install, Agent::Copilot, Scope::Project),
+        None,
+    );
+    assert_eq!(
+        project.file,
+        PathBuf::from("/work/proj/.github/hooks/hookhost.json")
+    );
+    let mut elsewhere = install(Agent::Copilot);
+    elsewhere.places.copilot_home = Some(PathBuf::from("/srv/copilot"));
+    assert_eq!(
+        planned(&elsewhere, None).file,
+        PathBuf::from("/srv/copilot/hooks/hookhost.json")
+    );
+    // An older registration through a shell line is recognised and replaced.
+    let old = r#"{"version":1,"hooks":{"preToolUse":[{"type":"command","bash":"hookhost bridge --agent copilot","timeout":10}]}}"#;
+    let updated = planned(&install(Agent::Copilot), Some(old));
+    assert_eq!(updated.outcome, Outcome::Updated);
+    assert_eq!(
+        parse(after(&updated))["hooks"]["preToolUse"],
+        json!([handler])
+    );
+}
+
+const CODEX_CONFIG: &str = r#"# Codex settings, kept in dotfiles.
+model = "gpt-5.1-codex" # the default model
+approval_policy = "on-request"
+
+[features]
+# hooks are on by default since 0.124
+hooks = true
+
+[[hooks.PreToolUse]]
+matcher = "Bash" # shell only
+[[hooks.PreToolUse.hooks]]
+type = "command"
+command = "python3 ~/.codex/hooks/guard.py"
+timeout = 10
+
+[mcp_servers.docs]
+command = "npx"
+args = ["-y", "docs-mcp"] # pinned below
+"#;
+
+#[test]
+fn codex_install_keeps_comments_and_other_keys_and_round_trips() {
+    let change = assert_idempotent_and_round_trips(Agent::Codex, Some(CODEX_CONFIG));
+    assert_eq!(change.outcome, Outcome::Added);
+    assert_eq!(change.file, PathBuf::from("/home/ada/.codex/config.toml"));
+    let text = after(&change);
+    for line in CODEX_CONFIG.lines() {
+        assert!(text.contains(line), "lost {line:?}:\n{text}");
+    }
+    let doc: ::toml::Table = ::toml::from_str(text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let pre = &doc["hooks"]["PreToolUse"];
+    assert_eq!(pre[0]["matcher"].as_str(), Some("Bash"));
+    assert_eq!(pre[1]["matcher"].as_str(), Some("*"));
+    let handler = &pre[1]["hooks"][0];
+    assert_eq!(handler["type"].as_str(), Some("command"));
+    assert_eq!(
+        handler["command"].as_str(),
+        Some("/usr/local/bin/hookhost bridge --agent codex")
+    );
+    assert_eq!(handler["timeout"].as_integer(), Some(55));
+    let prompt = &doc["hooks"]["UserPromptSubmit"][0];
+    assert!(prompt.get("matcher").is_none());
+    assert_eq!(prompt["hooks"][0]["command"], handler["command"]);
+    assert_eq!(doc["mcp_servers"]["docs"]["command"].as_str(), Some("npx"));
+}
+
+#[test]
+fn codex_new_file_and_project_scope() {
+    let change = planned(&install(Agent::Codex), None);
+    assert_eq!(
+        after(&change),
+        r#"[[hooks.PreToolUse]]
+matcher = "*"
+
+[[hooks.PreToolUse.hooks]]
+type = "command"
+command = "/usr/local/bin/hookhost bridge --agent codex"
+timeout = 55
+
+[[hooks.UserPromptSubmit]]
+
+[[hooks.UserPromptSubmit.hooks]]
+type = "command"
+command = "/usr/local/bin/hookhost bridge --agent codex"
+timeout = 55
+"#
+    );
+    assert_idempotent_and_round_trips(Agent::Codex, None);
+    let project = planned(
+        &request(Action::Install, Agent::Codex, Scope::Project),
+        None,
+    );
+    assert_eq!(project.file, PathBuf::from("/work/proj/.codex/config.toml"));
+    let mut elsewhere = install(Agent::Codex);
+    elsewhere.places.codex_home = Some(PathBuf::from("/srv/codex"));
+    assert_eq!(
+        planned(&elsewhere, None).file,
+        PathBuf::from("/srv/codex/config.toml")
+    );
+}
+
+#[test]
+fn codex_registration_is_updated_in_place_keeping_its_comments() {
+    let old = r#"[[hooks.PreToolUse]]
+matcher = "*"
+[[hooks.PreToolUse.hooks]]
+type = "command"
+command = "/opt/old/hookhost bridge --agent codex" # installed by hookhost
+timeout = 600 # seconds
+async = true
+statusMessage = "checking"
+
+[[hooks.PreToolUse]]
+matcher = "apply_patch"
+[[hooks.PreToolUse.hooks]]
+command = "hookhost bridge --agent codex"
+"#;
+    let change = planned(&install(Agent::Codex), Some(old));
+    assert_eq!(change.outcome, Outcome::Updated);
+    let text = after(&change);
+    assert!(
+        text.starts_with(
+            r#"[[hooks.PreToolUse]]
+matcher = "*"
+[[hooks.PreToolUse.hooks]]
+type = "command"
+command = "/usr/local/bin/hookhost bridge --agent codex" # installed by hookhost
+timeout = 55 # seconds
+statusMessage = "checking"
+"#
+        ),
+        "{text}"
+    );
+    assert!(
+        !text.contains("apply_patch"),
+        "the duplicate stays:\n{text}"
+    );
+    assert_eq!(
+        planned(&install(Agent::Codex), Some(text)).outcome,
+        Outcome::AlreadyInstalled
+    );
+}
+
+#[test]
+fn a_broken_codex_config_is_an_error_naming_the_file_and_line() {
+    let broken = "model = \"o3\"\n\n[features\nhooks = true\n";
+    for action in [Action::Install, Action::Uninstall] {
+        let message = plan(&request(action, Agent::Codex, Scope::User), Some(broken))
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(
+            message.starts_with("/home/ada/.codex/config.toml: malformed TOML at line 3, column"),
+            "{message}"
+        );
+    }
+}
+
+#[test]
+fn a_codex_event_written_inline_is_refused_with_its_key() {
+    let inline = "hooks.PreToolUse = [{ matcher = \"*\", hooks = [{ type = \"command\", command = \"x\" }] }]\n";
+    let message = plan(&install(Agent::Codex), Some(inline))
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    assert!(
+        message.contains("hooks.PreToolUse is not written as [[…]] tables"),
+        "{message}"
+    );
+    // Uninstall has nothing of hookhost's to remove there, so it leaves the file alone.
+    let removed = planned(&uninstall(Agent::Codex), Some(inline));
+    assert_eq!(removed.outcome, Outcome::NotInstalled);
+}
+
+#[test]
+fn uninstall_of_nothing_changes_nothing() {
+    for agent in Agent::ALL {
+        let change = planned(&uninstall(agent), None);
+        assert_eq!(change.outcome, Outcome::NotInstalled);
+        assert!(!change.changes_anything());
+        assert_eq!(change.diff(), "");
+    }
+    let change = planned(&uninstall(Agent::ClaudeCode), Some(CLAUDE_SETTINGS));
+    assert_eq!(change.after.as_deref(), Some(CLAUDE_SETTINGS));
+}
+
+#[test]
+fn crlf_line_endings_are_kept() {
+    let old = CLAUDE_SETTINGS.replace('\n', "\r\n");
+    let change = planned(&install(Agent::ClaudeCode), Some(&old));
+    let text = after(&change);
+    assert_eq!(text.matches('\n').count(), text.matches("\r\n").count());
+    let removed = planned(&uninstall(Agent::ClaudeCode), Some(text));
+    assert_eq!(removed.after.as_deref(), Some(old.as_str()));
+}
+
+mod files {
+    use super::*;
+    use std::fs;
+
+    fn places(home: &Path) -> Places {
+        Places::new(home, home.join("proj"))
+    }
+
+    fn run_request(home: &Path, agent: Agent, action: Action) -> Request {
+        Request {
+            places: places(home),
+            ..request(action, agent, Scope::User)
+        }
+    }
+
+    fn backups(folder: &Path) -> Vec<String> {
+        let mut names: Vec<String> = fs::read_dir(folder)
+            .map(|entries| {
+                entries
+                    .filter_map(Result::ok)
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .filter(|n| n.contains("hookhost-backup"))
+                    .collect()
+            })
+            .unwrap_or_default();
+        names.sort();
+        names
+    }
+
+    fn tempdir() -> tempfile::TempDir {
+        tempfile::tempdir().unwrap_or_else(|e| panic!("tempdir: {e}"))
+    }
+
+    fn ok<T>(result: Result<T, InstallError>) -> T {
+        result.unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn install_writes_once_with_a_backup_keeping_the_mode_and_is_idempotent() {
+        use std::os::unix::fs::PermissionsExt;
+        let home = tempdir();
+        let folder = home.path().join(".claude");
+        let file = folder.join("settings.json");
+        ok(
+            fs::create_dir_all(&folder).map_err(|source| InstallError::Write {
+                path: folder.clone(),
+                source,
+            }),
+        );
+        let _ = fs::write(&file, CLAUDE_SETTINGS);
+        let _ = fs::set_permissions(&file, fs::Permissions::from_mode(0o600));
+
+        let request = run_request(home.path(), Agent::ClaudeCode, Action::Install);
+        let report = ok(run(&request, false));
+        let applied = report.applied.unwrap_or_else(|| panic!("not applied"));
+        assert!(applied.written);
+        assert_eq!(
+            applied.backup,
+            Some(folder.join("settings.json.hookhost-backup"))
+        );
+        assert_eq!(
+            fs::read_to_string(folder.join("settings.json.hookhost-backup"))
+                .ok()
+                .as_deref(),
+            Some(CLAUDE_SETTINGS)
+        );
+        let written = fs::read_to_string(&file).unwrap_or_default();
+        assert_eq!(Some(written.as_str()), report.change.after.as_deref());
+        let mode = |p: &Path| {
+            fs::metadata(p)
+                .map(|m| m.permissions().mode() & 0o777)
+                .unwrap_or(0)
+        };
+        assert_eq!(mode(&file), 0o600);
+        assert_eq!(mode(&folder.join("settings.json.hookhost-backup")), 0o600);
+
+        // Again: already installed, nothing written, no new backup.
+        let again = ok(run(&request, false));
+        assert_eq!(again.change.outcome, Outcome::AlreadyInstalled);
+        assert_eq!(again.applied.map(|a| a.written), Some(false));
+        assert_eq!(backups(&folder), ["settings.json.hookhost-backup"]);
+        // No temporary file is left behind.
+        let entries = fs::read_dir(&folder).map(|e| e.count()).unwrap_or(0);
+        assert_eq!(entries, 2);
+
+        // Uninstall: the original text is back, and the first backup is not overwritten.
+        let removed = ok(run(
+            &run_request(home.path(), Agent::ClaudeCode, Action::Uninstall),
+            false,
+        ));
+        assert_eq!(removed.change.outcome, Outcome::Removed);
+        assert_eq!(
+            fs::read_to_string(&file).ok().as_deref(),
+            Some(CLAUDE_SETTINGS)
+        );
+        assert_eq!(
+            backups(&folder),
+            [
+                "settings.json.hookhost-backup",
+                "settings.json.hookhost-backup.1"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_missing_folder_is_created_and_no_backup_is_made_of_nothing() {
+        let home = tempdir();
+        let request = run_request(home.path(), Agent::Copilot, Action::Install);
+        let report = ok(run(&request, false));
+        let file = home.path().join(".copilot/hooks/hookhost.json");
+        assert_eq!(fs::read_to_string(&file).ok(), report.change.after);
+        assert_eq!(report.applied.and_then(|a| a.backup), None);
+        // Uninstall removes hookhost's own file, keeping a backup of it.
+        let removed = ok(run(
+            &run_request(home.path(), Agent::Copilot, Action::Uninstall),
+            false,
+        ));
+        assert_eq!(removed.applied.map(|a| a.removed), Some(true));
+        assert!(!file.exists());
+        assert_eq!(
+            backups(&home.path().join(".copilot/hooks")),
+            ["hookhost.json.hookhost-backup"]
+        );
+    }
+
+    #[test]
+    fn a_dry_run_writes_nothing() {
+        let home = tempdir();
+        let request = run_request(home.path(), Agent::Codex, Action::Install);
+        let report = ok(run(&request, true));
+        assert!(report.applied.is_none());
+        assert!(report.change.changes_anything());
+        assert!(report.change.diff().starts_with("--- /dev/null\n+++ "));
+        assert!(
+            report
+                .change
+                .preview()
+                .starts_with("Dry run: nothing is written. ")
+        );
+        assert_eq!(fs::read_dir(home.path()).map(|e| e.count()).unwrap_or(9), 0);
+    }
+
+    #[test]
+    fn a_broken_file_is_left_untouched() {
+        let home = tempdir();
+        let folder = home.path().join(".codex");
+        let _ = fs::create_dir_all(&folder);
+        let broken = "[hooks\n";
+        let _ = fs::write(folder.join("config.toml"), broken);
+        let err = run(
+            &run_request(home.path(), Agent::Codex, Action::Install),
+            false,
+        )
+        .err();
+        assert!(
+            matches!(err, Some(InstallError::Malformed { line: 1, .. })),
+            "{err:?}"
+        );
+        assert_eq!(
+            fs::read_to_string(folder.join("config.toml"))
+                .ok()
+                .as_deref(),
+            Some(broken)
+        );
+        assert!(backups(&folder).is_empty());
+    }
+
+    #[test]
+    fn a_symlinked_settings_file_is_written_through() {
+        let home = tempdir();
+        let dotfiles = home.path().join("dotfiles");
+        let _ = fs::create_dir_all(&dotfiles);
+        let _ = fs::create_dir_all(home.path().join(".gemini"));
+        let target = dotfiles.join("gemini.json");
+        let _ = fs::write(&target, GEMINI_SETTINGS);
+        let link = home.path().join(".gemini/settings.json");
+        let _ = std::os::unix::fs::symlink(&target, &link);
+        let report = ok(run(
+            &run_request(home.path(), Agent::Gemini, Action::Install),
+            false,
+        ));
+        assert!(fs::symlink_metadata(&link).is_ok_and(|m| m.file_type().is_symlink()));
+        assert_eq!(fs::read_to_string(&target).ok(), report.change.after);
+        assert!(dotfiles.join("gemini.json.hookhost-backup").exists());
+    }
+
+    #[test]
+    fn a_file_changed_after_planning_is_not_overwritten() {
+        let home = tempdir();
+        let request = run_request(home.path(), Agent::Cursor, Action::Install);
+        let change = ok(plan(&request, None));
+        let _ = fs::create_dir_all(home.path().join(".cursor"));
+        let _ = fs::write(&change.file, "{}\n");
+        let err = apply(&change).err();
+        assert!(
+            matches!(err, Some(InstallError::ChangedMeanwhile { .. })),
+            "{err:?}"
+        );
+        assert_eq!(
+            fs::read_to_string(&change.file).ok().as_deref(),
+            Some("{}\n")
+        );
+    }
+}

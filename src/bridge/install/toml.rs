@@ -1,0 +1,329 @@
+//! Codex's `config.toml`: `[[hooks.EVENT]]` groups holding `[[hooks.EVENT.hooks]]` handlers,
+//! edited with `toml_edit` so that every comment, every other key and the file's layout
+//! survive. A changed value keeps the comment after it (`timeout = 30 # seconds`).
+//!
+//! Only the `[[…]]` form is edited: an event or handler list written inline
+//! (`hooks.PreToolUse = [{…}]`) that holds hookhost's handler is refused with the key.
+
+use super::{Action, Edited, Event, InstallError, Layout, Ours, Registration, codex};
+use std::path::Path;
+use toml_edit::{ArrayOfTables, DocumentMut, Item, Table, Value};
+
+/// Handler keys that decide how (and whether) the bridge runs; on hookhost's own handler, one
+/// the registration does not write is removed (`async` would make Codex not wait for the
+/// answer, `matcher` has no place on a handler).
+const MANAGED_KEYS: &[&str] = &[
+    "type",
+    "command",
+    "args",
+    "commandWindows",
+    "command_windows",
+    "timeout",
+    "async",
+    "matcher",
+];
+
+/// What a list written inline is said to be instead.
+const NOT_INLINE: &str = "written as [[…]] tables (hookhost edits that form only, not an inline array holding its handler)";
+
+/// Edits the TOML settings file `path` whose text is `existing`.
+pub(super) fn edit(
+    path: &Path,
+    existing: Option<&str>,
+    layout: &Layout,
+    registration: &Registration,
+    action: Action,
+    ours: &Ours,
+) -> Result<Edited, InstallError> {
+    let mut doc = parse(path, existing.unwrap_or(""))?;
+    let original = doc.to_string();
+    let desired = match action {
+        Action::Install => Some(codex::handler(registration)),
+        Action::Uninstall => None,
+    };
+    let root = doc.as_table_mut();
+    if desired.is_some() && !root.contains_key("hooks") {
+        // Implicit: no empty `[hooks]` header, only the `[[hooks.EVENT]]` tables.
+        let mut hooks = Table::new();
+        hooks.set_implicit(true);
+        root.insert("hooks", Item::Table(hooks));
+    }
+    let mut found = false;
+    let mut drop_hooks = false;
+    if let Some(item) = root.get_mut("hooks") {
+        let hooks = item
+            .as_table_mut()
+            .ok_or_else(|| unexpected(path, "hooks".into(), "a [hooks] table"))?;
+        for event in layout.events {
+            found |= edit_event(path, hooks, event, desired.as_deref(), ours)?;
+        }
+        drop_hooks = desired.is_none() && found && hooks.is_empty();
+    }
+    if drop_hooks {
+        root.remove("hooks");
+    }
+    let text = doc.to_string();
+    let changed = text != original;
+    let text = if desired.is_none() && found && text.trim().is_empty() {
+        None
+    } else {
+        Some(text)
+    };
+    Ok(Edited {
+        text,
+        changed,
+        found,
+    })
+}
+
+fn parse(path: &Path, text: &str) -> Result<DocumentMut, InstallError> {
+    text.parse::<DocumentMut>().map_err(|e| {
+        let offset = e.span().map_or(0, |span| span.start);
+        let before = &text[..text.floor_char_boundary(offset.min(text.len()))];
+        let line = before.matches('\n').count() + 1;
+        let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+        InstallError::Malformed {
+            path: path.to_path_buf(),
+            format: "TOML",
+            line,
+            column,
+            // toml_edit's message may run over lines ("invalid array\nexpected `]`").
+            message: e
+                .message()
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .collect::<Vec<_>>()
+                .join(", "),
+        }
+    })
+}
+
+fn unexpected(path: &Path, key: String, expected: &'static str) -> InstallError {
+    InstallError::Unexpected {
+        path: path.to_path_buf(),
+        key,
+        expected,
+    }
+}
+
+/// Whether a handler table runs hookhost's bridge.
+fn is_ours(ours: &Ours, handler: &Table) -> bool {
+    let args_first = handler
+        .get("args")
+        .and_then(Item::as_array)
+        .and_then(|args| args.get(0))
+        .and_then(Value::as_str);
+    ours.is_bridge_handler(
+        None,
+        handler.get("command").and_then(Item::as_str),
+        args_first,
+    )
+}
+
+/// Whether an inline value holds hookhost's handler.
+fn inline_is_ours(ours: &Ours, handler: &Value) -> bool {
+    handler
+        .as_inline_table()
+        .is_some_and(|t| is_ours(ours, &t.clone().into_table()))
+}
+
+/// One event: `[[hooks.EVENT]]` groups. Returns whether hookhost's handler was there.
+fn edit_event(
+    path: &Path,
+    hooks: &mut Table,
+    event: &Event,
+    desired: Option<&[(&'static str, Value)]>,
+    ours: &Ours,
+) -> Result<bool, InstallError> {
+    let key = format!("hooks.{}", event.name);
+    let groups = match hooks.get_mut(event.name) {
+        None => {
+            if let Some(desired) = desired {
+                let mut groups = ArrayOfTables::new();
+                groups.push(new_group(event, desired));
+                hooks.insert(event.name, Item::ArrayOfTables(groups));
+            }
+            return Ok(false);
+        }
+        Some(Item::ArrayOfTables(groups)) => groups,
+        Some(Item::Value(Value::Array(groups))) => {
+            let holds_ours = groups.iter().any(|group| {
+                group.as_inline_table().is_some_and(|g| {
+                    g.get("hooks")
+                        .and_then(Value::as_array)
+                        .is_some_and(|hs| hs.iter().any(|h| inline_is_ours(ours, h)))
+                })
+            });
+            return if holds_ours || desired.is_some() {
+                Err(unexpected(path, key, NOT_INLINE))
+            } else {
+                Ok(false)
+            };
+        }
+        Some(_) => return Err(unexpected(path, key, "an array of [[…]] tables")),
+    };
+
+    let mut found_at = Vec::new();
+    for (g, group) in groups.iter().enumerate() {
+        match group.get("hooks") {
+            None => {}
+            Some(Item::ArrayOfTables(handlers)) => found_at.extend(
+                handlers
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, handler)| is_ours(ours, handler))
+                    .map(|(h, _)| (g, h)),
+            ),
+            Some(Item::Value(Value::Array(handlers)))
+                if handlers.iter().any(|h| inline_is_ours(ours, h)) =>
+            {
+                return Err(unexpected(path, format!("{key}[{g}].hooks"), NOT_INLINE));
+            }
+            // Handlers written inline that are not hookhost's are left as they are.
+            Some(Item::Value(Value::Array(_))) => {}
+            Some(_) => {
+                return Err(unexpected(
+                    path,
+                    format!("{key}[{g}].hooks"),
+                    "an array of [[…]] tables",
+                ));
+            }
+        }
+    }
+    let found = !found_at.is_empty();
+
+    // As for JSON: keep the first handler in a group matching every tool, else the first
+    // alone in its group (whose matcher is then widened); remove the others.
+    let matches_all = |g: usize| {
+        event.matcher.is_none()
+            || groups
+                .get(g)
+                .and_then(|group| group.get("matcher"))
+                .is_none_or(|m| m.as_str().is_some_and(|m| m.is_empty() || m == "*"))
+    };
+    let alone = |g: usize| {
+        groups
+            .get(g)
+            .and_then(|group| group.get("hooks"))
+            .and_then(Item::as_array_of_tables)
+            .is_some_and(|handlers| handlers.len() == 1)
+    };
+    let mut keeper = desired.and_then(|_| {
+        found_at
+            .iter()
+            .find(|(g, _)| matches_all(*g))
+            .map(|&(g, h)| (g, h, false))
+            .or_else(|| {
+                found_at
+                    .iter()
+                    .find(|(g, _)| alone(*g))
+                    .map(|&(g, h)| (g, h, true))
+            })
+    });
+
+    for &(g, h) in found_at.iter().rev() {
+        if keeper.is_some_and(|(kg, kh, _)| (kg, kh) == (g, h)) {
+            continue;
+        }
+        let Some(handlers) = groups
+            .get_mut(g)
+            .and_then(|group| group.get_mut("hooks"))
+            .and_then(Item::as_array_of_tables_mut)
+        else {
+            continue;
+        };
+        handlers.remove(h);
+        let emptied = handlers.is_empty();
+        let keeper_group = keeper.map(|(kg, _, _)| kg);
+        if emptied && keeper_group != Some(g) {
+            groups.remove(g);
+            if let Some((kg, _, _)) = keeper.as_mut()
+                && g < *kg
+            {
+                *kg -= 1;
+            }
+        } else if let Some((kg, kh, _)) = keeper.as_mut()
+            && g == *kg
+            && h < *kh
+        {
+            *kh -= 1;
+        }
+    }
+
+    match (desired, keeper) {
+        (Some(desired), Some((g, h, widen))) => {
+            if let Some(group) = groups.get_mut(g) {
+                if widen && let Some(matcher) = event.matcher {
+                    set_value(group, "matcher", &Value::from(matcher));
+                }
+                if let Some(handler) = group
+                    .get_mut("hooks")
+                    .and_then(Item::as_array_of_tables_mut)
+                    .and_then(|handlers| handlers.get_mut(h))
+                {
+                    update_handler(handler, desired);
+                }
+            }
+        }
+        (Some(desired), None) => groups.push(new_group(event, desired)),
+        (None, _) => {
+            if found && groups.is_empty() {
+                hooks.remove(event.name);
+            }
+        }
+    }
+    Ok(found)
+}
+
+/// Sets `table.key` to `value` unless it holds that already; a replaced value keeps its
+/// comments and spacing.
+fn set_value(table: &mut Table, key: &str, value: &Value) {
+    let old = table.get(key).and_then(Item::as_value);
+    if old.is_some_and(|old| same(old, value)) {
+        return;
+    }
+    let mut value = value.clone();
+    if let Some(old) = old {
+        *value.decor_mut() = old.decor().clone();
+    }
+    table.insert(key, Item::Value(value));
+}
+
+/// Whether two values are equal, ignoring how they are written.
+fn same(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::String(a), Value::String(b)) => a.value() == b.value(),
+        (Value::Integer(a), Value::Integer(b)) => a.value() == b.value(),
+        (Value::Boolean(a), Value::Boolean(b)) => a.value() == b.value(),
+        _ => false,
+    }
+}
+
+/// Brings hookhost's handler to `desired`, in place; other keys (a `statusMessage`) stay.
+fn update_handler(handler: &mut Table, desired: &[(&'static str, Value)]) {
+    for (key, value) in desired {
+        set_value(handler, key, value);
+    }
+    for key in MANAGED_KEYS {
+        if !desired.iter().any(|(k, _)| k == key) {
+            handler.remove(key);
+        }
+    }
+}
+
+/// A new `[[hooks.EVENT]]` group holding hookhost's handler.
+fn new_group(event: &Event, desired: &[(&'static str, Value)]) -> Table {
+    let mut handler = Table::new();
+    for (key, value) in desired {
+        handler.insert(key, Item::Value(value.clone()));
+    }
+    let mut handlers = ArrayOfTables::new();
+    handlers.push(handler);
+    let mut group = Table::new();
+    if let Some(matcher) = event.matcher {
+        group.insert("matcher", Item::Value(Value::from(matcher)));
+    }
+    group.insert("hooks", Item::ArrayOfTables(handlers));
+    group
+}
