@@ -119,7 +119,7 @@ fn main() {
     println!();
     println!("COMPILE module                 size KiB   compile+link median   from cache median");
     let project = &scene.project;
-    let mut files: Vec<_> = std::fs::read_dir(&wasm)
+    let mut files: Vec<_> = std::fs::read_dir(wasm)
         .unwrap()
         .flatten()
         .map(|e| e.path())

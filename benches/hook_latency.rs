@@ -65,7 +65,7 @@ impl Bench {
     fn env(&self, recorded: bool) -> Vec<(OsString, OsString)> {
         let mut env = vec![
             ("PATH".into(), std::env::var_os("PATH").unwrap_or_default()),
-            ("XDG_CACHE_HOME".into(), self.common::cache(&scene).into()),
+            ("XDG_CACHE_HOME".into(), common::cache(&self.scene).into()),
         ];
         if recorded {
             env.push(("XDG_STATE_HOME".into(), self.scene.state().into()));
@@ -153,7 +153,7 @@ fn main() {
     };
     let fixture = wasm.join("fixture-p1.wasm");
     let fixture = fixture.to_str().unwrap();
-    let one_wasm = common::wasm_hooks(&wasm, 1);
+    let one_wasm = common::wasm_hooks(wasm, 1);
 
     // 1. The host's own overhead: no hook at all, and hooks that do not match the tool.
     let host = bench.host("none-configured", "", Mode::Serve, false);
@@ -174,7 +174,7 @@ fn main() {
     bench.case("wasm-1-recorded", &host, &MICRO);
 
     // 6. Ten WASM hooks on one call.
-    let ten = common::wasm_hooks(&wasm, 10);
+    let ten = common::wasm_hooks(wasm, 10);
     let host = bench.host("wasm-10", &ten, Mode::Serve, false);
     bench.case(
         "wasm-10",

@@ -226,17 +226,17 @@ fn main() {
         case(&scene, "none-matching", &other, false, &windows, 40_000);
     }
     if run("wasm-1") {
-        let one = common::wasm_hooks(&wasm, 1);
+        let one = common::wasm_hooks(wasm, 1);
         let m = case(&scene, "wasm-1", &one, false, &windows, 40_000);
         check("wasm-1", &m);
     }
     if run("wasm-1-recorded") {
-        let one = common::wasm_hooks(&wasm, 1);
+        let one = common::wasm_hooks(wasm, 1);
         let m = case(&scene, "wasm-1-recorded", &one, true, &windows, 40_000);
         check("wasm-1-recorded", &m);
     }
     if run("wasm-10") {
-        let ten = common::wasm_hooks(&wasm, 10);
+        let ten = common::wasm_hooks(wasm, 10);
         case(&scene, "wasm-10", &ten, false, &windows, 10_000);
     }
     // 3.–5. Process hooks (native on the host and in bubblewrap, sh, python).

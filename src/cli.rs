@@ -4,7 +4,7 @@
 //! (a load error, a refusal, bad input), 130 interrupted.
 //!
 //! Text output is for a person's terminal: every line goes through
-//! [`crate::escape::for_terminal`] (through [`say`] and [`line`]), except the prompt that
+//! [`crate::escape::for_terminal`] (through `say` and `line`), except the prompt that
 //! `prompt` echoes, which is the caller's own input given back byte for byte. `--json`
 //! output is exact.
 

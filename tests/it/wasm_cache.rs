@@ -3,7 +3,6 @@
 //! older hookhost), is never loaded; it is compiled again, with a start-up warning that
 //! names it, and the verdict is right.
 
-use crate::support;
 use std::path::{Path, PathBuf};
 
 use crate::support::{Scene, hook, plugin, text};
