@@ -11,13 +11,16 @@
 //!     cargo bench --bench cold_start
 
 mod common;
+#[path = "../tests/support/mod.rs"]
+mod support;
 
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{Scene, Stats};
+use common::Stats;
 use hookhost::executor::wasm::{EngineMode, WasmEngine, WasmSettings};
+use support::Scene;
 
 const INPUT: &str = r#"{"command":"git status --short","description":"Show status"}"#;
 
@@ -54,13 +57,13 @@ fn timed(n: usize, warmup: usize, mut f: impl FnMut() -> Duration) -> Stats {
 }
 
 fn main() {
-    let wasm = common::wasm_dir();
-    let scene = Scene::new("cold_start");
-    let warm_cache = scene.cache.clone();
+    let wasm = support::wasm_dir();
+    let scene = Scene::new();
+    let warm_cache = common::cache(&scene);
     let fixture = wasm.join("fixture-p1.wasm");
 
     // The process floor.
-    let empty = scene.config("none.toml", "");
+    let empty = scene.config_file("none.toml", "");
     let s = timed(300, 20, || gate(&scene, &empty, &warm_cache, &[]));
     common::report("process, no hooks configured", &s);
     let s = timed(300, 20, || {
@@ -81,7 +84,7 @@ fn main() {
         };
         let mut argv = vec![file.to_str().unwrap()];
         argv.extend(args);
-        let config = scene.config(
+        let config = scene.config_file(
             &format!("{}.toml", label.replace(' ', "-")),
             &common::hook("one", &argv, ""),
         );
@@ -103,7 +106,7 @@ fn main() {
         let mut run = 0;
         let s = timed(20, 2, || {
             run += 1;
-            let cache = scene.root.join(format!("empty-cache-{label}-{run}"));
+            let cache = scene.root.path().join(format!("empty-cache-{label}-{run}"));
             let took = gate(&scene, &config, &cache, &[]);
             let _ = std::fs::remove_dir_all(&cache);
             took
@@ -116,7 +119,7 @@ fn main() {
     println!();
     println!("COMPILE module                 size KiB   compile+link median   from cache median");
     let project = &scene.project;
-    let mut files: Vec<_> = std::fs::read_dir(&wasm)
+    let mut files: Vec<_> = std::fs::read_dir(wasm)
         .unwrap()
         .flatten()
         .map(|e| e.path())
@@ -124,7 +127,7 @@ fn main() {
         .collect();
     files.sort();
     let cached = WasmSettings {
-        cache_dir: Some(scene.root.join("compile-cache")),
+        cache_dir: Some(scene.root.path().join("compile-cache")),
         ..WasmSettings::default()
     };
     for file in files {

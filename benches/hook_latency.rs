@@ -14,17 +14,20 @@
 //! the `recorded` cases, which keep the `Mode::Serve` default: a session record on disk.
 
 mod common;
+#[path = "../tests/support/mod.rs"]
+mod support;
 
 use std::ffi::OsString;
 use std::sync::Arc;
 use std::time::Duration;
 
-use common::{Scene, Stats};
+use common::Stats;
 use criterion::Criterion;
 use hookhost::dispatch::Outcome;
 use hookhost::executor::CancellationToken;
 use hookhost::session::{Mode, Session, SessionOptions};
 use serde_json::json;
+use support::Scene;
 
 struct Bench {
     criterion: Criterion,
@@ -62,17 +65,17 @@ impl Bench {
     fn env(&self, recorded: bool) -> Vec<(OsString, OsString)> {
         let mut env = vec![
             ("PATH".into(), std::env::var_os("PATH").unwrap_or_default()),
-            ("XDG_CACHE_HOME".into(), self.scene.cache.clone().into()),
+            ("XDG_CACHE_HOME".into(), common::cache(&self.scene).into()),
         ];
         if recorded {
-            env.push(("XDG_STATE_HOME".into(), self.scene.state.clone().into()));
+            env.push(("XDG_STATE_HOME".into(), self.scene.state().into()));
         }
         env
     }
 
     fn host(&self, name: &str, hooks: &str, mode: Mode, recorded: bool) -> Arc<Session> {
         let text = common::with_default_hidden(hooks);
-        let config = self.scene.config(&format!("{name}.toml"), &text);
+        let config = self.scene.config_file(&format!("{name}.toml"), &text);
         let host = Session::start(SessionOptions {
             config: Some(config),
             project: self.scene.project.clone(),
@@ -135,7 +138,7 @@ impl Bench {
 }
 
 fn main() {
-    let wasm = common::wasm_dir();
+    let wasm = support::wasm_dir();
     let native = common::native_hook();
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -145,12 +148,12 @@ fn main() {
     let mut bench = Bench {
         criterion: Criterion::default().configure_from_args(),
         rt,
-        scene: Scene::new("hook_latency"),
+        scene: Scene::new(),
         results: Vec::new(),
     };
     let fixture = wasm.join("fixture-p1.wasm");
     let fixture = fixture.to_str().unwrap();
-    let one_wasm = common::wasm_hooks(&wasm, 1);
+    let one_wasm = common::wasm_hooks(wasm, 1);
 
     // 1. The host's own overhead: no hook at all, and hooks that do not match the tool.
     let host = bench.host("none-configured", "", Mode::Serve, false);
@@ -171,7 +174,7 @@ fn main() {
     bench.case("wasm-1-recorded", &host, &MICRO);
 
     // 6. Ten WASM hooks on one call.
-    let ten = common::wasm_hooks(&wasm, 10);
+    let ten = common::wasm_hooks(wasm, 10);
     let host = bench.host("wasm-10", &ten, Mode::Serve, false);
     bench.case(
         "wasm-10",

@@ -13,6 +13,8 @@
 //! client's share of the CPU (writing, reading and parsing every line).
 
 mod common;
+#[path = "../tests/support/mod.rs"]
+mod support;
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
@@ -20,7 +22,7 @@ use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Instant;
 
-use common::Scene;
+use support::Scene;
 
 const REQUEST: &str = r#""type":"pre_tool_use","tool_name":"bash","tool_input":{"command":"git status --short","description":"Show status"},"tool_use_id":"toolu_01Bench"}"#;
 
@@ -41,12 +43,12 @@ impl Server {
             .arg("serve")
             .env_clear()
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-            .env("XDG_CACHE_HOME", &scene.cache)
+            .env("XDG_CACHE_HOME", common::cache(scene))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit());
         if recorded {
-            cmd.env("XDG_STATE_HOME", &scene.state);
+            cmd.env("XDG_STATE_HOME", scene.state());
         }
         let mut child = cmd.spawn().expect("start hookhost serve");
         let stdin = child.stdin.take().unwrap();
@@ -135,7 +137,7 @@ fn case(
     windows: &[usize],
     total: usize,
 ) -> Measured {
-    let config = scene.config(&format!("{name}.toml"), hooks);
+    let config = scene.config_file(&format!("{name}.toml"), hooks);
     let mut server = Server::start(scene, &config, recorded);
     let mut answer = String::new();
     let (n, warmup) = if total >= 20_000 {
@@ -177,7 +179,7 @@ fn case(
 /// A process hook through serve: one request at a time (an agent's usual pattern),
 /// then four in flight.
 fn process_case(scene: &Scene, name: &str, hooks: &str) {
-    let config = scene.config(&format!("{name}.toml"), &common::with_default_hidden(hooks));
+    let config = scene.config_file(&format!("{name}.toml"), &common::with_default_hidden(hooks));
     let mut server = Server::start(scene, &config, false);
     let mut answer = String::new();
     let stats = common::sample(30, 300, || server.call(&mut answer));
@@ -208,8 +210,8 @@ fn check(name: &str, m: &Measured) {
 }
 
 fn main() {
-    let wasm = common::wasm_dir();
-    let scene = Scene::new("serve_throughput");
+    let wasm = support::wasm_dir();
+    let scene = Scene::new();
     let filter: Option<String> = std::env::args().skip(1).find(|a| !a.starts_with('-'));
     let run = |name: &str| filter.as_deref().is_none_or(|f| name.contains(f));
     let windows = [1, 4, 16, 64];
@@ -224,17 +226,17 @@ fn main() {
         case(&scene, "none-matching", &other, false, &windows, 40_000);
     }
     if run("wasm-1") {
-        let one = common::wasm_hooks(&wasm, 1);
+        let one = common::wasm_hooks(wasm, 1);
         let m = case(&scene, "wasm-1", &one, false, &windows, 40_000);
         check("wasm-1", &m);
     }
     if run("wasm-1-recorded") {
-        let one = common::wasm_hooks(&wasm, 1);
+        let one = common::wasm_hooks(wasm, 1);
         let m = case(&scene, "wasm-1-recorded", &one, true, &windows, 40_000);
         check("wasm-1-recorded", &m);
     }
     if run("wasm-10") {
-        let ten = common::wasm_hooks(&wasm, 10);
+        let ten = common::wasm_hooks(wasm, 10);
         case(&scene, "wasm-10", &ten, false, &windows, 10_000);
     }
     // 3.–5. Process hooks (native on the host and in bubblewrap, sh, python).

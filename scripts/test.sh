@@ -3,8 +3,11 @@
 # plugins and run real processes, real bubblewrap and real wasm), and the example
 # hooks' eval cases. Needs bubblewrap and the wasm32-wasip1/wasip2 targets
 # (.ci/run installs them).
-# tests/properties.rs runs a few thousand generated cases; a long run of them:
-#   PROPTEST_CASES=100000 cargo test --release --test properties
+# The integration tests are one binary, tests/it (one module per former tests/*.rs),
+# plus tests/host_process.rs and tests/no_leaks.rs, which need a process of their own:
+#   cargo test --test it serve::          # one module; any part of a test's name works
+# tests/it/properties.rs runs a few thousand generated cases; a long run of them:
+#   PROPTEST_CASES=100000 cargo test --release --test it properties::
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 

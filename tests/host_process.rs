@@ -2,17 +2,22 @@
 //! through the library API, a host hook that cannot read the agent's keys back from
 //! `/proc/$PPID/environ`, and one that cannot see the agent at all (its own PID
 //! namespace).
+//!
+//! A test binary of its own, not a module of `tests/it`: `the_library_can_harden_the_host`
+//! makes the test process itself non-dumpable (`prctl`), which would hold for every test
+//! sharing the process, and `an_unprivileged_hardened_host_still_scans_pages` reruns
+//! this binary with `--exact` and a test's name.
 
-mod common;
+mod support;
 
 use std::os::unix::fs::PermissionsExt;
 use std::sync::Arc;
 use std::time::Duration;
 
-use common::{Scene, sh_hook};
 use hookhost::executor::argv::{ArgvExecutor, HostLauncher};
 use hookhost::executor::{CancellationToken, Executor, Failure};
 use hookhost::session::{Session, SessionOptions};
+use support::{Scene, sh_hook};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn cancel_stops_a_running_hook_at_once() {
@@ -33,7 +38,7 @@ async fn cancel_stops_a_running_hook_at_once() {
     let r = exec.run(Arc::from(&b"{}\n"[..]), &cancel).await;
     assert_eq!(r, Err(Failure::Interrupted));
     assert!(started.elapsed() < Duration::from_secs(30));
-    assert!(!common::process_alive("sleep 41.7"));
+    assert!(!support::process_alive("sleep 41.7"));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -78,12 +83,12 @@ async fn failure_warnings_once_per_hook_per_turn() {
 #[test]
 fn a_host_hook_cannot_read_the_hosts_environ() {
     let test = "a_host_hook_cannot_read_the_hosts_environ";
-    if !common::nobody_or_skip(test) {
+    if !support::nobody_or_skip(test) {
         return;
     }
     // The checkout may sit in a 0700 home: nobody gets a world of its own, with its own
     // copy of the binary.
-    let Some(world) = common::OtherUserWorld::new(test) else {
+    let Some(world) = support::OtherUserWorld::new(test) else {
         return;
     };
     let hookhost = world.copy_executable(std::path::Path::new(env!("CARGO_BIN_EXE_hookhost")));
@@ -95,7 +100,7 @@ if cat /proc/self/environ | tr '\0' '\n' | grep -q HOME; then echo "read-self" >
 exit 2"#,
     );
     scene.write_config(&sh_hook("peek", &script, ""));
-    let out = common::as_nobody()
+    let out = support::as_nobody()
         .arg(&hookhost)
         .arg("--config")
         .arg(&scene.config)
@@ -114,7 +119,7 @@ exit 2"#,
         .env("HOME", "/")
         .output()
         .unwrap();
-    let v = common::verdict(&out);
+    let v = support::verdict(&out);
     assert_eq!(
         v["message"],
         "blocked by the user's hook \"peek\": parent-unreadable\nread-self"
@@ -158,16 +163,16 @@ fn an_unprivileged_hardened_host_still_scans_pages() {
         return;
     }
     let test = "an_unprivileged_hardened_host_still_scans_pages";
-    if !common::nobody_or_skip(test) {
+    if !support::nobody_or_skip(test) {
         return;
     }
     // The checkout may sit in a 0700 home: run a copy of this test binary from a world
     // the unprivileged user can reach.
-    let Some(world) = common::OtherUserWorld::new(test) else {
+    let Some(world) = support::OtherUserWorld::new(test) else {
         return;
     };
     let me = world.copy_executable(&std::env::current_exe().unwrap());
-    let out = common::as_nobody()
+    let out = support::as_nobody()
         .arg(&me)
         .args([
             "--exact",
@@ -189,7 +194,7 @@ fn an_unprivileged_hardened_host_still_scans_pages() {
 /// key in its environment. Run by the two tests below, as root and as nobody.
 fn the_agent_is_out_of_sight(test: &str, run_as_nobody: bool) {
     const KEY: &str = "sk-ant-agent-marker-40417";
-    let Some(world) = common::OtherUserWorld::new(test) else {
+    let Some(world) = support::OtherUserWorld::new(test) else {
         return;
     };
     let hookhost = world.copy_executable(std::path::Path::new(env!("CARGO_BIN_EXE_hookhost")));
@@ -212,7 +217,7 @@ exit 2"#,
     );
     scene.write_config(&sh_hook("look", &script, "sandbox = false"));
     let mut agent = if run_as_nobody {
-        let mut cmd = common::as_nobody();
+        let mut cmd = support::as_nobody();
         cmd.arg("sh");
         cmd
     } else {
@@ -233,7 +238,7 @@ exit 2"#,
         .env("HOME", "/")
         .env("XDG_STATE_HOME", world.root.path().join("state"));
     let out = agent.output().unwrap();
-    let v = common::verdict(&out);
+    let v = support::verdict(&out);
     if v["warnings"]
         .to_string()
         .contains("without a PID namespace of their own")
@@ -261,7 +266,7 @@ fn a_host_hook_run_by_root_cannot_see_the_agent() {
 #[test]
 fn a_host_hook_run_by_nobody_cannot_see_the_agent() {
     let test = "a_host_hook_run_by_nobody_cannot_see_the_agent";
-    if !common::nobody_or_skip(test) {
+    if !support::nobody_or_skip(test) {
         return;
     }
     the_agent_is_out_of_sight(test, true);
@@ -307,6 +312,6 @@ fn without_a_namespace_host_hooks_run_as_before_and_check_says_so() {
         "{stderr}"
     );
     let out = run(&["pre-tool-use", "--json", "--tool", "bash", "--input", "{}"]);
-    let v = common::verdict(&out);
+    let v = support::verdict(&out);
     assert_eq!(v["outcome"], "allow", "{v}");
 }

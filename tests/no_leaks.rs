@@ -1,7 +1,7 @@
 //! Hundreds of timed-out hook runs leave no zombies, no open file descriptors and no
 //! processes behind. Alone in its test binary, so that no other test opens fds meanwhile.
 
-mod common;
+mod support;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -84,7 +84,7 @@ async fn hundreds_of_timeouts_leave_no_zombies_and_no_fds() {
         }
         assert_eq!(zombie_children(), 0, "{place}");
         assert_eq!(open_fds(), fds, "{place}: file descriptors leaked");
-        assert!(!common::process_alive("sleep 53.1"), "{place}");
-        assert!(!common::process_alive("sleep 53.2"), "{place}");
+        assert!(!support::process_alive("sleep 53.1"), "{place}");
+        assert!(!support::process_alive("sleep 53.2"), "{place}");
     }
 }

@@ -1,16 +1,23 @@
-//! Shared set-up for the benches: the WASM plugins, a native hook binary, a scene (a
-//! project, a hooks folder and configs under the cargo target folder, never /tmp, which
-//! a session without a sandbox counts as agent-writable), and a sampler that reports
-//! median and p99 from individually timed iterations.
+//! What only the benches share: a native hook binary, the hooks of the process cases,
+//! and a sampler that reports median and p99 from individually timed iterations. The
+//! scene and the WASM plugins are the tests' own (`tests/support`, as `crate::support`).
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
+
+use crate::support::{self, Scene, bwrap_available};
 
 /// The repository root.
 pub fn repo() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A compile cache of `scene`'s own, empty at first (the tests' [`Scene::hookhost`]
+/// shares one between scenes).
+pub fn cache(scene: &Scene) -> PathBuf {
+    scene.root.path().join("cache")
 }
 
 /// The cargo target folder the benches were built into.
@@ -18,17 +25,6 @@ pub fn target_dir() -> PathBuf {
     std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| repo().join("target"))
-}
-
-/// Builds the WASM plugins (quick when nothing changed) and returns `target/wasm`.
-pub fn wasm_dir() -> PathBuf {
-    let status = Command::new("bash")
-        .arg(repo().join("plugins/build.sh"))
-        .stdout(Stdio::null())
-        .status()
-        .expect("run plugins/build.sh");
-    assert!(status.success(), "plugins/build.sh failed");
-    repo().join("target/wasm")
 }
 
 /// The native hook: a tiny Rust program that reads stdin to its end and exits 0,
@@ -52,50 +48,6 @@ pub fn native_hook() -> PathBuf {
         assert!(status.success(), "rustc failed to build the native hook");
     }
     bin
-}
-
-/// A project, a hooks folder outside it, and room for configs, under the target folder.
-pub struct Scene {
-    pub root: PathBuf,
-    pub project: PathBuf,
-    pub hooks: PathBuf,
-    pub state: PathBuf,
-    pub cache: PathBuf,
-}
-
-impl Scene {
-    pub fn new(name: &str) -> Scene {
-        let root = target_dir().join("bench-scene").join(name);
-        let _ = std::fs::remove_dir_all(&root);
-        let project = root.join("project");
-        let hooks = root.join("hooks");
-        for dir in [&project, &hooks] {
-            std::fs::create_dir_all(dir).unwrap();
-        }
-        Scene {
-            state: root.join("state"),
-            cache: root.join("cache"),
-            root,
-            project,
-            hooks,
-        }
-    }
-
-    /// Writes a config file named `name` and returns its path.
-    pub fn config(&self, name: &str, text: &str) -> PathBuf {
-        let path = self.root.join(name);
-        std::fs::write(&path, text).unwrap();
-        path
-    }
-
-    /// Writes an executable file into the hooks folder.
-    pub fn script(&self, name: &str, text: &str) -> PathBuf {
-        use std::os::unix::fs::PermissionsExt;
-        let path = self.hooks.join(name);
-        std::fs::write(&path, text).unwrap();
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
-        path
-    }
 }
 
 /// `hooks` behind a `[sandbox]` table that hides a real user's default credential
@@ -129,12 +81,12 @@ pub fn process_hooks(scene: &Scene, native: &Path) -> Vec<(&'static str, String)
         )),
         Err(why) => println!("SKIPPED: native-bwrap: bubblewrap cannot run here: {why}"),
     }
-    let sh = scene.script("allow.sh", "#!/bin/sh\ninput=$(cat)\nexit 0\n");
+    let sh = scene.executable("allow.sh", "#!/bin/sh\ninput=$(cat)\nexit 0\n");
     cases.push((
         "sh-host",
         hook("sh", &["/bin/sh", sh.to_str().unwrap()], "sandbox = false"),
     ));
-    let py = scene.script(
+    let py = scene.executable(
         "allow.py",
         "import json, sys\nevent = json.load(sys.stdin)\nsys.exit(0)\n",
     );
@@ -152,10 +104,11 @@ pub fn process_hooks(scene: &Scene, native: &Path) -> Vec<(&'static str, String)
 
 /// A `[[hooks]]` table for PreToolUse on `bash`.
 pub fn hook(name: &str, command: &[&str], extra: &str) -> String {
-    let argv: Vec<String> = command.iter().map(|c| format!("{c:?}")).collect();
-    format!(
-        "[[hooks]]\nname = \"{name}\"\nevent = \"PreToolUse\"\ntools = [\"bash\"]\ncommand = [{}]\n{extra}\n",
-        argv.join(", ")
+    support::hook(
+        name,
+        "PreToolUse",
+        command,
+        &format!("tools = [\"bash\"]\n{extra}"),
     )
 }
 
@@ -238,17 +191,6 @@ pub fn report(case: &str, s: &Stats) {
 pub fn target(what: &str, measured: f64, limit: f64, unit: &str) {
     let verdict = if measured <= limit { "PASS" } else { "MISS" };
     println!("TARGET {verdict} {what}: {measured:.3}{unit} (limit {limit}{unit})");
-}
-
-/// Whether bubblewrap can run here (the host's own probe).
-pub fn bwrap_available() -> Result<(), String> {
-    hookhost::sandbox::probe(
-        None,
-        std::env::var_os("PATH").as_deref(),
-        Path::new("/nonexistent-project"),
-    )
-    .map(|_| ())
-    .map_err(|why| why.to_string())
 }
 
 /// `VmHWM` (peak RSS) and `VmRSS` of a process, in KiB.

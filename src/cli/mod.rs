@@ -10,7 +10,7 @@
 //!   one another.
 //!
 //! Text output is for a person's terminal: every line goes through
-//! [`hookhost::escape::for_terminal`] (through [`say`] and [`line`]), except the prompt that
+//! [`hookhost::escape::for_terminal`] (through `say` and `line`), except the prompt that
 //! `prompt` echoes, which is the caller's own input given back byte for byte. `--json`
 //! output is exact.
 

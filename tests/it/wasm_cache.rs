@@ -3,26 +3,14 @@
 //! older hookhost), is never loaded; it is compiled again, with a start-up warning that
 //! names it, and the verdict is right.
 
-mod common;
-
 use std::path::{Path, PathBuf};
-use std::process::Output;
 
-use common::{Scene, hook};
-
-fn text(out: &Output) -> (String, String) {
-    (
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+use crate::support::{Scene, hook, plugin, text};
 
 /// A scene whose one hook is the `no-force-push` plugin, with its own compile cache.
 fn cached_scene() -> (Scene, PathBuf) {
     let scene = Scene::new();
-    let from = common::wasm_dir().join("no-force-push.wasm");
-    let plugin = scene.hooks.join("no-force-push.wasm");
-    std::fs::copy(&from, &plugin).unwrap_or_else(|e| panic!("copy {}: {e}", from.display()));
+    let plugin = plugin(&scene, "no-force-push.wasm");
     let cache = scene.root.path().join("wasm-cache");
     scene.write_config(&format!(
         "[wasm]\ncache_dir = {:?}\n\n{}",

@@ -2,23 +2,12 @@
 //! judging calls and prompts, the banner, start-up refusals, failures, the compile
 //! cache, SIGINT, `serve` cancellation, and records with replay.
 
-mod common;
-
-use std::io::{BufRead, BufReader, Write};
-use std::path::PathBuf;
+use crate::support;
 use std::process::Stdio;
 use std::time::Duration;
 
-use common::{Scene, hook};
-use serde_json::{Value, json};
-
-/// Copies a built plugin into the scene's hooks folder (outside the project).
-fn plugin(scene: &Scene, name: &str) -> PathBuf {
-    let from = common::wasm_dir().join(name);
-    let to = scene.hooks.join(name);
-    std::fs::copy(&from, &to).unwrap_or_else(|e| panic!("copy {}: {e}", from.display()));
-    to
-}
+use crate::support::{Scene, Server, hook, message, plugin};
+use serde_json::json;
 
 fn wasm_hook(scene: &Scene, name: &str, file: &str, args: &[&str], extra: &str) -> String {
     let path = plugin(scene, file);
@@ -26,10 +15,6 @@ fn wasm_hook(scene: &Scene, name: &str, file: &str, args: &[&str], extra: &str) 
     command.extend(args.iter().map(|a| a.to_string()));
     let command: Vec<&str> = command.iter().map(String::as_str).collect();
     hook(name, "PreToolUse", &command, extra)
-}
-
-fn message(v: &Value) -> String {
-    v["message"].as_str().unwrap_or_default().to_string()
 }
 
 #[test]
@@ -248,7 +233,7 @@ fn a_corrupt_module_fails_with_could_not_start_and_follows_on_failure() {
 fn a_module_in_the_project_and_an_agent_writable_cache_are_refused() {
     let scene = Scene::new();
     let inside = scene.project.join("hook.wasm");
-    std::fs::copy(common::wasm_dir().join("fixture-p1.wasm"), &inside).unwrap();
+    std::fs::copy(support::wasm_dir().join("fixture-p1.wasm"), &inside).unwrap();
     scene.write_config(&hook(
         "inside",
         "PreToolUse",
@@ -323,7 +308,7 @@ fn sigint_stops_a_running_wasm_hook() {
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(130));
-    assert_eq!(common::verdict(&out)["outcome"], "interrupted");
+    assert_eq!(support::verdict(&out)["outcome"], "interrupted");
 }
 
 #[test]
@@ -346,47 +331,21 @@ fn serve_cancels_a_running_wasm_hook_and_answers_the_others() {
             "tools = [\"bash\"]"
         ),
     ));
-    let mut child = scene
-        .hookhost()
-        .arg("serve")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let (tx, rx) = std::sync::mpsc::channel();
-    let stdout = child.stdout.take().unwrap();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-            let _ = tx.send(line);
-        }
-    });
-    let next = || -> Value {
-        serde_json::from_str(
-            &rx.recv_timeout(Duration::from_secs(30))
-                .expect("a line in time"),
-        )
-        .unwrap()
-    };
-    assert_eq!(next()["type"], "ready");
-    writeln!(
-        stdin,
-        r#"{{"id":"spin","type":"pre_tool_use","tool_name":"exec","tool_input":{{}}}}"#
-    )
-    .unwrap();
-    writeln!(stdin, r#"{{"id":1,"type":"pre_tool_use","tool_name":"bash","tool_input":{{"command":"git push -f"}}}}"#).unwrap();
-    stdin.flush().unwrap();
-    let first = next();
+    let mut serve = scene.hookhost();
+    serve.arg("serve");
+    let mut server = Server::ready(serve);
+    server.send_line(r#"{"id":"spin","type":"pre_tool_use","tool_name":"exec","tool_input":{}}"#);
+    server.send_line(r#"{"id":1,"type":"pre_tool_use","tool_name":"bash","tool_input":{"command":"git push -f"}}"#);
+    let first = server.recv();
     assert_eq!(first["id"], 1);
     assert_eq!(first["outcome"], "block");
     std::thread::sleep(Duration::from_millis(300));
-    writeln!(stdin, r#"{{"type":"cancel","id":"spin"}}"#).unwrap();
-    stdin.flush().unwrap();
-    let cancelled = next();
+    server.send_line(r#"{"type":"cancel","id":"spin"}"#);
+    let cancelled = server.recv();
     assert_eq!(cancelled["id"], "spin");
     assert_eq!(cancelled["outcome"], "interrupted");
-    drop(stdin);
-    assert_eq!(child.wait().unwrap().code(), Some(0));
+    server.close_stdin();
+    assert_eq!(server.wait_exit(), 0);
 }
 
 #[test]
@@ -438,7 +397,7 @@ fn a_wasm_only_session_counts_tmp_as_agent_writable() {
         .tempdir_in("/tmp")
         .unwrap();
     let module = dir.path().join("allow.wasm");
-    std::fs::copy(common::wasm_dir().join("fixture-p1.wasm"), &module).unwrap();
+    std::fs::copy(support::wasm_dir().join("fixture-p1.wasm"), &module).unwrap();
     scene.write_config(&hook(
         "tmp",
         "PreToolUse",

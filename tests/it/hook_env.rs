@@ -2,11 +2,10 @@
 //! withheld from host and boxed hooks alike, `[sandbox] keep_env` passes a name through,
 //! `remove_env` withholds more, and bad entries are load errors.
 
-mod common;
-
+use crate::support;
 use std::collections::BTreeMap;
 
-use common::{Scene, sh_hook};
+use crate::support::{Scene, sh_hook};
 
 /// What the security review found reaching hooks (F21), with values that look real.
 const REVIEW_FOUND: &[(&str, &str)] = &[
@@ -71,7 +70,7 @@ fn printed_env(scene: &Scene, extra_args: &[&str], sandbox: bool) -> BTreeMap<St
         .args(["pre-tool-use", "--json", "--tool", "bash", "--input", "{}"])
         .output()
         .unwrap();
-    hook_env(&common::verdict(&out))
+    hook_env(&support::verdict(&out))
 }
 
 fn assert_scrubbed(env: &BTreeMap<String, String>, where_: &str) {
@@ -111,7 +110,7 @@ fn a_host_hook_gets_no_credential_looking_variable() {
 #[test]
 fn a_boxed_hook_gets_no_credential_looking_variable() {
     let test = "a_boxed_hook_gets_no_credential_looking_variable";
-    if !common::bwrap_or_skip(test) {
+    if !support::bwrap_or_skip(test) {
         return;
     }
     let scene = Scene::new();
@@ -125,7 +124,7 @@ fn a_boxed_hook_gets_no_credential_looking_variable() {
 #[test]
 fn hookhost_box_gets_the_same_environment() {
     let test = "hookhost_box_gets_the_same_environment";
-    if !common::bwrap_or_skip(test) {
+    if !support::bwrap_or_skip(test) {
         return;
     }
     let scene = Scene::new();

@@ -3,24 +3,13 @@
 //! text output (`pre-tool-use`, `prompt`, `log show`, `eval`, start-up warnings from
 //! `check`) and exact in `--json`.
 
-mod common;
-
-use std::process::Output;
-
-use common::{Scene, hook, sh_hook};
+use crate::support::{Scene, hook, sh_hook, text};
 
 /// The review's payload: set the clipboard (OSC 52 … BEL), erase the line, return to
 /// its start and print a green "allowed".
 const PAYLOAD: &str = "\u{1b}]52;c;Y3VybCBldmlsLnNoIHwgc2g=\u{7}\u{1b}[2K\r\u{1b}[32mallowed";
 /// The payload as text output shows it.
 const SHOWN: &str = "\\u{1b}]52;c;Y3VybCBldmlsLnNoIHwgc2g=\\u{7}\\u{1b}[2K\\u{d}\\u{1b}[32mallowed";
-
-fn text(out: &Output) -> (String, String) {
-    (
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
 
 /// No byte a terminal would act on (C0 other than newline and tab, DEL, C1).
 fn assert_inert(what: &str, s: &str) {

@@ -1,116 +1,11 @@
 //! `hookhost serve` end to end: a real server process over pipes, real hooks. Every
 //! read has a timeout, so that a bug cannot hang the suite.
 
-mod common;
-
 use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, Stdio};
-use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use common::{Scene, hook, process_alive, sh_hook};
+use crate::support::{READ_TIMEOUT, Scene, Server, hook, process_alive, sh_hook, wait_until};
 use serde_json::{Value, json};
-
-/// Long enough for a slow, shared machine; a hang still fails.
-const READ_TIMEOUT: Duration = Duration::from_secs(20);
-
-struct Server {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    lines: mpsc::Receiver<String>,
-}
-
-impl Server {
-    fn start(scene: &Scene) -> Server {
-        let mut child = serve_command(scene)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("start hookhost serve");
-        let stdout = child.stdout.take().expect("stdout");
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { return };
-                if tx.send(line).is_err() {
-                    return;
-                }
-            }
-        });
-        let stdin = child.stdin.take();
-        Server {
-            child,
-            stdin,
-            lines,
-        }
-    }
-
-    /// Starts the server and reads its `ready` line.
-    fn ready(scene: &Scene) -> Server {
-        let server = Server::start(scene);
-        let ready = server.recv();
-        assert_eq!(ready["type"], "ready", "{ready}");
-        server
-    }
-
-    fn send(&mut self, line: &str) {
-        let stdin = self.stdin.as_mut().expect("stdin open");
-        stdin.write_all(line.as_bytes()).unwrap();
-        stdin.write_all(b"\n").unwrap();
-        stdin.flush().unwrap();
-    }
-
-    fn send_json(&mut self, value: Value) {
-        self.send(&value.to_string());
-    }
-
-    fn recv(&self) -> Value {
-        let line = self
-            .lines
-            .recv_timeout(READ_TIMEOUT)
-            .expect("a line from the server in time");
-        serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"))
-    }
-
-    /// Reads `n` answers and returns them by id.
-    fn recv_answers(&self, n: usize) -> std::collections::HashMap<String, Value> {
-        (0..n)
-            .map(|_| {
-                let v = self.recv();
-                (v["id"].to_string(), v)
-            })
-            .collect()
-    }
-
-    fn close_stdin(&mut self) {
-        self.stdin.take();
-    }
-
-    fn wait_exit(&mut self) -> i32 {
-        let deadline = Instant::now() + READ_TIMEOUT;
-        loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                return status.code().unwrap_or(-1);
-            }
-            assert!(Instant::now() < deadline, "the server did not exit");
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-
-    fn signal(&self, signal: i32) {
-        let pid = i32::try_from(self.child.id()).unwrap();
-        // SAFETY: kill takes plain integers.
-        assert_eq!(unsafe { libc::kill(pid, signal) }, 0);
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 /// `hookhost --no-sandbox serve` in `scene`, not started yet.
 fn serve_command(scene: &Scene) -> std::process::Command {
@@ -121,18 +16,6 @@ fn serve_command(scene: &Scene) -> std::process::Command {
 
 fn call(id: Value, command: &str) -> Value {
     json!({"id": id, "type": "pre_tool_use", "tool_name": "bash", "tool_input": {"command": command}})
-}
-
-/// Polls until `cond` holds or `limit` passes.
-fn eventually(limit: Duration, cond: impl Fn() -> bool) -> bool {
-    let deadline = Instant::now() + limit;
-    while Instant::now() < deadline {
-        if cond() {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    cond()
 }
 
 /// A hook that blocks "danger" and sleeps on "sleep N".
@@ -178,30 +61,30 @@ fn host_is_send_and_sync() {
 #[test]
 fn ready_line_then_block_and_allow_answers_with_their_ids() {
     let scene = policy_scene();
-    let mut server = Server::start(&scene);
+    let mut server = Server::spawn(serve_command(&scene));
     assert_eq!(
         server.recv(),
         json!({"type": "ready", "banner": "hooks: policy (bash, on the host) · prompts (prompts, on the host)", "warnings": []})
     );
-    server.send_json(call(json!(1), "rm -rf danger"));
+    server.send(&call(json!(1), "rm -rf danger"));
     assert_eq!(
         server.recv(),
         json!({"id": 1, "outcome": "block", "message": "blocked by the user's hook \"policy\": no danger here", "hook": "policy", "context": [], "warnings": []})
     );
-    server.send_json(call(json!("call-2"), "ls"));
+    server.send(&call(json!("call-2"), "ls"));
     assert_eq!(
         server.recv(),
         json!({"id": "call-2", "outcome": "allow", "message": null, "hook": null, "context": [], "warnings": []})
     );
     // A tool the hook does not cover, with a tool_use_id given.
-    server.send_json(json!({"id": 3, "type": "pre_tool_use", "tool_name": "read_file", "tool_input": {"path": "danger"}, "tool_use_id": "toolu_x"}));
+    server.send(&json!({"id": 3, "type": "pre_tool_use", "tool_name": "read_file", "tool_input": {"path": "danger"}, "tool_use_id": "toolu_x"}));
     assert_eq!(server.recv()["outcome"], "allow");
-    server.send_json(json!({"id": 4, "type": "user_prompt_submit", "prompt": "hello"}));
+    server.send(&json!({"id": 4, "type": "user_prompt_submit", "prompt": "hello"}));
     assert_eq!(
         server.recv(),
         json!({"id": 4, "outcome": "allow", "message": null, "hook": null, "context": [{"hook": "prompts", "text": "extra context"}], "warnings": []})
     );
-    server.send_json(json!({"id": 5.5, "type": "user_prompt_submit", "prompt": "forbidden"}));
+    server.send(&json!({"id": 5.5, "type": "user_prompt_submit", "prompt": "forbidden"}));
     let v = server.recv();
     assert_eq!(v["id"], json!(5.5));
     assert_eq!(v["outcome"], "block");
@@ -219,7 +102,7 @@ fn a_bad_config_is_refused_with_exit_2() {
     scene.write_config(
         "[[hooks]]\nname = \"x\"\nevent = \"PreToolUse\"\ncommand = [\"/bin/true\"]\nmatcher = \"Bash\"\n",
     );
-    let mut server = Server::start(&scene);
+    let mut server = Server::spawn(serve_command(&scene));
     let v = server.recv();
     assert_eq!(v["type"], "refused", "{v}");
     let error = v["error"].as_str().unwrap();
@@ -231,7 +114,7 @@ fn a_bad_config_is_refused_with_exit_2() {
     let inside = scene.project.join("hook.sh");
     std::fs::write(&inside, "exit 0\n").unwrap();
     scene.write_config(&sh_hook("inproject", &inside, ""));
-    let mut server = Server::start(&scene);
+    let mut server = Server::spawn(serve_command(&scene));
     let v = server.recv();
     assert_eq!(v["type"], "refused", "{v}");
     assert!(
@@ -244,8 +127,8 @@ fn a_bad_config_is_refused_with_exit_2() {
 #[test]
 fn bad_lines_get_error_lines_and_the_server_goes_on() {
     let scene = policy_scene();
-    let mut server = Server::ready(&scene);
-    server.send("this is not json");
+    let mut server = Server::ready(serve_command(&scene));
+    server.send_line("this is not json");
     let v = server.recv();
     assert_eq!(v["type"], "error");
     assert!(
@@ -257,12 +140,12 @@ fn bad_lines_get_error_lines_and_the_server_goes_on() {
     );
     assert!(v.get("id").is_none());
 
-    server.send("[1, 2]");
+    server.send_line("[1, 2]");
     assert_eq!(
         server.recv(),
         json!({"type": "error", "error": "a request must be a JSON object"})
     );
-    server.send(r#"{"id": 7, "type": "launch_missiles"}"#);
+    server.send_line(r#"{"id": 7, "type": "launch_missiles"}"#);
     let v = server.recv();
     assert_eq!(v["id"], 7);
     assert!(
@@ -272,24 +155,24 @@ fn bad_lines_get_error_lines_and_the_server_goes_on() {
             .starts_with("unknown type \"launch_missiles\""),
         "{v}"
     );
-    server.send(r#"{"id": "m", "type": "pre_tool_use", "tool_input": {}}"#);
+    server.send_line(r#"{"id": "m", "type": "pre_tool_use", "tool_input": {}}"#);
     assert_eq!(
         server.recv(),
         json!({"type": "error", "id": "m", "error": "missing field \"tool_name\" in a pre_tool_use request"})
     );
-    server.send(r#"{"type": "user_prompt_submit", "prompt": "hi"}"#);
+    server.send_line(r#"{"type": "user_prompt_submit", "prompt": "hi"}"#);
     assert_eq!(
         server.recv(),
         json!({"type": "error", "error": "missing field \"id\" in a user_prompt_submit request"})
     );
-    server.send(r#"{"type": "cancel", "id": 999}"#);
+    server.send_line(r#"{"type": "cancel", "id": 999}"#);
     assert_eq!(
         server.recv(),
         json!({"type": "error", "id": 999, "error": "no request with id 999 is running"})
     );
     // Blank lines are skipped; the server still answers.
-    server.send("");
-    server.send_json(call(json!(8), "danger"));
+    server.send_line("");
+    server.send(&call(json!(8), "danger"));
     let v = server.recv();
     assert_eq!(
         (v["id"].clone(), v["outcome"].clone()),
@@ -302,48 +185,48 @@ fn bad_lines_get_error_lines_and_the_server_goes_on() {
 #[test]
 fn a_duplicate_id_while_the_first_runs_is_an_error() {
     let scene = policy_scene();
-    let mut server = Server::ready(&scene);
-    server.send_json(call(json!("d"), "sleep 1"));
-    server.send_json(call(json!("d"), "ls"));
+    let mut server = Server::ready(serve_command(&scene));
+    server.send(&call(json!("d"), "sleep 1"));
+    server.send(&call(json!("d"), "ls"));
     assert_eq!(
         server.recv(),
         json!({"type": "error", "id": "d", "error": "a request with id \"d\" is already running"})
     );
     assert_eq!(server.recv()["outcome"], "allow");
     // Answered: the id may be used again.
-    server.send_json(call(json!("d"), "danger"));
+    server.send(&call(json!("d"), "danger"));
     assert_eq!(server.recv()["outcome"], "block");
 }
 
 #[test]
 fn long_lines_are_answered_or_refused_and_the_server_goes_on() {
     let scene = policy_scene();
-    let mut server = Server::ready(&scene);
+    let mut server = Server::ready(serve_command(&scene));
     // A tool_input of 2 MiB is an ordinary request.
     let big = "x".repeat(2 << 20);
-    server.send_json(call(json!(1), &format!("danger {big}")));
+    server.send(&call(json!(1), &format!("danger {big}")));
     assert_eq!(server.recv()["outcome"], "block");
     // A line over 16 MiB is refused and skipped.
     let huge = format!(
         r#"{{"id":2,"type":"pre_tool_use","tool_name":"bash","tool_input":{{"command":"{}"}}}}"#,
         "y".repeat(16 << 20)
     );
-    server.send(&huge);
+    server.send_line(&huge);
     assert_eq!(
         server.recv(),
         json!({"type": "error", "error": "the line is longer than 16 MiB; it was skipped"})
     );
-    server.send_json(call(json!(3), "ls"));
+    server.send(&call(json!(3), "ls"));
     assert_eq!(server.recv()["id"], 3);
 }
 
 #[test]
 fn requests_run_concurrently_and_answers_carry_their_ids() {
     let scene = policy_scene();
-    let mut server = Server::ready(&scene);
+    let mut server = Server::ready(serve_command(&scene));
     let started = Instant::now();
     for id in 1..=4 {
-        server.send_json(call(json!(id), "sleep 1.5"));
+        server.send(&call(json!(id), "sleep 1.5"));
     }
     let answers = server.recv_answers(4);
     let elapsed = started.elapsed();
@@ -360,15 +243,15 @@ fn requests_run_concurrently_and_answers_carry_their_ids() {
 #[test]
 fn cancel_interrupts_that_request_and_kills_its_hook() {
     let scene = policy_scene();
-    let mut server = Server::ready(&scene);
-    server.send_json(call(json!("slow"), "sleep 71.23"));
-    server.send_json(call(json!("other"), "sleep 2"));
+    let mut server = Server::ready(serve_command(&scene));
+    server.send(&call(json!("slow"), "sleep 71.23"));
+    server.send(&call(json!("other"), "sleep 2"));
     assert!(
-        eventually(READ_TIMEOUT, || process_alive("sleep 71.23")),
+        wait_until(|| process_alive("sleep 71.23")),
         "the hook never started"
     );
     let started = Instant::now();
-    server.send(r#"{"type":"cancel","id":"slow"}"#);
+    server.send_line(r#"{"type":"cancel","id":"slow"}"#);
     let answers = server.recv_answers(2);
     assert_eq!(
         answers["\"slow\""],
@@ -376,7 +259,7 @@ fn cancel_interrupts_that_request_and_kills_its_hook() {
     );
     assert!(started.elapsed() < Duration::from_secs(10));
     assert!(
-        eventually(Duration::from_secs(5), || !process_alive("sleep 71.23")),
+        wait_until(|| !process_alive("sleep 71.23")),
         "the cancelled hook's process is still alive"
     );
     // The other request was not touched.
@@ -386,11 +269,12 @@ fn cancel_interrupts_that_request_and_kills_its_hook() {
 #[test]
 fn sigterm_interrupts_everything_in_flight_answers_and_exits_143() {
     let scene = policy_scene();
-    let mut server = Server::ready(&scene);
-    server.send_json(call(json!(1), "sleep 72.51"));
-    server.send_json(json!({"id": 2, "type": "pre_tool_use", "tool_name": "bash", "tool_input": {"command": "sleep 72.52"}}));
-    assert!(eventually(READ_TIMEOUT, || process_alive("sleep 72.51")
-        && process_alive("sleep 72.52")));
+    let mut server = Server::ready(serve_command(&scene));
+    server.send(&call(json!(1), "sleep 72.51"));
+    server.send(&json!({"id": 2, "type": "pre_tool_use", "tool_name": "bash", "tool_input": {"command": "sleep 72.52"}}));
+    assert!(wait_until(
+        || process_alive("sleep 72.51") && process_alive("sleep 72.52")
+    ));
     server.signal(libc::SIGTERM);
     let answers = server.recv_answers(2);
     for id in ["1", "2"] {
@@ -404,9 +288,9 @@ fn sigterm_interrupts_everything_in_flight_answers_and_exits_143() {
 #[test]
 fn sigint_exits_130() {
     let scene = policy_scene();
-    let mut server = Server::ready(&scene);
-    server.send_json(call(json!(1), "sleep 73.1"));
-    assert!(eventually(READ_TIMEOUT, || process_alive("sleep 73.1")));
+    let mut server = Server::ready(serve_command(&scene));
+    server.send(&call(json!(1), "sleep 73.1"));
+    assert!(wait_until(|| process_alive("sleep 73.1")));
     server.signal(libc::SIGINT);
     assert_eq!(server.recv()["outcome"], "interrupted");
     assert_eq!(server.wait_exit(), 130);
@@ -416,9 +300,9 @@ fn sigint_exits_130() {
 #[test]
 fn end_of_input_waits_for_the_calls_in_flight() {
     let scene = policy_scene();
-    let mut server = Server::ready(&scene);
-    server.send_json(call(json!("late"), "sleep 1"));
-    server.send_json(json!({"id": "p", "type": "user_prompt_submit", "prompt": "hi"}));
+    let mut server = Server::ready(serve_command(&scene));
+    server.send(&call(json!("late"), "sleep 1"));
+    server.send(&json!({"id": "p", "type": "user_prompt_submit", "prompt": "hi"}));
     server.close_stdin();
     let answers = server.recv_answers(2);
     assert_eq!(answers["\"late\""]["outcome"], "allow", "{answers:?}");
@@ -431,23 +315,23 @@ fn a_failing_hook_warns_once_per_turn_and_again_after_end_turn() {
     let scene = Scene::new();
     let failing = scene.script("fail.sh", "exit 1");
     scene.write_config(&sh_hook("flaky", &failing, "on_failure = \"continue\""));
-    let mut server = Server::ready(&scene);
+    let mut server = Server::ready(serve_command(&scene));
     let warning =
         "⚠ hook flaky failed (exited with code 1); on_failure = \"continue\" let the call through.";
-    server.send_json(call(json!(1), "ls"));
+    server.send(&call(json!(1), "ls"));
     let v = server.recv();
     assert_eq!(
         (v["outcome"].clone(), v["warnings"].clone()),
         (json!("allow"), json!([warning]))
     );
-    server.send_json(call(json!(2), "ls"));
+    server.send(&call(json!(2), "ls"));
     let v = server.recv();
     assert_eq!(
         (v["outcome"].clone(), v["warnings"].clone()),
         (json!("allow"), json!([]))
     );
-    server.send(r#"{"type":"end_turn"}"#);
-    server.send_json(call(json!(3), "ls"));
+    server.send_line(r#"{"type":"end_turn"}"#);
+    server.send(&call(json!(3), "ls"));
     let v = server.recv();
     assert_eq!(
         (v["id"].clone(), v["warnings"].clone()),

@@ -1,22 +1,11 @@
 //! Config loading, load errors, the banner and the default config path, through the
 //! real binary.
 
-mod common;
-
-use common::{Scene, hook, sh_hook};
+use crate::support;
+use crate::support::{Scene, hook, sh_hook};
 
 fn check(scene: &Scene) -> (i32, String, String) {
-    let out = scene
-        .hookhost()
-        .arg("--no-sandbox")
-        .arg("check")
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    scene.run(&["--no-sandbox", "check"])
 }
 
 /// Each load error exits 2 and names the file, the hook and what is wrong.
@@ -285,7 +274,7 @@ fn logs_are_off_by_default_and_on_with_hookhost_log_or_v() {
         }
         let out = cmd.output().unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-        let verdict = common::verdict(&out);
+        let verdict = support::verdict(&out);
         assert_eq!(out.status.code(), Some(1), "{stderr}");
         assert_eq!(verdict["hook"], "guard");
         (String::from_utf8_lossy(&out.stdout).into_owned(), stderr)
@@ -343,10 +332,10 @@ fn logs_are_off_by_default_and_on_with_hookhost_log_or_v() {
 fn unreachable_paths_say_permission_denied_and_where() {
     use std::os::unix::fs::PermissionsExt;
     let test = "unreachable_paths_say_permission_denied_and_where";
-    if !common::nobody_or_skip(test) {
+    if !support::nobody_or_skip(test) {
         return;
     }
-    let Some(world) = common::OtherUserWorld::new(test) else {
+    let Some(world) = support::OtherUserWorld::new(test) else {
         return;
     };
     let hookhost = world.copy_executable(std::path::Path::new(env!("CARGO_BIN_EXE_hookhost")));
@@ -357,7 +346,7 @@ fn unreachable_paths_say_permission_denied_and_where() {
     std::fs::write(private.join("config.toml"), "").unwrap();
     std::fs::set_permissions(&private, std::fs::Permissions::from_mode(0o700)).unwrap();
     let run = |config: &std::path::Path, project: &std::path::Path| {
-        let out = common::as_nobody()
+        let out = support::as_nobody()
             .arg(&hookhost)
             .arg("--config")
             .arg(config)

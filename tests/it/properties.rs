@@ -17,13 +17,12 @@
 //! binary run `PROPTEST_CASES / 50` cases (at least 1). A long run:
 //!
 //! ```text
-//! PROPTEST_CASES=100000 cargo test --release --test properties
+//! PROPTEST_CASES=100000 cargo test --release --test it properties::
 //! ```
 //!
-//! A failing case is shrunk and saved to `tests/properties.proptest-regressions`, which
-//! is committed: proptest replays those cases first on every run.
-
-mod common;
+//! A failing case is shrunk and saved to `tests/proptest-regressions/properties.txt`
+//! (proptest's place for a module of a test binary rooted at `tests/it/main.rs`), which is
+//! committed: proptest replays those cases first on every run.
 
 use std::collections::HashSet;
 use std::path::Path;
@@ -45,7 +44,7 @@ use proptest::sample::{Index, select};
 use proptest::test_runner::{Config as ProptestConfig, TestCaseError, TestRunner};
 use serde_json::{Map, Value, json};
 
-use common::{Scene, hook, sh_hook};
+use crate::support::{Scene, hook, sh_hook};
 
 // ---------------------------------------------------------------------------------------
 // Cases, hangs, mutations

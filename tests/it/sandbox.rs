@@ -3,8 +3,7 @@
 //! Each test probes bwrap first. Where it truly cannot run, the test prints a loud
 //! `SKIPPED: bubblewrap cannot run here: …` line to stderr and returns.
 
-mod common;
-
+use crate::support::{self, lossy};
 use std::ffi::{OsStr, OsString};
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::net::UnixListener;
@@ -28,7 +27,7 @@ struct Fixture {
 fn fixture() -> Option<Fixture> {
     let root = tempfile::Builder::new()
         .prefix("sbx")
-        .tempdir_in(common::test_root())
+        .tempdir_in(support::test_root())
         .expect("tempdir");
     let base = std::fs::canonicalize(root.path()).expect("canonical tempdir");
     let project = base.join("project");
@@ -91,20 +90,16 @@ fn py(spec: &BoxSpec, code: &str) -> Output {
     run_in(spec, &["python3", "-c", code])
 }
 
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
 #[track_caller]
 fn ok(o: &Output) -> String {
     assert!(
         o.status.success(),
         "failed: {:?}\nstdout: {}\nstderr: {}",
         o.status,
-        text(&o.stdout),
-        text(&o.stderr)
+        lossy(&o.stdout),
+        lossy(&o.stderr)
     );
-    text(&o.stdout)
+    lossy(&o.stdout)
 }
 
 #[test]
@@ -120,9 +115,9 @@ fn writes_outside_the_project_fail_and_leave_nothing() {
         let o = sh(&f.spec, &format!("echo pwned > '{}'", t.display()));
         assert!(!o.status.success(), "write to {} succeeded", t.display());
         assert!(
-            text(&o.stderr).contains("Read-only file system"),
+            lossy(&o.stderr).contains("Read-only file system"),
             "{}",
-            text(&o.stderr)
+            lossy(&o.stderr)
         );
         assert!(!t.exists(), "{} appeared on the host", t.display());
     }
@@ -161,7 +156,7 @@ fn hidden_folders_and_files_are_covered() {
     let key = f.home.join(".ssh/id_rsa");
     let o = sh(&f.spec, &format!("cat '{}'", key.display()));
     assert!(!o.status.success());
-    assert!(!text(&o.stdout).contains("SECRET"));
+    assert!(!lossy(&o.stdout).contains("SECRET"));
     // The folder is an empty tmpfs.
     assert_eq!(
         ok(&sh(
@@ -178,17 +173,17 @@ fn hidden_folders_and_files_are_covered() {
     assert!(
         !o.status.success() && o.stdout.is_empty(),
         "{}",
-        text(&o.stdout)
+        lossy(&o.stdout)
     );
     assert!(
-        text(&o.stderr).contains("Permission denied"),
+        lossy(&o.stderr).contains("Permission denied"),
         "{}",
-        text(&o.stderr)
+        lossy(&o.stderr)
     );
     // Through a symlink the box can read, too.
     std::os::unix::fs::symlink(f.home.join(".ssh"), f.project.join("keys")).expect("symlink");
     let o = sh(&f.spec, "cat keys/id_rsa");
-    assert!(!o.status.success() && !text(&o.stdout).contains("SECRET"));
+    assert!(!o.status.success() && !lossy(&o.stdout).contains("SECRET"));
 }
 
 #[test]
@@ -208,9 +203,9 @@ fn a_hidden_folder_that_is_a_symlink_hides_its_target() {
         ),
     );
     assert!(
-        !o.status.success() && !text(&o.stdout).contains("SECRET"),
+        !o.status.success() && !lossy(&o.stdout).contains("SECRET"),
         "{}",
-        text(&o.stdout)
+        lossy(&o.stdout)
     );
 }
 
@@ -226,7 +221,7 @@ fn a_missing_hidden_path_in_a_writable_folder_cannot_be_created() {
             hidden.display()
         ),
     );
-    assert!(!o.status.success(), "{}", text(&o.stderr));
+    assert!(!o.status.success(), "{}", lossy(&o.stderr));
     // bwrap made the mount point on the host (documented); nothing went inside it.
     let first = f.project.join(".secrets");
     assert!(first.is_dir());
@@ -438,7 +433,7 @@ fn pgrep(marker: &str) -> usize {
         .args(["-f", marker])
         .output()
         .expect("pgrep");
-    text(&o.stdout).lines().count()
+    lossy(&o.stdout).lines().count()
 }
 
 #[test]
@@ -768,7 +763,7 @@ fn drained(reader: &mut std::fs::File) -> String {
     while let Ok(n @ 1..) = reader.read(&mut buf) {
         got.extend_from_slice(&buf[..n]);
     }
-    text(&got)
+    lossy(&got)
 }
 
 /// Security review F6: a read-only bind does not stop opening a FIFO for writing; the
@@ -791,9 +786,9 @@ fn a_host_fifo_outside_the_writable_folders_cannot_be_written() {
         "the write into the host FIFO succeeded"
     );
     assert!(
-        text(&o.stderr).contains("Permission denied"),
+        lossy(&o.stderr).contains("Permission denied"),
         "{}",
-        text(&o.stderr)
+        lossy(&o.stderr)
     );
     assert_eq!(
         drained(&mut reader),
@@ -929,8 +924,8 @@ fn proc_is_not_writable_under_landlock() {
     let o = sh(&f.spec, "echo 0 > /proc/self/oom_score_adj");
     assert!(!o.status.success(), "/proc/self/oom_score_adj was written");
     assert!(
-        text(&o.stderr).contains("Permission denied"),
+        lossy(&o.stderr).contains("Permission denied"),
         "{}",
-        text(&o.stderr)
+        lossy(&o.stderr)
     );
 }

@@ -4,24 +4,15 @@
 //! are created 0600 in 0700 folders whatever the umask, and an existing record open to
 //! others warns on resume and on `log show` (F12).
 
-mod common;
-
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-use common::{Scene, sh_hook};
+use crate::support::{Scene, sh_hook, text};
 use serde_json::Value;
 
 const NO_SANDBOX: &str = "--no-sandbox";
-
-fn text(out: &Output) -> (String, String) {
-    (
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
 
 /// A scene whose one hook blocks `git push --force`.
 fn force_scene() -> Scene {

@@ -1,10 +1,6 @@
 //! `hookhost eval` end to end: a cases file against real hooks through the real binary.
 
-mod common;
-
-use std::process::Output;
-
-use common::{Scene, hook, sh_hook};
+use crate::support::{Scene, hook, run, sh_hook};
 
 fn scene() -> Scene {
     let scene = Scene::new();
@@ -47,18 +43,7 @@ exit 0"#,
 fn eval(scene: &Scene, cases: &str) -> (i32, String, String) {
     let path = scene.root.path().join("cases.toml");
     std::fs::write(&path, cases).unwrap();
-    let out: Output = scene
-        .hookhost()
-        .arg("--no-sandbox")
-        .arg("eval")
-        .arg(&path)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    run(scene.hookhost().arg("--no-sandbox").arg("eval").arg(&path))
 }
 
 const PASSING: &str = r#"

@@ -9,25 +9,17 @@
 //! stays readable by `log show` and `replay`. Disk faults need root (a small tmpfs);
 //! without it the test prints a `SKIPPED` line and returns.
 
-mod common;
-
+use crate::support;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc;
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{Scene, bwrap_or_skip, hook, process_alive, wait_until};
+use crate::support::{
+    READ_TIMEOUT, Scene, Server, bwrap_or_skip, hook, is_root, plugin, process_alive, wait_until,
+};
 use serde_json::{Value, json};
-
-/// Long enough for a slow, shared machine; a hang still fails.
-const READ_TIMEOUT: Duration = Duration::from_secs(30);
-
-fn is_root() -> bool {
-    // SAFETY: geteuid has no preconditions.
-    unsafe { libc::geteuid() == 0 }
-}
 
 /// A tmpfs mounted on a folder for the length of a test (unmounted on drop).
 struct Tmpfs {
@@ -72,118 +64,6 @@ impl Drop for Tmpfs {
     }
 }
 
-/// A `hookhost serve` over pipes: answers are read on a thread, stderr is kept.
-struct Server {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    lines: mpsc::Receiver<String>,
-    stderr: mpsc::Receiver<String>,
-}
-
-impl Server {
-    /// Starts `cmd` (a `hookhost … serve`) and reads its first line.
-    fn start(mut cmd: Command) -> (Server, Value) {
-        let mut child = cmd
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("start hookhost serve");
-        let stdout = child.stdout.take().expect("stdout");
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { return };
-                if tx.send(line).is_err() {
-                    return;
-                }
-            }
-        });
-        let mut err = child.stderr.take().expect("stderr");
-        let (etx, stderr) = mpsc::channel();
-        std::thread::spawn(move || {
-            let mut text = String::new();
-            let _ = err.read_to_string(&mut text);
-            let _ = etx.send(text);
-        });
-        let stdin = child.stdin.take();
-        let server = Server {
-            child,
-            stdin,
-            lines,
-            stderr,
-        };
-        let first = server.recv();
-        (server, first)
-    }
-
-    /// Starts `cmd` and checks that the first line is `ready`.
-    fn ready(cmd: Command) -> Server {
-        let (server, first) = Server::start(cmd);
-        assert_eq!(first["type"], "ready", "{first}");
-        server
-    }
-
-    fn send(&mut self, value: &Value) {
-        let stdin = self.stdin.as_mut().expect("stdin open");
-        let mut line = value.to_string();
-        line.push('\n');
-        stdin.write_all(line.as_bytes()).expect("write a request");
-        stdin.flush().expect("flush");
-    }
-
-    fn recv(&self) -> Value {
-        let line = self
-            .lines
-            .recv_timeout(READ_TIMEOUT)
-            .expect("a line from the server in time");
-        serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"))
-    }
-
-    /// Sends one call and reads its answer.
-    fn call(&mut self, id: &str, tool: &str, command: &str) -> Value {
-        self.send(&call(id, tool, command));
-        let answer = self.recv();
-        assert_eq!(answer["id"], id, "{answer}");
-        answer
-    }
-
-    /// Closes stdin, waits for the exit and returns (status, stderr).
-    fn finish(mut self) -> (i32, String) {
-        self.stdin.take();
-        let code = self.wait_exit();
-        (code, self.stderr_text())
-    }
-
-    fn wait_exit(&mut self) -> i32 {
-        let deadline = Instant::now() + READ_TIMEOUT;
-        loop {
-            if let Some(status) = self.child.try_wait().expect("try_wait") {
-                return status.code().unwrap_or(-1);
-            }
-            assert!(Instant::now() < deadline, "the server did not exit");
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-
-    fn stderr_text(&self) -> String {
-        self.stderr.recv_timeout(READ_TIMEOUT).unwrap_or_default()
-    }
-
-    fn signal(&self, signal: i32) {
-        let pid = i32::try_from(self.child.id()).expect("pid");
-        // SAFETY: kill takes plain integers.
-        assert_eq!(unsafe { libc::kill(pid, signal) }, 0);
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 fn call(id: &str, tool: &str, command: &str) -> Value {
     json!({"id": id, "type": "pre_tool_use", "tool_name": tool, "tool_input": {"command": command}})
 }
@@ -213,16 +93,6 @@ fn direct_hook(name: &str, script: &Path, tools: &str, extra: &str) -> String {
     )
 }
 
-/// Runs `hookhost ARGS` in `scene` and returns (status, stdout, stderr).
-fn run(scene: &Scene, args: &[&str]) -> (i32, String, String) {
-    let out = scene.hookhost().args(args).output().expect("run hookhost");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
 /// Checks that a record reads back whole: every line is a JSON object, `log show`
 /// exits 0 and does not claim a kill, and `replay` matches every recorded verdict.
 /// Returns `log show`'s stdout.
@@ -235,13 +105,13 @@ fn record_reads_back(scene: &Scene, record: &Path) -> String {
     }
     assert!(text.is_empty() || text.ends_with('\n'), "a torn last line");
     let path = record.to_str().expect("utf-8 path");
-    let (code, shown, notes) = run(scene, &["log", "show", path]);
+    let (code, shown, notes) = scene.run(&["log", "show", path]);
     assert_eq!(code, 0, "log show: {shown}{notes}");
     assert!(
         !shown.contains("was killed") && !notes.contains("torn"),
         "log show reads a kill or a torn line into it:\n{shown}{notes}"
     );
-    let (code, replayed, notes) = run(scene, &["replay", path]);
+    let (code, replayed, notes) = scene.run(&["replay", path]);
     assert_eq!(code, 0, "replay: {replayed}{notes}");
     assert!(replayed.contains("verdicts matched"), "{replayed}");
     shown
@@ -418,19 +288,16 @@ fn a_full_disk_under_the_record_cuts_it_cleanly_and_changes_no_verdict() {
 
     // A session that cannot write its first record at all says so and does not start.
     let other = disk.dir.join("another.jsonl");
-    let (code, _, stderr) = run(
-        &scene,
-        &[
-            "--no-sandbox",
-            "--log",
-            other.to_str().unwrap(),
-            "pre-tool-use",
-            "--tool",
-            "bash",
-            "--input",
-            r#"{"command":"danger"}"#,
-        ],
-    );
+    let (code, _, stderr) = scene.run(&[
+        "--no-sandbox",
+        "--log",
+        other.to_str().unwrap(),
+        "pre-tool-use",
+        "--tool",
+        "bash",
+        "--input",
+        r#"{"command":"danger"}"#,
+    ]);
     assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains(other.to_str().unwrap()), "{stderr}");
 }
@@ -470,9 +337,9 @@ fn an_unwritable_record_folder_leaves_the_session_unrecorded_and_says_so() {
     assert_eq!(code, 0, "{stderr}");
 }
 
-/// [`common::as_nobody`], or `None` with a `SKIPPED` line when that cannot be done.
+/// [`support::as_nobody`], or `None` with a `SKIPPED` line when that cannot be done.
 fn as_nobody(test: &str) -> Option<Command> {
-    common::nobody_or_skip(test).then(common::as_nobody)
+    support::nobody_or_skip(test).then(support::as_nobody)
 }
 
 /// Item 6a: the record's folder, and the record itself, are made unwritable
@@ -484,7 +351,7 @@ fn an_open_record_outlives_its_folder_becoming_unwritable() {
     let Some(mut cmd) = as_nobody(test) else {
         return;
     };
-    let Some(world) = common::OtherUserWorld::new(test) else {
+    let Some(world) = support::OtherUserWorld::new(test) else {
         return;
     };
     let hookhost = world.copy_executable(Path::new(env!("CARGO_BIN_EXE_hookhost")));
@@ -514,14 +381,6 @@ fn an_open_record_outlives_its_folder_becoming_unwritable() {
     let text = std::fs::read_to_string(&record).unwrap();
     assert_eq!(text.matches("\"gate.verdict\"").count(), 3, "{text}");
     record_reads_back(&scene, &record);
-}
-
-/// Copies a built WASM plugin into the scene's hooks folder.
-fn plugin(scene: &Scene, name: &str) -> PathBuf {
-    let from = common::wasm_dir().join(name);
-    let to = scene.hooks.join(name);
-    std::fs::copy(&from, &to).unwrap_or_else(|e| panic!("copy {}: {e}", from.display()));
-    to
 }
 
 /// The `[wasm] cache_dir` config with the no-force-push plugin as a hook.

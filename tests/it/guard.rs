@@ -3,8 +3,7 @@
 //! Fixtures live under cargo's `CARGO_TARGET_TMPDIR` (not `/tmp`), because `/tmp` is an
 //! agent-writable folder in a session without a sandbox; the `/tmp` tests make their own.
 
-mod common;
-
+use crate::support;
 use std::ffi::OsString;
 use std::fs;
 use std::os::unix::fs::{PermissionsExt, symlink};
@@ -31,7 +30,7 @@ struct Fx {
 fn fx() -> Fx {
     let dir = tempfile::Builder::new()
         .prefix("guard-")
-        .tempdir_in(common::test_root())
+        .tempdir_in(support::test_root())
         .unwrap();
     let root = dir.path().canonicalize().unwrap();
     let project = root.join("proj");
@@ -970,10 +969,10 @@ fn per_process_links_are_refused_in_commands_and_arguments() {
 fn proc_self_cwd_hook_is_refused_by_the_real_binary() {
     // The review's reproduction: hookhost started from a safe folder holding hook.sh, with
     // the hook named through /proc/self/cwd; the box would run the project's hook.sh.
-    let scene = common::Scene::new();
+    let scene = support::Scene::new();
     let hook_sh = scene.script("hook.sh", "exit 0");
     fs::write(scene.project.join("hook.sh"), "#!/bin/sh\nexit 0\n").unwrap();
-    scene.write_config(&common::hook(
+    scene.write_config(&support::hook(
         "h",
         "PreToolUse",
         &["/proc/self/cwd/hook.sh"],

@@ -1,44 +1,15 @@
 //! The WASM executor on real hooks: the fixtures and plugins built by `plugins/build.sh`
-//! into `target/wasm/` (built once on demand when missing).
+//! into `target/wasm/` (built once per test run, see [`wasm_dir`]).
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
+use crate::support::{lossy, wasm_dir};
 use hookhost::executor::wasm::{EngineMode, WasmEngine, WasmError, WasmSettings};
 use hookhost::executor::{
     CancellationToken, Executor, ExitStatus, Failure, OUTPUT_CAP, RawOutput, Stream,
 };
-
-/// The folder of built hooks, building them once if they are missing.
-fn wasm_dir() -> &'static Path {
-    static DIR: OnceLock<PathBuf> = OnceLock::new();
-    DIR.get_or_init(|| {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-        let dir = root.join("target/wasm");
-        let names = [
-            "fixture-p1.wasm",
-            "fixture-p2.wasm",
-            "net-probe-p1.wasm",
-            "net-probe-p2.wasm",
-            "no-force-push.wasm",
-            "protect-paths.wasm",
-            "keywords.wasm",
-        ];
-        if names.iter().any(|n| !dir.join(n).is_file()) {
-            let status = std::process::Command::new("bash")
-                .arg(root.join("plugins/build.sh"))
-                .current_dir(root)
-                .status()
-                .expect("cannot run bash plugins/build.sh");
-            assert!(status.success(), "bash plugins/build.sh failed: {status}");
-            for n in names {
-                assert!(dir.join(n).is_file(), "plugins/build.sh did not make {n}");
-            }
-        }
-        dir
-    })
-}
 
 fn wasm(name: &str) -> PathBuf {
     wasm_dir().join(name)
@@ -99,10 +70,6 @@ fn ok(outcome: Result<RawOutput, Failure>) -> RawOutput {
     }
 }
 
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
 const BOTH: [&str; 2] = ["fixture-p1.wasm", "fixture-p2.wasm"];
 
 // ---- I/O, arguments, environment, exit status -------------------------------------
@@ -131,7 +98,7 @@ async fn args_are_the_file_name_then_the_hook_arguments() {
 async fn the_environment_is_empty() {
     for f in BOTH {
         let out = ok(run(f, &["env"], b"").await);
-        assert_eq!(text(&out.stdout), "{}\n", "{f}");
+        assert_eq!(lossy(&out.stdout), "{}\n", "{f}");
     }
 }
 
@@ -148,7 +115,7 @@ async fn allow_exits_zero_silently() {
 async fn block_is_exit_two_with_stderr_on_p1() {
     let out = ok(run("fixture-p1.wasm", &["block"], b"{}").await);
     assert_eq!(out.status, ExitStatus::Code(2));
-    assert_eq!(text(&out.stderr), "blocked by fixture\n");
+    assert_eq!(lossy(&out.stderr), "blocked by fixture\n");
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -156,7 +123,7 @@ async fn block_on_p2_arrives_as_a_failure_exit() {
     // wasip2's std::process::exit(2) goes through wasi:cli/exit.exit(err): code 1.
     let out = ok(run("fixture-p2.wasm", &["block"], b"{}").await);
     assert_eq!(out.status, ExitStatus::Code(1));
-    assert_eq!(text(&out.stderr), "blocked by fixture\n");
+    assert_eq!(lossy(&out.stderr), "blocked by fixture\n");
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -292,7 +259,7 @@ async fn a_short_sleep_completes() {
         project.path(),
     )
     .await;
-    assert_eq!(text(&ok(r.outcome).stdout), "slept 1\n");
+    assert_eq!(lossy(&ok(r.outcome).stdout), "slept 1\n");
 }
 
 /// Fuel decides, deterministically: with a small rate, the loop runs out of fuel long
@@ -421,7 +388,7 @@ async fn timeouts_and_cancel_work_on_a_current_thread_runtime() {
         assert!(took < Duration::from_millis(500), "{f} took {took:?}");
     }
     let out = ok(run("fixture-p1.wasm", &["read", "/project/file"], b"").await);
-    assert_eq!(text(&out.stdout), "hello from the project\n");
+    assert_eq!(lossy(&out.stdout), "hello from the project\n");
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -517,11 +484,11 @@ async fn failures_read_as_the_spec_says() {
 async fn the_project_is_readable_at_slash_project() {
     for f in BOTH {
         let out = ok(run(f, &["read", "/project/file"], b"").await);
-        assert_eq!(text(&out.stdout), "hello from the project\n", "{f}");
+        assert_eq!(lossy(&out.stdout), "hello from the project\n", "{f}");
         let out = ok(run(f, &["read", "/project/sub/inner"], b"").await);
-        assert_eq!(text(&out.stdout), "inner\n", "{f}");
+        assert_eq!(lossy(&out.stdout), "inner\n", "{f}");
         let out = ok(run(f, &["ls", "/project"], b"").await);
-        assert_eq!(text(&out.stdout), "etc-dir\nfile\nlink\nsub\n", "{f}");
+        assert_eq!(lossy(&out.stdout), "etc-dir\nfile\nlink\nsub\n", "{f}");
     }
 }
 
@@ -538,7 +505,7 @@ async fn the_project_cannot_be_written() {
                 project.path(),
             )
             .await;
-            let said = text(&ok(r.outcome).stdout);
+            let said = lossy(&ok(r.outcome).stdout);
             assert!(said.starts_with("ERR: "), "{f} {target}: {said}");
         }
         assert!(!project.path().join("new").exists(), "{f}");
@@ -558,12 +525,12 @@ async fn nothing_outside_the_project_is_visible() {
             "../etc/passwd",
         ] {
             let out = ok(run(f, &["read", path], b"").await);
-            let said = text(&out.stdout);
+            let said = lossy(&out.stdout);
             assert!(said.starts_with("ERR: "), "{f} read {path}: {said}");
             assert!(!said.contains("root:"), "{f} read {path}");
         }
         let out = ok(run(f, &["ls", "/"], b"").await);
-        let said = text(&out.stdout);
+        let said = lossy(&out.stdout);
         assert!(!said.contains("etc\n"), "{f}: ls / = {said}");
     }
 }
@@ -576,7 +543,7 @@ async fn a_p1_hook_cannot_connect_to_a_listening_socket() {
     let addr = listener.local_addr().expect("addr").to_string();
     listener.set_nonblocking(true).expect("nonblocking");
     let out = ok(run("net-probe-p1.wasm", &[&addr], b"").await);
-    let said = text(&out.stdout);
+    let said = lossy(&out.stdout);
     assert!(said.starts_with("ERR: "), "{said}");
     assert!(listener.accept().is_err(), "the hook reached the listener");
 }
@@ -860,7 +827,7 @@ async fn a_pooled_instance_starts_with_fresh_memory() {
         for run in 0..5 {
             let out = ok(exec.run(Arc::from(&b"{}"[..]), &cancel).await);
             assert_eq!(
-                text(&out.stdout),
+                lossy(&out.stdout),
                 "data 7, grown memory clean\n",
                 "{f}, run {run}"
             );
@@ -945,7 +912,7 @@ async fn the_plugins_decide() {
     let push = br#"{"hook_event_name":"PreToolUse","tool_name":"bash","tool_input":{"command":"git push --force origin main"}}"#;
     let out = ok(run("no-force-push.wasm", &[], push).await);
     assert_eq!(out.status, ExitStatus::Code(2));
-    assert!(text(&out.stderr).contains("force-push is not allowed"));
+    assert!(lossy(&out.stderr).contains("force-push is not allowed"));
     let fine = br#"{"hook_event_name":"PreToolUse","tool_name":"bash","tool_input":{"command":"git push origin main"}}"#;
     let out = ok(run("no-force-push.wasm", &[], fine).await);
     assert_eq!(out.status, ExitStatus::Code(0));

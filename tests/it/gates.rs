@@ -1,16 +1,11 @@
 //! PreToolUse and UserPromptSubmit gates end to end through the real binary: envelopes,
 //! answers in Claude Code's formats, dispatch order, failures and their messages.
 
-mod common;
-
-use common::{Scene, hook, sh_hook};
+use crate::support;
+use crate::support::{Scene, hook, message, sh_hook};
 use serde_json::json;
 
 const NO_SANDBOX: &[&str] = &["--no-sandbox"];
-
-fn message(v: &serde_json::Value) -> &str {
-    v["message"].as_str().unwrap_or_default()
-}
 
 #[test]
 fn pre_tool_use_envelope_is_the_spec_line_with_relative_paths() {
@@ -56,7 +51,7 @@ fn pre_tool_use_envelope_is_the_spec_line_with_relative_paths() {
         .args(["--input", "{\"command\":\"ls\"}", "--tool-use-id", "7EX"])
         .output()
         .unwrap();
-    let v = common::verdict(&out);
+    let v = support::verdict(&out);
     assert!(
         message(&v).ends_with(",\"tool_use_id\":\"7EX\"}"),
         "{}",
@@ -233,7 +228,7 @@ fn timeout_kills_the_hook_and_says_so() {
     // A hang check, not a speed target: the hook would sleep for 97 s.
     assert!(started.elapsed() < std::time::Duration::from_secs(20));
     assert!(
-        !common::process_alive("sleep 97.531"),
+        !support::process_alive("sleep 97.531"),
         "the timed-out hook survived"
     );
 }
@@ -292,7 +287,7 @@ fn a_hook_never_reading_a_large_input_does_not_deadlock() {
     let out = child.wait_with_output().unwrap();
     writer.join().unwrap();
     assert_eq!(out.status.code(), Some(1));
-    let v = common::verdict(&out);
+    let v = support::verdict(&out);
     assert_eq!(
         message(&v),
         "blocked by the user's hook \"lazy\": done-without-reading"
@@ -323,7 +318,7 @@ fn hooks_run_from_root_without_provider_keys() {
         ])
         .output()
         .unwrap();
-    let v = common::verdict(&out);
+    let v = support::verdict(&out);
     assert_eq!(
         message(&v),
         "blocked by the user's hook \"env\": /|unset|unset|kept"
@@ -360,7 +355,7 @@ fn a_background_child_holding_stdout_is_killed_and_the_hook_returns() {
         "waited for the background child"
     );
     assert!(
-        !common::process_alive("sleep 86.421"),
+        !support::process_alive("sleep 86.421"),
         "the background child survived"
     );
 }
@@ -376,7 +371,7 @@ fn a_setsid_grandchild_does_not_outlive_the_hook() {
     let (code, v) = scene.gate(NO_SANDBOX, "bash", "{}");
     assert_eq!(code, 0, "{v}");
     assert!(
-        !common::process_alive("sleep 75.309"),
+        !support::process_alive("sleep 75.309"),
         "the setsid grandchild survived"
     );
 }
@@ -508,16 +503,16 @@ fn sigint_interrupts_the_hook_group_and_exits_130() {
         .spawn()
         .unwrap();
     let pid = child.id() as i32;
-    assert!(common::wait_until(|| common::process_alive("sleep 64.3")));
+    assert!(support::wait_until(|| support::process_alive("sleep 64.3")));
     // SAFETY: kill with a plain pid and signal number.
     unsafe { libc::kill(pid, libc::SIGINT) };
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(130));
-    let v = common::verdict(&out);
+    let v = support::verdict(&out);
     assert_eq!(v["outcome"], "interrupted");
     assert_eq!(v["hook"], "slow");
-    assert!(!common::process_alive("sleep 64.2"));
-    assert!(!common::process_alive("sleep 64.3"));
+    assert!(!support::process_alive("sleep 64.2"));
+    assert!(!support::process_alive("sleep 64.3"));
 }
 
 #[test]

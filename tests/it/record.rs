@@ -1,13 +1,11 @@
 //! Session records through the real binary: what is recorded, replay (served from the
 //! record, starting nothing), crash resume, the transcript, and a tolerant reader.
 
-mod common;
-
+use crate::support;
 use std::path::{Path, PathBuf};
 use std::process::Output;
-use std::time::{Duration, Instant};
 
-use common::{Scene, hook, sh_hook};
+use crate::support::{Scene, hook, sh_hook, text, wait_until};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
@@ -23,13 +21,6 @@ fn records(path: &Path) -> Vec<Value> {
 
 fn of_type<'a>(recs: &'a [Value], kind: &str) -> Vec<&'a Value> {
     recs.iter().filter(|r| r["type"] == kind).collect()
-}
-
-fn text(out: &Output) -> (String, String) {
-    (
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 /// A one-shot `pre-tool-use` on `bash` with input `{}`, recorded to `log`.
@@ -531,7 +522,7 @@ fn resume_keeps_unchanged_hooks_and_skips_changed_ones() {
         .args(["--tool", "bash", "--input", r#"{"command":"ls"}"#])
         .output()
         .unwrap();
-    let v = common::verdict(&out);
+    let v = support::verdict(&out);
     assert_eq!(
         v["message"],
         "blocked by the user's hook \"newcomer\": new rule"
@@ -630,15 +621,12 @@ fn a_session_killed_while_a_hook_ran_says_so_on_resume() {
     );
 }
 
+/// Waits until the file at `path` holds `needle`.
 fn wait_for(path: &Path, needle: &str) {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while Instant::now() < deadline {
-        if std::fs::read_to_string(path).is_ok_and(|s| s.contains(needle)) {
-            return;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    panic!("{needle} never appeared in {path:?}");
+    assert!(
+        wait_until(|| std::fs::read_to_string(path).is_ok_and(|s| s.contains(needle))),
+        "{needle} never appeared in {path:?}"
+    );
 }
 
 #[test]

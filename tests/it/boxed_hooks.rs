@@ -2,18 +2,8 @@
 //! sandboxed hooks judged from inside the box, host hooks' PATH in a sandboxed session,
 //! `hookhost box`, and a session where bwrap cannot run.
 
-mod common;
-
-use common::{Scene, hook, sh_hook};
-
-fn run(scene: &Scene, args: &[&str]) -> (i32, String, String) {
-    let out = scene.hookhost().args(args).output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+use crate::support;
+use crate::support::{Scene, hook, sh_hook};
 
 #[test]
 fn hooks_in_the_project_are_refused_and_every_one_is_reported() {
@@ -42,7 +32,7 @@ fn hooks_in_the_project_are_refused_and_every_one_is_reported() {
     for sandbox_flag in [&[][..], &["--no-sandbox"][..]] {
         let mut args = sandbox_flag.to_vec();
         args.push("check");
-        let (code, stdout, stderr) = run(&scene, &args);
+        let (code, stdout, stderr) = scene.run(&args);
         assert_eq!(code, 2, "{stderr}");
         assert!(stdout.is_empty());
         assert!(stderr.contains(&format!(
@@ -60,7 +50,7 @@ fn hooks_in_the_project_are_refused_and_every_one_is_reported() {
         assert!(!stderr.contains("hook fine"), "{stderr}");
     }
     // --no-hooks runs no guard.
-    let (code, stdout, _) = run(&scene, &["--no-hooks", "check"]);
+    let (code, stdout, _) = scene.run(&["--no-hooks", "check"]);
     assert_eq!(code, 0);
     assert_eq!(stdout, "hooks: off (--no-hooks)\n");
 }
@@ -92,7 +82,7 @@ fn a_config_inside_the_project_is_refused() {
 
 #[test]
 fn a_sandboxed_hook_is_judged_from_inside_the_box() {
-    if !common::bwrap_or_skip("a_sandboxed_hook_is_judged_from_inside_the_box") {
+    if !support::bwrap_or_skip("a_sandboxed_hook_is_judged_from_inside_the_box") {
         return;
     }
     let scene = Scene::new();
@@ -127,7 +117,7 @@ echo "$r" >&2; echo "cwd=$(pwd)" >&2; exit 2"#,
         .args(["pre-tool-use", "--json", "--tool", "bash", "--input", "{}"])
         .output()
         .unwrap();
-    let v = common::verdict(&out);
+    let v = support::verdict(&out);
     let message = v["message"].as_str().unwrap();
     let reason = message
         .strip_prefix("blocked by the user's hook \"inside\": ")
@@ -180,16 +170,13 @@ echo "$r" >&2; echo "cwd=$(pwd)" >&2; exit 2"#,
         "/tmp/x did not land in the private temp folder"
     );
     // The banner: a sandboxed hook is not marked as on the host.
-    let (_, stdout, _) = run(
-        &scene,
-        &["--private-tmp", private_tmp.to_str().unwrap(), "check"],
-    );
+    let (_, stdout, _) = scene.run(&["--private-tmp", private_tmp.to_str().unwrap(), "check"]);
     assert_eq!(stdout, "hooks: inside (bash)\n");
 }
 
 #[test]
 fn a_host_hook_in_a_sandboxed_session_loses_agent_writable_path_entries() {
-    if !common::bwrap_or_skip(
+    if !support::bwrap_or_skip(
         "a_host_hook_in_a_sandboxed_session_loses_agent_writable_path_entries",
     ) {
         return;
@@ -206,7 +193,7 @@ fn a_host_hook_in_a_sandboxed_session_loses_agent_writable_path_entries() {
         .args(["pre-tool-use", "--json", "--tool", "bash", "--input", "{}"])
         .output()
         .unwrap();
-    let v = common::verdict(&out);
+    let v = support::verdict(&out);
     assert_eq!(
         v["message"],
         "blocked by the user's hook \"notify\": /usr/bin:/bin|/"
@@ -226,7 +213,7 @@ fn a_host_hook_in_a_sandboxed_session_loses_agent_writable_path_entries() {
         ])
         .output()
         .unwrap();
-    let v = common::verdict(&out);
+    let v = support::verdict(&out);
     assert_eq!(
         v["message"],
         format!("blocked by the user's hook \"notify\": {path}|/")
@@ -235,7 +222,7 @@ fn a_host_hook_in_a_sandboxed_session_loses_agent_writable_path_entries() {
 
 #[test]
 fn hookhost_box_runs_a_command_in_the_hooks_box() {
-    if !common::bwrap_or_skip("hookhost_box_runs_a_command_in_the_hooks_box") {
+    if !support::bwrap_or_skip("hookhost_box_runs_a_command_in_the_hooks_box") {
         return;
     }
     let scene = Scene::new();
@@ -308,7 +295,7 @@ fn where_bwrap_cannot_run_the_session_says_so_and_runs_hooks_on_the_host() {
 /// and a host hook's own process: nothing outlives a killed host that could be reached.
 #[test]
 fn no_hook_outlives_a_killed_host() {
-    if !common::bwrap_or_skip("no_hook_outlives_a_killed_host") {
+    if !support::bwrap_or_skip("no_hook_outlives_a_killed_host") {
         return;
     }
     let scene = Scene::new();
@@ -328,12 +315,12 @@ fn no_hook_outlives_a_killed_host() {
             .unwrap();
         let last = markers[markers.len() - 1];
         assert!(
-            common::wait_until(|| common::process_alive(last)),
+            support::wait_until(|| support::process_alive(last)),
             "the hook did not start"
         );
         child.kill().unwrap();
         child.wait().unwrap();
-        let gone = common::wait_until(|| markers.iter().all(|m| !common::process_alive(m)));
+        let gone = support::wait_until(|| markers.iter().all(|m| !support::process_alive(m)));
         assert!(gone, "{markers:?} outlived the killed host");
     }
 }
@@ -343,7 +330,7 @@ fn no_hook_outlives_a_killed_host() {
 /// then ends (a tokio worker, a blocking-pool thread) keeps running.
 #[test]
 fn a_box_outlives_the_thread_that_asked_for_it() {
-    if !common::bwrap_or_skip("a_box_outlives_the_thread_that_asked_for_it") {
+    if !support::bwrap_or_skip("a_box_outlives_the_thread_that_asked_for_it") {
         return;
     }
     let scene = Scene::new();
@@ -384,14 +371,14 @@ fn a_box_outlives_the_thread_that_asked_for_it() {
     // The asking thread and its runtime are gone; the box must still run.
     std::thread::sleep(std::time::Duration::from_millis(500));
     assert!(
-        common::process_alive("sleep 66.61"),
+        support::process_alive("sleep 66.61"),
         "the box died with the thread that asked for it"
     );
     hookhost::process::kill_group(pid);
     // SAFETY: kill with a plain pid and signal number.
     unsafe { libc::kill(pid as i32, libc::SIGKILL) };
     assert!(
-        common::wait_until(|| !common::process_alive("sleep 66.61")),
+        support::wait_until(|| !support::process_alive("sleep 66.61")),
         "killing bwrap did not end the box"
     );
 }
@@ -401,7 +388,7 @@ fn a_box_outlives_the_thread_that_asked_for_it() {
 #[test]
 fn hookhost_box_cannot_write_a_host_fifo() {
     let test = "hookhost_box_cannot_write_a_host_fifo";
-    if !common::bwrap_or_skip(test) {
+    if !support::bwrap_or_skip(test) {
         return;
     }
     if hookhost::sandbox::landlock_abi().is_none() {
@@ -426,7 +413,7 @@ fn hookhost_box_cannot_write_a_host_fifo() {
         .open(&fifo)
         .unwrap();
     let script = format!("echo BOX-WROTE > '{}'", fifo.display());
-    let (code, _, stderr) = run(&scene, &["box", "--", "sh", "-c", &script]);
+    let (code, _, stderr) = scene.run(&["box", "--", "sh", "-c", &script]);
     assert_ne!(code, 0, "the write into the host FIFO succeeded");
     assert!(stderr.contains("Permission denied"), "{stderr}");
     let mut got = Vec::new();
@@ -486,7 +473,7 @@ fn recorded_box_runs(log: &std::path::Path) -> Vec<Vec<String>> {
 #[test]
 fn with_home_unset_or_wrong_the_real_homes_credentials_are_hidden() {
     let test = "with_home_unset_or_wrong_the_real_homes_credentials_are_hidden";
-    if !common::bwrap_or_skip(test) {
+    if !support::bwrap_or_skip(test) {
         return;
     }
     let homes = hookhost::sandbox::Homes::find(None);
@@ -550,7 +537,7 @@ fn a_user_with_no_home_is_told_the_box_hides_nothing() {
         eprintln!("SKIPPED {test}: cannot switch to uid 54321 with setpriv (not root?)");
         return;
     }
-    let Some(world) = common::OtherUserWorld::new(test) else {
+    let Some(world) = support::OtherUserWorld::new(test) else {
         return;
     };
     let hookhost = world.copy_executable(std::path::Path::new(env!("CARGO_BIN_EXE_hookhost")));
@@ -610,7 +597,7 @@ os.execv(sys.argv[1], sys.argv[1:])
 #[test]
 fn without_landlock_the_box_runs_and_check_says_so() {
     let test = "without_landlock_the_box_runs_and_check_says_so";
-    if !common::bwrap_or_skip(test) {
+    if !support::bwrap_or_skip(test) {
         return;
     }
     let scene = Scene::new();
@@ -648,7 +635,7 @@ fn without_landlock_the_box_runs_and_check_says_so() {
     let out = without(&["pre-tool-use", "--tool", "bash", "--input", "{}"]);
     assert!(!String::from_utf8_lossy(&out.stderr).contains("Landlock"));
     if hookhost::sandbox::landlock_abi().is_some() {
-        let (code, _, stderr) = run(&scene, &["check"]);
+        let (code, _, stderr) = scene.run(&["check"]);
         assert_eq!(code, 0, "{stderr}");
         assert!(!stderr.contains("Landlock"), "{stderr}");
     }
@@ -666,7 +653,7 @@ fn as_root_a_boxed_hook_cannot_write_the_hosts_sysctls() {
         eprintln!("SKIPPED {test}: not root, and only root's writes reach /proc/sys");
         return;
     }
-    if !common::bwrap_or_skip(test) {
+    if !support::bwrap_or_skip(test) {
         return;
     }
     let scene = Scene::new();
@@ -682,16 +669,13 @@ fn as_root_a_boxed_hook_cannot_write_the_hosts_sysctls() {
     assert_eq!(code, 0, "{verdict}");
     assert_eq!(verdict["outcome"], "allow", "{verdict}");
 
-    let (code, stdout, stderr) = run(
-        &scene,
-        &[
-            "box",
-            "--",
-            "sh",
-            "-c",
-            &format!("{write_back} && echo WROTE"),
-        ],
-    );
+    let (code, stdout, stderr) = scene.run(&[
+        "box",
+        "--",
+        "sh",
+        "-c",
+        &format!("{write_back} && echo WROTE"),
+    ]);
     assert_ne!(code, 0, "{stdout}{stderr}");
     assert!(!stdout.contains("WROTE"), "{stdout}");
     assert!(stderr.contains("Read-only file system"), "{stderr}");

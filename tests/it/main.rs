@@ -1,0 +1,30 @@
+//! The integration tests, as one test binary: each module is one former
+//! `tests/<name>.rs`, so that the library and wasmtime are linked once, not once per file.
+//!
+//!     cargo test --test it                     # all of them
+//!     cargo test --test it serve::             # one module
+//!     cargo test --test it a_record_in_the     # by (part of) a test's name
+//!
+//! `tests/host_process.rs` and `tests/no_leaks.rs` stay binaries of their own: the first
+//! changes the test process itself (non-dumpable), the second counts the process's file
+//! descriptors and children, which other tests running beside it would change.
+
+#[path = "../support/mod.rs"]
+mod support;
+
+mod boxed_hooks;
+mod config_cli;
+mod escapes;
+mod eval;
+mod faults;
+mod gates;
+mod guard;
+mod hook_env;
+mod properties;
+mod record;
+mod record_trust;
+mod sandbox;
+mod serve;
+mod wasm;
+mod wasm_cache;
+mod wasm_hooks;

@@ -1,0 +1,24 @@
+//! What the integration tests and the benches share: the [`Scene`] (a project, a hooks
+//! folder outside it and a config, and the real `hookhost` binary run against them),
+//! the WASM fixtures ([`wasm_dir`]), one poller ([`wait_until`]), one process runner
+//! ([`run`]), the `serve` harness ([`Server`]) and a world another user can reach
+//! ([`OtherUserWorld`], [`as_nobody`]).
+//!
+//! The tests include it from `tests/it/main.rs`; each bench with
+//! `#[path = "../tests/support/mod.rs"] mod support;`. Not every user needs every item.
+#![allow(dead_code, unused_imports)]
+
+mod fixtures;
+mod poll;
+mod process;
+mod scene;
+mod serve;
+
+pub use fixtures::{plugin, wasm_dir};
+pub use poll::wait_until;
+pub use process::{
+    OtherUserWorld, as_nobody, bwrap_available, bwrap_or_skip, is_root, lossy, nobody_or_skip,
+    process_alive, run, text,
+};
+pub use scene::{Scene, hook, message, sh_hook, test_root, verdict};
+pub use serve::{READ_TIMEOUT, Server};
