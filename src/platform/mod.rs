@@ -13,5 +13,4 @@
 #[path = "linux/mod.rs"]
 pub(crate) mod linux;
 #[cfg(target_os = "linux")]
-#[allow(unused_imports)] // until the first concept moves in
 pub(crate) use linux as sys;
