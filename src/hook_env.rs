@@ -15,7 +15,6 @@
 
 use std::ffi::{OsStr, OsString};
 use std::fmt;
-use std::os::unix::ffi::OsStrExt;
 
 /// Name patterns (`*` is any run of characters, case is ignored) of the variables a
 /// hook never sees.
@@ -162,8 +161,8 @@ impl EnvPolicy {
         if self.keep.iter().any(|k| OsStr::new(k) == name) {
             return false;
         }
-        let name = name.as_bytes();
-        self.remove.iter().any(|p| p.matches(name)) || is_secret(name, value.as_bytes())
+        let name = name.as_encoded_bytes();
+        self.remove.iter().any(|p| p.matches(name)) || is_secret(name, value.as_encoded_bytes())
     }
 }
 
@@ -348,7 +347,7 @@ mod tests {
 
     #[test]
     fn non_utf8_names_are_matched_on_their_bytes() {
-        let name = OsStr::from_bytes(b"MY_\xffTOKEN");
+        let name = crate::platform::sys::file_system::os_str_from_bytes(b"MY_\xffTOKEN");
         assert!(EnvPolicy::default().withholds(name, OsStr::new("v")));
     }
 }

@@ -9,7 +9,6 @@
 //! background child holding stdout open cannot hold the verdict back.
 
 use std::ffi::OsString;
-use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::PathBuf;
 use std::process::Stdio;
 use std::sync::Arc;
@@ -20,6 +19,7 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use super::{
     BoxFuture, CancellationToken, Executor, ExitStatus, Failure, OUTPUT_CAP, RawOutput, Stream,
 };
+use crate::platform::sys;
 use crate::process;
 
 /// How long to wait for the pipes to close once the hook's group is dead.
@@ -86,12 +86,7 @@ impl Launcher for IsolatedHostLauncher {
         cwd: &std::path::Path,
     ) -> std::io::Result<std::process::Command> {
         let mut command = HostLauncher.command(argv, env, cwd)?;
-        let namespace = self.namespace.clone();
-        // SAFETY: enter_in_child is written for the forked child before exec: it makes
-        // only async-signal-safe syscalls and allocates nothing.
-        unsafe {
-            command.pre_exec(move || namespace.enter_in_child());
-        }
+        sys::pid_namespace::enter_before_exec(&mut command, self.namespace.clone());
         Ok(command)
     }
 }
@@ -143,16 +138,8 @@ impl ArgvExecutor {
         command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0);
-        // SAFETY: the closure runs in the forked child before exec and only calls
-        // prctl, which is async-signal-safe.
-        unsafe {
-            command.pre_exec(|| {
-                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
-                Ok(())
-            });
-        }
+            .stderr(Stdio::piped());
+        sys::process::own_group_dying_with_spawner(&mut command);
         let mut command = tokio::process::Command::from(command);
         command.kill_on_drop(true);
         let mut child = process::spawn(command)
@@ -211,7 +198,7 @@ impl ArgvExecutor {
         }
         let status =
             status.map_err(|e| Failure::CouldNotStart(format!("waiting for the hook: {e}")))?;
-        let status = match (status.code(), status.signal()) {
+        let status = match (status.code(), sys::process::exit_signal(&status)) {
             (Some(code), _) => ExitStatus::Code(code),
             (None, Some(signal)) => ExitStatus::Signal(signal),
             (None, None) => ExitStatus::Signal(0),

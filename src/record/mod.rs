@@ -628,8 +628,7 @@ pub fn exposure_warning(path: &Path, mode: u32) -> Option<String> {
 
 /// The [`exposure_warning`] for the record at `path`, if it can be read at all.
 pub fn exposure_warning_of(path: &Path) -> Option<String> {
-    use std::os::unix::fs::PermissionsExt;
-    let mode = std::fs::metadata(path).ok()?.permissions().mode();
+    let mode = crate::platform::sys::files::mode_bits(&std::fs::metadata(path).ok()?);
     exposure_warning(path, mode)
 }
 

@@ -5,10 +5,8 @@
 //! existing record with group or other bits set is opened all the same, with a warning
 //! ([`super::exposure_warning`]).
 
-use std::fs::{DirBuilder, File, OpenOptions, Permissions};
+use std::fs::{DirBuilder, File, OpenOptions, TryLockError};
 use std::io::{Read, Seek, SeekFrom, Write};
-use std::os::fd::AsRawFd;
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -19,6 +17,7 @@ use super::{
     Body, ContextRecord, Decided, Effect, GateFields, GateVerdict, HookStarted, RecordError,
 };
 use crate::dispatch::{Recorder, RunEvent};
+use crate::platform::sys;
 
 /// An open session record: appends one line per record, under an exclusive lock.
 ///
@@ -57,18 +56,14 @@ impl RecordWriter {
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             create_private_dirs(parent).map_err(|e| RecordError::io(path, e))?;
         }
-        let file = OpenOptions::new()
-            .append(true)
-            .create_new(true)
-            .mode(0o600)
+        let file = sys::files::private_file_mode(OpenOptions::new().append(true).create_new(true))
             .open(path)
             .map_err(|e| match e.kind() {
                 std::io::ErrorKind::AlreadyExists => RecordError::Exists(path.to_path_buf()),
                 _ => RecordError::io(path, e),
             })?;
         // The umask may have taken bits from 0600 (a 0400 record could not be resumed).
-        file.set_permissions(Permissions::from_mode(0o600))
-            .map_err(|e| RecordError::io(path, e))?;
+        sys::files::make_file_private(&file).map_err(|e| RecordError::io(path, e))?;
         lock(&file, path)?;
         Ok(RecordWriter::new(path, session_id, file))
     }
@@ -83,11 +78,7 @@ impl RecordWriter {
             .open(path)
             .map_err(|e| RecordError::io(path, e))?;
         lock(&file, path)?;
-        let mode = file
-            .metadata()
-            .map_err(|e| RecordError::io(path, e))?
-            .permissions()
-            .mode();
+        let mode = sys::files::mode_bits(&file.metadata().map_err(|e| RecordError::io(path, e))?);
         let mut bytes = Vec::new();
         file.seek(SeekFrom::Start(0))
             .and_then(|_| file.read_to_end(&mut bytes))
@@ -298,8 +289,8 @@ fn create_private_dirs(dir: &Path) -> std::io::Result<()> {
         .take_while(|d| !d.as_os_str().is_empty() && std::fs::metadata(d).is_err())
         .collect();
     for folder in missing.into_iter().rev() {
-        match DirBuilder::new().mode(0o700).create(folder) {
-            Ok(()) => std::fs::set_permissions(folder, Permissions::from_mode(0o700))?,
+        match sys::files::private_dir_mode(&mut DirBuilder::new()).create(folder) {
+            Ok(()) => sys::files::make_dir_private(folder)?,
             // Made by someone else meanwhile (a concurrent session): it is theirs.
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
             Err(e) => return Err(e),
@@ -308,18 +299,12 @@ fn create_private_dirs(dir: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
-/// `flock(LOCK_EX | LOCK_NB)`: the lock lives as long as the file stays open (it is
-/// opened close-on-exec, so no hook inherits it).
+/// `flock(LOCK_EX | LOCK_NB)` (std's `try_lock`): the lock lives as long as the file
+/// stays open (it is opened close-on-exec, so no hook inherits it).
 fn lock(file: &File, path: &Path) -> Result<(), RecordError> {
-    // SAFETY: flock on a file descriptor we own; no memory is involved.
-    let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
-    if rc == 0 {
-        return Ok(());
-    }
-    let err = std::io::Error::last_os_error();
-    if err.raw_os_error() == Some(libc::EWOULDBLOCK) {
-        Err(RecordError::Locked(path.to_path_buf()))
-    } else {
-        Err(RecordError::io(path, err))
+    match file.try_lock() {
+        Ok(()) => Ok(()),
+        Err(TryLockError::WouldBlock) => Err(RecordError::Locked(path.to_path_buf())),
+        Err(TryLockError::Error(err)) => Err(RecordError::io(path, err)),
     }
 }

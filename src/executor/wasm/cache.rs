@@ -28,7 +28,6 @@
 use std::fs::{DirBuilder, OpenOptions};
 use std::hash::Hasher;
 use std::io::{self, Write};
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
@@ -36,6 +35,8 @@ use wasmtime::Engine;
 use wasmtime::component::Component;
 
 use wasmtime::Module;
+
+use crate::platform::sys;
 
 /// The wasmtime release the artifacts are compiled by (part of every key).
 const WASMTIME_VERSION: &str = "48.0.8";
@@ -271,7 +272,7 @@ fn load_file<A: Artifact>(engine: &Engine, path: &Path) -> Result<A, Unusable> {
 /// Writes `bytes` to `path` atomically: a 0600 temporary file in `dir` (created 0700 if
 /// missing), then a rename over `path`.
 fn store(dir: &Path, path: &Path, bytes: &[u8]) -> io::Result<()> {
-    DirBuilder::new().recursive(true).mode(0o700).create(dir)?;
+    sys::files::private_dir_mode(DirBuilder::new().recursive(true)).create(dir)?;
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -284,11 +285,9 @@ fn store(dir: &Path, path: &Path, bytes: &[u8]) -> io::Result<()> {
         u64::from_le_bytes(nonce)
     ));
     let written = (|| {
-        let mut file = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(&tmp)?;
+        let mut file =
+            sys::files::private_file_mode(OpenOptions::new().write(true).create_new(true))
+                .open(&tmp)?;
         file.write_all(bytes)?;
         file.sync_all()?;
         std::fs::rename(&tmp, path)

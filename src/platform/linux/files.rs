@@ -1,0 +1,33 @@
+//! Linux: private files and folders (owner-only modes, whatever the umask), and the mode
+//! bits and owner of a file.
+
+use std::fs::{DirBuilder, File, Metadata, OpenOptions, Permissions};
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
+use std::path::Path;
+
+/// A file that `options` creates gets mode 0600 (less the umask).
+pub(crate) fn private_file_mode(options: &mut OpenOptions) -> &mut OpenOptions {
+    options.mode(0o600)
+}
+
+/// A folder that `builder` creates gets mode 0700 (less the umask).
+pub(crate) fn private_dir_mode(builder: &mut DirBuilder) -> &mut DirBuilder {
+    builder.mode(0o700)
+}
+
+/// Sets the open `file`'s mode to 0600 (the umask may have taken bits when it was
+/// created).
+pub(crate) fn make_file_private(file: &File) -> std::io::Result<()> {
+    file.set_permissions(Permissions::from_mode(0o600))
+}
+
+/// Sets the folder `dir`'s mode to 0700 (the umask may have taken bits when it was
+/// created).
+pub(crate) fn make_dir_private(dir: &Path) -> std::io::Result<()> {
+    std::fs::set_permissions(dir, Permissions::from_mode(0o700))
+}
+
+/// The file's mode bits (type, set-id, sticky and permission bits, as `st_mode`).
+pub(crate) fn mode_bits(metadata: &Metadata) -> u32 {
+    metadata.permissions().mode()
+}

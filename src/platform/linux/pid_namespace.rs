@@ -1,0 +1,353 @@
+//! Linux: a PID namespace (and a `/proc`) of its own for each host hook, entered between
+//! fork and exec by a chain of forks (see [`HookNamespace`]).
+
+use std::sync::{Arc, OnceLock};
+
+/// A PID namespace of its own for each host hook, so that it cannot see the agent (the
+/// host's parent), read its `/proc/PID/environ` or ptrace it.
+///
+/// A hook runs as PID 2 of a new PID namespace under a new mount namespace in which a
+/// fresh procfs covers `/proc`; everything else (files, network, its uid) is as before.
+/// As root the namespaces need no more; as another user they sit in a user namespace
+/// that maps only the user's own uid and gid (so set-uid programs such as sudo lose
+/// their privilege, and other users' files read as owned by `nobody`).
+///
+/// `unshare(CLONE_NEWPID)` only moves the caller's later children, so each run is three
+/// processes, all in the hook's process group: the *keeper* (the child std forks; the
+/// pid the executor waits on, killed with the group) unshares, forks the namespace's
+/// *init* (PID 1) and exits as the hook did; the init mounts the new `/proc`, forks the
+/// hook (PID 2, which returns to std and execs), reaps whatever is orphaned inside,
+/// and, once the hook has ended, hands its wait status to the keeper and exits, which
+/// makes the kernel kill whatever is left in the namespace. The hook is not PID 1, so
+/// that `kill $$` and the default actions of signals work in it as they do on the host.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HookNamespace {
+    /// `Some` as a user: the `uid_map` and `gid_map` lines mapping only our own ids.
+    user: Option<IdMaps>,
+    /// Where this process's environment strings lie (from `/proc/self/stat`): the init
+    /// blanks its copy, so that a root hook reading `/proc/1/environ` finds no key.
+    env_block: Option<(u64, u64)>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct IdMaps {
+    uid_map: Vec<u8>,
+    gid_map: Vec<u8>,
+}
+
+/// Why host hooks run without a PID namespace of their own.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct NoHookNamespace(String);
+
+impl HookNamespace {
+    /// The namespace this process can give host hooks, tried once per process (a fork
+    /// that sets it up and exits); why not when it cannot.
+    pub fn for_this_process() -> Result<HookNamespace, NoHookNamespace> {
+        static PROBED: OnceLock<Result<HookNamespace, NoHookNamespace>> = OnceLock::new();
+        PROBED
+            .get_or_init(|| {
+                let ns = HookNamespace::new();
+                match ns.probe() {
+                    Ok(()) => Ok(ns),
+                    Err(e) => Err(NoHookNamespace(e.to_string())),
+                }
+            })
+            .clone()
+    }
+
+    fn new() -> HookNamespace {
+        // SAFETY: geteuid and getegid have no preconditions.
+        let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
+        HookNamespace {
+            user: (uid != 0).then(|| IdMaps {
+                uid_map: format!("{uid} {uid} 1\n").into_bytes(),
+                gid_map: format!("{gid} {gid} 1\n").into_bytes(),
+            }),
+            env_block: env_block(),
+        }
+    }
+
+    /// Whether the namespaces sit in a user namespace (hookhost does not run as root).
+    pub fn has_user_namespace(&self) -> bool {
+        self.user.is_some()
+    }
+
+    /// Sets the namespaces up in a fork and exits there; `Ok` when the hook's side was
+    /// reached.
+    fn probe(&self) -> std::io::Result<()> {
+        // SAFETY: the child only makes async-signal-safe syscalls (enter_in_child is
+        // written for a forked child) and leaves with _exit; the parent waits for it.
+        unsafe {
+            let pid = libc::fork();
+            if pid < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            if pid == 0 {
+                let code = match self.enter_in_child() {
+                    Ok(()) => 0,
+                    Err(e) => e.raw_os_error().unwrap_or(libc::EINVAL).clamp(1, 255),
+                };
+                libc::_exit(code);
+            }
+            let mut status = 0;
+            while libc::waitpid(pid, &mut status, 0) < 0 {
+                if std::io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
+                    return Err(std::io::Error::last_os_error());
+                }
+            }
+            match (libc::WIFEXITED(status), libc::WEXITSTATUS(status)) {
+                (true, 0) => Ok(()),
+                (true, code) => Err(std::io::Error::from_raw_os_error(code)),
+                _ => Err(std::io::Error::other("the probe was killed by a signal")),
+            }
+        }
+    }
+
+    /// Run in a forked child between fork and exec (a std `pre_exec` closure): returns
+    /// only in the hook's process, PID 2 of a fresh PID namespace with its own `/proc`
+    /// (or with an error, before anything was forked or from the init, which std then
+    /// reports as a spawn error). The keeper and the init never return. Makes only
+    /// async-signal-safe syscalls and allocates nothing.
+    pub fn enter_in_child(&self) -> std::io::Result<()> {
+        use std::io::Error;
+        // SAFETY: every call below is a plain syscall on this (single-threaded, forked)
+        // process's own ids, fds, signal mask and mounts, with pointers to C string
+        // literals, buffers owned by `self` or locals on this stack frame.
+        unsafe {
+            // The keeper dies with the spawner thread, like any hook.
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
+            // The keeper and the init are left alone by signals: the group's SIGKILL
+            // ends them, and the hook gets its mask back before it execs.
+            let mut all: libc::sigset_t = std::mem::zeroed();
+            libc::sigfillset(&mut all);
+            libc::sigprocmask(libc::SIG_SETMASK, &all, std::ptr::null_mut());
+            match &self.user {
+                None => {
+                    if libc::unshare(libc::CLONE_NEWPID | libc::CLONE_NEWNS) != 0 {
+                        return Err(Error::last_os_error());
+                    }
+                }
+                Some(maps) => {
+                    // A non-dumpable process's /proc/self files belong to root, so it
+                    // could not write its own id maps: dumpable only while it does.
+                    libc::prctl(libc::PR_SET_DUMPABLE, 1, 0, 0, 0);
+                    let entered = if libc::unshare(
+                        libc::CLONE_NEWUSER | libc::CLONE_NEWPID | libc::CLONE_NEWNS,
+                    ) != 0
+                    {
+                        Err(Error::last_os_error())
+                    } else {
+                        write_file(c"/proc/self/setgroups", b"deny")
+                            .and_then(|()| write_file(c"/proc/self/uid_map", &maps.uid_map))
+                            .and_then(|()| write_file(c"/proc/self/gid_map", &maps.gid_map))
+                    };
+                    libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0);
+                    entered?;
+                }
+            }
+            // Our /proc must not show up on the host; the host's later mounts still
+            // reach the hook.
+            if libc::mount(
+                std::ptr::null(),
+                c"/".as_ptr(),
+                std::ptr::null(),
+                libc::MS_REC | libc::MS_SLAVE,
+                std::ptr::null(),
+            ) != 0
+            {
+                return Err(Error::last_os_error());
+            }
+            let mut pipe = [0; 2];
+            if libc::pipe2(pipe.as_mut_ptr(), libc::O_CLOEXEC) != 0 {
+                return Err(Error::last_os_error());
+            }
+            let [status_read, status_write] = pipe;
+            match libc::fork() {
+                -1 => Err(Error::last_os_error()),
+                0 => {
+                    libc::close(status_read);
+                    self.be_init(status_write)
+                }
+                init => {
+                    libc::close(status_write);
+                    keep(init, status_read)
+                }
+            }
+        }
+    }
+
+    /// PID 1 of the hook's namespace: mounts its `/proc`, forks the hook (which returns
+    /// `Ok` to exec), reaps until the hook has ended, hands its status on and exits.
+    ///
+    /// # Safety
+    /// Only in the forked child made by [`HookNamespace::enter_in_child`].
+    unsafe fn be_init(&self, status_write: i32) -> std::io::Result<()> {
+        use std::io::Error;
+        // SAFETY: as in enter_in_child: plain syscalls on this process's own state.
+        unsafe {
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
+            if libc::mount(
+                c"proc".as_ptr(),
+                c"/proc".as_ptr(),
+                c"proc".as_ptr(),
+                libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
+                std::ptr::null(),
+            ) != 0
+            {
+                // Returned to std, which reports it to the spawner as the spawn error.
+                return Err(Error::last_os_error());
+            }
+            let hook = libc::fork();
+            if hook < 0 {
+                return Err(Error::last_os_error());
+            }
+            if hook == 0 {
+                libc::close(status_write);
+                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
+                let mut none: libc::sigset_t = std::mem::zeroed();
+                libc::sigemptyset(&mut none);
+                libc::sigprocmask(libc::SIG_SETMASK, &none, std::ptr::null_mut());
+                return Ok(());
+            }
+            close_all_but(status_write);
+            self.blank_env_block();
+            let mut hook_status = 0;
+            loop {
+                let mut status = 0;
+                let pid = libc::waitpid(-1, &mut status, 0);
+                if pid == hook {
+                    hook_status = status;
+                    break;
+                }
+                if pid < 0 && std::io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
+                    break;
+                }
+            }
+            let bytes = hook_status.to_ne_bytes();
+            libc::write(status_write, bytes.as_ptr().cast(), bytes.len());
+            libc::_exit(0)
+        }
+    }
+
+    /// Overwrites the init's copy of the environment strings with zeros through
+    /// `/proc/self/mem` (which fails quietly where the range is not there).
+    fn blank_env_block(&self) {
+        static ZEROS: [u8; 4096] = [0; 4096];
+        let Some((start, end)) = self.env_block else {
+            return;
+        };
+        // SAFETY: open/pwrite/close on /proc/self/mem, from a static buffer; a write
+        // that does not fit this process's memory fails with EIO instead of faulting.
+        unsafe {
+            let fd = libc::open(c"/proc/self/mem".as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
+            if fd < 0 {
+                return;
+            }
+            let mut at = start;
+            while at < end {
+                let n = ((end - at) as usize).min(ZEROS.len());
+                let wrote = libc::pwrite(fd, ZEROS.as_ptr().cast(), n, at as libc::off_t);
+                if wrote <= 0 {
+                    break;
+                }
+                at += wrote as u64;
+            }
+            libc::close(fd);
+        }
+    }
+}
+
+/// The keeper: waits for the init, then exits as the hook did (or as the init did, if
+/// it died first).
+///
+/// # Safety
+/// Only in the forked child made by [`HookNamespace::enter_in_child`].
+unsafe fn keep(init: libc::pid_t, status_read: i32) -> ! {
+    // SAFETY: plain syscalls on this process's own fds, children and signal state.
+    unsafe {
+        close_all_but(status_read);
+        let mut status = 0;
+        while libc::waitpid(init, &mut status, 0) < 0 {
+            if std::io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
+                libc::_exit(127);
+            }
+        }
+        let mut bytes = [0u8; 4];
+        if libc::read(status_read, bytes.as_mut_ptr().cast(), 4) == 4 {
+            status = i32::from_ne_bytes(bytes);
+        }
+        if libc::WIFSIGNALED(status) {
+            let signal = libc::WTERMSIG(status);
+            libc::signal(signal, libc::SIG_DFL);
+            let mut only: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut only);
+            libc::sigaddset(&mut only, signal);
+            libc::sigprocmask(libc::SIG_UNBLOCK, &only, std::ptr::null_mut());
+            libc::kill(libc::getpid(), signal);
+            libc::_exit(128 + signal);
+        }
+        libc::_exit(libc::WEXITSTATUS(status))
+    }
+}
+
+/// Writes `bytes` to the file `path` (one write, as the id-map files want).
+fn write_file(path: &std::ffi::CStr, bytes: &[u8]) -> std::io::Result<()> {
+    // SAFETY: open/write/close with a C string literal and a borrowed buffer.
+    unsafe {
+        let fd = libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
+        if fd < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        let wrote = libc::write(fd, bytes.as_ptr().cast(), bytes.len());
+        let result = if wrote == bytes.len() as isize {
+            Ok(())
+        } else {
+            Err(std::io::Error::last_os_error())
+        };
+        libc::close(fd);
+        result
+    }
+}
+
+/// Closes every fd but `keep` (stdio included): the keeper and the init must not hold
+/// the hook's pipes, nor std's exec-error pipe, open.
+fn close_all_but(keep: i32) {
+    // SAFETY: close_range and close on fds of this process.
+    unsafe {
+        let keep = keep.max(0) as u32;
+        let low = keep == 0 || libc::syscall(libc::SYS_close_range, 0u32, keep - 1, 0u32) == 0;
+        let high = libc::syscall(libc::SYS_close_range, keep + 1, u32::MAX, 0u32) == 0;
+        if !(low && high) {
+            // Before Linux 5.9.
+            for fd in (0..1 << 16).filter(|&fd| fd != keep as i32) {
+                libc::close(fd);
+            }
+        }
+    }
+}
+
+/// Where this process's environment strings lie: fields 50 and 51 of `/proc/self/stat`
+/// (`env_start`, `env_end`, Linux 3.5+).
+fn env_block() -> Option<(u64, u64)> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the command name (which may hold spaces) start at field 3.
+    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+    let start = fields.get(50 - 3)?.parse().ok()?;
+    let end = fields.get(51 - 3)?.parse().ok()?;
+    (start < end).then_some((start, end))
+}
+
+/// Makes `command`'s child enter `namespace` before it execs (see
+/// [`HookNamespace::enter_in_child`]).
+pub(crate) fn enter_before_exec(
+    command: &mut std::process::Command,
+    namespace: Arc<HookNamespace>,
+) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: enter_in_child is written for the forked child before exec: it makes
+    // only async-signal-safe syscalls and allocates nothing.
+    unsafe {
+        command.pre_exec(move || namespace.enter_in_child());
+    }
+}
