@@ -11,15 +11,13 @@ use std::error::Error;
 use std::sync::Arc;
 use std::time::Duration;
 
-use hookhost::dispatch::Outcome;
-use hookhost::executor::CancellationToken;
-use hookhost::session::{Mode, Session, SessionOptions};
+use hookhost::{CancellationToken, Mode, Outcome, Session, SessionOptions};
 use serde_json::json;
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() -> Result<(), Box<dyn Error>> {
     // An embedder that starts processes of its own passes `false` (no subreaper).
-    hookhost::process::harden_host_process(false)?;
+    hookhost::harden_host_process(false)?;
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/embed-example");
     let (project, hooks) = (root.join("project"), root.join("hooks"));
     std::fs::create_dir_all(&project)?;

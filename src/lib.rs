@@ -1,19 +1,38 @@
 //! hookhost: a hook host for AI coding agents.
 //!
 //! The agent (the "embedder") calls hookhost before each tool call (`PreToolUse`) and
-//! when a prompt is submitted (`UserPromptSubmit`). hookhost loads the user's `[[hooks]]`
-//! ([`config`]), guards their paths at start ([`guard`]), runs each hook with one line of
-//! JSON on stdin ([`envelope`]) through an [`executor::Executor`] (argv on the host or
-//! in the bubblewrap box of [`sandbox`], or WASM), reads the answers ([`answer`]) and
-//! turns them into one verdict ([`dispatch`]). [`session::Session`] is the library API; [`cli`]
-//! is the thin command line over it.
+//! when a prompt is submitted (`UserPromptSubmit`). hookhost loads the user's `[[hooks]]`,
+//! guards their paths at start, runs each hook with one line of JSON on stdin through an
+//! [`executor::Executor`] (argv on the host or in the bubblewrap box, or WASM), reads the
+//! answers and turns them into one verdict.
 //!
-//! Linux on x86_64 and aarch64 (the box's seccomp filter names their syscalls).
+//! # Where to start
 //!
-//! [`serve`] is the JSON-lines protocol for an embedder in another language and
-//! [`eval`] runs hook test cases; both sit on [`session::Session`], as an embedder in Rust
-//! does: `examples/embed.rs` starts a session, gates calls and a prompt, cancels a
-//! running hook and ends the turn (`cargo run --example embed`).
+//! [`Session`] is the library API: [`Session::start`] with [`SessionOptions`] (every
+//! default stated once), then [`Session::pre_tool_use`], [`Session::prompt`] and
+//! [`Session::end_turn`]; each gate gives a [`Verdict`]. `examples/embed.rs` starts a
+//! session, gates calls and a prompt, cancels a running hook and ends the turn using only
+//! the names re-exported here (`cargo run --example embed`). The `hookhost` binary's
+//! command line (`src/cli/`, binary only) is one front end over it; [`serve`] (JSON lines
+//! for an embedder in another language), [`eval`] (hook test cases) and [`bridge`] (the
+//! agents people already use: Claude Code, Codex, Gemini CLI, Cursor, Copilot CLI) are the
+//! others, siblings that never import one another.
+//!
+//! # The map
+//!
+//! | concern | modules |
+//! |---|---|
+//! | a session, start to verdict | [`session`] (start pipeline, options, banner, the box for `hookhost box`), [`dispatch`] (a gate's hooks in order; verdicts, messages, warnings) |
+//! | the user's config | [`config`] (`[[hooks]]`, `[sandbox]`, every load error), [`toml_file`] (reading TOML files, problems by item), [`env`] (the environment and the user's folders, read once) |
+//! | what a hook reads and answers | [`envelope`] (the spec's envelope and Claude Code's shape), [`answer`] (exit status and JSON answers), [`hook_env`] (the environment a hook gets) |
+//! | running hooks | [`executor`] (the `Executor` seam; argv, WASM, replay), [`process`] (spawning, process groups, the orphan sweep, hardening), [`sandbox`] (the bubblewrap box, seccomp, Landlock, hidden homes) |
+//! | refusing what the agent could rewrite | [`guard`] (the start-up path guard), [`paths`] (lexical paths, link walking, PATH lookup), [`access`] (why a path cannot be used) |
+//! | what happened | [`record`] (session records: write, read, transcript, replay, crash resume) |
+//! | front ends | [`serve`], [`eval`], [`bridge`] (with [`bridge::install`]), [`signals`] (stop signals for long commands), [`escape`] (control characters in text output) |
+//! | the operating system | `platform` (crate-private: one module per OS, chosen once; nothing else names `libc`, `cfg` or `std::os::unix`, except the box) |
+//!
+//! Linux on x86_64 and aarch64 today (the box's seccomp filter names their syscalls);
+//! WASM hooks are the sandbox that does not depend on the OS.
 
 pub mod access;
 pub mod answer;
@@ -36,3 +55,8 @@ pub mod serve;
 pub mod session;
 pub mod signals;
 pub mod toml_file;
+
+pub use dispatch::{Outcome, Verdict};
+pub use executor::CancellationToken;
+pub use process::harden_host_process;
+pub use session::{Mode, Session, SessionOptions, StartError};
