@@ -14,6 +14,7 @@ use tracing::Instrument;
 
 use crate::answer::{self, Answer};
 use crate::config::{Event, HookDef, OnFailure};
+use crate::envelope::EnvelopeShape;
 use crate::executor::{CancellationToken, Executor, Failure, RawOutput};
 
 /// Contexts are cut to this many characters.
@@ -230,6 +231,8 @@ pub enum RunEvent<'a> {
         tool_input: Option<&'a serde_json::Value>,
         /// The verdict.
         verdict: &'a Verdict,
+        /// A bridged gate whose hooks read Claude Code's shape: what it was made from.
+        bridged: Option<&'a crate::record::BridgedGate>,
     },
     /// A new turn began (warnings may be shown again).
     TurnEnded,
@@ -255,11 +258,58 @@ impl Turn {
         }
     }
 
+    /// Marks `hooks` as having warned this turn: a session resumed within a turn (the
+    /// next process of a bridged agent session) warns once per hook per turn, as one
+    /// process would.
+    pub fn seed(&self, hooks: impl IntoIterator<Item = String>) {
+        if let Ok(mut warned) = self.warned.lock() {
+            warned.extend(hooks);
+        }
+    }
+
     /// True the first time `hook` asks in this turn.
     fn first_warning(&self, hook: &str) -> bool {
         match self.warned.lock() {
             Ok(mut warned) => warned.insert(hook.to_string()),
             Err(_) => true,
+        }
+    }
+}
+
+/// A gate's input in each shape a hook may read ([`EnvelopeShape`]): the spec's envelope
+/// always, Claude Code's shape when some hook of the gate reads it. Each hook gets the
+/// one its `envelope` key names, or `default` (the session's) when it has none.
+#[derive(Debug, Clone)]
+pub struct Inputs {
+    /// The spec's envelope, one line.
+    pub spec: Arc<[u8]>,
+    /// Claude Code's input, one line (`None` when no hook of the gate reads it).
+    pub claude: Option<Arc<[u8]>>,
+    /// The shape of a hook without an `envelope` key.
+    pub default: EnvelopeShape,
+}
+
+impl Inputs {
+    /// Only the spec's envelope: every hook reads it.
+    pub fn spec(stdin: Arc<[u8]>) -> Inputs {
+        Inputs {
+            spec: stdin,
+            claude: None,
+            default: EnvelopeShape::Spec,
+        }
+    }
+
+    /// The shape `hook` reads.
+    pub fn shape_of(hook: &HookDef, default: EnvelopeShape) -> EnvelopeShape {
+        hook.envelope.unwrap_or(default)
+    }
+
+    /// The bytes `hook` reads on stdin (the spec's envelope when Claude Code's shape was
+    /// not built, which [`Inputs::shape_of`] lets the caller avoid).
+    pub fn for_hook(&self, hook: &HookDef) -> &Arc<[u8]> {
+        match (Inputs::shape_of(hook, self.default), &self.claude) {
+            (EnvelopeShape::ClaudeCode, Some(claude)) => claude,
+            _ => &self.spec,
         }
     }
 }
@@ -278,7 +328,7 @@ pub fn input_digest(bytes: &[u8]) -> String {
 pub async fn run_gate(
     hooks: &[&LoadedHook],
     gate: Gate<'_>,
-    stdin: Arc<[u8]>,
+    inputs: &Inputs,
     turn: &Turn,
     recorder: Option<&dyn Recorder>,
     cancel: &CancellationToken,
@@ -296,7 +346,7 @@ pub async fn run_gate(
             tracing::debug_span!("gate", event = "UserPromptSubmit", hooks = hooks.len())
         }
     };
-    run_hooks(hooks, gate, stdin, turn, recorder, cancel)
+    run_hooks(hooks, gate, inputs, turn, recorder, cancel)
         .instrument(span)
         .await
 }
@@ -305,18 +355,20 @@ pub async fn run_gate(
 async fn run_hooks(
     hooks: &[&LoadedHook],
     gate: Gate<'_>,
-    stdin: Arc<[u8]>,
+    inputs: &Inputs,
     turn: &Turn,
     recorder: Option<&dyn Recorder>,
     cancel: &CancellationToken,
 ) -> Verdict {
-    tracing::trace!(envelope = %String::from_utf8_lossy(&stdin), "hook input");
     let event = gate.event();
-    let digest = recorder.map(|_| input_digest(&stdin));
-    let digest = digest.as_deref().unwrap_or("");
     let mut verdict = Verdict::allow();
     for hook in hooks {
         let name = hook.def.name.as_str();
+        let stdin = inputs.for_hook(&hook.def);
+        tracing::trace!(hook = name, envelope = %String::from_utf8_lossy(stdin), "hook input");
+        // Per hook: hooks of one gate may read different shapes.
+        let digest = recorder.map(|_| input_digest(stdin));
+        let digest = digest.as_deref().unwrap_or("");
         if let Some(r) = recorder {
             r.record(RunEvent::HookStarted {
                 hook: name,

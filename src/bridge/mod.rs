@@ -332,6 +332,36 @@ impl Reply {
     }
 }
 
+/// The record of one agent session behind the bridge:
+/// `<record folder>/<agent flag name>/<session id>.jsonl` ([`crate::env::Environment::record_dir`]).
+/// Every call of the session appends to it. An id made only of `[A-Za-z0-9._-]` (and at
+/// most 128 of them) is the file's name as is; any other is replaced by the sha256 hex of
+/// it, so that no id can name a path elsewhere (`../x`) or two ids one file.
+pub fn record_path(
+    env: &crate::env::Environment,
+    agent: AgentKind,
+    session_id: &str,
+) -> Option<std::path::PathBuf> {
+    let plain = !session_id.is_empty()
+        && session_id.len() <= 128
+        && session_id != "."
+        && session_id != ".."
+        && session_id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
+    let name = if plain {
+        session_id.to_string()
+    } else {
+        use sha2::Digest;
+        hex::encode(sha2::Sha256::digest(session_id.as_bytes()))
+    };
+    Some(
+        env.record_dir()?
+            .join(agent.flag_name())
+            .join(format!("{name}.jsonl")),
+    )
+}
+
 /// The one-line note for an event the bridge has no hooks for.
 pub fn other_event_note(agent: AgentKind, event_name: &str) -> String {
     format!(
@@ -619,6 +649,24 @@ mod tests {
             Outcome::refused(refusal).block.as_deref(),
             Some(refusal.trim_end())
         );
+    }
+
+    #[test]
+    fn a_session_record_is_keyed_by_agent_and_a_safe_id() {
+        let env = crate::env::Environment::from_vars(vec![("XDG_STATE_HOME".into(), "/s".into())]);
+        let path = |id: &str| record_path(&env, AgentKind::Codex, id).unwrap();
+        assert_eq!(
+            path("abc-1.2_3"),
+            std::path::Path::new("/s/hookhost/codex/abc-1.2_3.jsonl")
+        );
+        let hashed = path("../../etc/x");
+        assert_eq!(
+            hashed.parent(),
+            Some(std::path::Path::new("/s/hookhost/codex"))
+        );
+        let name = hashed.file_name().unwrap().to_str().unwrap();
+        assert_eq!(name.len(), 64 + ".jsonl".len());
+        assert_ne!(path(".."), path("."));
     }
 
     #[test]

@@ -38,7 +38,24 @@ pub fn check(global: &GlobalOptions) -> Exit {
     if host.has_box() && hookhost::sandbox::landlock_abi().is_none() {
         say(NO_LANDLOCK);
     }
-    let _ = writeln!(std::io::stdout(), "{}", line(&banner_less_warnings(&host)));
+    let mut stdout = std::io::stdout().lock();
+    let _ = writeln!(stdout, "{}", line(&banner_less_warnings(&host)));
+    // Only hooks that set the key: the banner of a config without it stays as it was,
+    // and a hook without it reads the front end's default (the spec's envelope here,
+    // Claude Code's shape behind `hookhost bridge`).
+    for hook in host.hooks() {
+        if let Some(shape) = hook.envelope {
+            let _ = writeln!(
+                stdout,
+                "{}",
+                line(&format!(
+                    "hook {}: envelope = \"{}\"",
+                    hook.name,
+                    shape.as_str()
+                ))
+            );
+        }
+    }
     Exit::Success
 }
 

@@ -15,9 +15,11 @@
 //! output is exact.
 
 mod boxed;
+mod bridge;
 mod eval;
 mod exit;
 mod gate;
+mod install;
 mod log;
 mod serve;
 
@@ -154,6 +156,46 @@ enum Command {
         #[arg(value_name = "CASES.toml")]
         cases: PathBuf,
     },
+    /// Answer one agent's hook event (stdin) in that agent's own form: the one hook that
+    /// Claude Code, Codex, Gemini CLI, Cursor and Copilot CLI call. Exits with the agent's
+    /// status (2 denies for Claude Code and Codex), not hookhost's.
+    Bridge {
+        /// The agent registered (the payload's own fingerprint wins when it names another).
+        #[arg(long, value_name = "AGENT", value_parser = AGENT_NAMES)]
+        agent: Option<String>,
+        /// The time budget for this call, in milliseconds (default: the agent's, below
+        /// its own hook timeout); a hook that outlives it is a fail-closed deny.
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+        budget_ms: Option<u64>,
+    },
+    /// Register `hookhost bridge` in an agent's own settings file.
+    Install {
+        /// The agent.
+        #[arg(value_name = "AGENT", value_parser = AGENT_NAMES)]
+        agent: String,
+        /// The user's settings (in the home folder) or the project's.
+        #[arg(long, value_name = "SCOPE", value_parser = ["user", "project"], default_value = "user")]
+        scope: String,
+        /// Print the change; write nothing.
+        #[arg(long)]
+        dry_run: bool,
+        /// The bridge's budget per call in milliseconds (written as `--budget-ms N`; the
+        /// agent's timeout is set above it).
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+        budget_ms: Option<u64>,
+    },
+    /// Remove `hookhost bridge` from an agent's own settings file.
+    Uninstall {
+        /// The agent.
+        #[arg(value_name = "AGENT", value_parser = AGENT_NAMES)]
+        agent: String,
+        /// The user's settings (in the home folder) or the project's.
+        #[arg(long, value_name = "SCOPE", value_parser = ["user", "project"], default_value = "user")]
+        scope: String,
+        /// Print the change; write nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
     /// Run any command in exactly the box a sandboxed hook gets.
     #[command(name = "box")]
     Boxed {
@@ -162,6 +204,9 @@ enum Command {
         argv: Vec<std::ffi::OsString>,
     },
 }
+
+/// The agents `--agent`, `install` and `uninstall` take.
+const AGENT_NAMES: [&str; 5] = ["claude-code", "codex", "gemini", "cursor", "copilot"];
 
 #[derive(Debug, Subcommand)]
 enum LogCommand {
@@ -191,6 +236,7 @@ impl GlobalOptions {
             // This very binary is the box's entry point (src/main.rs): the running
             // image, even if the file was replaced since.
             box_entry: Some(PathBuf::from("/proc/self/exe")),
+            default_envelope: hookhost::envelope::EnvelopeShape::Spec,
         }
     }
 }
@@ -222,11 +268,11 @@ pub fn main() -> ExitCode {
             return Exit::CouldNotRun.into();
         }
     };
-    let exit = runtime.block_on(run(cli));
+    let code = runtime.block_on(run(cli));
     // A read of stdin may still be pending on a blocking thread (`serve` after a
     // signal): do not wait for it.
     runtime.shutdown_timeout(std::time::Duration::from_millis(100));
-    exit.into()
+    code
 }
 
 /// The variable that turns operator logs on, with a `RUST_LOG`-style filter.
@@ -259,7 +305,26 @@ fn init_logs(verbose: u8) -> Result<(), String> {
         .map_err(|e| format!("cannot start the logs: {e}"))
 }
 
-async fn run(cli: Cli) -> Exit {
+/// Runs the command. The bridge exits with the agent's status (its [`Reply`]), every
+/// other command with hookhost's own ([`Exit`]).
+///
+/// [`Reply`]: hookhost::bridge::Reply
+async fn run(cli: Cli) -> ExitCode {
+    let global = &cli.global;
+    if let Command::Bridge { agent, budget_ms } = &cli.command {
+        let flag = agent
+            .as_deref()
+            .and_then(hookhost::bridge::AgentKind::from_flag);
+        let reply = bridge::command(global, flag, *budget_ms).await;
+        bridge::write(&reply);
+        // Every agent's statuses fit a byte (0 or 2); anything else would be a bug, and
+        // 2 is a deny wherever the status means anything.
+        return ExitCode::from(u8::try_from(reply.exit_code).unwrap_or(2));
+    }
+    run_command(cli).await.into()
+}
+
+async fn run_command(cli: Cli) -> Exit {
     let global = &cli.global;
     match cli.command {
         Command::Check => gate::check(global),
@@ -278,6 +343,33 @@ async fn run(cli: Cli) -> Exit {
         Command::Boxed { argv } => boxed::run_in_box(global, &argv),
         Command::Serve { resume } => serve::command(global, &resume).await,
         Command::Eval { cases } => eval::command(global, &cases).await,
+        Command::Install {
+            agent,
+            scope,
+            dry_run,
+            budget_ms,
+        } => install::command(
+            global,
+            install::Action::Install,
+            &agent,
+            &scope,
+            dry_run,
+            budget_ms,
+        ),
+        Command::Uninstall {
+            agent,
+            scope,
+            dry_run,
+        } => install::command(
+            global,
+            install::Action::Uninstall,
+            &agent,
+            &scope,
+            dry_run,
+            None,
+        ),
+        // Answered in `run`, in the agent's exit-code language.
+        Command::Bridge { .. } => Exit::CouldNotRun,
     }
 }
 

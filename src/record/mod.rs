@@ -370,6 +370,26 @@ pub struct GateVerdict {
     pub tool_input: Option<Value>,
     /// The `--json` verdict.
     pub verdict: Value,
+    /// A gate the bridge ran, with hooks reading Claude Code's shape: what replay needs
+    /// to rebuild that input byte for byte. Absent for every other gate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bridged: Option<BridgedGate>,
+}
+
+/// What a bridged gate's Claude Code input was made from (`gate.verdict`'s `bridged`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BridgedGate {
+    /// The shape of a hook without an `envelope` key in that session.
+    pub default_envelope: crate::envelope::EnvelopeShape,
+    /// The agent's transcript, when it gave one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transcript_path: Option<String>,
+    /// Claude Code's name for the tool (a call only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_name: Option<String>,
+    /// The call's arguments in Claude Code's shape, paths absolute (a call only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_input: Option<Value>,
 }
 
 /// One recorded output stream.

@@ -60,7 +60,7 @@ pub async fn replay(reading: &Reading) -> ReplayReport {
     let cancel = CancellationToken::new();
     let mut report = ReplayReport::default();
     let mut host: Option<Session> = None;
-    for record in &reading.records {
+    for (index, record) in reading.records.iter().enumerate() {
         match &record.body {
             Body::Started(s) | Body::Resumed(s) => {
                 let hooks = s
@@ -77,7 +77,13 @@ pub async fn replay(reading: &Reading) -> ReplayReport {
                     cwd: s.cwd.clone(),
                     permission_mode: s.permission_mode.clone(),
                 };
-                host = Some(Session::with_hooks(session, hooks));
+                let session = Session::with_hooks(session, hooks);
+                // A resume within a turn remembers which hooks already warned in it, as
+                // the live resumed session did (`ResumePlan::warned_this_turn`).
+                if matches!(record.body, Body::Resumed(_)) {
+                    session.seed_turn(super::resume::warned_this_turn(&reading.records[..index]));
+                }
+                host = Some(session);
             }
             Body::Cut(c) => report.rows.push(super::transcript::cut_row(&c.reason)),
             Body::TurnEnded => {
@@ -86,16 +92,48 @@ pub async fn replay(reading: &Reading) -> ReplayReport {
                 }
             }
             Body::Verdict(v) => {
-                let Some(h) = &host else {
+                if host.is_none() {
                     report.problems.push(format!(
                         "line {}: a gate.verdict before any session record; not replayed",
                         record.line
                     ));
                     continue;
-                };
+                }
                 report.gates += 1;
-                let (what, verdict) = match &v.gate.tool {
-                    Some(tool) => {
+                // A bridged gate whose hooks read Claude Code's shape is rebuilt from
+                // what that input was made of, as the bridge ran it.
+                if let Some(bridged) = &v.bridged
+                    && let Some(h) = host.as_mut()
+                {
+                    h.set_default_envelope(bridged.default_envelope);
+                }
+                let Some(h) = &host else { continue };
+                let agent = crate::bridge::AgentSession {
+                    transcript_path: v.bridged.as_ref().and_then(|b| b.transcript_path.clone()),
+                    ..Default::default()
+                };
+                let bridged_call = v.bridged.as_ref().and_then(|b| {
+                    let tool = b.tool_name.clone()?;
+                    Some(crate::bridge::ToolCall {
+                        hookhost_tool: crate::bridge::tools::hookhost_name(&tool),
+                        tool,
+                        tool_input: b.tool_input.clone().unwrap_or(Value::Null),
+                        tool_use_id: v.gate.tool_use_id.clone(),
+                    })
+                });
+                let (what, verdict) = match (&v.gate.tool, bridged_call) {
+                    (Some(tool), Some(call)) => {
+                        let what = format!("{tool} {}", call.tool_use_id.as_deref().unwrap_or(""));
+                        (what, h.pre_tool_use_bridged(&call, &agent, &cancel).await)
+                    }
+                    (None, _) if v.bridged.is_some() => {
+                        let prompt = v.gate.prompt.as_deref().unwrap_or("");
+                        (
+                            format!("prompt {prompt:?}"),
+                            h.prompt_bridged(prompt, &agent, &cancel).await,
+                        )
+                    }
+                    (Some(tool), None) => {
                         let input = v
                             .tool_input
                             .clone()
@@ -104,7 +142,7 @@ pub async fn replay(reading: &Reading) -> ReplayReport {
                         let what = format!("{tool} {}", id.unwrap_or(""));
                         (what, h.pre_tool_use(tool, input, id, &cancel).await)
                     }
-                    None => {
+                    (None, _) => {
                         let prompt = v.gate.prompt.as_deref().unwrap_or("");
                         (
                             format!("prompt {prompt:?}"),

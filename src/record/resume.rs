@@ -105,7 +105,7 @@ impl ResumePlan {
 
 /// The hooks with a failure (blocked or let through: each gave the turn's one warning)
 /// after the last `turn.ended`, in the order they first failed.
-fn warned_this_turn(records: &[Record]) -> Vec<String> {
+pub(crate) fn warned_this_turn(records: &[Record]) -> Vec<String> {
     let turn_start = records
         .iter()
         .rposition(|r| matches!(r.body, Body::TurnEnded))

@@ -270,10 +270,12 @@ impl Recorder for RecordWriter {
                 gate,
                 tool_input,
                 verdict,
+                bridged,
             } => Body::Verdict(GateVerdict {
                 gate: GateFields::of(gate),
                 tool_input: tool_input.cloned(),
                 verdict: serde_json::to_value(verdict).unwrap_or(Value::Null),
+                bridged: bridged.cloned(),
             }),
             RunEvent::TurnEnded => Body::TurnEnded,
         };

@@ -30,11 +30,14 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use crate::bridge::{AgentSession, ToolCall};
 use crate::config::{ConfigError, Event, HookDef};
-use crate::dispatch::{self, Decision, Gate, LoadedHook, Recorder, RunEvent, Turn, Verdict};
-use crate::envelope::{self, SessionInfo};
+use crate::dispatch::{
+    self, Decision, Gate, Inputs, LoadedHook, Recorder, RunEvent, Turn, Verdict,
+};
+use crate::envelope::{self, EnvelopeShape, SessionInfo};
 use crate::executor::CancellationToken;
-use crate::record::RecordError;
+use crate::record::{BridgedGate, RecordError};
 
 pub use banner::banner;
 pub use boxed::SessionBox;
@@ -81,6 +84,8 @@ pub struct Session {
     no_hooks: bool,
     /// Crash resume: recorded hooks this session does not run (changed since recorded).
     skipped: Vec<HookDef>,
+    /// The input shape of a hook without an `envelope` key.
+    default_envelope: EnvelopeShape,
     _sandbox: SessionSandbox,
 }
 
@@ -105,6 +110,7 @@ impl Session {
             recorder: None,
             no_hooks: false,
             skipped: Vec::new(),
+            default_envelope: EnvelopeShape::Spec,
             _sandbox: sandbox,
         }
     }
@@ -184,14 +190,130 @@ impl Session {
         if matching.is_empty() {
             return Verdict::allow();
         }
+        // A hook written for Claude Code reads its tool names and absolute paths: the
+        // arguments before they are made relative.
+        let claude = self.wants_claude(&matching).then(|| {
+            let name =
+                crate::bridge::tools::claude_name_of_hookhost(tool_name).unwrap_or(tool_name);
+            envelope::claude::pre_tool_use(&self.session, None, name, &tool_input, tool_use_id)
+        });
         envelope::relativize_paths(&mut tool_input, &self.project);
         let stdin = envelope::pre_tool_use(&self.session, tool_name, &tool_input, tool_use_id);
-        self.run_gate(&matching, gate, stdin, Some(&tool_input), cancel)
+        let inputs = self.inputs(stdin, claude);
+        self.run_gate(&matching, gate, &inputs, Some(&tool_input), None, cancel)
             .await
+    }
+
+    /// One PreToolUse gate for a call an agent made through the bridge. `tools = [...]`
+    /// matches the call's hookhost name (a tool with none reaches only hooks without
+    /// `tools`); a hook reads Claude Code's shape of the call (the agent's transcript,
+    /// Claude Code's tool name, absolute paths) or the spec's envelope, by its
+    /// `envelope` key or the session's default.
+    pub async fn pre_tool_use_bridged(
+        &self,
+        call: &ToolCall,
+        agent: &AgentSession,
+        cancel: &CancellationToken,
+    ) -> Verdict {
+        let covers = |h: &HookDef| {
+            h.event == Event::PreToolUse
+                && match call.hookhost_tool {
+                    Some(name) => h.covers_tool(name),
+                    None => h.tools.is_none(),
+                }
+        };
+        let matching: Vec<&LoadedHook> = self.hooks.iter().filter(|h| covers(&h.def)).collect();
+        if matching.is_empty() && !self.skipped.iter().any(covers) {
+            return Verdict::allow();
+        }
+        let generated;
+        let tool_use_id = match &call.tool_use_id {
+            Some(id) => id.as_str(),
+            None => {
+                generated = envelope::generate_tool_use_id();
+                &generated
+            }
+        };
+        let spec_name = call.hookhost_tool.unwrap_or(call.tool.as_str());
+        let gate = Gate::Call {
+            tool_name: spec_name,
+            tool_use_id,
+        };
+        self.record_skipped(gate, covers);
+        if matching.is_empty() {
+            return Verdict::allow();
+        }
+        let claude = self.wants_claude(&matching).then(|| {
+            envelope::claude::pre_tool_use(
+                &self.session,
+                agent.transcript_path.as_deref(),
+                &call.tool,
+                &call.tool_input,
+                tool_use_id,
+            )
+        });
+        let mut spec_input = call.spec_input();
+        envelope::relativize_paths(&mut spec_input, &self.project);
+        let stdin = envelope::pre_tool_use(&self.session, spec_name, &spec_input, tool_use_id);
+        // Replay rebuilds Claude Code's input from what it was made of.
+        let bridged = claude.is_some().then(|| BridgedGate {
+            default_envelope: self.default_envelope,
+            transcript_path: agent.transcript_path.clone(),
+            tool_name: Some(call.tool.clone()),
+            tool_input: Some(call.tool_input.clone()),
+        });
+        let inputs = self.inputs(stdin, claude);
+        self.run_gate(
+            &matching,
+            gate,
+            &inputs,
+            Some(&spec_input),
+            bridged.as_ref(),
+            cancel,
+        )
+        .await
+    }
+
+    /// One UserPromptSubmit gate for a prompt an agent sent through the bridge: as
+    /// [`Session::prompt`], with the agent's transcript in Claude Code's shape.
+    pub async fn prompt_bridged(
+        &self,
+        prompt: &str,
+        agent: &AgentSession,
+        cancel: &CancellationToken,
+    ) -> Verdict {
+        self.prompt_with(prompt, agent.transcript_path.as_deref(), cancel)
+            .await
+    }
+
+    /// Whether one of `hooks` reads Claude Code's shape.
+    fn wants_claude(&self, hooks: &[&LoadedHook]) -> bool {
+        hooks
+            .iter()
+            .any(|h| Inputs::shape_of(&h.def, self.default_envelope) == EnvelopeShape::ClaudeCode)
+    }
+
+    /// A gate's inputs: the spec's envelope and, when built, Claude Code's shape.
+    fn inputs(&self, spec: Vec<u8>, claude: Option<Vec<u8>>) -> Inputs {
+        Inputs {
+            spec: spec.into(),
+            claude: claude.map(Into::into),
+            default: self.default_envelope,
+        }
     }
 
     /// One UserPromptSubmit gate.
     pub async fn prompt(&self, prompt: &str, cancel: &CancellationToken) -> Verdict {
+        self.prompt_with(prompt, None, cancel).await
+    }
+
+    /// [`Session::prompt`], with the agent's transcript for Claude Code's shape.
+    async fn prompt_with(
+        &self,
+        prompt: &str,
+        transcript_path: Option<&str>,
+        cancel: &CancellationToken,
+    ) -> Verdict {
         let gate = Gate::Prompt { prompt };
         self.record_skipped(gate, |h| h.event == Event::UserPromptSubmit);
         let matching: Vec<&LoadedHook> = self
@@ -202,8 +324,18 @@ impl Session {
         if matching.is_empty() {
             return Verdict::allow();
         }
-        let stdin = envelope::prompt(&self.session, prompt);
-        self.run_gate(&matching, gate, stdin, None, cancel).await
+        let claude = self
+            .wants_claude(&matching)
+            .then(|| envelope::claude::prompt(&self.session, transcript_path, prompt));
+        let bridged = claude.is_some().then(|| BridgedGate {
+            default_envelope: self.default_envelope,
+            transcript_path: transcript_path.map(str::to_string),
+            tool_name: None,
+            tool_input: None,
+        });
+        let inputs = self.inputs(envelope::prompt(&self.session, prompt), claude);
+        self.run_gate(&matching, gate, &inputs, None, bridged.as_ref(), cancel)
+            .await
     }
 
     /// Runs the gate's hooks and records its verdict.
@@ -211,21 +343,34 @@ impl Session {
         &self,
         hooks: &[&LoadedHook],
         gate: Gate<'_>,
-        stdin: Vec<u8>,
+        inputs: &Inputs,
         tool_input: Option<&Value>,
+        bridged: Option<&BridgedGate>,
         cancel: &CancellationToken,
     ) -> Verdict {
         let verdict = dispatch::run_gate(
             hooks,
             gate,
-            stdin.into(),
+            inputs,
             &self.turn,
             self.recorder.as_deref(),
             cancel,
         )
         .await;
-        self.record_verdict(gate, tool_input, &verdict);
+        self.record_verdict(gate, tool_input, bridged, &verdict);
         verdict
+    }
+
+    /// Marks `hooks` as having warned in the current turn (a session resumed within a
+    /// turn: see [`crate::record::ResumePlan::warned_this_turn`]).
+    pub(crate) fn seed_turn(&self, hooks: Vec<String>) {
+        self.turn.seed(hooks);
+    }
+
+    /// Sets the input shape of a hook without an `envelope` key (replay of a bridged
+    /// gate, which records the one its session had).
+    pub(crate) fn set_default_envelope(&mut self, shape: EnvelopeShape) {
+        self.default_envelope = shape;
     }
 
     /// Starts a new turn: failure warnings may be shown again.
@@ -250,12 +395,19 @@ impl Session {
         }
     }
 
-    fn record_verdict(&self, gate: Gate<'_>, tool_input: Option<&Value>, verdict: &Verdict) {
+    fn record_verdict(
+        &self,
+        gate: Gate<'_>,
+        tool_input: Option<&Value>,
+        bridged: Option<&BridgedGate>,
+        verdict: &Verdict,
+    ) {
         if let Some(r) = &self.recorder {
             r.record(RunEvent::Verdict {
                 gate,
                 tool_input,
                 verdict,
+                bridged,
             });
         }
     }

@@ -4,6 +4,8 @@
 use std::ffi::OsString;
 use std::path::PathBuf;
 
+use crate::envelope::EnvelopeShape;
+
 /// Whether the session answers one call and exits, or serves a long session; it also
 /// decides how the WASM engine allocates instances.
 pub use crate::executor::wasm::EngineMode as Mode;
@@ -28,6 +30,7 @@ pub use crate::executor::wasm::EngineMode as Mode;
 /// | `log` | `None`: a [`Mode::Serve`] session records to the default record, a one-shot one records nothing |
 /// | `resume` | `None` |
 /// | `box_entry` | `None`: the box runs without Landlock, and a start-up warning says so |
+/// | `default_envelope` | [`EnvelopeShape::Spec`]: a hook without an `envelope` key reads the spec's envelope (the bridge sets [`EnvelopeShape::ClaudeCode`]) |
 ///
 /// ```
 /// use hookhost::session::{Mode, SessionOptions};
@@ -72,6 +75,10 @@ pub struct SessionOptions {
     /// [`crate::sandbox::box_entry_main`]). `None`: the box runs without Landlock, and a
     /// start-up warning says so.
     pub box_entry: Option<PathBuf>,
+    /// The input shape of a hook without an `envelope` key: the spec's envelope under the
+    /// command line, `serve` and `eval`; Claude Code's shape behind the bridge, so that the
+    /// Claude Code hooks people already have run unchanged.
+    pub default_envelope: EnvelopeShape,
 }
 
 impl SessionOptions {
@@ -92,6 +99,7 @@ impl SessionOptions {
             log: None,
             resume: None,
             box_entry: None,
+            default_envelope: EnvelopeShape::Spec,
         }
     }
 }

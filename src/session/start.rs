@@ -40,6 +40,12 @@ impl Session {
         let plan = resumed.as_ref().map(|r| &r.plan);
         let (mut session, guard_ctx) = Session::start_hooks(&options, &env, plan)?;
         let guard_ctx = guard_ctx.as_ref();
+        session.default_envelope = options.default_envelope;
+        if let Some(resumed) = &resumed {
+            session
+                .turn
+                .seed(resumed.plan.warned_this_turn.iter().cloned());
+        }
         let writer = match resumed {
             Some(resumed) => Some(resumed.writer(&mut session, guard_ctx, &session_id)?),
             None => match &options.log {

@@ -13,6 +13,7 @@
 mod support;
 
 mod boxed_hooks;
+mod bridge;
 mod config_cli;
 mod escapes;
 mod eval;

@@ -48,54 +48,12 @@ pub use file::{Applied, apply, read_existing};
 /// once the budget is spent, to stop the hooks and print its answer.
 pub const TIMEOUT_MARGIN_MS: u64 = 5_000;
 
-/// The agents hookhost can register with.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Agent {
-    /// Anthropic's Claude Code.
-    ClaudeCode,
-    /// OpenAI's Codex CLI.
-    Codex,
-    /// Google's Gemini CLI.
-    Gemini,
-    /// Cursor (the editor and `cursor-agent`).
-    Cursor,
-    /// GitHub Copilot CLI.
-    Copilot,
-}
+// One enum for the bridge and install: the agent `--agent NAME` and `hookhost install
+// NAME` both name. What install needs of it (the default budget, the fail-closed notes,
+// the timeout's unit) is added here, next to the per-agent files that hold the numbers.
+pub use crate::bridge::AgentKind as Agent;
 
 impl Agent {
-    /// Every agent, in the order the help text lists them.
-    pub const ALL: [Agent; 5] = [
-        Agent::ClaudeCode,
-        Agent::Codex,
-        Agent::Gemini,
-        Agent::Cursor,
-        Agent::Copilot,
-    ];
-
-    /// The name on the command line (`claude-code`, `codex`, `gemini`, `cursor`, `copilot`),
-    /// also the value of the bridge's `--agent`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Agent::ClaudeCode => "claude-code",
-            Agent::Codex => "codex",
-            Agent::Gemini => "gemini",
-            Agent::Cursor => "cursor",
-            Agent::Copilot => "copilot",
-        }
-    }
-
-    /// The product's name, for messages.
-    pub fn product(self) -> &'static str {
-        match self {
-            Agent::ClaudeCode => "Claude Code",
-            Agent::Codex => "Codex",
-            Agent::Gemini => "Gemini CLI",
-            Agent::Cursor => "Cursor",
-            Agent::Copilot => "Copilot CLI",
-        }
-    }
-
     /// The bridge's default time budget for one call from this agent, in milliseconds: below
     /// the agent's own default hook timeout (research table 2.5), so that even a registration
     /// whose timeout was removed is answered before the agent gives up.
@@ -132,20 +90,11 @@ impl Agent {
     }
 }
 
-impl fmt::Display for Agent {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
 impl FromStr for Agent {
     type Err = InstallError;
 
     fn from_str(name: &str) -> Result<Self, Self::Err> {
-        Agent::ALL
-            .into_iter()
-            .find(|a| a.name() == name)
-            .ok_or_else(|| InstallError::UnknownAgent(name.to_string()))
+        Agent::from_flag(name).ok_or_else(|| InstallError::UnknownAgent(name.to_string()))
     }
 }
 
@@ -328,7 +277,7 @@ impl Registration {
         let mut args = vec![
             "bridge".to_string(),
             "--agent".to_string(),
-            agent.name().to_string(),
+            agent.flag_name().to_string(),
         ];
         if options
             .budget_ms
@@ -499,7 +448,7 @@ impl Change {
     /// One line (or two) saying what the change does, for the command line.
     pub fn summary(&self) -> String {
         let file = self.file.display();
-        let agent = self.registration.agent.product();
+        let agent = self.registration.agent.display_name();
         let events = self.registration.events.join(", ");
         let timeout = self.registration.timeout_text();
         let budget = self.registration.budget_ms;

@@ -1,0 +1,224 @@
+//! `hookhost bridge`: one agent event on stdin, answered on stdout, stderr and the exit
+//! status in the calling agent's own language ([`hookhost::bridge`]).
+//!
+//! I/O only: the library reads the payload, knows the caller and writes the answer; this
+//! file reads stdin, starts the session (its record shared by every call of the agent's
+//! session), runs the gate inside the time budget and writes the [`Reply`] exactly. It
+//! never returns an [`super::exit::Exit`]: its exit status is the agent's (Codex: 2
+//! denies), so `main` exits with [`Reply::exit_code`].
+
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use hookhost::bridge::{self, AgentKind, AgentSession, BridgeError, Event, Outcome, Reply, detect};
+use hookhost::dispatch::{self, Gate, Verdict};
+use hookhost::env::Environment;
+use hookhost::envelope::EnvelopeShape;
+use hookhost::executor::CancellationToken;
+use hookhost::record::{RecordError, ResumeFrom};
+use hookhost::session::{Mode, Session, StartError};
+
+use super::GlobalOptions;
+
+/// How often a call waits for the record that another call of its session holds.
+const LOCK_RETRY: Duration = Duration::from_millis(5);
+
+/// How long a record may hold no session before it counts as broken: the call that
+/// created it writes its first line right after creating it.
+const EMPTY_RECORD_GRACE: Duration = Duration::from_millis(500);
+
+/// Runs one bridged call; returns what to write and the exit status, the agent's.
+pub async fn command(
+    global: &GlobalOptions,
+    flag: Option<AgentKind>,
+    budget_ms: Option<u64>,
+) -> Reply {
+    let started = Instant::now();
+    let fallback = flag.unwrap_or(AgentKind::ClaudeCode);
+    let mut bytes = Vec::new();
+    if let Err(e) = std::io::stdin().read_to_end(&mut bytes) {
+        return fallback.agent().refuse(&format!(
+            "hookhost could not read this call (stdin: {e}), so it was blocked. This is not a policy decision: tell the user their hookhost bridge cannot read the agent's hook input."
+        ));
+    }
+    let payload: serde_json::Value = match serde_json::from_slice(&bytes) {
+        Ok(value) => value,
+        Err(_) => {
+            let error = BridgeError::NotAnObject { agent: fallback };
+            return fallback.agent().refuse(&bridge::unreadable_message(&error));
+        }
+    };
+    let caller = detect::caller(&payload, flag);
+    let reply = answer(global, &payload, caller.agent, budget_ms, started).await;
+    match &caller.note {
+        Some(note) => reply.with_note(note),
+        None => reply,
+    }
+}
+
+/// The answer to `payload` as `kind` reads it.
+async fn answer(
+    global: &GlobalOptions,
+    payload: &serde_json::Value,
+    kind: AgentKind,
+    budget_ms: Option<u64>,
+    started: Instant,
+) -> Reply {
+    let agent = kind.agent();
+    let event = match agent.parse(payload) {
+        Ok(event) => event,
+        Err(e) => return agent.refuse(&bridge::unreadable_message(&e)),
+    };
+    let session = match &event {
+        Event::Other { event_name } => {
+            return Reply::silent().with_note(&bridge::other_event_note(kind, event_name));
+        }
+        Event::PreToolUse { session, .. } | Event::Prompt { session, .. } => session,
+    };
+    let budget_ms = budget_ms.unwrap_or_else(|| kind.default_budget_ms());
+    let deadline = started + Duration::from_millis(budget_ms);
+    let host = match start(global, kind, session, deadline, budget_ms).await {
+        Ok(host) => host,
+        Err(refusal) => return agent.answer(&event, &Outcome::refused(&refusal)),
+    };
+    let cancel = CancellationToken::new();
+    super::cancel_on_sigint(cancel.clone());
+    let timer = {
+        let cancel = cancel.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep_until(deadline.into()).await;
+            cancel.cancel();
+        })
+    };
+    let (verdict, gate) = match &event {
+        Event::PreToolUse { session, call } => (
+            host.pre_tool_use_bridged(call, session, &cancel).await,
+            Gate::Call {
+                tool_name: "",
+                tool_use_id: "",
+            },
+        ),
+        Event::Prompt { session, prompt } => {
+            // A prompt starts the agent's next turn: failure warnings may be shown again.
+            host.end_turn();
+            (
+                host.prompt_bridged(prompt, session, &cancel).await,
+                Gate::Prompt { prompt: "" },
+            )
+        }
+        Event::Other { .. } => (Verdict::allow(), Gate::Prompt { prompt: "" }),
+    };
+    timer.abort();
+    let out_of_time = Instant::now() >= deadline;
+    let outcome = match (&verdict.outcome, out_of_time) {
+        (dispatch::Outcome::Interrupted, true) => timed_out(&verdict, gate, budget_ms),
+        _ => Outcome::from_verdict(&verdict),
+    };
+    // The record is released before the answer is written: the agent's next call of
+    // this session may be waiting for it.
+    drop(host);
+    agent.answer(&event, &outcome)
+}
+
+/// A hook that outlived the bridge's budget: a failure, fail closed, with the spec's
+/// message for the hook that was running.
+fn timed_out(verdict: &Verdict, gate: Gate<'_>, budget_ms: u64) -> Outcome {
+    let kind = format!("timed out after {budget_ms} ms, the bridge's budget for one call");
+    let hook = verdict.hook.as_deref().unwrap_or("unnamed");
+    let event = match gate {
+        Gate::Call { .. } => hookhost::config::Event::PreToolUse,
+        Gate::Prompt { .. } => hookhost::config::Event::UserPromptSubmit,
+    };
+    let mut warnings = verdict.warnings.clone();
+    warnings.push(dispatch::failure_warning(event, hook, &kind, true));
+    Outcome {
+        block: Some(dispatch::failure_message(gate, hook, &kind)),
+        warnings,
+        ..Outcome::default()
+    }
+}
+
+/// Starts the session for one call: the project is the agent's `cwd`, the session its
+/// session, and the record the one every call of that session appends to (created by
+/// the first call, resumed with today's config by the others, waited for while another
+/// call holds it). Any error is the refusal text the agent shows.
+async fn start(
+    global: &GlobalOptions,
+    kind: AgentKind,
+    agent: &AgentSession,
+    deadline: Instant,
+    budget_ms: u64,
+) -> Result<Session, String> {
+    let mut options = global.session_options(Mode::OneShot);
+    if let Some(cwd) = agent.cwd.as_deref().filter(|c| !c.is_empty()) {
+        options.project = PathBuf::from(cwd);
+    }
+    if let Some(id) = &agent.session_id {
+        options.session_id = Some(id.clone());
+    }
+    if let Some(mode) = &agent.permission_mode {
+        options.permission_mode = mode.clone();
+    }
+    options.default_envelope = EnvelopeShape::ClaudeCode;
+    // `--log FILE` names the record; else the agent's session has one of its own. A call
+    // with no session id is recorded nowhere: there is no session to append to.
+    let record = options.log.take().or_else(|| {
+        let id = agent.session_id.as_deref()?;
+        bridge::record_path(&Environment::of_process(), kind, id)
+    });
+    let Some(record) = record else {
+        return Session::start(options).map_err(|e| e.to_string());
+    };
+    let mut empty_since: Option<Instant> = None;
+    loop {
+        let mut attempt = options.clone();
+        if record.exists() {
+            attempt.resume = Some(ResumeFrom {
+                file: record.clone(),
+                clean: true,
+            });
+        } else {
+            attempt.log = Some(record.clone());
+        }
+        match Session::start(attempt) {
+            Ok(session) => return Ok(session),
+            // Another call of this session created it first: resume it.
+            Err(StartError::Record(RecordError::Exists(_))) => continue,
+            // A record with no session in it for longer than a creator takes to write
+            // its first line is broken, not busy: say so rather than wait out the budget.
+            Err(e @ StartError::Record(RecordError::NoSession(_)))
+                if empty_since.is_some_and(|t| t.elapsed() >= EMPTY_RECORD_GRACE) =>
+            {
+                return Err(e.to_string());
+            }
+            // Another call holds it (or has just created it and not yet written its
+            // first line): wait, within the budget.
+            Err(StartError::Record(
+                error @ (RecordError::Locked(_) | RecordError::NoSession(_)),
+            )) => {
+                if matches!(error, RecordError::NoSession(_)) {
+                    empty_since.get_or_insert_with(Instant::now);
+                }
+                if Instant::now() + LOCK_RETRY >= deadline {
+                    return Err(format!(
+                        "hookhost timed out after {budget_ms} ms, the bridge's budget for one call, waiting for the session record {} that other calls of this session held, so this call was blocked. This is not a policy decision: retrying may help; tell the user if it keeps happening.",
+                        record.display()
+                    ));
+                }
+                tokio::time::sleep(LOCK_RETRY).await;
+            }
+            Err(e) => return Err(e.to_string()),
+        }
+    }
+}
+
+/// Writes `reply` exactly: stdout, then stderr.
+pub fn write(reply: &Reply) {
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout.write_all(reply.stdout.as_bytes());
+    let _ = stdout.flush();
+    let mut stderr = std::io::stderr().lock();
+    let _ = stderr.write_all(reply.stderr.as_bytes());
+    let _ = stderr.flush();
+}
