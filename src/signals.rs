@@ -1,7 +1,7 @@
 //! The signals that stop a long-lived command, for front ends: listen once, early, then
 //! wait for the first.
 //!
-//! On Linux these are SIGINT and SIGTERM ([`crate::platform`] holds the OS calls), so that
+//! On Linux these are SIGINT and SIGTERM (the crate-private `platform` module holds the OS calls), so that
 //! `serve` can answer every request in flight before it exits as a shell reports the
 //! signal.
 

@@ -12,8 +12,8 @@
 //! - a payload the bridge cannot read: exit 2 with the reason on stderr, which blocks
 //!   both events.
 //!
-//! Codex reads the same JSON and is answered by the same writers ([`pre_tool_use`],
-//! [`prompt`]) except where it needs exit 2.
+//! Codex reads the same JSON and is answered by the same writers (`pre_tool_use`,
+//! `prompt`) except where it needs exit 2.
 
 use serde_json::{Map, Value, json};
 

@@ -7,7 +7,7 @@
 //! ([`Agent::answer`] → [`Reply`]: stdout, stderr and an exit status with the *agent's*
 //! meaning, never hookhost's own exit statuses). The front end (`hookhost bridge`) reads
 //! stdin, runs the session's gate, fills an [`Outcome`] from its
-//! [`Verdict`](crate::dispatch::Verdict) and writes the [`Reply`] out.
+//! [`crate::dispatch::Verdict`] and writes the [`Reply`] out.
 //!
 //! The shape is ripgrep's `Flag`/`FLAGS`: one small trait, one unit struct per agent in
 //! its own file with its tests below it, and one table, [`AGENTS`]. A trait rather than an

@@ -23,7 +23,7 @@ pub struct SessionBox {
 }
 
 impl SessionBox {
-    /// Sets up the box as [`Session::start`] would for a sandboxed hook. Fails when
+    /// Sets up the box as [`Session::start`](super::Session::start) would for a sandboxed hook. Fails when
     /// bubblewrap cannot run (never runs the command on the host instead).
     pub fn start(options: &SessionOptions) -> Result<SessionBox, StartError> {
         let env = Environment::injected_or_process(options.env.as_deref());

@@ -97,6 +97,7 @@ fn event_loop_stream(fd: BorrowedFd<'_>) -> Option<(Stream, i32)> {
     let raw = fd.as_raw_fd();
     // SAFETY: fstat into a zeroed stat buffer we own.
     let mut stat: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: `raw` is a live descriptor (borrowed); `stat` is ours and the right size.
     if unsafe { libc::fstat(raw, &mut stat) } != 0 {
         return None;
     }
@@ -126,6 +127,7 @@ fn is_unix_socket(fd: BorrowedFd<'_>) -> bool {
     // SAFETY: getsockname into a zeroed sockaddr_storage we own, with its size.
     let mut address: libc::sockaddr_storage = unsafe { std::mem::zeroed() };
     let mut len = std::mem::size_of::<libc::sockaddr_storage>() as libc::socklen_t;
+    // SAFETY: `raw` is a live descriptor (borrowed); `address` and `len` are ours.
     let named = unsafe {
         libc::getsockname(
             raw,
