@@ -307,10 +307,15 @@ impl Inputs {
     /// The bytes `hook` reads on stdin (the spec's envelope when Claude Code's shape was
     /// not built, which [`Inputs::shape_of`] lets the caller avoid).
     pub fn for_hook(&self, hook: &HookDef) -> &Arc<[u8]> {
-        match (Inputs::shape_of(hook, self.default), &self.claude) {
-            (EnvelopeShape::ClaudeCode, Some(claude)) => claude,
+        match &self.claude {
+            Some(claude) if self.reads_claude(hook) => claude,
             _ => &self.spec,
         }
+    }
+
+    /// Whether `hook` reads Claude Code's shape (built for this gate).
+    pub fn reads_claude(&self, hook: &HookDef) -> bool {
+        self.claude.is_some() && Inputs::shape_of(hook, self.default) == EnvelopeShape::ClaudeCode
     }
 }
 
@@ -361,14 +366,24 @@ async fn run_hooks(
     cancel: &CancellationToken,
 ) -> Verdict {
     let event = gate.event();
+    // Each shape's digest once per gate, and only when the gate is recorded: hooks of
+    // one gate may read different shapes, but never need a digest computed twice.
+    let digests = recorder.map(|_| {
+        (
+            input_digest(&inputs.spec),
+            inputs.claude.as_deref().map(input_digest),
+        )
+    });
     let mut verdict = Verdict::allow();
     for hook in hooks {
         let name = hook.def.name.as_str();
         let stdin = inputs.for_hook(&hook.def);
         tracing::trace!(hook = name, envelope = %String::from_utf8_lossy(stdin), "hook input");
-        // Per hook: hooks of one gate may read different shapes.
-        let digest = recorder.map(|_| input_digest(stdin));
-        let digest = digest.as_deref().unwrap_or("");
+        let digest = match (&digests, inputs.reads_claude(&hook.def)) {
+            (None, _) => "",
+            (Some((_, Some(claude))), true) => claude.as_str(),
+            (Some((spec, _)), _) => spec.as_str(),
+        };
         if let Some(r) = recorder {
             r.record(RunEvent::HookStarted {
                 hook: name,

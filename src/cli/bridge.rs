@@ -91,28 +91,23 @@ async fn answer(
             cancel.cancel();
         })
     };
-    let (verdict, gate) = match &event {
-        Event::PreToolUse { session, call } => (
-            host.pre_tool_use_bridged(call, session, &cancel).await,
-            Gate::Call {
-                tool_name: "",
-                tool_use_id: "",
-            },
-        ),
+    let verdict = match &event {
+        Event::PreToolUse { session, call } => {
+            host.pre_tool_use_bridged(call, session, &cancel).await
+        }
         Event::Prompt { session, prompt } => {
             // A prompt starts the agent's next turn: failure warnings may be shown again.
             host.end_turn();
-            (
-                host.prompt_bridged(prompt, session, &cancel).await,
-                Gate::Prompt { prompt: "" },
-            )
+            host.prompt_bridged(prompt, session, &cancel).await
         }
-        Event::Other { .. } => (Verdict::allow(), Gate::Prompt { prompt: "" }),
+        Event::Other { .. } => Verdict::allow(),
     };
     timer.abort();
     let out_of_time = Instant::now() >= deadline;
     let outcome = match (&verdict.outcome, out_of_time) {
-        (dispatch::Outcome::Interrupted, true) => timed_out(&verdict, gate, budget_ms),
+        (dispatch::Outcome::Interrupted, true) => {
+            timed_out(&verdict, matches!(event, Event::Prompt { .. }), budget_ms)
+        }
         _ => Outcome::from_verdict(&verdict),
     };
     // The record is released before the answer is written: the agent's next call of
@@ -123,12 +118,23 @@ async fn answer(
 
 /// A hook that outlived the bridge's budget: a failure, fail closed, with the spec's
 /// message for the hook that was running.
-fn timed_out(verdict: &Verdict, gate: Gate<'_>, budget_ms: u64) -> Outcome {
+fn timed_out(verdict: &Verdict, is_prompt: bool, budget_ms: u64) -> Outcome {
     let kind = format!("timed out after {budget_ms} ms, the bridge's budget for one call");
     let hook = verdict.hook.as_deref().unwrap_or("unnamed");
-    let event = match gate {
-        Gate::Call { .. } => hookhost::config::Event::PreToolUse,
-        Gate::Prompt { .. } => hookhost::config::Event::UserPromptSubmit,
+    // The failure message names only the gate's kind, not its fields.
+    let (event, gate) = if is_prompt {
+        (
+            hookhost::config::Event::UserPromptSubmit,
+            Gate::Prompt { prompt: "" },
+        )
+    } else {
+        (
+            hookhost::config::Event::PreToolUse,
+            Gate::Call {
+                tool_name: "",
+                tool_use_id: "",
+            },
+        )
     };
     let mut warnings = verdict.warnings.clone();
     warnings.push(dispatch::failure_warning(event, hook, &kind, true));
