@@ -52,3 +52,25 @@ echo "== the same call as JSON, for an embedding agent"
 set +e
 hh pre-tool-use --tool bash --input '{"command":"git push -f"}' --json
 set -e
+
+# The bridge: the same hooks behind an agent's own hook call. The payloads are the agents'
+# real shapes (examples/agents/), with cwd set to the demo project; each answer is in the
+# form that agent obeys (agent_formats.md, table 2.3). The records go to a demo folder.
+bridged() {
+    local agent=$1 payload=$2 command=$3
+    echo
+    echo "== hookhost bridge, $agent: $command"
+    set +e
+    python3 - "$payload" "$PROJECT" "$command" <<'PY' | XDG_STATE_HOME="$DEMO/state" "$HOOKHOST" --config "$DEMO/config.toml" bridge --agent "$agent"
+import json, sys
+payload = json.load(open(sys.argv[1]))
+payload["cwd"] = sys.argv[2]
+payload["tool_input"]["command"] = sys.argv[3]
+print(json.dumps(payload))
+PY
+    echo "-> exit $?"
+    set -e
+}
+bridged claude-code "$REPO/examples/agents/claude-code/PreToolUse.json" "git push --force origin main"
+bridged codex "$REPO/examples/agents/codex/PreToolUse.json" "git push --force origin main"
+bridged gemini "$REPO/examples/agents/gemini/BeforeTool.json" "git status"
