@@ -369,7 +369,7 @@ fn bridge_hooks_read_claude_codes_shape_by_default_and_the_spec_envelope_on_requ
     let scene = Scene::new();
     let dump = |name: &str| {
         let out = scene.root.path().join(format!("{name}.json"));
-        let script = scene.script(name, &format!("cat > {}", out.display()));
+        let script = scene.script(name, &format!("cat > '{}'", out.display()));
         (script, out)
     };
     let (claude, claude_out) = dump("claude.sh");
