@@ -2,6 +2,7 @@
 
 use std::io::{Read, Write};
 
+use hookhost::config::Event;
 use hookhost::dispatch::{Outcome, Verdict};
 use hookhost::executor::CancellationToken;
 use hookhost::session::{Mode, Session};
@@ -56,7 +57,28 @@ pub fn check(global: &GlobalOptions) -> Exit {
             );
         }
     }
+    // A note, not the banner: stderr, as the design gives `check`'s warnings.
+    if let Some(note) = prompt_context_note(&host) {
+        say(&note);
+    }
     Exit::Success
+}
+
+/// What the bridge cannot do for prompt hooks, said once in `check` as on the bridge's
+/// stderr: Cursor's `beforeSubmitPrompt` takes no context, and Copilot CLI drops a
+/// command hook's answer to `userPromptSubmitted` (so it can neither block nor add).
+fn prompt_context_note(host: &Session) -> Option<String> {
+    let names: Vec<&str> = host
+        .hooks()
+        .filter(|hook| hook.event == Event::UserPromptSubmit)
+        .map(|hook| hook.name.as_str())
+        .collect();
+    (!names.is_empty()).then(|| {
+        format!(
+            "note: behind `hookhost bridge`, Cursor cannot add context to a prompt and Copilot CLI can neither block a prompt nor add context to it; UserPromptSubmit hook {} acts only in the other agents.",
+            names.join(", ")
+        )
+    })
 }
 
 /// The banner without the lines that are also start-up warnings (the bubblewrap notice is

@@ -233,6 +233,14 @@ fn bridge_prompt_context_reaches_the_agents_that_take_it() {
             }
         }
     }
+    // `check` says it too, naming the hook, before any agent calls.
+    let (code, _, stderr) = scene.run(&["check"]);
+    assert_eq!(code, 0);
+    assert!(
+        stderr.contains("Cursor cannot add context to a prompt")
+            && stderr.contains("UserPromptSubmit hook ctx acts only in the other agents"),
+        "{stderr}"
+    );
 }
 
 #[test]
