@@ -370,8 +370,9 @@ pub struct GateVerdict {
     pub tool_input: Option<Value>,
     /// The `--json` verdict.
     pub verdict: Value,
-    /// A gate the bridge ran, with hooks reading Claude Code's shape: what replay needs
-    /// to rebuild that input byte for byte. Absent for every other gate.
+    /// A gate with hooks reading Claude Code's shape (the bridge's, or a call under any
+    /// front end with an `envelope = "claude-code"` hook): what replay needs to rebuild
+    /// that input byte for byte. Absent for every other gate.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bridged: Option<BridgedGate>,
 }
@@ -384,10 +385,11 @@ pub struct BridgedGate {
     /// The agent's transcript, when it gave one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub transcript_path: Option<String>,
-    /// Claude Code's name for the tool (a call only).
+    /// Claude Code's name for the tool (a bridged call only; absent outside the bridge,
+    /// where the gate's own tool name is the call's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_name: Option<String>,
-    /// The call's arguments in Claude Code's shape, paths absolute (a call only).
+    /// The call's arguments as given, paths absolute (a call only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_input: Option<Value>,
 }

@@ -134,9 +134,13 @@ pub async fn replay(reading: &Reading) -> ReplayReport {
                         )
                     }
                     (Some(tool), None) => {
+                        // A call whose hooks read Claude Code's shape kept its arguments
+                        // as given (paths absolute); the others, the spec's.
                         let input = v
-                            .tool_input
-                            .clone()
+                            .bridged
+                            .as_ref()
+                            .and_then(|b| b.tool_input.clone())
+                            .or_else(|| v.tool_input.clone())
                             .unwrap_or(Value::Object(Default::default()));
                         let id = v.gate.tool_use_id.as_deref();
                         let what = format!("{tool} {}", id.unwrap_or(""));

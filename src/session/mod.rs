@@ -197,11 +197,25 @@ impl Session {
                 crate::bridge::tools::claude_name_of_hookhost(tool_name).unwrap_or(tool_name);
             envelope::claude::pre_tool_use(&self.session, None, name, &tool_input, tool_use_id)
         });
+        // Replay rebuilds that input from the arguments as given (paths absolute).
+        let bridged = claude.is_some().then(|| BridgedGate {
+            default_envelope: self.default_envelope,
+            transcript_path: None,
+            tool_name: None,
+            tool_input: Some(tool_input.clone()),
+        });
         envelope::relativize_paths(&mut tool_input, &self.project);
         let stdin = envelope::pre_tool_use(&self.session, tool_name, &tool_input, tool_use_id);
         let inputs = self.inputs(stdin, claude);
-        self.run_gate(&matching, gate, &inputs, Some(&tool_input), None, cancel)
-            .await
+        self.run_gate(
+            &matching,
+            gate,
+            &inputs,
+            Some(&tool_input),
+            bridged.as_ref(),
+            cancel,
+        )
+        .await
     }
 
     /// One PreToolUse gate for a call an agent made through the bridge. `tools = [...]`

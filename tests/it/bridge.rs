@@ -483,6 +483,45 @@ fn bridge_calls_of_one_session_share_one_record_and_warn_once_per_turn() {
     assert!(stdout.contains("3 of 3 verdicts matched"), "{stdout}");
 }
 
+/// An `envelope = "claude-code"` hook outside the bridge reads Claude Code's names and
+/// absolute paths, and replay rebuilds that input from the record.
+#[test]
+fn claude_code_envelope_hooks_outside_the_bridge_are_replayed() {
+    let scene = Scene::new();
+    let dump = scene.root.path().join("seen.json");
+    let script = scene.script("seen.sh", &format!("cat > '{}'", dump.display()));
+    config(
+        &scene,
+        &[pre_hook(
+            "seen",
+            &["/bin/sh", script.to_str().unwrap()],
+            "tools = [\"write_file\"]\nenvelope = \"claude-code\"",
+        )],
+    );
+    let file = scene.project.join("src/lib.rs");
+    let input = json!({"path": file, "content": "x"}).to_string();
+    let log = scene.root.path().join("plain.jsonl");
+    let (code, _, stderr) = scene.run(&[
+        "--no-sandbox",
+        "--log",
+        log.to_str().unwrap(),
+        "pre-tool-use",
+        "--tool",
+        "write_file",
+        "--input",
+        &input,
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let seen: Value = serde_json::from_str(&std::fs::read_to_string(&dump).unwrap()).unwrap();
+    assert_eq!(seen["tool_name"], "Write");
+    assert_eq!(seen["tool_input"]["path"], json!(file));
+    std::fs::remove_file(&dump).unwrap();
+    let (code, stdout, stderr) = scene.run(&["replay", log.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(stdout.contains("1 of 1 verdicts matched"), "{stdout}");
+    assert!(!dump.exists(), "replay ran the hook");
+}
+
 #[test]
 fn bridge_concurrent_calls_of_one_session_all_answer_and_are_all_recorded() {
     let scene = Scene::new();
