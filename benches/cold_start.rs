@@ -4,6 +4,9 @@
 //! - the process floor: no hooks configured, and `--no-hooks`;
 //! - one WASM hook with a warm compile cache (the second and later runs);
 //! - one WASM hook without a cache (a fresh, empty `XDG_CACHE_HOME` every run);
+//! - `hookhost bridge` answering one Claude Code payload with one WASM hook and a warm
+//!   cache (a fresh agent session each run, and the 300th call of one session), against
+//!   a plain python Claude Code hook with the same policy, run as Claude Code runs it;
 //! - compile time against module size: `WasmEngine::prepare` (compile + pre-link, no
 //!   cache) in this process, for every plugin in `target/wasm`, next to the time to
 //!   load the same program from the cache.
@@ -114,6 +117,8 @@ fn main() {
         common::report(&format!("1 wasm ({label}), no cache"), &s);
     }
 
+    bridge_against_python(&scene, &warm_cache);
+
     // Compile time against module size, in process (no subprocess, no cache), and the
     // time to load the same artifact from a warm cache.
     println!();
@@ -156,4 +161,112 @@ fn main() {
             common::us(load.median),
         );
     }
+}
+
+/// A python hook as people write them for Claude Code: the payload on stdin, a deny
+/// answer on stdout for a force push. The same policy, by regular expression.
+const PYTHON_CLAUDE_HOOK: &str = r#"import json, re, sys
+payload = json.load(sys.stdin)
+command = payload.get("tool_input", {}).get("command", "")
+if payload.get("tool_name") == "Bash" and re.search(r"\bgit\s+push\b.*\s(--force|-f)\b", command):
+    print(json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse",
+        "permissionDecision": "deny", "permissionDecisionReason": "force-push is not allowed"}}))
+"#;
+
+/// One Claude Code PreToolUse payload (`examples/agents/`), its `cwd` the scene's project.
+fn claude_payload(scene: &Scene, session_id: &str) -> String {
+    let path = common::repo().join("examples/agents/claude-code/PreToolUse.json");
+    let mut payload: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    payload["cwd"] = serde_json::json!(scene.project);
+    payload["session_id"] = serde_json::json!(session_id);
+    payload.to_string()
+}
+
+/// Spawns `command` with `payload` on stdin, times it to exit, and asserts it allowed.
+fn answer(mut command: Command, payload: &str) -> Duration {
+    use std::io::Write;
+    let start = Instant::now();
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn the hook");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(payload.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let took = start.elapsed();
+    assert!(
+        out.status.success() && out.stdout.is_empty(),
+        "{:?}\n{}{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    took
+}
+
+fn bridge_against_python(scene: &Scene, warm_cache: &Path) {
+    let wasm = support::wasm_dir().join("no-force-push.wasm");
+    let config = scene.config_file(
+        "bridge.toml",
+        &common::hook(
+            "no-force-push",
+            &[wasm.to_str().unwrap()],
+            "envelope = \"spec\"",
+        ),
+    );
+    let state = scene.root.path().join("state");
+    let bridge = |session: &str| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_hookhost"));
+        command
+            .arg("--config")
+            .arg(&config)
+            .args(["bridge", "--agent", "claude-code"])
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("XDG_CACHE_HOME", warm_cache)
+            .env("XDG_STATE_HOME", &state);
+        answer(command, &claude_payload(scene, session))
+    };
+    bridge("fill-the-cache");
+    let mut run = 0;
+    let fresh = timed(300, 20, || {
+        run += 1;
+        bridge(&format!("fresh-{run}"))
+    });
+    common::report("bridge: 1 wasm, warm cache, a new agent session", &fresh);
+    let long = timed(300, 20, || bridge("one-long-session"));
+    common::report(
+        "bridge: 1 wasm, warm cache, calls 21-320 of one session",
+        &long,
+    );
+
+    let hook = scene.root.path().join("no_force_push.py");
+    std::fs::write(&hook, PYTHON_CLAUDE_HOOK).unwrap();
+    let payload = claude_payload(scene, "python");
+    let python = common::python3();
+    let plain = timed(100, 5, || {
+        let mut command = Command::new(&python);
+        command.arg(&hook);
+        answer(command, &payload)
+    });
+    common::report("plain python Claude Code hook, same policy", &plain);
+    common::target(
+        "bridged wasm hook (median)",
+        fresh.median.as_secs_f64() * 1e3,
+        5.0,
+        " ms",
+    );
+    common::target(
+        "bridged wasm hook / python hook (median)",
+        fresh.median.as_secs_f64() / plain.median.as_secs_f64(),
+        0.2,
+        "",
+    );
 }

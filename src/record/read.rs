@@ -1,6 +1,8 @@
 //! The reader: tolerant of a torn last line, lines that are not records and record
 //! types it does not know; each gives a note and is skipped, never a panic.
 
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
 use serde_json::Value;
@@ -24,12 +26,17 @@ pub fn read_file(path: &Path) -> Result<Reading, RecordError> {
 
 /// Reads a record's text.
 pub fn read_str(text: &str) -> Reading {
+    read_lines(text, 0)
+}
+
+/// Reads the records of `text`, whose first line is line `lines_before + 1` of its file.
+fn read_lines(text: &str, lines_before: usize) -> Reading {
     let mut reading = Reading::default();
     let lines: Vec<&str> = text.split('\n').collect();
     // The text after the last newline is the last line; it is torn unless empty.
-    let last = lines.len();
+    let last = lines.len() + lines_before;
     for (i, line) in lines.iter().enumerate() {
-        let number = i + 1;
+        let number = i + 1 + lines_before;
         if line.trim().is_empty() {
             continue;
         }
@@ -81,9 +88,249 @@ pub fn read_str(text: &str) -> Reading {
     reading
 }
 
+/// How much of a record is read from its end at a time when looking for where a
+/// resume's reading may start.
+const TAIL_CHUNK: u64 = 64 * 1024;
+
+/// Reads what a resume needs of an open record, without reading it all: the file's
+/// first line (the `session.started` that names the session) and every line from the
+/// last place the resume still depends on: the last `turn.ended` (the warnings of this
+/// turn), the last segment start (`session.started`, `session.resumed`, `record.cut`:
+/// a hook killed mid-run) and, when the resume keeps the recorded hooks
+/// (`keeps_hooks`), the last segment that took its hooks from a config.
+///
+/// Why: every call of a bridged agent session is a process that resumes the session's
+/// record, so reading the whole record made each call slower than the one before.
+/// Reading from the end makes a call's cost that of its turn, not of its session. The
+/// result is what [`read_str`] of the whole text gives for those records (notes too,
+/// with their line numbers), so a resume decides the same either way.
+pub fn read_for_resume(
+    file: &mut File,
+    path: &Path,
+    keeps_hooks: bool,
+) -> Result<Reading, RecordError> {
+    let io = |e| RecordError::io(path, e);
+    let len = file.metadata().map_err(io)?.len();
+    let mut tail: Vec<u8> = Vec::new();
+    let mut tail_from = len;
+    let from = loop {
+        // Growing steps keep a long turn's reading linear in its length.
+        let step = TAIL_CHUNK.max(tail.len() as u64).min(tail_from);
+        tail_from -= step;
+        let mut chunk = vec![0u8; step as usize];
+        file.seek(SeekFrom::Start(tail_from))
+            .and_then(|_| file.read_exact(&mut chunk))
+            .map_err(io)?;
+        chunk.extend_from_slice(&tail);
+        tail = chunk;
+        // Before the file's start, the first bytes may be the end of a line cut by the
+        // chunk: only whole lines are looked at.
+        let whole_from = match tail_from {
+            0 => 0,
+            _ => match tail.iter().position(|&b| b == b'\n') {
+                Some(newline) => newline + 1,
+                None => continue,
+            },
+        };
+        if let Some(boundary) = resume_boundary(&tail[whole_from..], keeps_hooks) {
+            break tail_from + (whole_from + boundary) as u64;
+        }
+        if tail_from == 0 {
+            break 0;
+        }
+    };
+    if from == 0 {
+        return Ok(read_str(&String::from_utf8_lossy(&tail)));
+    }
+    let skip = (from - tail_from) as usize;
+    let text = String::from_utf8_lossy(&tail[skip..]).into_owned();
+    let mut reading = read_lines(&text, 0);
+    let head = read_first_line(file, path)?;
+    let first = read_str(&head);
+    let starts = matches!(first.records.as_slice(), [r] if matches!(r.body, Body::Started(_)));
+    if !starts || !reading.notes.is_empty() {
+        // A record that does not start with its session, or notes whose line numbers
+        // need the lines before: read it all, as a plain read does.
+        let mut all = Vec::new();
+        file.seek(SeekFrom::Start(0))
+            .and_then(|_| file.read_to_end(&mut all))
+            .map_err(io)?;
+        return Ok(read_str(&String::from_utf8_lossy(&all)));
+    }
+    reading.records.splice(0..0, first.records);
+    Ok(reading)
+}
+
+/// The offset in `lines` (whole lines, the file's last ones) of the earliest line a
+/// resume depends on ([`read_for_resume`]), or `None` when that lies further back.
+/// Lines are told by their `"type":"…"` before being parsed: the writer writes that
+/// key without spaces, and a string value cannot hold it unescaped.
+fn resume_boundary(lines: &[u8], keeps_hooks: bool) -> Option<usize> {
+    let mut turn = false;
+    let mut segment = false;
+    let mut hooks = !keeps_hooks;
+    let mut end = lines.len();
+    while end > 0 {
+        let start = lines[..end - 1]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |newline| newline + 1);
+        let line = &lines[start..end];
+        end = start;
+        let has = |kind: &str| {
+            let needle = format!("\"type\":\"{kind}\"");
+            line.windows(needle.len()).any(|w| w == needle.as_bytes())
+        };
+        let started = has("session.started");
+        let resumed = has("session.resumed");
+        turn |= started || has("turn.ended");
+        segment |= started || resumed || has("record.cut");
+        if !hooks && (started || resumed) {
+            let text = String::from_utf8_lossy(line);
+            hooks = read_str(&text).records.iter().any(|r| match &r.body {
+                Body::Started(s) => !s.no_hooks,
+                Body::Resumed(s) => !s.no_hooks && s.clean == Some(true),
+                _ => false,
+            });
+        }
+        if turn && segment && hooks {
+            return Some(start);
+        }
+    }
+    None
+}
+
+/// The file's first line, up to its newline.
+fn read_first_line(file: &mut File, path: &Path) -> Result<String, RecordError> {
+    let io = |e| RecordError::io(path, e);
+    file.seek(SeekFrom::Start(0)).map_err(io)?;
+    let mut head = Vec::new();
+    let mut chunk = vec![0u8; TAIL_CHUNK as usize];
+    loop {
+        let n = file.read(&mut chunk).map_err(io)?;
+        if n == 0 {
+            break;
+        }
+        if let Some(newline) = chunk[..n].iter().position(|&b| b == b'\n') {
+            head.extend_from_slice(&chunk[..newline]);
+            break;
+        }
+        head.extend_from_slice(&chunk[..n]);
+    }
+    Ok(String::from_utf8_lossy(&head).into_owned())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::dispatch::Decision;
+    use crate::record::{
+        Decided, GateFields, HookStarted, RecordWriter, ResumeFrom, ResumePlan, SessionBody,
+    };
+
+    fn session(clean: Option<bool>, no_hooks: bool) -> SessionBody {
+        SessionBody {
+            cwd: "/p".into(),
+            permission_mode: "default".into(),
+            no_hooks,
+            hooks: Vec::new(),
+            banner: "hooks: none".into(),
+            clean,
+            skipped: Vec::new(),
+            warnings: Vec::new(),
+            version: "test".into(),
+        }
+    }
+
+    fn gate(i: usize) -> GateFields {
+        GateFields {
+            tool: Some("bash".into()),
+            tool_use_id: Some(format!("T{i}")),
+            prompt: None,
+        }
+    }
+
+    /// What a resume decides from a reading, as comparable text.
+    fn plan(reading: &Reading, clean: bool) -> String {
+        let from = ResumeFrom {
+            file: "/r".into(),
+            clean,
+        };
+        match ResumePlan::new(&from, reading) {
+            Ok(p) => format!(
+                "{} {} {:?} {:?} {:?} {:?}",
+                p.session_id,
+                p.keeps_recorded(),
+                p.recorded.map(|h| h.len()),
+                p.killed,
+                p.notes,
+                p.warned_this_turn,
+            ),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    /// A bridged session's record, many calls long (well past one read chunk): each
+    /// call a clean resume, failures warned, turns ended, and last a hook that started
+    /// and never ended. The tail reading decides what the whole one does.
+    #[test]
+    fn a_resume_decides_the_same_from_the_tail_as_from_the_whole_record() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.jsonl");
+        let writer = RecordWriter::create(&path, "S").unwrap();
+        writer.write(&Body::Started(session(None, false))).unwrap();
+        for i in 0..700 {
+            writer
+                .write(&Body::Resumed(session(Some(true), false)))
+                .unwrap();
+            if i % 97 == 0 {
+                writer.write(&Body::TurnEnded).unwrap();
+            }
+            let decision = match i % 5 {
+                0 => Decision::FailureContinued,
+                _ => Decision::Block,
+            };
+            writer
+                .write(&Body::Decided(Decided {
+                    hook: format!("hook-{}", i % 3),
+                    gate: gate(i),
+                    decision,
+                    reason: "x".repeat(200),
+                }))
+                .unwrap();
+        }
+        writer
+            .write(&Body::HookStarted(HookStarted {
+                hook: "slow".into(),
+                input_digest: "sha256:00".into(),
+                gate: gate(700),
+            }))
+            .unwrap();
+        drop(writer);
+        let whole = read_file(&path).unwrap();
+        assert!(std::fs::metadata(&path).unwrap().len() > 3 * TAIL_CHUNK);
+        for clean in [true, false] {
+            let mut file = File::open(&path).unwrap();
+            let tail = read_for_resume(&mut file, &path, !clean).unwrap();
+            assert!(tail.records.len() < whole.records.len() / 4);
+            assert_eq!(plan(&tail, clean), plan(&whole, clean));
+        }
+        let decided = plan(&whole, true);
+        assert!(decided.contains("killed before bash ran"), "{decided}");
+        assert!(
+            decided.contains("[\"hook-2\", \"hook-1\", \"hook-0\"]"),
+            "{decided}"
+        );
+
+        // A torn line in the tail: the notes keep the file's line numbers.
+        let mut text = std::fs::read_to_string(&path).unwrap();
+        text.push_str("{\"type\":\"effect\",\"at");
+        std::fs::write(&path, &text).unwrap();
+        let mut file = File::open(&path).unwrap();
+        let tail = read_for_resume(&mut file, &path, false).unwrap();
+        assert_eq!(plan(&tail, true), plan(&read_str(&text), true));
+        assert!(plan(&tail, true).contains("is torn"));
+    }
 
     #[test]
     fn torn_last_line_and_unknown_types_are_notes() {

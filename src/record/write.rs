@@ -68,10 +68,15 @@ impl RecordWriter {
         Ok(RecordWriter::new(path, session_id, file))
     }
 
-    /// Opens an existing record to resume it: locks it, then returns its text so far and
-    /// a warning when others may read it ([`super::exposure_warning`]). Writes nothing:
-    /// [`RecordWriter::resumed`] does, once the session may start.
-    pub fn resume(path: &Path) -> Result<(File, String, Option<String>), RecordError> {
+    /// Opens an existing record to resume it: locks it, then returns what the resume
+    /// needs of it ([`super::read_for_resume`]; `keeps_hooks` when the resume keeps the
+    /// recorded hooks) and a warning when others may read it
+    /// ([`super::exposure_warning`]). Writes nothing: [`RecordWriter::resumed`] does,
+    /// once the session may start.
+    pub fn resume(
+        path: &Path,
+        keeps_hooks: bool,
+    ) -> Result<(File, super::Reading, Option<String>), RecordError> {
         let mut file = OpenOptions::new()
             .read(true)
             .append(true)
@@ -79,12 +84,8 @@ impl RecordWriter {
             .map_err(|e| RecordError::io(path, e))?;
         lock(&file, path)?;
         let mode = sys::files::mode_bits(&file.metadata().map_err(|e| RecordError::io(path, e))?);
-        let mut bytes = Vec::new();
-        file.seek(SeekFrom::Start(0))
-            .and_then(|_| file.read_to_end(&mut bytes))
-            .map_err(|e| RecordError::io(path, e))?;
-        let text = String::from_utf8_lossy(&bytes).into_owned();
-        Ok((file, text, super::exposure_warning(path, mode)))
+        let reading = super::read_for_resume(&mut file, path, keeps_hooks)?;
+        Ok((file, reading, super::exposure_warning(path, mode)))
     }
 
     /// The writer over a file that [`RecordWriter::resume`] opened and locked. A torn

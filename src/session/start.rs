@@ -379,8 +379,8 @@ impl Resumed {
             }
             .into());
         }
-        let (file, text, exposed) = RecordWriter::resume(&from.file)?;
-        let plan = ResumePlan::new(from, &record::read_str(&text))?;
+        let (file, reading, exposed) = RecordWriter::resume(&from.file, !from.clean)?;
+        let plan = ResumePlan::new(from, &reading)?;
         Ok(Some(Resumed {
             file,
             plan,
