@@ -262,6 +262,11 @@ pub struct SessionBody {
     /// Start-up warnings of a resume.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// A resume: the hooks that had already warned in the turn it resumed within
+    /// (failures since the last `turn.ended`). Written so that the next resume need not
+    /// read further back than this line: with the bridge every call is a resume.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warned_this_turn: Option<Vec<String>>,
     /// The hookhost that wrote it.
     #[serde(default)]
     pub version: String,

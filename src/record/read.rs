@@ -163,8 +163,8 @@ pub fn read_for_resume(
 
 /// The offset in `lines` (whole lines, the file's last ones) of the earliest line a
 /// resume depends on ([`read_for_resume`]), or `None` when that lies further back.
-/// Lines are told by their `"type":"…"` before being parsed: the writer writes that
-/// key without spaces, and a string value cannot hold it unescaped.
+/// Lines are told by their keys before being parsed: the writer writes a key and its
+/// colon without spaces, and a string value cannot hold `"key":` unescaped.
 fn resume_boundary(lines: &[u8], keeps_hooks: bool) -> Option<usize> {
     let mut turn = false;
     let mut segment = false;
@@ -177,14 +177,13 @@ fn resume_boundary(lines: &[u8], keeps_hooks: bool) -> Option<usize> {
             .map_or(0, |newline| newline + 1);
         let line = &lines[start..end];
         end = start;
-        let has = |kind: &str| {
-            let needle = format!("\"type\":\"{kind}\"");
-            line.windows(needle.len()).any(|w| w == needle.as_bytes())
-        };
-        let started = has("session.started");
-        let resumed = has("session.resumed");
-        turn |= started || has("turn.ended");
-        segment |= started || resumed || has("record.cut");
+        let kind = record_type(line);
+        let started = kind == Some(b"session.started");
+        let resumed = kind == Some(b"session.resumed");
+        // A resume writes down what had warned in its turn (`warned_this_turn`).
+        let snapshot = resumed && contains(line, b"\"warned_this_turn\":");
+        turn |= started || snapshot || kind == Some(b"turn.ended");
+        segment |= started || resumed || kind == Some(b"record.cut");
         if !hooks && (started || resumed) {
             let text = String::from_utf8_lossy(line);
             hooks = read_str(&text).records.iter().any(|r| match &r.body {
@@ -198,6 +197,19 @@ fn resume_boundary(lines: &[u8], keeps_hooks: bool) -> Option<usize> {
         }
     }
     None
+}
+
+/// The value of a line's `"type"` key, read without parsing the line.
+fn record_type(line: &[u8]) -> Option<&[u8]> {
+    const KEY: &[u8] = b"\"type\":\"";
+    let at = line.windows(KEY.len()).position(|w| w == KEY)? + KEY.len();
+    let len = line[at..].iter().position(|&b| b == b'"')?;
+    Some(&line[at..at + len])
+}
+
+/// Whether `line` holds `needle`.
+fn contains(line: &[u8], needle: &[u8]) -> bool {
+    line.windows(needle.len()).any(|w| w == needle)
 }
 
 /// The file's first line, up to its newline.
@@ -238,6 +250,7 @@ mod tests {
             clean,
             skipped: Vec::new(),
             warnings: Vec::new(),
+            warned_this_turn: None,
             version: "test".into(),
         }
     }
@@ -272,27 +285,32 @@ mod tests {
 
     /// A bridged session's record, many calls long (well past one read chunk): each
     /// call a clean resume, failures warned, turns ended, and last a hook that started
-    /// and never ended. The tail reading decides what the whole one does.
-    #[test]
-    fn a_resume_decides_the_same_from_the_tail_as_from_the_whole_record() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("r.jsonl");
-        let writer = RecordWriter::create(&path, "S").unwrap();
+    /// and never ended; its resumes written by this version (with what had warned in
+    /// the turn) or an older one (without). The tail reading decides what the whole
+    /// one does, and with the snapshots reads only the last call.
+    fn bridged_record(path: &Path, snapshots: bool) {
+        let writer = RecordWriter::create(path, "S").unwrap();
         writer.write(&Body::Started(session(None, false))).unwrap();
+        let mut warned: Vec<String> = Vec::new();
         for i in 0..700 {
-            writer
-                .write(&Body::Resumed(session(Some(true), false)))
-                .unwrap();
+            let mut resumed = session(Some(true), false);
+            resumed.warned_this_turn = snapshots.then(|| warned.clone());
+            writer.write(&Body::Resumed(resumed)).unwrap();
             if i % 97 == 0 {
                 writer.write(&Body::TurnEnded).unwrap();
+                warned.clear();
             }
+            let hook = format!("hook-{}", i % 3);
             let decision = match i % 5 {
                 0 => Decision::FailureContinued,
                 _ => Decision::Block,
             };
+            if decision == Decision::FailureContinued && !warned.contains(&hook) {
+                warned.push(hook.clone());
+            }
             writer
                 .write(&Body::Decided(Decided {
-                    hook: format!("hook-{}", i % 3),
+                    hook,
                     gate: gate(i),
                     decision,
                     reason: "x".repeat(200),
@@ -306,21 +324,35 @@ mod tests {
                 gate: gate(700),
             }))
             .unwrap();
-        drop(writer);
-        let whole = read_file(&path).unwrap();
-        assert!(std::fs::metadata(&path).unwrap().len() > 3 * TAIL_CHUNK);
-        for clean in [true, false] {
-            let mut file = File::open(&path).unwrap();
-            let tail = read_for_resume(&mut file, &path, !clean).unwrap();
-            assert!(tail.records.len() < whole.records.len() / 4);
-            assert_eq!(plan(&tail, clean), plan(&whole, clean));
+    }
+
+    #[test]
+    fn a_resume_decides_the_same_from_the_tail_as_from_the_whole_record() {
+        let dir = tempfile::tempdir().unwrap();
+        for snapshots in [false, true] {
+            let path = dir.path().join(format!("r-{snapshots}.jsonl"));
+            bridged_record(&path, snapshots);
+            let whole = read_file(&path).unwrap();
+            assert!(std::fs::metadata(&path).unwrap().len() > 3 * TAIL_CHUNK);
+            for clean in [true, false] {
+                let mut file = File::open(&path).unwrap();
+                let tail = read_for_resume(&mut file, &path, !clean).unwrap();
+                let most = if snapshots {
+                    4
+                } else {
+                    whole.records.len() / 4
+                };
+                assert!(tail.records.len() <= most, "{}", tail.records.len());
+                assert_eq!(plan(&tail, clean), plan(&whole, clean));
+            }
+            let decided = plan(&whole, true);
+            assert!(decided.contains("killed before bash ran"), "{decided}");
+            assert!(
+                decided.contains("[\"hook-2\", \"hook-1\", \"hook-0\"]"),
+                "{decided}"
+            );
         }
-        let decided = plan(&whole, true);
-        assert!(decided.contains("killed before bash ran"), "{decided}");
-        assert!(
-            decided.contains("[\"hook-2\", \"hook-1\", \"hook-0\"]"),
-            "{decided}"
-        );
+        let path = dir.path().join("r-true.jsonl");
 
         // A torn line in the tail: the notes keep the file's line numbers.
         let mut text = std::fs::read_to_string(&path).unwrap();

@@ -106,11 +106,17 @@ impl ResumePlan {
 /// The hooks with a failure (blocked or let through: each gave the turn's one warning)
 /// after the last `turn.ended`, in the order they first failed.
 pub(crate) fn warned_this_turn(records: &[Record]) -> Vec<String> {
-    let turn_start = records
-        .iter()
-        .rposition(|r| matches!(r.body, Body::TurnEnded))
-        .map_or(0, |i| i + 1);
-    let mut warned: Vec<String> = Vec::new();
+    // The turn's start, or a resume within it that wrote down what had warned by then.
+    let since = records.iter().rposition(|r| match &r.body {
+        Body::TurnEnded => true,
+        Body::Resumed(s) => s.warned_this_turn.is_some(),
+        _ => false,
+    });
+    let mut warned: Vec<String> = match since.map(|i| &records[i].body) {
+        Some(Body::Resumed(s)) => s.warned_this_turn.clone().unwrap_or_default(),
+        _ => Vec::new(),
+    };
+    let turn_start = since.map_or(0, |i| i + 1);
     for record in &records[turn_start..] {
         if let Body::Decided(d) = &record.body
             && matches!(

@@ -85,6 +85,7 @@ impl Session {
             } else {
                 Vec::new()
             },
+            warned_this_turn: plan.map(|p| p.warned_this_turn.clone()),
             version: env!("CARGO_PKG_VERSION").into(),
         };
         let body = match plan {
