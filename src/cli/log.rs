@@ -1,4 +1,5 @@
-//! `hookhost log show FILE` and `hookhost replay FILE`: reading session records.
+//! `hookhost log show FILE`, `hookhost log verify FILE` and `hookhost replay FILE`:
+//! reading session records.
 
 use std::io::Write;
 use std::path::Path;
@@ -30,9 +31,46 @@ pub fn log_show(file: &Path) -> Exit {
     Exit::Success
 }
 
+/// `log verify FILE`: the chain's summary on stdout, or where it breaks on stderr.
+pub fn log_verify(file: &Path) -> Exit {
+    let bytes = match std::fs::read(file) {
+        Ok(bytes) => bytes,
+        Err(e) => {
+            say(&format!(
+                "hookhost: the session record {}: {}",
+                file.display(),
+                hookhost::access::explain(file, &e)
+            ));
+            return Exit::CouldNotRun;
+        }
+    };
+    match hookhost::record::chain::verify(&bytes, 0) {
+        Ok(verified) => {
+            for note in &verified.notes {
+                say(&format!("note: {note}"));
+            }
+            let mut stdout = std::io::stdout().lock();
+            let _ = writeln!(
+                stdout,
+                "{}",
+                line(&format!("{}: {}", file.display(), verified.summary()))
+            );
+            Exit::Success
+        }
+        Err(broken) => {
+            say(&format!(
+                "{}: the hash chain breaks at {broken}",
+                file.display()
+            ));
+            Exit::No
+        }
+    }
+}
+
 /// `replay FILE`: one row per gate, problems, then the summary (notes and a warning when
-/// others may read the record on stderr).
-pub async fn replay(file: &Path) -> Exit {
+/// others may read the record on stderr). A record whose chain breaks is refused unless
+/// `ignore_chain`.
+pub async fn replay(file: &Path, ignore_chain: bool) -> Exit {
     let reading = match hookhost::record::read_file(file) {
         Ok(r) => r,
         Err(e) => {
@@ -40,6 +78,19 @@ pub async fn replay(file: &Path) -> Exit {
             return Exit::CouldNotRun;
         }
     };
+    if let Err(broken) = &reading.chain {
+        if !ignore_chain {
+            say(&format!(
+                "hookhost: the session record {} was changed after it was written ({broken}), so replay would not show what ran; replay it anyway with --ignore-chain.",
+                file.display()
+            ));
+            return Exit::CouldNotRun;
+        }
+        say(&format!(
+            "⚠ the session record {} was changed after it was written ({broken}); replayed as it is now (--ignore-chain).",
+            file.display()
+        ));
+    }
     for note in &reading.notes {
         say(&format!("note: {note}"));
     }

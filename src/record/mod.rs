@@ -21,12 +21,16 @@
 //! write into another session's record.
 //!
 //! Every record has `type`, `at` (RFC 3339 UTC with milliseconds,
-//! `2025-05-01T12:00:00.123Z`) and `session_id`. The types:
+//! `2025-05-01T12:00:00.123Z`) and `session_id`; every line after the first carries
+//! `prev`, the `sha256:` digest of the line before it ([`chain`]: `log verify`, `doctor`,
+//! `replay` and a resume check it). The types:
 //!
 //! - `session.started` / `session.resumed`: `cwd`, `permission_mode`, `no_hooks`,
 //!   `hooks` (each hook as the session runs it: `name`, `event`, `command`, `tools`,
 //!   `timeout`, `sandbox`, `on_failure`), `banner` (the `hooks:` line), `version`; a
-//!   resume adds `clean`, `skipped` (recorded hooks it does not run) and `warnings`.
+//!   resume adds `clean`, `skipped` (recorded hooks it does not run), `warnings` and
+//!   `warned_this_turn` (the hooks that had warned in its turn by then, so that the next
+//!   resume reads back no further than this line: [`read_for_resume`]).
 //! - `hook.started`: before each run: `hook`, `input_digest`, and what it gates (`tool`
 //!   and `tool_use_id`, or `prompt`).
 //! - `effect`: after each run: `hook`, `input_digest` (`sha256:` of the exact stdin
@@ -63,11 +67,12 @@
 //!
 //! A record is created 0600 in folders created 0700 (`write`); resuming, showing or
 //! replaying one that is open to other users warns ([`exposure_warning`]). A record the
-//! agent could change is never written or resumed: `crate::host` refuses `--log` and
+//! agent could change is never written or resumed: `crate::session` refuses `--log` and
 //! `--resume` files in agent-writable folders with the path guard
 //! (`crate::guard::check_record_file`), and a resume warns when today's config defines
 //! hooks the record does not list (`resume`).
 
+pub mod chain;
 pub mod read;
 pub mod replay;
 pub mod resume;
@@ -137,6 +142,19 @@ pub enum RecordError {
         log: PathBuf,
         /// The `--resume` file.
         resume: PathBuf,
+    },
+    /// A resume names a record whose hash chain breaks: it was changed after it was
+    /// written.
+    #[error(
+        "the session record {} was changed after it was written ({broken}), so hookhost does not resume it. `hookhost log verify {}` shows where; move the file away to start this session's record afresh.",
+        file.display(),
+        file.display()
+    )]
+    BrokenChain {
+        /// The record.
+        file: PathBuf,
+        /// Where the chain breaks.
+        broken: chain::ChainBreak,
     },
 }
 

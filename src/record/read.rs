@@ -7,26 +7,53 @@ use std::path::Path;
 
 use serde_json::Value;
 
+use super::chain::{self, ChainBreak, Verified};
 use super::{Body, Record, RecordError};
 
 /// A record file read back: its records in order, and notes about what was skipped.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Reading {
     /// The records that could be read.
     pub records: Vec<Record>,
     /// `line 17 is torn (a crash mid-write?); ignored`, and the like.
     pub notes: Vec<String>,
+    /// The hash chain over the lines read ([`super::chain`]): what it found, or where it
+    /// breaks.
+    pub chain: Result<Verified, ChainBreak>,
+    /// The digest of the file's last line, which the next line written links to.
+    pub last_line_digest: Option<String>,
+}
+
+impl Default for Reading {
+    fn default() -> Self {
+        Reading {
+            records: Vec::new(),
+            notes: Vec::new(),
+            chain: Ok(Verified::default()),
+            last_line_digest: None,
+        }
+    }
 }
 
 /// Reads a record file.
 pub fn read_file(path: &Path) -> Result<Reading, RecordError> {
     let bytes = std::fs::read(path).map_err(|e| RecordError::io(path, e))?;
-    Ok(read_str(&String::from_utf8_lossy(&bytes)))
+    Ok(read_bytes(&bytes))
 }
 
 /// Reads a record's text.
 pub fn read_str(text: &str) -> Reading {
-    read_lines(text, 0)
+    read_bytes(text.as_bytes())
+}
+
+/// Reads a record's bytes: the records from its text, the chain from the exact bytes
+/// (a line torn inside a character is linked to as it is).
+fn read_bytes(bytes: &[u8]) -> Reading {
+    Reading {
+        chain: chain::verify(bytes, 0),
+        last_line_digest: chain::last_line_digest(bytes),
+        ..read_lines(&String::from_utf8_lossy(bytes), 0)
+    }
 }
 
 /// Reads the records of `text`, whose first line is line `lines_before + 1` of its file.
@@ -113,7 +140,7 @@ pub fn read_for_resume(
     let len = file.metadata().map_err(io)?.len();
     let mut tail: Vec<u8> = Vec::new();
     let mut tail_from = len;
-    let from = loop {
+    let (from, whole_from) = loop {
         // Growing steps keep a long turn's reading linear in its length.
         let step = TAIL_CHUNK.max(tail.len() as u64).min(tail_from);
         tail_from -= step;
@@ -133,29 +160,31 @@ pub fn read_for_resume(
             },
         };
         if let Some(boundary) = resume_boundary(&tail[whole_from..], keeps_hooks) {
-            break tail_from + (whole_from + boundary) as u64;
+            break (tail_from + (whole_from + boundary) as u64, whole_from);
         }
         if tail_from == 0 {
-            break 0;
+            break (0, 0);
         }
     };
     if from == 0 {
-        return Ok(read_str(&String::from_utf8_lossy(&tail)));
+        return Ok(read_bytes(&tail));
     }
     let skip = (from - tail_from) as usize;
-    let text = String::from_utf8_lossy(&tail[skip..]).into_owned();
-    let mut reading = read_lines(&text, 0);
+    let mut reading = read_bytes(&tail[skip..]);
+    // The chain over every whole line in hand, so that the first line the resume
+    // depends on is also checked against the line before it.
+    reading.chain = chain::verify(&tail[whole_from..], 0);
     let head = read_first_line(file, path)?;
     let first = read_str(&head);
     let starts = matches!(first.records.as_slice(), [r] if matches!(r.body, Body::Started(_)));
-    if !starts || !reading.notes.is_empty() {
-        // A record that does not start with its session, or notes whose line numbers
-        // need the lines before: read it all, as a plain read does.
+    if !starts || !reading.notes.is_empty() || reading.chain.is_err() {
+        // A record that does not start with its session, or notes and a broken chain
+        // whose line numbers need the lines before: read it all, as a plain read does.
         let mut all = Vec::new();
         file.seek(SeekFrom::Start(0))
             .and_then(|_| file.read_to_end(&mut all))
             .map_err(io)?;
-        return Ok(read_str(&String::from_utf8_lossy(&all)));
+        return Ok(read_bytes(&all));
     }
     reading.records.splice(0..0, first.records);
     Ok(reading)
@@ -353,6 +382,19 @@ mod tests {
             );
         }
         let path = dir.path().join("r-true.jsonl");
+
+        // An edit within what the resume reads breaks its chain, named by its line.
+        let text = std::fs::read_to_string(&path).unwrap();
+        let pattern = "\"reason\":\"x";
+        let last_decided = text.rfind(pattern).unwrap();
+        let mut edited = text.clone();
+        edited.replace_range(last_decided..last_decided + pattern.len(), "\"reason\":\"y");
+        let edited_path = dir.path().join("edited.jsonl");
+        std::fs::write(&edited_path, &edited).unwrap();
+        let mut file = File::open(&edited_path).unwrap();
+        let tail = read_for_resume(&mut file, &edited_path, false).unwrap();
+        let line = edited[..last_decided].matches('\n').count() + 1;
+        assert_eq!(tail.chain.unwrap_err().line, line);
 
         // A torn line in the tail: the notes keep the file's line numbers.
         let mut text = std::fs::read_to_string(&path).unwrap();

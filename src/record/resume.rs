@@ -40,11 +40,22 @@ pub struct ResumePlan {
     /// process of a bridged agent session, warns once per hook per turn as one process
     /// would.
     pub warned_this_turn: Vec<String>,
+    /// The digest of the record's last line, which the resumed session's first line
+    /// links to ([`super::chain`]).
+    pub last_line_digest: Option<String>,
 }
 
 impl ResumePlan {
     /// Plans the resume of `from` from its records.
+    /// A record whose hash chain breaks in what the resume reads is refused: it was
+    /// changed after it was written.
     pub fn new(from: &ResumeFrom, reading: &Reading) -> Result<ResumePlan, RecordError> {
+        if let Err(broken) = &reading.chain {
+            return Err(RecordError::BrokenChain {
+                file: from.file.clone(),
+                broken: broken.clone(),
+            });
+        }
         let session_id = reading
             .records
             .iter()
@@ -67,6 +78,7 @@ impl ResumePlan {
             killed: killed_message(&reading.records),
             notes: reading.notes.clone(),
             warned_this_turn: warned_this_turn(&reading.records),
+            last_line_digest: reading.last_line_digest.clone(),
         })
     }
 

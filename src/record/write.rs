@@ -47,6 +47,11 @@ struct Tail {
     len: Option<u64>,
     /// Where the last record starts, when it is a `hook.started`.
     pending_start: Option<u64>,
+    /// The digest of the last whole line, which the next line's `prev` holds
+    /// ([`super::chain`]); `None` before the first line.
+    last_digest: Option<String>,
+    /// The digest of the line before a pending `hook.started`, for a cut that drops it.
+    digest_before_pending: Option<String>,
 }
 
 impl RecordWriter {
@@ -65,7 +70,7 @@ impl RecordWriter {
         // The umask may have taken bits from 0600 (a 0400 record could not be resumed).
         sys::files::make_file_private(&file).map_err(|e| RecordError::io(path, e))?;
         lock(&file, path)?;
-        Ok(RecordWriter::new(path, session_id, file))
+        Ok(RecordWriter::new(path, session_id, file, None))
     }
 
     /// Opens an existing record to resume it: locks it, then returns what the resume
@@ -88,13 +93,15 @@ impl RecordWriter {
         Ok((file, reading, super::exposure_warning(path, mode)))
     }
 
-    /// The writer over a file that [`RecordWriter::resume`] opened and locked. A torn
-    /// last line is closed with a newline first, so that the next record starts on a
-    /// line of its own.
+    /// The writer over a file that [`RecordWriter::resume`] opened and locked, whose last
+    /// line has `last_digest` ([`super::Reading::last_line_digest`]). A torn last line is
+    /// closed with a newline first, so that the next record starts on a line of its own
+    /// (and links to the torn line's bytes).
     pub fn resumed(
         path: &Path,
         session_id: &str,
         mut file: File,
+        last_digest: Option<String>,
     ) -> Result<RecordWriter, RecordError> {
         let mut last = [0u8; 1];
         let torn = match file.metadata().map_err(|e| RecordError::io(path, e))?.len() {
@@ -110,10 +117,10 @@ impl RecordWriter {
             file.write_all(b"\n")
                 .map_err(|e| RecordError::io(path, e))?;
         }
-        Ok(RecordWriter::new(path, session_id, file))
+        Ok(RecordWriter::new(path, session_id, file, last_digest))
     }
 
-    fn new(path: &Path, session_id: &str, file: File) -> RecordWriter {
+    fn new(path: &Path, session_id: &str, file: File, last_digest: Option<String>) -> RecordWriter {
         let len = file.metadata().ok().map(|m| m.len());
         RecordWriter {
             path: path.to_path_buf(),
@@ -122,6 +129,8 @@ impl RecordWriter {
                 file,
                 len,
                 pending_start: None,
+                last_digest,
+                digest_before_pending: None,
             }),
             failed: AtomicBool::new(false),
             warned: AtomicBool::new(false),
@@ -137,7 +146,6 @@ impl RecordWriter {
     /// record is cut back to its last whole line (see [`RecordWriter`]), and no later
     /// record is written.
     pub fn write(&self, body: &Body) -> Result<(), RecordError> {
-        let line = self.line(body)?;
         let mut tail = self
             .file
             .lock()
@@ -148,13 +156,17 @@ impl RecordWriter {
                 std::io::Error::other("it stopped at an earlier error"),
             ));
         }
+        // Under the lock: the line links to the one written just before it.
+        let line = self.line(body, tail.last_digest.as_deref())?;
         let start = tail.len;
         match append(&mut tail.file, &line) {
             Ok(()) => {
                 tail.len = start.map(|len| len + line.len() as u64);
-                tail.pending_start = match body {
-                    Body::HookStarted(_) => start,
-                    _ => None,
+                let digest = super::chain::digest(&line[..line.len() - 1]);
+                let before = tail.last_digest.replace(digest);
+                (tail.pending_start, tail.digest_before_pending) = match body {
+                    Body::HookStarted(_) => (start, before),
+                    _ => (None, None),
                 };
                 Ok(())
             }
@@ -166,12 +178,16 @@ impl RecordWriter {
         }
     }
 
-    /// The record's line: the common fields, the body's, and a newline.
-    fn line(&self, body: &Body) -> Result<Vec<u8>, RecordError> {
+    /// The record's line: the common fields (`prev`: the digest of the line before it,
+    /// if any), the body's, and a newline.
+    fn line(&self, body: &Body, prev: Option<&str>) -> Result<Vec<u8>, RecordError> {
         let mut map = Map::new();
         map.insert("type".into(), Value::String(body.type_name().into()));
         map.insert("at".into(), Value::String(super::now_rfc3339()));
         map.insert("session_id".into(), Value::String(self.session_id.clone()));
+        if let Some(prev) = prev {
+            map.insert("prev".into(), Value::String(prev.into()));
+        }
         map.extend(body.to_map());
         let mut line = serde_json::to_vec(&Value::Object(map))
             .map_err(|e| RecordError::io(&self.path, std::io::Error::other(e)))?;
@@ -185,15 +201,18 @@ impl RecordWriter {
     /// Best effort: with the length unknown, the file is left as it is.
     fn cut(&self, tail: &mut Tail, error: &std::io::Error) {
         let Some(len) = tail.len else { return };
-        let marker = match self.line(&Body::Cut(super::Cut {
+        let cut = Body::Cut(super::Cut {
             reason: error.to_string(),
-        })) {
-            Ok(line) => line,
-            Err(_) => return,
-        };
-        let mut ends = vec![len];
-        ends.extend(tail.pending_start);
-        for end in ends {
+        });
+        // Each place the record may end at, with the digest its marker links to.
+        let mut ends = vec![(len, tail.last_digest.clone())];
+        if let Some(start) = tail.pending_start {
+            ends.push((start, tail.digest_before_pending.clone()));
+        }
+        for (end, prev) in ends {
+            let Ok(marker) = self.line(&cut, prev.as_deref()) else {
+                return;
+            };
             if tail.file.set_len(end).is_err() {
                 return;
             }
@@ -286,7 +305,7 @@ impl Recorder for RecordWriter {
 
 /// Creates `dir` and its missing parents, each 0700 whatever the umask; folders that
 /// exist already are left as they are (they are the user's).
-fn create_private_dirs(dir: &Path) -> std::io::Result<()> {
+pub(crate) fn create_private_dirs(dir: &Path) -> std::io::Result<()> {
     let missing: Vec<&Path> = dir
         .ancestors()
         .take_while(|d| !d.as_os_str().is_empty() && std::fs::metadata(d).is_err())

@@ -418,7 +418,7 @@ impl Resumed {
         first.append(&mut session.warnings);
         session.warnings = first;
         Ok((
-            RecordWriter::resumed(&plan.file, session_id, file)?,
+            RecordWriter::resumed(&plan.file, session_id, file, plan.last_line_digest.clone())?,
             Some(plan),
         ))
     }

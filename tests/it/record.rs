@@ -159,6 +159,16 @@ impl Recorded {
             .unwrap()
     }
 
+    /// `replay --ignore-chain`: a record changed on purpose, replayed as it is now.
+    fn replay_changed(&self) -> Output {
+        self.scene
+            .hookhost()
+            .args(["replay", "--ignore-chain"])
+            .arg(&self.log)
+            .output()
+            .unwrap()
+    }
+
     fn marker_runs(&self) -> usize {
         std::fs::read_to_string(&self.marker)
             .map(|s| s.lines().count())
@@ -398,7 +408,15 @@ fn replay_matches_starting_nothing_and_reports_a_tampered_effect() {
     let tampered = original.replacen("\"exit_code\":2", "\"exit_code\":0", 1);
     assert_ne!(tampered, original);
     std::fs::write(&r.log, &tampered).unwrap();
+    // The hash chain shows the change: replay refuses it unless told otherwise.
     let out = r.replay();
+    let (_, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("was changed after it was written (line "),
+        "{stderr}"
+    );
+    let out = r.replay_changed();
     let (stdout, _) = text(&out);
     assert_eq!(out.status.code(), Some(1), "{stdout}");
     assert!(
@@ -418,7 +436,7 @@ fn replay_matches_starting_nothing_and_reports_a_tampered_effect() {
     );
     assert_ne!(changed, original);
     std::fs::write(&r.log, &changed).unwrap();
-    let out = r.replay();
+    let out = r.replay_changed();
     let (stdout, _) = text(&out);
     assert_eq!(out.status.code(), Some(1), "{stdout}");
     assert!(
@@ -635,8 +653,11 @@ fn torn_last_line_and_unknown_types_are_tolerated() {
     r.session();
     let mut text_before = std::fs::read_to_string(&r.log).unwrap();
     let lines = text_before.lines().count();
-    text_before
-        .push_str(r#"{"type":"future.thing","at":"2025-05-01T12:00:00.000Z","session_id":"S1"}"#);
+    // A record type from a later hookhost, chained as it would write it.
+    let prev = hookhost::record::chain::digest(text_before.lines().last().unwrap().as_bytes());
+    text_before.push_str(&format!(
+        r#"{{"type":"future.thing","at":"2025-05-01T12:00:00.000Z","session_id":"S1","prev":"{prev}"}}"#
+    ));
     text_before.push('\n');
     text_before.push_str(r#"{"type":"effect","at":"2025-05-01T12:00:00.000Z","sess"#);
     std::fs::write(&r.log, &text_before).unwrap();

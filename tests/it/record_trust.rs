@@ -44,8 +44,10 @@ fn force_push(scene: &Scene, extra: &[&str], log_flag: &[&str]) -> Output {
 }
 
 /// The text of the record at `path` with its `session.started` edited to list no hooks,
-/// as the agent would edit it.
+/// as an agent that knows the record's format would edit it: its hash chain recomputed,
+/// so that only the path guard stands in the way.
 fn listing_no_hooks(path: &Path) -> String {
+    let mut prev: Option<String> = None;
     std::fs::read_to_string(path)
         .unwrap()
         .lines()
@@ -54,7 +56,12 @@ fn listing_no_hooks(path: &Path) -> String {
             if v["type"] == "session.started" {
                 v["hooks"] = Value::Array(Vec::new());
             }
-            format!("{v}\n")
+            if let Some(prev) = &prev {
+                v["prev"] = Value::String(prev.clone());
+            }
+            let line = v.to_string();
+            prev = Some(hookhost::record::chain::digest(line.as_bytes()));
+            format!("{line}\n")
         })
         .collect()
 }
