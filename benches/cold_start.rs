@@ -257,6 +257,7 @@ fn bridge_against_python(scene: &Scene, warm_cache: &Path) {
         answer(command, &payload)
     });
     common::report("plain python Claude Code hook, same policy", &plain);
+    pin_and_chain_cost(scene, &state);
     common::target(
         "bridged wasm hook (median)",
         fresh.median.as_secs_f64() * 1e3,
@@ -268,5 +269,72 @@ fn bridge_against_python(scene: &Scene, warm_cache: &Path) {
         fresh.median.as_secs_f64() / plain.median.as_secs_f64(),
         0.2,
         "",
+    );
+}
+
+/// What the bridge's hardening adds to each call, in process: the pin check of one
+/// pinned Claude Code registration (unchanged: a read and a digest of its settings
+/// file), and the hash chain's work for one call (a resume checks the lines it reads,
+/// about six, and the call writes about five, each digested).
+fn pin_and_chain_cost(scene: &Scene, state: &Path) {
+    use hookhost::bridge::AgentKind;
+    use hookhost::bridge::install::{self, Action, Options, Places, Request, Scope, pin};
+    use hookhost::record::chain;
+
+    let home = scene.root.path().join("pin-home");
+    let env = hookhost::env::Environment::from_vars(vec![
+        ("HOME".into(), home.clone().into()),
+        ("XDG_STATE_HOME".into(), state.into()),
+    ]);
+    let request = Request {
+        action: Action::Install,
+        agent: AgentKind::ClaudeCode,
+        scope: Scope::User,
+        places: Places::new(&home, &scene.project),
+        hookhost: "/usr/local/bin/hookhost".into(),
+        options: Options::default(),
+    };
+    let report = install::run(&request, false).expect("install into the bench's home");
+    let pins = pin::pins_path(&env).unwrap();
+    pin::pin(&pins, pin::Pin::of(&report.change, &request)).unwrap();
+    let check = timed(3000, 100, || {
+        let start = Instant::now();
+        let drift = pin::drifted(&env, AgentKind::ClaudeCode, Some(&scene.project), None);
+        let took = start.elapsed();
+        assert!(drift.is_empty(), "{drift:?}");
+        took
+    });
+    common::report("pin check: 1 pinned registration, unchanged", &check);
+
+    // A real bridged session's record: the last call's lines.
+    let record = std::fs::read_dir(state.join("hookhost/claude-code"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.to_string_lossy().contains("one-long-session"))
+        .expect("the long session's record");
+    let bytes = std::fs::read(&record).unwrap();
+    let lines: Vec<&[u8]> = bytes
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .collect();
+    let last_call: Vec<u8> = lines[lines.len() - 6..].join(&b'\n');
+    let chain_work = timed(3000, 100, || {
+        let start = Instant::now();
+        chain::verify(&last_call, 0).expect("an intact chain");
+        for line in &lines[lines.len() - 5..] {
+            std::hint::black_box(chain::digest(line));
+        }
+        start.elapsed()
+    });
+    common::report(
+        "hash chain: one call (check 6 lines, digest 5)",
+        &chain_work,
+    );
+    common::target(
+        "pin check + hash chain per bridged call (median)",
+        (check.median + chain_work.median).as_secs_f64() * 1e6,
+        100.0,
+        " µs",
     );
 }

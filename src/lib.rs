@@ -27,7 +27,7 @@
 //! | what a hook reads and answers | [`envelope`] (the spec's envelope and Claude Code's shape), [`answer`] (exit status and JSON answers), [`hook_env`] (the environment a hook gets) |
 //! | running hooks | [`executor`] (the `Executor` seam; argv, WASM, replay), [`process`] (spawning, process groups, the orphan sweep, hardening), [`sandbox`] (the bubblewrap box, seccomp, Landlock, hidden homes) |
 //! | refusing what the agent could rewrite | [`guard`] (the start-up path guard), [`paths`] (lexical paths, link walking, PATH lookup), [`access`] (why a path cannot be used) |
-//! | what happened | [`record`] (session records: write, read, transcript, replay, crash resume) |
+//! | what happened | [`record`] (session records: write, read, the hash chain, transcript, replay, crash resume), [`doctor`] (is hookhost doing its job on this machine) |
 //! | front ends | [`serve`], [`eval`], [`bridge`] (with [`bridge::install`]), [`signals`] (stop signals for long commands), [`escape`] (control characters in text output) |
 //! | the operating system | `platform` (crate-private: one module per OS, chosen once; nothing else names `libc`, `cfg` or `std::os::unix`, except the box) |
 //!
@@ -39,6 +39,7 @@ pub mod answer;
 pub mod bridge;
 pub mod config;
 pub mod dispatch;
+pub mod doctor;
 pub mod env;
 pub mod envelope;
 pub mod escape;

@@ -9,6 +9,9 @@
 //! - prompt context: `hookSpecificOutput{hookEventName:"UserPromptSubmit",
 //!   additionalContext}`.
 //! - warnings: `systemMessage`, shown to the user.
+//! - a settings change (`ConfigChange`, registered by `install` so that a change to
+//!   hookhost's own registration is seen): refused by exit 0 + `{"decision":"block",
+//!   "reason"}` (the new settings are not applied to the running session); else silent.
 //! - a payload the bridge cannot read: exit 2 with the reason on stderr, which blocks
 //!   both events.
 //!
@@ -18,8 +21,8 @@
 use serde_json::{Map, Value, json};
 
 use super::{
-    Agent, AgentKind, BridgeError, Event, Outcome, Reply, json_or_silent, other_event_note,
-    parse_snake_case, with_system_message,
+    Agent, AgentKind, AgentSession, BridgeError, Event, Outcome, Reply, json_or_silent,
+    other_event_note, parse_snake_case, with_system_message,
 };
 
 /// Claude Code.
@@ -30,6 +33,8 @@ pub struct ClaudeCode;
 pub const PRE_TOOL_EVENTS: &[&str] = &["PreToolUse"];
 /// Claude Code's prompt events.
 pub const PROMPT_EVENTS: &[&str] = &["UserPromptSubmit"];
+/// Claude Code's settings-change event.
+pub const SETTINGS_EVENT: &str = "ConfigChange";
 
 impl Agent for ClaudeCode {
     fn kind(&self) -> AgentKind {
@@ -37,13 +42,31 @@ impl Agent for ClaudeCode {
     }
 
     fn parse(&self, payload: &Value) -> Result<Event, BridgeError> {
-        parse_snake_case(self.kind(), payload, PRE_TOOL_EVENTS, PROMPT_EVENTS)
+        match parse_snake_case(self.kind(), payload, PRE_TOOL_EVENTS, PROMPT_EVENTS)? {
+            Event::Other { event_name } if event_name == SETTINGS_EVENT => {
+                let field =
+                    |name: &str| payload.get(name).and_then(Value::as_str).map(String::from);
+                Ok(Event::SettingsChanged {
+                    session: AgentSession {
+                        event_name,
+                        session_id: field("session_id"),
+                        cwd: field("cwd"),
+                        transcript_path: field("transcript_path"),
+                        permission_mode: field("permission_mode"),
+                    },
+                    source: field("source"),
+                    file_path: field("file_path"),
+                })
+            }
+            event => Ok(event),
+        }
     }
 
     fn answer(&self, event: &Event, outcome: &Outcome) -> Reply {
         match event {
             Event::PreToolUse { .. } => json_or_silent(pre_tool_use(outcome)),
-            Event::Prompt { .. } => json_or_silent(prompt(outcome)),
+            // The same `decision: block` form as a prompt's (no context: none is asked).
+            Event::Prompt { .. } | Event::SettingsChanged { .. } => json_or_silent(prompt(outcome)),
             Event::Other { event_name } => {
                 Reply::silent().with_note(&other_event_note(self.kind(), event_name))
             }

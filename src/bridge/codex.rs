@@ -39,8 +39,8 @@ impl Agent for Codex {
     }
 
     fn answer(&self, event: &Event, outcome: &Outcome) -> Reply {
-        if let Event::Other { event_name } = event {
-            return Reply::silent().with_note(&other_event_note(self.kind(), event_name));
+        if let Event::Other { .. } | Event::SettingsChanged { .. } = event {
+            return Reply::silent().with_note(&other_event_note(self.kind(), event.event_name()));
         }
         if let Some(reason) = &outcome.block {
             let mut reply = self.refuse(reason);

@@ -75,8 +75,9 @@ impl Agent for Copilot {
 
     fn answer(&self, event: &Event, outcome: &Outcome) -> Reply {
         let reply = match event {
-            Event::Other { event_name } => {
-                return Reply::silent().with_note(&other_event_note(self.kind(), event_name));
+            Event::Other { .. } | Event::SettingsChanged { .. } => {
+                return Reply::silent()
+                    .with_note(&other_event_note(self.kind(), event.event_name()));
             }
             Event::PreToolUse { .. } => match &outcome.block {
                 Some(reason) => self.refuse(reason),

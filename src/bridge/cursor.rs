@@ -111,8 +111,9 @@ impl Agent for Cursor {
         let mut answer = Map::new();
         let mut reply_notes = Vec::new();
         match event {
-            Event::Other { event_name } => {
-                return Reply::silent().with_note(&other_event_note(self.kind(), event_name));
+            Event::Other { .. } | Event::SettingsChanged { .. } => {
+                return Reply::silent()
+                    .with_note(&other_event_note(self.kind(), event.event_name()));
             }
             Event::PreToolUse { .. } => match &outcome.block {
                 Some(reason) => {

@@ -38,8 +38,9 @@ impl Agent for Gemini {
     fn answer(&self, event: &Event, outcome: &Outcome) -> Reply {
         let mut answer = Map::new();
         match event {
-            Event::Other { event_name } => {
-                return Reply::silent().with_note(&other_event_note(self.kind(), event_name));
+            Event::Other { .. } | Event::SettingsChanged { .. } => {
+                return Reply::silent()
+                    .with_note(&other_event_note(self.kind(), event.event_name()));
             }
             _ if outcome.block.is_some() => {
                 answer.insert("decision".into(), json!("deny"));

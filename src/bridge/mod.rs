@@ -205,6 +205,17 @@ pub enum Event {
         /// The prompt's text.
         prompt: String,
     },
+    /// A settings file changed while the agent runs (Claude Code's `ConfigChange`): the
+    /// bridge refuses a change that removes or weakens its pinned registration
+    /// ([`install::pin`]).
+    SettingsChanged {
+        /// The common fields.
+        session: AgentSession,
+        /// Which settings changed (`user_settings`, `project_settings`, …).
+        source: Option<String>,
+        /// The file that changed, when the agent names it.
+        file_path: Option<String>,
+    },
     /// Any other event: answered with no objection and a one-line note on stderr.
     Other {
         /// The event's name as the agent spelled it (`unnamed` when it gave none).
@@ -216,9 +227,9 @@ impl Event {
     /// The event's name as the agent spelled it.
     pub fn event_name(&self) -> &str {
         match self {
-            Event::PreToolUse { session, .. } | Event::Prompt { session, .. } => {
-                &session.event_name
-            }
+            Event::PreToolUse { session, .. }
+            | Event::Prompt { session, .. }
+            | Event::SettingsChanged { session, .. } => &session.event_name,
             Event::Other { event_name } => event_name,
         }
     }

@@ -8,9 +8,10 @@
 //! denies), so `main` exits with [`Reply::exit_code`].
 
 use std::io::{Read, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use hookhost::bridge::install::pin;
 use hookhost::bridge::{self, AgentKind, AgentSession, BridgeError, Event, Outcome, Reply, detect};
 use hookhost::dispatch::{self, Gate, Verdict};
 use hookhost::env::Environment;
@@ -74,8 +75,22 @@ async fn answer(
         Event::Other { event_name } => {
             return Reply::silent().with_note(&bridge::other_event_note(kind, event_name));
         }
+        Event::SettingsChanged {
+            session, file_path, ..
+        } => return settings_changed(kind, &event, session, file_path.as_deref()),
         Event::PreToolUse { session, .. } | Event::Prompt { session, .. } => session,
     };
+    // The registration this call came through must still be the pinned one: a removed
+    // or weakened one elsewhere means hooks are being switched off.
+    let drift = pin::drifted(
+        &Environment::of_process(),
+        kind,
+        session.cwd.as_deref().map(Path::new),
+        None,
+    );
+    if !drift.is_empty() {
+        return agent.answer(&event, &Outcome::block(drift.join("\n")));
+    }
     let budget_ms = budget_ms.unwrap_or_else(|| kind.default_budget_ms());
     let deadline = started + Duration::from_millis(budget_ms);
     let host = match start(global, kind, session, deadline, budget_ms).await {
@@ -100,7 +115,7 @@ async fn answer(
             host.end_turn();
             host.prompt_bridged(prompt, session, &cancel).await
         }
-        Event::Other { .. } => Verdict::allow(),
+        Event::Other { .. } | Event::SettingsChanged { .. } => Verdict::allow(),
     };
     timer.abort();
     let out_of_time = Instant::now() >= deadline;
@@ -114,6 +129,39 @@ async fn answer(
     // this session may be waiting for it.
     drop(host);
     agent.answer(&event, &outcome)
+}
+
+/// A settings file changed while the agent runs: refused when the change removes,
+/// weakens or switches off a pinned registration of hookhost (then the agent keeps the
+/// settings it had), else no objection.
+fn settings_changed(
+    kind: AgentKind,
+    event: &Event,
+    session: &AgentSession,
+    file_path: Option<&str>,
+) -> Reply {
+    let cwd = session.cwd.as_deref().map(Path::new);
+    let mut problems = pin::drifted(
+        &Environment::of_process(),
+        kind,
+        cwd,
+        file_path.map(Path::new),
+    );
+    // Any settings file can turn every hook off, not only the one hookhost is pinned in.
+    if problems.is_empty()
+        && let Some(file) = file_path
+        && let Ok(text) = std::fs::read_to_string(file)
+        && let Some(key) = pin::switches_hooks_off(kind, &text)
+    {
+        problems.push(format!(
+            "{file} now sets {key}, which would switch off every hook, hookhost's among them; hookhost refuses this change. Remove it from {file} if you did not make it."
+        ));
+    }
+    let outcome = match problems.is_empty() {
+        true => Outcome::no_objection(),
+        false => Outcome::block(problems.join("\n")),
+    };
+    kind.agent().answer(event, &outcome)
 }
 
 /// A hook that outlived the bridge's budget: a failure, fail closed, with the spec's

@@ -4,14 +4,19 @@
 //! Prints, on stdout: with `--dry-run`, the change's preview (a diff, or the summary
 //! when nothing would change); else the summary, the backup made, and the notes the
 //! user should know (what the agent does when hookhost cannot answer, its own review of
-//! a new hook). An error (the file cannot be read, does not parse, cannot be written)
+//! a new hook). For Claude Code, the `claude` on `PATH` is asked its version: from
+//! 2.1.295 the registration says `onFailure: "block"`. What is written is pinned in
+//! hookhost's state ([`pin`]), and `uninstall` unpins it. An error (the file cannot be read, does not parse, cannot be written)
 //! goes to stderr and leaves the file untouched: exit 2.
 
 use std::io::Write;
 use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 pub use hookhost::bridge::install::Action;
-use hookhost::bridge::install::{self, Agent, Options, Places, Request, Scope};
+use hookhost::bridge::install::{self, Agent, Options, Places, Request, Scope, claude_code, pin};
+use hookhost::env::Environment;
 
 use super::exit::Exit;
 use super::{GlobalOptions, line, say};
@@ -26,7 +31,16 @@ pub fn command(
     budget_ms: Option<u64>,
 ) -> Exit {
     match request(global, action, agent, scope, budget_ms) {
-        Ok(request) => run(&request, dry_run),
+        Ok(mut request) => {
+            let claude_note = if request.agent == Agent::ClaudeCode && action == Action::Install {
+                let (supports, note) = claude_on_failure();
+                request.options.claude_on_failure_block = supports;
+                Some(note)
+            } else {
+                None
+            };
+            run(&request, dry_run, claude_note.as_deref())
+        }
         Err(message) => {
             say(&format!("hookhost: {message}"));
             Exit::CouldNotRun
@@ -81,8 +95,83 @@ fn request(
     })
 }
 
-/// Plans and (unless `dry_run`) applies `request`, and says what it did.
-fn run(request: &Request, dry_run: bool) -> Exit {
+/// How long `claude --version` may take before hookhost stops waiting for it.
+const VERSION_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Whether the Claude Code on `PATH` takes `onFailure: "block"` (2.1.295 and later), and
+/// the line that says what was found and what it means.
+fn claude_on_failure() -> (bool, String) {
+    let since = {
+        let (major, minor, patch) = claude_code::ON_FAILURE_SINCE;
+        format!("{major}.{minor}.{patch}")
+    };
+    let output = match version_output("claude") {
+        Ok(output) => output,
+        Err(why) => {
+            return (
+                false,
+                format!(
+                    "No Claude Code found to ask its version ({why}), so onFailure is not written: a Claude Code older than {since} lets a call through when hookhost cannot answer. Run `hookhost install claude-code` again where `claude` is on PATH."
+                ),
+            );
+        }
+    };
+    let version = output.lines().next().unwrap_or_default().trim().to_string();
+    match claude_code::supports_on_failure(&output) {
+        Some(true) => (
+            true,
+            format!("Claude Code {version} is on PATH: onFailure: \"block\" is written."),
+        ),
+        Some(false) => (
+            false,
+            format!(
+                "Claude Code {version} is on PATH, older than {since}, which added onFailure: it lets a call through when hookhost cannot answer. After upgrading it, run `hookhost install claude-code` again."
+            ),
+        ),
+        None => (
+            false,
+            format!(
+                "`claude --version` printed no version ({version:?}), so onFailure is not written: a Claude Code older than {since} lets a call through when hookhost cannot answer."
+            ),
+        ),
+    }
+}
+
+/// `program --version`'s stdout, within [`VERSION_TIMEOUT`].
+fn version_output(program: &str) -> Result<String, String> {
+    let mut child = Command::new(program)
+        .arg("--version")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| format!("`{program} --version`: {e}"))?;
+    let started = Instant::now();
+    loop {
+        match child.try_wait() {
+            Ok(Some(_)) => break,
+            Ok(None) if started.elapsed() < VERSION_TIMEOUT => {
+                std::thread::sleep(Duration::from_millis(10))
+            }
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(format!(
+                    "`{program} --version` did not answer within {} s",
+                    VERSION_TIMEOUT.as_secs()
+                ));
+            }
+        }
+    }
+    let mut output = String::new();
+    if let Some(mut stdout) = child.stdout.take() {
+        let _ = std::io::Read::read_to_string(&mut stdout, &mut output);
+    }
+    Ok(output)
+}
+
+/// Plans and (unless `dry_run`) applies `request`, pins what it wrote, and says what it did.
+fn run(request: &Request, dry_run: bool, claude_note: Option<&str>) -> Exit {
     let report = match install::run(request, dry_run) {
         Ok(report) => report,
         Err(e) => {
@@ -106,10 +195,33 @@ fn run(request: &Request, dry_run: bool) -> Exit {
                 ))
             );
         }
+        if let Some(note) = claude_note {
+            let _ = writeln!(stdout, "{}", line(note));
+        }
         for note in change.notes(&request.options) {
             let _ = writeln!(stdout, "{}", line(note));
         }
     }
     let _ = stdout.flush();
-    Exit::Success
+    if dry_run {
+        return Exit::Success;
+    }
+    match pin_change(request, change) {
+        Ok(()) => Exit::Success,
+        Err(e) => {
+            say(&format!(
+                "hookhost: the registration is written but not pinned, so a later change to it would go unnoticed: {e}"
+            ));
+            Exit::CouldNotRun
+        }
+    }
+}
+
+/// Pins what `install` wrote (or unpins what `uninstall` removed) in hookhost's state.
+fn pin_change(request: &Request, change: &install::Change) -> Result<(), pin::PinError> {
+    let path = pin::pins_path(&Environment::of_process())?;
+    match request.action {
+        Action::Install => pin::pin(&path, pin::Pin::of(change, request)),
+        Action::Uninstall => pin::unpin(&path, request.agent, &change.file),
+    }
 }

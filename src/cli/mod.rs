@@ -16,6 +16,7 @@
 
 mod boxed;
 mod bridge;
+mod doctor;
 mod eval;
 mod exit;
 mod gate;
@@ -113,10 +114,14 @@ enum Command {
         command: LogCommand,
     },
     /// Re-run a recorded session, serving every hook's effect from the record and starting
-    /// nothing; exit 0 when every verdict matched, 1 when not, 2 when the file cannot be read.
+    /// nothing; exit 0 when every verdict matched, 1 when not, 2 when the file cannot be read
+    /// or its hash chain breaks.
     Replay {
         /// The session record.
         file: PathBuf,
+        /// Replay a record whose hash chain breaks (changed after it was written).
+        #[arg(long)]
+        ignore_chain: bool,
     },
     /// Run one PreToolUse gate.
     PreToolUse {
@@ -184,6 +189,14 @@ enum Command {
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
         budget_ms: Option<u64>,
     },
+    /// Is hookhost doing its job here? Per agent: the bridge registered, pinned and
+    /// unchanged, what happens when hookhost cannot answer; the box, the WASM cache, the
+    /// recent session records' hash chains. Exit 0 healthy, 1 not, 2 could not run.
+    Doctor {
+        /// One JSON object on stdout, for scripts.
+        #[arg(long)]
+        json: bool,
+    },
     /// Remove `hookhost bridge` from an agent's own settings file.
     Uninstall {
         /// The agent.
@@ -212,6 +225,12 @@ const AGENT_NAMES: [&str; 5] = ["claude-code", "codex", "gemini", "cursor", "cop
 enum LogCommand {
     /// Print the transcript rows of a session record.
     Show {
+        /// The session record.
+        file: PathBuf,
+    },
+    /// Check a session record's hash chain: exit 0 intact, 1 broken (the first changed
+    /// line named), 2 unreadable.
+    Verify {
         /// The session record.
         file: PathBuf,
     },
@@ -331,7 +350,10 @@ async fn run_command(cli: Cli) -> Exit {
         Command::Log {
             command: LogCommand::Show { file },
         } => log::log_show(&file),
-        Command::Replay { file } => log::replay(&file).await,
+        Command::Log {
+            command: LogCommand::Verify { file },
+        } => log::log_verify(&file),
+        Command::Replay { file, ignore_chain } => log::replay(&file, ignore_chain).await,
         Command::PreToolUse {
             resume,
             tool,
@@ -343,6 +365,7 @@ async fn run_command(cli: Cli) -> Exit {
         Command::Boxed { argv } => boxed::run_in_box(global, &argv),
         Command::Serve { resume } => serve::command(global, &resume).await,
         Command::Eval { cases } => eval::command(global, &cases).await,
+        Command::Doctor { json } => doctor::command(global, json),
         Command::Install {
             agent,
             scope,

@@ -20,6 +20,7 @@ mod eval;
 mod faults;
 mod gates;
 mod guard;
+mod hardening;
 mod hook_env;
 mod properties;
 mod record;

@@ -24,12 +24,33 @@ pub(super) const EVENTS: &[Event] = &[
         name: "UserPromptSubmit",
         matcher: None,
     },
+    // So that a change to this registration is seen while Claude Code runs (pin.rs).
+    Event {
+        name: "ConfigChange",
+        matcher: None,
+    },
 ];
 
 /// What Claude Code does when hookhost cannot answer, without `onFailure`.
 pub const WHEN_HOOKHOST_CANNOT_ANSWER: &str = "Claude Code lets the call through if hookhost is missing, crashes or outlives \
      the timeout (its documented hooks fail open); hookhost answers within its budget, \
      below that timeout.";
+
+/// The first Claude Code with `onFailure` (research `agent_formats.md` §5).
+pub const ON_FAILURE_SINCE: (u64, u64, u64) = (2, 1, 295);
+
+/// Whether `claude --version`'s output names a Claude Code with `onFailure`; `None` when
+/// it names no version.
+pub fn supports_on_failure(version_output: &str) -> Option<bool> {
+    let version = version_output.split_whitespace().find_map(|word| {
+        let mut parts = word.split('.').map(|p| p.parse::<u64>().ok());
+        match (parts.next()??, parts.next()??, parts.next()??) {
+            (major, minor, patch) if parts.next().is_none() => Some((major, minor, patch)),
+            _ => None,
+        }
+    })?;
+    Some(version >= ON_FAILURE_SINCE)
+}
 
 /// What Claude Code does when hookhost cannot answer, with `onFailure: "block"`.
 pub const WHEN_HOOKHOST_CANNOT_ANSWER_BLOCKING: &str = "Claude Code blocks the call if hookhost is missing, crashes or outlives the \

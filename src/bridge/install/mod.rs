@@ -32,6 +32,8 @@ pub mod copilot;
 pub mod cursor;
 pub mod gemini;
 
+pub mod pin;
+
 mod diff;
 mod file;
 mod json;
@@ -621,8 +623,19 @@ pub enum InstallError {
 /// Plans `request` against the settings file's current text (`None`: the file does not
 /// exist). Pure: reads and writes nothing.
 pub fn plan(request: &Request, existing: Option<&str>) -> Result<Change, InstallError> {
-    let registration = Registration::new(request.agent, &request.hookhost, &request.options)?;
     let file = settings_file(request.agent, request.scope, &request.places);
+    plan_file(request, &file, existing)
+}
+
+/// [`plan`] against a settings file named outright (a pinned one) rather than found from
+/// the request's places.
+pub fn plan_file(
+    request: &Request,
+    file: &Path,
+    existing: Option<&str>,
+) -> Result<Change, InstallError> {
+    let registration = Registration::new(request.agent, &request.hookhost, &request.options)?;
+    let file = file.to_path_buf();
     let layout = layout(request.agent);
     let ours = Ours {
         binary: &request.hookhost,

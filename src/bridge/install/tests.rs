@@ -136,7 +136,15 @@ fn claude_code_install_merges_into_settings_with_other_hooks_and_keys() {
         .as_object()
         .map(|m| m.keys().map(String::as_str).collect())
         .unwrap_or_default();
-    assert_eq!(keys, ["PreToolUse", "PostToolUse", "UserPromptSubmit"]);
+    assert_eq!(
+        keys,
+        [
+            "PreToolUse",
+            "PostToolUse",
+            "UserPromptSubmit",
+            "ConfigChange"
+        ]
+    );
     assert!(
         change.summary().contains("PreToolUse, UserPromptSubmit"),
         "{}",
@@ -175,6 +183,17 @@ fn claude_code_project_scope_and_a_new_file() {
       }
     ],
     "UserPromptSubmit": [
+      {
+        "hooks": [
+          {
+            "type": "command",
+            "command": "/usr/local/bin/hookhost bridge --agent claude-code",
+            "timeout": 30
+          }
+        ]
+      }
+    ],
+    "ConfigChange": [
       {
         "hooks": [
           {

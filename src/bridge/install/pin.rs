@@ -1,0 +1,431 @@
+//! Pinned registrations: what `install` wrote, kept in hookhost's own state
+//! (`$XDG_STATE_HOME/hookhost/pins.json`, 0600), and the check each bridged call makes that
+//! the registration is still there as written.
+//!
+//! Why: the agent can usually write its own settings file, and a registration removed or
+//! weakened there (a shorter timeout, no fail-closed setting) switches every hook off
+//! without hookhost ever running. A pin makes that visible: the next bridged call, Claude
+//! Code's `ConfigChange` event and `hookhost doctor` all find it, and the bridge refuses
+//! calls until the user runs `install` again (which pins what it writes) or `uninstall`.
+//!
+//! The check is cheap on the common path: the settings file's digest is compared with the
+//! one pinned; only a file that changed is parsed, and it drifted only when installing
+//! again would change it (so the user's own edits elsewhere in the file are not drift).
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use super::{Agent, Change, Options, Outcome, Request, Scope};
+use crate::env::Environment;
+
+/// One pinned registration.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Pin {
+    /// The agent (`claude-code`, …).
+    pub agent: String,
+    /// `user` or `project`.
+    pub scope: String,
+    /// The settings file.
+    pub file: PathBuf,
+    /// The project, for a project-scope registration: checked only for calls from it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub project: Option<PathBuf>,
+    /// The hookhost binary registered.
+    pub hookhost: PathBuf,
+    /// The bridge's budget, when not the agent's default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget_ms: Option<u64>,
+    /// Whether Claude Code's `onFailure: "block"` was written.
+    #[serde(default)]
+    pub claude_on_failure_block: bool,
+    /// The agent's timeout as written (`30 s`), for messages.
+    pub timeout: String,
+    /// The fail-closed setting written (`failClosed: true`), for messages.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fail_closed: Option<String>,
+    /// `sha256:` of the settings file's text as `install` left it.
+    pub digest: String,
+    /// When it was pinned (RFC 3339 UTC).
+    pub pinned_at: String,
+}
+
+/// The pins file.
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct PinsFile {
+    version: u32,
+    pins: Vec<Pin>,
+}
+
+/// How a pinned registration differs from the settings file now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Drift {
+    /// The registration (or the whole file) is gone.
+    Removed,
+    /// It is there but not as written: its command, timeout or failure setting differs, or
+    /// an event lost it.
+    Weakened,
+    /// The registration is there, but the file turns every hook off (the key named).
+    SwitchedOff(&'static str),
+    /// The file cannot be read or parsed.
+    Unreadable(String),
+}
+
+/// Why the pins could not be read or written.
+#[derive(Debug, thiserror::Error)]
+pub enum PinError {
+    /// Neither `$XDG_STATE_HOME` nor `$HOME` is set.
+    #[error("neither XDG_STATE_HOME nor HOME is set, so hookhost has nowhere to keep its pins")]
+    NoStateFolder,
+    /// The pins file could not be read or written.
+    #[error("{}: {}", path.display(), crate::access::explain(path, source))]
+    Io {
+        /// The pins file.
+        path: PathBuf,
+        /// What went wrong.
+        source: std::io::Error,
+    },
+    /// The pins file is not what hookhost writes.
+    #[error("{}: not a hookhost pins file ({why}); run `hookhost install` again for each agent to pin it afresh", path.display())]
+    Malformed {
+        /// The pins file.
+        path: PathBuf,
+        /// The parser's words.
+        why: String,
+    },
+}
+
+impl Pin {
+    /// The pin of a change `install` applied.
+    pub fn of(change: &Change, request: &Request) -> Pin {
+        let text = change.after.as_deref().unwrap_or_default();
+        Pin {
+            agent: request.agent.flag_name().into(),
+            scope: request.scope.name().into(),
+            file: change.file.clone(),
+            project: (request.scope == Scope::Project).then(|| request.places.project.clone()),
+            hookhost: request.hookhost.clone(),
+            budget_ms: request.options.budget_ms,
+            claude_on_failure_block: request.options.claude_on_failure_block,
+            timeout: change.registration.timeout_text(),
+            fail_closed: change
+                .registration
+                .fail_closed
+                .map(|f| format!("{}: {}", f.key(), f.value())),
+            digest: digest(text),
+            pinned_at: crate::record::now_rfc3339(),
+        }
+    }
+
+    /// The agent, if the name is one hookhost knows.
+    pub fn agent(&self) -> Option<Agent> {
+        Agent::from_flag(&self.agent)
+    }
+
+    /// Whether a call from `cwd` goes through this registration: every call for a user
+    /// registration, calls from within the project for a project one.
+    pub fn covers(&self, cwd: Option<&Path>) -> bool {
+        match (&self.project, cwd) {
+            (None, _) => true,
+            (Some(project), Some(cwd)) => cwd.starts_with(project),
+            (Some(_), None) => false,
+        }
+    }
+
+    /// How the settings file differs from what was pinned, `None` when it does not.
+    pub fn drift(&self) -> Option<Drift> {
+        let text = match std::fs::read(&self.file) {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Some(Drift::Removed),
+            Err(e) => {
+                return Some(Drift::Unreadable(crate::access::explain(&self.file, &e)));
+            }
+        };
+        if digest_bytes(&text) == self.digest {
+            return None;
+        }
+        let Ok(text) = String::from_utf8(text) else {
+            return Some(Drift::Unreadable("it is not UTF-8 text".into()));
+        };
+        let Some(agent) = self.agent() else {
+            return Some(Drift::Unreadable(format!("unknown agent {:?}", self.agent)));
+        };
+        let request = Request {
+            action: super::Action::Install,
+            agent,
+            scope: if self.project.is_some() {
+                Scope::Project
+            } else {
+                Scope::User
+            },
+            places: super::Places::new("/", self.project.clone().unwrap_or_default()),
+            hookhost: self.hookhost.clone(),
+            options: Options {
+                budget_ms: self.budget_ms,
+                claude_on_failure_block: self.claude_on_failure_block,
+            },
+        };
+        match super::plan_file(&request, &self.file, Some(&text)) {
+            Ok(change) => match change.outcome {
+                Outcome::AlreadyInstalled => {
+                    switches_hooks_off(agent, &text).map(Drift::SwitchedOff)
+                }
+                Outcome::Added => Some(Drift::Removed),
+                _ => Some(Drift::Weakened),
+            },
+            Err(e) => Some(Drift::Unreadable(e.to_string())),
+        }
+    }
+
+    /// What the user is told about `drift`: what changed and what to do.
+    pub fn drift_message(&self, drift: &Drift) -> String {
+        let agent = self
+            .agent()
+            .map_or(self.agent.as_str(), |a| a.display_name());
+        let what = match drift {
+            Drift::Removed => "was removed".to_string(),
+            Drift::Weakened => format!(
+                "was changed (hookhost wrote it with a timeout of {}{})",
+                self.timeout,
+                self.fail_closed
+                    .as_deref()
+                    .map(|f| format!(" and {f}"))
+                    .unwrap_or_default()
+            ),
+            Drift::SwitchedOff(key) => format!("is switched off by {key}"),
+            Drift::Unreadable(why) => format!("cannot be checked: {why}"),
+        };
+        let scope = if self.project.is_some() {
+            " --scope project"
+        } else {
+            ""
+        };
+        format!(
+            "hookhost's registration with {agent} in {} {what} since `hookhost install` pinned it, so hookhost blocks this agent's calls rather than run with its hooks switched off. If you changed it, run `hookhost install {}{scope}` to restore and pin it again, or `hookhost uninstall {}{scope}`.",
+            self.file.display(),
+            self.agent,
+            self.agent
+        )
+    }
+}
+
+/// The setting in an agent's settings `text` that turns every hook off, hookhost's
+/// registration with them, if it is set: Claude Code's `"disableAllHooks": true`, Codex's
+/// `[features] hooks = false` (or its old name `codex_hooks`).
+pub fn switches_hooks_off(agent: Agent, text: &str) -> Option<&'static str> {
+    match agent {
+        Agent::ClaudeCode => {
+            let settings: serde_json::Value = serde_json::from_str(text).ok()?;
+            (settings.get("disableAllHooks") == Some(&serde_json::Value::Bool(true)))
+                .then_some("\"disableAllHooks\": true")
+        }
+        Agent::Codex => {
+            let settings: toml::Table = text.parse().ok()?;
+            let features = settings.get("features")?.as_table()?;
+            let off = |key: &str| features.get(key).and_then(toml::Value::as_bool) == Some(false);
+            if off("hooks") {
+                Some("[features] hooks = false")
+            } else if off("codex_hooks") {
+                Some("[features] codex_hooks = false")
+            } else {
+                None
+            }
+        }
+        _ => None,
+    }
+}
+
+/// The pins file: `$XDG_STATE_HOME/hookhost/pins.json`.
+pub fn pins_path(env: &Environment) -> Result<PathBuf, PinError> {
+    env.record_dir()
+        .map(|dir| dir.join("pins.json"))
+        .ok_or(PinError::NoStateFolder)
+}
+
+/// Every pin; none when the file does not exist.
+pub fn load(path: &Path) -> Result<Vec<Pin>, PinError> {
+    let bytes = match std::fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(source) => {
+            return Err(PinError::Io {
+                path: path.into(),
+                source,
+            });
+        }
+    };
+    serde_json::from_slice::<PinsFile>(&bytes)
+        .map(|file| file.pins)
+        .map_err(|e| PinError::Malformed {
+            path: path.into(),
+            why: e.to_string(),
+        })
+}
+
+/// Replaces the pin of `pin.agent` in `pin.file` (adds it when there is none).
+pub fn pin(path: &Path, pin: Pin) -> Result<(), PinError> {
+    let mut pins = load(path).unwrap_or_default();
+    pins.retain(|p| !(p.agent == pin.agent && p.file == pin.file));
+    pins.push(pin);
+    save(path, pins)
+}
+
+/// Removes the pin of `agent` in `file`, if any.
+pub fn unpin(path: &Path, agent: Agent, file: &Path) -> Result<(), PinError> {
+    let mut pins = load(path)?;
+    let before = pins.len();
+    pins.retain(|p| !(p.agent == agent.flag_name() && p.file == file));
+    if pins.len() == before {
+        return Ok(());
+    }
+    save(path, pins)
+}
+
+/// The drifted registrations a call from `agent` in `cwd` goes through, with their
+/// messages. An unreadable pins file is itself a drift: pins never fail open.
+///
+/// `only_file` narrows the check to the pins of one settings file (a settings-change event
+/// that names its file).
+pub fn drifted(
+    env: &Environment,
+    agent: Agent,
+    cwd: Option<&Path>,
+    only_file: Option<&Path>,
+) -> Vec<String> {
+    let pins = match pins_path(env).and_then(|path| load(&path)) {
+        Ok(pins) => pins,
+        Err(PinError::NoStateFolder) => return Vec::new(),
+        Err(e) => {
+            return vec![format!(
+                "hookhost cannot read its pinned registrations, so it blocks this call: {e}"
+            )];
+        }
+    };
+    let same_file = |pinned: &Path| {
+        only_file.is_none_or(|file| {
+            file == pinned
+                || matches!(
+                    (std::fs::canonicalize(file), std::fs::canonicalize(pinned)),
+                    (Ok(a), Ok(b)) if a == b
+                )
+        })
+    };
+    pins.iter()
+        .filter(|p| p.agent == agent.flag_name() && p.covers(cwd) && same_file(&p.file))
+        .filter_map(|p| p.drift().map(|d| p.drift_message(&d)))
+        .collect()
+}
+
+/// Writes the pins file whole: a temporary file (0600) renamed over it.
+fn save(path: &Path, pins: Vec<Pin>) -> Result<(), PinError> {
+    let io = |source| PinError::Io {
+        path: path.into(),
+        source,
+    };
+    if let Some(folder) = path.parent() {
+        crate::record::write::create_private_dirs(folder).map_err(io)?;
+    }
+    let text = serde_json::to_string_pretty(&PinsFile { version: 1, pins })
+        .map_err(|e| io(std::io::Error::other(e)))?;
+    let temporary = path.with_extension("json.tmp");
+    let mut file = crate::platform::sys::files::private_file_mode(
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true),
+    )
+    .open(&temporary)
+    .map_err(io)?;
+    crate::platform::sys::files::make_file_private(&file).map_err(io)?;
+    std::io::Write::write_all(&mut file, text.as_bytes()).map_err(io)?;
+    drop(file);
+    std::fs::rename(&temporary, path).map_err(io)
+}
+
+fn digest(text: &str) -> String {
+    digest_bytes(text.as_bytes())
+}
+
+fn digest_bytes(bytes: &[u8]) -> String {
+    format!("sha256:{}", hex::encode(Sha256::digest(bytes)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bridge::install::{Action, Places, plan};
+
+    fn request(home: &Path, options: Options) -> Request {
+        Request {
+            action: Action::Install,
+            agent: Agent::ClaudeCode,
+            scope: Scope::User,
+            places: Places::new(home, home.join("p")),
+            hookhost: "/usr/local/bin/hookhost".into(),
+            options,
+        }
+    }
+
+    #[test]
+    fn a_pin_finds_removal_weakening_and_ignores_other_edits() {
+        let home = tempfile::tempdir().unwrap();
+        let request = request(
+            home.path(),
+            Options {
+                claude_on_failure_block: true,
+                ..Options::default()
+            },
+        );
+        let change = plan(&request, Some("{\"model\": \"opus\"}")).unwrap();
+        let text = change.after.clone().unwrap();
+        std::fs::create_dir_all(change.file.parent().unwrap()).unwrap();
+        std::fs::write(&change.file, &text).unwrap();
+        let pin = Pin::of(&change, &request);
+        assert_eq!(pin.drift(), None);
+
+        // The user's own edit elsewhere in the file is not drift.
+        std::fs::write(&change.file, text.replace("opus", "sonnet")).unwrap();
+        assert_eq!(pin.drift(), None);
+
+        let mut weakened: serde_json::Value = serde_json::from_str(&text).unwrap();
+        for (_, groups) in weakened["hooks"].as_object_mut().unwrap() {
+            for group in groups.as_array_mut().unwrap() {
+                for handler in group["hooks"].as_array_mut().unwrap() {
+                    assert!(
+                        handler
+                            .as_object_mut()
+                            .unwrap()
+                            .remove("onFailure")
+                            .is_some()
+                    );
+                }
+            }
+        }
+        std::fs::write(&change.file, weakened.to_string()).unwrap();
+        assert_eq!(pin.drift(), Some(Drift::Weakened));
+        assert!(pin.drift_message(&Drift::Weakened).contains("onFailure"));
+
+        std::fs::write(&change.file, "{\"model\": \"opus\"}").unwrap();
+        assert_eq!(pin.drift(), Some(Drift::Removed));
+        std::fs::remove_file(&change.file).unwrap();
+        assert_eq!(pin.drift(), Some(Drift::Removed));
+        std::fs::write(&change.file, "{ not json").unwrap();
+        assert!(matches!(pin.drift(), Some(Drift::Unreadable(_))));
+    }
+
+    #[test]
+    fn pins_are_kept_replaced_and_removed_per_agent_and_file() {
+        let state = tempfile::tempdir().unwrap();
+        let path = state.path().join("hookhost/pins.json");
+        let request = request(state.path(), Options::default());
+        let change = plan(&request, None).unwrap();
+        pin(&path, Pin::of(&change, &request)).unwrap();
+        pin(&path, Pin::of(&change, &request)).unwrap();
+        assert_eq!(load(&path).unwrap().len(), 1);
+        unpin(&path, Agent::ClaudeCode, &change.file).unwrap();
+        assert!(load(&path).unwrap().is_empty());
+        std::fs::write(&path, "[]").unwrap();
+        assert!(matches!(load(&path), Err(PinError::Malformed { .. })));
+    }
+}

@@ -1,0 +1,391 @@
+//! The bridge, hardened (issue 19), through the real binary: `install` writes the
+//! strictest failure setting the installed agent takes and pins what it wrote; a
+//! settings file edited the way an agent would (registration removed, timeout lowered,
+//! `onFailure` dropped, every hook switched off) is caught by the next bridged call, by
+//! Claude Code's `ConfigChange` answer and by `doctor`; record lines carry a hash chain
+//! that `log verify`, `replay` and a resume check.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use serde_json::{Value, json};
+
+use crate::support::{Scene, run};
+
+/// A home of its own, with a folder of fake agent programs first on PATH.
+struct Machine {
+    scene: Scene,
+    home: PathBuf,
+    bin: PathBuf,
+}
+
+impl Machine {
+    fn new() -> Machine {
+        let scene = Scene::new();
+        let home = scene.root.path().join("home");
+        let bin = scene.root.path().join("bin");
+        std::fs::create_dir_all(&home).unwrap();
+        std::fs::create_dir_all(&bin).unwrap();
+        scene.write_config("");
+        Machine { scene, home, bin }
+    }
+
+    /// A `claude` on PATH that prints `version` for `--version`.
+    fn claude(&self, version: &str) {
+        use std::os::unix::fs::PermissionsExt;
+        let path = self.bin.join("claude");
+        std::fs::write(
+            &path,
+            format!("#!/bin/sh\necho '{version} (Claude Code)'\n"),
+        )
+        .unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+
+    fn path_env(&self) -> String {
+        format!(
+            "{}:{}",
+            self.bin.display(),
+            std::env::var("PATH").unwrap_or_default()
+        )
+    }
+
+    fn hookhost(&self) -> Command {
+        let mut cmd = self.scene.hookhost();
+        cmd.env("HOME", &self.home)
+            .env("PATH", self.path_env())
+            .env_remove("CODEX_HOME")
+            .env_remove("COPILOT_HOME");
+        cmd
+    }
+
+    fn run(&self, args: &[&str]) -> (i32, String, String) {
+        run(self.hookhost().args(args))
+    }
+
+    /// One bridged call: `payload` on stdin.
+    fn bridge(&self, agent: &str, payload: &Value) -> (i32, String, String) {
+        use std::io::Write;
+        let mut child = self
+            .hookhost()
+            .args(["--no-sandbox", "bridge", "--agent", agent])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(payload.to_string().as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    }
+
+    fn claude_settings(&self) -> PathBuf {
+        self.home.join(".claude/settings.json")
+    }
+
+    fn call(&self) -> Value {
+        json!({
+            "session_id": "pin-1", "transcript_path": null, "cwd": self.scene.project,
+            "permission_mode": "default", "hook_event_name": "PreToolUse",
+            "tool_name": "Bash", "tool_input": {"command": "ls"}, "tool_use_id": "toolu_1",
+        })
+    }
+
+    fn config_change(&self, file: &Path) -> Value {
+        json!({
+            "session_id": "pin-1", "transcript_path": null, "cwd": self.scene.project,
+            "permission_mode": "default", "hook_event_name": "ConfigChange",
+            "source": "user_settings", "file_path": file,
+        })
+    }
+}
+
+/// An edit an agent would make to its settings to switch hookhost off.
+type Weakening = fn(&mut Value);
+
+/// The deny reason of a Claude Code pre-tool answer, or `None` when it is no objection.
+fn denied(reply: &(i32, String, String)) -> Option<String> {
+    let (code, stdout, stderr) = reply;
+    assert_eq!(*code, 0, "{stdout}{stderr}");
+    if stdout.is_empty() {
+        return None;
+    }
+    let answer: Value = serde_json::from_str(stdout).unwrap();
+    assert_eq!(answer["hookSpecificOutput"]["permissionDecision"], "deny");
+    Some(
+        answer["hookSpecificOutput"]["permissionDecisionReason"]
+            .as_str()
+            .unwrap()
+            .to_string(),
+    )
+}
+
+#[test]
+fn install_writes_on_failure_block_for_a_claude_code_that_takes_it_and_says_so_otherwise() {
+    let m = Machine::new();
+    m.claude("2.1.300");
+    let (code, stdout, stderr) = m.run(&["install", "claude-code"]);
+    assert_eq!(code, 0, "{stderr}");
+    let text = std::fs::read_to_string(m.claude_settings()).unwrap();
+    let settings: Value = serde_json::from_str(&text).unwrap();
+    for event in ["PreToolUse", "UserPromptSubmit", "ConfigChange"] {
+        assert_eq!(
+            settings["hooks"][event][0]["hooks"][0]["onFailure"], "block",
+            "{event}: {text}"
+        );
+    }
+    assert!(
+        stdout.contains(
+            "Claude Code 2.1.300 (Claude Code) is on PATH: onFailure: \"block\" is written."
+        ),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("Claude Code blocks the call if hookhost is missing"),
+        "{stdout}"
+    );
+
+    // An older Claude Code: not written, and the user is told what it does instead.
+    m.claude("2.1.200");
+    let (code, stdout, _) = m.run(&["install", "claude-code"]);
+    assert_eq!(code, 0);
+    assert!(
+        !std::fs::read_to_string(m.claude_settings())
+            .unwrap()
+            .contains("onFailure")
+    );
+    assert!(stdout.contains("older than 2.1.295"), "{stdout}");
+    assert!(
+        stdout.contains("lets a call through when hookhost cannot answer"),
+        "{stdout}"
+    );
+
+    // Cursor takes failClosed whatever its version.
+    let (code, _, _) = m.run(&["install", "cursor"]);
+    assert_eq!(code, 0);
+    let cursor = std::fs::read_to_string(m.home.join(".cursor/hooks.json")).unwrap();
+    assert!(cursor.contains("\"failClosed\": true"), "{cursor}");
+}
+
+#[test]
+fn an_edited_registration_is_caught_by_the_next_call_config_change_and_doctor() {
+    let m = Machine::new();
+    m.claude("2.1.300");
+    assert_eq!(m.run(&["install", "claude-code"]).0, 0);
+    let pins = m.scene.state().join("hookhost/pins.json");
+    assert!(pins.exists(), "install pins what it wrote");
+    let settings = m.claude_settings();
+    let installed = std::fs::read_to_string(&settings).unwrap();
+
+    // Untouched: the call goes ahead, ConfigChange has no objection, doctor is content
+    // with this agent.
+    assert_eq!(denied(&m.bridge("claude-code", &m.call())), None);
+    let (code, stdout, _) = m.bridge("claude-code", &m.config_change(&settings));
+    assert_eq!((code, stdout.as_str()), (0, ""));
+    let (_, stdout, _) = m.run(&["doctor", "--json"]);
+    let report: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(
+        report["agents"][0]["registrations"][0]["state"], "pinned",
+        "{report}"
+    );
+
+    // The user's own edit elsewhere in the file is not drift.
+    let mut edited: Value = serde_json::from_str(&installed).unwrap();
+    edited["model"] = json!("opus");
+    std::fs::write(&settings, serde_json::to_string_pretty(&edited).unwrap()).unwrap();
+    assert_eq!(denied(&m.bridge("claude-code", &m.call())), None);
+
+    // The edits an agent would make to switch hookhost off.
+    let weakenings: [(&str, Weakening); 4] = [
+        ("timeout lowered", |s| {
+            s["hooks"]["PreToolUse"][0]["hooks"][0]["timeout"] = json!(1)
+        }),
+        ("onFailure dropped", |s| {
+            for event in ["PreToolUse", "UserPromptSubmit", "ConfigChange"] {
+                s["hooks"][event][0]["hooks"][0]
+                    .as_object_mut()
+                    .unwrap()
+                    .remove("onFailure");
+            }
+        }),
+        ("PreToolUse registration removed", |s| {
+            s["hooks"].as_object_mut().unwrap().remove("PreToolUse");
+        }),
+        ("every hook switched off", |s| {
+            s["disableAllHooks"] = json!(true)
+        }),
+    ];
+    for (what, weaken) in weakenings {
+        let mut settings_now: Value = serde_json::from_str(&installed).unwrap();
+        weaken(&mut settings_now);
+        std::fs::write(
+            &settings,
+            serde_json::to_string_pretty(&settings_now).unwrap(),
+        )
+        .unwrap();
+
+        let reason = denied(&m.bridge("claude-code", &m.call()))
+            .unwrap_or_else(|| panic!("{what}: the next call went ahead"));
+        assert!(
+            reason.contains("hookhost's registration with Claude Code in")
+                && reason.contains("hookhost install claude-code"),
+            "{what}: {reason}"
+        );
+        let (code, stdout, _) = m.bridge("claude-code", &m.config_change(&settings));
+        assert_eq!(code, 0, "{what}");
+        let answer: Value = serde_json::from_str(&stdout)
+            .unwrap_or_else(|_| panic!("{what}: ConfigChange let it through: {stdout:?}"));
+        assert_eq!(answer["decision"], "block", "{what}: {answer}");
+
+        let (code, stdout, _) = m.run(&["doctor"]);
+        assert_eq!(code, 1, "{what}: {stdout}");
+        assert!(stdout.contains("✗ user scope"), "{what}: {stdout}");
+        assert!(
+            stdout.ends_with("not healthy: see the lines marked ✗\n"),
+            "{stdout}"
+        );
+    }
+
+    // Installing again restores and pins it; the calls go ahead again.
+    assert_eq!(m.run(&["install", "claude-code"]).0, 0);
+    assert_eq!(denied(&m.bridge("claude-code", &m.call())), None);
+
+    // A project's settings.local.json that switches every hook off is refused too.
+    let local = m.scene.project.join(".claude/settings.local.json");
+    std::fs::create_dir_all(local.parent().unwrap()).unwrap();
+    std::fs::write(&local, "{\"disableAllHooks\": true}").unwrap();
+    let (_, stdout, _) = m.bridge("claude-code", &m.config_change(&local));
+    let answer: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(answer["decision"], "block");
+    assert!(
+        answer["reason"]
+            .as_str()
+            .unwrap()
+            .contains("disableAllHooks")
+    );
+
+    // Uninstall unpins: nothing is left to drift.
+    assert_eq!(m.run(&["uninstall", "claude-code"]).0, 0);
+    let pinned: Value = serde_json::from_str(&std::fs::read_to_string(&pins).unwrap()).unwrap();
+    assert_eq!(pinned["pins"], json!([]));
+}
+
+#[test]
+fn doctor_reports_a_healthy_machine_and_json_for_scripts() {
+    let m = Machine::new();
+    m.claude("2.1.300");
+    assert_eq!(m.run(&["install", "claude-code"]).0, 0);
+    // A record of a real session, chained.
+    let (code, _, stderr) = m.run(&[
+        "--no-sandbox",
+        "--session-id",
+        "doc-1",
+        "--log",
+        m.scene
+            .state()
+            .join("hookhost/doc-1.jsonl")
+            .to_str()
+            .unwrap(),
+        "prompt",
+        "hello",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let (code, stdout, stderr) = m.run(&["doctor"]);
+    let bwrap_runs = stdout.contains("✓ box:");
+    if !bwrap_runs {
+        eprintln!(
+            "doctor_reports_a_healthy_machine: bubblewrap cannot run here, so the machine is not healthy: {stdout}"
+        );
+        assert_eq!(code, 1);
+        return;
+    }
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(stdout.contains("Claude Code: claude on PATH"), "{stdout}");
+    assert!(stdout.contains("✓ user scope"), "{stdout}");
+    assert!(stdout.contains("✓ WASM cache:"), "{stdout}");
+    assert!(
+        stdout.contains("✓ session records: 1 most recent checked, 0 broken"),
+        "{stdout}"
+    );
+    assert!(stdout.ends_with("healthy\n"), "{stdout}");
+    let (code, stdout, _) = m.run(&["doctor", "--json"]);
+    assert_eq!(code, 0);
+    let report: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(report["healthy"], true);
+    assert_eq!(report["agents"].as_array().unwrap().len(), 5);
+    assert_eq!(report["records"]["checked"], 1);
+}
+
+#[test]
+fn a_record_edited_in_the_middle_fails_verify_replay_resume_and_doctor_at_that_line() {
+    let m = Machine::new();
+    let ok = m.scene.script("ok.sh", "cat >/dev/null; exit 0");
+    m.scene.write_config(&crate::support::hook(
+        "ok",
+        "PreToolUse",
+        &["/bin/sh", ok.to_str().unwrap()],
+        "",
+    ));
+    let record = m.scene.state().join("hookhost/chain-1.jsonl");
+    let gate = |first: bool| {
+        let mut args = vec!["--no-sandbox"];
+        let log = record.to_str().unwrap();
+        if first {
+            args.extend(["--session-id", "chain-1", "--log", log, "pre-tool-use"]);
+        } else {
+            args.extend(["pre-tool-use", "--resume", log]);
+        }
+        args.extend(["--tool", "bash", "--input", "{\"command\":\"ls\"}"]);
+        m.run(&args)
+    };
+    assert_eq!(gate(true).0, 0);
+    let (code, stdout, _) = m.run(&["log", "verify", record.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stdout}");
+    assert!(stdout.contains("intact:"), "{stdout}");
+    assert!(stdout.contains("every one chained"), "{stdout}");
+
+    // Change line 3 (an effect) the way an agent's sed would.
+    let text = std::fs::read_to_string(&record).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[2].contains("\"type\":\"effect\""), "{}", lines[2]);
+    let edited = text.replacen("\"exit_code\":0", "\"exit_code\":2", 1);
+    assert_ne!(edited, text);
+    std::fs::write(&record, &edited).unwrap();
+
+    let (code, _, stderr) = m.run(&["log", "verify", record.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(
+        stderr.contains("the hash chain breaks at line 3:"),
+        "{stderr}"
+    );
+    let (code, _, stderr) = m.run(&["replay", record.to_str().unwrap()]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("--ignore-chain"), "{stderr}");
+    let (code, stdout, stderr) = m.run(&["replay", "--ignore-chain", record.to_str().unwrap()]);
+    assert!(
+        stderr.contains("was changed after it was written"),
+        "{stderr}"
+    );
+    assert_eq!(code, 1, "the edited effect no longer matches: {stdout}");
+    let (code, _, stderr) = gate(false);
+    assert_eq!(code, 2, "a resume of a changed record is refused");
+    assert!(
+        stderr.contains("was changed after it was written (line 3:"),
+        "{stderr}"
+    );
+    let (code, stdout, _) = m.run(&["doctor"]);
+    assert_eq!(code, 1);
+    assert!(
+        stdout.contains("chain-1.jsonl: the hash chain breaks at line 3"),
+        "{stdout}"
+    );
+}
