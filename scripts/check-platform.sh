@@ -4,7 +4,8 @@
 # (src/sandbox/). Everywhere else in src/ (bar src/main.rs) carries no `cfg(`, `cfg!(`
 # or `cfg_attr(` other than for tests, no `libc::`, no `std::os::unix`, `std::os::fd`
 # or `std::os::linux`, and no `…::unix::` module of any crate (tokio's `signal::unix`,
-# `net::unix`). Comment lines are not code and are not checked.
+# `net::unix`), and no `/proc` path in a string (Linux's view of processes). Comment
+# lines are not code and are not checked.
 # Unit-test files (`tests.rs`, compiled only under `cfg(test)`) may use Unix calls to
 # set up what they test; a port marks them as it ports the code they test.
 # Lists each offending file:line and exits 1; exits 0 when there is none.
@@ -21,7 +22,7 @@ offences=$(
             if (code ~ /^[ \t]*\/\//) next
             # Test-only code may be conditional on `test`.
             gsub(/cfg\(test\)|cfg_attr\(test,/, "", code)
-            if (code ~ /cfg!?\(|cfg_attr\(|libc::|std::os::(unix|fd|linux)|::unix::/)
+            if (code ~ /cfg!?\(|cfg_attr\(|libc::|std::os::(unix|fd|linux)|::unix::|"\/proc/)
                 printf "%s:%d: %s\n", FILENAME, FNR, $0
         }'
 )

@@ -252,9 +252,8 @@ impl GlobalOptions {
             env: None,
             log: self.log.clone(),
             resume: None,
-            // This very binary is the box's entry point (src/main.rs): the running
-            // image, even if the file was replaced since.
-            box_entry: Some(PathBuf::from("/proc/self/exe")),
+            // This very binary is the box's entry point (src/main.rs).
+            box_entry: Some(hookhost::sandbox::running_binary()),
             default_envelope: hookhost::envelope::EnvelopeShape::Spec,
         }
     }

@@ -281,6 +281,12 @@ pub(crate) fn entry_args(roots: &[PathBuf], argv: &[OsString]) -> Vec<OsString> 
     out
 }
 
+/// The running binary, as the box's entry point ([`crate::SessionOptions::box_entry`]):
+/// `/proc/self/exe`, the image that is running even if its file was replaced since.
+pub fn running_binary() -> std::path::PathBuf {
+    std::path::PathBuf::from("/proc/self/exe")
+}
+
 /// The box's entry point, for a `main` that found [`BOX_ENTRY_ARG`] as its first
 /// argument: restricts writes to the roots it is given, then execs the command. Returns
 /// only when that fails (exit 1, with the reason on stderr).

@@ -82,7 +82,9 @@ mod landlock;
 mod seccomp;
 
 pub use home::Homes;
-pub use landlock::{BOX_ENTRY_ARG, Restriction, box_entry_main, landlock_abi, restrict_writes};
+pub use landlock::{
+    BOX_ENTRY_ARG, Restriction, box_entry_main, landlock_abi, restrict_writes, running_binary,
+};
 
 use std::ffi::{OsStr, OsString};
 use std::io;
