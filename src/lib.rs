@@ -25,9 +25,9 @@
 //! | a session, start to verdict | [`session`] (start pipeline, options, banner, the box for `hookhost box`), [`dispatch`] (a gate's hooks in order; verdicts, messages, warnings) |
 //! | the user's config | [`config`] (`[[hooks]]`, `[sandbox]`, every load error), [`toml_file`] (reading TOML files, problems by item), [`env`](mod@env) (the environment and the user's folders, read once) |
 //! | what a hook reads and answers | [`envelope`] (the spec's envelope and Claude Code's shape), [`answer`] (exit status and JSON answers), [`hook_env`] (the environment a hook gets) |
-//! | running hooks | [`executor`] (the `Executor` seam; argv, WASM, replay), [`process`] (spawning, process groups, the orphan sweep, hardening), [`sandbox`] (the bubblewrap box, seccomp, Landlock, hidden homes) |
+//! | running hooks | [`executor`] (the `Executor` seam; argv, WASM), [`process`] (spawning, process groups, the orphan sweep, hardening), [`sandbox`] (the bubblewrap box, seccomp, Landlock, hidden homes) |
 //! | refusing what the agent could rewrite | [`guard`] (the start-up path guard), [`paths`] (lexical paths, link walking, PATH lookup), [`access`] (why a path cannot be used) |
-//! | what happened | [`record`] (session records: write, read, the hash chain, transcript, replay, crash resume), [`doctor`] (is hookhost doing its job on this machine) |
+//! | what happened | [`record`] (session records: write, read, the hash chain, transcript, replay and the executor that serves it, crash resume), [`doctor`] (is hookhost doing its job on this machine) |
 //! | front ends | [`serve`], [`eval`], [`bridge`] (with [`bridge::install`]), [`signals`] (stop signals for long commands), [`escape`] (control characters in text output) |
 //! | the operating system | `platform` (crate-private: one module per OS, chosen once; nothing else names `libc`, `cfg` or `std::os::unix`, except the box) |
 //!

@@ -126,41 +126,22 @@ impl ArgvExecutor {
             .unwrap_or_default()
     }
 
+    /// One run, as named steps: start the hook in a process group of its own, feed its
+    /// stdin and read its output in the background, wait for it (or its timeout, or a
+    /// cancel), end its whole group, then collect what it wrote.
     async fn run_once(
         &self,
         stdin: Arc<[u8]>,
         cancel: &CancellationToken,
     ) -> Result<RawOutput, Failure> {
-        let mut command = self
-            .launcher
-            .command(&self.argv, &self.env, &self.cwd)
-            .map_err(|e| Failure::CouldNotStart(format!("{}: {e}", self.program_name())))?;
-        command
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        sys::process::own_group_dying_with_spawner(&mut command);
-        let mut command = tokio::process::Command::from(command);
-        command.kill_on_drop(true);
-        let mut child = process::spawn(command)
-            .await
-            .map_err(|e| Failure::CouldNotStart(describe_spawn_error(&self.program_name(), &e)))?;
+        let mut child = self.spawn().await?;
         let Some(pid) = child.id() else {
             return Err(Failure::CouldNotStart(
                 "the process vanished at start".into(),
             ));
         };
         let group = GroupGuard { pid };
-
-        let writer = child.stdin.take().map(|mut pipe| {
-            tokio::spawn(async move {
-                // A hook may exit without reading its input: EPIPE is not our failure.
-                let _ = pipe.write_all(&stdin).await;
-            })
-        });
-        let stdout = child.stdout.take().map(|p| read_capped(p, pid));
-        let stderr = child.stderr.take().map(|p| read_capped(p, pid));
-
+        let streams = Streams::attach(&mut child, stdin, pid);
         let ended = tokio::select! {
             status = child.wait() => Ok(status),
             _ = tokio::time::sleep(self.timeout) => Err(Failure::TimedOut(self.timeout)),
@@ -172,30 +153,13 @@ impl ArgvExecutor {
             Ok(status) => status,
             Err(failure) => {
                 let _ = child.wait().await;
-                drop(group);
-                tokio::task::spawn_blocking(process::sweep_orphans)
-                    .await
-                    .ok();
-                abort_all(writer, stdout, stderr).await;
+                end_group(group).await;
+                streams.abort().await;
                 return Err(failure);
             }
         };
-        drop(group);
-        tokio::task::spawn_blocking(process::sweep_orphans)
-            .await
-            .ok();
-        if let Some(w) = writer {
-            w.abort();
-            let _ = w.await;
-        }
-        let (out, out_over) = drain(stdout).await;
-        let (err, err_over) = drain(stderr).await;
-        if out_over {
-            return Err(Failure::OutputTooLarge(Stream::Stdout));
-        }
-        if err_over {
-            return Err(Failure::OutputTooLarge(Stream::Stderr));
-        }
+        end_group(group).await;
+        let (stdout, stderr) = streams.collect().await?;
         let status =
             status.map_err(|e| Failure::CouldNotStart(format!("waiting for the hook: {e}")))?;
         let status = match (status.code(), sys::process::exit_signal(&status)) {
@@ -205,9 +169,84 @@ impl ArgvExecutor {
         };
         Ok(RawOutput {
             status,
-            stdout: out,
-            stderr: err,
+            stdout,
+            stderr,
         })
+    }
+
+    /// Starts the hook through the launcher (on the host or in the box), its stdio
+    /// piped, in a process group of its own that dies with the thread that spawned it.
+    async fn spawn(&self) -> Result<tokio::process::Child, Failure> {
+        let mut command = self
+            .launcher
+            .command(&self.argv, &self.env, &self.cwd)
+            .map_err(|e| Failure::CouldNotStart(format!("{}: {e}", self.program_name())))?;
+        command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        sys::process::own_group_dying_with_spawner(&mut command);
+        let mut command = tokio::process::Command::from(command);
+        command.kill_on_drop(true);
+        process::spawn(command)
+            .await
+            .map_err(|e| Failure::CouldNotStart(describe_spawn_error(&self.program_name(), &e)))
+    }
+}
+
+/// Ends a run's process group (killed already) and sweeps what escaped it.
+async fn end_group(group: GroupGuard) {
+    drop(group);
+    tokio::task::spawn_blocking(process::sweep_orphans)
+        .await
+        .ok();
+}
+
+/// A running hook's stdin being written and its stdout and stderr being read, each in
+/// the background.
+struct Streams {
+    writer: Option<tokio::task::JoinHandle<()>>,
+    stdout: Option<Reader>,
+    stderr: Option<Reader>,
+}
+
+impl Streams {
+    /// Takes the child's pipes: writes `stdin` to it and reads both outputs, capped.
+    fn attach(child: &mut tokio::process::Child, stdin: Arc<[u8]>, pid: u32) -> Streams {
+        let writer = child.stdin.take().map(|mut pipe| {
+            tokio::spawn(async move {
+                // A hook may exit without reading its input: EPIPE is not our failure.
+                let _ = pipe.write_all(&stdin).await;
+            })
+        });
+        Streams {
+            writer,
+            stdout: child.stdout.take().map(|p| read_capped(p, pid)),
+            stderr: child.stderr.take().map(|p| read_capped(p, pid)),
+        }
+    }
+
+    /// A run that failed: stops all three, keeping nothing.
+    async fn abort(self) {
+        abort_all(self.writer, self.stdout, self.stderr).await;
+    }
+
+    /// A run that ended: stops the writer, drains both outputs (within the drain
+    /// deadline); an output over the cap fails the run.
+    async fn collect(self) -> Result<(Vec<u8>, Vec<u8>), Failure> {
+        if let Some(w) = self.writer {
+            w.abort();
+            let _ = w.await;
+        }
+        let (out, out_over) = drain(self.stdout).await;
+        let (err, err_over) = drain(self.stderr).await;
+        if out_over {
+            return Err(Failure::OutputTooLarge(Stream::Stdout));
+        }
+        if err_over {
+            return Err(Failure::OutputTooLarge(Stream::Stderr));
+        }
+        Ok((out, err))
     }
 }
 

@@ -7,7 +7,6 @@
 //! nothing above it knows which kind of hook it is running.
 
 pub mod argv;
-pub mod replay;
 pub mod wasm;
 
 use std::future::Future;
@@ -84,7 +83,7 @@ pub enum Failure {
 }
 
 /// A hook prepared to run. Implemented by the argv executor (host or box), the WASM
-/// executor, and replay (which serves recorded outputs and starts nothing).
+/// executor, and replay ([`crate::record::served`]: recorded outputs, nothing started).
 pub trait Executor: Send + Sync {
     /// Runs the hook once with `stdin` as its whole standard input.
     ///

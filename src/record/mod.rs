@@ -76,6 +76,7 @@ pub mod chain;
 pub mod read;
 pub mod replay;
 pub mod resume;
+pub mod served;
 pub mod transcript;
 pub mod write;
 

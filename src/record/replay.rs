@@ -1,5 +1,5 @@
 //! Replay: re-run a record's calls and prompts with every hook's effect served from the
-//! record ([`crate::executor::replay::ReplayExecutor`]), starting nothing, and compare
+//! record ([`super::served::ReplayExecutor`]), starting nothing, and compare
 //! each verdict with the recorded one.
 //!
 //! Each session segment (`session.started`, each `session.resumed`) is replayed by a
@@ -11,11 +11,11 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use super::served::{ReplayExecutor, ReplayStore};
 use super::{Body, Reading};
 use crate::dispatch::{LoadedHook, Placement};
 use crate::envelope::SessionInfo;
 use crate::executor::CancellationToken;
-use crate::executor::replay::{ReplayExecutor, ReplayStore};
 use crate::session::Session;
 
 /// What a replay found.

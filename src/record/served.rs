@@ -9,9 +9,9 @@
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 
-use super::{BoxFuture, CancellationToken, Executor, Failure, RawOutput};
+use super::Effect;
 use crate::dispatch::input_digest;
-use crate::record::Effect;
+use crate::executor::{BoxFuture, CancellationToken, Executor, Failure, RawOutput};
 
 /// The recorded effects, shared by every hook's [`ReplayExecutor`].
 #[derive(Debug, Default)]
