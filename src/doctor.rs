@@ -94,7 +94,7 @@ pub struct RecordsReport {
 /// Everything `doctor` found.
 #[derive(Debug, Clone)]
 pub struct Report {
-    /// The five agents.
+    /// Every agent the bridge answers.
     pub agents: Vec<AgentReport>,
     /// The pins file could not be read.
     pub pins_problem: Option<String>,
@@ -267,6 +267,7 @@ fn program(agent: AgentKind) -> &'static str {
         AgentKind::Gemini => "gemini",
         AgentKind::Cursor => "cursor-agent",
         AgentKind::Copilot => "copilot",
+        AgentKind::Qwen => "qwen",
     }
 }
 

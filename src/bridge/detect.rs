@@ -16,6 +16,7 @@
 //! | Copilot CLI (camelCase) | no `hook_event_name`; `sessionId`, `toolName` or `toolArgs` |
 //! | Gemini CLI | a Gemini event name (`BeforeTool`, `BeforeAgent`, …); or `mcp_context` / `original_request_name` |
 //! | Codex | `turn_id` |
+//! | Qwen Code | `tool_call_id` or `submitted_prompt`; or `timestamp` with `transcript_path` |
 //! | Copilot CLI (PascalCase) | `timestamp` with no `transcript_path` and no `permission_mode` |
 //! | Claude Code | `transcript_path` and `permission_mode`, no `turn_id` or `timestamp` |
 //!
@@ -79,6 +80,14 @@ pub fn fingerprint(payload: &Value) -> Option<Fingerprint> {
     }
     if has("turn_id") {
         return found(AgentKind::Codex, "turn_id");
+    }
+    for key in ["tool_call_id", "submitted_prompt"] {
+        if has(key) {
+            return found(AgentKind::Qwen, key);
+        }
+    }
+    if has("timestamp") && has("transcript_path") {
+        return found(AgentKind::Qwen, "timestamp and transcript_path");
     }
     if has("timestamp") && !has("transcript_path") && !has("permission_mode") {
         return found(AgentKind::Copilot, "timestamp");
@@ -153,6 +162,8 @@ mod tests {
             "copilot-pascal" => {
                 include_str!("../../examples/agents/copilot/PascalCase-PreToolUse.json")
             }
+            "qwen-pre" => include_str!("../../examples/agents/qwen-code/PreToolUse.json"),
+            "qwen-prompt" => include_str!("../../examples/agents/qwen-code/UserPromptSubmit.json"),
             other => panic!("no sample {other}"),
         };
         serde_json::from_str(text).unwrap()
@@ -173,6 +184,8 @@ mod tests {
             ("copilot-pre", AgentKind::Copilot),
             ("copilot-prompt", AgentKind::Copilot),
             ("copilot-pascal", AgentKind::Copilot),
+            ("qwen-pre", AgentKind::Qwen),
+            ("qwen-prompt", AgentKind::Qwen),
         ];
         for (name, agent) in cases {
             assert_eq!(

@@ -1,4 +1,4 @@
-//! The bridge: hookhost as the one hook that Claude Code, Codex, Gemini CLI, Cursor and Copilot CLI call.
+//! The bridge: hookhost as the one hook that Claude Code, Codex, Gemini CLI, Cursor, Copilot CLI and Qwen Code call.
 //!
 //! This module owns the library half of `hookhost bridge`, pure code with no I/O: reading
 //! one agent's event ([`Agent::parse`] → [`Event`], the canonical call in Claude Code's
@@ -30,6 +30,7 @@ pub mod copilot;
 pub mod cursor;
 pub mod detect;
 pub mod gemini;
+pub mod qwen;
 pub mod tools;
 
 use std::fmt;
@@ -38,7 +39,7 @@ use serde_json::{Map, Value};
 
 use crate::dispatch::{self, Verdict};
 
-/// The five agents the bridge answers.
+/// The agents the bridge answers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum AgentKind {
     /// Anthropic's Claude Code.
@@ -51,20 +52,23 @@ pub enum AgentKind {
     Cursor,
     /// GitHub Copilot CLI.
     Copilot,
+    /// Alibaba's Qwen Code (a Gemini CLI fork with Claude Code's hook protocol).
+    Qwen,
 }
 
 impl AgentKind {
     /// Every agent, in the order `--agent` lists them.
-    pub const ALL: [AgentKind; 5] = [
+    pub const ALL: [AgentKind; 6] = [
         AgentKind::ClaudeCode,
         AgentKind::Codex,
         AgentKind::Gemini,
         AgentKind::Cursor,
         AgentKind::Copilot,
+        AgentKind::Qwen,
     ];
 
     /// The name `--agent` and `hookhost install` take: `claude-code`, `codex`, `gemini`,
-    /// `cursor`, `copilot`.
+    /// `cursor`, `copilot`, `qwen-code`.
     pub fn flag_name(self) -> &'static str {
         match self {
             AgentKind::ClaudeCode => "claude-code",
@@ -72,6 +76,7 @@ impl AgentKind {
             AgentKind::Gemini => "gemini",
             AgentKind::Cursor => "cursor",
             AgentKind::Copilot => "copilot",
+            AgentKind::Qwen => "qwen-code",
         }
     }
 
@@ -83,6 +88,7 @@ impl AgentKind {
             AgentKind::Gemini => "Gemini CLI",
             AgentKind::Cursor => "Cursor",
             AgentKind::Copilot => "Copilot CLI",
+            AgentKind::Qwen => "Qwen Code",
         }
     }
 
@@ -99,6 +105,7 @@ impl AgentKind {
             AgentKind::Gemini => &gemini::Gemini,
             AgentKind::Cursor => &cursor::Cursor,
             AgentKind::Copilot => &copilot::Copilot,
+            AgentKind::Qwen => &qwen::Qwen,
         }
     }
 }
@@ -117,6 +124,7 @@ pub static AGENTS: &[&dyn Agent] = &[
     &gemini::Gemini,
     &cursor::Cursor,
     &copilot::Copilot,
+    &qwen::Qwen,
 ];
 
 /// One agent's hook protocol: how to read its event and how to answer it.

@@ -68,7 +68,7 @@ const fn row(agent: AgentKind, agent_name: &'static str, claude: &'static str) -
     }
 }
 
-use AgentKind::{Codex, Copilot, Cursor, Gemini};
+use AgentKind::{Codex, Copilot, Cursor, Gemini, Qwen};
 
 /// Each agent's tool names → Claude Code's. Claude Code's own names need no row; an
 /// agent's name not listed here is kept as it is.
@@ -109,6 +109,21 @@ pub static TOOL_NAMES: &[ToolName] = &[
     row(Copilot, "update_todo", "TodoWrite"),
     row(Copilot, "task", "Agent"),
     row(Copilot, "Task", "Agent"),
+    // Qwen Code (`tool-names.ts`): Gemini CLI's names, `edit` for `replace`.
+    row(Qwen, "run_shell_command", "Bash"),
+    row(Qwen, "read_file", "Read"),
+    row(Qwen, "write_file", "Write"),
+    row(Qwen, "edit", "Edit"),
+    row(Qwen, "replace", "Edit"),
+    row(Qwen, "glob", "Glob"),
+    row(Qwen, "grep_search", "Grep"),
+    row(Qwen, "search_file_content", "Grep"),
+    row(Qwen, "web_fetch", "WebFetch"),
+    row(Qwen, "web_search", "WebSearch"),
+    row(Qwen, "agent", "Agent"),
+    row(Qwen, "task", "Agent"),
+    row(Qwen, "skill", "Skill"),
+    row(Qwen, "todo_write", "TodoWrite"),
 ];
 
 /// Claude Code's names (old spellings included) → hookhost's tool names. Every MCP

@@ -219,7 +219,14 @@ enum Command {
 }
 
 /// The agents `--agent`, `install` and `uninstall` take.
-const AGENT_NAMES: [&str; 5] = ["claude-code", "codex", "gemini", "cursor", "copilot"];
+const AGENT_NAMES: [&str; 6] = [
+    "claude-code",
+    "codex",
+    "gemini",
+    "cursor",
+    "copilot",
+    "qwen-code",
+];
 
 #[derive(Debug, Subcommand)]
 enum LogCommand {

@@ -13,8 +13,8 @@ use serde_json::{Value, json};
 
 use crate::support::{Scene, process_alive, run};
 
-/// The five agents: flag name, pre-tool sample, prompt sample.
-const AGENTS: [(&str, &str, &str); 5] = [
+/// The agents: flag name, pre-tool sample, prompt sample.
+const AGENTS: [(&str, &str, &str); 6] = [
     (
         "claude-code",
         "claude-code/PreToolUse.json",
@@ -39,6 +39,11 @@ const AGENTS: [(&str, &str, &str); 5] = [
         "copilot",
         "copilot/preToolUse.json",
         "copilot/userPromptSubmitted.json",
+    ),
+    (
+        "qwen-code",
+        "qwen-code/PreToolUse.json",
+        "qwen-code/UserPromptSubmit.json",
     ),
 ];
 
@@ -121,7 +126,8 @@ fn deny_reason(agent: &str, (code, stdout, stderr): &(i32, String, String)) -> O
     assert_eq!(*code, 0, "{agent}: {stdout} {stderr}");
     let answer: Value = serde_json::from_str(stdout).ok()?;
     let reason = match agent {
-        "claude-code" => (answer["hookSpecificOutput"]["permissionDecision"] == "deny")
+        "claude-code" | "qwen-code" => (answer["hookSpecificOutput"]["permissionDecision"]
+            == "deny")
             .then(|| answer["hookSpecificOutput"]["permissionDecisionReason"].clone()),
         "gemini" => (answer["decision"] == "deny").then(|| answer["reason"].clone()),
         "cursor" => (answer["permission"] == "deny").then(|| answer["agent_message"].clone()),
@@ -215,7 +221,7 @@ fn bridge_prompt_context_reaches_the_agents_that_take_it() {
         let (code, stdout, stderr) = bridge_json(&scene, agent, &sample(&scene, prompt));
         assert_eq!(code, 0, "{agent}: {stdout} {stderr}");
         match agent {
-            "claude-code" | "codex" | "gemini" => {
+            "claude-code" | "codex" | "gemini" | "qwen-code" => {
                 let answer: Value = serde_json::from_str(&stdout).unwrap();
                 assert_eq!(
                     answer["hookSpecificOutput"]["additionalContext"], framed,
@@ -610,6 +616,8 @@ fn bridge_budget_denies_a_hook_that_outlives_it() {
 fn install(scene: &Scene, home: &Path, args: &[&str]) -> (i32, String, String) {
     run(Command::new(env!("CARGO_BIN_EXE_hookhost"))
         .env("HOME", home)
+        // Pins stay in the scene, whatever the runner's environment says.
+        .env("XDG_STATE_HOME", scene.state())
         .env_remove("CODEX_HOME")
         .env_remove("COPILOT_HOME")
         .arg("--project")
@@ -684,6 +692,27 @@ fn install_with_a_budget_and_in_codex_toml_keeps_comments() {
     let (code, _, _) = install(&scene, &home, &["install", "cursor", "--scope", "project"]);
     assert_eq!(code, 0);
     assert!(scene.project.join(".cursor/hooks.json").exists());
+
+    // Qwen Code: Claude Code's shape, its timeout in milliseconds (at least 1000, which
+    // old and new Qwen Code both read as milliseconds).
+    let (code, stdout, stderr) = install(&scene, &home, &["install", "qwen-code"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stdout.contains("Qwen Code lets the call through"),
+        "{stdout}"
+    );
+    let qwen: Value =
+        serde_json::from_str(&std::fs::read_to_string(home.join(".qwen/settings.json")).unwrap())
+            .unwrap();
+    let handler = &qwen["hooks"]["PreToolUse"][0]["hooks"][0];
+    assert_eq!(handler["timeout"], 30000, "{qwen}");
+    assert!(
+        handler["command"]
+            .as_str()
+            .unwrap()
+            .ends_with("bridge --agent qwen-code"),
+        "{qwen}"
+    );
 }
 
 #[test]

@@ -9,7 +9,7 @@
 
 use super::{
     Action, Agent, Edited, Event, InstallError, Layout, Ours, Registration, Shape, claude_code,
-    copilot, cursor, gemini,
+    copilot, cursor, gemini, qwen,
 };
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -101,6 +101,7 @@ fn handler(registration: &Registration) -> Map<String, Value> {
         Agent::Gemini => gemini::handler(registration),
         Agent::Cursor => cursor::handler(registration),
         Agent::Copilot => copilot::handler(registration),
+        Agent::Qwen => qwen::handler(registration),
         // Codex's settings are TOML (`super::toml`).
         Agent::Codex => Map::new(),
     }

@@ -31,6 +31,7 @@ pub mod codex;
 pub mod copilot;
 pub mod cursor;
 pub mod gemini;
+pub mod qwen;
 
 pub mod pin;
 
@@ -66,6 +67,7 @@ impl Agent {
             Agent::Gemini => gemini::DEFAULT_BUDGET_MS,
             Agent::Cursor => cursor::DEFAULT_BUDGET_MS,
             Agent::Copilot => copilot::DEFAULT_BUDGET_MS,
+            Agent::Qwen => qwen::DEFAULT_BUDGET_MS,
         }
     }
 
@@ -81,12 +83,13 @@ impl Agent {
             Agent::Gemini => gemini::WHEN_HOOKHOST_CANNOT_ANSWER,
             Agent::Cursor => cursor::WHEN_HOOKHOST_CANNOT_ANSWER,
             Agent::Copilot => copilot::WHEN_HOOKHOST_CANNOT_ANSWER,
+            Agent::Qwen => qwen::WHEN_HOOKHOST_CANNOT_ANSWER,
         }
     }
 
     fn timeout_unit(self) -> TimeUnit {
         match self {
-            Agent::Gemini => TimeUnit::Milliseconds,
+            Agent::Gemini | Agent::Qwen => TimeUnit::Milliseconds,
             _ => TimeUnit::Seconds,
         }
     }
@@ -377,6 +380,10 @@ fn layout(agent: Agent) -> Layout {
             shape: Shape::FlatJson,
             events: copilot::EVENTS,
         },
+        Agent::Qwen => Layout {
+            shape: Shape::NestedJson,
+            events: qwen::EVENTS,
+        },
     }
 }
 
@@ -402,6 +409,8 @@ pub fn settings_file(agent: Agent, scope: Scope, places: &Places) -> PathBuf {
             .unwrap_or_else(|| places.home.join(".copilot"))
             .join("hooks/hookhost.json"),
         (Agent::Copilot, Scope::Project) => places.project.join(".github/hooks/hookhost.json"),
+        (Agent::Qwen, Scope::User) => places.home.join(".qwen/settings.json"),
+        (Agent::Qwen, Scope::Project) => places.project.join(".qwen/settings.json"),
     }
 }
 
@@ -526,9 +535,9 @@ impl Change {
 /// settings file untouched.
 #[derive(Debug, thiserror::Error)]
 pub enum InstallError {
-    /// An agent name that is not one of the five.
+    /// An agent name the bridge does not know.
     #[error(
-        "unknown agent {0:?}: hookhost can be installed for claude-code, codex, gemini, cursor and copilot"
+        "unknown agent {0:?}: hookhost can be installed for claude-code, codex, gemini, cursor, copilot and qwen-code"
     )]
     UnknownAgent(String),
     /// A scope other than `user` and `project`.

@@ -215,7 +215,8 @@ impl Pin {
 /// `[features] hooks = false` (or its old name `codex_hooks`).
 pub fn switches_hooks_off(agent: Agent, text: &str) -> Option<&'static str> {
     match agent {
-        Agent::ClaudeCode => {
+        // Qwen Code took `disableAllHooks` with Claude Code's hook protocol.
+        Agent::ClaudeCode | Agent::Qwen => {
             let settings: serde_json::Value = serde_json::from_str(text).ok()?;
             (settings.get("disableAllHooks") == Some(&serde_json::Value::Bool(true)))
                 .then_some("\"disableAllHooks\": true")

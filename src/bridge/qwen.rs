@@ -1,0 +1,84 @@
+//! Qwen Code: `PreToolUse` and `UserPromptSubmit`, Claude Code's hook protocol over Gemini
+//! CLI's tool names (QwenLM/qwen-code `docs/users/features/hooks.md`;
+//! `packages/core/src/hooks/types.ts`, `hookRunner.ts`, `hookEventHandler.ts`;
+//! `packages/core/src/tools/tool-names.ts`).
+//!
+//! Input: Claude Code's fields plus an ISO `timestamp`, `tool_call_id` beside
+//! `tool_use_id`, and `submitted_prompt` on an interactive prompt; tool names are Gemini
+//! CLI's (`run_shell_command`, `read_file`, `write_file`, `edit`, `grep_search`, …), their
+//! file inputs `file_path`.
+//!
+//! Answers, as Claude Code's (Qwen Code reads the same JSON):
+//! - deny a call: exit 0 + `hookSpecificOutput{permissionDecision:"deny",
+//!   permissionDecisionReason}`. Never `allow`, which skips Qwen Code's approval prompt.
+//! - block a prompt: `{"decision":"block","reason"}`; context: `additionalContext`.
+//! - no objection: exit 0, nothing printed; warnings: `systemMessage`.
+//! - a payload the bridge cannot read: exit 2 with the reason on stderr (a blocking
+//!   error in Qwen Code's exit-code rules, as in Claude Code's).
+
+use serde_json::Value;
+
+use super::{Agent, AgentKind, BridgeError, Event, Outcome, Reply, claude_code, parse_snake_case};
+
+/// Qwen Code.
+#[derive(Debug, Clone, Copy)]
+pub struct Qwen;
+
+impl Agent for Qwen {
+    fn kind(&self) -> AgentKind {
+        AgentKind::Qwen
+    }
+
+    fn parse(&self, payload: &Value) -> Result<Event, BridgeError> {
+        parse_snake_case(
+            self.kind(),
+            payload,
+            claude_code::PRE_TOOL_EVENTS,
+            claude_code::PROMPT_EVENTS,
+        )
+    }
+
+    fn answer(&self, event: &Event, outcome: &Outcome) -> Reply {
+        claude_code::ClaudeCode.answer(event, outcome)
+    }
+
+    fn refuse(&self, reason: &str) -> Reply {
+        claude_code::ClaudeCode.refuse(reason)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bridge::test_support::*;
+
+    const PRE: &str = include_str!("../../examples/agents/qwen-code/PreToolUse.json");
+    const PROMPT: &str = include_str!("../../examples/agents/qwen-code/UserPromptSubmit.json");
+
+    #[test]
+    fn parses_the_payloads_into_claude_codes_vocabulary() {
+        let Event::PreToolUse { session, call } = Qwen.parse(&payload(PRE)).unwrap() else {
+            panic!("not a call");
+        };
+        assert_eq!(session.session_id.as_deref(), Some("qwen-7f3a"));
+        assert_eq!(call.tool, "Bash");
+        assert_eq!(call.hookhost_tool, Some("bash"));
+        assert_eq!(call.tool_input["command"], "npm test");
+        assert_eq!(call.tool_use_id.as_deref(), Some("toolu_q1"));
+        let Event::Prompt { prompt, .. } = Qwen.parse(&payload(PROMPT)).unwrap() else {
+            panic!("not a prompt");
+        };
+        assert_eq!(prompt, "fix the failing test");
+    }
+
+    #[test]
+    fn answers_as_claude_code_does() {
+        let pre = Qwen.parse(&payload(PRE)).unwrap();
+        let deny = Qwen.answer(&pre, &Outcome::block("no"));
+        assert_eq!(deny.exit_code, 0);
+        let answer: Value = serde_json::from_str(&deny.stdout).unwrap();
+        assert_eq!(answer["hookSpecificOutput"]["permissionDecision"], "deny");
+        assert_eq!(Qwen.answer(&pre, &Outcome::no_objection()), Reply::silent());
+        assert_eq!(Qwen.refuse("x").exit_code, 2);
+    }
+}
