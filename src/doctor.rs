@@ -239,6 +239,10 @@ pub fn examine(env: &Environment, project: &Path, hookhost: &Path) -> Report {
             .get("COPILOT_HOME")
             .filter(|v| !v.is_empty())
             .map(PathBuf::from),
+        kimi_code_home: env
+            .get("KIMI_CODE_HOME")
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from),
         ..Places::new(&home, project)
     };
     let (pins, pins_problem) = match pin::pins_path(env).and_then(|path| pin::load(&path)) {
@@ -268,6 +272,7 @@ fn program(agent: AgentKind) -> &'static str {
         AgentKind::Cursor => "cursor-agent",
         AgentKind::Copilot => "copilot",
         AgentKind::Qwen => "qwen",
+        AgentKind::Kimi => "kimi",
     }
 }
 

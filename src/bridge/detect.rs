@@ -16,6 +16,7 @@
 //! | Copilot CLI (camelCase) | no `hook_event_name`; `sessionId`, `toolName` or `toolArgs` |
 //! | Gemini CLI | a Gemini event name (`BeforeTool`, `BeforeAgent`, …); or `mcp_context` / `original_request_name` |
 //! | Codex | `turn_id` |
+//! | Kimi Code | `client_type` or `session_title`; `tool_call_id` without `tool_use_id`; a prompt of content parts |
 //! | Qwen Code | `tool_call_id` or `submitted_prompt`; or `timestamp` with `transcript_path` |
 //! | Copilot CLI (PascalCase) | `timestamp` with no `transcript_path` and no `permission_mode` |
 //! | Claude Code | `transcript_path` and `permission_mode`, no `turn_id` or `timestamp` |
@@ -80,6 +81,17 @@ pub fn fingerprint(payload: &Value) -> Option<Fingerprint> {
     }
     if has("turn_id") {
         return found(AgentKind::Codex, "turn_id");
+    }
+    for key in ["client_type", "session_title"] {
+        if has(key) {
+            return found(AgentKind::Kimi, key);
+        }
+    }
+    if has("tool_call_id") && !has("tool_use_id") {
+        return found(AgentKind::Kimi, "tool_call_id without tool_use_id");
+    }
+    if map.get("prompt").is_some_and(Value::is_array) {
+        return found(AgentKind::Kimi, "a prompt of content parts");
     }
     for key in ["tool_call_id", "submitted_prompt"] {
         if has(key) {
@@ -164,6 +176,8 @@ mod tests {
             }
             "qwen-pre" => include_str!("../../examples/agents/qwen-code/PreToolUse.json"),
             "qwen-prompt" => include_str!("../../examples/agents/qwen-code/UserPromptSubmit.json"),
+            "kimi-pre" => include_str!("../../examples/agents/kimi-code/PreToolUse.json"),
+            "kimi-prompt" => include_str!("../../examples/agents/kimi-code/UserPromptSubmit.json"),
             other => panic!("no sample {other}"),
         };
         serde_json::from_str(text).unwrap()
@@ -186,6 +200,8 @@ mod tests {
             ("copilot-pascal", AgentKind::Copilot),
             ("qwen-pre", AgentKind::Qwen),
             ("qwen-prompt", AgentKind::Qwen),
+            ("kimi-pre", AgentKind::Kimi),
+            ("kimi-prompt", AgentKind::Kimi),
         ];
         for (name, agent) in cases {
             assert_eq!(

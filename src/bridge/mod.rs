@@ -1,4 +1,4 @@
-//! The bridge: hookhost as the one hook that Claude Code, Codex, Gemini CLI, Cursor, Copilot CLI and Qwen Code call.
+//! The bridge: hookhost as the one hook that Claude Code, Codex, Gemini CLI, Cursor, Copilot CLI, Qwen Code and Kimi Code call.
 //!
 //! This module owns the library half of `hookhost bridge`, pure code with no I/O: reading
 //! one agent's event ([`Agent::parse`] → [`Event`], the canonical call in Claude Code's
@@ -30,6 +30,7 @@ pub mod copilot;
 pub mod cursor;
 pub mod detect;
 pub mod gemini;
+pub mod kimi;
 pub mod qwen;
 pub mod tools;
 
@@ -54,21 +55,24 @@ pub enum AgentKind {
     Copilot,
     /// Alibaba's Qwen Code (a Gemini CLI fork with Claude Code's hook protocol).
     Qwen,
+    /// Moonshot AI's Kimi Code.
+    Kimi,
 }
 
 impl AgentKind {
     /// Every agent, in the order `--agent` lists them.
-    pub const ALL: [AgentKind; 6] = [
+    pub const ALL: [AgentKind; 7] = [
         AgentKind::ClaudeCode,
         AgentKind::Codex,
         AgentKind::Gemini,
         AgentKind::Cursor,
         AgentKind::Copilot,
         AgentKind::Qwen,
+        AgentKind::Kimi,
     ];
 
     /// The name `--agent` and `hookhost install` take: `claude-code`, `codex`, `gemini`,
-    /// `cursor`, `copilot`, `qwen-code`.
+    /// `cursor`, `copilot`, `qwen-code`, `kimi-code`.
     pub fn flag_name(self) -> &'static str {
         match self {
             AgentKind::ClaudeCode => "claude-code",
@@ -77,6 +81,7 @@ impl AgentKind {
             AgentKind::Cursor => "cursor",
             AgentKind::Copilot => "copilot",
             AgentKind::Qwen => "qwen-code",
+            AgentKind::Kimi => "kimi-code",
         }
     }
 
@@ -89,6 +94,7 @@ impl AgentKind {
             AgentKind::Cursor => "Cursor",
             AgentKind::Copilot => "Copilot CLI",
             AgentKind::Qwen => "Qwen Code",
+            AgentKind::Kimi => "Kimi Code",
         }
     }
 
@@ -106,6 +112,7 @@ impl AgentKind {
             AgentKind::Cursor => &cursor::Cursor,
             AgentKind::Copilot => &copilot::Copilot,
             AgentKind::Qwen => &qwen::Qwen,
+            AgentKind::Kimi => &kimi::Kimi,
         }
     }
 }
@@ -125,6 +132,7 @@ pub static AGENTS: &[&dyn Agent] = &[
     &cursor::Cursor,
     &copilot::Copilot,
     &qwen::Qwen,
+    &kimi::Kimi,
 ];
 
 /// One agent's hook protocol: how to read its event and how to answer it.

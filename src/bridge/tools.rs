@@ -68,7 +68,7 @@ const fn row(agent: AgentKind, agent_name: &'static str, claude: &'static str) -
     }
 }
 
-use AgentKind::{Codex, Copilot, Cursor, Gemini, Qwen};
+use AgentKind::{Codex, Copilot, Cursor, Gemini, Kimi, Qwen};
 
 /// Each agent's tool names → Claude Code's. Claude Code's own names need no row; an
 /// agent's name not listed here is kept as it is.
@@ -124,6 +124,13 @@ pub static TOOL_NAMES: &[ToolName] = &[
     row(Qwen, "task", "Agent"),
     row(Qwen, "skill", "Skill"),
     row(Qwen, "todo_write", "TodoWrite"),
+    // Kimi Code (`docs/en/reference/tools.md`), and the older Python CLI's names.
+    row(Kimi, "FetchURL", "WebFetch"),
+    row(Kimi, "Shell", "Bash"),
+    row(Kimi, "ReadFile", "Read"),
+    row(Kimi, "WriteFile", "Write"),
+    row(Kimi, "StrReplaceFile", "Edit"),
+    row(Kimi, "SearchWeb", "WebSearch"),
 ];
 
 /// Claude Code's names (old spellings included) → hookhost's tool names. Every MCP
@@ -186,6 +193,12 @@ pub static FIELD_RENAMES: &[FieldRename] = &[
     rename(Gemini, "grep_search", "include_pattern", "glob"),
     rename(Gemini, "search_file_content", "dir_path", "path"),
     rename(Gemini, "search_file_content", "include", "glob"),
+    rename(Kimi, "Read", "path", "file_path"),
+    rename(Kimi, "Write", "path", "file_path"),
+    rename(Kimi, "Edit", "path", "file_path"),
+    rename(Kimi, "ReadFile", "path", "file_path"),
+    rename(Kimi, "WriteFile", "path", "file_path"),
+    rename(Kimi, "StrReplaceFile", "path", "file_path"),
     rename(Cursor, "Read", "path", "file_path"),
     rename(Cursor, "Write", "path", "file_path"),
     rename(Copilot, "view", "path", "file_path"),

@@ -85,6 +85,7 @@ fn request(
         places: Places {
             codex_home: env_dir("CODEX_HOME"),
             copilot_home: env_dir("COPILOT_HOME"),
+            kimi_code_home: env_dir("KIMI_CODE_HOME"),
             ..Places::new(home, project)
         },
         hookhost,

@@ -219,13 +219,14 @@ enum Command {
 }
 
 /// The agents `--agent`, `install` and `uninstall` take.
-const AGENT_NAMES: [&str; 6] = [
+const AGENT_NAMES: [&str; 7] = [
     "claude-code",
     "codex",
     "gemini",
     "cursor",
     "copilot",
     "qwen-code",
+    "kimi-code",
 ];
 
 #[derive(Debug, Subcommand)]

@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use crate::support::{Scene, process_alive, run};
 
 /// The agents: flag name, pre-tool sample, prompt sample.
-const AGENTS: [(&str, &str, &str); 6] = [
+const AGENTS: [(&str, &str, &str); 7] = [
     (
         "claude-code",
         "claude-code/PreToolUse.json",
@@ -44,6 +44,11 @@ const AGENTS: [(&str, &str, &str); 6] = [
         "qwen-code",
         "qwen-code/PreToolUse.json",
         "qwen-code/UserPromptSubmit.json",
+    ),
+    (
+        "kimi-code",
+        "kimi-code/PreToolUse.json",
+        "kimi-code/UserPromptSubmit.json",
     ),
 ];
 
@@ -120,7 +125,7 @@ fn bridge_json(scene: &Scene, agent: &str, payload: &Value) -> (i32, String, Str
 
 /// The deny reason of a pre-tool answer in `agent`'s form, or `None` when it is not a deny.
 fn deny_reason(agent: &str, (code, stdout, stderr): &(i32, String, String)) -> Option<String> {
-    if agent == "codex" {
+    if agent == "codex" || agent == "kimi-code" {
         return (*code == 2).then(|| stderr.lines().next().unwrap_or_default().to_string());
     }
     assert_eq!(*code, 0, "{agent}: {stdout} {stderr}");
@@ -228,6 +233,8 @@ fn bridge_prompt_context_reaches_the_agents_that_take_it() {
                     "{agent}: {stdout}"
                 );
             }
+            // Kimi Code takes a prompt hook's plain stdout as context.
+            "kimi-code" => assert_eq!(stdout, format!("{framed}\n"), "{stderr}"),
             "cursor" => {
                 assert_eq!(stdout, "{\"continue\":true}\n");
                 assert!(stderr.contains("cannot add context"), "{stderr}");
@@ -712,6 +719,46 @@ fn install_with_a_budget_and_in_codex_toml_keeps_comments() {
             .unwrap()
             .ends_with("bridge --agent qwen-code"),
         "{qwen}"
+    );
+
+    // Kimi Code: `[[hooks]]` tables with only the keys it knows, its comments kept,
+    // idempotent, and removed whole by uninstall; it has no project scope.
+    let kimi = home.join(".kimi-code/config.toml");
+    std::fs::create_dir_all(kimi.parent().unwrap()).unwrap();
+    let original = "# my kimi settings\ndefault_model = \"kimi-k2\" # fast\n\n[[hooks]]\nevent = \"Stop\"\ncommand = \"notify-send done\"\n";
+    std::fs::write(&kimi, original).unwrap();
+    let (code, _, stderr) = install(&scene, &home, &["install", "kimi-code"]);
+    assert_eq!(code, 0, "{stderr}");
+    let text = std::fs::read_to_string(&kimi).unwrap();
+    assert!(text.starts_with(original), "{text}");
+    let parsed: toml::Table = text.parse().unwrap();
+    let hooks = parsed["hooks"].as_array().unwrap();
+    assert_eq!(hooks.len(), 3, "{text}");
+    for (table, event) in hooks[1..].iter().zip(["PreToolUse", "UserPromptSubmit"]) {
+        let table = table.as_table().unwrap();
+        assert_eq!(table["event"].as_str(), Some(event));
+        assert_eq!(table["timeout"].as_integer(), Some(30));
+        assert!(
+            table
+                .keys()
+                .all(|k| ["event", "matcher", "command", "timeout"].contains(&k.as_str())),
+            "{text}"
+        );
+    }
+    let (_, stdout, _) = install(&scene, &home, &["install", "kimi-code"]);
+    assert!(stdout.contains("already installed"), "{stdout}");
+    let (code, _, _) = install(&scene, &home, &["uninstall", "kimi-code"]);
+    assert_eq!(code, 0);
+    assert_eq!(std::fs::read_to_string(&kimi).unwrap(), original);
+    let (code, _, stderr) = install(
+        &scene,
+        &home,
+        &["install", "kimi-code", "--scope", "project"],
+    );
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("Kimi Code has no project settings file"),
+        "{stderr}"
     );
 }
 

@@ -102,8 +102,8 @@ fn handler(registration: &Registration) -> Map<String, Value> {
         Agent::Cursor => cursor::handler(registration),
         Agent::Copilot => copilot::handler(registration),
         Agent::Qwen => qwen::handler(registration),
-        // Codex's settings are TOML (`super::toml`).
-        Agent::Codex => Map::new(),
+        // Codex's and Kimi Code's settings are TOML (`super::toml`, `super::kimi`).
+        Agent::Codex | Agent::Kimi => Map::new(),
     }
 }
 

@@ -31,6 +31,7 @@ pub mod codex;
 pub mod copilot;
 pub mod cursor;
 pub mod gemini;
+pub mod kimi;
 pub mod qwen;
 
 pub mod pin;
@@ -68,6 +69,7 @@ impl Agent {
             Agent::Cursor => cursor::DEFAULT_BUDGET_MS,
             Agent::Copilot => copilot::DEFAULT_BUDGET_MS,
             Agent::Qwen => qwen::DEFAULT_BUDGET_MS,
+            Agent::Kimi => kimi::DEFAULT_BUDGET_MS,
         }
     }
 
@@ -84,6 +86,7 @@ impl Agent {
             Agent::Cursor => cursor::WHEN_HOOKHOST_CANNOT_ANSWER,
             Agent::Copilot => copilot::WHEN_HOOKHOST_CANNOT_ANSWER,
             Agent::Qwen => qwen::WHEN_HOOKHOST_CANNOT_ANSWER,
+            Agent::Kimi => kimi::WHEN_HOOKHOST_CANNOT_ANSWER,
         }
     }
 
@@ -161,6 +164,8 @@ pub struct Places {
     pub codex_home: Option<PathBuf>,
     /// `$COPILOT_HOME`, where Copilot CLI keeps its user settings instead of `~/.copilot`.
     pub copilot_home: Option<PathBuf>,
+    /// `$KIMI_CODE_HOME`, where Kimi Code keeps its config instead of `~/.kimi-code`.
+    pub kimi_code_home: Option<PathBuf>,
 }
 
 impl Places {
@@ -171,6 +176,7 @@ impl Places {
             project: project.into(),
             codex_home: None,
             copilot_home: None,
+            kimi_code_home: None,
         }
     }
 }
@@ -350,6 +356,8 @@ enum Shape {
     FlatJson,
     /// TOML `[[hooks.EVENT]]` groups holding `[[hooks.EVENT.hooks]]` handlers (Codex).
     NestedToml,
+    /// TOML `[[hooks]]` tables, one per handler, each naming its `event` (Kimi Code).
+    FlatToml,
 }
 
 /// An agent's file shape and events.
@@ -384,6 +392,10 @@ fn layout(agent: Agent) -> Layout {
             shape: Shape::NestedJson,
             events: qwen::EVENTS,
         },
+        Agent::Kimi => Layout {
+            shape: Shape::FlatToml,
+            events: kimi::EVENTS,
+        },
     }
 }
 
@@ -411,6 +423,13 @@ pub fn settings_file(agent: Agent, scope: Scope, places: &Places) -> PathBuf {
         (Agent::Copilot, Scope::Project) => places.project.join(".github/hooks/hookhost.json"),
         (Agent::Qwen, Scope::User) => places.home.join(".qwen/settings.json"),
         (Agent::Qwen, Scope::Project) => places.project.join(".qwen/settings.json"),
+        (Agent::Kimi, Scope::User) => places
+            .kimi_code_home
+            .clone()
+            .unwrap_or_else(|| places.home.join(".kimi-code"))
+            .join("config.toml"),
+        // Kimi Code has none; `plan` refuses the scope before a file is looked for.
+        (Agent::Kimi, Scope::Project) => places.project.join(".kimi-code/config.toml"),
     }
 }
 
@@ -537,9 +556,12 @@ impl Change {
 pub enum InstallError {
     /// An agent name the bridge does not know.
     #[error(
-        "unknown agent {0:?}: hookhost can be installed for claude-code, codex, gemini, cursor, copilot and qwen-code"
+        "unknown agent {0:?}: hookhost can be installed for claude-code, codex, gemini, cursor, copilot, qwen-code and kimi-code"
     )]
     UnknownAgent(String),
+    /// `--scope project` for an agent that reads no project settings for its hooks.
+    #[error("{0} has no project settings file for its hooks: install it with --scope user")]
+    NoProjectScope(Agent),
     /// A scope other than `user` and `project`.
     #[error("unknown scope {0:?}: the scope is user (the default) or project")]
     UnknownScope(String),
@@ -643,6 +665,9 @@ pub fn plan_file(
     file: &Path,
     existing: Option<&str>,
 ) -> Result<Change, InstallError> {
+    if request.agent == Agent::Kimi && request.scope == Scope::Project {
+        return Err(InstallError::NoProjectScope(request.agent));
+    }
     let registration = Registration::new(request.agent, &request.hookhost, &request.options)?;
     let file = file.to_path_buf();
     let layout = layout(request.agent);
@@ -659,6 +684,14 @@ pub fn plan_file(
             &ours,
         )?,
         Shape::NestedToml => toml::edit(
+            &file,
+            existing,
+            &layout,
+            &registration,
+            request.action,
+            &ours,
+        )?,
+        Shape::FlatToml => kimi::edit(
             &file,
             existing,
             &layout,

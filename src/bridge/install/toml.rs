@@ -76,7 +76,7 @@ pub(super) fn edit(
     })
 }
 
-fn parse(path: &Path, text: &str) -> Result<DocumentMut, InstallError> {
+pub(super) fn parse(path: &Path, text: &str) -> Result<DocumentMut, InstallError> {
     text.parse::<DocumentMut>().map_err(|e| {
         let offset = e.span().map_or(0, |span| span.start);
         let before = &text[..text.floor_char_boundary(offset.min(text.len()))];
@@ -99,7 +99,7 @@ fn parse(path: &Path, text: &str) -> Result<DocumentMut, InstallError> {
     })
 }
 
-fn unexpected(path: &Path, key: String, expected: &'static str) -> InstallError {
+pub(super) fn unexpected(path: &Path, key: String, expected: &'static str) -> InstallError {
     InstallError::Unexpected {
         path: path.to_path_buf(),
         key,
@@ -108,7 +108,7 @@ fn unexpected(path: &Path, key: String, expected: &'static str) -> InstallError 
 }
 
 /// Whether a handler table runs hookhost's bridge.
-fn is_ours(ours: &Ours, handler: &Table) -> bool {
+pub(super) fn is_ours(ours: &Ours, handler: &Table) -> bool {
     let args_first = handler
         .get("args")
         .and_then(Item::as_array)

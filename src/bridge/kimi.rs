@@ -1,0 +1,160 @@
+//! Kimi Code (Moonshot AI's `kimi-code`; the older Python `kimi-cli` sends the same
+//! events): `PreToolUse` and `UserPromptSubmit` (MoonshotAI/kimi-code
+//! `docs/en/customization/hooks.md`, `packages/agent-core/src/session/hooks/runner.ts`,
+//! `engine.ts`, `user-prompt.ts`; MoonshotAI/kimi-cli `src/kimi_cli/hooks/`).
+//!
+//! Input: `hook_event_name`, `session_id`, `cwd`, `tool_name`, `tool_input`,
+//! `tool_call_id` (no `tool_use_id`, `transcript_path` or `permission_mode`); newer builds
+//! add `session_title` and `client_type: "kimi_code_cli"`. A prompt may be a string or an
+//! array of content parts (`[{"type":"text","text":…}]`), whose texts are joined. Tool
+//! names are Claude Code's for the most part (`Bash`, `Read`, `Write`, `Edit`, `Glob`,
+//! `Grep`, `WebSearch`, `mcp__server__tool`), with `FetchURL`, and file inputs named
+//! `path`; the older CLI's `Shell`, `ReadFile`, `WriteFile`, `StrReplaceFile`.
+//!
+//! Answers (runner.ts `resultFromExitCode`; user-prompt.ts):
+//! - deny a call, block a prompt: **exit 2 with the reason on stderr** (read by both
+//!   Kimi Code and the older CLI), stdout empty.
+//! - no objection: exit 0, **nothing on stdout**: on `UserPromptSubmit` any stdout is
+//!   added to the prompt as context, so warnings go to stderr.
+//! - prompt context: exit 0 with the context as plain text on stdout.
+//! - a timeout, a crash or another exit status lets the call through (fail open): the
+//!   bridge answers within its budget, below Kimi's 30 s default.
+
+use serde_json::{Map, Value};
+
+use super::{
+    Agent, AgentKind, BridgeError, Event, Outcome, Reply, claude_code, context_dropped_note,
+    other_event_note, parse_snake_case, warnings_on_stderr,
+};
+
+/// Kimi Code.
+#[derive(Debug, Clone, Copy)]
+pub struct Kimi;
+
+impl Agent for Kimi {
+    fn kind(&self) -> AgentKind {
+        AgentKind::Kimi
+    }
+
+    fn parse(&self, payload: &Value) -> Result<Event, BridgeError> {
+        let mut payload = payload.clone();
+        if let Some(map) = payload.as_object_mut() {
+            normalize(map);
+        }
+        parse_snake_case(
+            self.kind(),
+            &payload,
+            claude_code::PRE_TOOL_EVENTS,
+            claude_code::PROMPT_EVENTS,
+        )
+    }
+
+    fn answer(&self, event: &Event, outcome: &Outcome) -> Reply {
+        if let Event::Other { .. } | Event::SettingsChanged { .. } = event {
+            return Reply::silent().with_note(&other_event_note(self.kind(), event.event_name()));
+        }
+        if let Some(reason) = &outcome.block {
+            return warnings_on_stderr(self.refuse(reason), outcome);
+        }
+        let reply = match (&outcome.context, event) {
+            (Some(context), Event::Prompt { .. }) => Reply {
+                stdout: format!("{context}\n"),
+                ..Reply::default()
+            },
+            // A call takes no context; none is asked for.
+            (Some(_), _) => Reply::silent().with_note(&context_dropped_note(
+                self.kind(),
+                event.event_name(),
+                &outcome.context_hooks,
+            )),
+            (None, _) => Reply::silent(),
+        };
+        warnings_on_stderr(reply, outcome)
+    }
+
+    fn refuse(&self, reason: &str) -> Reply {
+        Reply {
+            exit_code: 2,
+            ..Reply::default()
+        }
+        .with_note(reason)
+    }
+}
+
+/// Kimi's fields as the shared snake_case reader takes them: `tool_call_id` is the
+/// call's id, and a prompt of content parts is their texts, joined.
+fn normalize(map: &mut Map<String, Value>) {
+    if !map.contains_key("tool_use_id")
+        && let Some(id) = map.get("tool_call_id").cloned()
+    {
+        map.insert("tool_use_id".into(), id);
+    }
+    if let Some(Value::Array(parts)) = map.get("prompt") {
+        let text: Vec<&str> = parts
+            .iter()
+            .filter(|part| part.get("type").and_then(Value::as_str) == Some("text"))
+            .filter_map(|part| part.get("text").and_then(Value::as_str))
+            .collect();
+        let joined = text.join("\n");
+        map.insert("prompt".into(), Value::String(joined));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bridge::test_support::*;
+
+    const PRE: &str = include_str!("../../examples/agents/kimi-code/PreToolUse.json");
+    const PROMPT: &str = include_str!("../../examples/agents/kimi-code/UserPromptSubmit.json");
+
+    #[test]
+    fn parses_the_payloads_a_prompt_of_parts_too() {
+        let Event::PreToolUse { session, call } = Kimi.parse(&payload(PRE)).unwrap() else {
+            panic!("not a call");
+        };
+        assert_eq!(session.session_id.as_deref(), Some("session_abc"));
+        assert_eq!(call.tool, "Bash");
+        assert_eq!(call.hookhost_tool, Some("bash"));
+        assert_eq!(call.tool_use_id.as_deref(), Some("call_k1"));
+        let Event::Prompt { prompt, .. } = Kimi.parse(&payload(PROMPT)).unwrap() else {
+            panic!("not a prompt");
+        };
+        assert_eq!(prompt, "fix the failing test");
+        // Its file tools name the file `path`; hooks read Claude Code's `file_path`.
+        let mut write: Value = payload(PRE);
+        write["tool_name"] = "Write".into();
+        write["tool_input"] = serde_json::json!({"path": "src/a.rs", "content": "x"});
+        let Event::PreToolUse { call, .. } = Kimi.parse(&write).unwrap() else {
+            panic!("not a call");
+        };
+        assert_eq!(call.tool_input["file_path"], "/home/u/p/src/a.rs");
+        assert_eq!(call.hookhost_tool, Some("write_file"));
+    }
+
+    #[test]
+    fn denies_by_exit_2_and_never_prints_on_a_quiet_prompt() {
+        let pre = Kimi.parse(&payload(PRE)).unwrap();
+        let deny = Kimi.answer(&pre, &Outcome::block("no force pushes"));
+        assert_eq!((deny.exit_code, deny.stdout.as_str()), (2, ""));
+        assert_eq!(deny.stderr, "no force pushes\n");
+        let prompt = Kimi.parse(&payload(PROMPT)).unwrap();
+        let quiet = Kimi.answer(
+            &prompt,
+            &Outcome {
+                warnings: vec!["⚠ hook x is failing".into()],
+                ..Outcome::default()
+            },
+        );
+        assert_eq!((quiet.exit_code, quiet.stdout.as_str()), (0, ""));
+        assert_eq!(quiet.stderr, "⚠ hook x is failing\n");
+        let context = Kimi.answer(
+            &prompt,
+            &Outcome {
+                context: Some("use the staging db".into()),
+                ..Outcome::default()
+            },
+        );
+        assert_eq!(context.stdout, "use the staging db\n");
+    }
+}
