@@ -15,7 +15,7 @@
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::platform::sys;
 
@@ -43,6 +43,33 @@ pub fn harden_host_process(subreaper: bool) -> std::io::Result<()> {
         SUBREAPER.store(true, Ordering::SeqCst);
     }
     Ok(())
+}
+
+/// Raises the open-file limit to its hard limit (a burst of hook processes needs three
+/// pipes each), and returns the limit then in force. Called once at start; the number of
+/// hook processes run at once is bounded by it ([`process_slots`]).
+pub fn raise_open_file_limit() -> Option<u64> {
+    sys::process::raise_open_file_limit()
+}
+
+/// Fds one hook run may hold at once in this process: its three pipes, the pid's fd,
+/// and room for the runtime's own while it starts.
+const FDS_PER_RUN: u64 = 8;
+
+/// Fds kept for everything that is not a hook run (stdio, the record, the engine, the
+/// runtime, sockets).
+const FDS_RESERVED: u64 = 64;
+
+/// The most hook processes run at once, from the open-file limit, so that a burst waits
+/// for a slot instead of failing with "too many open files" (which `on_failure =
+/// "continue"` would let through); at most 256, at least 1.
+pub fn process_slots() -> &'static Arc<tokio::sync::Semaphore> {
+    static SLOTS: OnceLock<Arc<tokio::sync::Semaphore>> = OnceLock::new();
+    SLOTS.get_or_init(|| {
+        let limit = sys::process::raise_open_file_limit().unwrap_or(1024);
+        let slots = (limit.saturating_sub(FDS_RESERVED) / FDS_PER_RUN).clamp(1, 256);
+        Arc::new(tokio::sync::Semaphore::new(slots as usize))
+    })
 }
 
 /// Whether the host is non-dumpable (for tests and `check`).

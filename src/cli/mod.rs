@@ -278,6 +278,8 @@ pub fn main() -> ExitCode {
         say(&format!("hookhost: cannot harden the host process: {e}"));
         return Exit::CouldNotRun.into();
     }
+    // A burst of hook processes needs fds; the slots for them follow this limit.
+    let _ = hookhost::process::raise_open_file_limit();
     // `serve` runs requests in parallel; every other command runs one thing at a time.
     let mut builder = match cli.command {
         Command::Serve { .. } => {

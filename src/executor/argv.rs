@@ -126,7 +126,8 @@ impl ArgvExecutor {
             .unwrap_or_default()
     }
 
-    /// One run, as named steps: start the hook in a process group of its own, feed its
+    /// One run, as named steps: wait for a process slot ([`process::process_slots`]),
+    /// start the hook in a process group of its own, feed its
     /// stdin and read its output in the background, wait for it (or its timeout, or a
     /// cancel), end its whole group, then collect what it wrote.
     async fn run_once(
@@ -134,6 +135,15 @@ impl ArgvExecutor {
         stdin: Arc<[u8]>,
         cancel: &CancellationToken,
     ) -> Result<RawOutput, Failure> {
+        // A process slot first: waiting for one is not the hook's time, which starts
+        // once it runs.
+        let _slot = tokio::select! {
+            biased;
+            _ = cancel.cancelled() => return Err(Failure::Interrupted),
+            slot = process::process_slots().clone().acquire_owned() => slot.map_err(|_| {
+                Failure::CouldNotStart("hookhost is shutting down".into())
+            })?,
+        };
         let mut child = self.spawn().await?;
         let Some(pid) = child.id() else {
             return Err(Failure::CouldNotStart(

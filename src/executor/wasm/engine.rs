@@ -110,6 +110,10 @@ pub(super) struct EngineInner {
     programs: Mutex<HashMap<cache::ProgramDigest, Prepared>>,
     /// Whether pooled memory is reset by page scan (see [`page_scan_is_sound`]).
     reset_by_page_scan: bool,
+    /// The pool's run slots ([`POOL_RUNS`]), taken for the length of a run, so that a
+    /// burst waits for a slot instead of failing with wasmtime's "maximum concurrent
+    /// limit … reached"; `None` with the on-demand allocator, which has no such limit.
+    pub(super) run_slots: Option<Arc<tokio::sync::Semaphore>>,
 }
 
 /// A program compiled (or loaded from the cache) and pre-linked, and where it came from.
@@ -150,6 +154,11 @@ impl Ticker {
     }
 }
 
+/// How many WASM runs the pooling allocator holds at once: one fiber stack and at most
+/// one component instance each (a core module's run needs one instance and one memory;
+/// 128 memories and 256 instances leave room). Runs beyond it wait for a slot.
+pub(super) const POOL_RUNS: usize = 64;
+
 impl WasmEngine {
     /// Creates the engine: fuel and epoch instrumentation, the allocator `mode` asks for,
     /// the two linkers, and the epoch ticker thread (which ends with the engine).
@@ -167,11 +176,11 @@ impl WasmEngine {
             let memory = usize::try_from(settings.memory_limit_mib.saturating_mul(1 << 20))
                 .unwrap_or(usize::MAX);
             let mut pool = PoolingAllocationConfig::new();
-            pool.total_component_instances(64)
+            pool.total_component_instances(POOL_RUNS as u32)
                 .total_core_instances(256)
                 .total_memories(128)
                 .total_tables(256)
-                .total_stacks(64)
+                .total_stacks(POOL_RUNS as u32)
                 .max_memory_size(memory);
             if reset_by_page_scan {
                 // Reset a returned slot by copying back only the pages the run wrote
@@ -205,6 +214,8 @@ impl WasmEngine {
                 _ticker: ticker,
                 programs: Mutex::default(),
                 reset_by_page_scan,
+                run_slots: (mode == EngineMode::Serve)
+                    .then(|| Arc::new(tokio::sync::Semaphore::new(POOL_RUNS))),
             }),
         })
     }

@@ -135,6 +135,18 @@ impl Executor for WasmExecutor {
             if cancel.is_cancelled() {
                 return Err(Failure::Interrupted);
             }
+            // A slot of the pool first (serve): waiting for one is not the hook's time,
+            // which starts with its store below.
+            let _slot = match &self.engine.run_slots {
+                Some(slots) => tokio::select! {
+                    biased;
+                    _ = cancel.cancelled() => return Err(Failure::Interrupted),
+                    slot = slots.clone().acquire_owned() => Some(slot.map_err(|_| {
+                        Failure::CouldNotStart("the WASM engine is shutting down".into())
+                    })?),
+                },
+                None => None,
+            };
             // One byte over the cap: a full pipe makes the guest's write fail, so a guest
             // that printed more than the cap is seen as having printed cap + 1.
             let stdout = MemoryOutputPipe::new(OUTPUT_CAP + 1);

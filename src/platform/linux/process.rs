@@ -69,3 +69,29 @@ pub(crate) fn children_of(pid: u32) -> Vec<u32> {
     out.dedup();
     out
 }
+
+/// Raises this process's open-file limit (`RLIMIT_NOFILE`) to its hard limit, and
+/// returns the soft limit in force afterwards (`None` if it cannot be read).
+pub(crate) fn raise_open_file_limit() -> Option<u64> {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit writes one rlimit into the struct it is given.
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } != 0 {
+        return None;
+    }
+    if limit.rlim_cur < limit.rlim_max {
+        let raised = libc::rlimit {
+            rlim_cur: limit.rlim_max,
+            rlim_max: limit.rlim_max,
+        };
+        // SAFETY: setrlimit reads one rlimit; raising the soft limit to the hard one
+        // needs no privilege.
+        if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &raised) } == 0 {
+            limit = raised;
+        }
+    }
+    // rlim_t is u64 on the 64-bit targets this module is built for.
+    Some(limit.rlim_cur)
+}

@@ -1,0 +1,115 @@
+//! Load changes nothing but latency (issue 18): a burst of `serve` calls gets exactly the
+//! verdicts the same calls get one by one. Tested with `on_failure = "continue"`, where a
+//! failure caused by load alone would be a let-through.
+
+use serde_json::{Value, json};
+
+use crate::support::{Scene, Server, hook, wasm_dir};
+
+/// A burst of 150 calls, each holding a WASM instance for a second, against a pool of 64:
+/// every one is still blocked, none "crashed" for want of a slot, and none timed out
+/// waiting for one (a hook's timeout counts its own run).
+#[test]
+fn a_burst_past_the_wasm_pool_gets_the_verdicts_of_one_call() {
+    let scene = Scene::new();
+    let fixture = wasm_dir().join("fixture-p1.wasm");
+    let fixture = fixture.to_str().unwrap();
+    scene.write_config(&format!(
+        "{}{}",
+        hook(
+            "slow",
+            "PreToolUse",
+            &[fixture, "sleep", "1"],
+            "on_failure = \"continue\"\ntimeout = 3"
+        ),
+        hook(
+            "guard",
+            "PreToolUse",
+            &[fixture, "block"],
+            "on_failure = \"continue\"\ntimeout = 3"
+        ),
+    ));
+    let mut cmd = scene.hookhost();
+    cmd.arg("--no-sandbox").arg("serve");
+    let mut server = Server::ready(cmd);
+    const CALLS: usize = 150;
+    for id in 0..CALLS {
+        server.send(&json!({
+            "id": id, "type": "pre_tool_use", "tool_name": "bash",
+            "tool_input": {"command": "git push --force"},
+        }));
+    }
+    let answers = server.recv_answers(CALLS);
+    // "slow" prints `slept 1`, not hook JSON: a failure of its own, warned once per turn,
+    // as one call alone gets it. Load adds no failure: no crash, no timeout.
+    let by_load = |a: &Value| {
+        a["warnings"].as_array().is_some_and(|w| {
+            w.iter().any(|w| {
+                let w = w.as_str().unwrap_or_default();
+                !w.contains("printed output that is not hook JSON")
+            })
+        })
+    };
+    let let_through: Vec<&Value> = answers
+        .values()
+        .filter(|a| a["outcome"] != "block" || by_load(a))
+        .collect();
+    assert!(
+        let_through.is_empty(),
+        "{} of {CALLS} calls were not simply blocked, e.g. {}",
+        let_through.len(),
+        let_through[0]
+    );
+}
+
+/// A burst of 160 process-hook calls, each a second long, under a low open-file limit (256, soft and hard,
+/// as `ulimit -n` sets it): hook processes wait for a slot instead of failing with
+/// "too many open files", so every force push is still blocked.
+#[test]
+fn a_burst_of_process_hooks_under_a_low_fd_limit_gets_the_verdicts_of_one_call() {
+    let scene = Scene::new();
+    let guard = scene.script(
+        "guard.sh",
+        "cat >/dev/null; sleep 1; echo 'force-push is not allowed here' >&2; exit 2",
+    );
+    scene.write_config(&hook(
+        "guard",
+        "PreToolUse",
+        &["/bin/sh", guard.to_str().unwrap()],
+        "on_failure = \"continue\"\ntimeout = 20",
+    ));
+    let hookhost = scene.hookhost();
+    let mut cmd = std::process::Command::new("/bin/sh");
+    cmd.arg("-c")
+        .arg("ulimit -n 256 && exec \"$0\" \"$@\"")
+        .arg(hookhost.get_program())
+        .args(hookhost.get_args())
+        .args(["--no-sandbox", "serve"]);
+    for (key, value) in hookhost.get_envs() {
+        match value {
+            Some(value) => cmd.env(key, value),
+            None => cmd.env_remove(key),
+        };
+    }
+    let mut server = Server::ready(cmd);
+    const CALLS: usize = 160;
+    for id in 0..CALLS {
+        server.send(&json!({
+            "id": id, "type": "pre_tool_use", "tool_name": "bash",
+            "tool_input": {"command": "git push --force"},
+        }));
+    }
+    let answers = server.recv_answers(CALLS);
+    let not_blocked: Vec<&Value> = answers
+        .values()
+        .filter(|a| {
+            a["outcome"] != "block" || a["warnings"].as_array().is_some_and(|w| !w.is_empty())
+        })
+        .collect();
+    assert!(
+        not_blocked.is_empty(),
+        "{} of {CALLS} calls were not simply blocked, e.g. {}",
+        not_blocked.len(),
+        not_blocked[0]
+    );
+}
