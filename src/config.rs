@@ -467,6 +467,14 @@ fn parse_command(value: Option<&Value>, out: &mut ItemProblems<'_>) -> Option<Ve
                     out.push("command[0] is empty: name the program to run".into());
                     None
                 }
+                // An argument is a C string: it would be cut at the NUL (or fail to start).
+                Some(argv) if argv.iter().any(|a| a.contains('\0')) => {
+                    let at = argv.iter().position(|a| a.contains('\0')).unwrap_or(0);
+                    out.push(format!(
+                        "command[{at}] holds a NUL character, which no program argument can carry"
+                    ));
+                    None
+                }
                 Some(argv) => Some(argv),
                 None => {
                     out.push("command must be a list of strings (an argv)".into());
@@ -510,6 +518,10 @@ fn parse_tools(
                 .map(|v| v.as_str().map(str::to_string))
                 .collect();
             match tools {
+                Some(tools) if tools.is_empty() => {
+                    out.push("tools = [] covers no tool, so this hook would never run: list its tools, or leave tools out for every tool".into());
+                    None
+                }
                 Some(tools) => Some(Some(tools)),
                 None => {
                     out.push("tools must be a list of tool names, such as [\"bash\"]".into());
@@ -665,6 +677,9 @@ fn env_list<T>(
     out
 }
 
+/// The largest `[wasm] memory_limit_mib`: a 32-bit WASM memory's 4 GiB.
+pub const MAX_MEMORY_LIMIT_MIB: u64 = 4096;
+
 fn parse_wasm(value: Option<&Value>, env: &Environment, problems: &mut Vec<Problem>) -> WasmConfig {
     let keys = ["memory_limit_mib", "fuel_per_second", "cache_dir"];
     let Some(table) = section(value, "wasm", &keys, problems) else {
@@ -683,6 +698,19 @@ fn parse_wasm(value: Option<&Value>, env: &Environment, problems: &mut Vec<Probl
     };
     let memory_limit_mib = positive("memory_limit_mib");
     let fuel_per_second = positive("fuel_per_second");
+    // A 32-bit WASM memory holds 4 GiB; `serve`'s pooled engine cannot reserve more.
+    let memory_limit_mib = match memory_limit_mib {
+        Some(mib) if mib > MAX_MEMORY_LIMIT_MIB => {
+            problems.push(Problem {
+                item: None,
+                message: format!(
+                    "[wasm] memory_limit_mib = {mib} is above {MAX_MEMORY_LIMIT_MIB}: a WASM hook's memory (32-bit) holds 4 GiB at most"
+                ),
+            });
+            None
+        }
+        other => other,
+    };
     let cache_dir = match table.get("cache_dir") {
         None => None,
         Some(Value::String(s)) => Some(env.expand_home(s)),

@@ -139,6 +139,9 @@ impl Session {
             &info.session_id,
         );
         let mut warnings = config.warnings.clone();
+        if project.parent().is_none() {
+            warnings.push(ROOT_PROJECT.into());
+        }
         let banner_notes = sandbox_lines(&sandbox, options, &config, &homes, &mut warnings);
 
         let guard_ctx = guard_context(options, env, &project, folders, &sandbox);
@@ -164,6 +167,10 @@ impl Session {
 }
 
 /// The project folder, made absolute (empty: the current directory), if it is usable.
+/// The warning for a project of `/` (an agent started from the root, or a payload's
+/// `cwd` of `/`): every path is then in the project.
+pub const ROOT_PROJECT: &str = "⚠ the project is / (the whole file system), so every file counts as in the project: the agent may write everywhere the path guard looks, and hooks' paths are relative to /. Start the agent in the project's folder, or pass --project DIR.";
+
 pub(super) fn absolute_project(project: &Path) -> Result<PathBuf, StartError> {
     let project = if project.as_os_str().is_empty() {
         std::env::current_dir().map_err(|e| StartError::Project {

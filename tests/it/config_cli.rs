@@ -47,6 +47,21 @@ fn every_load_error_names_file_and_hook() {
             "",
         ),
         (
+            hook("none", "PreToolUse", &[ok], "tools = []"),
+            "hook none: tools = [] covers no tool, so this hook would never run",
+            "",
+        ),
+        (
+            format!("[[hooks]]\nname = \"nul\"\nevent = \"PreToolUse\"\ncommand = [\"{ok}\", \"a\\u0000b\"]\n"),
+            "hook nul: command[1] holds a NUL character, which no program argument can carry",
+            "",
+        ),
+        (
+            format!("[wasm]\nmemory_limit_mib = 8192\n\n{}", hook("w", "PreToolUse", &[ok], "")),
+            "[wasm] memory_limit_mib = 8192 is above 4096: a WASM hook's memory (32-bit) holds 4 GiB at most",
+            "",
+        ),
+        (
             format!(
                 "{}{}",
                 hook("dup", "PreToolUse", &[ok], ""),
@@ -421,4 +436,25 @@ fn relative_sandbox_paths_are_load_errors() {
             "{stderr}"
         );
     }
+}
+
+/// A project of `/` makes every path "in the project": said at start, not silently
+/// accepted (security review F23).
+#[test]
+fn a_project_of_the_root_is_warned_about() {
+    let scene = Scene::new();
+    scene.write_config("");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_hookhost"))
+        .arg("--config")
+        .arg(&scene.config)
+        .args(["--project", "/", "check"])
+        .env("XDG_STATE_HOME", scene.state())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("⚠ the project is / (the whole file system)"),
+        "{stderr}"
+    );
 }
