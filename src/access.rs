@@ -1,12 +1,67 @@
-//! Why a path cannot be used: missing, not a folder, or not allowed.
+//! Why a path cannot be used: missing, not a folder, or not allowed; and reading a file
+//! hookhost was given, which must be a regular file of bounded size.
 //!
 //! `Path::is_dir` and friends answer `false` for all three, and a user told "is not a
 //! folder" about a folder they cannot enter looks in the wrong place. These helpers ask
 //! the file system once more and name the part of the path at fault: the first component
 //! that does not exist, or the folder this user may not enter.
 
-use std::io;
+use std::io::{self, Read};
 use std::path::{Path, PathBuf};
+
+use crate::platform::sys;
+
+/// How large a file hookhost reads whole may be, by what it is.
+pub mod caps {
+    /// A config file (`config.toml`).
+    pub const CONFIG: u64 = 1 << 20;
+    /// A `hookhost eval` cases file.
+    pub const CASES: u64 = 16 << 20;
+    /// A WASM hook's `.wasm` (a Python component with its interpreter is ~40 MiB).
+    pub const WASM: u64 = 256 << 20;
+    /// An agent's settings file, or hookhost's pins.
+    pub const SETTINGS: u64 = 16 << 20;
+    /// A session record read whole (`log show`, `log verify`, `replay`).
+    pub const RECORD: u64 = 1 << 30;
+}
+
+/// Opens `path` for reading, refusing at once anything but a regular file: a FIFO would
+/// block the open (or the read) for good, a device (`/dev/zero`) never ends.
+pub fn open_regular(path: &Path) -> io::Result<std::fs::File> {
+    let file =
+        sys::files::open_without_blocking(std::fs::OpenOptions::new().read(true)).open(path)?;
+    check_regular(&file)?;
+    Ok(file)
+}
+
+/// An error unless the open `file` is a regular file.
+pub fn check_regular(file: &std::fs::File) -> io::Result<()> {
+    if file.metadata()?.is_file() {
+        Ok(())
+    } else {
+        Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "is not a regular file (a FIFO, a socket or a device): hookhost reads only files",
+        ))
+    }
+}
+
+/// The whole of the regular file at `path`, refused when it is larger than `cap` bytes.
+pub fn read_capped(path: &Path, cap: u64) -> io::Result<Vec<u8>> {
+    let file = open_regular(path)?;
+    let mut bytes = Vec::new();
+    file.take(cap + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > cap {
+        return Err(io::Error::new(
+            io::ErrorKind::FileTooLarge,
+            format!(
+                "is larger than {} MiB, more than hookhost reads of such a file",
+                cap >> 20
+            ),
+        ));
+    }
+    Ok(bytes)
+}
 
 /// What is wrong with `path` as a folder to use, or `None` when it is one this process
 /// can enter. The text reads after the path: "does not exist", "is not a folder",

@@ -176,7 +176,7 @@ impl Config {
         required: bool,
         env: &Environment,
     ) -> Result<Config, ConfigError> {
-        let text = match std::fs::read(path) {
+        let text = match crate::access::read_capped(path, crate::access::caps::CONFIG) {
             Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound && !required => {
                 return Ok(Config {

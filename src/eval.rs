@@ -146,10 +146,12 @@ pub type CasesError = crate::toml_file::TomlFileError;
 
 /// Reads and parses a cases file.
 pub fn load(path: &Path) -> Result<Vec<Case>, CasesError> {
-    let bytes = std::fs::read(path).map_err(|source| CasesError::Read {
-        what: "cases file",
-        path: path.to_path_buf(),
-        source,
+    let bytes = crate::access::read_capped(path, crate::access::caps::CASES).map_err(|source| {
+        CasesError::Read {
+            what: "cases file",
+            path: path.to_path_buf(),
+            source,
+        }
     })?;
     parse(path, &String::from_utf8_lossy(&bytes))
 }

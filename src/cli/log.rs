@@ -33,7 +33,7 @@ pub fn log_show(file: &Path) -> Exit {
 
 /// `log verify FILE`: the chain's summary on stdout, or where it breaks on stderr.
 pub fn log_verify(file: &Path) -> Exit {
-    let bytes = match std::fs::read(file) {
+    let bytes = match hookhost::access::read_capped(file, hookhost::access::caps::RECORD) {
         Ok(bytes) => bytes,
         Err(e) => {
             say(&format!(

@@ -37,7 +37,8 @@ impl Default for Reading {
 
 /// Reads a record file.
 pub fn read_file(path: &Path) -> Result<Reading, RecordError> {
-    let bytes = std::fs::read(path).map_err(|e| RecordError::io(path, e))?;
+    let bytes = crate::access::read_capped(path, crate::access::caps::RECORD)
+        .map_err(|e| RecordError::io(path, e))?;
     Ok(read_bytes(&bytes))
 }
 

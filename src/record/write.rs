@@ -82,11 +82,12 @@ impl RecordWriter {
         path: &Path,
         keeps_hooks: bool,
     ) -> Result<(File, super::Reading, Option<String>), RecordError> {
-        let mut file = OpenOptions::new()
-            .read(true)
-            .append(true)
-            .open(path)
-            .map_err(|e| RecordError::io(path, e))?;
+        // Without blocking: a FIFO put where the record was must not hang the start.
+        let mut file =
+            sys::files::open_without_blocking(OpenOptions::new().read(true).append(true))
+                .open(path)
+                .map_err(|e| RecordError::io(path, e))?;
+        crate::access::check_regular(&file).map_err(|e| RecordError::io(path, e))?;
         lock(&file, path)?;
         let mode = sys::files::mode_bits(&file.metadata().map_err(|e| RecordError::io(path, e))?);
         let reading = super::read_for_resume(&mut file, path, keeps_hooks)?;

@@ -52,12 +52,17 @@ fn every_load_error_names_file_and_hook() {
             "",
         ),
         (
-            format!("[[hooks]]\nname = \"nul\"\nevent = \"PreToolUse\"\ncommand = [\"{ok}\", \"a\\u0000b\"]\n"),
+            format!(
+                "[[hooks]]\nname = \"nul\"\nevent = \"PreToolUse\"\ncommand = [\"{ok}\", \"a\\u0000b\"]\n"
+            ),
             "hook nul: command[1] holds a NUL character, which no program argument can carry",
             "",
         ),
         (
-            format!("[wasm]\nmemory_limit_mib = 8192\n\n{}", hook("w", "PreToolUse", &[ok], "")),
+            format!(
+                "[wasm]\nmemory_limit_mib = 8192\n\n{}",
+                hook("w", "PreToolUse", &[ok], "")
+            ),
             "[wasm] memory_limit_mib = 8192 is above 4096: a WASM hook's memory (32-bit) holds 4 GiB at most",
             "",
         ),

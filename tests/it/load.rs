@@ -113,3 +113,85 @@ fn a_burst_of_process_hooks_under_a_low_fd_limit_gets_the_verdicts_of_one_call()
         not_blocked[0]
     );
 }
+
+/// A FIFO or a device where hookhost expects a file (config, `.wasm`, cases file,
+/// record) is refused at once, named, rather than hanging the start or reading forever
+/// (security review F18).
+#[test]
+fn fifos_and_devices_given_as_files_are_refused_at_once() {
+    use std::time::{Duration, Instant};
+    let scene = Scene::new();
+    let fifo = scene.root.path().join("a.fifo");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let fifo_arg = fifo.to_str().unwrap();
+    let not_a_file = "is not a regular file";
+    let timed = |args: &[&str]| {
+        let started = Instant::now();
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_hookhost"))
+            .args(args)
+            .env("XDG_STATE_HOME", scene.state())
+            .output()
+            .unwrap();
+        assert!(started.elapsed() < Duration::from_secs(10), "{args:?} hung");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let project = scene.project.to_str().unwrap();
+    for config in [fifo_arg, "/dev/zero"] {
+        let (code, stderr) = timed(&["--config", config, "--project", project, "check"]);
+        assert_eq!(code, Some(2), "{stderr}");
+        assert!(
+            stderr.contains(config) && stderr.contains(not_a_file),
+            "{stderr}"
+        );
+    }
+    let wasm_fifo = scene.hooks.join("h.wasm");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&wasm_fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    scene.write_config(&hook("w", "PreToolUse", &[wasm_fifo.to_str().unwrap()], ""));
+    let config = scene.config.to_str().unwrap();
+    // A hook that cannot start is a start-up warning (its calls fail closed), as for
+    // any unreadable `.wasm`: what matters is that it is said at once.
+    let (_, stderr) = timed(&["--config", config, "--project", project, "check"]);
+    assert!(
+        stderr.contains("hook w could not start") && stderr.contains(not_a_file),
+        "{stderr}"
+    );
+    scene.write_config("");
+    let (code, stderr) = timed(&["--config", config, "--project", project, "eval", fifo_arg]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains(not_a_file), "{stderr}");
+    for args in [
+        vec!["log", "show", fifo_arg],
+        vec!["log", "verify", fifo_arg],
+        vec!["replay", fifo_arg],
+    ] {
+        let (code, stderr) = timed(&args);
+        assert_eq!(code, Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(not_a_file), "{args:?}: {stderr}");
+    }
+    let (code, stderr) = timed(&[
+        "--config",
+        config,
+        "--project",
+        project,
+        "--no-sandbox",
+        "prompt",
+        "--resume",
+        fifo_arg,
+        "hello",
+    ]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains(not_a_file), "{stderr}");
+}

@@ -411,15 +411,19 @@ fn valid_hook(index: usize) -> impl Strategy<Value = HookSpec> {
     let name = "[a-z0-9_-]{1,28}".prop_map(move |n| format!("{n}{index}"));
     let command = prop_oneof![
         select(ARGV_SEEDS).prop_map(|a| a.iter().map(|s| s.to_string()).collect()),
+        // A NUL can be no program argument: a load error, not a valid config.
         (
-            text(40).prop_filter("command[0] is not empty", |s| !s.is_empty()),
-            prop::collection::vec(text(20), 0..4)
+            text(40).prop_filter("command[0] is not empty and has no NUL", |s| {
+                !s.is_empty() && !s.contains('\0')
+            }),
+            prop::collection::vec(text(20).prop_filter("no NUL", |s| !s.contains('\0')), 0..4)
         )
             .prop_map(|(first, rest)| std::iter::once(first).chain(rest).collect()),
     ];
+    // `tools = []` would never run: a load error, not a valid config.
     let tools = prop::option::of(prop::collection::vec(
         select(TOOL_NAMES).prop_map(String::from),
-        0..4,
+        1..4,
     ));
     (
         name,

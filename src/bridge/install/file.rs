@@ -22,7 +22,7 @@ pub struct Applied {
 
 /// The settings file's text, `None` when it does not exist.
 pub fn read_existing(path: &Path) -> Result<Option<String>, InstallError> {
-    match fs::read(path) {
+    match crate::access::read_capped(path, crate::access::caps::SETTINGS) {
         Ok(bytes) => String::from_utf8(bytes)
             .map(Some)
             .map_err(|_| InstallError::NotText {

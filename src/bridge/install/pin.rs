@@ -135,7 +135,7 @@ impl Pin {
 
     /// How the settings file differs from what was pinned, `None` when it does not.
     pub fn drift(&self) -> Option<Drift> {
-        let text = match std::fs::read(&self.file) {
+        let text = match crate::access::read_capped(&self.file, crate::access::caps::SETTINGS) {
             Ok(bytes) => bytes,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Some(Drift::Removed),
             Err(e) => {
@@ -246,7 +246,7 @@ pub fn pins_path(env: &Environment) -> Result<PathBuf, PinError> {
 
 /// Every pin; none when the file does not exist.
 pub fn load(path: &Path) -> Result<Vec<Pin>, PinError> {
-    let bytes = match std::fs::read(path) {
+    let bytes = match crate::access::read_capped(path, crate::access::caps::SETTINGS) {
         Ok(bytes) => bytes,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
         Err(source) => {

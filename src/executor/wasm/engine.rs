@@ -234,10 +234,13 @@ impl WasmEngine {
         timeout: Duration,
     ) -> Result<WasmExecutor, WasmError> {
         let path = wasm.to_path_buf();
-        let bytes = std::fs::read(wasm).map_err(|source| WasmError::Read {
-            path: path.clone(),
-            source,
-        })?;
+        let bytes =
+            crate::access::read_capped(wasm, crate::access::caps::WASM).map_err(|source| {
+                WasmError::Read {
+                    path: path.clone(),
+                    source,
+                }
+            })?;
         let preopens = open_project(project)?;
         let digest = cache::program_digest(&bytes);
         let known = self.programs().get(&digest).cloned();

@@ -31,3 +31,10 @@ pub(crate) fn make_dir_private(dir: &Path) -> std::io::Result<()> {
 pub(crate) fn mode_bits(metadata: &Metadata) -> u32 {
     metadata.permissions().mode()
 }
+
+/// `options` also opens without blocking (`O_NONBLOCK`), so that opening a FIFO with no
+/// writer (or a device that waits) returns at once; on a regular file the flag changes
+/// nothing.
+pub(crate) fn open_without_blocking(options: &mut OpenOptions) -> &mut OpenOptions {
+    options.custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+}
