@@ -98,7 +98,9 @@ async fn answer(
         Err(refusal) => return agent.answer(&event, &Outcome::refused(&refusal)),
     };
     let cancel = CancellationToken::new();
-    super::cancel_on_sigint(cancel.clone());
+    // SIGINT or SIGTERM (the agent giving up on the bridge) ends the hooks in order;
+    // the answer is then a deny.
+    let _stopped = super::cancel_on_stop(cancel.clone());
     let timer = {
         let cancel = cancel.clone();
         tokio::spawn(async move {

@@ -7,7 +7,7 @@ use hookhost::executor::CancellationToken;
 use hookhost::session::{Mode, Session};
 
 use super::exit::Exit;
-use super::{GlobalOptions, cancel_on_sigint, line, say};
+use super::{GlobalOptions, cancel_on_stop, line, say};
 
 /// Loads the cases, then the hooks, runs every case and prints the report; 0 all passed,
 /// 1 any failed, 2 the cases or the session could not load, 130 on SIGINT.
@@ -31,7 +31,7 @@ pub async fn command(global: &GlobalOptions, cases_path: &Path) -> Exit {
         say(w);
     }
     let cancel = CancellationToken::new();
-    cancel_on_sigint(cancel.clone());
+    let _stopped = cancel_on_stop(cancel.clone());
     let (mut passed, mut failed) = (0, 0);
     for case in &cases {
         let result = run_case(&session, case, &cancel).await;

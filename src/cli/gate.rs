@@ -8,7 +8,7 @@ use hookhost::executor::CancellationToken;
 use hookhost::session::{Mode, Session};
 
 use super::exit::Exit;
-use super::{GlobalOptions, ResumeArgs, cancel_on_sigint, line, say};
+use super::{GlobalOptions, ResumeArgs, cancel_on_stop, line, say};
 
 fn start(global: &GlobalOptions) -> Result<Session, Exit> {
     start_with(global, &ResumeArgs::default())
@@ -134,17 +134,19 @@ pub async fn pre_tool_use(
             return Exit::CouldNotRun;
         }
     };
+    // Listening before the session starts: a stop signal during start (the box's temp
+    // folder made, nothing run yet) also ends in order.
+    let cancel = CancellationToken::new();
+    let stopped = cancel_on_stop(cancel.clone());
     let host = match start_with(global, resume) {
         Ok(h) => h,
         Err(exit) => return exit,
     };
     announce(&host, json);
-    let cancel = CancellationToken::new();
-    cancel_on_sigint(cancel.clone());
     let verdict = host
         .pre_tool_use(tool, tool_input, tool_use_id.as_deref(), &cancel)
         .await;
-    report(&verdict, json, None)
+    stopped.exit(report(&verdict, json, None))
 }
 
 pub async fn prompt(
@@ -157,15 +159,15 @@ pub async fn prompt(
         Ok(t) => t,
         Err(exit) => return exit,
     };
+    let cancel = CancellationToken::new();
+    let stopped = cancel_on_stop(cancel.clone());
     let host = match start_with(global, resume) {
         Ok(h) => h,
         Err(exit) => return exit,
     };
     announce(&host, json);
-    let cancel = CancellationToken::new();
-    cancel_on_sigint(cancel.clone());
     let verdict = host.prompt(&text, &cancel).await;
-    report(&verdict, json, Some(&text))
+    stopped.exit(report(&verdict, json, Some(&text)))
 }
 
 /// The banner and start-up warnings on stderr, as `-p` prints them.

@@ -27,11 +27,13 @@ mod serve;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::{Arc, OnceLock};
 
 use clap::{Args, Parser, Subcommand};
 use hookhost::escape::for_terminal;
 use hookhost::executor::CancellationToken;
 use hookhost::session::{Mode, SessionOptions};
+use hookhost::signals::{Stop, StopSignals};
 
 use exit::Exit;
 
@@ -405,13 +407,45 @@ async fn run_command(cli: Cli) -> Exit {
     }
 }
 
-/// Cancels `token` on SIGINT; the verdict is then `interrupted`.
-fn cancel_on_sigint(token: CancellationToken) {
-    tokio::spawn(async move {
-        if tokio::signal::ctrl_c().await.is_ok() {
-            token.cancel();
+/// Which stop signal cancelled a one-shot command, if one did.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Stopped(Arc<OnceLock<Stop>>);
+
+impl Stopped {
+    /// `exit`, or 143 where SIGTERM (not SIGINT) interrupted the command: a shell's
+    /// status for the signal that ended it.
+    pub(crate) fn exit(&self, exit: Exit) -> Exit {
+        match (exit, self.0.get()) {
+            (Exit::Interrupted, Some(Stop::Terminate)) => Exit::Terminated,
+            (exit, _) => exit,
         }
-    });
+    }
+}
+
+/// Cancels `token` on SIGINT or SIGTERM (listening from now on, so that neither ends the
+/// process with its hooks and temp folder left behind); the verdict is then
+/// `interrupted`, and [`Stopped::exit`] tells the two apart.
+fn cancel_on_stop(token: CancellationToken) -> Stopped {
+    let stopped = Stopped::default();
+    let seen = stopped.clone();
+    match StopSignals::listen() {
+        Ok(mut signals) => {
+            tokio::spawn(async move {
+                let stop = signals.recv().await;
+                let _ = seen.0.set(stop);
+                token.cancel();
+            });
+        }
+        Err(_) => {
+            tokio::spawn(async move {
+                if tokio::signal::ctrl_c().await.is_ok() {
+                    let _ = seen.0.set(Stop::Interrupt);
+                    token.cancel();
+                }
+            });
+        }
+    }
+    stopped
 }
 
 /// Writes a line for a person to stderr, its controls escaped.

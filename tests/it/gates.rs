@@ -515,6 +515,64 @@ fn sigint_interrupts_the_hook_group_and_exits_130() {
     assert!(!support::process_alive("sleep 64.3"));
 }
 
+/// SIGTERM ends a one-shot command as SIGINT does (its hooks ended, the box's private
+/// temp folder removed), with the shell's status for it, 143 (security review F17).
+#[test]
+fn sigterm_ends_the_hooks_removes_the_temp_folder_and_exits_143() {
+    let scene = Scene::new();
+    let script = scene.script("slow.sh", "sleep 65.2 & sleep 65.3; wait");
+    scene.write_config(&sh_hook("slow", &script, "timeout = 120\nsandbox = true"));
+    let session = format!("term{}", std::process::id());
+    let child = scene
+        .hookhost()
+        .args([
+            "--session-id",
+            &session,
+            "pre-tool-use",
+            "--json",
+            "--tool",
+            "bash",
+        ])
+        .args(["--input", "{}"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id() as i32;
+    assert!(support::wait_until(|| support::process_alive("sleep 65.3")));
+    let private_tmps = || {
+        std::fs::read_dir(std::env::temp_dir())
+            .unwrap()
+            .flatten()
+            .filter(|e| {
+                e.file_name()
+                    .to_string_lossy()
+                    .starts_with(&format!("hookhost-{session}-"))
+            })
+            .count()
+    };
+    let boxed = private_tmps() == 1;
+    // SAFETY: kill with a plain pid and signal number.
+    unsafe { libc::kill(pid, libc::SIGTERM) };
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(143),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(support::verdict(&out)["outcome"], "interrupted");
+    assert!(!support::process_alive("sleep 65.2"));
+    assert!(!support::process_alive("sleep 65.3"));
+    if boxed {
+        assert_eq!(private_tmps(), 0, "the box's temp folder was left behind");
+    } else {
+        eprintln!(
+            "sigterm_ends_the_hooks…: bubblewrap cannot run here, so no temp folder was made to check"
+        );
+    }
+}
+
 #[test]
 fn text_mode_exit_codes_and_stdout() {
     let scene = Scene::new();
