@@ -35,7 +35,18 @@ pub trait Launcher: Send + Sync {
         env: &[(OsString, OsString)],
         cwd: &std::path::Path,
     ) -> std::io::Result<std::process::Command>;
+
+    /// Whether a hook killed by a signal ends, as this launcher sees it, with exit status
+    /// 128 + the signal rather than with the signal: bubblewrap reports its child's
+    /// death that way, as a shell does.
+    fn reports_signals_as_exit_codes(&self) -> bool {
+        false
+    }
 }
+
+/// The status bubblewrap (or a shell) reports for a child killed by a signal: 128 + the
+/// signal, for the signals there are (1–64).
+const SIGNAL_EXIT_CODES: std::ops::RangeInclusive<i32> = 129..=192;
 
 /// Runs the program directly on the host.
 #[derive(Debug, Default, Clone, Copy)]
@@ -173,6 +184,12 @@ impl ArgvExecutor {
         let status =
             status.map_err(|e| Failure::CouldNotStart(format!("waiting for the hook: {e}")))?;
         let status = match (status.code(), sys::process::exit_signal(&status)) {
+            (Some(code), _)
+                if self.launcher.reports_signals_as_exit_codes()
+                    && SIGNAL_EXIT_CODES.contains(&code) =>
+            {
+                ExitStatus::Signal(code - 128)
+            }
             (Some(code), _) => ExitStatus::Code(code),
             (None, Some(signal)) => ExitStatus::Signal(signal),
             (None, None) => ExitStatus::Signal(0),

@@ -293,13 +293,15 @@ pub fn running_binary() -> std::path::PathBuf {
 pub fn box_entry_main() -> ExitCode {
     let args: Vec<OsString> = std::env::args_os().skip(2).collect();
     let Some((mut roots, command)) = split_args(&args) else {
-        eprintln!("hookhost: the box's entry point needs ROOT… -- CMD ARGS…");
+        say("hookhost: the box's entry point needs ROOT… -- CMD ARGS…");
         return ExitCode::from(1);
     };
     // bwrap's own /dev (a fresh tmpfs with null, zero, tty, pts, shm…) is the box's.
     roots.push(PathBuf::from("/dev"));
     if let Err(e) = restrict_writes(&roots) {
-        eprintln!("hookhost: cannot restrict the box's writes with Landlock: {e}");
+        say(&format!(
+            "hookhost: cannot restrict the box's writes with Landlock: {e}"
+        ));
         return ExitCode::from(1);
     }
     close_on_exec_above_stdio();
@@ -308,11 +310,18 @@ pub fn box_entry_main() -> ExitCode {
     let e = std::process::Command::new(&command[0])
         .args(&command[1..])
         .exec();
-    eprintln!(
+    say(&format!(
         "hookhost: cannot run {} in the box: {e}",
         Path::new(&command[0]).display()
-    );
+    ));
     ExitCode::from(1)
+}
+
+/// A line on stderr; not `eprintln!`, which panics (exit 101) when stderr is a closed
+/// pipe, and a hook's stderr may be one.
+fn say(text: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "{text}");
 }
 
 #[cfg(test)]

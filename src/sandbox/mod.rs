@@ -916,4 +916,9 @@ impl crate::executor::argv::Launcher for BoxSpec {
         }
         BoxSpec::command(self, argv, env).map_err(io::Error::other)
     }
+
+    /// bwrap exits 128 + the signal when the hook is killed by one.
+    fn reports_signals_as_exit_codes(&self) -> bool {
+        true
+    }
 }

@@ -680,3 +680,21 @@ fn as_root_a_boxed_hook_cannot_write_the_hosts_sysctls() {
     assert!(!stdout.contains("WROTE"), "{stdout}");
     assert!(stderr.contains("Read-only file system"), "{stderr}");
 }
+
+/// A boxed hook killed by a signal reads "was killed by a signal", as a host hook does,
+/// not "exited with code 139" (bwrap's report of it; security review F20).
+#[test]
+fn a_boxed_hook_killed_by_a_signal_says_so() {
+    let scene = Scene::new();
+    let script = scene.script("crash.sh", "cat >/dev/null; kill -SEGV $$");
+    scene.write_config(&sh_hook("crash", &script, "sandbox = true"));
+    let (code, verdict) = scene.gate(&[], "bash", "{}");
+    assert_eq!(code, 1, "{verdict}");
+    let message = verdict["message"].as_str().unwrap_or_default();
+    assert!(message.contains("was killed by a signal"), "{verdict}");
+    let (_, host) = scene.gate(&["--no-sandbox"], "bash", "{}");
+    assert_eq!(
+        host["message"], verdict["message"],
+        "box and host read alike"
+    );
+}

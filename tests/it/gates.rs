@@ -627,3 +627,28 @@ fn text_mode_exit_codes_and_stdout() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// A closed stderr (its reader gone) changes no exit status: a block is still 1, never
+/// a panic's 101 (security review F20).
+#[test]
+fn a_broken_stderr_pipe_changes_no_exit_status() {
+    let scene = Scene::new();
+    let script = scene.script("b.sh", "cat >/dev/null; echo nope >&2; exit 2");
+    scene.write_config(&sh_hook("b", &script, "tools = [\"bash\"]"));
+    for sandbox in [&["--no-sandbox"][..], &[][..]] {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let out = scene
+            .hookhost()
+            .args(sandbox)
+            .args(["pre-tool-use", "--tool", "bash", "--input", "{}"])
+            .stderr(writer)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{sandbox:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            "blocked by the user's hook \"b\": nope\n"
+        );
+    }
+}
