@@ -108,6 +108,42 @@ impl Server {
         total as f64 / start.elapsed().as_secs_f64()
     }
 
+    /// `total` requests written at once, none waiting for an answer: the time to the last
+    /// answer, and the most fds the server held meanwhile (sampled every millisecond).
+    fn burst(&mut self, total: usize) -> (std::time::Duration, usize) {
+        let lines: String = (0..total).map(|_| self.request()).collect();
+        let pid = self.child.id();
+        let done = std::sync::atomic::AtomicBool::new(false);
+        let start = Instant::now();
+        let mut most_fds = 0;
+        std::thread::scope(|s| {
+            let stdin = &mut self.stdin;
+            s.spawn(move || {
+                stdin.write_all(lines.as_bytes()).unwrap();
+                stdin.flush().unwrap();
+            });
+            let fds = s.spawn(|| {
+                let mut most = 0;
+                while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                    let open =
+                        std::fs::read_dir(format!("/proc/{pid}/fd")).map_or(0, |d| d.count());
+                    most = most.max(open);
+                    std::thread::sleep(std::time::Duration::from_millis(1));
+                }
+                most
+            });
+            let mut answer = String::new();
+            for _ in 0..total {
+                answer.clear();
+                self.stdout.read_line(&mut answer).unwrap();
+                assert!(answer.contains("\"outcome\":\"allow\""), "{answer}");
+            }
+            done.store(true, std::sync::atomic::Ordering::Relaxed);
+            most_fds = fds.join().unwrap();
+        });
+        (start.elapsed(), most_fds)
+    }
+
     fn memory(&self) -> (u64, u64) {
         common::memory_kib(self.child.id())
     }
@@ -234,6 +270,30 @@ fn main() {
         let one = common::wasm_hooks(wasm, 1);
         let m = case(&scene, "wasm-1-recorded", &one, true, &windows, 40_000);
         check("wasm-1-recorded", &m);
+    }
+    if run("burst") {
+        // One WASM hook, 100 and 1,000 calls written at once against the same calls one
+        // by one: a burst waits for the pool's slots, and costs only latency.
+        let one = common::wasm_hooks(wasm, 1);
+        let config = scene.config_file("burst.toml", &one);
+        for total in [100, 1_000] {
+            let mut server = Server::start(&scene, &config, false);
+            let mut answer = String::new();
+            let start = Instant::now();
+            for _ in 0..total {
+                server.call(&mut answer);
+            }
+            let one_by_one = start.elapsed();
+            let (burst, fds) = server.burst(total);
+            let (hwm, _) = server.memory();
+            println!(
+                "BURST {total:>5} calls: one by one {:>8.1} ms, all at once {:>8.1} ms to the last answer; peak fds {fds}; VmHWM {:.1} MiB",
+                one_by_one.as_secs_f64() * 1e3,
+                burst.as_secs_f64() * 1e3,
+                hwm as f64 / 1024.0
+            );
+            server.stop();
+        }
     }
     if run("wasm-10") {
         let ten = common::wasm_hooks(wasm, 10);
