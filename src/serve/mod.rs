@@ -50,6 +50,11 @@
 //! may be out of order. Within one request the hooks run in file order and the first
 //! block wins. Every line is written whole: lines never interleave.
 //!
+//! Load changes only latency. WASM runs wait for one of the pool's slots, hook processes
+//! for one of the slots the open-file limit allows, and a hook's timeout starts when it
+//! runs. A client that stops reading its answers is not answered into memory: with
+//! [`MAX_UNANSWERED`] answers waiting unwritten, no more input is read until it reads.
+//!
 //! A line that is not a request (not JSON, not an object, an unknown `type`, a missing
 //! or mistyped field, an id already running, a line over [`MAX_LINE`] bytes) is answered
 //! with an error line, with the `id` when it could be read, and the server goes on:
@@ -80,7 +85,7 @@ use std::sync::{Arc, Mutex};
 use serde::Serialize;
 use serde_json::Value;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
-use tokio::sync::mpsc;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 use tokio::task::JoinSet;
 
 use crate::dispatch::Verdict;
@@ -90,6 +95,14 @@ use crate::session::{Session, StartError};
 /// The longest request line read, in bytes (without its newline). A longer line is
 /// answered with an error and skipped up to its newline without being kept in memory.
 pub const MAX_LINE: usize = 16 << 20;
+
+/// How many answers (and error lines) may wait, unwritten, before `serve` reads no more
+/// input: a client that stops reading its answers then stops being served, and memory
+/// stays bounded, rather than every answer piling up in memory (security review F11).
+pub const MAX_UNANSWERED: usize = 4096;
+
+/// A line for the writer, and the slot it holds until it is written.
+type Out = (String, Option<OwnedSemaphorePermit>);
 
 // `serve` shares one `Session` between the tasks of concurrent requests.
 const _: () = {
@@ -331,16 +344,24 @@ where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin + Send + 'static,
 {
-    let (lines, receiver) = mpsc::unbounded_channel::<String>();
+    let (lines, receiver) = mpsc::unbounded_channel::<Out>();
+    let unanswered = Arc::new(Semaphore::new(MAX_UNANSWERED));
     // Cancelled by `interrupt`, or by the writer when the output is gone.
     let stop = interrupt.child_token();
     let writer = tokio::spawn(write_lines(receiver, output, stop.clone()));
-    let _ = lines.send(ready_line(&host));
+    let _ = lines.send((ready_line(&host), None));
 
     let in_flight: InFlight = Arc::default();
     let mut tasks = JoinSet::new();
     let mut reader = BufReader::with_capacity(64 * 1024, input);
     loop {
+        // A slot for what this line may be answered with, before it is read: with every
+        // slot taken by answers the client has not read, input waits.
+        let slot = tokio::select! {
+            biased;
+            _ = stop.cancelled() => break,
+            slot = unanswered.clone().acquire_owned() => slot.ok(),
+        };
         let line = tokio::select! {
             biased;
             _ = stop.cancelled() => break,
@@ -351,17 +372,21 @@ where
         let bytes = match line {
             Ok(None) => break,
             Err(e) => {
-                let _ = lines.send(error_line(None, &format!("cannot read the input: {e}")));
+                let _ = lines.send((
+                    error_line(None, &format!("cannot read the input: {e}")),
+                    slot,
+                ));
                 break;
             }
             Ok(Some(Line::TooLong)) => {
-                let _ = lines.send(error_line(
+                let error = error_line(
                     None,
                     &format!(
                         "the line is longer than {} MiB; it was skipped",
                         MAX_LINE >> 20
                     ),
-                ));
+                );
+                let _ = lines.send((error, slot));
                 continue;
             }
             Ok(Some(Line::Text(bytes))) => bytes,
@@ -372,7 +397,7 @@ where
         let request = match Request::parse(&bytes) {
             Ok(request) => request,
             Err(bad) => {
-                let _ = lines.send(error_line(bad.id.as_ref(), &bad.message));
+                let _ = lines.send((error_line(bad.id.as_ref(), &bad.message), slot));
                 continue;
             }
         };
@@ -385,10 +410,11 @@ where
                 match lock(&in_flight).get(&id_key(id)) {
                     Some(token) => token.cancel(),
                     None => {
-                        let _ = lines.send(error_line(
+                        let error = error_line(
                             Some(id),
                             &format!("no request with id {} is running", id_key(id)),
-                        ));
+                        );
+                        let _ = lines.send((error, slot));
                     }
                 }
                 continue;
@@ -401,10 +427,11 @@ where
             let mut running = lock(&in_flight);
             if running.contains_key(&key) {
                 drop(running);
-                let _ = lines.send(error_line(
+                let error = error_line(
                     Some(&id),
                     &format!("a request with id {key} is already running"),
-                ));
+                );
+                let _ = lines.send((error, slot));
                 continue;
             }
             running.insert(key.clone(), token.clone());
@@ -429,7 +456,7 @@ where
             // Out of the map first, so that a client may reuse the id as soon as it
             // reads the answer.
             lock(&in_flight).remove(&key);
-            let _ = lines.send(answer_line(&id, &verdict));
+            let _ = lines.send((answer_line(&id, &verdict), slot));
         });
     }
     // End of input or interrupt: the requests still running finish (an interrupt has
@@ -451,22 +478,26 @@ where
 /// The single writer: whole lines, flushed one by one, in the order they were sent.
 /// When the output fails, it cancels `stop` (see the module docs) and drops the rest.
 async fn write_lines<W: AsyncWrite + Unpin>(
-    mut receiver: mpsc::UnboundedReceiver<String>,
+    mut receiver: mpsc::UnboundedReceiver<Out>,
     mut out: W,
     stop: CancellationToken,
 ) {
     let mut broken = false;
     let mut batch = String::new();
-    while let Some(line) = receiver.recv().await {
+    // The slots of the lines in the batch, given back once it is written.
+    let mut slots = Vec::new();
+    while let Some((line, slot)) = receiver.recv().await {
         if broken {
             continue;
         }
+        slots.extend(slot);
         // The lines already waiting go out in the same write and flush: stdout's writes
         // go through tokio's blocking pool, one round trip each.
         batch.clear();
         batch.push_str(&line);
         batch.push('\n');
-        while let Ok(line) = receiver.try_recv() {
+        while let Ok((line, slot)) = receiver.try_recv() {
+            slots.extend(slot);
             batch.push_str(&line);
             batch.push('\n');
         }
@@ -486,6 +517,8 @@ async fn write_lines<W: AsyncWrite + Unpin>(
             );
             stop.cancel();
         }
+        // Written (or dropped): their slots go back, and input may be read again.
+        slots.clear();
     }
     let _ = out.flush().await;
 }

@@ -195,3 +195,74 @@ fn fifos_and_devices_given_as_files_are_refused_at_once() {
     assert_eq!(code, Some(2), "{stderr}");
     assert!(stderr.contains(not_a_file), "{stderr}");
 }
+
+/// A client that stops reading its answers stops being served: `serve` reads no more
+/// input once 4,096 answers wait unwritten, so its memory stays bounded; once the client
+/// reads again, every request is answered (security review F11).
+#[test]
+fn a_client_that_stops_reading_is_not_answered_into_memory() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::Stdio;
+    use std::time::{Duration, Instant};
+    let scene = Scene::new();
+    scene.write_config("");
+    let mut child = scene
+        .hookhost()
+        .args(["--no-sandbox", "serve"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    const REQUESTS: usize = 200_000;
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        let mut batch = String::new();
+        for id in 0..REQUESTS {
+            batch.push_str(&format!(
+                "{{\"id\":{id},\"type\":\"user_prompt_submit\",\"prompt\":\"a prompt of some length to answer\"}}\n"
+            ));
+            if batch.len() > 1 << 16 {
+                stdin.write_all(batch.as_bytes()).unwrap();
+                batch.clear();
+            }
+        }
+        stdin.write_all(batch.as_bytes()).unwrap();
+    });
+    // Nobody reads stdout for a while: the writer must be held back.
+    std::thread::sleep(Duration::from_secs(3));
+    assert!(
+        !writer.is_finished(),
+        "serve read all its input without writing the answers"
+    );
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let rss_kib: u64 = status
+        .lines()
+        .find(|l| l.starts_with("VmRSS:"))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|n| n.parse().ok())
+        .unwrap();
+    assert!(rss_kib < 128 * 1024, "serve holds {rss_kib} KiB");
+    // Reading again: every request is answered.
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    let started = Instant::now();
+    let mut answers = 0;
+    while answers <= REQUESTS {
+        line.clear();
+        if stdout.read_line(&mut line).unwrap() == 0 {
+            break;
+        }
+        answers += 1;
+        if answers == REQUESTS + 1 {
+            break;
+        }
+        assert!(started.elapsed() < Duration::from_secs(120), "too slow");
+    }
+    writer.join().unwrap();
+    // The ready line, then one answer per request.
+    assert_eq!(answers, REQUESTS + 1);
+    let _ = child.kill();
+    let _ = child.wait();
+}
