@@ -141,16 +141,23 @@ pub fn kill_group(pgid: u32) {
     sys::process::kill_group(pgid);
 }
 
+/// How long one sweep may go on ending adopted children.
+const SWEEP_BUDGET: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// Ends every child this process adopted as a subreaper (orphans of finished hooks,
 /// such as a grandchild that called `setsid`), and reaps it. Does nothing unless
-/// [`harden_host_process`] made the host a subreaper. Blocking; bounded.
+/// [`harden_host_process`] made the host a subreaper. Blocking; bounded by
+/// [`SWEEP_BUDGET`].
 pub fn sweep_orphans() {
     if !SUBREAPER.load(Ordering::SeqCst) {
         return;
     }
     let me = std::process::id();
-    // An orphan's own children are re-parented to us when it dies: go round a few times.
-    for _ in 0..32 {
+    // An orphan's own children are re-parented to us when it dies: go round until none is
+    // left (a chain of `setsid` daemons gives one more round per link), within a time
+    // bound, so that a fork bomb cannot hold the gate that swept.
+    let started = std::time::Instant::now();
+    while started.elapsed() < SWEEP_BUDGET {
         let adopted: Vec<u32> = {
             let live = LIVE_CHILDREN.lock().unwrap_or_else(|p| p.into_inner());
             sys::process::children_of(me)

@@ -266,3 +266,30 @@ fn a_client_that_stops_reading_is_not_answered_into_memory() {
     let _ = child.kill();
     let _ = child.wait();
 }
+
+/// A hook that leaves a 41-deep chain of `setsid` daemons behind (each link a new
+/// session, so no process group holds them): none of them outlives the call (security
+/// review F17).
+#[test]
+fn a_deep_chain_of_setsid_daemons_is_swept() {
+    let scene = Scene::new();
+    let marker = format!("71.{}", std::process::id());
+    let chain = scene.script(
+        "chain.sh",
+        "d=$1\nif [ \"$d\" -gt 0 ]; then setsid /bin/sh \"$0\" $((d-1)) \"$2\" & fi\nexec sleep \"$2\"",
+    );
+    let hook_script = scene.script(
+        "leave.sh",
+        &format!(
+            "cat >/dev/null\n/bin/sh {} 41 {marker} &\nsleep 1\nexit 0",
+            chain.display()
+        ),
+    );
+    scene.write_config(&crate::support::sh_hook("leave", &hook_script, ""));
+    let (code, verdict) = scene.gate(&["--no-sandbox"], "bash", "{}");
+    assert_eq!(code, 0, "{verdict}");
+    assert!(
+        crate::support::wait_until(|| !crate::support::process_alive(&format!("sleep {marker}"))),
+        "a link of the chain outlived the call"
+    );
+}
