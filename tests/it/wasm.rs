@@ -492,6 +492,27 @@ async fn the_project_is_readable_at_slash_project() {
     }
 }
 
+/// A relative path reads the project too, as it would for an argv hook run from the
+/// project (issue 13: the project is also preopened as `.`), in modules and components.
+#[tokio::test(flavor = "multi_thread")]
+async fn relative_paths_read_the_project() {
+    for f in BOTH {
+        for path in ["file", "./file", "sub/../file"] {
+            let out = ok(run(f, &["read", path], b"").await);
+            assert_eq!(lossy(&out.stdout), "hello from the project\n", "{f} {path}");
+        }
+        let out = ok(run(f, &["read", "sub/inner"], b"").await);
+        assert_eq!(lossy(&out.stdout), "inner\n", "{f}");
+        let out = ok(run(f, &["ls", "."], b"").await);
+        assert_eq!(lossy(&out.stdout), "etc-dir\nfile\nlink\nsub\n", "{f}");
+        let out = ok(run(f, &["write", "new"], b"").await);
+        assert!(
+            lossy(&out.stdout).starts_with("ERR: "),
+            "{f}: a relative write"
+        );
+    }
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn the_project_cannot_be_written() {
     for f in BOTH {

@@ -165,8 +165,12 @@ pub(super) fn open_project(project: &Path) -> Result<WasiFilesystemCtx, WasmErro
         return Err(refused(reason));
     }
     let mut builder = WasiCtxBuilder::new();
+    // Twice, read-only both times: as `/project`, and as `.`, the preopen through which
+    // wasi-libc resolves a relative path, so that `open("notes.txt")` reads the project
+    // as an argv hook (run from the project) would. Neither reaches outside it.
     builder
         .preopened_dir(project, "/project", FsPerms::ReadOnly)
+        .and_then(|b| b.preopened_dir(project, ".", FsPerms::ReadOnly))
         .map_err(|e| refused(e.to_string()))?;
     Ok(builder.build().filesystem().clone())
 }

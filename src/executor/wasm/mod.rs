@@ -12,10 +12,10 @@
 //!
 //! Either way the hook gets the event JSON as its whole stdin, `argv[0]` = the file name
 //! of the `.wasm` file followed by `command[1..]`, no environment variables at all, and
-//! one preopened directory: the project, read-only, as `/project`. `/project` is also
-//! reported as the initial cwd (`wasi:cli/environment.initial-cwd`), but today's
-//! wasi-libc ignores that (p1 has no such notion at all), so relative paths do not
-//! resolve: hooks must use absolute `/project/…` paths. stdout and stderr are captured
+//! the project, read-only, preopened twice: as `/project`, and as `.`, the preopen
+//! through which wasi-libc resolves a relative path (it ignores the initial cwd, which is
+//! `/project` too, and p1 has no such notion at all), so that `notes.txt`, `./notes.txt`
+//! and `/project/notes.txt` all read the project. stdout and stderr are captured
 //! with the same 1 MiB caps as argv hooks.
 //!
 //! The exit status reads as for argv hooks: `proc_exit(n)` (p1) or
