@@ -146,8 +146,7 @@ const SWEEP_BUDGET: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// Ends every child this process adopted as a subreaper (orphans of finished hooks,
 /// such as a grandchild that called `setsid`), and reaps it. Does nothing unless
-/// [`harden_host_process`] made the host a subreaper. Blocking; bounded by
-/// [`SWEEP_BUDGET`].
+/// [`harden_host_process`] made the host a subreaper. Blocking; bounded (2 s).
 pub fn sweep_orphans() {
     if !SUBREAPER.load(Ordering::SeqCst) {
         return;

@@ -57,6 +57,11 @@ pub fn check(global: &GlobalOptions) -> Exit {
             );
         }
     }
+    for name in host.network_importers() {
+        say(&format!(
+            "note: hook {name} imports network interfaces (wasi:sockets); it gets no network: every connection and name lookup fails with an error it can handle."
+        ));
+    }
     // A note, not the banner: stderr, as the design gives `check`'s warnings.
     if let Some(note) = prompt_context_note(&host) {
         say(&note);

@@ -95,6 +95,12 @@ pub trait Executor: Send + Sync {
         stdin: Arc<[u8]>,
         cancel: &'a CancellationToken,
     ) -> BoxFuture<'a, Result<RawOutput, Failure>>;
+
+    /// Whether the hook imports network interfaces it is linked to but may never use
+    /// (a WASM component's `wasi:sockets`), for `check` to say so.
+    fn imports_network(&self) -> bool {
+        false
+    }
 }
 
 /// A hook that cannot start (a WASM program that does not compile or link): every run

@@ -144,6 +144,15 @@ impl Session {
         self.hooks.iter().map(|h| &h.def)
     }
 
+    /// The hooks that import network interfaces they get none of (WASM components whose
+    /// standard library links `wasi:sockets`), for `check` to name.
+    pub fn network_importers(&self) -> impl Iterator<Item = &str> {
+        self.hooks
+            .iter()
+            .filter(|h| h.executor.imports_network())
+            .map(|h| h.def.name.as_str())
+    }
+
     /// The session's id.
     pub fn session_id(&self) -> &str {
         &self.session.session_id

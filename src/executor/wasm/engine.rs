@@ -122,6 +122,8 @@ struct Prepared {
     program: Program,
     from_cache: bool,
     cache_file: Option<PathBuf>,
+    /// It imports network interfaces (linked, every use denied).
+    network: bool,
 }
 
 /// Stops the epoch ticker thread when the engine goes away.
@@ -257,6 +259,7 @@ impl WasmEngine {
             program,
             from_cache,
             cache_file,
+            network,
         } = prepared;
 
         let name = wasm
@@ -278,6 +281,7 @@ impl WasmEngine {
             from_cache,
             cache_file,
             cache_warnings,
+            network,
         })
     }
 
@@ -326,6 +330,7 @@ impl WasmEngine {
             message: format!("{e:#}"),
         };
 
+        let mut network = false;
         let (program, from_cache, cache_file, warnings) = match kind_of(bytes) {
             None => return Err(WasmError::NotWasm { path }),
             Some(Kind::Module) => {
@@ -355,7 +360,7 @@ impl WasmEngine {
                 let loaded = cache::load_or_compile::<Component>(engine, cache_dir, bytes, digest)
                     .map_err(compile_error)?;
                 let component = loaded.artifact;
-                check_component_imports(&path, engine, &component)?;
+                network = check_component_imports(&path, engine, &component)?;
                 let pre = self
                     .inner
                     .component_linker
@@ -378,6 +383,7 @@ impl WasmEngine {
             program,
             from_cache,
             cache_file,
+            network,
         };
         Ok((prepared, warnings))
     }

@@ -1,7 +1,7 @@
 //! What a hook can reach: the two linkers (WASI preview 1 for modules, exactly the hook
 //! world for components), the import policy that refuses the network and anything the
 //! host does not provide, and the WASI context each run gets (its stdin, capped output
-//! pipes, arguments, the read-only `/project` preopen; no environment, no sockets).
+//! pipes, arguments, the read-only project preopen; no environment, no network).
 //!
 //! Everything a guest is granted is decided here, in one place: a change of policy (say,
 //! linking `wasi:sockets` while denying every address) is a change to this file.
@@ -45,8 +45,24 @@ pub const HOOK_WORLD_IMPORTS: &[&str] = &[
     "wasi:random/insecure-seed",
 ];
 
-/// Interface prefixes a hook may never import, whatever it is: the network.
-pub(super) const FORBIDDEN_PREFIXES: &[&str] = &["wasi:sockets/", "wasi:http/"];
+/// The network interfaces a toolchain's standard library imports whether or not the hook
+/// uses them (componentize-py's CPython, Rust's std on wasip2): linked, so that such a
+/// component runs, with every use denied at run time (no address is allowed, no name
+/// resolved: each run's WASI context turns TCP, UDP and lookups off), which the guest
+/// sees as an ordinary error.
+pub const NETWORK_IMPORTS: &[&str] = &[
+    "wasi:sockets/network",
+    "wasi:sockets/instance-network",
+    "wasi:sockets/ip-name-lookup",
+    "wasi:sockets/tcp",
+    "wasi:sockets/tcp-create-socket",
+    "wasi:sockets/udp",
+    "wasi:sockets/udp-create-socket",
+];
+
+/// Interface prefixes a hook may never import, whatever it is: HTTP, which the host does
+/// not link at all (a request would leave the machine).
+pub(super) const FORBIDDEN_PREFIXES: &[&str] = &["wasi:http/"];
 
 /// `HasData` for the `wasi:io` interfaces, which work on the resource table.
 struct Io;
@@ -91,6 +107,17 @@ pub(super) fn link_hook_world(
     cli::terminal_stdin::add_to_linker::<S, WasiCli>(l, S::cli)?;
     cli::terminal_stdout::add_to_linker::<S, WasiCli>(l, S::cli)?;
     cli::terminal_stderr::add_to_linker::<S, WasiCli>(l, S::cli)?;
+    // The network, linked and denied (NETWORK_IMPORTS).
+    use wasmtime_wasi::p2::bindings::sockets;
+    use wasmtime_wasi::sockets::{WasiSockets, WasiSocketsView};
+    let options = sockets::network::LinkOptions::default();
+    sockets::network::add_to_linker::<S, WasiSockets>(l, &options, S::sockets)?;
+    sockets::instance_network::add_to_linker::<S, WasiSockets>(l, S::sockets)?;
+    sockets::ip_name_lookup::add_to_linker::<S, WasiSockets>(l, S::sockets)?;
+    sockets::tcp::add_to_linker::<S, WasiSockets>(l, S::sockets)?;
+    sockets::tcp_create_socket::add_to_linker::<S, WasiSockets>(l, S::sockets)?;
+    sockets::udp::add_to_linker::<S, WasiSockets>(l, S::sockets)?;
+    sockets::udp_create_socket::add_to_linker::<S, WasiSockets>(l, S::sockets)?;
     Ok(())
 }
 
@@ -110,12 +137,14 @@ pub(super) fn link_preview1(l: &mut wasmtime::Linker<ModuleState>) -> wasmtime::
     Ok(())
 }
 
-/// Refuses network imports and anything the hook world does not provide.
+/// Refuses HTTP imports and anything the hook world does not provide; returns whether
+/// the component imports network interfaces (linked, every use denied).
 pub(super) fn check_component_imports(
     path: &Path,
     engine: &Engine,
     component: &Component,
-) -> Result<(), WasmError> {
+) -> Result<bool, WasmError> {
+    let mut network = false;
     for (name, _) in component.component_type().imports(engine) {
         if FORBIDDEN_PREFIXES.iter().any(|p| name.starts_with(p)) {
             return Err(WasmError::Forbidden {
@@ -124,6 +153,10 @@ pub(super) fn check_component_imports(
             });
         }
         let unversioned = name.split('@').next().unwrap_or(name);
+        if NETWORK_IMPORTS.contains(&unversioned) {
+            network = true;
+            continue;
+        }
         if !HOOK_WORLD_IMPORTS.contains(&unversioned) {
             return Err(WasmError::UnknownImport {
                 path: path.to_path_buf(),
@@ -131,7 +164,7 @@ pub(super) fn check_component_imports(
             });
         }
     }
-    Ok(())
+    Ok(network)
 }
 
 /// Refuses a module that imports anything but WASI preview 1.
@@ -178,7 +211,7 @@ pub(super) fn open_project(project: &Path) -> Result<WasiFilesystemCtx, WasmErro
 impl WasmExecutor {
     /// The run's WASI context, less the project preopen ([`Self::share_project`] adds
     /// it once built): its stdin, the capped output pipes and the arguments; no
-    /// environment, no sockets.
+    /// environment, no network.
     pub(super) fn wasi(
         &self,
         stdin: &[u8],
@@ -190,6 +223,12 @@ impl WasmExecutor {
             .stdout(stdout.clone())
             .stderr(stderr.clone())
             .args(&self.argv)
+            // No network: a component may link `wasi:sockets` (NETWORK_IMPORTS), and every
+            // use fails. No TCP, no UDP, no name lookup; and no address passes the
+            // address check either (its default, kept).
+            .allow_tcp(false)
+            .allow_udp(false)
+            .allow_ip_name_lookup(false)
             .initial_cwd("/project");
         b
     }

@@ -29,12 +29,14 @@
 //!
 //! Nothing is granted but the above: the project is preopened with
 //! [`FsPerms::ReadOnly`](wasmtime_wasi::FsPerms::ReadOnly) through cap-std (no writes;
-//! `..` and symlinks cannot leave it), there are no sockets and no name lookups
-//! (wasmtime-wasi 48 denies them by default and this module never enables them), and
-//! the component linker holds only the interfaces
-//! listed in `wit/hook.wit` ([`HOOK_WORLD_IMPORTS`]). A component that imports
-//! `wasi:sockets/*` or `wasi:http/*`, or anything else the host does not provide, is
-//! refused when it is prepared, with a message that names the import.
+//! `..` and symlinks cannot leave it), and the component linker holds the interfaces
+//! listed in `wit/hook.wit` ([`HOOK_WORLD_IMPORTS`]) and `wasi:sockets`
+//! ([`NETWORK_IMPORTS`]), which toolchains' standard libraries import whether or not
+//! a hook uses the network: linked so that such a component runs, with no TCP, no UDP,
+//! no name lookup and no address allowed, so every use fails at run time with an error
+//! the guest can handle. A component that imports `wasi:http/*`, or anything else the
+//! host does not provide, is refused when it is prepared, with a message that names the
+//! import.
 //!
 //! # Limits
 //!
@@ -92,7 +94,7 @@ use wasmtime_wasi::filesystem::WasiFilesystemCtx;
 pub use engine::{
     DEFAULT_FUEL_PER_SECOND, DEFAULT_MEMORY_LIMIT_MIB, EngineMode, WasmEngine, WasmSettings,
 };
-pub use link::HOOK_WORLD_IMPORTS;
+pub use link::{HOOK_WORLD_IMPORTS, NETWORK_IMPORTS};
 
 use engine::{EngineInner, Program};
 
@@ -172,6 +174,8 @@ pub struct WasmExecutor {
     from_cache: bool,
     cache_file: Option<PathBuf>,
     cache_warnings: Vec<String>,
+    /// It imports network interfaces (linked, every use denied).
+    network: bool,
 }
 
 impl std::fmt::Debug for WasmExecutor {

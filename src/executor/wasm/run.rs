@@ -185,4 +185,8 @@ impl Executor for WasmExecutor {
             })
         })
     }
+
+    fn imports_network(&self) -> bool {
+        self.network
+    }
 }
