@@ -47,7 +47,7 @@
 //!   `tool_input` (as the hooks saw it) and `verdict` (the `--json` verdict).
 //! - `turn.ended`: a new turn began (warnings may be shown again).
 //! - `record.cut`: `reason`. The record could not be written on (a full disk, an I/O
-//!   error) and stops here; the rest of the session is not in it. A write that failed
+//!   error, or its size limit, [`write::MAX_RECORD_BYTES`]) and stops here; the rest of the session is not in it. A write that failed
 //!   part-way is cut back to the last whole line first, and where even this record does
 //!   not fit, a `hook.started` just before it goes too, so that the record does not end
 //!   as a session killed while that hook ran (see [`write::RecordWriter`]).

@@ -19,6 +19,11 @@ use super::{
 use crate::dispatch::{Recorder, RunEvent};
 use crate::platform::sys;
 
+/// The size a session record stops at: a record is the session's history, not a policy,
+/// so it stops (with a `record.cut` saying so) rather than fill the disk; well under what
+/// `log show`, `log verify` and `replay` read whole ([`crate::access::caps::RECORD`]).
+pub const MAX_RECORD_BYTES: u64 = 512 << 20;
+
 /// An open session record: appends one line per record, under an exclusive lock.
 ///
 /// Writing errors never fail a gate: the first one is reported on stderr, once, and the
@@ -32,6 +37,8 @@ pub struct RecordWriter {
     path: PathBuf,
     session_id: String,
     file: Mutex<Tail>,
+    /// The size the record stops at ([`MAX_RECORD_BYTES`]).
+    limit: u64,
     /// A write failed: nothing more is written.
     failed: AtomicBool,
     /// The failure has been reported.
@@ -133,9 +140,16 @@ impl RecordWriter {
                 last_digest,
                 digest_before_pending: None,
             }),
+            limit: MAX_RECORD_BYTES,
             failed: AtomicBool::new(false),
             warned: AtomicBool::new(false),
         }
+    }
+
+    /// The same writer stopping at `limit` bytes instead (for tests of the limit).
+    pub fn with_limit(mut self, limit: u64) -> RecordWriter {
+        self.limit = limit;
+        self
     }
 
     /// The record's path.
@@ -160,7 +174,21 @@ impl RecordWriter {
         // Under the lock: the line links to the one written just before it.
         let line = self.line(body, tail.last_digest.as_deref())?;
         let start = tail.len;
-        match append(&mut tail.file, &line) {
+        // The record's size bound: the line that would pass it is not written, and the
+        // record ends as after a write error, with a `record.cut` saying why.
+        let over = start.is_some_and(|len| len + line.len() as u64 > self.limit);
+        let written = if over {
+            let limit = match self.limit {
+                l if l >= 1 << 20 => format!("{} MiB", l >> 20),
+                l => format!("{l} bytes"),
+            };
+            Err(std::io::Error::other(format!(
+                "it reached its size limit of {limit}"
+            )))
+        } else {
+            append(&mut tail.file, &line)
+        };
+        match written {
             Ok(()) => {
                 tail.len = start.map(|len| len + line.len() as u64);
                 let digest = super::chain::digest(&line[..line.len() - 1]);
@@ -329,5 +357,38 @@ fn lock(file: &File, path: &Path) -> Result<(), RecordError> {
         Ok(()) => Ok(()),
         Err(TryLockError::WouldBlock) => Err(RecordError::Locked(path.to_path_buf())),
         Err(TryLockError::Error(err)) => Err(RecordError::io(path, err)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::{Body, chain, read_file};
+
+    /// A record stops at its size limit: it ends with a `record.cut` saying so, whole
+    /// lines only, its chain intact, and nothing is written after it.
+    #[test]
+    fn a_record_stops_at_its_size_limit_with_a_cut_saying_so() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.jsonl");
+        let writer = RecordWriter::create(&path, "S").unwrap().with_limit(2048);
+        let mut written = 0;
+        while writer.write(&Body::TurnEnded).is_ok() {
+            written += 1;
+            assert!(written < 1000, "the limit never stopped the record");
+        }
+        assert!(
+            writer.write(&Body::TurnEnded).is_err(),
+            "written after the cut"
+        );
+        let bytes = std::fs::read(&path).unwrap();
+        assert!(bytes.len() < 2048 + 512, "{} bytes", bytes.len());
+        let reading = read_file(&path).unwrap();
+        let last = reading.records.last().unwrap();
+        match &last.body {
+            Body::Cut(cut) => assert_eq!(cut.reason, "it reached its size limit of 2048 bytes"),
+            other => panic!("the record ends with {other:?}"),
+        }
+        assert!(chain::verify(&bytes, 0).is_ok());
     }
 }
