@@ -140,16 +140,42 @@ pub struct ErrorLine<'a> {
     pub kind: &'static str,
     /// The request's id, when it could be read.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub id: Option<&'a Value>,
+    pub id: Option<&'a Id>,
     /// What is wrong.
     pub error: &'a str,
+}
+
+/// A request's id exactly as the client wrote it (a JSON number or string), echoed byte
+/// for byte: read as a JSON value, `-0` would come back `-0.0` and an integer above
+/// 2^64 as a float. Two ids are the same id when they are written the same.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Id(String);
+
+impl Id {
+    /// The id of a JSON value, as `serde_json` writes it (for ids made in code).
+    pub fn of(value: &Value) -> Id {
+        Id(value.to_string())
+    }
+
+    /// The id's JSON text.
+    pub fn as_json(&self) -> &str {
+        &self.0
+    }
+}
+
+impl Serialize for Id {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let raw = serde_json::value::RawValue::from_string(self.0.clone())
+            .map_err(serde::ser::Error::custom)?;
+        raw.serialize(serializer)
+    }
 }
 
 /// The answer to one request: the `--json` verdict plus the request's id.
 #[derive(Debug, Serialize)]
 pub struct Answer<'a> {
     /// The request's id, as given.
-    pub id: &'a Value,
+    pub id: &'a Id,
     /// The verdict.
     #[serde(flatten)]
     pub verdict: &'a Verdict,
@@ -161,7 +187,7 @@ pub enum Request {
     /// `{"id":ID,"type":"pre_tool_use","tool_name":S,"tool_input":{…},"tool_use_id":S}`
     PreToolUse {
         /// The request's id.
-        id: Value,
+        id: Id,
         /// The tool's name.
         tool_name: String,
         /// The call's arguments (an object).
@@ -172,14 +198,14 @@ pub enum Request {
     /// `{"id":ID,"type":"user_prompt_submit","prompt":S}`
     Prompt {
         /// The request's id.
-        id: Value,
+        id: Id,
         /// The prompt's text.
         prompt: String,
     },
     /// `{"type":"cancel","id":ID}`
     Cancel {
         /// The id of the request to stop.
-        id: Value,
+        id: Id,
     },
     /// `{"type":"end_turn"}`
     EndTurn,
@@ -190,7 +216,7 @@ pub enum Request {
 #[error("{message}")]
 pub struct BadRequest {
     /// The request's id, when it could be read.
-    pub id: Option<Value>,
+    pub id: Option<Id>,
     /// What is wrong.
     pub message: String,
 }
@@ -198,7 +224,7 @@ pub struct BadRequest {
 impl Request {
     /// Parses one line (without its newline).
     pub fn parse(line: &[u8]) -> Result<Request, BadRequest> {
-        let bad = |id: Option<&Value>, message: String| BadRequest {
+        let bad = |id: Option<&Id>, message: String| BadRequest {
             id: id.cloned(),
             message,
         };
@@ -209,9 +235,10 @@ impl Request {
         };
         let id = match object.get("id") {
             None | Some(Value::Null) => None,
-            Some(id @ (Value::Number(_) | Value::String(_))) => Some(id),
+            Some(id @ (Value::Number(_) | Value::String(_))) => Some(written_id(line, id)),
             Some(_) => return Err(bad(None, "\"id\" must be a number or a string".into())),
         };
+        let id = id.as_ref();
         let kind = match object.get("type") {
             None => return Err(bad(id, "missing field \"type\"".into())),
             Some(Value::String(kind)) => kind.as_str(),
@@ -302,7 +329,7 @@ pub fn refused_line(error: &StartError) -> String {
 }
 
 /// An `error` line.
-pub fn error_line(id: Option<&Value>, error: &str) -> String {
+pub fn error_line(id: Option<&Id>, error: &str) -> String {
     to_line(&ErrorLine {
         kind: "error",
         id,
@@ -311,7 +338,7 @@ pub fn error_line(id: Option<&Value>, error: &str) -> String {
 }
 
 /// The answer line for request `id`.
-pub fn answer_line(id: &Value, verdict: &Verdict) -> String {
+pub fn answer_line(id: &Id, verdict: &Verdict) -> String {
     to_line(&Answer { id, verdict })
 }
 
@@ -523,9 +550,23 @@ async fn write_lines<W: AsyncWrite + Unpin>(
     let _ = out.flush().await;
 }
 
-/// The key of an id in the in-flight map: its JSON, so `1` and `"1"` differ.
-fn id_key(id: &Value) -> String {
-    id.to_string()
+/// The id as the line wrote it (its raw JSON text), or as read when the line names
+/// `id` twice (the value read is the last one).
+fn written_id(line: &[u8], read: &Value) -> Id {
+    #[derive(serde::Deserialize)]
+    struct Head<'a> {
+        #[serde(borrow)]
+        id: Option<&'a serde_json::value::RawValue>,
+    }
+    match serde_json::from_slice::<Head<'_>>(line) {
+        Ok(Head { id: Some(raw) }) => Id(raw.get().to_string()),
+        _ => Id::of(read),
+    }
+}
+
+/// The key of an id in the in-flight map: its JSON as written, so `1` and `"1"` differ.
+fn id_key(id: &Id) -> String {
+    id.as_json().to_string()
 }
 
 /// One line of input.
@@ -614,7 +655,7 @@ mod tests {
         assert_eq!(
             r,
             Ok(Request::PreToolUse {
-                id: json!(1),
+                id: Id::of(&json!(1)),
                 tool_name: "bash".into(),
                 tool_input: json!({"command":"ls"}),
                 tool_use_id: Some("t1".into()),
@@ -624,13 +665,15 @@ mod tests {
         assert_eq!(
             r,
             Ok(Request::Prompt {
-                id: json!("a"),
+                id: Id::of(&json!("a")),
                 prompt: "hi".into()
             })
         );
         assert_eq!(
             Request::parse(br#"{"type":"cancel","id":"a"}"#),
-            Ok(Request::Cancel { id: json!("a") })
+            Ok(Request::Cancel {
+                id: Id::of(&json!("a"))
+            })
         );
         assert_eq!(
             Request::parse(br#"{"type":"end_turn","extra":1}"#),
@@ -650,7 +693,7 @@ mod tests {
         let bad = e(r#"{"id":3}"#);
         assert_eq!(
             (bad.id, bad.message.as_str()),
-            (Some(json!(3)), "missing field \"type\"")
+            (Some(Id::of(&json!(3))), "missing field \"type\"")
         );
         let bad = e(r#"{"id":3,"type":"pre_tool_use","tool_input":{}}"#);
         assert_eq!(
@@ -673,11 +716,23 @@ mod tests {
 
     #[test]
     fn answer_is_the_verdict_plus_the_id_first() {
-        let line = answer_line(&json!("a"), &Verdict::allow());
+        let line = answer_line(&Id::of(&json!("a")), &Verdict::allow());
         assert_eq!(
             line,
             r#"{"id":"a","outcome":"allow","message":null,"hook":null,"context":[],"warnings":[]}"#
         );
+        // Ids come back exactly as written, whatever JSON would make of them.
+        for written in ["-0", "18446744073709551616", "1.50", "1e3", "\"\\u0061\""] {
+            let line = format!(r#"{{"id":{written},"type":"user_prompt_submit","prompt":"p"}}"#);
+            let Ok(Request::Prompt { id, .. }) = Request::parse(line.as_bytes()) else {
+                panic!("{line}");
+            };
+            let answer = answer_line(&id, &Verdict::allow());
+            assert!(
+                answer.starts_with(&format!(r#"{{"id":{written},"#)),
+                "{written}: {answer}"
+            );
+        }
         assert_eq!(error_line(None, "x"), r#"{"type":"error","error":"x"}"#);
     }
 
