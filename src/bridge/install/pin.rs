@@ -318,6 +318,31 @@ pub fn drifted(
         .collect()
 }
 
+/// Why a settings change the agent reports (Claude Code's `ConfigChange`, naming `file`
+/// when it can) is refused: it drifted a pinned registration of `agent`, or `file` now
+/// turns every hook off (any settings file can, not only the one hookhost is pinned in).
+/// Empty: no objection.
+pub fn refused_change(
+    env: &Environment,
+    agent: Agent,
+    cwd: Option<&Path>,
+    file: Option<&Path>,
+) -> Vec<String> {
+    let drift = drifted(env, agent, cwd, file);
+    if !drift.is_empty() {
+        return drift;
+    }
+    let switched_off = file.and_then(|file| {
+        let bytes = crate::access::read_capped(file, crate::access::caps::SETTINGS).ok()?;
+        let key = switches_hooks_off(agent, &String::from_utf8_lossy(&bytes))?;
+        Some(format!(
+            "{file} now sets {key}, which would switch off every hook, hookhost's among them; hookhost refuses this change. Remove it from {file} if you did not make it.",
+            file = file.display()
+        ))
+    });
+    switched_off.into_iter().collect()
+}
+
 /// Writes the pins file whole: a temporary file (0600) renamed over it.
 fn save(path: &Path, pins: Vec<Pin>) -> Result<(), PinError> {
     let io = |source| PinError::Io {
@@ -428,5 +453,38 @@ mod tests {
         assert!(load(&path).unwrap().is_empty());
         std::fs::write(&path, "[]").unwrap();
         assert!(matches!(load(&path), Err(PinError::Malformed { .. })));
+        // A bridged call never fails open on pins it cannot read: that is itself drift.
+        let env = Environment::from_vars(vec![("XDG_STATE_HOME".into(), state.path().into())]);
+        let drift = drifted(&env, Agent::ClaudeCode, None, None);
+        assert_eq!(drift.len(), 1);
+        assert!(
+            drift[0].starts_with(
+                "hookhost cannot read its pinned registrations, so it blocks this call: "
+            ),
+            "{drift:?}"
+        );
+    }
+
+    #[test]
+    fn a_settings_change_that_switches_every_hook_off_is_refused() {
+        let state = tempfile::tempdir().unwrap();
+        let env = Environment::from_vars(vec![("XDG_STATE_HOME".into(), state.path().into())]);
+        let local = state.path().join("settings.local.json");
+        std::fs::write(&local, "{\"disableAllHooks\": true}").unwrap();
+        let refused = refused_change(&env, Agent::ClaudeCode, None, Some(&local));
+        assert_eq!(refused.len(), 1);
+        assert!(
+            refused[0].contains("now sets \"disableAllHooks\": true"),
+            "{refused:?}"
+        );
+        std::fs::write(&local, "{\"model\": \"opus\"}").unwrap();
+        assert!(refused_change(&env, Agent::ClaudeCode, None, Some(&local)).is_empty());
+        // Codex's switch, in its TOML.
+        let codex = state.path().join("config.toml");
+        std::fs::write(&codex, "[features]\nhooks = false\n").unwrap();
+        assert_eq!(
+            switches_hooks_off(Agent::Codex, &std::fs::read_to_string(&codex).unwrap()),
+            Some("[features] hooks = false")
+        );
     }
 }
