@@ -185,29 +185,10 @@ fn claude_payload(scene: &Scene, session_id: &str) -> String {
 
 /// Spawns `command` with `payload` on stdin, times it to exit, and asserts it allowed.
 fn answer(mut command: Command, payload: &str) -> Duration {
-    use std::io::Write;
     let start = Instant::now();
-    let mut child = command
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn the hook");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(payload.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let (code, stdout, stderr) = support::run_with_stdin(&mut command, payload.as_bytes());
     let took = start.elapsed();
-    assert!(
-        out.status.success() && out.stdout.is_empty(),
-        "{:?}\n{}{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(code == 0 && stdout.is_empty(), "{code}\n{stdout}{stderr}");
     took
 }
 

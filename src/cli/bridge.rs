@@ -142,23 +142,12 @@ fn settings_changed(
     session: &AgentSession,
     file_path: Option<&str>,
 ) -> Reply {
-    let cwd = session.cwd.as_deref().map(Path::new);
-    let mut problems = pin::drifted(
+    let problems = pin::refused_change(
         &Environment::of_process(),
         kind,
-        cwd,
+        session.cwd.as_deref().map(Path::new),
         file_path.map(Path::new),
     );
-    // Any settings file can turn every hook off, not only the one hookhost is pinned in.
-    if problems.is_empty()
-        && let Some(file) = file_path
-        && let Ok(text) = std::fs::read_to_string(file)
-        && let Some(key) = pin::switches_hooks_off(kind, &text)
-    {
-        problems.push(format!(
-            "{file} now sets {key}, which would switch off every hook, hookhost's among them; hookhost refuses this change. Remove it from {file} if you did not make it."
-        ));
-    }
     let outcome = match problems.is_empty() {
         true => Outcome::no_objection(),
         false => Outcome::block(problems.join("\n")),

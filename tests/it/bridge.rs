@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::support::{Scene, process_alive, run};
+use crate::support::{Scene, process_alive, run, run_with_stdin};
 
 /// The agents: flag name, pre-tool sample, prompt sample.
 const AGENTS: [(&str, &str, &str); 7] = [
@@ -95,27 +95,13 @@ fn with_session(mut payload: Value, id: &str) -> Value {
 
 /// `hookhost [--no-sandbox] bridge ARGS` with `payload` on stdin: (code, stdout, stderr).
 fn bridge(scene: &Scene, args: &[&str], payload: &str) -> (i32, String, String) {
-    let mut child = scene
-        .hookhost()
-        .arg("--no-sandbox")
-        .arg("bridge")
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(payload.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
+    run_with_stdin(
+        scene
+            .hookhost()
+            .arg("--no-sandbox")
+            .arg("bridge")
+            .args(args),
+        payload.as_bytes(),
     )
 }
 

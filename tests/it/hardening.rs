@@ -6,11 +6,11 @@
 //! that `log verify`, `replay` and a resume check.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use serde_json::{Value, json};
 
-use crate::support::{Scene, run};
+use crate::support::{Scene, run, run_with_stdin};
 
 /// A home of its own, with a folder of fake agent programs first on PATH.
 struct Machine {
@@ -65,26 +65,10 @@ impl Machine {
 
     /// One bridged call: `payload` on stdin.
     fn bridge(&self, agent: &str, payload: &Value) -> (i32, String, String) {
-        use std::io::Write;
-        let mut child = self
-            .hookhost()
-            .args(["--no-sandbox", "bridge", "--agent", agent])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(payload.to_string().as_bytes())
-            .unwrap();
-        let out = child.wait_with_output().unwrap();
-        (
-            out.status.code().unwrap_or(-1),
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
+        run_with_stdin(
+            self.hookhost()
+                .args(["--no-sandbox", "bridge", "--agent", agent]),
+            payload.to_string().as_bytes(),
         )
     }
 

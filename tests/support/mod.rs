@@ -18,7 +18,7 @@ pub use fixtures::{plugin, wasm_dir};
 pub use poll::wait_until;
 pub use process::{
     OtherUserWorld, as_nobody, bwrap_available, bwrap_or_skip, is_root, lossy, nobody_or_skip,
-    process_alive, run, text,
+    process_alive, run, run_with_stdin, text,
 };
 pub use scene::{Scene, hook, message, sh_hook, test_root, verdict};
 pub use serve::{READ_TIMEOUT, Server};

@@ -16,6 +16,23 @@ pub fn run(cmd: &mut Command) -> (i32, String, String) {
     (out.status.code().unwrap_or(-1), stdout, stderr)
 }
 
+/// Runs `cmd` with `input` as its whole stdin, to its end: (exit code, stdout, stderr).
+pub fn run_with_stdin(cmd: &mut Command, input: &[u8]) -> (i32, String, String) {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start the command");
+    // A command may exit without reading its input: a broken pipe is not the test's.
+    let _ = child.stdin.take().expect("stdin piped").write_all(input);
+    let out = child.wait_with_output().expect("wait for the command");
+    let (stdout, stderr) = text(&out);
+    (out.status.code().unwrap_or(-1), stdout, stderr)
+}
+
 /// A finished process's (stdout, stderr), decoded lossily.
 pub fn text(out: &Output) -> (String, String) {
     (lossy(&out.stdout), lossy(&out.stderr))

@@ -404,33 +404,33 @@ pub fn settings_file(agent: Agent, scope: Scope, places: &Places) -> PathBuf {
     match (agent, scope) {
         (Agent::ClaudeCode, Scope::User) => places.home.join(".claude/settings.json"),
         (Agent::ClaudeCode, Scope::Project) => places.project.join(".claude/settings.json"),
-        (Agent::Codex, Scope::User) => places
-            .codex_home
-            .clone()
-            .unwrap_or_else(|| places.home.join(".codex"))
-            .join("config.toml"),
+        (Agent::Codex, Scope::User) => {
+            agent_home(&places.codex_home, places, ".codex").join("config.toml")
+        }
         // Codex reads it only once the project is trusted (research 1.2).
         (Agent::Codex, Scope::Project) => places.project.join(".codex/config.toml"),
         (Agent::Gemini, Scope::User) => places.home.join(".gemini/settings.json"),
         (Agent::Gemini, Scope::Project) => places.project.join(".gemini/settings.json"),
         (Agent::Cursor, Scope::User) => places.home.join(".cursor/hooks.json"),
         (Agent::Cursor, Scope::Project) => places.project.join(".cursor/hooks.json"),
-        (Agent::Copilot, Scope::User) => places
-            .copilot_home
-            .clone()
-            .unwrap_or_else(|| places.home.join(".copilot"))
-            .join("hooks/hookhost.json"),
+        (Agent::Copilot, Scope::User) => {
+            agent_home(&places.copilot_home, places, ".copilot").join("hooks/hookhost.json")
+        }
         (Agent::Copilot, Scope::Project) => places.project.join(".github/hooks/hookhost.json"),
         (Agent::Qwen, Scope::User) => places.home.join(".qwen/settings.json"),
         (Agent::Qwen, Scope::Project) => places.project.join(".qwen/settings.json"),
-        (Agent::Kimi, Scope::User) => places
-            .kimi_code_home
-            .clone()
-            .unwrap_or_else(|| places.home.join(".kimi-code"))
-            .join("config.toml"),
+        (Agent::Kimi, Scope::User) => {
+            agent_home(&places.kimi_code_home, places, ".kimi-code").join("config.toml")
+        }
         // Kimi Code has none; `plan` refuses the scope before a file is looked for.
         (Agent::Kimi, Scope::Project) => places.project.join(".kimi-code/config.toml"),
     }
+}
+
+/// An agent's own folder: the one its environment variable names (`$CODEX_HOME`, …), else
+/// `folder` in the home.
+fn agent_home(named: &Option<PathBuf>, places: &Places, folder: &str) -> PathBuf {
+    named.clone().unwrap_or_else(|| places.home.join(folder))
 }
 
 /// What a change does.
@@ -674,32 +674,19 @@ pub fn plan_file(
     let ours = Ours {
         binary: &request.hookhost,
     };
-    let edited = match layout.shape {
-        Shape::NestedJson | Shape::FlatJson => json::edit(
-            &file,
-            existing,
-            &layout,
-            &registration,
-            request.action,
-            &ours,
-        )?,
-        Shape::NestedToml => toml::edit(
-            &file,
-            existing,
-            &layout,
-            &registration,
-            request.action,
-            &ours,
-        )?,
-        Shape::FlatToml => kimi::edit(
-            &file,
-            existing,
-            &layout,
-            &registration,
-            request.action,
-            &ours,
-        )?,
+    let edit = match layout.shape {
+        Shape::NestedJson | Shape::FlatJson => json::edit,
+        Shape::NestedToml => toml::edit,
+        Shape::FlatToml => kimi::edit,
     };
+    let edited = edit(
+        &file,
+        existing,
+        &layout,
+        &registration,
+        request.action,
+        &ours,
+    )?;
     let after = match edited.text {
         // Nothing changed: the text stays exactly as it was (not reformatted).
         Some(_) if !edited.changed => existing.map(str::to_string),
