@@ -300,20 +300,26 @@ fn agent_report(
         (None, Some(folder)) => Some(format!("{} exists", folder.display())),
         (None, None) => None,
     };
-    let mut options = Options::default();
-    let registrations = [Scope::User, Scope::Project]
+    let files: Vec<(Scope, PathBuf, Option<&pin::Pin>)> = [Scope::User, Scope::Project]
         .into_iter()
         .map(|scope| {
             let file = install::settings_file(agent, scope, places);
             let pinned = pins
                 .iter()
                 .find(|p| p.agent == agent.flag_name() && p.file == file);
-            if let Some(pin) = pinned {
-                options = Options {
-                    budget_ms: pin.budget_ms,
-                    claude_on_failure_block: pin.claude_on_failure_block,
-                };
-            }
+            (scope, file, pinned)
+        })
+        .collect();
+    // What the agent does when hookhost cannot answer follows what was installed (the
+    // project's registration where there is one).
+    let options = files
+        .iter()
+        .rev()
+        .find_map(|(_, _, pinned)| pinned.map(|p| p.options()))
+        .unwrap_or_default();
+    let registrations = files
+        .into_iter()
+        .map(|(scope, file, pinned)| {
             registration_report(agent, scope, file, pinned, places, hookhost)
         })
         .collect();

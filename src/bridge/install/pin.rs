@@ -25,8 +25,6 @@ use crate::env::Environment;
 pub struct Pin {
     /// The agent (`claude-code`, …).
     pub agent: String,
-    /// `user` or `project`.
-    pub scope: String,
     /// The settings file.
     pub file: PathBuf,
     /// The project, for a project-scope registration: checked only for calls from it.
@@ -102,7 +100,6 @@ impl Pin {
         let text = change.after.as_deref().unwrap_or_default();
         Pin {
             agent: request.agent.flag_name().into(),
-            scope: request.scope.name().into(),
             file: change.file.clone(),
             project: (request.scope == Scope::Project).then(|| request.places.project.clone()),
             hookhost: request.hookhost.clone(),
@@ -115,6 +112,14 @@ impl Pin {
                 .map(|f| format!("{}: {}", f.key(), f.value())),
             digest: digest(text),
             pinned_at: crate::record::now_rfc3339(),
+        }
+    }
+
+    /// The choices `install` was given (budget, Claude Code's `onFailure`).
+    pub fn options(&self) -> Options {
+        Options {
+            budget_ms: self.budget_ms,
+            claude_on_failure_block: self.claude_on_failure_block,
         }
     }
 
@@ -161,10 +166,7 @@ impl Pin {
             },
             places: super::Places::new("/", self.project.clone().unwrap_or_default()),
             hookhost: self.hookhost.clone(),
-            options: Options {
-                budget_ms: self.budget_ms,
-                claude_on_failure_block: self.claude_on_failure_block,
-            },
+            options: self.options(),
         };
         match super::plan_file(&request, &self.file, Some(&text)) {
             Ok(change) => match change.outcome {
