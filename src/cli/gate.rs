@@ -59,7 +59,7 @@ pub fn check(global: &GlobalOptions) -> Exit {
     }
     for name in host.network_importers() {
         say(&format!(
-            "note: hook {name} imports network interfaces (wasi:sockets); it gets no network: every connection and name lookup fails with an error it can handle."
+            "note: hook {name} imports network interfaces (wasi:sockets or wasi:http); it gets no network: every connection, name lookup and request fails with an error it can handle."
         ));
     }
     // A note, not the banner: stderr, as the design gives `check`'s warnings.

@@ -13,7 +13,7 @@ use crate::config::{Config, HookDef};
 use crate::dispatch::{LoadedHook, Placement};
 use crate::env::Environment;
 use crate::executor::argv::{ArgvExecutor, HostLauncher, IsolatedHostLauncher, Launcher};
-use crate::executor::wasm::{WasmEngine, WasmError, WasmExecutor, WasmSettings};
+use crate::executor::wasm::{WasmEngine, WasmExecutor, WasmSettings};
 use crate::executor::{Executor, Unstartable};
 
 /// The session's WASM engine (made on first use) and its settings.
@@ -30,8 +30,6 @@ enum Prepared {
     /// It cannot be compiled or linked (or there is no engine): every run fails with
     /// "could not start: " and this.
     Unstartable(String),
-    /// It imports what no hook may (the network): the start-up refusal's line.
-    Refused(String),
 }
 
 impl WasmHooks {
@@ -59,9 +57,9 @@ impl WasmHooks {
         }
     }
 
-    /// Compiles (or loads) and pre-links a WASM hook. A hook that imports the network
-    /// is refused (the `Err` line); one that cannot be compiled or linked becomes a hook
-    /// whose every run fails with "could not start: …", and a start-up warning says so.
+    /// Compiles (or loads) and pre-links a WASM hook. One that cannot be compiled or
+    /// linked (an import the host does not provide, say) becomes a hook whose every run
+    /// fails with "could not start: …", and a start-up warning says so.
     /// The compile cache's warnings (a damaged cache file compiled again, a cache that
     /// cannot be written) become start-up warnings too.
     pub(super) fn prepare(
@@ -69,7 +67,7 @@ impl WasmHooks {
         def: &HookDef,
         program: &Path,
         project: &Path,
-    ) -> Result<(LoadedHook, Vec<String>), String> {
+    ) -> (LoadedHook, Vec<String>) {
         let (executor, warnings): (Arc<dyn Executor>, Vec<String>) =
             match self.compile(def, program, project) {
                 Prepared::Ready(executor) => {
@@ -77,20 +75,19 @@ impl WasmHooks {
                     let cache = cache.collect();
                     (Arc::new(executor), cache)
                 }
-                Prepared::Refused(refusal) => return Err(refusal),
                 Prepared::Unstartable(why) => (
                     Arc::new(Unstartable(why.clone())),
                     vec![format!("⚠ hook {} could not start: {why}", def.name)],
                 ),
             };
-        Ok((
+        (
             LoadedHook {
                 def: def.clone(),
                 placement: Placement::Wasm,
                 executor,
             },
             warnings,
-        ))
+        )
     }
 
     /// [`WasmHooks::prepare`]'s compile and link, on the engine made on first use.
@@ -104,10 +101,7 @@ impl WasmHooks {
         };
         match engine.prepare(program, &def.command[1..], project, def.timeout()) {
             Ok(executor) => Prepared::Ready(executor),
-            Err(e @ WasmError::Forbidden { .. }) => {
-                Prepared::Refused(format!("hook {}: {e}.", def.name))
-            }
-            Err(other) => Prepared::Unstartable(other.to_string()),
+            Err(e) => Prepared::Unstartable(e.to_string()),
         }
     }
 }

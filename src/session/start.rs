@@ -336,16 +336,11 @@ fn prepare_hooks(
     }
     let host_launcher = host_launcher(config, sandbox, warnings);
     let mut hooks = Vec::with_capacity(config.hooks.len());
-    let mut refusals = Vec::new();
     for (def, program) in config.hooks.iter().zip(programs) {
         if def.is_wasm() {
-            match wasm.prepare(def, &program, project) {
-                Ok((hook, hook_warnings)) => {
-                    warnings.extend(hook_warnings);
-                    hooks.push(hook);
-                }
-                Err(refusal) => refusals.push(refusal),
-            }
+            let (hook, hook_warnings) = wasm.prepare(def, &program, project);
+            warnings.extend(hook_warnings);
+            hooks.push(hook);
             continue;
         }
         hooks.push(prepare_argv_hook(
@@ -358,9 +353,6 @@ fn prepare_hooks(
             host_path.as_ref(),
             guard_ctx.path_env.as_ref(),
         ));
-    }
-    if !refusals.is_empty() {
-        return Err(StartError::Refused(refusals));
     }
     Ok(hooks)
 }

@@ -22,6 +22,7 @@ mod gates;
 mod guard;
 mod hardening;
 mod hook_env;
+mod languages;
 mod load;
 mod properties;
 mod record;

@@ -192,7 +192,7 @@ fn a_network_import_starts_and_check_says_it_gets_no_network() {
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     assert!(
         stderr.contains(
-            "note: hook net imports network interfaces (wasi:sockets); it gets no network"
+            "note: hook net imports network interfaces (wasi:sockets or wasi:http); it gets no network"
         ),
         "{stderr}"
     );

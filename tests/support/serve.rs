@@ -86,9 +86,15 @@ impl Server {
 
     /// The next line, as JSON.
     pub fn recv(&self) -> Value {
+        self.recv_within(READ_TIMEOUT)
+    }
+
+    /// The next line, as JSON, waiting up to `timeout` (a start that compiles a large
+    /// component, say).
+    pub fn recv_within(&self, timeout: Duration) -> Value {
         let line = self
             .lines
-            .recv_timeout(READ_TIMEOUT)
+            .recv_timeout(timeout)
             .expect("a line from the server in time");
         serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"))
     }

@@ -1,10 +1,11 @@
 //! What a hook can reach: the two linkers (WASI preview 1 for modules, exactly the hook
-//! world for components), the import policy that refuses the network and anything the
-//! host does not provide, and the WASI context each run gets (its stdin, capped output
-//! pipes, arguments, the read-only project preopen; no environment, no network).
+//! world for components, plus the network interfaces with every use denied), the import
+//! policy that refuses anything the host does not provide, and the WASI context each run
+//! gets (its stdin, capped output pipes, arguments, the read-only project preopen; no
+//! environment, no network).
 //!
-//! Everything a guest is granted is decided here, in one place: a change of policy (say,
-//! linking `wasi:sockets` while denying every address) is a change to this file.
+//! Everything a guest is granted is decided here, in one place: a change of policy is a
+//! change to this file.
 
 use std::path::Path;
 
@@ -16,6 +17,7 @@ use wasmtime_wasi::filesystem::{WasiFilesystem, WasiFilesystemCtx, WasiFilesyste
 use wasmtime_wasi::p2::pipe::{MemoryInputPipe, MemoryOutputPipe};
 use wasmtime_wasi::random::{WasiRandom, WasiRandomCtx};
 use wasmtime_wasi::{FsPerms, I32Exit, WasiCtx, WasiCtxBuilder};
+use wasmtime_wasi_http::{Error as HttpError, RequestOptions, WasiBody, WasiHttpHooks};
 
 use super::run::{ComponentState, ModuleState};
 use super::{WasmError, WasmExecutor};
@@ -60,9 +62,34 @@ pub const NETWORK_IMPORTS: &[&str] = &[
     "wasi:sockets/udp-create-socket",
 ];
 
-/// Interface prefixes a hook may never import, whatever it is: HTTP, which the host does
-/// not link at all (a request would leave the machine).
-pub(super) const FORBIDDEN_PREFIXES: &[&str] = &["wasi:http/"];
+/// The HTTP interfaces componentize-js's runtime imports whether or not the script uses
+/// `fetch`: linked, so that such a component runs, with every request denied
+/// ([`NoRequests`]): the guest sees `HTTP-request-denied`, an ordinary error.
+pub const HTTP_IMPORTS: &[&str] = &["wasi:http/types", "wasi:http/outgoing-handler"];
+
+/// The `wasi:http` hooks of a run: no request is ever sent.
+#[derive(Debug, Default)]
+pub(super) struct NoRequests;
+
+impl WasiHttpHooks for NoRequests {
+    fn send_request(
+        &mut self,
+        _request: http::Request<WasiBody>,
+        _options: Option<RequestOptions>,
+        _fut: Box<dyn Future<Output = Result<(), HttpError>> + Send>,
+    ) -> Box<dyn Future<Output = HttpResponse> + Send> {
+        Box::new(std::future::ready(Err(HttpError::HttpRequestDenied)))
+    }
+}
+
+/// What [`WasiHttpHooks::send_request`] resolves to.
+type HttpResponse = Result<
+    (
+        http::Response<WasiBody>,
+        Box<dyn Future<Output = Result<(), HttpError>> + Send>,
+    ),
+    HttpError,
+>;
 
 /// `HasData` for the `wasi:io` interfaces, which work on the resource table.
 struct Io;
@@ -79,8 +106,8 @@ fn random_ctx(state: &mut ComponentState) -> &mut WasiRandomCtx {
     state.ctx.random()
 }
 
-/// Links exactly [`HOOK_WORLD_IMPORTS`], with the async bindings: what
-/// `wasmtime_wasi::p2::add_to_linker_async` does, minus `wasi:sockets`.
+/// Links exactly [`HOOK_WORLD_IMPORTS`], [`NETWORK_IMPORTS`] and [`HTTP_IMPORTS`], with
+/// the async bindings; each run's context denies every use of the last two.
 pub(super) fn link_hook_world(
     l: &mut wasmtime::component::Linker<ComponentState>,
 ) -> wasmtime::Result<()> {
@@ -118,6 +145,8 @@ pub(super) fn link_hook_world(
     sockets::tcp_create_socket::add_to_linker::<S, WasiSockets>(l, S::sockets)?;
     sockets::udp::add_to_linker::<S, WasiSockets>(l, S::sockets)?;
     sockets::udp_create_socket::add_to_linker::<S, WasiSockets>(l, S::sockets)?;
+    // HTTP, linked and denied (HTTP_IMPORTS, NoRequests).
+    wasmtime_wasi_http::p2::add_only_http_to_linker_async(l)?;
     Ok(())
 }
 
@@ -137,8 +166,8 @@ pub(super) fn link_preview1(l: &mut wasmtime::Linker<ModuleState>) -> wasmtime::
     Ok(())
 }
 
-/// Refuses HTTP imports and anything the hook world does not provide; returns whether
-/// the component imports network interfaces (linked, every use denied).
+/// Refuses anything the host does not provide; returns whether the component imports
+/// network interfaces (linked, every use denied).
 pub(super) fn check_component_imports(
     path: &Path,
     engine: &Engine,
@@ -146,14 +175,8 @@ pub(super) fn check_component_imports(
 ) -> Result<bool, WasmError> {
     let mut network = false;
     for (name, _) in component.component_type().imports(engine) {
-        if FORBIDDEN_PREFIXES.iter().any(|p| name.starts_with(p)) {
-            return Err(WasmError::Forbidden {
-                path: path.to_path_buf(),
-                import: name.to_string(),
-            });
-        }
         let unversioned = name.split('@').next().unwrap_or(name);
-        if NETWORK_IMPORTS.contains(&unversioned) {
+        if NETWORK_IMPORTS.contains(&unversioned) || HTTP_IMPORTS.contains(&unversioned) {
             network = true;
             continue;
         }

@@ -20,10 +20,13 @@
 //!
 //! The exit status reads as for argv hooks: `proc_exit(n)` (p1) or
 //! `wasi:cli/exit.exit-with-code(n)` (p2) gives `Code(n)`; returning from `_start` is 0;
-//! `wasi:cli/exit.exit(err)` and `run` returning `Err(())` are 1. Note that today's
-//! wasip2 toolchains (Rust std, wasi-libc before `exit-with-code`) turn every non-zero
-//! `exit(n)` into `exit(err)`, i.e. 1: **component hooks should answer with JSON on
-//! stdout** (`{"decision":"block","reason":…}`) rather than with exit code 2.
+//! `wasi:cli/exit.exit(err)` and `run` returning `Err(())` are 1. `exit-with-code` is
+//! WASI 0.2.12's and linked; a guest that calls it from its bindings (Python, JavaScript)
+//! delivers its 2, but the languages' own exits turn every non-zero `exit(n)` into
+//! `exit(err)`, i.e. 1 (Rust's std on wasip2, Python's `sys.exit`; the tests
+//! `languages::exit_status_two_by_toolchain` pin which): **component hooks should
+//! answer with JSON on stdout** (`{"decision":"block","reason":…}`), as the Python and
+//! JavaScript helpers in `plugins/` do.
 //!
 //! # Sandbox
 //!
@@ -32,11 +35,11 @@
 //! `..` and symlinks cannot leave it), and the component linker holds the interfaces
 //! listed in `wit/hook.wit` ([`HOOK_WORLD_IMPORTS`]) and `wasi:sockets`
 //! ([`NETWORK_IMPORTS`]), which toolchains' standard libraries import whether or not
-//! a hook uses the network: linked so that such a component runs, with no TCP, no UDP,
-//! no name lookup and no address allowed, so every use fails at run time with an error
-//! the guest can handle. A component that imports `wasi:http/*`, or anything else the
-//! host does not provide, is refused when it is prepared, with a message that names the
-//! import.
+//! a hook uses the network, and `wasi:http` ([`HTTP_IMPORTS`]), which componentize-js's
+//! runtime imports: linked so that such a component runs, with no TCP, no UDP, no name
+//! lookup, no address allowed and no HTTP request sent, so every use fails at run time
+//! with an error the guest can handle. A component that imports anything else the host
+//! does not provide cannot start, with a message that names the import.
 //!
 //! # Limits
 //!
@@ -94,7 +97,7 @@ use wasmtime_wasi::filesystem::WasiFilesystemCtx;
 pub use engine::{
     DEFAULT_FUEL_PER_SECOND, DEFAULT_MEMORY_LIMIT_MIB, EngineMode, WasmEngine, WasmSettings,
 };
-pub use link::{HOOK_WORLD_IMPORTS, NETWORK_IMPORTS};
+pub use link::{HOOK_WORLD_IMPORTS, HTTP_IMPORTS, NETWORK_IMPORTS};
 
 use engine::{EngineInner, Program};
 
@@ -126,14 +129,6 @@ pub enum WasmError {
         path: PathBuf,
         /// The compiler's error.
         message: String,
-    },
-    /// The program imports the network.
-    #[error("{} imports {import}, which hooks may not use (no network)", .path.display())]
-    Forbidden {
-        /// The file.
-        path: PathBuf,
-        /// The import, as the program names it.
-        import: String,
     },
     /// The program imports something the host does not provide.
     #[error("{} imports {import}, which the host does not provide (see wit/hook.wit)", .path.display())]

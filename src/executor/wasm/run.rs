@@ -11,10 +11,12 @@ use wasmtime_wasi::p1::WasiP1Ctx;
 use wasmtime_wasi::p2::bindings::CommandPre;
 use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
 use wasmtime_wasi::{I32Exit, WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
+use wasmtime_wasi_http::{WasiHttpCtx, WasiHttpCtxView, WasiHttpView};
 
 use super::WasmExecutor;
 use super::engine::{Program, TICK};
 use super::limits::{Limits, wall_limit};
+use super::link::NoRequests;
 use crate::executor::{
     BoxFuture, CancellationToken, Executor, ExitStatus, Failure, OUTPUT_CAP, RawOutput, Stream,
 };
@@ -29,7 +31,19 @@ pub(super) struct ModuleState {
 pub(super) struct ComponentState {
     pub(super) ctx: WasiCtx,
     pub(super) table: ResourceTable,
+    http: WasiHttpCtx,
+    no_requests: NoRequests,
     limits: Limits,
+}
+
+impl WasiHttpView for ComponentState {
+    fn http(&mut self) -> WasiHttpCtxView<'_> {
+        WasiHttpCtxView {
+            ctx: &mut self.http,
+            table: &mut self.table,
+            hooks: &mut self.no_requests,
+        }
+    }
 }
 
 impl WasiView for ComponentState {
@@ -84,6 +98,8 @@ impl WasmExecutor {
         let state = ComponentState {
             ctx,
             table: ResourceTable::new(),
+            http: WasiHttpCtx::new(),
+            no_requests: NoRequests,
             limits: Limits::new(self.engine.settings.memory_limit_mib),
         };
         let mut store = Store::new(&self.engine.engine, state);
