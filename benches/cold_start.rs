@@ -63,6 +63,12 @@ fn main() {
     let wasm = support::wasm_dir();
     let scene = Scene::new();
     let warm_cache = common::cache(&scene);
+    // `cargo bench --bench cold_start -- languages` runs only that part.
+    let filter: Option<String> = std::env::args().skip(1).find(|a| !a.starts_with('-'));
+    if filter.as_deref() == Some("languages") {
+        languages(&scene, wasm, &warm_cache);
+        return;
+    }
     let fixture = wasm.join("fixture-p1.wasm");
 
     // The process floor.
@@ -118,6 +124,7 @@ fn main() {
     }
 
     bridge_against_python(&scene, &warm_cache);
+    languages(&scene, wasm, &warm_cache);
 
     // Compile time against module size, in process (no subprocess, no cache), and the
     // time to load the same artifact from a warm cache.
@@ -129,6 +136,8 @@ fn main() {
         .flatten()
         .map(|e| e.path())
         .filter(|p| p.extension().is_some_and(|e| e == "wasm"))
+        // The test probes are the guards' runtimes again.
+        .filter(|p| !p.to_string_lossy().contains("probe-"))
         .collect();
     files.sort();
     let cached = WasmSettings {
@@ -161,6 +170,84 @@ fn main() {
             common::us(load.median),
         );
     }
+}
+
+/// The guard policy as a fresh process with a warm compile cache: the native
+/// `python3 guard.py` against the Python and JavaScript components (and the Rust one);
+/// then each component's first start (compile, no cache) and the size of its cache file.
+fn languages(scene: &Scene, wasm: &Path, warm_cache: &Path) {
+    let guard_py = common::repo().join("plugins/python/guard.py");
+    let python = common::python3();
+    let mut cases: Vec<(&str, Vec<String>, &str)> = vec![(
+        "guard python3 (native)",
+        vec![
+            python,
+            guard_py.to_str().unwrap().to_string(),
+            ".env".into(),
+        ],
+        "sandbox = false",
+    )];
+    for (name, file) in [
+        ("guard rust (wasm)", "protect-paths.wasm"),
+        ("guard python (wasm)", "guard-py.wasm"),
+        ("guard javascript (wasm)", "guard-js.wasm"),
+    ] {
+        let path = wasm.join(file);
+        if path.is_file() {
+            cases.push((name, vec![path.to_str().unwrap().into(), ".env".into()], ""));
+        } else {
+            println!("SKIPPED: {name}: target/wasm/{file} was not built");
+        }
+    }
+    for (name, argv, extra) in cases {
+        let argv: Vec<&str> = argv.iter().map(String::as_str).collect();
+        let config = scene.config_file(
+            &format!("lang-{}.toml", name.replace([' ', '(', ')'], "-")),
+            &support::hook(
+                "guard",
+                "PreToolUse",
+                &argv,
+                &format!("timeout = 60\n{extra}"),
+            ),
+        );
+        gate(scene, &config, warm_cache, &[]);
+        let s = timed(50, 5, || gate(scene, &config, warm_cache, &[]));
+        common::report(&format!("fresh process, {name}, warm cache"), &s);
+        if argv[0].ends_with(".wasm") {
+            let cache = scene
+                .root
+                .path()
+                .join(format!("first-start-{}", name.len()));
+            let s = timed(3, 0, || {
+                let _ = std::fs::remove_dir_all(&cache);
+                gate(scene, &config, &cache, &[])
+            });
+            let bytes: u64 = walk_sizes(&cache);
+            common::report(
+                &format!("fresh process, {name}, first start (compiles)"),
+                &s,
+            );
+            println!(
+                "CACHE {name:<28} {:>8.1} MiB compiled, for {:.1} MiB of wasm",
+                bytes as f64 / (1 << 20) as f64,
+                std::fs::metadata(argv[0]).unwrap().len() as f64 / (1 << 20) as f64
+            );
+            let _ = std::fs::remove_dir_all(&cache);
+        }
+    }
+}
+
+/// The total size of the files under `dir`.
+fn walk_sizes(dir: &Path) -> u64 {
+    std::fs::read_dir(dir).map_or(0, |entries| {
+        entries
+            .flatten()
+            .map(|e| match e.file_type() {
+                Ok(t) if t.is_dir() => walk_sizes(&e.path()),
+                _ => e.metadata().map_or(0, |m| m.len()),
+            })
+            .sum()
+    })
 }
 
 /// A python hook as people write them for Claude Code: the payload on stdin, a deny

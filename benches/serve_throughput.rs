@@ -226,6 +226,75 @@ fn process_case(scene: &Scene, name: &str, hooks: &str) {
     server.stop();
 }
 
+/// The guard policy (protect-paths + keywords) as a native `python3 guard.py` hook on the
+/// host, and as components: Rust (protect-paths.wasm), Python (guard-py.wasm, the same
+/// guard.py), JavaScript (guard-js.wasm). Each runs on every call (no `tools` filter),
+/// reads the event and lets the `bash` call through. Target: a warm Python-component
+/// call costs under a fifth of the native Python hook's.
+fn languages(scene: &Scene, wasm: &Path) {
+    let guard_py = common::repo().join("plugins/python/guard.py");
+    let python = common::python3();
+    let any_tool = |name: &str, command: &[&str], extra: &str| {
+        support::hook(
+            name,
+            "PreToolUse",
+            command,
+            &format!("timeout = 60\n{extra}"),
+        )
+    };
+    let mut cases = vec![(
+        "guard python3 (native)",
+        any_tool(
+            "guard",
+            &[&python, guard_py.to_str().unwrap(), ".env"],
+            "sandbox = false",
+        ),
+    )];
+    for (name, file) in [
+        ("guard rust (wasm)", "protect-paths.wasm"),
+        ("guard python (wasm)", "guard-py.wasm"),
+        ("guard javascript (wasm)", "guard-js.wasm"),
+    ] {
+        let path = wasm.join(file);
+        if !path.is_file() {
+            println!("SKIPPED: {name}: target/wasm/{file} was not built");
+            continue;
+        }
+        cases.push((
+            name,
+            any_tool("guard", &[path.to_str().unwrap(), ".env"], ""),
+        ));
+    }
+    let mut medians = Vec::new();
+    for (name, hooks) in cases {
+        let config = scene.config_file(&format!("{}.toml", name.replace(' ', "-")), &hooks);
+        let mut server = Server::start(scene, &config, false);
+        let mut answer = String::new();
+        let stats = common::sample(20, 200, || server.call(&mut answer));
+        common::report(&format!("serve {name} sequential"), &stats);
+        let rate = server.throughput(4, 200);
+        println!("THROUGHPUT serve {name:<28} in-flight   4: {rate:>9.0} calls/s (200 calls)");
+        let (hwm, _) = server.memory();
+        println!(
+            "MEMORY serve {name:<28} VmHWM {:.1} MiB",
+            hwm as f64 / 1024.0
+        );
+        server.stop();
+        medians.push((name, stats.median));
+    }
+    let median = |n: &str| medians.iter().find(|(m, _)| *m == n).map(|(_, d)| *d);
+    if let (Some(native), Some(component)) = (
+        median("guard python3 (native)"),
+        median("guard python (wasm)"),
+    ) {
+        let ratio = component.as_secs_f64() / native.as_secs_f64();
+        println!(
+            "TARGET {} serve python component against native python3: {ratio:.3} (limit 0.2)",
+            if ratio < 0.2 { "PASS" } else { "MISS" }
+        );
+    }
+}
+
 /// The serve target: at least 20,000 trivial-WASM calls per second on 2 cores,
 /// with memory that does not grow with the number of calls (VmHWM after the throughput
 /// runs within 4 MiB of what it was after the sequential calls).
@@ -298,6 +367,9 @@ fn main() {
     if run("wasm-10") {
         let ten = common::wasm_hooks(wasm, 10);
         case(&scene, "wasm-10", &ten, false, &windows, 10_000);
+    }
+    if run("languages") {
+        languages(&scene, wasm);
     }
     // 3.–5. Process hooks (native on the host and in bubblewrap, sh, python).
     let process_cases = ["native-host", "native-bwrap", "sh-host", "python-host"];

@@ -51,6 +51,7 @@ impl WasmHooks {
                     .fuel_per_second
                     .unwrap_or(defaults.fuel_per_second),
                 cache_dir,
+                ..defaults
             },
             mode,
             engine: None,

@@ -117,6 +117,83 @@ fn a_burst_of_process_hooks_under_a_low_fd_limit_gets_the_verdicts_of_one_call()
 /// A FIFO or a device where hookhost expects a file (config, `.wasm`, cases file,
 /// record) is refused at once, named, rather than hanging the start or reading forever
 /// (security review F18).
+/// The serve process's thread count (`Threads:` in `/proc/PID/status`).
+fn threads(pid: u32) -> usize {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("status");
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("Threads:"))
+        .and_then(|n| n.trim().parse().ok())
+        .expect("a Threads: line")
+}
+
+/// F2: a WASM hook that opens a FIFO in the project (any agent can make one) blocks in
+/// `open`; its run times out, and the thread it blocked comes back instead of staying
+/// stuck for good (before: one thread per call, until `serve` answered nothing).
+#[test]
+fn a_project_fifo_opened_by_wasm_hooks_leaks_no_thread() {
+    let scene = Scene::new();
+    let fifo = scene.project.join("fifo");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo");
+    assert!(made.success());
+    let fixture = wasm_dir().join("fixture-p2.wasm");
+    let fixture = fixture.to_str().unwrap();
+    let script = scene.script("allow.sh", "cat >/dev/null; exit 0");
+    scene.write_config(&format!(
+        "{}{}",
+        hook(
+            "reader",
+            "PreToolUse",
+            &[fixture, "read", "/project/fifo"],
+            "tools = [\"read_file\"]\non_failure = \"continue\"\ntimeout = 1"
+        ),
+        hook(
+            "argv",
+            "PreToolUse",
+            &["/bin/sh", script.to_str().unwrap()],
+            "tools = [\"bash\"]\nsandbox = false"
+        ),
+    ));
+    let mut cmd = scene.hookhost();
+    cmd.arg("--no-sandbox").arg("serve");
+    let mut server = Server::ready(cmd);
+    let pid = server.child.id();
+    let baseline = threads(pid);
+    const CALLS: usize = 40;
+    for id in 0..CALLS {
+        server.send(&json!({
+            "id": id, "type": "pre_tool_use", "tool_name": "read_file",
+            "tool_input": {"path": "fifo"},
+        }));
+    }
+    let answers = server.recv_answers(CALLS);
+    // Every call let through (on_failure = "continue"), the failure warned once a turn.
+    assert!(
+        answers.values().all(|a| a["outcome"] == "allow"),
+        "{answers:?}"
+    );
+    assert!(
+        answers
+            .values()
+            .any(|a| a["warnings"].to_string().contains("timed out after 1 s")),
+        "{answers:?}"
+    );
+    // The pool's threads come back, then end once idle; stuck, there would be 40 more.
+    let settled = crate::support::wait_until(|| threads(pid) <= baseline + 4);
+    assert!(
+        settled,
+        "serve has {} threads, {baseline} before the calls",
+        threads(pid)
+    );
+    // And an argv hook still answers.
+    server.send(&json!({"id": "argv", "type": "pre_tool_use", "tool_name": "bash", "tool_input": {"command": "ls"}}));
+    assert_eq!(server.recv()["outcome"], "allow");
+    server.close_stdin();
+}
+
 #[test]
 fn fifos_and_devices_given_as_files_are_refused_at_once() {
     use std::time::{Duration, Instant};

@@ -946,3 +946,35 @@ async fn the_plugins_decide() {
             .is_some_and(|c| c.contains("/ouroboros:seed"))
     );
 }
+
+/// F16: compiling has a deadline (`WasmSettings::compile_deadline`, 30 s by default), so
+/// a module built to be slow to compile is refused, with a message that names it, rather
+/// than holding the start for a minute (here: a deadline no compile can meet).
+#[test]
+fn a_compile_past_the_deadline_is_refused_naming_the_file() {
+    let settings = WasmSettings {
+        compile_deadline: Duration::from_nanos(1),
+        ..WasmSettings::default()
+    };
+    let engine = WasmEngine::new(&settings, EngineMode::OneShot).expect("engine");
+    let project = project();
+    let err = engine
+        .prepare(
+            &wasm("no-force-push.wasm"),
+            &[],
+            project.path(),
+            Duration::from_secs(5),
+        )
+        .expect_err("past the deadline");
+    assert!(matches!(err, WasmError::CompileTooSlow { .. }), "{err:?}");
+    let said = err.to_string();
+    assert!(
+        said.contains("no-force-push.wasm did not compile within 0 s"),
+        "{said}"
+    );
+    // The default leaves real hooks, the largest included, well inside it.
+    assert_eq!(
+        WasmSettings::default().compile_deadline,
+        Duration::from_secs(30)
+    );
+}

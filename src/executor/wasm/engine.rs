@@ -65,7 +65,17 @@ pub struct WasmSettings {
     /// The caller must have checked (path guard) that it is private to the user and not
     /// writable by the agent: artifacts are native code, loaded without verification.
     pub cache_dir: Option<PathBuf>,
+    /// The longest a program may take to compile (or load from the cache) at start.
+    pub compile_deadline: Duration,
 }
+
+/// The default [`WasmSettings::compile_deadline`].
+///
+/// A module built to be slow to compile (300,000 small functions in 7.9 MB) took 51 s
+/// and 1.9 GB here, with nothing said meanwhile (security review F16), while CPython and
+/// StarlingMonkey as components (18 and 13 MB) take a few seconds: 30 s is far above
+/// any real hook on a slow machine and stops the bomb.
+pub const DEFAULT_COMPILE_DEADLINE: Duration = Duration::from_secs(30);
 
 impl Default for WasmSettings {
     fn default() -> Self {
@@ -73,6 +83,7 @@ impl Default for WasmSettings {
             memory_limit_mib: DEFAULT_MEMORY_LIMIT_MIB,
             fuel_per_second: DEFAULT_FUEL_PER_SECOND,
             cache_dir: None,
+            compile_deadline: DEFAULT_COMPILE_DEADLINE,
         }
     }
 }
@@ -250,7 +261,7 @@ impl WasmEngine {
         let (prepared, cache_warnings) = match known {
             Some(prepared) => (prepared, Vec::new()),
             None => {
-                let (prepared, warnings) = self.compile(&path, &bytes, &digest)?;
+                let (prepared, warnings) = self.compile_within_deadline(&path, bytes, digest)?;
                 self.programs().insert(digest, prepared.clone());
                 (prepared, warnings)
             }
@@ -308,6 +319,39 @@ impl WasmEngine {
             .programs
             .lock()
             .unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// [`Self::compile`] on a thread of its own, given up after the settings'
+    /// `compile_deadline`. The thread cannot be stopped: it finishes in the background
+    /// and its result is dropped (a session refuses the hook, and a one-shot command
+    /// exits, which ends it).
+    fn compile_within_deadline(
+        &self,
+        path: &Path,
+        bytes: Vec<u8>,
+        digest: cache::ProgramDigest,
+    ) -> Result<(Prepared, Vec<String>), WasmError> {
+        let deadline = self.inner.settings.compile_deadline;
+        let (done, result) = std::sync::mpsc::channel();
+        let engine = self.clone();
+        let file = path.to_path_buf();
+        std::thread::Builder::new()
+            .name("hookhost-compile".into())
+            .spawn(move || {
+                let _ = done.send(engine.compile(&file, &bytes, &digest));
+            })
+            .map_err(|e| WasmError::Engine(format!("cannot start a compiler thread: {e}")))?;
+        match result.recv_timeout(deadline) {
+            Ok(compiled) => compiled,
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => Err(WasmError::CompileTooSlow {
+                path: path.to_path_buf(),
+                deadline,
+            }),
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => Err(WasmError::Compile {
+                path: path.to_path_buf(),
+                message: "the compiler stopped without an answer".into(),
+            }),
+        }
     }
 
     /// Compiles `bytes` (read from `path`) or loads them from the cache, checks the

@@ -82,6 +82,7 @@
 //! - `run.rs`: one run: instantiate, call, collect the output, read how the guest ended;
 //! - `cache.rs`: the on-disk cache of compiled artifacts.
 
+mod blocking;
 mod cache;
 mod engine;
 mod limits;
@@ -95,7 +96,8 @@ use std::time::Duration;
 use wasmtime_wasi::filesystem::WasiFilesystemCtx;
 
 pub use engine::{
-    DEFAULT_FUEL_PER_SECOND, DEFAULT_MEMORY_LIMIT_MIB, EngineMode, WasmEngine, WasmSettings,
+    DEFAULT_COMPILE_DEADLINE, DEFAULT_FUEL_PER_SECOND, DEFAULT_MEMORY_LIMIT_MIB, EngineMode,
+    WasmEngine, WasmSettings,
 };
 pub use link::{HOOK_WORLD_IMPORTS, HTTP_IMPORTS, NETWORK_IMPORTS};
 
@@ -129,6 +131,19 @@ pub enum WasmError {
         path: PathBuf,
         /// The compiler's error.
         message: String,
+    },
+    /// The program takes longer than [`WasmSettings::compile_deadline`] to compile.
+    #[error(
+        "{} did not compile within {} s (a module this large or this complex is refused; \
+         rebuild it smaller, or split the hook)",
+        .path.display(),
+        .deadline.as_secs()
+    )]
+    CompileTooSlow {
+        /// The file.
+        path: PathBuf,
+        /// The deadline it missed.
+        deadline: Duration,
     },
     /// The program imports something the host does not provide.
     #[error("{} imports {import}, which the host does not provide (see wit/hook.wit)", .path.display())]

@@ -13,10 +13,10 @@ use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
 use wasmtime_wasi::{I32Exit, WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 use wasmtime_wasi_http::{WasiHttpCtx, WasiHttpCtxView, WasiHttpView};
 
-use super::WasmExecutor;
 use super::engine::{Program, TICK};
 use super::limits::{Limits, wall_limit};
 use super::link::NoRequests;
+use super::{WasmExecutor, blocking};
 use crate::executor::{
     BoxFuture, CancellationToken, Executor, ExitStatus, Failure, OUTPUT_CAP, RawOutput, Stream,
 };
@@ -174,14 +174,36 @@ impl Executor for WasmExecutor {
                     Program::Component(pre) => self.run_component(pre, wasi).await,
                 }
             };
+            // In `serve`, a guest's blocking calls go to a pool of their own, whose
+            // stuck calls an abandoned run frees (see `blocking`).
+            let pooled = self.engine.run_slots.is_some();
+            let abandoned = || {
+                if pooled {
+                    blocking::interrupt_blocked_calls();
+                }
+            };
+            let work = async {
+                if pooled {
+                    blocking::in_guest_pool(work).await
+                } else {
+                    work.await
+                }
+            };
             // The epoch callback normally ends a late run inside wasm; this catches a
-            // guest blocked in a host call (sleep, a read) a little after that.
+            // guest blocked in a host call (sleep, a read, an open of a FIFO) a little
+            // after that.
             let backstop = wall_limit(self.timeout) + 2 * TICK;
             let ended = tokio::select! {
                 biased;
-                _ = cancel.cancelled() => return Err(Failure::Interrupted),
+                _ = cancel.cancelled() => {
+                    abandoned();
+                    return Err(Failure::Interrupted);
+                }
                 ended = tokio::time::timeout(backstop, work) => match ended {
-                    Err(_elapsed) => return Err(Failure::TimedOut(self.timeout)),
+                    Err(_elapsed) => {
+                        abandoned();
+                        return Err(Failure::TimedOut(self.timeout));
+                    }
                     Ok(ended) => ended?,
                 },
             };

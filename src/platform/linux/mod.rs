@@ -3,6 +3,7 @@
 pub(crate) mod file_system;
 pub(crate) mod files;
 pub(crate) mod harden;
+pub(crate) mod interrupt;
 pub(crate) mod memory;
 pub(crate) mod ownership;
 pub(crate) mod pid_namespace;
