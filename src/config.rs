@@ -139,6 +139,8 @@ pub struct WasmConfig {
     pub fuel_per_second: Option<u64>,
     /// Where compiled modules are cached.
     pub cache_dir: Option<PathBuf>,
+    /// The longest a WASM program may take to compile at start, in seconds.
+    pub compile_timeout: Option<u64>,
 }
 
 /// A loaded config file.
@@ -681,7 +683,12 @@ fn env_list<T>(
 pub const MAX_MEMORY_LIMIT_MIB: u64 = 4096;
 
 fn parse_wasm(value: Option<&Value>, env: &Environment, problems: &mut Vec<Problem>) -> WasmConfig {
-    let keys = ["memory_limit_mib", "fuel_per_second", "cache_dir"];
+    let keys = [
+        "memory_limit_mib",
+        "fuel_per_second",
+        "cache_dir",
+        "compile_timeout",
+    ];
     let Some(table) = section(value, "wasm", &keys, problems) else {
         return WasmConfig::default();
     };
@@ -698,6 +705,7 @@ fn parse_wasm(value: Option<&Value>, env: &Environment, problems: &mut Vec<Probl
     };
     let memory_limit_mib = positive("memory_limit_mib");
     let fuel_per_second = positive("fuel_per_second");
+    let compile_timeout = positive("compile_timeout");
     // A 32-bit WASM memory holds 4 GiB; `serve`'s pooled engine cannot reserve more.
     let memory_limit_mib = match memory_limit_mib {
         Some(mib) if mib > MAX_MEMORY_LIMIT_MIB => {
@@ -726,6 +734,7 @@ fn parse_wasm(value: Option<&Value>, env: &Environment, problems: &mut Vec<Probl
         memory_limit_mib,
         fuel_per_second,
         cache_dir,
+        compile_timeout,
     }
 }
 

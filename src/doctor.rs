@@ -273,6 +273,7 @@ fn program(agent: AgentKind) -> &'static str {
         AgentKind::Copilot => "copilot",
         AgentKind::Qwen => "qwen",
         AgentKind::Kimi => "kimi",
+        AgentKind::Kiro => "kiro-cli",
     }
 }
 

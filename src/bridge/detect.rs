@@ -12,7 +12,9 @@
 //!
 //! | caller | payload |
 //! |---|---|
-//! | Cursor | `cursor_version`, `conversation_id` or `generation_id`; or a camelCase `hook_event_name` (`preToolUse`, `beforeSubmitPrompt`) |
+//! | Cursor | `cursor_version`, `conversation_id` or `generation_id` |
+//! | Kiro CLI | `preToolUse`, `postToolUse`, `userPromptSubmit` or `agentSpawn` without those |
+//! | Cursor | any other camelCase `hook_event_name` (`beforeSubmitPrompt`, …) |
 //! | Copilot CLI (camelCase) | no `hook_event_name`; `sessionId`, `toolName` or `toolArgs` |
 //! | Gemini CLI | a Gemini event name (`BeforeTool`, `BeforeAgent`, …); or `mcp_context` / `original_request_name` |
 //! | Codex | `turn_id` |
@@ -40,6 +42,14 @@ const GEMINI_EVENTS: &[&str] = &[
     "PreCompress",
 ];
 
+/// Kiro CLI's events (Cursor's `preToolUse` has the same name, with Cursor's fields).
+const KIRO_EVENTS: &[&str] = &[
+    "preToolUse",
+    "postToolUse",
+    "userPromptSubmit",
+    "agentSpawn",
+];
+
 /// The agent a payload names, and the field that gave it away.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Fingerprint {
@@ -60,6 +70,13 @@ pub fn fingerprint(payload: &Value) -> Option<Fingerprint> {
         if has(key) {
             return found(AgentKind::Cursor, key);
         }
+    }
+    // Kiro CLI's camelCase events, without Cursor's fields (Cursor sends them always).
+    if event.is_some_and(|e| KIRO_EVENTS.contains(&e)) {
+        return found(
+            AgentKind::Kiro,
+            "a Kiro CLI hook_event_name without Cursor's fields",
+        );
     }
     if event.is_some_and(|e| e.starts_with(|c: char| c.is_ascii_lowercase())) {
         return found(AgentKind::Cursor, "a camelCase hook_event_name");
@@ -178,6 +195,9 @@ mod tests {
             "qwen-prompt" => include_str!("../../examples/agents/qwen-code/UserPromptSubmit.json"),
             "kimi-pre" => include_str!("../../examples/agents/kimi-code/PreToolUse.json"),
             "kimi-prompt" => include_str!("../../examples/agents/kimi-code/UserPromptSubmit.json"),
+            "kiro-pre" => include_str!("../../examples/agents/kiro/preToolUse.json"),
+            "kiro-write" => include_str!("../../examples/agents/kiro/preToolUse-fs_write.json"),
+            "kiro-prompt" => include_str!("../../examples/agents/kiro/userPromptSubmit.json"),
             other => panic!("no sample {other}"),
         };
         serde_json::from_str(text).unwrap()
@@ -202,6 +222,9 @@ mod tests {
             ("qwen-prompt", AgentKind::Qwen),
             ("kimi-pre", AgentKind::Kimi),
             ("kimi-prompt", AgentKind::Kimi),
+            ("kiro-pre", AgentKind::Kiro),
+            ("kiro-write", AgentKind::Kiro),
+            ("kiro-prompt", AgentKind::Kiro),
         ];
         for (name, agent) in cases {
             assert_eq!(

@@ -1,4 +1,4 @@
-//! The bridge: hookhost as the one hook that Claude Code, Codex, Gemini CLI, Cursor, Copilot CLI, Qwen Code and Kimi Code call.
+//! The bridge: hookhost as the one hook that Claude Code, Codex, Gemini CLI, Cursor, Copilot CLI, Qwen Code, Kimi Code and Kiro CLI call.
 //!
 //! This module owns the library half of `hookhost bridge`, pure code with no I/O: reading
 //! one agent's event ([`Agent::parse`] → [`Event`], the canonical call in Claude Code's
@@ -31,6 +31,7 @@ pub mod cursor;
 pub mod detect;
 pub mod gemini;
 pub mod kimi;
+pub mod kiro;
 pub mod qwen;
 pub mod tools;
 
@@ -57,11 +58,13 @@ pub enum AgentKind {
     Qwen,
     /// Moonshot AI's Kimi Code.
     Kimi,
+    /// AWS's Kiro CLI (and Amazon Q Developer CLI, whose hook protocol it keeps).
+    Kiro,
 }
 
 impl AgentKind {
     /// Every agent, in the order `--agent` lists them.
-    pub const ALL: [AgentKind; 7] = [
+    pub const ALL: [AgentKind; 8] = [
         AgentKind::ClaudeCode,
         AgentKind::Codex,
         AgentKind::Gemini,
@@ -69,10 +72,11 @@ impl AgentKind {
         AgentKind::Copilot,
         AgentKind::Qwen,
         AgentKind::Kimi,
+        AgentKind::Kiro,
     ];
 
     /// The name `--agent` and `hookhost install` take: `claude-code`, `codex`, `gemini`,
-    /// `cursor`, `copilot`, `qwen-code`, `kimi-code`.
+    /// `cursor`, `copilot`, `qwen-code`, `kimi-code`, `kiro`.
     pub fn flag_name(self) -> &'static str {
         match self {
             AgentKind::ClaudeCode => "claude-code",
@@ -82,6 +86,7 @@ impl AgentKind {
             AgentKind::Copilot => "copilot",
             AgentKind::Qwen => "qwen-code",
             AgentKind::Kimi => "kimi-code",
+            AgentKind::Kiro => "kiro",
         }
     }
 
@@ -95,6 +100,7 @@ impl AgentKind {
             AgentKind::Copilot => "Copilot CLI",
             AgentKind::Qwen => "Qwen Code",
             AgentKind::Kimi => "Kimi Code",
+            AgentKind::Kiro => "Kiro CLI",
         }
     }
 
@@ -113,6 +119,7 @@ impl AgentKind {
             AgentKind::Copilot => &copilot::Copilot,
             AgentKind::Qwen => &qwen::Qwen,
             AgentKind::Kimi => &kimi::Kimi,
+            AgentKind::Kiro => &kiro::Kiro,
         }
     }
 }
@@ -133,6 +140,7 @@ pub static AGENTS: &[&dyn Agent] = &[
     &copilot::Copilot,
     &qwen::Qwen,
     &kimi::Kimi,
+    &kiro::Kiro,
 ];
 
 /// One agent's hook protocol: how to read its event and how to answer it.

@@ -23,6 +23,10 @@
 //! | `AskUserQuestion`, `TodoWrite`, `ExitPlanMode` | — | | `ask_user`, `write_todos`, `exit_plan_mode` | | `ask_user`, `update_todo` |
 //! | `mcp__server__tool` | `mcp` | `mcp__server__tool` | `mcp_server_tool` (+ `mcp_context`) | `MCP:tool`, `beforeMCPExecution` (server `unknown`) | |
 //!
+//! Kiro CLI: `execute_bash`/`shell` → `Bash`, `fs_read`/`read` → `Read`, `fs_write`/`write`
+//! → `Write` (or `Edit` when its `command` changes a file), `glob`, `grep` → `Glob`,
+//! `Grep`, `@server/tool` → `mcp__server__tool`; `use_aws` keeps its name.
+//!
 //! Input fields ([`FIELD_RENAMES`]) are renamed to Claude Code's (`path` → `file_path`,
 //! `old_str` → `old_string`, `dir_path` → `path`, …); a field not in the table is kept as
 //! the agent sent it, and a renamed field never overwrites one the agent also sent. A
@@ -68,7 +72,7 @@ const fn row(agent: AgentKind, agent_name: &'static str, claude: &'static str) -
     }
 }
 
-use AgentKind::{Codex, Copilot, Cursor, Gemini, Kimi, Qwen};
+use AgentKind::{Codex, Copilot, Cursor, Gemini, Kimi, Kiro, Qwen};
 
 /// Each agent's tool names → Claude Code's. Claude Code's own names need no row; an
 /// agent's name not listed here is kept as it is.
@@ -131,6 +135,18 @@ pub static TOOL_NAMES: &[ToolName] = &[
     row(Kimi, "WriteFile", "Write"),
     row(Kimi, "StrReplaceFile", "Edit"),
     row(Kimi, "SearchWeb", "WebSearch"),
+    // Kiro CLI (`tool_index.json`; the newer short names too). `fs_edit` is the bridge's
+    // name for an `fs_write` that changes a file (`kiro::normalize`).
+    row(Kiro, "execute_bash", "Bash"),
+    row(Kiro, "execute_cmd", "Bash"),
+    row(Kiro, "shell", "Bash"),
+    row(Kiro, "fs_read", "Read"),
+    row(Kiro, "read", "Read"),
+    row(Kiro, "fs_write", "Write"),
+    row(Kiro, "write", "Write"),
+    row(Kiro, "fs_edit", "Edit"),
+    row(Kiro, "glob", "Glob"),
+    row(Kiro, "grep", "Grep"),
 ];
 
 /// Claude Code's names (old spellings included) → hookhost's tool names. Every MCP
@@ -199,6 +215,15 @@ pub static FIELD_RENAMES: &[FieldRename] = &[
     rename(Kimi, "ReadFile", "path", "file_path"),
     rename(Kimi, "WriteFile", "path", "file_path"),
     rename(Kimi, "StrReplaceFile", "path", "file_path"),
+    rename(Kiro, "fs_read", "path", "file_path"),
+    rename(Kiro, "read", "path", "file_path"),
+    rename(Kiro, "fs_write", "path", "file_path"),
+    rename(Kiro, "fs_write", "file_text", "content"),
+    rename(Kiro, "write", "path", "file_path"),
+    rename(Kiro, "write", "file_text", "content"),
+    rename(Kiro, "fs_edit", "path", "file_path"),
+    rename(Kiro, "fs_edit", "old_str", "old_string"),
+    rename(Kiro, "fs_edit", "new_str", "new_string"),
     rename(Cursor, "Read", "path", "file_path"),
     rename(Cursor, "Write", "path", "file_path"),
     rename(Copilot, "view", "path", "file_path"),
@@ -244,6 +269,14 @@ pub fn claude_name(agent: AgentKind, agent_tool: &str, mcp: McpHint<'_>) -> Stri
         AgentKind::Cursor => {
             if let Some(tool) = agent_tool.strip_prefix("MCP:") {
                 return format!("mcp__unknown__{tool}");
+            }
+        }
+        AgentKind::Kiro => {
+            if let Some((server, tool)) = agent_tool
+                .strip_prefix('@')
+                .and_then(|rest| rest.split_once('/'))
+            {
+                return format!("mcp__{server}__{tool}");
             }
         }
         _ => {}

@@ -221,7 +221,7 @@ enum Command {
 }
 
 /// The agents `--agent`, `install` and `uninstall` take.
-const AGENT_NAMES: [&str; 7] = [
+const AGENT_NAMES: [&str; 8] = [
     "claude-code",
     "codex",
     "gemini",
@@ -229,6 +229,7 @@ const AGENT_NAMES: [&str; 7] = [
     "copilot",
     "qwen-code",
     "kimi-code",
+    "kiro",
 ];
 
 #[derive(Debug, Subcommand)]
@@ -458,4 +459,16 @@ pub(crate) fn say(text: &str) {
 /// A line of text output, its controls escaped ([`hookhost::escape`]).
 pub(crate) fn line(text: &str) -> std::borrow::Cow<'_, str> {
     for_terminal(text)
+}
+
+#[cfg(test)]
+mod agent_names_tests {
+    use super::AGENT_NAMES;
+    use hookhost::bridge::AgentKind;
+
+    #[test]
+    fn the_flags_name_every_agent_of_the_bridge_in_order() {
+        let bridge: Vec<&str> = AgentKind::ALL.iter().map(|a| a.flag_name()).collect();
+        assert_eq!(AGENT_NAMES.to_vec(), bridge);
+    }
 }

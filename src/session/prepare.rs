@@ -6,6 +6,7 @@
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Duration;
 
 use super::Mode;
 use super::boxed::SessionSandbox;
@@ -51,7 +52,10 @@ impl WasmHooks {
                     .fuel_per_second
                     .unwrap_or(defaults.fuel_per_second),
                 cache_dir,
-                ..defaults
+                compile_deadline: config
+                    .wasm
+                    .compile_timeout
+                    .map_or(defaults.compile_deadline, Duration::from_secs),
             },
             mode,
             engine: None,

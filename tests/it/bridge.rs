@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use crate::support::{Scene, process_alive, run, run_with_stdin};
 
 /// The agents: flag name, pre-tool sample, prompt sample.
-const AGENTS: [(&str, &str, &str); 7] = [
+const AGENTS: [(&str, &str, &str); 8] = [
     (
         "claude-code",
         "claude-code/PreToolUse.json",
@@ -50,6 +50,7 @@ const AGENTS: [(&str, &str, &str); 7] = [
         "kimi-code/PreToolUse.json",
         "kimi-code/UserPromptSubmit.json",
     ),
+    ("kiro", "kiro/preToolUse.json", "kiro/userPromptSubmit.json"),
 ];
 
 /// A sample payload from `examples/agents/`, its folders moved to `scene`'s project.
@@ -111,7 +112,7 @@ fn bridge_json(scene: &Scene, agent: &str, payload: &Value) -> (i32, String, Str
 
 /// The deny reason of a pre-tool answer in `agent`'s form, or `None` when it is not a deny.
 fn deny_reason(agent: &str, (code, stdout, stderr): &(i32, String, String)) -> Option<String> {
-    if agent == "codex" || agent == "kimi-code" {
+    if agent == "codex" || agent == "kimi-code" || agent == "kiro" {
         return (*code == 2).then(|| stderr.lines().next().unwrap_or_default().to_string());
     }
     assert_eq!(*code, 0, "{agent}: {stdout} {stderr}");
@@ -219,8 +220,8 @@ fn bridge_prompt_context_reaches_the_agents_that_take_it() {
                     "{agent}: {stdout}"
                 );
             }
-            // Kimi Code takes a prompt hook's plain stdout as context.
-            "kimi-code" => assert_eq!(stdout, format!("{framed}\n"), "{stderr}"),
+            // Kimi Code and Kiro CLI take a prompt hook's plain stdout as context.
+            "kimi-code" | "kiro" => assert_eq!(stdout, format!("{framed}\n"), "{stderr}"),
             "cursor" => {
                 assert_eq!(stdout, "{\"continue\":true}\n");
                 assert!(stderr.contains("cannot add context"), "{stderr}");

@@ -373,3 +373,71 @@ fn a_record_edited_in_the_middle_fails_verify_replay_resume_and_doctor_at_that_l
         "{stdout}"
     );
 }
+
+/// Kiro CLI (issue 19 item 5): `install kiro` writes hookhost's own agent file with the
+/// bridge on both events (`timeout_ms`, no answer cache), says how Kiro runs it, pins it;
+/// a bridged call answers in Kiro's terms (exit 2 and the reason on stderr); an agent
+/// that removes the registration or lowers its timeout is caught by the next call and by
+/// `doctor`; `uninstall` removes the file it made.
+#[test]
+fn kiro_install_answers_and_drift_are_caught() {
+    let m = Machine::new();
+    let (code, stdout, stderr) = m.run(&["install", "kiro"]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(
+        stdout.contains("Kiro CLI lets the call through")
+            && stdout.contains("kiro-cli chat --agent hookhost"),
+        "{stdout}"
+    );
+    let file = m.home.join(".kiro/agents/hookhost.json");
+    let installed = std::fs::read_to_string(&file).unwrap();
+    let agent: Value = serde_json::from_str(&installed).unwrap();
+    assert_eq!(agent["name"], "hookhost");
+    assert_eq!(agent["tools"], json!(["*"]));
+    for event in ["preToolUse", "userPromptSubmit"] {
+        let handler = &agent["hooks"][event][0];
+        assert!(
+            handler["command"]
+                .as_str()
+                .is_some_and(|c| c.contains("bridge --agent kiro")),
+            "{event}: {agent}"
+        );
+        assert_eq!(handler["timeout_ms"], json!(13_000), "{event}: {agent}");
+        assert_eq!(handler["cache_ttl_seconds"], json!(0), "{event}: {agent}");
+        assert!(handler.get("matcher").is_none(), "every tool: {agent}");
+    }
+
+    let call = |command: &str| {
+        json!({"hook_event_name": "preToolUse", "cwd": m.scene.project,
+               "tool_name": "execute_bash", "tool_input": {"command": command}})
+    };
+    let (code, stdout, _) = m.bridge("kiro", &call("ls"));
+    assert_eq!((code, stdout.as_str()), (0, ""));
+
+    let weakenings: [(&str, Weakening); 2] = [
+        ("preToolUse removed", |s| {
+            s["hooks"].as_object_mut().unwrap().remove("preToolUse");
+        }),
+        ("timeout lowered", |s| {
+            s["hooks"]["preToolUse"][0]["timeout_ms"] = json!(100)
+        }),
+    ];
+    for (what, weaken) in weakenings {
+        let mut now: Value = serde_json::from_str(&installed).unwrap();
+        weaken(&mut now);
+        std::fs::write(&file, serde_json::to_string_pretty(&now).unwrap()).unwrap();
+        let (code, stdout, stderr) = m.bridge("kiro", &call("ls"));
+        assert_eq!((code, stdout.as_str()), (2, ""), "{what}: {stderr}");
+        assert!(
+            stderr.contains("hookhost's registration with Kiro CLI in")
+                && stderr.contains("hookhost install kiro"),
+            "{what}: {stderr}"
+        );
+        let (code, stdout, _) = m.run(&["doctor"]);
+        assert_eq!(code, 1, "{what}: {stdout}");
+    }
+    assert_eq!(m.run(&["install", "kiro"]).0, 0);
+    assert_eq!(m.bridge("kiro", &call("ls")).0, 0);
+    assert_eq!(m.run(&["uninstall", "kiro"]).0, 0);
+    assert!(!file.exists(), "uninstall removes the agent file it made");
+}

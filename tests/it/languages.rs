@@ -277,3 +277,40 @@ async fn python_reads_the_project_by_relative_path() {
         assert!(!project.path().join("new.txt").exists());
     }
 }
+
+/// `[wasm] compile_timeout` tightens the compile deadline (F16): a Python component that
+/// cannot compile within 1 s cannot start, and the warning names the file and the
+/// setting's effect; 0 is a load error.
+#[test]
+fn compile_timeout_refuses_a_slow_compile_by_name() {
+    let test = "compile_timeout_refuses_a_slow_compile_by_name";
+    if component_or_skip(test, "guard-py.wasm").is_none() {
+        return;
+    }
+    let scene = Scene::new();
+    let py = plugin(&scene, "guard-py.wasm");
+    scene.write_config(&format!(
+        "[wasm]\ncompile_timeout = 1\n\n{}",
+        hook("guard", "PreToolUse", &[py.to_str().unwrap()], "")
+    ));
+    // A cache of its own: a cached program would load within the second.
+    let out = scene
+        .hookhost()
+        .env("XDG_CACHE_HOME", scene.root.path().join("cache"))
+        .arg("check")
+        .output()
+        .unwrap();
+    let stderr = lossy(&out.stderr);
+    assert!(
+        stderr.contains("⚠ hook guard could not start: ")
+            && stderr.contains("guard-py.wasm did not compile within 1 s"),
+        "{stderr}"
+    );
+    scene.write_config("[wasm]\ncompile_timeout = 0\n");
+    let (code, _, stderr) = scene.run(&["check"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("[wasm] compile_timeout must be a whole number above 0"),
+        "{stderr}"
+    );
+}

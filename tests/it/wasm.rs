@@ -947,7 +947,8 @@ async fn the_plugins_decide() {
     );
 }
 
-/// F16: compiling has a deadline (`WasmSettings::compile_deadline`, 30 s by default), so
+/// F16: compiling has a deadline (`WasmSettings::compile_deadline`, 120 s by default,
+/// `[wasm] compile_timeout` in a config), so
 /// a module built to be slow to compile is refused, with a message that names it, rather
 /// than holding the start for a minute (here: a deadline no compile can meet).
 #[test]
@@ -975,6 +976,6 @@ fn a_compile_past_the_deadline_is_refused_naming_the_file() {
     // The default leaves real hooks, the largest included, well inside it.
     assert_eq!(
         WasmSettings::default().compile_deadline,
-        Duration::from_secs(30)
+        Duration::from_secs(120)
     );
 }

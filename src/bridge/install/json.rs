@@ -9,7 +9,7 @@
 
 use super::{
     Action, Agent, Edited, Event, InstallError, Layout, Ours, Registration, Shape, claude_code,
-    copilot, cursor, gemini, qwen,
+    copilot, cursor, gemini, kiro, qwen,
 };
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -32,6 +32,8 @@ const MANAGED_KEYS: &[&str] = &[
     "timeoutSec",
     "failClosed",
     "onFailure",
+    "timeout_ms",
+    "cache_ttl_seconds",
     "async",
     "matcher",
     "if",
@@ -53,8 +55,12 @@ pub(super) fn edit(
         Action::Install => Some(handler(registration)),
         Action::Uninstall => None,
     };
-    let flat = layout.shape == Shape::FlatJson;
+    let flat = matches!(layout.shape, Shape::FlatJson | Shape::AgentJson);
     let mut found = false;
+    if layout.shape == Shape::AgentJson && desired.is_some() && existing.is_none() {
+        // A new agent file of hookhost's own (Kiro CLI): the agent's keys first.
+        root = kiro::new_agent_file();
+    }
 
     if desired.is_some() && !root.contains_key("hooks") {
         root.insert("hooks".into(), Value::Object(Map::new()));
@@ -74,14 +80,19 @@ pub(super) fn edit(
             root.shift_remove("hooks");
         }
     }
-    if flat && desired.is_some() && !root.contains_key("version") {
+    if layout.shape == Shape::FlatJson && desired.is_some() && !root.contains_key("version") {
         // Cursor and Copilot read a hooks file only with its format version.
         root.shift_insert(0, "version".into(), Value::from(1));
     }
 
     let text = render(&root, &style);
     let changed = text != original;
-    let holds_nothing = root.keys().all(|key| flat && key == "version");
+    let holds_nothing = match layout.shape {
+        Shape::FlatJson => root.keys().all(|key| key == "version"),
+        // hookhost's own agent file, with no hooks left, is removed.
+        Shape::AgentJson => !root.contains_key("hooks"),
+        _ => root.is_empty(),
+    };
     let text = if desired.is_none() && found && holds_nothing {
         None
     } else {
@@ -102,6 +113,7 @@ fn handler(registration: &Registration) -> Map<String, Value> {
         Agent::Cursor => cursor::handler(registration),
         Agent::Copilot => copilot::handler(registration),
         Agent::Qwen => qwen::handler(registration),
+        Agent::Kiro => kiro::handler(registration),
         // Codex's and Kimi Code's settings are TOML (`super::toml`, `super::kimi`).
         Agent::Codex | Agent::Kimi => Map::new(),
     }

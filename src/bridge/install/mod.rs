@@ -32,6 +32,7 @@ pub mod copilot;
 pub mod cursor;
 pub mod gemini;
 pub mod kimi;
+pub mod kiro;
 pub mod qwen;
 
 pub mod pin;
@@ -70,6 +71,7 @@ impl Agent {
             Agent::Copilot => copilot::DEFAULT_BUDGET_MS,
             Agent::Qwen => qwen::DEFAULT_BUDGET_MS,
             Agent::Kimi => kimi::DEFAULT_BUDGET_MS,
+            Agent::Kiro => kiro::DEFAULT_BUDGET_MS,
         }
     }
 
@@ -87,12 +89,13 @@ impl Agent {
             Agent::Copilot => copilot::WHEN_HOOKHOST_CANNOT_ANSWER,
             Agent::Qwen => qwen::WHEN_HOOKHOST_CANNOT_ANSWER,
             Agent::Kimi => kimi::WHEN_HOOKHOST_CANNOT_ANSWER,
+            Agent::Kiro => kiro::WHEN_HOOKHOST_CANNOT_ANSWER,
         }
     }
 
     fn timeout_unit(self) -> TimeUnit {
         match self {
-            Agent::Gemini | Agent::Qwen => TimeUnit::Milliseconds,
+            Agent::Gemini | Agent::Qwen | Agent::Kiro => TimeUnit::Milliseconds,
             _ => TimeUnit::Seconds,
         }
     }
@@ -358,6 +361,8 @@ enum Shape {
     NestedToml,
     /// TOML `[[hooks]]` tables, one per handler, each naming its `event` (Kimi Code).
     FlatToml,
+    /// A JSON agent file, `{"name": …, "hooks": {EVENT: [HANDLER, …]}}` (Kiro CLI).
+    AgentJson,
 }
 
 /// An agent's file shape and events.
@@ -396,6 +401,10 @@ fn layout(agent: Agent) -> Layout {
             shape: Shape::FlatToml,
             events: kimi::EVENTS,
         },
+        Agent::Kiro => Layout {
+            shape: Shape::AgentJson,
+            events: kiro::EVENTS,
+        },
     }
 }
 
@@ -424,6 +433,8 @@ pub fn settings_file(agent: Agent, scope: Scope, places: &Places) -> PathBuf {
         }
         // Kimi Code has none; `plan` refuses the scope before a file is looked for.
         (Agent::Kimi, Scope::Project) => places.project.join(".kimi-code/config.toml"),
+        (Agent::Kiro, Scope::User) => places.home.join(".kiro/agents/hookhost.json"),
+        (Agent::Kiro, Scope::Project) => places.project.join(".kiro/agents/hookhost.json"),
     }
 }
 
@@ -556,7 +567,7 @@ impl Change {
 pub enum InstallError {
     /// An agent name the bridge does not know.
     #[error(
-        "unknown agent {0:?}: hookhost can be installed for claude-code, codex, gemini, cursor, copilot, qwen-code and kimi-code"
+        "unknown agent {0:?}: hookhost can be installed for claude-code, codex, gemini, cursor, copilot, qwen-code, kimi-code and kiro"
     )]
     UnknownAgent(String),
     /// `--scope project` for an agent that reads no project settings for its hooks.
@@ -675,7 +686,7 @@ pub fn plan_file(
         binary: &request.hookhost,
     };
     let edit = match layout.shape {
-        Shape::NestedJson | Shape::FlatJson => json::edit,
+        Shape::NestedJson | Shape::FlatJson | Shape::AgentJson => json::edit,
         Shape::NestedToml => toml::edit,
         Shape::FlatToml => kimi::edit,
     };

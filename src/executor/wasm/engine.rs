@@ -71,11 +71,13 @@ pub struct WasmSettings {
 
 /// The default [`WasmSettings::compile_deadline`].
 ///
-/// A module built to be slow to compile (300,000 small functions in 7.9 MB) took 51 s
-/// and 1.9 GB here, with nothing said meanwhile (security review F16), while CPython and
-/// StarlingMonkey as components (18 and 13 MB) take a few seconds: 30 s is far above
-/// any real hook on a slow machine and stops the bomb.
-pub const DEFAULT_COMPILE_DEADLINE: Duration = Duration::from_secs(30);
+/// Without one, a module built to be slow to compile (300,000 small functions in 7.9 MB)
+/// held the start for 51 s and 1.9 GB here, with nothing said (security review F16).
+/// CPython and StarlingMonkey as components (18 and 13 MB) compile in 9 and 11 s on 2
+/// cores (release build; three times that in a debug build), so the default leaves a slow
+/// machine room for them; `[wasm] compile_timeout` (seconds) tightens it, to 20 s say,
+/// which stops that bomb.
+pub const DEFAULT_COMPILE_DEADLINE: Duration = Duration::from_secs(120);
 
 impl Default for WasmSettings {
     fn default() -> Self {

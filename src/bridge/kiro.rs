@@ -1,0 +1,223 @@
+//! Kiro CLI (AWS; `kiro-cli`, the successor of Amazon Q Developer CLI, whose agent files
+//! and hook protocol it keeps): `preToolUse` and `userPromptSubmit`, camelCase
+//! (aws/amazon-q-developer-cli `docs/hooks.md`, `crates/chat-cli/src/cli/agent/hook.rs`,
+//! `crates/chat-cli/src/cli/chat/cli/hooks.rs`; kiro.dev/docs/cli/hooks;
+//! `docs/research/more_agents.md`).
+//!
+//! Input: `hook_event_name`, `cwd`, and `tool_name` + `tool_input` or `prompt` (snake_case
+//! fields; no `session_id` in the builds whose source is public, so such a session keeps
+//! no record). Tool names are the agent's own: `execute_bash` (`shell` in newer builds),
+//! `fs_read` (`read`) with a list of `operations`, `fs_write` (`write`) whose `command`
+//! is `create`, `str_replace`, `insert` or `append`, `glob`, `grep`, `use_aws`, and an
+//! MCP tool as `@server/tool`.
+//!
+//! Answers (docs/hooks.md, and the same on kiro.dev):
+//! - deny a call: **exit 2 with the reason on stderr**, which the model reads ("PreToolHook
+//!   blocked the tool execution: …").
+//! - no objection: exit 0; stdout is not read on `preToolUse`.
+//! - prompt context: exit 0 with the context as plain text on stdout.
+//! - a prompt cannot be blocked: exit 2 on `userPromptSubmit` is only a warning, so a
+//!   block is reported on stderr and the prompt goes on (as with Copilot CLI).
+//! - a timeout, a crash or another exit status lets the call through (fail open), with
+//!   stderr shown to the user as a warning.
+
+use serde_json::{Map, Value};
+
+use super::{
+    Agent, AgentKind, BridgeError, Event, Outcome, Reply, context_dropped_note, other_event_note,
+    parse_snake_case, warnings_on_stderr,
+};
+
+/// Kiro CLI's pre-tool event.
+pub const PRE_TOOL_EVENTS: &[&str] = &["preToolUse"];
+/// Kiro CLI's prompt event.
+pub const PROMPT_EVENTS: &[&str] = &["userPromptSubmit"];
+
+/// Kiro CLI.
+#[derive(Debug, Clone, Copy)]
+pub struct Kiro;
+
+impl Agent for Kiro {
+    fn kind(&self) -> AgentKind {
+        AgentKind::Kiro
+    }
+
+    fn parse(&self, payload: &Value) -> Result<Event, BridgeError> {
+        let mut payload = payload.clone();
+        if let Some(map) = payload.as_object_mut() {
+            normalize(map);
+        }
+        parse_snake_case(self.kind(), &payload, PRE_TOOL_EVENTS, PROMPT_EVENTS)
+    }
+
+    fn answer(&self, event: &Event, outcome: &Outcome) -> Reply {
+        let reply = match event {
+            Event::Other { .. } | Event::SettingsChanged { .. } => {
+                return Reply::silent()
+                    .with_note(&other_event_note(self.kind(), event.event_name()));
+            }
+            Event::PreToolUse { .. } => match &outcome.block {
+                Some(reason) => self.refuse(reason),
+                None if outcome.context.is_some() => Reply::silent().with_note(
+                    &context_dropped_note(
+                        self.kind(),
+                        event.event_name(),
+                        &outcome.context_hooks,
+                    ),
+                ),
+                None => Reply::silent(),
+            },
+            Event::Prompt { session, .. } => match (&outcome.block, &outcome.context) {
+                (Some(reason), _) => Reply::silent().with_note(&format!(
+                    "hookhost: Kiro CLI cannot block a prompt from a command hook ({}); the prompt was sent. {reason}",
+                    session.event_name
+                )),
+                (None, Some(context)) => Reply {
+                    stdout: format!("{context}\n"),
+                    ..Reply::default()
+                },
+                (None, None) => Reply::silent(),
+            },
+        };
+        warnings_on_stderr(reply, outcome)
+    }
+
+    fn refuse(&self, reason: &str) -> Reply {
+        Reply {
+            exit_code: 2,
+            ..Reply::default()
+        }
+        .with_note(reason)
+    }
+}
+
+/// Kiro's calls as the shared snake_case reader takes them: an `fs_write` (or `write`)
+/// that changes a file rather than creating one is an edit (`fs_edit`, the bridge's own
+/// name, mapped to Claude Code's `Edit`), and an `fs_read` (or `read`) of one file gives
+/// that file as `path` (then `file_path`), keeping its `operations`.
+fn normalize(map: &mut Map<String, Value>) {
+    let tool = map
+        .get("tool_name")
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    let Some(input) = map.get_mut("tool_input").and_then(Value::as_object_mut) else {
+        return;
+    };
+    match tool.as_deref() {
+        Some("fs_write" | "write") => {
+            let creates = matches!(
+                input.get("command").and_then(Value::as_str),
+                None | Some("create")
+            );
+            if !creates {
+                map.insert("tool_name".into(), Value::from("fs_edit"));
+            }
+        }
+        Some("fs_read" | "read") => {
+            let operations = input.get("operations").and_then(Value::as_array);
+            let one_path = match operations.map(Vec::as_slice) {
+                Some([only]) => only.get("path").and_then(Value::as_str).map(str::to_owned),
+                _ => None,
+            };
+            if let Some(path) = one_path
+                && !input.contains_key("path")
+            {
+                input.insert("path".into(), Value::String(path));
+            }
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bridge::test_support::*;
+
+    const PRE: &str = include_str!("../../examples/agents/kiro/preToolUse.json");
+    const WRITE: &str = include_str!("../../examples/agents/kiro/preToolUse-fs_write.json");
+    const READ: &str = include_str!("../../examples/agents/kiro/preToolUse-fs_read.json");
+    const PROMPT: &str = include_str!("../../examples/agents/kiro/userPromptSubmit.json");
+
+    fn call(payload_text: &str) -> crate::bridge::ToolCall {
+        match Kiro.parse(&payload(payload_text)).unwrap() {
+            Event::PreToolUse { call, .. } => call,
+            other => panic!("not a call: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn parses_the_payloads_into_claude_codes_vocabulary() {
+        let bash = call(PRE);
+        assert_eq!(bash.tool, "Bash");
+        assert_eq!(bash.hookhost_tool, Some("bash"));
+        assert_eq!(bash.tool_input["command"], "git push --force origin main");
+
+        let edit = call(WRITE);
+        assert_eq!(edit.tool, "Edit");
+        assert_eq!(edit.hookhost_tool, Some("edit_file"));
+        assert_eq!(edit.tool_input["file_path"], "/home/u/p/.env");
+        assert_eq!(edit.tool_input["old_string"], "KEY=1");
+        assert_eq!(edit.tool_input["new_string"], "KEY=2");
+
+        let mut create: Value = payload(WRITE);
+        create["tool_input"] =
+            serde_json::json!({"command": "create", "path": "src/a.rs", "file_text": "x"});
+        let Event::PreToolUse { call: write, .. } = Kiro.parse(&create).unwrap() else {
+            panic!("not a call");
+        };
+        assert_eq!(write.tool, "Write");
+        assert_eq!(write.tool_input["file_path"], "/home/u/p/src/a.rs");
+        assert_eq!(write.tool_input["content"], "x");
+
+        let read = call(READ);
+        assert_eq!(read.tool, "Read");
+        assert_eq!(read.hookhost_tool, Some("read_file"));
+        assert_eq!(read.tool_input["file_path"], "/home/u/p/docs/hooks.md");
+        assert!(read.tool_input["operations"].is_array());
+
+        let mut mcp: Value = payload(PRE);
+        mcp["tool_name"] = "@github/create_issue".into();
+        let Event::PreToolUse { call: mcp, .. } = Kiro.parse(&mcp).unwrap() else {
+            panic!("not a call");
+        };
+        assert_eq!(mcp.tool, "mcp__github__create_issue");
+        assert_eq!(mcp.hookhost_tool, Some("mcp"));
+
+        let Event::Prompt { session, prompt } = Kiro.parse(&payload(PROMPT)).unwrap() else {
+            panic!("not a prompt");
+        };
+        assert_eq!(prompt, "ooo seed my requirements");
+        assert_eq!(session.session_id, None);
+        assert_eq!(session.cwd.as_deref(), Some("/home/u/p"));
+    }
+
+    #[test]
+    fn denies_by_exit_2_adds_context_as_text_and_cannot_block_a_prompt() {
+        let pre = Kiro.parse(&payload(PRE)).unwrap();
+        let deny = Kiro.answer(&pre, &Outcome::block("no force pushes"));
+        assert_eq!((deny.exit_code, deny.stdout.as_str()), (2, ""));
+        assert_eq!(deny.stderr, "no force pushes\n");
+        let quiet = Kiro.answer(&pre, &Outcome::no_objection());
+        assert_eq!((quiet.exit_code, quiet.stdout.as_str()), (0, ""));
+
+        let prompt = Kiro.parse(&payload(PROMPT)).unwrap();
+        let context = Kiro.answer(
+            &prompt,
+            &Outcome {
+                context: Some("use the staging db".into()),
+                ..Outcome::default()
+            },
+        );
+        assert_eq!(
+            (context.exit_code, context.stdout.as_str()),
+            (0, "use the staging db\n")
+        );
+        let blocked = Kiro.answer(&prompt, &Outcome::block("not today"));
+        assert_eq!((blocked.exit_code, blocked.stdout.as_str()), (0, ""));
+        assert_eq!(
+            blocked.stderr,
+            "hookhost: Kiro CLI cannot block a prompt from a command hook (userPromptSubmit); the prompt was sent. not today\n"
+        );
+    }
+}
