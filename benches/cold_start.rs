@@ -176,44 +176,16 @@ fn main() {
 /// `python3 guard.py` against the Python and JavaScript components (and the Rust one);
 /// then each component's first start (compile, no cache) and the size of its cache file.
 fn languages(scene: &Scene, wasm: &Path, warm_cache: &Path) {
-    let guard_py = common::repo().join("plugins/python/guard.py");
-    let python = common::python3();
-    let mut cases: Vec<(&str, Vec<String>, &str)> = vec![(
-        "guard python3 (native)",
-        vec![
-            python,
-            guard_py.to_str().unwrap().to_string(),
-            ".env".into(),
-        ],
-        "sandbox = false",
-    )];
-    for (name, file) in [
-        ("guard rust (wasm)", "protect-paths.wasm"),
-        ("guard python (wasm)", "guard-py.wasm"),
-        ("guard javascript (wasm)", "guard-js.wasm"),
-    ] {
-        let path = wasm.join(file);
-        if path.is_file() {
-            cases.push((name, vec![path.to_str().unwrap().into(), ".env".into()], ""));
-        } else {
-            println!("SKIPPED: {name}: target/wasm/{file} was not built");
-        }
-    }
-    for (name, argv, extra) in cases {
-        let argv: Vec<&str> = argv.iter().map(String::as_str).collect();
+    for case in common::guard_cases(wasm) {
+        let name = case.name;
         let config = scene.config_file(
             &format!("lang-{}.toml", name.replace([' ', '(', ')'], "-")),
-            &support::hook(
-                "guard",
-                "PreToolUse",
-                &argv,
-                &format!("timeout = 60\n{extra}"),
-            ),
+            &case.hooks,
         );
         gate(scene, &config, warm_cache, &[]);
         let s = timed(50, 5, || gate(scene, &config, warm_cache, &[]));
         common::report(&format!("fresh process, {name}, warm cache"), &s);
-        if argv[0].ends_with(".wasm") {
+        if let Some(file) = &case.wasm {
             let cache = scene
                 .root
                 .path()
@@ -230,7 +202,7 @@ fn languages(scene: &Scene, wasm: &Path, warm_cache: &Path) {
             println!(
                 "CACHE {name:<28} {:>8.1} MiB compiled, for {:.1} MiB of wasm",
                 bytes as f64 / (1 << 20) as f64,
-                std::fs::metadata(argv[0]).unwrap().len() as f64 / (1 << 20) as f64
+                std::fs::metadata(file).unwrap().len() as f64 / (1 << 20) as f64
             );
             let _ = std::fs::remove_dir_all(&cache);
         }

@@ -232,41 +232,9 @@ fn process_case(scene: &Scene, name: &str, hooks: &str) {
 /// reads the event and lets the `bash` call through. Target: a warm Python-component
 /// call costs under a fifth of the native Python hook's.
 fn languages(scene: &Scene, wasm: &Path) {
-    let guard_py = common::repo().join("plugins/python/guard.py");
-    let python = common::python3();
-    let any_tool = |name: &str, command: &[&str], extra: &str| {
-        support::hook(
-            name,
-            "PreToolUse",
-            command,
-            &format!("timeout = 60\n{extra}"),
-        )
-    };
-    let mut cases = vec![(
-        "guard python3 (native)",
-        any_tool(
-            "guard",
-            &[&python, guard_py.to_str().unwrap(), ".env"],
-            "sandbox = false",
-        ),
-    )];
-    for (name, file) in [
-        ("guard rust (wasm)", "protect-paths.wasm"),
-        ("guard python (wasm)", "guard-py.wasm"),
-        ("guard javascript (wasm)", "guard-js.wasm"),
-    ] {
-        let path = wasm.join(file);
-        if !path.is_file() {
-            println!("SKIPPED: {name}: target/wasm/{file} was not built");
-            continue;
-        }
-        cases.push((
-            name,
-            any_tool("guard", &[path.to_str().unwrap(), ".env"], ""),
-        ));
-    }
+    let cases = common::guard_cases(wasm);
     let mut medians = Vec::new();
-    for (name, hooks) in cases {
+    for common::GuardCase { name, hooks, .. } in cases {
         let config = scene.config_file(&format!("{}.toml", name.replace(' ', "-")), &hooks);
         let mut server = Server::start(scene, &config, false);
         let mut answer = String::new();

@@ -102,6 +102,57 @@ pub fn process_hooks(scene: &Scene, native: &Path) -> Vec<(&'static str, String)
     cases
 }
 
+/// One build of the guard policy (protect-paths + keywords) for the language benches.
+pub struct GuardCase {
+    /// The case's name (`guard python (wasm)`).
+    pub name: &'static str,
+    /// Its `[[hooks]]` table: a PreToolUse hook named `guard` on every tool.
+    pub hooks: String,
+    /// The `.wasm` file, for a component.
+    pub wasm: Option<PathBuf>,
+}
+
+/// The guard policy four ways: `python3 plugins/python/guard.py` on the host, and the
+/// Rust, Python and JavaScript components built into `wasm` (a component not built is
+/// skipped with a line that says so).
+pub fn guard_cases(wasm: &Path) -> Vec<GuardCase> {
+    let table = |command: &[&str], extra: &str| {
+        support::hook(
+            "guard",
+            "PreToolUse",
+            command,
+            &format!("timeout = 60\n{extra}"),
+        )
+    };
+    let guard_py = repo().join("plugins/python/guard.py");
+    let python = python3();
+    let mut cases = vec![GuardCase {
+        name: "guard python3 (native)",
+        hooks: table(
+            &[&python, guard_py.to_str().unwrap(), ".env"],
+            "sandbox = false",
+        ),
+        wasm: None,
+    }];
+    for (name, file) in [
+        ("guard rust (wasm)", "protect-paths.wasm"),
+        ("guard python (wasm)", "guard-py.wasm"),
+        ("guard javascript (wasm)", "guard-js.wasm"),
+    ] {
+        let path = wasm.join(file);
+        if !path.is_file() {
+            println!("SKIPPED: {name}: target/wasm/{file} was not built");
+            continue;
+        }
+        cases.push(GuardCase {
+            name,
+            hooks: table(&[path.to_str().unwrap(), ".env"], ""),
+            wasm: Some(path),
+        });
+    }
+    cases
+}
+
 /// A `[[hooks]]` table for PreToolUse on `bash`.
 pub fn hook(name: &str, command: &[&str], extra: &str) -> String {
     support::hook(

@@ -17,7 +17,7 @@ use serde_json::Value;
 
 use super::{
     Agent, AgentKind, BridgeError, Event, Outcome, Reply, claude_code, json_or_silent,
-    other_event_note, parse_snake_case,
+    other_event_note, parse_snake_case, refuse_by_exit_2,
 };
 
 /// Codex CLI.
@@ -56,11 +56,7 @@ impl Agent for Codex {
     }
 
     fn refuse(&self, reason: &str) -> Reply {
-        Reply {
-            exit_code: 2,
-            ..Reply::default()
-        }
-        .with_note(reason)
+        refuse_by_exit_2(reason)
     }
 }
 

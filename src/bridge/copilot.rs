@@ -21,8 +21,8 @@ use serde_json::{Value, json};
 
 use super::{
     Agent, AgentKind, AgentSession, BridgeError, Event, Outcome, Reply, context_dropped_note,
-    object, other_event_note, owned, parse_snake_case, required_str, str_field, tool_input_field,
-    tools, warnings_on_stderr,
+    object, other_event_note, owned, parse_snake_case, prompt_block_dropped_note, required_str,
+    str_field, tool_input_field, tools, warnings_on_stderr,
 };
 
 /// Copilot CLI.
@@ -84,9 +84,10 @@ impl Agent for Copilot {
                 None => Reply::silent(),
             },
             Event::Prompt { session, .. } => match (&outcome.block, &outcome.context) {
-                (Some(reason), _) => Reply::silent().with_note(&format!(
-                    "hookhost: Copilot CLI cannot block a prompt from a command hook ({}); the prompt was sent. {reason}",
-                    session.event_name
+                (Some(reason), _) => Reply::silent().with_note(&prompt_block_dropped_note(
+                    self.kind(),
+                    &session.event_name,
+                    reason,
                 )),
                 (None, Some(_)) => Reply::silent().with_note(&context_dropped_note(
                     self.kind(),

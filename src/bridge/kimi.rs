@@ -24,7 +24,7 @@ use serde_json::{Map, Value};
 
 use super::{
     Agent, AgentKind, BridgeError, Event, Outcome, Reply, claude_code, context_dropped_note,
-    other_event_note, parse_snake_case, warnings_on_stderr,
+    other_event_note, parse_snake_case, refuse_by_exit_2, warnings_on_stderr,
 };
 
 /// Kimi Code.
@@ -73,11 +73,7 @@ impl Agent for Kimi {
     }
 
     fn refuse(&self, reason: &str) -> Reply {
-        Reply {
-            exit_code: 2,
-            ..Reply::default()
-        }
-        .with_note(reason)
+        refuse_by_exit_2(reason)
     }
 }
 

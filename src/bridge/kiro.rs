@@ -25,7 +25,7 @@ use serde_json::{Map, Value};
 
 use super::{
     Agent, AgentKind, BridgeError, Event, Outcome, Reply, context_dropped_note, other_event_note,
-    parse_snake_case, warnings_on_stderr,
+    parse_snake_case, prompt_block_dropped_note, refuse_by_exit_2, warnings_on_stderr,
 };
 
 /// Kiro CLI's pre-tool event.
@@ -59,18 +59,15 @@ impl Agent for Kiro {
             Event::PreToolUse { .. } => match &outcome.block {
                 Some(reason) => self.refuse(reason),
                 None if outcome.context.is_some() => Reply::silent().with_note(
-                    &context_dropped_note(
-                        self.kind(),
-                        event.event_name(),
-                        &outcome.context_hooks,
-                    ),
+                    &context_dropped_note(self.kind(), event.event_name(), &outcome.context_hooks),
                 ),
                 None => Reply::silent(),
             },
             Event::Prompt { session, .. } => match (&outcome.block, &outcome.context) {
-                (Some(reason), _) => Reply::silent().with_note(&format!(
-                    "hookhost: Kiro CLI cannot block a prompt from a command hook ({}); the prompt was sent. {reason}",
-                    session.event_name
+                (Some(reason), _) => Reply::silent().with_note(&prompt_block_dropped_note(
+                    self.kind(),
+                    &session.event_name,
+                    reason,
                 )),
                 (None, Some(context)) => Reply {
                     stdout: format!("{context}\n"),
@@ -83,11 +80,7 @@ impl Agent for Kiro {
     }
 
     fn refuse(&self, reason: &str) -> Reply {
-        Reply {
-            exit_code: 2,
-            ..Reply::default()
-        }
-        .with_note(reason)
+        refuse_by_exit_2(reason)
     }
 }
 

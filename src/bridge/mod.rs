@@ -405,6 +405,25 @@ pub fn other_event_note(agent: AgentKind, event_name: &str) -> String {
     )
 }
 
+/// The note for a prompt block an agent cannot obey (Copilot CLI, Kiro CLI): the prompt
+/// was sent, and the block's text follows.
+pub fn prompt_block_dropped_note(agent: AgentKind, event_name: &str, reason: &str) -> String {
+    format!(
+        "hookhost: {agent} cannot block a prompt from a command hook ({}); the prompt was sent. {reason}",
+        escape_line(event_name)
+    )
+}
+
+/// The answer of the agents that deny a call by exit status 2 with the reason on stderr
+/// (Codex, Kimi Code, Kiro CLI).
+pub(crate) fn refuse_by_exit_2(reason: &str) -> Reply {
+    Reply {
+        exit_code: 2,
+        ..Reply::default()
+    }
+    .with_note(reason)
+}
+
 /// The note for context an agent cannot take on a prompt.
 pub fn context_dropped_note(agent: AgentKind, event_name: &str, hooks: &[String]) -> String {
     let names = if hooks.is_empty() {
