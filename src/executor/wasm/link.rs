@@ -64,7 +64,7 @@ pub const NETWORK_IMPORTS: &[&str] = &[
 
 /// The HTTP interfaces componentize-js's runtime imports whether or not the script uses
 /// `fetch`: linked, so that such a component runs, with every request denied
-/// ([`NoRequests`]): the guest sees `HTTP-request-denied`, an ordinary error.
+/// (the host sends none): the guest sees `HTTP-request-denied`, an ordinary error.
 pub const HTTP_IMPORTS: &[&str] = &["wasi:http/types", "wasi:http/outgoing-handler"];
 
 /// The `wasi:http` hooks of a run: no request is ever sent.
