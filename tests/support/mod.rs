@@ -14,7 +14,7 @@ mod process;
 mod scene;
 mod serve;
 
-pub use fixtures::{component_or_skip, plugin, python_wasm_or_skip, wasm_dir};
+pub use fixtures::{SLOW_COMPILE_OK, component_or_skip, plugin, python_wasm_or_skip, wasm_dir};
 pub use poll::wait_until;
 pub use process::{
     OtherUserWorld, as_nobody, bwrap_available, bwrap_or_skip, is_root, lossy, nobody_or_skip,
