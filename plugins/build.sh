@@ -81,7 +81,7 @@ build_component() {
     shift
     local dst="$OUT/$name" stamp="$OUT/.$name.inputs"
     local inputs
-    inputs="$( { echo "$version"; cat "${sources[@]}"; find "$REPO/wit" -type f -name '*.wit' | sort | xargs cat; } | sha256sum)"
+    inputs="$( { echo "$version"; cat "${sources[@]}"; find "$REPO/wit" -type f -name '*.wit' -print0 | sort -z | xargs -0 cat; } | sha256sum)"
     if [[ -f "$dst" && -f "$stamp" && "$(cat "$stamp")" == "$inputs" ]]; then
         echo "$dst"
         return
