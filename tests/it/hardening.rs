@@ -305,7 +305,10 @@ fn doctor_reports_a_healthy_machine_and_json_for_scripts() {
     assert_eq!(code, 0);
     let report: Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(report["healthy"], true);
-    assert_eq!(report["agents"].as_array().unwrap().len(), 7);
+    assert_eq!(
+        report["agents"].as_array().unwrap().len(),
+        hookhost::bridge::AgentKind::ALL.len()
+    );
     assert_eq!(report["records"]["checked"], 1);
 }
 
