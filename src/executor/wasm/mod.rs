@@ -75,11 +75,15 @@
 //! - `engine.rs`: [`WasmEngine`] and its configuration ([`EngineMode`], [`WasmSettings`],
 //!   the pooling allocator and its page-scan reset, the epoch ticker, how the default
 //!   fuel rate was calibrated), and preparing a program once per engine;
+//! - `engine.rs` also bounds compiling ([`WasmSettings::compile_deadline`]);
 //! - `link.rs`: what a hook can reach: the two linkers, the import policy
-//!   ([`HOOK_WORLD_IMPORTS`]; no network), and the WASI context of each run;
+//!   ([`HOOK_WORLD_IMPORTS`]; the network and HTTP linked, every use denied), and the
+//!   WASI context of each run;
 //! - `limits.rs`: what one run may use: the store limiter (memory and tables), fuel and
 //!   the wall-clock backstop;
 //! - `run.rs`: one run: instantiate, call, collect the output, read how the guest ended;
+//! - `blocking.rs`: in `serve`, the guests' own blocking pool, and freeing a call stuck
+//!   there (a FIFO's `open`) when its run is abandoned;
 //! - `cache.rs`: the on-disk cache of compiled artifacts.
 
 mod blocking;
