@@ -24,15 +24,6 @@ pub(super) struct WasmHooks {
     engine: Option<Result<WasmEngine, String>>,
 }
 
-/// What preparing one WASM hook came to.
-enum Prepared {
-    /// Compiled and pre-linked.
-    Ready(WasmExecutor),
-    /// It cannot be compiled or linked (or there is no engine): every run fails with
-    /// "could not start: " and this.
-    Unstartable(String),
-}
-
 impl WasmHooks {
     pub(super) fn new(config: &Config, mode: Mode, env: &Environment) -> WasmHooks {
         let defaults = WasmSettings::default();
@@ -75,12 +66,12 @@ impl WasmHooks {
     ) -> (LoadedHook, Vec<String>) {
         let (executor, warnings): (Arc<dyn Executor>, Vec<String>) =
             match self.compile(def, program, project) {
-                Prepared::Ready(executor) => {
+                Ok(executor) => {
                     let cache = executor.cache_warnings().iter().map(|w| format!("⚠ {w}"));
                     let cache = cache.collect();
                     (Arc::new(executor), cache)
                 }
-                Prepared::Unstartable(why) => (
+                Err(why) => (
                     Arc::new(Unstartable(why.clone())),
                     vec![format!("⚠ hook {} could not start: {why}", def.name)],
                 ),
@@ -95,19 +86,24 @@ impl WasmHooks {
         )
     }
 
-    /// [`WasmHooks::prepare`]'s compile and link, on the engine made on first use.
-    fn compile(&mut self, def: &HookDef, program: &Path, project: &Path) -> Prepared {
+    /// [`WasmHooks::prepare`]'s compile and link, on the engine made on first use; the
+    /// error is why the hook cannot start (every run fails with "could not start: " and it).
+    fn compile(
+        &mut self,
+        def: &HookDef,
+        program: &Path,
+        project: &Path,
+    ) -> Result<WasmExecutor, String> {
         let engine = self.engine.get_or_insert_with(|| {
             WasmEngine::new(&self.settings, self.mode).map_err(|e| e.to_string())
         });
         let engine = match engine {
             Ok(engine) => engine,
-            Err(e) => return Prepared::Unstartable(e.clone()),
+            Err(e) => return Err(e.clone()),
         };
-        match engine.prepare(program, &def.command[1..], project, def.timeout()) {
-            Ok(executor) => Prepared::Ready(executor),
-            Err(e) => Prepared::Unstartable(e.to_string()),
-        }
+        engine
+            .prepare(program, &def.command[1..], project, def.timeout())
+            .map_err(|e| e.to_string())
     }
 }
 

@@ -60,26 +60,38 @@ fn pool() -> Option<&'static Runtime> {
     .as_ref()
 }
 
-/// `run`, polled with the guests' pool entered (so its blocking calls go there), or as
-/// it is when there is no pool.
-pub(super) fn in_guest_pool<F: Future>(run: F) -> InGuestPool<F> {
-    InGuestPool {
-        handle: pool().map(|p| p.handle().clone()),
-        run: Box::pin(run),
-    }
+/// The guests' pool, as a `serve` engine holds it (chosen once, when the engine is made).
+#[derive(Clone)]
+pub(super) struct GuestPool {
+    handle: Handle,
 }
 
-/// Frees the pool's threads blocked in a call that will not return (a run was
-/// abandoned): each returns `EINTR`.
-pub(super) fn interrupt_blocked_calls() {
-    if pool().is_some() {
+impl GuestPool {
+    /// The process's pool; `None` where it cannot be made (see [`pool`]).
+    pub(super) fn get() -> Option<GuestPool> {
+        pool().map(|p| GuestPool {
+            handle: p.handle().clone(),
+        })
+    }
+
+    /// `run`, polled with the pool entered, so that its blocking calls go there.
+    pub(super) fn enter<F: Future>(&self, run: F) -> InGuestPool<F> {
+        InGuestPool {
+            handle: self.handle.clone(),
+            run: Box::pin(run),
+        }
+    }
+
+    /// Frees the pool's threads blocked in a call that will not return (a run was
+    /// abandoned): each returns `EINTR`.
+    pub(super) fn interrupt_blocked_calls(&self) {
         interrupt::interrupt_registered();
     }
 }
 
-/// See [`in_guest_pool`].
+/// See [`GuestPool::enter`].
 pub(super) struct InGuestPool<F> {
-    handle: Option<Handle>,
+    handle: Handle,
     run: Pin<Box<F>>,
 }
 
@@ -88,7 +100,7 @@ impl<F: Future> Future for InGuestPool<F> {
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
         let this = &mut *self;
-        let _entered = this.handle.as_ref().map(Handle::enter);
+        let _entered = this.handle.enter();
         this.run.as_mut().poll(cx)
     }
 }

@@ -127,6 +127,8 @@ pub(super) struct EngineInner {
     /// burst waits for a slot instead of failing with wasmtime's "maximum concurrent
     /// limit … reached"; `None` with the on-demand allocator, which has no such limit.
     pub(super) run_slots: Option<Arc<tokio::sync::Semaphore>>,
+    /// `serve`'s pool for the guests' blocking calls (see `blocking`); `None` otherwise.
+    pub(super) guest_pool: Option<super::blocking::GuestPool>,
 }
 
 /// A program compiled (or loaded from the cache) and pre-linked, and where it came from.
@@ -231,6 +233,11 @@ impl WasmEngine {
                 reset_by_page_scan,
                 run_slots: (mode == EngineMode::Serve)
                     .then(|| Arc::new(tokio::sync::Semaphore::new(POOL_RUNS))),
+                guest_pool: if mode == EngineMode::Serve {
+                    super::blocking::GuestPool::get()
+                } else {
+                    None
+                },
             }),
         })
     }

@@ -13,10 +13,10 @@ use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
 use wasmtime_wasi::{I32Exit, WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 use wasmtime_wasi_http::{WasiHttpCtx, WasiHttpCtxView, WasiHttpView};
 
+use super::WasmExecutor;
 use super::engine::{Program, TICK};
 use super::limits::{Limits, wall_limit};
 use super::link::NoRequests;
-use super::{WasmExecutor, blocking};
 use crate::executor::{
     BoxFuture, CancellationToken, Executor, ExitStatus, Failure, OUTPUT_CAP, RawOutput, Stream,
 };
@@ -176,17 +176,12 @@ impl Executor for WasmExecutor {
             };
             // In `serve`, a guest's blocking calls go to a pool of their own, whose
             // stuck calls an abandoned run frees (see `blocking`).
-            let pooled = self.engine.run_slots.is_some();
-            let abandoned = || {
-                if pooled {
-                    blocking::interrupt_blocked_calls();
-                }
-            };
+            let pool = self.engine.guest_pool.as_ref();
+            let abandoned = || pool.map(|p| p.interrupt_blocked_calls());
             let work = async {
-                if pooled {
-                    blocking::in_guest_pool(work).await
-                } else {
-                    work.await
+                match pool {
+                    Some(pool) => pool.enter(work).await,
+                    None => work.await,
                 }
             };
             // The epoch callback normally ends a late run inside wasm; this catches a
