@@ -186,6 +186,19 @@ mod tests {
     }
 
     #[test]
+    fn a_call_without_its_tool_is_unreadable_and_a_write_without_command_creates() {
+        let mut broken: Value = payload(PRE);
+        broken.as_object_mut().unwrap().remove("tool_name");
+        assert!(Kiro.parse(&broken).is_err(), "a preToolUse needs tool_name");
+        let mut bare: Value = payload(WRITE);
+        bare["tool_input"] = serde_json::json!({"path": "a.txt", "file_text": "x"});
+        let Event::PreToolUse { call, .. } = Kiro.parse(&bare).unwrap() else {
+            panic!("not a call");
+        };
+        assert_eq!(call.tool, "Write");
+    }
+
+    #[test]
     fn denies_by_exit_2_adds_context_as_text_and_cannot_block_a_prompt() {
         let pre = Kiro.parse(&payload(PRE)).unwrap();
         let deny = Kiro.answer(&pre, &Outcome::block("no force pushes"));
