@@ -18,6 +18,7 @@ use std::fs;
 use std::io;
 use std::path::{Component, Path, PathBuf};
 
+use crate::platform::sys;
 use crate::platform::sys::ownership;
 
 /// The most links followed while resolving one path; more is refused as a loop (the
@@ -70,15 +71,22 @@ pub(crate) fn lookup_on_path(
     if name.is_empty() {
         return None;
     }
+    // Windows finds `cmd` as `cmd.exe` (PATHEXT); POSIX only by its name.
+    let names = sys::file_system::executable_names(name);
     path_dirs(path?, cwd).find_map(|(i, dir)| {
-        let candidate = dir.join(name);
-        is_executable_file(&candidate).then_some((i, candidate))
+        names
+            .iter()
+            .map(|n| dir.join(n))
+            .find(|candidate| is_executable_file(candidate))
+            .map(|candidate| (i, candidate))
     })
 }
 
 /// Where an absolute path leads, following symlinks even when the end is missing: the
 /// longest existing prefix is canonicalized and a dangling link is followed to where it
-/// would create its target. More than [`MAX_LINK_HOPS`] links is an error.
+/// would create its target. More than [`MAX_LINK_HOPS`] links is an error. (Windows,
+/// which has no box, does not use it.)
+#[allow(dead_code)]
 pub(crate) fn resolve(path: &Path) -> io::Result<PathBuf> {
     let mut path = path.to_owned();
     for _ in 0..MAX_LINK_HOPS {
@@ -142,6 +150,8 @@ pub(crate) enum TraceError {
 
 /// One part of a path still to walk.
 enum Part {
+    /// A Windows drive or share (`C:`, `\\server\share`): the root that follows is its.
+    Prefix(OsString),
     Root,
     Up,
     Name(OsString),
@@ -151,10 +161,11 @@ enum Part {
 fn parts(path: &Path) -> Vec<Part> {
     path.components()
         .filter_map(|c| match c {
+            Component::Prefix(prefix) => Some(Part::Prefix(prefix.as_os_str().to_owned())),
             Component::RootDir => Some(Part::Root),
             Component::ParentDir => Some(Part::Up),
             Component::Normal(name) => Some(Part::Name(name.to_owned())),
-            Component::CurDir | Component::Prefix(_) => None,
+            Component::CurDir => None,
         })
         .collect()
 }
@@ -165,14 +176,23 @@ fn parts(path: &Path) -> Vec<Part> {
 pub(crate) fn walk(start: &Path) -> Result<Walk, TraceError> {
     let mut todo = parts(start);
     todo.reverse();
-    let mut cur = PathBuf::from("/");
+    // Where `/` is: the root, or on Windows the root of the drive the path names.
+    let mut root = PathBuf::from("/");
+    let mut cur = root.clone();
     let (mut hops, mut missing, mut dangling) = (0, false, false);
     let mut via: Option<PathBuf> = None;
     let mut steps = Vec::new();
     while let Some(part) = todo.pop() {
         let name = match part {
+            Part::Prefix(prefix) => {
+                let mut drive_root = prefix;
+                drive_root.push(std::path::MAIN_SEPARATOR_STR);
+                root = PathBuf::from(drive_root);
+                cur = root.clone();
+                continue;
+            }
             Part::Root => {
-                cur = PathBuf::from("/");
+                cur = root.clone();
                 continue;
             }
             Part::Up => {

@@ -38,8 +38,9 @@ static LIVE_CHILDREN: Mutex<Option<HashSet<u32>>> = Mutex::new(None);
 pub fn harden_host_process(subreaper: bool) -> std::io::Result<()> {
     sys::harden::open_before_non_dumpable();
     sys::harden::make_non_dumpable()?;
-    if subreaper {
-        sys::harden::become_child_subreaper()?;
+    // Where the OS has no subreapers (macOS, Windows), orphans go to init or nowhere;
+    // Windows' Job Objects end them instead (see `platform`).
+    if subreaper && sys::harden::become_child_subreaper()? {
         SUBREAPER.store(true, Ordering::SeqCst);
     }
     Ok(())
@@ -108,7 +109,15 @@ pub async fn spawn(mut command: tokio::process::Command) -> std::io::Result<toki
         // Spawn and register under one lock, so that a sweep never sees the child
         // unregistered.
         let mut live = LIVE_CHILDREN.lock().unwrap_or_else(|p| p.into_inner());
-        let result = command.spawn();
+        let mut result = command.spawn();
+        // The OS's container for the hook's descendants (Windows: its Job Object) before
+        // it runs on; a child that cannot be contained is ended, never left running.
+        if let Ok(child) = &mut result
+            && let Err(e) = sys::process::adopt_spawned(child)
+        {
+            let _ = child.start_kill();
+            result = Err(e);
+        }
         if let Ok(child) = &result
             && let Some(pid) = child.id()
         {
@@ -128,8 +137,10 @@ pub async fn spawn(mut command: tokio::process::Command) -> std::io::Result<toki
         .map_err(|_| std::io::Error::other("the spawner thread dropped the request"))?
 }
 
-/// Drops `pid` from the registry once the child has been reaped.
+/// Drops `pid` from the registry once the child has been reaped (and, on Windows, closes
+/// its Job Object, which ends whatever it left running).
 pub fn forget(pid: u32) {
+    sys::process::release(pid);
     let mut live = LIVE_CHILDREN.lock().unwrap_or_else(|p| p.into_inner());
     if let Some(set) = live.as_mut() {
         set.remove(&pid);

@@ -7,6 +7,10 @@
 //! makes the test process itself non-dumpable (`prctl`), which would hold for every test
 //! sharing the process, and `an_unprivileged_hardened_host_still_scans_pages` reruns
 //! this binary with `--exact` and a test's name.
+//!
+//! Linux only: non-dumpable processes, PID namespaces and `/proc` are Linux's (see
+//! tests/it/main.rs for what other OSes get).
+#![cfg(target_os = "linux")]
 
 mod support;
 

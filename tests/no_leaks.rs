@@ -1,5 +1,9 @@
 //! Hundreds of timed-out hook runs leave no zombies, no open file descriptors and no
 //! processes behind. Alone in its test binary, so that no other test opens fds meanwhile.
+//!
+//! Linux only: non-dumpable processes, PID namespaces and `/proc` are Linux's (see
+//! tests/it/main.rs for what other OSes get).
+#![cfg(target_os = "linux")]
 
 mod support;
 

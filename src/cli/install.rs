@@ -62,10 +62,9 @@ fn request(
     let scope: Scope = scope
         .parse()
         .map_err(|e: install::InstallError| e.to_string())?;
-    let home = std::env::var_os("HOME")
-        .filter(|h| !h.is_empty())
-        .map(PathBuf::from)
-        .ok_or("HOME is not set, so the agent's user settings cannot be found")?;
+    let home = Environment::of_process().home().ok_or(
+        "no home folder is known (HOME, or USERPROFILE on Windows, is not set), so the agent's user settings cannot be found",
+    )?;
     let project = match &global.project {
         Some(project) => std::path::absolute(project)
             .map_err(|e| format!("the project {}: {e}", project.display()))?,

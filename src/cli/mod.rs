@@ -50,7 +50,7 @@ pub struct Cli {
 /// Options every subcommand takes, before or after it.
 #[derive(Debug, Args, Clone, Default)]
 pub struct GlobalOptions {
-    /// The config file (default: $HARNESS_HOME/config.toml, $XDG_CONFIG_HOME/harness/config.toml or ~/.config/harness/config.toml).
+    /// The config file (default: $HARNESS_HOME/config.toml, else $XDG_CONFIG_HOME/harness/config.toml, else ~/.config/harness/config.toml on Linux, ~/Library/Application Support/harness/config.toml on macOS, %APPDATA%\harness\config.toml on Windows).
     #[arg(long, global = true, value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// The project root (default: the current directory).
@@ -74,7 +74,7 @@ pub struct GlobalOptions {
     /// The permission mode in force.
     #[arg(long, global = true, value_name = "NAME", default_value = "auto")]
     pub permission_mode: String,
-    /// The session record (default: under $XDG_STATE_HOME/hookhost).
+    /// The session record (default: under $XDG_STATE_HOME/hookhost, else ~/.local/state/hookhost on Linux, ~/Library/Application Support/hookhost/records on macOS, %LOCALAPPDATA%\hookhost\records on Windows).
     #[arg(long, global = true, value_name = "FILE")]
     pub log: Option<PathBuf>,
     /// Operator logs on stderr: -v for debug (a line per gate and hook run), -vv for

@@ -36,11 +36,12 @@ impl Folder {
         {
             forms.push(w.end);
         }
-        let id = fs::metadata(&abs).ok().map(|m| file_identity(&m));
+        let id = fs::metadata(&abs).ok().and_then(|m| file_identity(&m));
         let dev = id.map(|(dev, _)| dev).or_else(|| {
             abs.ancestors()
                 .find_map(|a| fs::metadata(a).ok())
-                .map(|m| file_identity(&m).0)
+                .and_then(|m| file_identity(&m))
+                .map(|(dev, _)| dev)
         });
         Folder {
             dir,
@@ -135,7 +136,10 @@ pub(super) fn find_in<'f>(
             let Ok(meta) = fs::symlink_metadata(dir) else {
                 continue;
             };
-            let id = Some(file_identity(&meta));
+            let Some(id) = file_identity(&meta) else {
+                continue;
+            };
+            let id = Some(id);
             if let Some(folder) = folders.iter().find(|f| f.id == id) {
                 return Ok(Some(Found {
                     folder,

@@ -32,7 +32,7 @@ impl Plan<'_> {
                 uid,
                 self.writable
                     .iter()
-                    .any(|f| f.dev == Some(file_identity(&meta).0)),
+                    .any(|f| file_identity(&meta).is_some_and(|(dev, _)| f.dev == Some(dev))),
             )
         {
             refusals.push(Refusal::HardLinked {

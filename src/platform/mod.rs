@@ -1,16 +1,46 @@
 //! The one platform seam: everything hookhost asks of the operating system that differs
 //! between systems (process groups and their teardown, the hardening of hookhost's own
-//! process, file locks, signals, raw stdio, `/proc`, file modes and ownership, the user's
-//! folders).
+//! process, the box argv hooks run in, file locks, signals, raw stdio, `/proc`, file
+//! modes and ownership, the user's folders).
 //!
 //! The module for the running OS is chosen once, here, and renamed `sys` (as wasmtime-wasi's
 //! `filesystem.rs` and tokio's `process` do), so that callers write `platform::sys::…` and
-//! carry no `cfg` of their own. Each OS module keeps one file per concept. Outside this
-//! module only the box (`sandbox/`), which is Linux's bubblewrap by nature, may name `libc`,
-//! `std::os::unix` or `cfg(`; `scripts/check-platform.sh` enforces that in CI.
+//! carry no `cfg` of their own. Every OS module offers the same items, one file per
+//! concept:
+//!
+//! | module | Linux | macOS | Windows |
+//! |---|---|---|---|
+//! | `boxed` (the box) | bubblewrap, seccomp, Landlock | Seatbelt (`sandbox-exec`) | none: hooks run on the host |
+//! | `harden` | non-dumpable, child subreaper | debugger attach denied | nothing to do |
+//! | `process` | group + `PR_SET_PDEATHSIG`, `/proc` children | group, `proc_listchildpids` | a Job Object per hook, killed on close |
+//! | `pid_namespace` | a PID namespace per host hook | none | none |
+//! | `interrupt` | `SIGRTMIN+3` | `SIGUSR2` | nothing blocks that way |
+//! | `file_system` | case kept, `/tmp` | case folded, per-user `$TMPDIR` | case folded, `%TEMP%`, `PATHEXT` |
+//! | `files`, `ownership` | modes and uids | modes and uids | ACLs: private by default, one owner |
+//! | `signal`, `stdio` | Unix signals, event-loop pipes | the same | Ctrl-C/Ctrl-Break, blocking stdio |
+//!
+//! What Linux and macOS share (POSIX) lives once in `unix/` and is re-exported by both;
+//! what an OS lacks altogether lives once in `generic/`. Outside this module only the
+//! box's OS-neutral face (`sandbox/`) and the tests may name `libc` or `cfg(`;
+//! `scripts/check-platform.sh` enforces that in CI.
+
+#[cfg(unix)]
+pub(crate) mod unix;
+
+#[cfg(not(target_os = "linux"))]
+pub(crate) mod generic;
 
 #[cfg(target_os = "linux")]
-#[path = "linux/mod.rs"]
 pub(crate) mod linux;
 #[cfg(target_os = "linux")]
 pub(crate) use linux as sys;
+
+#[cfg(target_os = "macos")]
+pub(crate) mod macos;
+#[cfg(target_os = "macos")]
+pub(crate) use macos as sys;
+
+#[cfg(windows)]
+pub(crate) mod windows;
+#[cfg(windows)]
+pub(crate) use windows as sys;

@@ -2,9 +2,10 @@
 //! real user's home in the password database (F14 of the security review: with `HOME`
 //! unset or wrong, following `$HOME` alone hid nothing).
 
-use std::ffi::{CStr, OsStr};
-use std::os::unix::ffi::OsStrExt;
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
+
+use crate::platform::sys::users;
 
 /// The user's home folders, as far as they are known.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -23,9 +24,8 @@ impl Homes {
     /// The homes of this process: `home_env` (the value of `HOME` in the environment
     /// the session is made from) and the password database's entry for the real uid.
     pub fn find(home_env: Option<&OsStr>) -> Homes {
-        // SAFETY: getuid has no preconditions and cannot fail.
-        let uid = unsafe { libc::getuid() };
-        Homes::resolve(home_env, uid, passwd_home(uid))
+        let uid = users::real_uid();
+        Homes::resolve(home_env, uid, users::home_of(uid))
     }
 
     /// [`Homes::find`] with the password database's answer given (for tests).
@@ -93,39 +93,6 @@ fn same_folder(a: &Path, b: &Path) -> bool {
         )
 }
 
-/// The home folder of `uid` in the password database (getpwuid_r), if it has an entry.
-fn passwd_home(uid: u32) -> Option<PathBuf> {
-    let mut buf = vec![0u8; 1024];
-    loop {
-        // SAFETY: an all-zero `passwd` is a valid value of a plain C struct.
-        let mut entry: libc::passwd = unsafe { std::mem::zeroed() };
-        let mut found: *mut libc::passwd = std::ptr::null_mut();
-        // SAFETY: every pointer is to live memory of the size passed; getpwuid_r writes
-        // strings into `buf` and points `entry`'s fields into it.
-        let rc = unsafe {
-            libc::getpwuid_r(
-                uid,
-                &mut entry,
-                buf.as_mut_ptr().cast(),
-                buf.len(),
-                &mut found,
-            )
-        };
-        if rc == libc::ERANGE && buf.len() < 1 << 20 {
-            buf.resize(buf.len() * 4, 0);
-            continue;
-        }
-        if rc != 0 || found.is_null() || entry.pw_dir.is_null() {
-            return None;
-        }
-        // SAFETY: on success `pw_dir` points to a NUL-terminated string inside `buf`,
-        // which is alive here.
-        let dir = unsafe { CStr::from_ptr(entry.pw_dir) };
-        let dir = Path::new(OsStr::from_bytes(dir.to_bytes()));
-        return (!dir.as_os_str().is_empty()).then(|| dir.to_path_buf());
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -186,13 +153,13 @@ mod tests {
 
     #[test]
     fn the_password_database_is_read() {
-        let Some(home) = passwd_home(0) else {
+        let Some(home) = crate::platform::sys::users::home_of(0) else {
             eprintln!("SKIPPED the_password_database_is_read: no passwd entry for uid 0 here");
             return;
         };
         assert!(home.is_absolute(), "{}", home.display());
         assert_eq!(
-            passwd_home(54321),
+            crate::platform::sys::users::home_of(54321),
             None,
             "uid 54321 is expected to have no entry"
         );

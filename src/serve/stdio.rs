@@ -50,7 +50,7 @@ impl Stdio {
                         "hookhost: serve uses threads for stdio ({failed})"
                     );
                 }
-                drop(found);
+                found.restore();
                 Stdio {
                     input: Box::new(tokio::io::stdin()),
                     output: Box::new(tokio::io::stdout()),

@@ -29,7 +29,7 @@ impl SessionBox {
         let env = Environment::injected_or_process(options.env.as_deref());
         let project = absolute_project(&options.project)?;
         let config = load_config(options, &env)?;
-        let homes = sandbox::Homes::find(env.get("HOME"));
+        let homes = sandbox::Homes::find(env.home_variable());
         let session_id = options
             .session_id
             .clone()
@@ -121,7 +121,7 @@ impl SessionSandbox {
         if options.no_sandbox || !needs_box {
             return SessionSandbox::Off;
         }
-        let override_path = env.get(sandbox::BWRAP_ENV).map(PathBuf::from);
+        let override_path = env.get(sandbox::PROGRAM_ENV).map(PathBuf::from);
         let info = match sandbox::probe(override_path.as_deref(), env.get("PATH"), project) {
             Ok(info) => info,
             Err(why) => return SessionSandbox::Unavailable(why),
@@ -132,6 +132,7 @@ impl SessionSandbox {
                 Ok(tmp) => (tmp.path().to_path_buf(), Some(tmp)),
                 Err(e) => {
                     return SessionSandbox::Unavailable(sandbox::Unavailable {
+                        sandbox: sandbox::NAME,
                         reason: e.to_string(),
                         advice: "Pass --private-tmp DIR, or make the temp folder writable.".into(),
                     });
@@ -144,7 +145,7 @@ impl SessionSandbox {
                 writable: folders.writable.clone(),
                 private_tmp,
                 hide: folders.hide.clone(),
-                bwrap: info.path,
+                program: info.path,
                 entry: options.box_entry.clone(),
             }),
             _created_tmp: created_tmp,

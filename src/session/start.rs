@@ -121,7 +121,7 @@ impl Session {
         let mut config = load_config(options, env)?;
         let configured_hooks = !config.hooks.is_empty();
         let skipped = apply_resume_plan(&mut config, plan);
-        let homes = sandbox::Homes::find(env.get("HOME"));
+        let homes = sandbox::Homes::find(env.home_variable());
         let folders = Folders::new(options, &config, &homes);
 
         // The session has a sandbox when it has argv hooks, bubblewrap runs here and
@@ -265,7 +265,9 @@ fn guard_context(
         sandboxed_session: sandbox.spec().is_some(),
         hidden: folders.hide,
         path_env: env.get("PATH").map(OsStr::to_os_string),
-        tmpdir_env: env.get("TMPDIR").map(PathBuf::from),
+        tmpdir_env: env
+            .get(crate::platform::sys::file_system::TEMP_ENV)
+            .map(PathBuf::from),
     }
 }
 

@@ -342,7 +342,7 @@ fn a_box_outlives_the_thread_that_asked_for_it() {
         writable: vec![],
         private_tmp: scene.root.path().to_path_buf(),
         hide: vec![],
-        bwrap,
+        program: bwrap,
         entry: Some(env!("CARGO_BIN_EXE_hookhost").into()),
     };
     let command = spec

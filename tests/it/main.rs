@@ -9,6 +9,12 @@
 //! changes the test process itself (non-dumpable), the second counts the process's file
 //! descriptors and children, which other tests running beside it would change.
 
+//! Linux only: these tests run real POSIX processes (`/bin/sh` hooks, bubblewrap,
+//! `/proc`, signals, process groups). Windows' binary is tested by
+//! `scripts/windows-smoke.sh` under wine; macOS's is only built and linked here
+//! (`scripts/cross-build.sh`), and its Seatbelt profile is unit-tested in the library.
+#![cfg(target_os = "linux")]
+
 #[path = "../support/mod.rs"]
 mod support;
 

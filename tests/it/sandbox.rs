@@ -40,7 +40,7 @@ fn fixture() -> Option<Fixture> {
     std::fs::write(home.join(".ssh/id_rsa"), "SECRET KEY").expect("write key");
     std::fs::write(home.join(".netrc"), "machine x password SECRET").expect("write netrc");
 
-    let over = std::env::var_os(sandbox::BWRAP_ENV);
+    let over = std::env::var_os(sandbox::PROGRAM_ENV);
     let info = match sandbox::probe(
         over.as_deref().map(Path::new),
         std::env::var_os("PATH").as_deref(),
@@ -57,7 +57,7 @@ fn fixture() -> Option<Fixture> {
         writable: vec![],
         private_tmp,
         hide: sandbox::default_hidden(&home),
-        bwrap: info.path,
+        program: info.path,
         entry: Some(PathBuf::from(env!("CARGO_BIN_EXE_hookhost"))),
     };
     Some(Fixture {
@@ -307,7 +307,7 @@ fn without_the_seccomp_filter_the_same_box_would_connect() {
         .position(|a| a == "--seccomp")
         .expect("--seccomp is there");
     args.drain(at..at + 2);
-    let o = Command::new(&f.spec.bwrap)
+    let o = Command::new(&f.spec.program)
         .args(&args)
         .env_clear()
         .envs(env())

@@ -1,11 +1,11 @@
 //! Linux: the file system conventions the path guard relies on: how names compare, which
-//! temp folders there are, and file names as bytes.
+//! temp folders there are, where the user's folders are, and file names as bytes.
 
-use std::ffi::{OsStr, OsString};
-use std::os::unix::ffi::{OsStrExt, OsStringExt};
+pub(crate) use crate::platform::unix::file_names::{
+    executable_names, os_str_from_bytes, os_string_from_bytes,
+};
 
-/// File systems here usually tell case apart, so paths are compared as they are. (macOS's
-/// usually do not, and the guard would compare them lower-cased there.)
+/// File systems here usually tell case apart, so paths are compared as they are.
 pub(crate) fn case_insensitive_fs() -> bool {
     false
 }
@@ -16,17 +16,13 @@ pub(crate) fn tmpdir_is_per_user() -> bool {
     false
 }
 
-/// The system temp folders, as named here (`/tmp`; macOS adds `/private/tmp`).
+/// The variable that names the temp folder.
+pub(crate) const TEMP_ENV: &str = "TMPDIR";
+
+/// The system temp folders, as named here.
 pub(crate) fn system_temp_folders() -> &'static [&'static str] {
     &["/tmp"]
 }
 
-/// Bytes read from a file (a `#!` line, a `.git` file) as a file name.
-pub(crate) fn os_str_from_bytes(bytes: &[u8]) -> &OsStr {
-    OsStr::from_bytes(bytes)
-}
-
-/// Owned bytes read from a file as a file name.
-pub(crate) fn os_string_from_bytes(bytes: Vec<u8>) -> OsString {
-    OsString::from_vec(bytes)
-}
+/// The user's folders follow the XDG Base Directory rules.
+pub(crate) const FOLDER_STYLE: crate::env::FolderStyle = crate::env::FolderStyle::Xdg;

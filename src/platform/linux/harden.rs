@@ -27,12 +27,13 @@ pub(crate) fn make_non_dumpable() -> std::io::Result<()> {
 }
 
 /// `PR_SET_CHILD_SUBREAPER`: orphaned descendants are re-parented to this process.
-pub(crate) fn become_child_subreaper() -> std::io::Result<()> {
+/// `Ok(true)`: this OS has subreapers, and this process is one now.
+pub(crate) fn become_child_subreaper() -> std::io::Result<bool> {
     // SAFETY: prctl with these options takes plain integers and touches no memory.
     if unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) } != 0 {
         return Err(std::io::Error::last_os_error());
     }
-    Ok(())
+    Ok(true)
 }
 
 /// Whether this process is dumpable.

@@ -1,12 +1,11 @@
-//! Linux: one file per concept (see [`crate::platform`]).
+//! Linux: one file per concept (see [`crate::platform`]); what it shares with macOS is
+//! POSIX's, in `unix/`, re-exported here.
 
+pub(crate) mod boxed;
 pub(crate) mod file_system;
-pub(crate) mod files;
 pub(crate) mod harden;
-pub(crate) mod interrupt;
 pub(crate) mod memory;
-pub(crate) mod ownership;
 pub(crate) mod pid_namespace;
 pub(crate) mod process;
-pub(crate) mod signal;
-pub(crate) mod stdio;
+
+pub(crate) use super::unix::{files, folders, interrupt, ownership, signal, stdio, users};

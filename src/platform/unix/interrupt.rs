@@ -9,8 +9,16 @@ use std::io;
 use std::sync::{Mutex, OnceLock};
 
 /// The signal: one of the real-time signals glibc leaves to programs.
+#[cfg(target_os = "linux")]
 fn interrupt_signal() -> libc::c_int {
     libc::SIGRTMIN() + 3
+}
+
+/// The signal: macOS has no real-time signals, and nothing in hookhost (nor wasmtime,
+/// which takes its traps through Mach ports there) uses SIGUSR2.
+#[cfg(target_os = "macos")]
+fn interrupt_signal() -> libc::c_int {
+    libc::SIGUSR2
 }
 
 extern "C" fn do_nothing(_signal: libc::c_int) {}

@@ -1,4 +1,4 @@
-//! Linux: who we are and who owns a file, a file's identity, its mode bits and link
+//! POSIX: who we are and who owns a file, a file's identity, its mode bits and link
 //! count, as the path guard's OpenSSH-style ownership rule asks for them.
 //!
 //! Each function answers one question in the guard's words, so that another OS can
@@ -19,9 +19,9 @@ pub(crate) fn owner_of(meta: &Metadata) -> u32 {
 }
 
 /// The file's (device, inode): equal for two names of the same file or folder, a bind
-/// mount included.
-pub(crate) fn file_identity(meta: &Metadata) -> (u64, u64) {
-    (meta.dev(), meta.ino())
+/// mount included. Always known here (`None` only where the OS hides it).
+pub(crate) fn file_identity(meta: &Metadata) -> Option<(u64, u64)> {
+    Some((meta.dev(), meta.ino()))
 }
 
 /// How many names (hard links) the file has.

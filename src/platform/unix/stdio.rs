@@ -25,6 +25,11 @@ impl FoundFlags {
     pub(crate) fn none() -> FoundFlags {
         FoundFlags(Vec::new())
     }
+
+    /// Puts the flags back now.
+    pub(crate) fn restore(self) {
+        drop(self);
+    }
 }
 
 impl Drop for FoundFlags {

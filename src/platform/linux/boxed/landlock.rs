@@ -29,9 +29,7 @@ use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-/// The hidden first argument that makes the hookhost binary act as the box's entry
-/// point. `src/main.rs` checks for it before parsing the command line.
-pub const BOX_ENTRY_ARG: &str = "__hookhost-box-entry";
+pub use crate::sandbox::BOX_ENTRY_ARG;
 
 // Filesystem access rights (linux/landlock.h).
 const ACCESS_FS_WRITE_FILE: u64 = 1 << 1;

@@ -1,0 +1,60 @@
+//! Windows: the file system conventions the path guard relies on.
+
+use std::ffi::{OsStr, OsString};
+use std::path::Path;
+
+/// NTFS compares names without case, so the guard compares paths lower-cased.
+pub(crate) fn case_insensitive_fs() -> bool {
+    true
+}
+
+/// `%TEMP%` is the user's own temp folder (`%LOCALAPPDATA%\Temp`).
+pub(crate) fn tmpdir_is_per_user() -> bool {
+    true
+}
+
+/// The variable that names the temp folder.
+pub(crate) const TEMP_ENV: &str = "TEMP";
+
+/// The system temp folder.
+pub(crate) fn system_temp_folders() -> &'static [&'static str] {
+    &[r"C:\Windows\Temp"]
+}
+
+/// The user's folders are under `%APPDATA%` and `%LOCALAPPDATA%` unless the XDG
+/// variables say otherwise.
+pub(crate) const FOLDER_STYLE: crate::env::FolderStyle = crate::env::FolderStyle::Windows;
+
+/// Bytes read from a file as a file name: Windows names are Unicode, so bytes that are
+/// not UTF-8 name nothing that exists (U+FFFD).
+pub(crate) fn os_str_from_bytes(bytes: &[u8]) -> &OsStr {
+    std::str::from_utf8(bytes)
+        .map(OsStr::new)
+        .unwrap_or(OsStr::new("\u{FFFD}"))
+}
+
+/// Owned bytes read from a file as a file name (see [`os_str_from_bytes`]).
+pub(crate) fn os_string_from_bytes(bytes: Vec<u8>) -> OsString {
+    String::from_utf8(bytes)
+        .unwrap_or_else(|_| "\u{FFFD}".into())
+        .into()
+}
+
+/// The names a program called `name` may have on disk: `name` itself when it has an
+/// extension, else `name` with each of `%PATHEXT%`'s (`.COM;.EXE;.BAT;.CMD` by
+/// default), as `CreateProcess` and `cmd` look for it.
+pub(crate) fn executable_names(name: &OsStr) -> Vec<OsString> {
+    if Path::new(name).extension().is_some() {
+        return vec![name.to_owned()];
+    }
+    let pathext = std::env::var("PATHEXT").unwrap_or_else(|_| ".COM;.EXE;.BAT;.CMD".into());
+    pathext
+        .split(';')
+        .filter(|ext| ext.starts_with('.'))
+        .map(|ext| {
+            let mut with = name.to_owned();
+            with.push(ext.to_ascii_lowercase());
+            with
+        })
+        .collect()
+}

@@ -1,0 +1,36 @@
+//! Windows: private files and folders. A file created under the user's profile inherits
+//! an ACL that gives only the user (and SYSTEM and Administrators) access, so there is no
+//! mode to set; hookhost's files all live there.
+
+use std::fs::{DirBuilder, File, Metadata, OpenOptions};
+use std::path::Path;
+
+/// Nothing to add: the profile's inherited ACL makes the file private.
+pub(crate) fn private_file_mode(options: &mut OpenOptions) -> &mut OpenOptions {
+    options
+}
+
+/// Nothing to add: the profile's inherited ACL makes the folder private.
+pub(crate) fn private_dir_mode(builder: &mut DirBuilder) -> &mut DirBuilder {
+    builder
+}
+
+/// Nothing to do (see [`private_file_mode`]).
+pub(crate) fn make_file_private(_file: &File) -> std::io::Result<()> {
+    Ok(())
+}
+
+/// Nothing to do (see [`private_dir_mode`]).
+pub(crate) fn make_dir_private(_dir: &Path) -> std::io::Result<()> {
+    Ok(())
+}
+
+/// The mode bits POSIX would show: owner-only (`0600`), as the inherited ACL has it.
+pub(crate) fn mode_bits(_metadata: &Metadata) -> u32 {
+    0o600
+}
+
+/// Opening never blocks on Windows files (named pipes live outside the file system).
+pub(crate) fn open_without_blocking(options: &mut OpenOptions) -> &mut OpenOptions {
+    options
+}
