@@ -1,0 +1,196 @@
+#!/usr/bin/env bash
+# The Windows binary, tested under wine (issue 14): `check`, gates with WASM hooks (a
+# wasip1 and a wasip2 component: block, allow, prompt context), a host argv hook run by
+# `cmd /c` (exit 2 with a reason), a timeout that ends the hook and its grandchild (the
+# hook's Job Object), `serve` answering requests, and `eval`.
+#
+#   bash scripts/windows-smoke.sh [path/to/hookhost.exe]
+#
+# Needs wine (Debian: wine64) and the WASM plugins (plugins/build.sh). The wine prefix
+# lives in target/wine, so nothing is kept outside target/. What wine cannot show (a
+# real Windows console, Windows' own Job Object quirks) is said at the end, by name.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+REPO="$PWD"
+EXE="${1:-$REPO/target/x86_64-pc-windows-gnu/release/hookhost.exe}"
+[[ -f "$EXE" ]] || { echo "windows-smoke: no $EXE (build it with cargo zigbuild --release --target x86_64-pc-windows-gnu)" >&2; exit 2; }
+command -v wine >/dev/null 2>&1 || { echo "windows-smoke: wine is not installed (Debian: apt install wine64)" >&2; exit 2; }
+
+export WINEPREFIX="$REPO/target/wine"
+export WINEDEBUG=-all
+export WINEDLLOVERRIDES="mscoree,mshtml="   # no Mono or Gecko installer prompts
+if [[ ! -f "$WINEPREFIX/system.reg" ]]; then
+    echo "== making the wine prefix (once)"
+    wineboot --init >/dev/null 2>&1 || true
+    wineserver --wait || true
+fi
+
+# Rust's std (and getrandom) draw randomness from bcryptprimitives.dll's ProcessPrng,
+# which Windows 10+ has and wine 8.0 (Debian 12) lacks: without it no Rust program
+# starts. The stand-in (scripts/wine/bcryptprimitives.c, built with zig) goes into this
+# prefix only.
+SHIM="$WINEPREFIX/drive_c/windows/system32/bcryptprimitives.dll"
+if ! wine cmd /c exit 0 >/dev/null 2>&1 || [[ ! -f "$SHIM" ]] || ! grep -q ProcessPrng "$SHIM"; then
+    python3 -m ziglang cc -target x86_64-windows-gnu -shared -O2 -o "$SHIM.new" \
+        scripts/wine/bcryptprimitives.c -ladvapi32
+    mv "$SHIM.new" "$SHIM"
+    echo "SKIPPED-ON-WINE bcryptprimitives: wine $(wine --version) lacks ProcessPrng; a stand-in is installed in target/wine (Windows 10+ has the real one)"
+fi
+
+# A Linux path as wine's Windows programs name it (Z: is the root).
+win() { printf 'Z:%s' "${1//\//\\}"; }
+
+SMOKE="$REPO/target/windows-smoke"
+rm -rf "$SMOKE"
+mkdir -p "$SMOKE/hooks" "$SMOKE/project/src" "$SMOKE/state"
+bash plugins/build.sh >/dev/null
+cp target/wasm/no-force-push.wasm target/wasm/protect-paths.wasm target/wasm/keywords.wasm "$SMOKE/hooks/"
+CONFIG="$SMOKE/config.toml"
+toml_path() { win "$1" | sed 's/\\/\\\\/g'; }
+cat >"$CONFIG" <<TOML
+[[hooks]]
+name = "no-force-push"
+event = "PreToolUse"
+tools = ["bash"]
+command = ["$(toml_path "$SMOKE/hooks/no-force-push.wasm")"]
+timeout = 10
+
+[[hooks]]
+name = "protect-paths"
+event = "PreToolUse"
+tools = ["write_file"]
+command = ["$(toml_path "$SMOKE/hooks/protect-paths.wasm")", ".env"]
+timeout = 10
+
+[[hooks]]
+name = "no-deletes"
+event = "PreToolUse"
+tools = ["exec"]
+command = ["cmd", "/c", "echo deleting is not allowed here 1>&2 & exit 2"]
+timeout = 20
+
+[[hooks]]
+name = "slow"
+event = "PreToolUse"
+tools = ["edit_file"]
+command = ["cmd", "/c", "start /b ping -n 120 127.0.0.1 >nul & ping -n 120 127.0.0.1 >nul"]
+timeout = 3
+
+[[hooks]]
+name = "keywords"
+event = "UserPromptSubmit"
+command = ["$(toml_path "$SMOKE/hooks/keywords.wasm")"]
+timeout = 10
+TOML
+
+failures=0
+pass() { echo "ok: $1"; }
+fail() { echo "FAILED: $1" >&2; failures=$((failures + 1)); }
+
+hh() { wine "$EXE" --config "$(win "$CONFIG")" --project "$(win "$SMOKE/project")" "$@"; }
+
+# expect NAME STATUS OUTPUT-PATTERN -- ARGS…
+expect() {
+    local name=$1 want_status=$2 pattern=$3
+    shift 4
+    local out status
+    set +e
+    out=$(hh "$@" 2>&1 | tr -d '\r')
+    status=$?
+    set -e
+    if [[ $status == "$want_status" ]] && grep -qE -- "$pattern" <<<"$out"; then
+        pass "$name (exit $status)"
+    else
+        fail "$name: exit $status (wanted $want_status), output: $out"
+    fi
+}
+
+echo "== hookhost.exe under $(wine --version)"
+expect "check loads the config; argv hooks run on the host" 0 "no-deletes \\(exec, on the host\\)" -- check
+expect "check says there is no box and recommends WASM hooks" 0 "Windows has none.*Write the hooks as WASM hooks" -- check
+expect "a WASM (wasip1) hook blocks a force push" 1 'blocked by the user.s hook "no-force-push"' -- \
+    pre-tool-use --tool bash --input '{"command":"git push --force origin main"}'
+expect "the same hook lets a plain push through" 0 "" -- \
+    pre-tool-use --tool bash --input '{"command":"git push origin main"}'
+expect "a WASM (wasip2) hook blocks a write to .env" 1 'blocked by the user.s hook "protect-paths"' -- \
+    pre-tool-use --tool write_file --input '{"path":".env","content":"K=1"}'
+expect "a Windows-shaped path in the project is judged relative" 1 "\\.env" -- \
+    pre-tool-use --tool write_file --input "{\"path\":\"$(win "$SMOKE/project/.env" | sed 's/\\/\\\\/g')\",\"content\":\"K=1\"}"
+expect "the wasip2 hook lets src/main.rs through" 0 "" -- \
+    pre-tool-use --tool write_file --input '{"path":"src/main.rs","content":"fn main() {}"}'
+expect "a WASM prompt hook adds context" 0 'Context from the user.s hook "keywords"' -- prompt "ooo seed my requirements"
+expect "a cmd /c hook's exit 2 blocks with its reason" 1 'blocked by the user.s hook "no-deletes": deleting is not allowed here' -- \
+    pre-tool-use --tool exec --input '{"command":"del src\\main.rs"}'
+
+# The timeout: the hook (cmd) starts a grandchild (ping) in the background and waits; at
+# 3 s hookhost ends the hook's Job Object. The grandchild must be seen running first, and
+# gone after.
+pkill -f 'ping.exe -n 120' 2>/dev/null || true
+timeout_out="$SMOKE/timeout.out"
+(
+    set +e
+    hh pre-tool-use --tool edit_file --input '{"path":"src/main.rs"}' >"$timeout_out" 2>&1
+    echo "exit $?" >>"$timeout_out"
+) &
+gate=$!
+sleep 2
+if pgrep -f 'ping.exe -n 120' >/dev/null; then
+    pass "the slow hook's grandchild is running while the hook waits"
+else
+    fail "the slow hook's grandchild never started, so the Job Object test below proves nothing"
+fi
+wait "$gate"
+if grep -q 'failed (timed out after 3 s), so this call was blocked' "$timeout_out" && grep -q '^exit 1$' "$timeout_out"; then
+    pass "a hook past its timeout fails the call closed (exit 1)"
+else
+    fail "the timeout: $(tr -d '\r' <"$timeout_out")"
+fi
+sleep 1
+if pgrep -f 'ping.exe -n 120' >/dev/null; then
+    fail "the timed-out hook's grandchild outlived it (Job Object)"
+    pkill -f 'ping.exe -n 120' || true
+else
+    pass "no grandchild outlives a timed-out hook (Job Object kill-on-close)"
+fi
+
+# serve: a few requests in, one ready line and one answer each out.
+set +e
+answers=$(printf '%s\n' \
+    '{"id":1,"type":"pre_tool_use","tool_name":"bash","tool_input":{"command":"git push -f"},"tool_use_id":"t1"}' \
+    '{"id":2,"type":"pre_tool_use","tool_name":"bash","tool_input":{"command":"ls"},"tool_use_id":"t2"}' \
+    '{"id":3,"type":"user_prompt_submit","prompt":"ooo seed my requirements"}' |
+    hh serve 2>/dev/null | tr -d '\r')
+set -e
+if grep -q '"type":"ready"' <<<"$answers" &&
+    grep -q '"id":1.*' <<<"$answers" && grep '"id":1' <<<"$answers" | grep -q '"outcome":"block"' &&
+    grep '"id":2' <<<"$answers" | grep -q '"outcome":"allow"' &&
+    grep '"id":3' <<<"$answers" | grep -q '"context":\[{'; then
+    pass "serve answers requests (block, allow, context)"
+else
+    fail "serve: $answers"
+fi
+
+cat >"$SMOKE/cases.toml" <<'TOML'
+[[case]]
+name = "force push is blocked"
+tool = "bash"
+input = { command = "git push --force" }
+expect.outcome.in = ["blocked"]
+
+[[case]]
+name = "a plain push goes ahead"
+tool = "bash"
+input = { command = "git push" }
+expect.outcome.in = ["completed"]
+TOML
+expect "eval runs cases" 0 "2 passed|2/2" -- eval "$(win "$SMOKE/cases.toml")"
+
+wineserver --kill 2>/dev/null || true
+echo
+echo "Checked only on Windows itself, not under wine: a real console's Ctrl-C, Windows"
+echo "Defender's scan of each new process (the agents' 17-25 s per command), ACLs."
+if ((failures > 0)); then
+    echo "windows-smoke: $failures failed" >&2
+    exit 1
+fi
+echo "windows-smoke: all passed"
