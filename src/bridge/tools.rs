@@ -339,12 +339,13 @@ pub fn map_call(
 
 /// A relative `file_path` joined to `cwd`, as Claude Code always gives it absolute.
 fn absolutize_file_path(map: &mut Map<String, Value>, cwd: Option<&str>) {
-    let Some(cwd) = cwd.filter(|c| c.starts_with('/')) else {
+    // Absolute as this OS reads paths (`C:\…` on Windows).
+    let Some(cwd) = cwd.filter(|c| Path::new(c).is_absolute()) else {
         return;
     };
     if let Some(Value::String(path)) = map.get_mut("file_path")
         && !path.is_empty()
-        && !path.starts_with('/')
+        && !Path::new(path.as_str()).is_absolute()
     {
         let joined = Path::new(cwd).join(path.as_str());
         *path = joined.to_string_lossy().into_owned();

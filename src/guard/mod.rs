@@ -282,7 +282,8 @@ impl Plan<'_> {
         let Some(first) = command.first() else {
             return Err(Refusal::EmptyCommand { hook });
         };
-        if first.contains('/') {
+        // A path, not a name to look up: it holds a separator (`/`; on Windows `\` too).
+        if first.contains(std::path::is_separator) {
             return if Path::new(first).is_absolute() {
                 Ok((first.clone(), PathBuf::from(first)))
             } else {
@@ -377,7 +378,7 @@ fn arg_targets(arg: &str, project: &Path) -> Vec<(String, PathBuf)> {
     }
     let split = arg.split_once('=');
     let whole = project.join(arg);
-    let key_is_pathy = split.is_none_or(|(key, _)| key.contains('/'));
+    let key_is_pathy = split.is_none_or(|(key, _)| key.contains(std::path::is_separator));
     if exists(&whole) || (path_shaped(arg) && key_is_pathy) {
         targets.push((arg.to_owned(), whole));
     }
@@ -390,9 +391,9 @@ fn arg_targets(arg: &str, project: &Path) -> Vec<(String, PathBuf)> {
     targets
 }
 
-/// Shaped like a path: a `/` and no spaces.
+/// Shaped like a path: a separator (`/`; on Windows `\` too) and no spaces.
 fn path_shaped(s: &str) -> bool {
-    s.contains('/') && !s.chars().any(char::is_whitespace)
+    s.contains(std::path::is_separator) && !s.chars().any(char::is_whitespace)
 }
 
 /// Whether anything (a dangling link included) is at `path`.
