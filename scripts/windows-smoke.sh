@@ -73,7 +73,7 @@ timeout = 20
 name = "slow"
 event = "PreToolUse"
 tools = ["edit_file"]
-command = ["C:\\windows\\system32\\cmd.exe", "/c", "start /b ping -n 120 127.0.0.1 >nul & ping -n 120 127.0.0.1 >nul"]
+command = ['C:\windows\system32\cmd.exe', "/c", "start /b ping -n 120 127.0.0.1 >nul & ping -n 120 127.0.0.1 >nul"]
 timeout = 3
 
 [[hooks]]
