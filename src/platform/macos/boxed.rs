@@ -10,9 +10,9 @@
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
 
 pub use crate::platform::generic::entry::{box_entry_main, landlock_abi, running_binary};
+use crate::platform::unix::trial::{TrialFailure, trial_run};
 use crate::sandbox::seatbelt::{SANDBOX_EXEC, SeatbeltPolicy};
 use crate::sandbox::{BoxProgram, BoxSpec, SandboxError, Unavailable, absolute, canonical_dir};
 
@@ -28,9 +28,6 @@ pub const PROGRAM_ENV: &str = "HOOKHOST_SANDBOX_EXEC";
 
 /// sandbox-exec execs the hook: its own exit status is seen.
 pub(crate) const REPORTS_SIGNALS_AS_EXIT_CODES: bool = false;
-
-/// How long [`probe`] waits for `sandbox-exec … true`.
-const PROBE_TIMEOUT: Duration = Duration::from_secs(10);
 
 const ADVICE: &str = "sandbox-exec ships with macOS at /usr/bin/sandbox-exec; set HOOKHOST_SANDBOX_EXEC to its path if it lives elsewhere, or write the hooks as WASM hooks, which are sandboxed on every OS.";
 
@@ -114,42 +111,27 @@ pub(crate) fn probe(
         private_tmp: &tmp,
         hide: &[],
     };
-    let mut child = Command::new(&program)
+    let mut trial = Command::new(&program);
+    trial
         .args(policy.sandbox_exec_args(&[OsString::from("/usr/bin/true")]))
         .env_clear()
         .stdin(Stdio::null())
         .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| unavailable(format!("{} could not be started: {e}", program.display())))?;
-    let deadline = Instant::now() + PROBE_TIMEOUT;
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(s)) => break s,
-            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(5)),
-            Ok(None) => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(unavailable(
-                    "sandbox-exec did not finish a trial run within 10 s",
-                ));
-            }
-            Err(e) => return Err(unavailable(format!("waiting for sandbox-exec failed: {e}"))),
+        .stderr(Stdio::piped());
+    match trial_run(&mut trial) {
+        Ok(()) => Ok(BoxProgram { path: program }),
+        Err(TrialFailure::Spawn(e)) => Err(unavailable(format!(
+            "{} could not be started: {e}",
+            program.display()
+        ))),
+        Err(TrialFailure::TooSlow) => Err(unavailable(
+            "sandbox-exec did not finish a trial run within 10 s",
+        )),
+        Err(TrialFailure::Wait(e)) => {
+            Err(unavailable(format!("waiting for sandbox-exec failed: {e}")))
         }
-    };
-    if status.success() {
-        return Ok(BoxProgram { path: program });
+        Err(TrialFailure::Failed(status, said)) => Err(unavailable(format!(
+            "a trial run of sandbox-exec failed with {status}: {said}"
+        ))),
     }
-    let mut stderr = String::new();
-    if let Some(mut e) = child.stderr.take() {
-        let _ = std::io::Read::read_to_string(&mut e, &mut stderr);
-    }
-    let said = stderr
-        .lines()
-        .find(|l| !l.trim().is_empty())
-        .unwrap_or("no message")
-        .trim();
-    Err(unavailable(format!(
-        "a trial run of sandbox-exec failed with {status}: {said}"
-    )))
 }

@@ -9,4 +9,5 @@ pub(crate) mod ownership;
 pub(crate) mod process;
 pub(crate) mod signal;
 pub(crate) mod stdio;
+pub(crate) mod trial;
 pub(crate) mod users;

@@ -83,9 +83,9 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
 
 use crate::paths;
+use crate::platform::unix::trial::{TrialFailure, trial_run};
 use crate::sandbox::{BoxProgram, BoxSpec, SandboxError, Unavailable, absolute, canonical_dir};
 
 /// This OS has a box (bubblewrap).
@@ -133,9 +133,6 @@ const ISOLATION: &[&str] = &[
     "/proc/sysrq-trigger",
     "/proc/sysrq-trigger",
 ];
-
-/// How long [`probe`] waits for `bwrap … true`.
-const PROBE_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The box signals its hook's death as bwrap's exit status 128 + the signal.
 pub(crate) const REPORTS_SIGNALS_AS_EXIT_CODES: bool = true;
@@ -407,49 +404,25 @@ pub(crate) fn probe(
     unsafe {
         cmd.pre_exec(move || pass_on_exec(&filter, None));
     }
-    let mut child = cmd.spawn().map_err(|e| {
-        unavailable(
+    match trial_run(&mut cmd) {
+        Ok(()) => Ok(BoxProgram { path: bwrap }),
+        Err(TrialFailure::Spawn(e)) => Err(unavailable(
             format!("{} could not be started: {e}", bwrap.display()),
             ADVICE_INSTALL,
-        )
-    })?;
-    let deadline = Instant::now() + PROBE_TIMEOUT;
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(s)) => break s,
-            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(5)),
-            Ok(None) => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(unavailable(
-                    "bwrap did not finish a trial run within 10 s",
-                    ADVICE_USERNS,
-                ));
-            }
-            Err(e) => {
-                return Err(unavailable(
-                    format!("waiting for bwrap failed: {e}"),
-                    ADVICE_USERNS,
-                ));
-            }
-        }
-    };
-    if status.success() {
-        return Ok(BoxProgram { path: bwrap });
+        )),
+        Err(TrialFailure::TooSlow) => Err(unavailable(
+            "bwrap did not finish a trial run within 10 s",
+            ADVICE_USERNS,
+        )),
+        Err(TrialFailure::Wait(e)) => Err(unavailable(
+            format!("waiting for bwrap failed: {e}"),
+            ADVICE_USERNS,
+        )),
+        Err(TrialFailure::Failed(status, said)) => Err(unavailable(
+            format!("a trial run of bwrap failed with {status}: {said}"),
+            ADVICE_USERNS,
+        )),
     }
-    let mut stderr = String::new();
-    if let Some(mut e) = child.stderr.take() {
-        let _ = io::Read::read_to_string(&mut e, &mut stderr);
-    }
-    let said = stderr
-        .lines()
-        .find(|l| !l.trim().is_empty())
-        .unwrap_or("no message")
-        .trim();
-    Err(unavailable(
-        format!("a trial run of bwrap failed with {status}: {said}"),
-        ADVICE_USERNS,
-    ))
 }
 
 fn find_bwrap(
