@@ -25,7 +25,7 @@ pub const CONTEXT_LIMIT: usize = 10_000;
 pub enum Placement {
     /// An argv program on the host (sandbox = false, or a session with no sandbox).
     Host,
-    /// An argv program inside the bubblewrap box.
+    /// An argv program inside the OS's box (bubblewrap, Seatbelt).
     Boxed,
     /// A WASM program under wasmtime.
     Wasm,

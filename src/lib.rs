@@ -3,7 +3,7 @@
 //! The agent (the "embedder") calls hookhost before each tool call (`PreToolUse`) and
 //! when a prompt is submitted (`UserPromptSubmit`). hookhost loads the user's `[[hooks]]`,
 //! guards their paths at start, runs each hook with one line of JSON on stdin through an
-//! [`executor::Executor`] (argv on the host or in the bubblewrap box, or WASM), reads the
+//! [`executor::Executor`] (argv on the host or in the OS's box, or WASM), reads the
 //! answers and turns them into one verdict.
 //!
 //! # Where to start
@@ -25,14 +25,14 @@
 //! | a session, start to verdict | [`session`] (start pipeline, options, banner, the box for `hookhost box`), [`dispatch`] (a gate's hooks in order; verdicts, messages, warnings) |
 //! | the user's config | [`config`] (`[[hooks]]`, `[sandbox]`, every load error), [`toml_file`] (reading TOML files, problems by item), [`env`](mod@env) (the environment and the user's folders, read once) |
 //! | what a hook reads and answers | [`envelope`] (the spec's envelope and Claude Code's shape), [`answer`] (exit status and JSON answers), [`hook_env`] (the environment a hook gets) |
-//! | running hooks | [`executor`] (the `Executor` seam; argv, WASM), [`process`] (spawning, process groups, the orphan sweep, hardening), [`sandbox`] (the bubblewrap box, seccomp, Landlock, hidden homes) |
+//! | running hooks | [`executor`] (the `Executor` seam; argv, WASM), [`process`] (spawning, process groups, the orphan sweep, hardening), [`sandbox`] (the box's OS-neutral face, hidden homes, the Seatbelt profile) |
 //! | refusing what the agent could rewrite | [`guard`] (the start-up path guard), [`paths`] (lexical paths, link walking, PATH lookup), [`access`] (why a path cannot be used) |
 //! | what happened | [`record`] (session records: write, read, the hash chain, transcript, replay and the executor that serves it, crash resume), [`doctor`] (is hookhost doing its job on this machine) |
 //! | front ends | [`serve`], [`eval`], [`bridge`] (with [`bridge::install`]), [`signals`] (stop signals for long commands), [`escape`] (control characters in text output) |
-//! | the operating system | `platform` (crate-private: one module per OS, chosen once; nothing else names `libc`, `cfg` or `std::os::unix`, except the box) |
+//! | the operating system | `platform` (crate-private: one module per OS, chosen once, each OS's box included; nothing else names `libc`, `cfg` or `std::os::unix`) |
 //!
-//! Linux on x86_64 and aarch64 today (the box's seccomp filter names their syscalls);
-//! WASM hooks are the sandbox that does not depend on the OS.
+//! Linux (x86_64 and aarch64: the box's seccomp filter names their syscalls), macOS and
+//! Windows; WASM hooks are the sandbox that does not depend on the OS.
 
 pub mod access;
 pub mod answer;

@@ -1,5 +1,9 @@
 //! The host process and the hook processes it starts.
 //!
+//! What follows is Linux's; each OS does what it can behind `platform::sys` (macOS: process
+//! groups, no subreaper, no PID namespace; Windows: a Job Object per hook, which ends its
+//! descendants and stands in for the group, the death signal and the sweep).
+//!
 //! - [`harden_host_process`] makes the host non-dumpable, so that a host hook cannot read
 //!   hookhost's own memory or `/proc/$PPID/environ` (hookhost's copy of the agent's
 //!   environment; the agent itself, hookhost's parent, is its own business), and (for the hookhost binary)
@@ -147,7 +151,8 @@ pub fn forget(pid: u32) {
     }
 }
 
-/// Sends SIGKILL to the process group `pgid` (a hook's group: its pid).
+/// Ends the hook whose pid is `pgid` and everything it started: SIGKILL to its process
+/// group on POSIX, its Job Object terminated on Windows.
 pub fn kill_group(pgid: u32) {
     sys::process::kill_group(pgid);
 }

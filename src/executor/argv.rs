@@ -1,4 +1,5 @@
-//! The argv executor: an ordinary program, on the host or inside the bubblewrap box.
+//! The argv executor: an ordinary program, on the host or inside the OS's box
+//! (bubblewrap on Linux, Seatbelt on macOS).
 //!
 //! No shell. Each run is its own process group, forked from the spawner thread
 //! ([`crate::process::spawn`]). Stdin (the envelope) is written while stdout and stderr

@@ -1,7 +1,7 @@
 //! The one seam between "how a hook runs" and "what its answer means".
 //!
 //! An [`Executor`] is a hook prepared to run: an argv program (on the host or in the
-//! bubblewrap box) or a WASM module compiled and pre-linked. Given the exact stdin bytes
+//! box: bubblewrap, Seatbelt) or a WASM module compiled and pre-linked. Given the exact stdin bytes
 //! it returns the hook's raw outcome (exit status, stdout, stderr) or a [`Failure`], and
 //! it honours cancellation. Verdicts, warnings, records and replay live above this trait;
 //! nothing above it knows which kind of hook it is running.

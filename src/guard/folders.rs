@@ -4,13 +4,12 @@
 //! follow for the hook.
 
 use std::collections::BTreeSet;
-use std::fs;
 use std::path::{Component, Path, PathBuf};
 
 use super::Place;
 use crate::paths::{StepKind, TraceError, Walk, lexical, walk};
 use crate::platform::sys::file_system::case_insensitive_fs;
-use crate::platform::sys::ownership::file_identity;
+use crate::platform::sys::ownership::identity;
 
 /// A folder the agent can write (or the sandbox hides), ready for comparisons.
 #[derive(Debug, Clone)]
@@ -36,13 +35,10 @@ impl Folder {
         {
             forms.push(w.end);
         }
-        let id = fs::metadata(&abs).ok().and_then(|m| file_identity(&m));
-        let dev = id.map(|(dev, _)| dev).or_else(|| {
-            abs.ancestors()
-                .find_map(|a| fs::metadata(a).ok())
-                .and_then(|m| file_identity(&m))
-                .map(|(dev, _)| dev)
-        });
+        let id = identity(&abs).map(|i| (i.dev, i.ino));
+        let dev = id
+            .map(|(dev, _)| dev)
+            .or_else(|| abs.ancestors().find_map(identity).map(|i| i.dev));
         Folder {
             dir,
             why,
@@ -59,13 +55,14 @@ impl Folder {
 }
 
 /// `path` is `folder` or below it (strictly below, if `strict`), by whole components.
-/// On macOS, whose file systems usually ignore case, case is ignored too.
+/// On macOS and Windows, whose file systems usually ignore case, case is ignored too.
 fn within(path: &Path, folder: &Path, strict: bool) -> bool {
     let (path, folder) = (fold_case(path), fold_case(folder));
     path.starts_with(&folder) && !(strict && path == folder)
 }
 
-/// The path as compared: lower-cased on macOS, unchanged elsewhere.
+/// The path as compared: lower-cased where the OS ignores case (macOS, Windows),
+/// unchanged elsewhere.
 fn fold_case(path: &Path) -> PathBuf {
     if case_insensitive_fs() {
         PathBuf::from(path.to_string_lossy().to_lowercase())
@@ -133,13 +130,11 @@ pub(super) fn find_in<'f>(
             if !stated.insert(dir) {
                 continue;
             }
-            let Ok(meta) = fs::symlink_metadata(dir) else {
+            // The walk's paths hold no links, so following them changes nothing.
+            let Some(id) = identity(dir) else {
                 continue;
             };
-            let Some(id) = file_identity(&meta) else {
-                continue;
-            };
-            let id = Some(id);
+            let id = Some((id.dev, id.ino));
             if let Some(folder) = folders.iter().find(|f| f.id == id) {
                 return Ok(Some(Found {
                     folder,

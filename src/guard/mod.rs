@@ -118,7 +118,7 @@ pub struct GuardContext {
     pub private_tmp: Option<PathBuf>,
     /// `[sandbox] writable` and `--writable` folders.
     pub writable: Vec<PathBuf>,
-    /// The session has a working bubblewrap sandbox.
+    /// The session has a working box (bubblewrap, Seatbelt).
     pub sandboxed_session: bool,
     /// Folders the box hides (already `~`-expanded, absolute).
     pub hidden: Vec<PathBuf>,

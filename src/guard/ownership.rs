@@ -9,7 +9,7 @@ use std::path::Path;
 use super::{Plan, Refusal, Who, refusal::Ownership};
 use crate::paths::{StepKind, Walk};
 use crate::platform::sys::ownership::{
-    effective_uid, file_identity, is_sticky, link_count, owner_of, writable_by_others,
+    effective_uid, identity, is_sticky, owner_of, writable_by_others,
 };
 
 impl Plan<'_> {
@@ -25,20 +25,19 @@ impl Plan<'_> {
             });
         }
         if let Ok(meta) = fs::metadata(&walk.end)
+            && let Some(id) = identity(&walk.end)
             && hard_link_risk(
                 meta.is_file(),
-                link_count(&meta),
+                id.links,
                 owner_of(&meta),
                 uid,
-                self.writable
-                    .iter()
-                    .any(|f| file_identity(&meta).is_some_and(|(dev, _)| f.dev == Some(dev))),
+                self.writable.iter().any(|f| f.dev == Some(id.dev)),
             )
         {
             refusals.push(Refusal::HardLinked {
                 hook: self.hook.to_owned(),
                 subject: subject.to_owned(),
-                links: link_count(&meta),
+                links: id.links,
             });
         }
         refusals

@@ -11,7 +11,7 @@
 //! | module | Linux | macOS | Windows |
 //! |---|---|---|---|
 //! | `boxed` (the box) | bubblewrap, seccomp, Landlock | Seatbelt (`sandbox-exec`) | none: hooks run on the host |
-//! | `harden` | non-dumpable, child subreaper | debugger attach denied | nothing to do |
+//! | `harden` | non-dumpable, child subreaper | nothing to do (memory needs the debugger entitlement) | nothing possible |
 //! | `process` | group + `PR_SET_PDEATHSIG`, `/proc` children | group, `proc_listchildpids` | a Job Object per hook, killed on close |
 //! | `pid_namespace` | a PID namespace per host hook | none | none |
 //! | `interrupt` | `SIGRTMIN+3` | `SIGUSR2` | nothing blocks that way |

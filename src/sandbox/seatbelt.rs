@@ -120,10 +120,19 @@ pub struct SeatbeltPolicy<'a> {
 /// Paths with their parameter names.
 type Named<'p> = Vec<(String, &'p Path)>;
 
+/// The paths a profile names: the writable folders, the hidden paths, and the folders
+/// between a hidden path and the writable folder it lies in.
+struct Parameters<'p> {
+    write: Named<'p>,
+    hide: Named<'p>,
+    parents: Named<'p>,
+}
+
 impl SeatbeltPolicy<'_> {
-    /// The writable folders (`PROJECT`, `PRIVATE_TMP`, `WRITABLE_n`) and the hidden
-    /// paths (`HIDDEN_n`), each with its parameter name.
-    fn named(&self) -> (Named<'_>, Named<'_>) {
+    /// The writable folders (`PROJECT`, `PRIVATE_TMP`, `WRITABLE_n`), the hidden paths
+    /// (`HIDDEN_n`) and their parents inside a writable folder (`HIDDEN_PARENT_n`), each
+    /// with its parameter name.
+    fn named(&self) -> Parameters<'_> {
         let mut write = vec![
             ("PROJECT".to_owned(), self.project),
             ("PRIVATE_TMP".to_owned(), self.private_tmp),
@@ -131,15 +140,41 @@ impl SeatbeltPolicy<'_> {
         let extra = self.writable.iter().enumerate();
         write.extend(extra.map(|(i, p)| (format!("WRITABLE_{i}"), p.as_path())));
         let hide = self.hide.iter().enumerate();
-        let hide = hide.map(|(i, p)| (format!("HIDDEN_{i}"), p.as_path()));
-        (write, hide.collect())
+        let hide: Named<'_> = hide
+            .map(|(i, p)| (format!("HIDDEN_{i}"), p.as_path()))
+            .collect();
+        // Seatbelt checks a rename at its old and new names only: renaming a folder above
+        // a hidden path would carry it to a name no deny covers. The bubblewrap box has no
+        // such gap (its cover moves with the folder).
+        let mut parents: Vec<&Path> = Vec::new();
+        for (_, hidden) in &hide {
+            for parent in hidden.ancestors().skip(1) {
+                let inside_writable = write
+                    .iter()
+                    .any(|(_, w)| parent.starts_with(w) && parent != *w);
+                if inside_writable && !parents.contains(&parent) {
+                    parents.push(parent);
+                }
+            }
+        }
+        let parents = parents.into_iter().enumerate();
+        let parents = parents.map(|(i, p)| (format!("HIDDEN_PARENT_{i}"), p));
+        Parameters {
+            write,
+            hide,
+            parents: parents.collect(),
+        }
     }
 
     /// The profile text (SBPL), with parameters in place of paths: the fixed rules,
     /// the writable folders, the terminal rules, then a deny for each hidden path,
     /// last because in SBPL the last rule that matches wins.
     pub fn profile(&self) -> String {
-        let (write, hide) = self.named();
+        let Parameters {
+            write,
+            hide,
+            parents,
+        } = self.named();
         let mut p = String::from(BASE);
         p.push_str(WRITES);
         for (name, _) in &write {
@@ -156,14 +191,24 @@ impl SeatbeltPolicy<'_> {
                 "(deny file-read* file-write* (literal {param}) (subpath {param}))\n"
             ));
         }
+        for (name, _) in &parents {
+            // Neither removed nor renamed; files may still be made inside.
+            p.push_str(&format!(
+                "(deny file-write-unlink (literal (param \"{name}\")))\n"
+            ));
+        }
         p
     }
 
     /// The `-D NAME=VALUE` parameter pairs, in the order the profile names them:
     /// (name, path). `/tmp`, `/var` and `/etc` paths get their `/private` prefix.
     pub fn parameters(&self) -> Vec<(String, PathBuf)> {
-        let (write, hide) = self.named();
-        let all = write.into_iter().chain(hide);
+        let Parameters {
+            write,
+            hide,
+            parents,
+        } = self.named();
+        let all = write.into_iter().chain(hide).chain(parents);
         all.map(|(name, path)| (name, real_path(path))).collect()
     }
 
@@ -327,6 +372,28 @@ mod tests {
         want.push("--".into());
         want.extend(argv);
         assert_eq!(args, want);
+    }
+
+    #[test]
+    fn folders_above_a_hidden_path_in_a_writable_folder_cannot_be_renamed() {
+        let (profile, params) = build(&[], &["/Users/me/proj/keys/deploy/k.pem", "/Users/me/.ssh"]);
+        let parents: Vec<_> = params
+            .iter()
+            .filter(|(name, _)| name.starts_with("HIDDEN_PARENT_"))
+            .map(|(name, path)| (name.as_str(), path.to_str().unwrap_or("")))
+            .collect();
+        // Inside the project: the folders between it and the hidden file; none for ~/.ssh,
+        // which lies in no writable folder, nor the project itself.
+        assert_eq!(
+            parents,
+            [
+                ("HIDDEN_PARENT_0", "/Users/me/proj/keys/deploy"),
+                ("HIDDEN_PARENT_1", "/Users/me/proj/keys"),
+            ]
+        );
+        assert!(profile.contains("(deny file-write-unlink (literal (param \"HIDDEN_PARENT_0\")))"));
+        assert!(profile.contains("(deny file-write-unlink (literal (param \"HIDDEN_PARENT_1\")))"));
+        assert!(balanced(&profile));
     }
 
     #[test]

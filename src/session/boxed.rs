@@ -24,7 +24,7 @@ pub struct SessionBox {
 
 impl SessionBox {
     /// Sets up the box as [`Session::start`](super::Session::start) would for a sandboxed hook. Fails when
-    /// bubblewrap cannot run (never runs the command on the host instead).
+    /// the OS's box cannot run (never runs the command on the host instead).
     pub fn start(options: &SessionOptions) -> Result<SessionBox, StartError> {
         let env = Environment::injected_or_process(options.env.as_deref());
         let project = absolute_project(&options.project)?;
@@ -99,7 +99,8 @@ impl Folders {
 pub(super) enum SessionSandbox {
     /// `--no-sandbox`, or no hook that would use it.
     Off,
-    /// bubblewrap cannot run here; hooks run on the host and the banner says so.
+    /// The OS's box cannot run here (or the OS has none); hooks run on the host and the
+    /// banner says so.
     Unavailable(sandbox::Unavailable),
     /// The box, and the private temp folder we created for it (locked while the
     /// session lives, removed on drop).

@@ -128,7 +128,7 @@ impl Session {
         &self.banner
     }
 
-    /// Whether this session's sandboxed hooks run in a box (bubblewrap runs here and the
+    /// Whether this session's sandboxed hooks run in a box (the OS's box runs here and the
     /// session has argv hooks).
     pub fn has_box(&self) -> bool {
         self._sandbox.spec().is_some()

@@ -20,7 +20,7 @@ pub use crate::executor::wasm::EngineMode as Mode;
 /// | `config` | `None`: `$HARNESS_HOME/config.toml`, else `$XDG_CONFIG_HOME/harness/config.toml`, else the OS's own: `~/.config/harness/config.toml` on Linux, `~/Library/Application Support/harness/config.toml` on macOS, `%APPDATA%\harness\config.toml` on Windows ([`crate::env::Environment::config_file`]); a default file that does not exist is an empty config |
 /// | `project` | the folder given to `new`; empty means the current directory |
 /// | `no_hooks` | `false` |
-/// | `no_sandbox` | `false`: sandboxed argv hooks run in the box when bubblewrap runs here |
+/// | `no_sandbox` | `false`: sandboxed argv hooks run in the box when the OS's box runs here (bubblewrap, Seatbelt; Windows has none) |
 /// | `writable` | none beyond the config's `[sandbox] writable` |
 /// | `private_tmp` | `None`: the box gets a private temp folder made for the session |
 /// | `session_id` | `None`: a new id is generated |

@@ -124,7 +124,7 @@ impl Session {
         let homes = sandbox::Homes::find(env.home_variable());
         let folders = Folders::new(options, &config, &homes);
 
-        // The session has a sandbox when it has argv hooks, bubblewrap runs here and
+        // The session has a sandbox when it has argv hooks, the OS's box runs here and
         // --no-sandbox is not given; that decides where hooks run and what the guard
         // counts as writable. A session of WASM hooks only needs no box: it skips the
         // probe (most of a cold start) and, like a session without a sandbox, counts

@@ -1,23 +1,15 @@
-//! macOS: the hardening of hookhost's own process. There is no non-dumpable flag: a
-//! process of the same user cannot read another's memory without the debugger
-//! entitlement, and `PT_DENY_ATTACH` refuses debuggers. The environment hookhost was
-//! started with stays readable to same-user processes (`ps -E`); the README says so.
-
-use std::sync::atomic::{AtomicBool, Ordering};
-
-static DENIED: AtomicBool = AtomicBool::new(false);
+//! macOS: the hardening of hookhost's own process. There is no non-dumpable flag, and
+//! none is needed for memory: reading another process's memory (`task_for_pid`) takes
+//! the debugger entitlement or an administrator's consent, not just the same user.
+//! `PT_DENY_ATTACH` is not used: a hookhost started under a debugger or tracer would be
+//! killed by it, with no message. The environment hookhost was started with stays
+//! readable to same-user processes (`ps -E`); the README says so.
 
 /// Nothing must be opened first on macOS.
 pub(crate) fn open_before_non_dumpable() {}
 
-/// `ptrace(PT_DENY_ATTACH)`: no debugger (and so no same-user process through one) may
-/// attach to hookhost.
+/// Nothing to do (see the module doc).
 pub(crate) fn make_non_dumpable() -> std::io::Result<()> {
-    // SAFETY: PT_DENY_ATTACH takes no address or data and touches no memory.
-    if unsafe { libc::ptrace(libc::PT_DENY_ATTACH, 0, std::ptr::null_mut(), 0) } != 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    DENIED.store(true, Ordering::SeqCst);
     Ok(())
 }
 
@@ -26,7 +18,8 @@ pub(crate) fn become_child_subreaper() -> std::io::Result<bool> {
     Ok(false)
 }
 
-/// Whether debuggers may still attach.
+/// Whether a same-user process could read hookhost's memory: not without the debugger
+/// entitlement or an administrator's consent.
 pub(crate) fn is_dumpable() -> bool {
-    !DENIED.load(Ordering::SeqCst)
+    false
 }

@@ -1,4 +1,4 @@
-//! Linux: private files and folders (owner-only modes, whatever the umask), and the mode
+//! POSIX: private files and folders (owner-only modes, whatever the umask), and the mode
 //! bits and owner of a file.
 
 use std::fs::{DirBuilder, File, Metadata, OpenOptions, Permissions};

@@ -1,4 +1,5 @@
-//! Interrupting threads blocked in a system call: a real-time signal with a handler that
+//! Interrupting threads blocked in a system call: a signal (Linux: a real-time one;
+//! macOS: SIGUSR2) with a handler that
 //! does nothing, installed without `SA_RESTART`, so that a thread it reaches returns from
 //! a blocking call (`open` of a FIFO with no writer, a `read` of one) with `EINTR`.
 //!

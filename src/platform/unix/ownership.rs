@@ -6,6 +6,7 @@
 
 use std::fs::Metadata;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::path::Path;
 
 /// The effective user id: whose files count as "ours".
 pub(crate) fn effective_uid() -> u32 {
@@ -18,15 +19,26 @@ pub(crate) fn owner_of(meta: &Metadata) -> u32 {
     meta.uid()
 }
 
-/// The file's (device, inode): equal for two names of the same file or folder, a bind
-/// mount included. Always known here (`None` only where the OS hides it).
-pub(crate) fn file_identity(meta: &Metadata) -> Option<(u64, u64)> {
-    Some((meta.dev(), meta.ino()))
+/// Who a file is, wherever it is named from: equal `dev` and `ino` for two names of the
+/// same file or folder (a bind mount included), and how many names it has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct FileId {
+    /// The device (file system) it is on.
+    pub(crate) dev: u64,
+    /// Its inode on that device.
+    pub(crate) ino: u64,
+    /// How many names (hard links) it has.
+    pub(crate) links: u64,
 }
 
-/// How many names (hard links) the file has.
-pub(crate) fn link_count(meta: &Metadata) -> u64 {
-    meta.nlink()
+/// The identity of what `path` names (links followed); `None` when it cannot be read.
+pub(crate) fn identity(path: &Path) -> Option<FileId> {
+    let meta = std::fs::metadata(path).ok()?;
+    Some(FileId {
+        dev: meta.dev(),
+        ino: meta.ino(),
+        links: meta.nlink(),
+    })
 }
 
 /// The group or others may write it (mode `0o022`).

@@ -1,4 +1,4 @@
-//! Linux: `serve`'s fds 0 and 1 put on the runtime's event loop when they are pipes or
+//! POSIX: `serve`'s fds 0 and 1 put on the runtime's event loop when they are pipes or
 //! Unix sockets, and their file status flags put back afterwards (see
 //! [`crate::serve`]'s `stdio`).
 //!

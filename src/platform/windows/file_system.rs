@@ -40,20 +40,22 @@ pub(crate) fn os_string_from_bytes(bytes: Vec<u8>) -> OsString {
         .into()
 }
 
+/// The extensions a bare program name is tried with, in `%PATHEXT%`'s default order:
+/// only those a process can be started from (`.js`, `.vbs`, `.py` in a user's PATHEXT
+/// need a host program, and `CreateProcess` refuses them).
+const STARTABLE: [&str; 4] = [".com", ".exe", ".bat", ".cmd"];
+
 /// The names a program called `name` may have on disk: `name` itself when it has an
-/// extension, else `name` with each of `%PATHEXT%`'s (`.COM;.EXE;.BAT;.CMD` by
-/// default), as `CreateProcess` and `cmd` look for it.
+/// extension, else `name` with each startable extension, as `cmd` looks for it.
 pub(crate) fn executable_names(name: &OsStr) -> Vec<OsString> {
     if Path::new(name).extension().is_some() {
         return vec![name.to_owned()];
     }
-    let pathext = std::env::var("PATHEXT").unwrap_or_else(|_| ".COM;.EXE;.BAT;.CMD".into());
-    pathext
-        .split(';')
-        .filter(|ext| ext.starts_with('.'))
+    STARTABLE
+        .iter()
         .map(|ext| {
             let mut with = name.to_owned();
-            with.push(ext.to_ascii_lowercase());
+            with.push(ext);
             with
         })
         .collect()

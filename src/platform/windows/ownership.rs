@@ -1,9 +1,17 @@
 //! Windows: the guard's ownership questions, answered without uids or mode bits. Files
-//! are the user's (ACLs decide, and the profile's are private), nothing is writable by
-//! others through a mode, and std (stable) gives neither a file index nor a link count,
-//! so bind-mount aliases and hard links are not seen here (the README says so).
+//! are the user's (ACLs decide, and the profile's are private) and nothing is writable
+//! by others through a mode (the README says so); a file's identity and link count come
+//! from the file itself.
 
-use std::fs::Metadata;
+use std::fs::{Metadata, OpenOptions};
+use std::os::windows::fs::OpenOptionsExt;
+use std::os::windows::io::AsRawHandle;
+use std::path::Path;
+
+use windows_sys::Win32::Foundation::HANDLE;
+use windows_sys::Win32::Storage::FileSystem::{
+    BY_HANDLE_FILE_INFORMATION, FILE_FLAG_BACKUP_SEMANTICS, GetFileInformationByHandle,
+};
 
 /// One user: the caller.
 pub(crate) fn effective_uid() -> u32 {
@@ -15,14 +23,40 @@ pub(crate) fn owner_of(_meta: &Metadata) -> u32 {
     0
 }
 
-/// Unknown on Windows (stable std has no file index).
-pub(crate) fn file_identity(_meta: &Metadata) -> Option<(u64, u64)> {
-    None
+/// Who a file is, wherever it is named from: the volume's serial number and the file's
+/// index on it (equal for every spelling of one file: 8.3 names, `subst` drives,
+/// `\\localhost\C$` shares), and how many names it has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct FileId {
+    /// The volume's serial number.
+    pub(crate) dev: u64,
+    /// The file's index on that volume.
+    pub(crate) ino: u64,
+    /// How many names (hard links) it has.
+    pub(crate) links: u64,
 }
 
-/// Unknown on Windows: one.
-pub(crate) fn link_count(_meta: &Metadata) -> u64 {
-    1
+/// The identity of what `path` names (links followed), from the file itself
+/// (`GetFileInformationByHandle`; std gives no file index on stable Rust); `None` when
+/// it cannot be opened.
+pub(crate) fn identity(path: &Path) -> Option<FileId> {
+    // No access rights asked: only the file's attributes are read. Backup semantics
+    // open folders too.
+    let file = OpenOptions::new()
+        .access_mode(0)
+        .custom_flags(FILE_FLAG_BACKUP_SEMANTICS)
+        .open(path)
+        .ok()?;
+    let mut info = BY_HANDLE_FILE_INFORMATION::default();
+    // SAFETY: the handle is live for the call (owned by `file`); `info` is ours.
+    if unsafe { GetFileInformationByHandle(file.as_raw_handle() as HANDLE, &mut info) } == 0 {
+        return None;
+    }
+    Some(FileId {
+        dev: u64::from(info.dwVolumeSerialNumber),
+        ino: (u64::from(info.nFileIndexHigh) << 32) | u64::from(info.nFileIndexLow),
+        links: u64::from(info.nNumberOfLinks),
+    })
 }
 
 /// No mode bits: ACLs decide, and the guard cannot read them.

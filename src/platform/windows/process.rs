@@ -21,7 +21,8 @@ use windows_sys::Win32::System::JobObjects::{
     SetInformationJobObject, TerminateJobObject,
 };
 use windows_sys::Win32::System::Threading::{
-    CREATE_NEW_PROCESS_GROUP, CREATE_SUSPENDED, OpenThread, ResumeThread, THREAD_SUSPEND_RESUME,
+    CREATE_NEW_PROCESS_GROUP, CREATE_NO_WINDOW, CREATE_SUSPENDED, OpenThread, ResumeThread,
+    THREAD_SUSPEND_RESUME,
 };
 
 /// A job handle, owned; closing it ends what is left in the job.
@@ -47,9 +48,10 @@ fn jobs() -> std::sync::MutexGuard<'static, Option<HashMap<u32, Job>>> {
 }
 
 /// The hook starts suspended (so that [`adopt_spawned`] can put it in its job before it
-/// runs) in a process group of its own (so that Ctrl-C at the console is not its).
+/// runs), in a process group of its own (so that Ctrl-C at the console is not its), and
+/// with no console window of its own (its stdio are pipes; a window would flash).
 pub(crate) fn own_group_dying_with_spawner(command: &mut std::process::Command) {
-    command.creation_flags(CREATE_NEW_PROCESS_GROUP | CREATE_SUSPENDED);
+    command.creation_flags(CREATE_NEW_PROCESS_GROUP | CREATE_SUSPENDED | CREATE_NO_WINDOW);
 }
 
 /// Puts the suspended hook in a fresh job that kills on close, then resumes it.
@@ -65,8 +67,10 @@ pub(crate) fn adopt_spawned(child: &tokio::process::Child) -> std::io::Result<()
     if unsafe { AssignProcessToJobObject(job.0, process as RawHandle as HANDLE) } == 0 {
         return Err(last_error("putting the hook in its Job Object"));
     }
+    // Resumed first: if that fails, the job is dropped here, which ends the child.
+    resume_threads(pid)?;
     jobs().get_or_insert_with(HashMap::new).insert(pid, job);
-    resume_threads(pid)
+    Ok(())
 }
 
 /// A job whose processes all die when its last handle closes.
