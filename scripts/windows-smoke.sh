@@ -122,6 +122,25 @@ expect "a WASM prompt hook adds context" 0 'Context from the user.s hook "keywor
 expect "a cmd /c hook's exit 2 blocks with its reason" 1 'blocked by the user.s hook "no-deletes": deleting is not allowed here' -- \
     pre-tool-use --tool exec --input '{"command":"del src\\main.rs"}'
 
+# The path guard, Windows' way: a hook program in the project, named with another case
+# (NTFS, and wine's Z: drive, ignore case), is still refused at start.
+printf '@echo off\r\nexit 0\r\n' >"$SMOKE/project/hook.bat"
+cat >"$SMOKE/guard.toml" <<TOML
+[[hooks]]
+name = "in-project"
+event = "PreToolUse"
+command = ['$(win "$SMOKE/PROJECT/hook.bat")']
+TOML
+set +e
+guard_out=$(wine "$EXE" --config "$(win "$SMOKE/guard.toml")" --project "$(win "$SMOKE/project")" check 2>&1 | tr -d '\r')
+guard_status=$?
+set -e
+if [[ $guard_status == 2 ]] && grep -q 'PROJECT\\hook.bat is in the project, so the agent could change it' <<<"$guard_out"; then
+    pass "the guard refuses a hook in the project, whatever the case of its path (exit 2)"
+else
+    fail "the guard: exit $guard_status, output: $guard_out"
+fi
+
 # The timeout: the hook (cmd) starts a grandchild (ping) in the background and waits; at
 # 3 s hookhost ends the hook's Job Object. The grandchild must be seen running first, and
 # gone after.
