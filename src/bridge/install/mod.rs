@@ -299,7 +299,9 @@ impl Registration {
         {
             args.extend(["--budget-ms".to_string(), budget_ms.to_string()]);
         }
-        let command_line = std::iter::once(program)
+        // Windows: `C:/…/hookhost.exe`, which every shell reads alike.
+        let program = crate::platform::sys::file_system::command_line_program(program);
+        let command_line = std::iter::once(program.as_str())
             .chain(args.iter().map(String::as_str))
             .map(shell::quote)
             .collect::<Vec<_>>()

@@ -2,7 +2,7 @@
 //! temp folders there are, where the user's folders are, and file names as bytes.
 
 pub(crate) use crate::platform::unix::file_names::{
-    executable_names, os_str_from_bytes, os_string_from_bytes,
+    command_line_program, executable_names, os_str_from_bytes, os_string_from_bytes,
 };
 
 /// File systems here usually tell case apart, so paths are compared as they are.

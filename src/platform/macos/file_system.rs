@@ -1,7 +1,7 @@
 //! macOS: the file system conventions the path guard relies on.
 
 pub(crate) use crate::platform::unix::file_names::{
-    executable_names, os_str_from_bytes, os_string_from_bytes,
+    command_line_program, executable_names, os_str_from_bytes, os_string_from_bytes,
 };
 
 /// APFS and HFS+ volumes ignore case by default, so the guard compares paths

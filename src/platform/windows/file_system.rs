@@ -40,6 +40,14 @@ pub(crate) fn os_string_from_bytes(bytes: Vec<u8>) -> OsString {
         .into()
 }
 
+/// A program's path as written into an agent's hook command line: with `/` for `\`,
+/// which Windows reads alike, so that the line means the same to every shell an agent
+/// may run it with (`cmd /C`, PowerShell, Git Bash, which would eat unquoted
+/// backslashes), and needs no quotes unless it holds a space.
+pub(crate) fn command_line_program(path: &str) -> String {
+    path.replace('\\', "/")
+}
+
 /// The extensions a bare program name is tried with, in `%PATHEXT%`'s default order:
 /// only those a process can be started from (`.js`, `.vbs`, `.py` in a user's PATHEXT
 /// need a host program, and `CreateProcess` refuses them).
