@@ -90,9 +90,8 @@ pub struct HookDef {
     /// What a failure does.
     pub on_failure: OnFailure,
     /// The `envelope` key: the shape of the line the hook reads on stdin. `None` (no key)
-    /// leaves it to the front end: Claude Code's shape under the bridge, the spec's
-    /// elsewhere. Absent from a record when `None`, so records written before the key
-    /// existed read the same.
+    /// leaves it to [`HookDef::input_shape`]. Absent from a record when `None`, so records
+    /// written before the key existed read the same.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub envelope: Option<EnvelopeShape>,
 }
@@ -114,6 +113,25 @@ impl HookDef {
     /// Whether `command[0]` names a WebAssembly program.
     pub fn is_wasm(&self) -> bool {
         self.command.first().is_some_and(|c| c.ends_with(".wasm"))
+    }
+
+    /// The shape of the line this hook reads, under a front end whose default for argv
+    /// hooks is `front_end_default` (Claude Code's shape behind `hookhost bridge`, the
+    /// spec's envelope elsewhere). The one rule (docs/envelopes.md):
+    ///
+    /// 1. the `envelope` key, when the hook has one;
+    /// 2. else the spec's envelope for a WASM hook, under every front end: a WASM hook is
+    ///    written for hookhost (its WIT world), never for Claude Code, so it must never
+    ///    be handed names it does not know (a policy matching `bash` that is given `Bash`
+    ///    objects to nothing);
+    /// 3. else the front end's default, so that the Claude Code hooks people already
+    ///    have run unchanged behind the bridge.
+    pub fn input_shape(&self, front_end_default: EnvelopeShape) -> EnvelopeShape {
+        match self.envelope {
+            Some(shape) => shape,
+            None if self.is_wasm() => EnvelopeShape::Spec,
+            None => front_end_default,
+        }
     }
 }
 

@@ -299,9 +299,9 @@ impl Inputs {
         }
     }
 
-    /// The shape `hook` reads.
+    /// The shape `hook` reads ([`HookDef::input_shape`]).
     pub fn shape_of(hook: &HookDef, default: EnvelopeShape) -> EnvelopeShape {
-        hook.envelope.unwrap_or(default)
+        hook.input_shape(default)
     }
 
     /// The bytes `hook` reads on stdin (the spec's envelope when Claude Code's shape was

@@ -16,11 +16,85 @@
 // allow(), block(reason) or addContext(text). The answer is JSON on stdout and exit
 // status 0, so it never depends on exit code 2. A judge that throws is a hook failure
 // (exit status 1, the error on stderr); the hook's on_failure decides what follows.
+//
+// The event is always in hookhost's vocabulary (canonical): a hook run with Claude Code's
+// input (envelope = "claude-code") reads bash, write_file and a project-relative
+// tool_input.path exactly as one run with the spec's envelope does.
 
 import { getArguments } from "wasi:cli/environment@0.2.12";
 import { getStdin } from "wasi:cli/stdin@0.2.12";
 import { getStdout } from "wasi:cli/stdout@0.2.12";
 import { getStderr } from "wasi:cli/stderr@0.2.12";
+
+// Claude Code's tool names -> hookhost's (hookhost's src/bridge/tools.rs, HOOKHOST_NAMES;
+// docs/envelopes.md). Every mcp__server__tool is mcp.
+export const HOOKHOST_NAMES = {
+  Bash: "bash",
+  PowerShell: "bash",
+  Read: "read_file",
+  Write: "write_file",
+  Edit: "edit_file",
+  MultiEdit: "edit_file",
+  NotebookEdit: "edit_file",
+  apply_patch: "edit_file",
+  Glob: "glob",
+  Grep: "search",
+  Agent: "agent",
+  Task: "agent",
+  Skill: "skill",
+};
+const FILE_TOOLS = ["read_file", "write_file", "edit_file"];
+
+/**
+ * The event in hookhost's vocabulary, whichever shape it came in: Claude Code's tool
+ * names become hookhost's (Bash -> bash, Write -> write_file, mcp__s__t -> mcp with
+ * {server, tool, arguments}), a file tool's file_path becomes path, made relative to the
+ * event's cwd when it lies inside it. The given name is kept as given_tool_name when it
+ * changed. A spec envelope is returned as it is.
+ */
+export function canonical(event) {
+  const tool = event.tool_name;
+  if (typeof tool !== "string") return event;
+  const name = tool.startsWith("mcp__") ? "mcp" : Object.hasOwn(HOOKHOST_NAMES, tool) ? HOOKHOST_NAMES[tool] : null;
+  if (name === null) return event;
+  const out = { ...event, tool_name: name, given_tool_name: tool };
+  const input = event.tool_input;
+  if (name === "mcp") {
+    const rest = tool.slice("mcp__".length);
+    const cut = rest.indexOf("__");
+    out.tool_input = {
+      server: cut < 0 ? rest : rest.slice(0, cut),
+      tool: cut < 0 ? "" : rest.slice(cut + 2),
+      arguments: input,
+    };
+  } else if (FILE_TOOLS.includes(name) && input !== null && typeof input === "object" && !("path" in input)) {
+    const copy = { ...input };
+    if (typeof copy.file_path === "string") {
+      copy.path = relativeTo(copy.file_path, event.cwd);
+      delete copy.file_path;
+    }
+    out.tool_input = copy;
+  }
+  return out;
+}
+
+function lexical(path) {
+  const segments = [];
+  for (const segment of path.split("/")) {
+    if (segment === "..") segments.pop();
+    else if (segment !== "" && segment !== ".") segments.push(segment);
+  }
+  return "/" + segments.join("/");
+}
+
+/** An absolute path relative to cwd when it lies below it (.. resolved first). */
+function relativeTo(path, cwd) {
+  if (typeof cwd !== "string" || !cwd.startsWith("/") || !path.startsWith("/")) return path;
+  const full = lexical(path);
+  const root = lexical(cwd);
+  if (root !== "/" && full.startsWith(root + "/")) return full.slice(root.length + 1);
+  return path;
+}
 
 /** No objection: the call goes on (an empty stdout). */
 export function allow() {
@@ -86,7 +160,7 @@ export function readEvent() {
   if (event === null || typeof event !== "object" || Array.isArray(event)) {
     throw new Error("stdin is not a JSON hook event: not an object");
   }
-  return event;
+  return canonical(event);
 }
 
 /** The wasi:cli/run export for `judge`. */

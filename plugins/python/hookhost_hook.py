@@ -19,12 +19,36 @@ returns one of `allow()`, `block(reason)` or `add_context(text)`. The answer is 
 on stdout and exit status 0, so it never depends on exit code 2, which many WASM
 toolchains cannot deliver. A judge that raises is a hook failure (exit status 1, the
 error on stderr); what then happens is the hook's `on_failure` in hookhost's config.
+
+The event is always in hookhost's vocabulary (`canonical`): a hook run with Claude
+Code's input (`envelope = "claude-code"`, or an argv hook behind `hookhost bridge`)
+reads `bash`, `write_file` and a project-relative `tool_input["path"]` exactly as one
+run with the spec's envelope does, so a judge is written once for every front end.
 """
 
 import json
 import sys
 
-__all__ = ["allow", "block", "add_context", "arguments", "read_event", "answer", "main", "component"]
+__all__ = ["allow", "block", "add_context", "arguments", "read_event", "canonical", "answer", "main", "component"]
+
+# Claude Code's tool names -> hookhost's (hookhost's src/bridge/tools.rs, HOOKHOST_NAMES;
+# docs/envelopes.md). Every `mcp__server__tool` is `mcp`.
+HOOKHOST_NAMES = {
+    "Bash": "bash",
+    "PowerShell": "bash",
+    "Read": "read_file",
+    "Write": "write_file",
+    "Edit": "edit_file",
+    "MultiEdit": "edit_file",
+    "NotebookEdit": "edit_file",
+    "apply_patch": "edit_file",
+    "Glob": "glob",
+    "Grep": "search",
+    "Agent": "agent",
+    "Task": "agent",
+    "Skill": "skill",
+}
+FILE_TOOLS = ("read_file", "write_file", "edit_file")
 
 
 class Answer:
@@ -72,7 +96,58 @@ def read_event():
         raise ValueError(f"stdin is not a JSON hook event: {error}") from None
     if not isinstance(event, dict):
         raise ValueError("stdin is not a JSON hook event: not an object")
+    return canonical(event)
+
+
+def canonical(event):
+    """The event in hookhost's vocabulary, whichever shape it came in: Claude Code's tool
+    names become hookhost's (`Bash` -> `bash`, `Write` -> `write_file`, `mcp__s__t` ->
+    `mcp` with `{"server", "tool", "arguments"}`), a file tool's `file_path` becomes
+    `path`, made relative to the event's `cwd` when it lies inside it. The name the hook
+    was given is kept as `event["given_tool_name"]` when it changed. A spec envelope is
+    returned as it is."""
+    tool = event.get("tool_name")
+    tool_input = event.get("tool_input")
+    if not isinstance(tool, str):
+        return event
+    name = "mcp" if tool.startswith("mcp__") else HOOKHOST_NAMES.get(tool)
+    if name is None:
+        return event
+    event = dict(event)
+    event["tool_name"] = name
+    event["given_tool_name"] = tool
+    if name == "mcp":
+        server, _, rest = tool[len("mcp__"):].partition("__")
+        event["tool_input"] = {"server": server, "tool": rest, "arguments": tool_input}
+    elif name in FILE_TOOLS and isinstance(tool_input, dict) and "path" not in tool_input:
+        tool_input = dict(tool_input)
+        if isinstance(tool_input.get("file_path"), str):
+            tool_input["path"] = relative_to(tool_input.pop("file_path"), event.get("cwd"))
+        event["tool_input"] = tool_input
     return event
+
+
+def relative_to(path, cwd):
+    """An absolute `path` relative to `cwd` when it lies below it (`..` resolved first, so
+    `/p/../p/.env` is `.env`), else `path` unchanged."""
+    if not isinstance(cwd, str) or not cwd.startswith("/") or not path.startswith("/"):
+        return path
+    path, root = lexical(path), lexical(cwd)
+    if root != "/" and path.startswith(root + "/"):
+        return path[len(root) + 1:]
+    return path
+
+
+def lexical(path):
+    """An absolute path with empty, `.` and `..` segments resolved."""
+    segments = []
+    for segment in path.split("/"):
+        if segment == "..":
+            if segments:
+                segments.pop()
+        elif segment not in ("", "."):
+            segments.append(segment)
+    return "/" + "/".join(segments)
 
 
 def answer(judge):

@@ -73,5 +73,39 @@ class Keywords(unittest.TestCase):
         self.assertIsNone(suggestion("seed it"))
 
 
+class ClaudeCodesInput(unittest.TestCase):
+    """Claude Code's input (an argv hook behind the bridge, or envelope = "claude-code")
+    is read in hookhost's vocabulary by the helper, and judged as the spec's is."""
+
+    def event(self, tool, tool_input):
+        import hookhost_hook
+
+        return hookhost_hook.canonical({
+            "session_id": "s", "transcript_path": None, "cwd": CWD,
+            "hook_event_name": "PreToolUse", "tool_name": tool, "tool_input": tool_input,
+        })
+
+    def test_names_and_paths(self):
+        from guard import protected_write
+
+        patterns = [".env", "secrets/"]
+        self.assertIsNotNone(protected_write(self.event("Write", {"file_path": CWD + "/.env"}), patterns))
+        self.assertIsNotNone(protected_write(self.event("Edit", {"file_path": CWD + "/secrets/k.pem"}), patterns))
+        self.assertIsNone(protected_write(self.event("Write", {"file_path": CWD + "/src/main.rs"}), patterns))
+        self.assertIsNone(protected_write(self.event("Read", {"file_path": CWD + "/.env"}), patterns))
+        event = self.event("Write", {"file_path": CWD + "/src/../.env"})
+        self.assertEqual(event["tool_name"], "write_file")
+        self.assertEqual(event["tool_input"], {"path": ".env"})
+        self.assertEqual(event["given_tool_name"], "Write")
+
+    def test_mcp_and_spec(self):
+        event = self.event("mcp__github__create_issue", {"title": "t"})
+        self.assertEqual(event["tool_input"], {"server": "github", "tool": "create_issue", "arguments": {"title": "t"}})
+        spec = {"tool_name": "write_file", "tool_input": {"path": ".env"}, "cwd": CWD}
+        import hookhost_hook
+
+        self.assertEqual(hookhost_hook.canonical(spec), spec)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -7,22 +7,22 @@
 //! **JSON-encoded string** (an object is accepted too). PascalCase: snake_case fields,
 //! Claude Code's tool names, an ISO `timestamp`, no `transcript_path`.
 //!
-//! Answers (research `agent_formats.md` 1.5, 2.3), the same for both spellings:
+//! Answers, the same for both spellings, as Copilot CLI 1.0.102 obeyed them (docs/agents.md):
 //! - deny a call: exit 0 + top-level `{"permissionDecision":"deny",
-//!   "permissionDecisionReason"}` (exit codes changed meaning between Copilot versions;
-//!   the JSON did not).
+//!   "permissionDecisionReason"}`. Its exit 2 would deny with a fixed text ("hook exited
+//!   with code 2"), so the reason would reach neither the user nor the model.
 //! - no objection: exit 0, nothing printed.
-//! - a prompt: Copilot **drops** a command hook's output on `userPromptSubmitted`, so a
-//!   prompt can be neither blocked nor given context. The bridge says so on stderr, once,
-//!   with the reason or the hooks whose context was lost.
+//! - block a prompt: exit 0 + top-level `{"decision":"block","reason"}` (no request is
+//!   sent; Copilot shows `! <reason>` and `-p` exits 1).
+//! - context: exit 0 + top-level `{"additionalContext"}`, which Copilot puts into the
+//!   user message in a `<system_reminder>` block. A nested `hookSpecificOutput` is ignored.
 //! - warnings: no field for them; they go to stderr.
 
 use serde_json::{Value, json};
 
 use super::{
-    Agent, AgentKind, AgentSession, BridgeError, Event, Outcome, Reply, context_dropped_note,
-    object, other_event_note, owned, parse_snake_case, prompt_block_dropped_note, required_str,
-    str_field, tool_input_field, tools, warnings_on_stderr,
+    Agent, AgentKind, AgentSession, BridgeError, Event, Outcome, Reply, object, other_event_note,
+    owned, parse_snake_case, required_str, str_field, tool_input_field, tools, warnings_on_stderr,
 };
 
 /// Copilot CLI.
@@ -83,17 +83,9 @@ impl Agent for Copilot {
                 Some(reason) => self.refuse(reason),
                 None => Reply::silent(),
             },
-            Event::Prompt { session, .. } => match (&outcome.block, &outcome.context) {
-                (Some(reason), _) => Reply::silent().with_note(&prompt_block_dropped_note(
-                    self.kind(),
-                    &session.event_name,
-                    reason,
-                )),
-                (None, Some(_)) => Reply::silent().with_note(&context_dropped_note(
-                    self.kind(),
-                    &session.event_name,
-                    &outcome.context_hooks,
-                )),
+            Event::Prompt { .. } => match (&outcome.block, &outcome.context) {
+                (Some(reason), _) => Reply::json(json!({"decision": "block", "reason": reason})),
+                (None, Some(context)) => Reply::json(json!({"additionalContext": context})),
                 (None, None) => Reply::silent(),
             },
         };
@@ -235,23 +227,35 @@ mod tests {
         );
     }
 
+    /// Copilot CLI 1.0.102 stops a prompt on a top-level `decision: "block"` and puts a
+    /// top-level `additionalContext` into the user message (seen in the real program).
     #[test]
-    fn a_prompt_cannot_be_blocked_or_given_context_and_the_bridge_says_so() {
-        let reply = Copilot.answer(&prompt_event(), &blocked_prompt());
-        assert_eq!(
-            reply,
-            Reply {
-                stdout: String::new(),
-                stderr: "hookhost: Copilot CLI cannot block a prompt from a command hook (userPromptSubmitted); the prompt was sent. ✗ prompt blocked by hook \"keywords\": not today\n".into(),
-                exit_code: 0,
-            }
-        );
-        let reply = Copilot.answer(&prompt_event(), &context());
-        assert_eq!(
-            reply.stderr,
-            "hookhost: Copilot CLI cannot add context to a prompt (userPromptSubmitted); the context from hook keywords was not sent.\n"
-        );
-        assert_eq!(reply.stdout, "");
+    fn a_prompt_is_blocked_or_given_context_with_top_level_json() {
+        for event in [
+            prompt_event(),
+            Copilot.parse(&payload(PASCAL_PROMPT)).unwrap(),
+        ] {
+            let reply = Copilot.answer(&event, &blocked_prompt());
+            assert_eq!(reply.exit_code, 0);
+            assert_eq!(reply.stderr, "");
+            let out = stdout_json(&reply);
+            assert_eq!(out["decision"], "block");
+            assert_eq!(
+                out["reason"],
+                "✗ prompt blocked by hook \"keywords\": not today"
+            );
+            let reply = Copilot.answer(&event, &context());
+            assert_eq!(reply.exit_code, 0);
+            let out = stdout_json(&reply);
+            assert!(
+                out["additionalContext"]
+                    .as_str()
+                    .unwrap()
+                    .contains("keywords"),
+                "{out}"
+            );
+            assert!(out.get("hookSpecificOutput").is_none());
+        }
     }
 
     #[test]

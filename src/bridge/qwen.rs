@@ -15,10 +15,18 @@
 //! - no objection: exit 0, nothing printed; warnings: `systemMessage`.
 //! - a payload the bridge cannot read: exit 2 with the reason on stderr (a blocking
 //!   error in Qwen Code's exit-code rules, as in Claude Code's).
+//!
+//! Qwen Code 0.24.4 fires `UserPromptSubmit` for every send to the model, tool results
+//! included; those come with an empty `prompt` and no `submitted_prompt` (docs/agents.md).
+//! Such a send is not a prompt and not a turn: no prompt hook runs, nothing is answered.
 
 use serde_json::Value;
 
 use super::{Agent, AgentKind, BridgeError, Event, Outcome, Reply, claude_code, parse_snake_case};
+
+/// The name the bridge gives Qwen Code's `UserPromptSubmit` for a send that is not a
+/// prompt (a tool result going back to the model).
+const TOOL_RESULT_SEND: &str = "UserPromptSubmit (a tool result sent on)";
 
 /// Qwen Code.
 #[derive(Debug, Clone, Copy)]
@@ -30,16 +38,29 @@ impl Agent for Qwen {
     }
 
     fn parse(&self, payload: &Value) -> Result<Event, BridgeError> {
-        parse_snake_case(
+        let event = parse_snake_case(
             self.kind(),
             payload,
             claude_code::PRE_TOOL_EVENTS,
             claude_code::PROMPT_EVENTS,
-        )
+        )?;
+        match event {
+            Event::Prompt { prompt, .. }
+                if prompt.trim().is_empty() && payload.get("submitted_prompt").is_none() =>
+            {
+                Ok(Event::Other {
+                    event_name: TOOL_RESULT_SEND.to_string(),
+                })
+            }
+            event => Ok(event),
+        }
     }
 
     fn answer(&self, event: &Event, outcome: &Outcome) -> Reply {
-        claude_code::ClaudeCode.answer(event, outcome)
+        match event {
+            Event::Other { event_name } if event_name == TOOL_RESULT_SEND => Reply::silent(),
+            event => claude_code::ClaudeCode.answer(event, outcome),
+        }
     }
 
     fn refuse(&self, reason: &str) -> Reply {
@@ -69,6 +90,26 @@ mod tests {
             panic!("not a prompt");
         };
         assert_eq!(prompt, "fix the failing test");
+    }
+
+    /// Qwen Code's send of a tool result fires `UserPromptSubmit` with `prompt: ""` and
+    /// no `submitted_prompt`: not a prompt, answered with nothing.
+    #[test]
+    fn a_tool_result_send_is_not_a_prompt() {
+        let mut send = payload(PROMPT);
+        send["prompt"] = Value::from("");
+        send.as_object_mut().unwrap().remove("submitted_prompt");
+        let event = Qwen.parse(&send).unwrap();
+        assert!(matches!(&event, Event::Other { .. }), "{event:?}");
+        assert_eq!(
+            Qwen.answer(&event, &Outcome::no_objection()),
+            Reply::silent()
+        );
+        // A real prompt, even an empty one the user typed, is one.
+        let mut typed = payload(PROMPT);
+        typed["prompt"] = Value::from("");
+        typed["submitted_prompt"] = Value::from("");
+        assert!(matches!(Qwen.parse(&typed).unwrap(), Event::Prompt { .. }));
     }
 
     #[test]

@@ -72,9 +72,8 @@ async fn answer(
         Err(e) => return agent.refuse(&bridge::unreadable_message(&e)),
     };
     let session = match &event {
-        Event::Other { event_name } => {
-            return Reply::silent().with_note(&bridge::other_event_note(kind, event_name));
-        }
+        // No hook runs: each agent says so in its own way (a note, or nothing at all).
+        Event::Other { .. } => return agent.answer(&event, &Outcome::no_objection()),
         Event::SettingsChanged {
             session, file_path, ..
         } => return settings_changed(kind, &event, session, file_path.as_deref()),

@@ -2,8 +2,9 @@
 
 use std::io::{Read, Write};
 
-use hookhost::config::Event;
+use hookhost::config::{Event, HookDef};
 use hookhost::dispatch::{Outcome, Verdict};
+use hookhost::envelope::EnvelopeShape;
 use hookhost::executor::CancellationToken;
 use hookhost::session::{Mode, Session};
 
@@ -41,21 +42,9 @@ pub fn check(global: &GlobalOptions) -> Exit {
     }
     let mut stdout = std::io::stdout().lock();
     let _ = writeln!(stdout, "{}", line(&banner_less_warnings(&host)));
-    // Only hooks that set the key: the banner of a config without it stays as it was,
-    // and a hook without it reads the front end's default (the spec's envelope here,
-    // Claude Code's shape behind `hookhost bridge`).
+    // Which shape each hook reads, by the one rule (`HookDef::input_shape`).
     for hook in host.hooks() {
-        if let Some(shape) = hook.envelope {
-            let _ = writeln!(
-                stdout,
-                "{}",
-                line(&format!(
-                    "hook {}: envelope = \"{}\"",
-                    hook.name,
-                    shape.as_str()
-                ))
-            );
-        }
+        let _ = writeln!(stdout, "{}", line(&shape_line(hook)));
     }
     for name in host.network_importers() {
         say(&format!(
@@ -69,9 +58,36 @@ pub fn check(global: &GlobalOptions) -> Exit {
     Exit::Success
 }
 
+/// `check`'s line saying which input shape `hook` reads, here and behind the bridge.
+fn shape_line(hook: &HookDef) -> String {
+    let name = &hook.name;
+    let here = hook.input_shape(EnvelopeShape::Spec);
+    let bridged = hook.input_shape(EnvelopeShape::ClaudeCode);
+    let why = match hook.envelope {
+        Some(shape) => format!("envelope = \"{}\"", shape.as_str()),
+        None if hook.is_wasm() => "a WASM hook".to_string(),
+        None => "an argv hook without envelope".to_string(),
+    };
+    if here == bridged {
+        format!("hook {name} reads {} everywhere ({why})", shape_name(here))
+    } else {
+        format!(
+            "hook {name} reads {} here and {} behind `hookhost bridge` ({why})",
+            shape_name(here),
+            shape_name(bridged)
+        )
+    }
+}
+
+fn shape_name(shape: EnvelopeShape) -> &'static str {
+    match shape {
+        EnvelopeShape::Spec => "the spec's envelope",
+        EnvelopeShape::ClaudeCode => "Claude Code's input",
+    }
+}
+
 /// What the bridge cannot do for prompt hooks, said once in `check` as on the bridge's
-/// stderr: Cursor's `beforeSubmitPrompt` takes no context, and Copilot CLI drops a
-/// command hook's answer to `userPromptSubmitted` (so it can neither block nor add).
+/// stderr: Cursor's `beforeSubmitPrompt` takes no context.
 fn prompt_context_note(host: &Session) -> Option<String> {
     let names: Vec<&str> = host
         .hooks()
@@ -80,7 +96,7 @@ fn prompt_context_note(host: &Session) -> Option<String> {
         .collect();
     (!names.is_empty()).then(|| {
         format!(
-            "note: behind `hookhost bridge`, Cursor cannot add context to a prompt and Copilot CLI can neither block a prompt nor add context to it; UserPromptSubmit hook {} acts only in the other agents.",
+            "note: behind `hookhost bridge`, Cursor cannot add context to a prompt; the context of UserPromptSubmit hook {} reaches the other agents only.",
             names.join(", ")
         )
     })

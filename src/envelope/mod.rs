@@ -4,8 +4,8 @@
 //! Code's, without `transcript_path`), tool names are hookhost's lower-case ones and
 //! in-project paths are made relative. [`claude`] owns the other shape, Claude Code's own
 //! (its tool names, absolute paths, `transcript_path`), for hooks written for Claude Code
-//! and run behind the bridge. Which one a hook reads is its `envelope` key
-//! ([`EnvelopeShape`]). Neither prompt envelope ever has a `turn_id`: Ouroboros reads one
+//! and run behind the bridge. Which one a hook reads is its `envelope` key, or the rule
+//! of [`crate::config::HookDef::input_shape`] ([`EnvelopeShape`]). Neither prompt envelope ever has a `turn_id`: Ouroboros reads one
 //! as the mark of a Codex host.
 
 pub mod claude;
@@ -17,9 +17,11 @@ use serde_json::Value;
 
 /// The shape of the line a hook reads: a hook's `envelope = "claude-code" | "spec"` key.
 ///
-/// A hook without the key gets the front end's default: Claude Code's shape under the
-/// bridge (so the Claude Code hooks people already have run unchanged behind it), the
-/// spec's envelope under the command line, `serve` and `eval`.
+/// A hook without the key reads what [`crate::config::HookDef::input_shape`] decides
+/// (docs/envelopes.md): a WASM hook the spec's envelope everywhere; an argv hook the
+/// front end's default, Claude Code's shape under the bridge (so the Claude Code hooks
+/// people already have run unchanged behind it), the spec's envelope under the command
+/// line, `serve` and `eval`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
 pub enum EnvelopeShape {
     /// Claude Code's own input: its tool names (`Bash`, `Write`, `mcp__server__tool`),

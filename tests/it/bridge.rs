@@ -54,7 +54,7 @@ const AGENTS: [(&str, &str, &str); 8] = [
 ];
 
 /// A sample payload from `examples/agents/`, its folders moved to `scene`'s project.
-fn sample(scene: &Scene, file: &str) -> Value {
+pub(crate) fn sample(scene: &Scene, file: &str) -> Value {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("examples/agents")
         .join(file);
@@ -106,12 +106,15 @@ fn bridge(scene: &Scene, args: &[&str], payload: &str) -> (i32, String, String) 
     )
 }
 
-fn bridge_json(scene: &Scene, agent: &str, payload: &Value) -> (i32, String, String) {
+pub(crate) fn bridge_json(scene: &Scene, agent: &str, payload: &Value) -> (i32, String, String) {
     bridge(scene, &["--agent", agent], &payload.to_string())
 }
 
 /// The deny reason of a pre-tool answer in `agent`'s form, or `None` when it is not a deny.
-fn deny_reason(agent: &str, (code, stdout, stderr): &(i32, String, String)) -> Option<String> {
+pub(crate) fn deny_reason(
+    agent: &str,
+    (code, stdout, stderr): &(i32, String, String),
+) -> Option<String> {
     if agent == "codex" || agent == "kimi-code" || agent == "kiro" {
         return (*code == 2).then(|| stderr.lines().next().unwrap_or_default().to_string());
     }
@@ -131,7 +134,7 @@ fn deny_reason(agent: &str, (code, stdout, stderr): &(i32, String, String)) -> O
 }
 
 /// Asserts the exact "no objection" answer to a tool call for `agent`.
-fn assert_no_objection(agent: &str, reply: &(i32, String, String)) {
+pub(crate) fn assert_no_objection(agent: &str, reply: &(i32, String, String)) {
     let (code, stdout, _) = reply;
     assert_eq!(*code, 0, "{agent}: {reply:?}");
     let expected = if agent == "cursor" {
@@ -227,19 +230,21 @@ fn bridge_prompt_context_reaches_the_agents_that_take_it() {
                 assert!(stderr.contains("cannot add context"), "{stderr}");
                 assert!(stderr.contains("hook ctx"), "{stderr}");
             }
-            _ => {
-                assert_eq!(stdout, "");
-                assert!(stderr.contains("cannot add context"), "{stderr}");
+            // Copilot CLI 1.0.102 takes a top-level `additionalContext`.
+            "copilot" => {
+                let answer: Value = serde_json::from_str(&stdout).unwrap();
+                assert_eq!(answer["additionalContext"], framed, "{agent}: {stdout}");
+                assert_eq!(stderr, "");
             }
+            other => panic!("no expectation for {other}"),
         }
     }
     // `check` says it too, naming the hook, before any agent calls.
     let (code, _, stderr) = scene.run(&["check"]);
     assert_eq!(code, 0);
-    assert!(
-        stderr.contains("Cursor cannot add context to a prompt")
-            && stderr.contains("UserPromptSubmit hook ctx acts only in the other agents"),
-        "{stderr}"
+    assert_eq!(
+        stderr,
+        "note: behind `hookhost bridge`, Cursor cannot add context to a prompt; the context of UserPromptSubmit hook ctx reaches the other agents only.\n"
     );
 }
 
@@ -423,14 +428,17 @@ fn bridge_hooks_read_claude_codes_shape_by_default_and_the_spec_envelope_on_requ
     assert_eq!(spec["tool_input"]["path"], "src/main.rs");
     assert!(spec.get("transcript_path").is_none());
 
-    // `check` shows the explicit key, and only it.
+    // `check` says which shape each reads (shipped_policies has every case).
     let (code, stdout, _) = scene.run(&["check"]);
     assert_eq!(code, 0);
     assert!(
-        stdout.contains("hook spec: envelope = \"spec\""),
+        stdout.contains("hook spec reads the spec's envelope everywhere (envelope = \"spec\")"),
         "{stdout}"
     );
-    assert!(!stdout.contains("hook claude: envelope"), "{stdout}");
+    assert!(
+        stdout.contains("hook claude reads the spec's envelope here and Claude Code's input behind `hookhost bridge`"),
+        "{stdout}"
+    );
 
     // A tool with no hookhost name reaches only hooks without `tools`.
     std::fs::remove_file(&claude_out).unwrap();
@@ -762,4 +770,73 @@ fn install_refuses_a_broken_settings_file_and_leaves_it_untouched() {
     assert!(stderr.contains(settings.to_str().unwrap()), "{stderr}");
     assert!(stderr.contains("line "), "{stderr}");
     assert_eq!(std::fs::read(&settings).unwrap(), broken.as_bytes());
+}
+
+/// Copilot CLI stops a prompt on a top-level `{"decision":"block","reason"}` with exit 0
+/// (seen in Copilot CLI 1.0.102), for both of its event spellings.
+#[test]
+fn bridge_blocks_a_copilot_prompt_with_top_level_json() {
+    let scene = Scene::new();
+    let hush = scene.script(
+        "hush.sh",
+        "grep -q hush-marker && { echo 'not today' >&2; exit 2; }; exit 0",
+    );
+    config(
+        &scene,
+        &[crate::support::hook(
+            "hush",
+            "UserPromptSubmit",
+            &["/bin/sh", hush.to_str().unwrap()],
+            "",
+        )],
+    );
+    for sample_file in [
+        "copilot/userPromptSubmitted.json",
+        "copilot/PascalCase-UserPromptSubmit.json",
+    ] {
+        let mut payload = sample(&scene, sample_file);
+        payload["prompt"] = json!("hush-marker please");
+        let (code, stdout, stderr) = bridge_json(&scene, "copilot", &payload);
+        assert_eq!((code, stderr.as_str()), (0, ""), "{sample_file}: {stdout}");
+        let answer: Value = serde_json::from_str(&stdout).unwrap();
+        assert_eq!(answer["decision"], "block", "{sample_file}: {stdout}");
+        assert_eq!(
+            answer["reason"], "✗ prompt blocked by hook \"hush\": not today",
+            "{sample_file}"
+        );
+        payload["prompt"] = json!("fine");
+        assert_eq!(
+            bridge_json(&scene, "copilot", &payload),
+            (0, String::new(), String::new())
+        );
+    }
+}
+
+/// Qwen Code fires `UserPromptSubmit` after every tool result with `"prompt": ""` and no
+/// `submitted_prompt`: the bridge runs no prompt hook for it, so context is added once per
+/// real prompt (real_agents R8).
+#[test]
+fn bridge_a_qwen_tool_result_send_is_not_a_prompt() {
+    let scene = Scene::new();
+    let context = scene.script("ctx.sh", "cat >/dev/null; echo 'CTX-TOKEN-93c1'");
+    config(
+        &scene,
+        &[crate::support::hook(
+            "context",
+            "UserPromptSubmit",
+            &["/bin/sh", context.to_str().unwrap()],
+            "",
+        )],
+    );
+    let prompt = sample(&scene, "qwen-code/UserPromptSubmit.json");
+    let (code, stdout, _) = bridge_json(&scene, "qwen-code", &prompt);
+    assert_eq!(code, 0);
+    assert!(stdout.contains("CTX-TOKEN-93c1"), "{stdout}");
+    let mut send = prompt.clone();
+    send["prompt"] = json!("");
+    send.as_object_mut().unwrap().remove("submitted_prompt");
+    assert_eq!(
+        bridge_json(&scene, "qwen-code", &send),
+        (0, String::new(), String::new())
+    );
 }

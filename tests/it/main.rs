@@ -35,6 +35,7 @@ mod record;
 mod record_trust;
 mod sandbox;
 mod serve;
+mod shipped_policies;
 mod wasm;
 mod wasm_cache;
 mod wasm_hooks;

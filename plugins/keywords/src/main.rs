@@ -18,18 +18,14 @@
 //! Any other prompt (or an `ooo` prompt naming no known skill) gets empty
 //! output, which adds nothing.
 
-use std::io::Read;
-
 fn main() {
-    let mut input = String::new();
-    if let Err(e) = std::io::stdin().read_to_string(&mut input) {
-        eprintln!("keywords: cannot read stdin: {e}");
-        std::process::exit(1);
-    }
-    let envelope: serde_json::Value = match serde_json::from_str(input.trim()) {
-        Ok(v) => v,
+    // In hookhost's vocabulary whatever shape it came in (`Bash` is `bash`, a
+    // `file_path` is a relative `path`): see the hookhost-hook crate.
+    let envelope = match hookhost_hook::read_event() {
+        Ok(event) => event,
         Err(e) => {
-            eprintln!("keywords: stdin is not a JSON hook envelope: {e}");
+            // Failing closed would block every call on a broken host; report it instead.
+            eprintln!("keywords: {e}");
             std::process::exit(1);
         }
     };
@@ -111,13 +107,7 @@ pub fn suggest(prompt: &str) -> Option<Suggestion> {
     None
 }
 
-/// The UserPromptSubmit answer, fields in Claude Code's order.
-pub fn context_json(context: &str) -> String {
-    format!(
-        "{{\"hookSpecificOutput\":{{\"hookEventName\":\"UserPromptSubmit\",\"additionalContext\":{}}}}}",
-        serde_json::Value::from(context)
-    )
-}
+pub use hookhost_hook::context_json;
 
 #[cfg(test)]
 mod tests {
@@ -126,7 +116,14 @@ mod tests {
     #[test]
     fn seed_with_arguments() {
         let s = suggest("ooo seed my requirements").unwrap();
-        assert_eq!(s, Suggestion { keyword: "seed".into(), skill: "seed", arguments: "my requirements".into() });
+        assert_eq!(
+            s,
+            Suggestion {
+                keyword: "seed".into(),
+                skill: "seed",
+                arguments: "my requirements".into()
+            }
+        );
         assert_eq!(
             s.context(),
             "<skill-suggestion>The user typed the Ouroboros shortcut \"ooo seed\". Use the skill /ouroboros:seed with the arguments: my requirements</skill-suggestion>"
@@ -142,8 +139,10 @@ mod tests {
         assert_eq!(suggest("ooo interview me").unwrap().skill, "interview");
         assert_eq!(suggest("  OOO Seed: x").unwrap().skill, "seed");
         assert_eq!(suggest("ooo please seed this").unwrap().arguments, "this");
-        assert_eq!(suggest("ooo run").unwrap().context(),
-            "<skill-suggestion>The user typed the Ouroboros shortcut \"ooo run\". Use the skill /ouroboros:run.</skill-suggestion>");
+        assert_eq!(
+            suggest("ooo run").unwrap().context(),
+            "<skill-suggestion>The user typed the Ouroboros shortcut \"ooo run\". Use the skill /ouroboros:run.</skill-suggestion>"
+        );
     }
 
     #[test]

@@ -39,21 +39,17 @@
 //! (non-blocking in Claude Code's convention). A command line too large or
 //! too deeply nested to check within a fixed budget is blocked.
 
-use std::io::Read;
-
 /// The finding for a command line that is too large or too nested to check.
 pub const TOO_COMPLEX: &str = "(too complex to check)";
 
 fn main() {
-    let mut input = String::new();
-    if let Err(e) = std::io::stdin().read_to_string(&mut input) {
-        eprintln!("no-force-push: cannot read stdin: {e}");
-        std::process::exit(1);
-    }
-    let envelope: serde_json::Value = match serde_json::from_str(input.trim()) {
-        Ok(v) => v,
+    // In hookhost's vocabulary whatever shape it came in (`Bash` is `bash`, a
+    // `file_path` is a relative `path`): see the hookhost-hook crate.
+    let envelope = match hookhost_hook::read_event() {
+        Ok(event) => event,
         Err(e) => {
-            eprintln!("no-force-push: stdin is not a JSON hook envelope: {e}");
+            // Failing closed would block every call on a broken host; report it instead.
+            eprintln!("no-force-push: {e}");
             std::process::exit(1);
         }
     };
@@ -1197,6 +1193,27 @@ mod tests {
 
     fn shell(cmd: &str) -> Option<String> {
         find_force_push_in_shell(cmd, 0)
+    }
+
+    /// Claude Code's input (`Bash`, `PowerShell`) is judged as the spec's `bash` is.
+    #[test]
+    fn claude_codes_input_is_judged_like_the_specs() {
+        for (tool, command, blocked) in [
+            ("Bash", "git push --force origin main", true),
+            ("PowerShell", "git push origin +main", true),
+            ("Bash", "git push origin main", false),
+        ] {
+            let event = hookhost_hook::canonical(json!({
+                "session_id": "s", "transcript_path": null, "cwd": "/p",
+                "hook_event_name": "PreToolUse", "tool_name": tool,
+                "tool_input": {"command": command}, "tool_use_id": "t",
+            }));
+            assert_eq!(
+                check_envelope(&event).is_some(),
+                blocked,
+                "{tool} {command}"
+            );
+        }
     }
 
     #[test]

@@ -27,20 +27,15 @@
 //! (`../p/.env` from `/p` is `.env`); a leading `..` is never dropped, so a path
 //! outside the project is never taken for one inside it.
 
-use std::io::Read;
-
 fn main() {
     let patterns: Vec<String> = std::env::args().skip(1).collect();
-    let mut input = String::new();
-    if let Err(e) = std::io::stdin().read_to_string(&mut input) {
-        // Failing closed would block every write on a broken host; report it instead.
-        eprintln!("protect-paths: cannot read stdin: {e}");
-        std::process::exit(1);
-    }
-    let envelope: serde_json::Value = match serde_json::from_str(input.trim()) {
-        Ok(v) => v,
+    // In hookhost's vocabulary whatever shape it came in (`Bash` is `bash`, a
+    // `file_path` is a relative `path`): see the hookhost-hook crate.
+    let envelope = match hookhost_hook::read_event() {
+        Ok(event) => event,
         Err(e) => {
-            eprintln!("protect-paths: stdin is not a JSON hook envelope: {e}");
+            // Failing closed would block every call on a broken host; report it instead.
+            eprintln!("protect-paths: {e}");
             std::process::exit(1);
         }
     };
@@ -49,13 +44,7 @@ fn main() {
     }
 }
 
-/// `{"decision":"block","reason":…}`, in that field order.
-pub fn block_json(reason: &str) -> String {
-    format!(
-        "{{\"decision\":\"block\",\"reason\":{}}}",
-        serde_json::Value::from(reason)
-    )
-}
+pub use hookhost_hook::block_json;
 
 /// Returns the block reason if the envelope is a write to a protected path.
 pub fn check_envelope(envelope: &serde_json::Value, patterns: &[String]) -> Option<String> {
@@ -90,10 +79,16 @@ pub fn check_envelope(envelope: &serde_json::Value, patterns: &[String]) -> Opti
 pub fn relative_path(raw: &str, cwd: Option<&str>) -> String {
     let cwd = cwd.filter(|c| c.starts_with('/')).map(|c| {
         let c = normalise(c);
-        if c.len() > 1 { c.trim_end_matches('/').to_owned() } else { c }
+        if c.len() > 1 {
+            c.trim_end_matches('/').to_owned()
+        } else {
+            c
+        }
     });
     let path = match (&cwd, normalise(raw)) {
-        (Some(cwd), rel) if rel == ".." || rel.starts_with("../") => normalise(&format!("{cwd}/{rel}")),
+        (Some(cwd), rel) if rel == ".." || rel.starts_with("../") => {
+            normalise(&format!("{cwd}/{rel}"))
+        }
         (_, path) => path,
     };
     if !path.starts_with('/') {
@@ -190,7 +185,9 @@ pub fn glob(pattern: &[u8], text: &[u8]) -> bool {
                 false
             }
         }
-        Some((b'?', rest)) => matches!(text.split_first(), Some((c, t)) if *c != b'/' && glob(rest, t)),
+        Some((b'?', rest)) => {
+            matches!(text.split_first(), Some((c, t)) if *c != b'/' && glob(rest, t))
+        }
         Some((p, rest)) => matches!(text.split_first(), Some((c, t)) if c == p && glob(rest, t)),
     }
 }
@@ -202,6 +199,31 @@ mod tests {
 
     fn m(pattern: &str, path: &str) -> bool {
         matches(pattern, &relative_path(path, Some("/home/dana/proj")))
+    }
+
+    /// Claude Code's input (what an argv hook reads behind the bridge, or any hook with
+    /// `envelope = "claude-code"`) is judged as the spec's envelope is.
+    #[test]
+    fn claude_codes_input_is_judged_like_the_specs() {
+        let patterns = vec![".env".to_string(), "secrets/".to_string()];
+        for (tool, path, blocked) in [
+            ("Write", "/home/dana/proj/.env", true),
+            ("Edit", "/home/dana/proj/secrets/k.pem", true),
+            ("MultiEdit", "/home/dana/proj/deploy/.env", true),
+            ("Write", "/home/dana/proj/src/main.rs", false),
+            ("Read", "/home/dana/proj/.env", false),
+        ] {
+            let event = hookhost_hook::canonical(json!({
+                "session_id": "s", "transcript_path": null, "cwd": "/home/dana/proj",
+                "hook_event_name": "PreToolUse", "tool_name": tool,
+                "tool_input": {"file_path": path, "content": "x"}, "tool_use_id": "t",
+            }));
+            assert_eq!(
+                check_envelope(&event, &patterns).is_some(),
+                blocked,
+                "{tool} {path}"
+            );
+        }
     }
 
     #[test]
@@ -248,10 +270,22 @@ mod tests {
     fn normalisation() {
         assert_eq!(relative_path("./src//main.rs", None), "src/main.rs");
         assert_eq!(relative_path("src/../.env", None), ".env");
-        assert_eq!(relative_path("/home/dana/proj/.env", Some("/home/dana/proj")), ".env");
-        assert_eq!(relative_path("/home/dana/proj/.env", Some("/home/dana/proj/")), ".env");
-        assert_eq!(relative_path("/project/.env", Some("/home/dana/proj")), ".env");
-        assert_eq!(relative_path("/home/dana/project2/.env", Some("/home/dana/proj")), "/home/dana/project2/.env");
+        assert_eq!(
+            relative_path("/home/dana/proj/.env", Some("/home/dana/proj")),
+            ".env"
+        );
+        assert_eq!(
+            relative_path("/home/dana/proj/.env", Some("/home/dana/proj/")),
+            ".env"
+        );
+        assert_eq!(
+            relative_path("/project/.env", Some("/home/dana/proj")),
+            ".env"
+        );
+        assert_eq!(
+            relative_path("/home/dana/project2/.env", Some("/home/dana/proj")),
+            "/home/dana/project2/.env"
+        );
         assert!(m(".env", "src/../.env"));
     }
 
@@ -259,41 +293,92 @@ mod tests {
     fn dot_dot_never_hides_a_protected_path() {
         let cwd = Some("/home/dana/proj");
         // Back into the project through `..`: the review's bypasses.
-        assert_eq!(relative_path("/home/dana/proj/../proj/secrets/k.pem", cwd), "secrets/k.pem");
-        assert_eq!(relative_path("/home/dana/proj/../proj/config/keys/id", cwd), "config/keys/id");
+        assert_eq!(
+            relative_path("/home/dana/proj/../proj/secrets/k.pem", cwd),
+            "secrets/k.pem"
+        );
+        assert_eq!(
+            relative_path("/home/dana/proj/../proj/config/keys/id", cwd),
+            "config/keys/id"
+        );
         assert_eq!(relative_path("/home/../home/dana/proj/.env", cwd), ".env");
         assert_eq!(relative_path("../proj/secrets/k.pem", cwd), "secrets/k.pem");
         assert_eq!(relative_path("src/../../proj/.env", cwd), ".env");
         assert_eq!(relative_path("/project/../project/.env", cwd), ".env");
-        assert_eq!(relative_path("/home/dana/proj/../proj/.env", Some("/home/dana/x/../proj/")), ".env");
+        assert_eq!(
+            relative_path(
+                "/home/dana/proj/../proj/.env",
+                Some("/home/dana/x/../proj/")
+            ),
+            ".env"
+        );
         assert!(m("secrets/*.pem", "/home/dana/proj/../proj/secrets/k.pem"));
         assert!(m("config/keys/", "/home/dana/proj/../proj/config/keys/id"));
         assert!(m("secrets/*.pem", "../proj/secrets/k.pem"));
         // Out of the project it stays outside: absolute, or a kept leading `..`.
-        assert_eq!(relative_path("../other/secrets/k.pem", cwd), "/home/dana/other/secrets/k.pem");
-        assert_eq!(relative_path("/home/dana/proj/../other/k", cwd), "/home/dana/other/k");
-        assert_eq!(relative_path("../proj/secrets/k.pem", None), "../proj/secrets/k.pem");
+        assert_eq!(
+            relative_path("../other/secrets/k.pem", cwd),
+            "/home/dana/other/secrets/k.pem"
+        );
+        assert_eq!(
+            relative_path("/home/dana/proj/../other/k", cwd),
+            "/home/dana/other/k"
+        );
+        assert_eq!(
+            relative_path("../proj/secrets/k.pem", None),
+            "../proj/secrets/k.pem"
+        );
         assert_eq!(normalise("../../a/./b/../c"), "../../a/c");
         assert_eq!(normalise("a/../../b"), "../b");
         assert_eq!(normalise("/../a"), "/a");
         assert!(!m("secrets/*.pem", "../other/secrets/k.pem"));
-        assert!(!matches("secrets/*.pem", &relative_path("../proj/secrets/k.pem", None)));
+        assert!(!matches(
+            "secrets/*.pem",
+            &relative_path("../proj/secrets/k.pem", None)
+        ));
         // A project of `/` does not make every path relative.
         assert_eq!(relative_path("/etc/x", Some("/")), "/etc/x");
     }
 
     #[test]
     fn envelopes() {
-        let patterns: Vec<String> = [".env", ".git/", "secrets/*.pem"].map(String::from).to_vec();
+        let patterns: Vec<String> = [".env", ".git/", "secrets/*.pem"]
+            .map(String::from)
+            .to_vec();
         let write = |tool: &str, input: serde_json::Value| {
             json!({"session_id":"s","hook_event_name":"PreToolUse","cwd":"/home/dana/proj",
                    "permission_mode":"auto","tool_name":tool,"tool_input":input,"tool_use_id":"t"})
         };
-        let reason = check_envelope(&write("write_file", json!({"path":".env","content":"X=1"})), &patterns).unwrap();
-        assert_eq!(reason, "write_file on .env is not allowed: the path is protected (pattern .env)");
-        assert!(check_envelope(&write("edit_file", json!({"file_path":".git/config"})), &patterns).is_some());
-        assert!(check_envelope(&write("write_file", json!({"path":"secrets/a.pem"})), &patterns).is_some());
-        assert!(check_envelope(&write("write_file", json!({"path":"src/main.rs"})), &patterns).is_none());
+        let reason = check_envelope(
+            &write("write_file", json!({"path":".env","content":"X=1"})),
+            &patterns,
+        )
+        .unwrap();
+        assert_eq!(
+            reason,
+            "write_file on .env is not allowed: the path is protected (pattern .env)"
+        );
+        assert!(
+            check_envelope(
+                &write("edit_file", json!({"file_path":".git/config"})),
+                &patterns
+            )
+            .is_some()
+        );
+        assert!(
+            check_envelope(
+                &write("write_file", json!({"path":"secrets/a.pem"})),
+                &patterns
+            )
+            .is_some()
+        );
+        assert!(
+            check_envelope(
+                &write("write_file", json!({"path":"src/main.rs"})),
+                &patterns
+            )
+            .is_none()
+        );
         assert!(check_envelope(&write("read_file", json!({"path":".env"})), &patterns).is_none());
         assert!(check_envelope(&write("write_file", json!({"path":".env"})), &[]).is_none());
     }

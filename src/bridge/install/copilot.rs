@@ -4,8 +4,8 @@
 //! `userPromptSubmitted`; each handler runs the binary with no shell (`exec` + `args`) and
 //! has `timeoutSec` (research 1.5).
 //!
-//! Copilot drops a command hook's output on `userPromptSubmitted` (it can neither block nor
-//! add context); the prompt event is registered so that it starts a turn in the record.
+//! Copilot CLI 1.0.102 obeys a command hook's top-level `{"decision":"block"}` and
+//! `{"additionalContext"}` on `userPromptSubmitted`, so prompt hooks act there too.
 
 use super::{Event, Registration};
 use serde_json::{Map, Value};
@@ -28,7 +28,7 @@ pub(super) const EVENTS: &[Event] = &[
 /// What Copilot CLI does when hookhost cannot answer.
 pub const WHEN_HOOKHOST_CANNOT_ANSWER: &str = "Copilot CLI denies a tool call if hookhost is missing or crashes (newer versions; \
      older ones skip the hook), and lets it through if hookhost outlives the timeout (it has \
-     no fail-closed setting); a prompt is never blocked by a command hook.";
+     no fail-closed setting).";
 
 /// The handler object.
 pub(super) fn handler(registration: &Registration) -> Map<String, Value> {

@@ -1,0 +1,334 @@
+//! The policies hookhost ships (`no-force-push.wasm`, `protect-paths.wasm`, and the
+//! Python and JavaScript guards), configured exactly as the README and the demo show
+//! them (`tools = [...]`, no `envelope` key), judge every agent's calls through the real
+//! binary's bridge as they judge `pre-tool-use`: a force push and a write of `.env` or
+//! `secrets/…` are denied in each agent's own form, a harmless call is not.
+//!
+//! The rule that makes this hold is `HookDef::input_shape` (docs/envelopes.md): a WASM
+//! hook reads the spec's envelope under every front end. The helpers hook authors copy
+//! (the hookhost-hook crate, `hookhost_hook.py`, `hookhost_hook.js`) also read Claude
+//! Code's input in hookhost's vocabulary, which the tests with `envelope = "claude-code"`
+//! and with the native `python3 guard.py` (an argv hook, handed Claude Code's input
+//! behind the bridge) show.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+use crate::bridge::{assert_no_objection, bridge_json, deny_reason};
+use crate::support::{SLOW_COMPILE_OK, Scene, component_or_skip, hook, plugin};
+
+/// What a call does, in hookhost's terms.
+#[derive(Clone, Copy, Debug)]
+enum Call<'a> {
+    Shell(&'a str),
+    Write(&'a str),
+    Edit(&'a str),
+}
+
+/// The agents whose calls are judged: each one's flag.
+const AGENTS: [&str; 8] = [
+    "claude-code",
+    "codex",
+    "gemini",
+    "cursor",
+    "copilot",
+    "qwen-code",
+    "kimi-code",
+    "kiro",
+];
+
+/// `agent`'s own PreToolUse payload for `call` in `project` (its tool names and fields, as
+/// examples/agents/ shows them), or `None` when the agent has no such tool (Codex writes
+/// files only with `apply_patch`).
+fn payload(agent: &str, project: &Path, session: &str, call: Call<'_>) -> Option<Value> {
+    let cwd = project.to_str().unwrap();
+    let abs = |rel: &str| project.join(rel).to_str().unwrap().to_string();
+    let (tool, input): (&str, Value) = match (agent, call) {
+        ("claude-code" | "codex" | "kimi-code", Call::Shell(c)) => ("Bash", json!({"command": c})),
+        ("claude-code", Call::Write(p)) => {
+            ("Write", json!({"file_path": abs(p), "content": "K=1"}))
+        }
+        ("claude-code", Call::Edit(p)) => (
+            "Edit",
+            json!({"file_path": abs(p), "old_string": "a", "new_string": "b"}),
+        ),
+        ("codex", _) => return None,
+        ("gemini" | "qwen-code", Call::Shell(c)) => ("run_shell_command", json!({"command": c})),
+        ("gemini" | "qwen-code", Call::Write(p)) => {
+            ("write_file", json!({"file_path": abs(p), "content": "K=1"}))
+        }
+        ("gemini", Call::Edit(p)) => (
+            "replace",
+            json!({"file_path": abs(p), "old_string": "a", "new_string": "b"}),
+        ),
+        ("qwen-code", Call::Edit(p)) => (
+            "edit",
+            json!({"file_path": abs(p), "old_string": "a", "new_string": "b"}),
+        ),
+        ("cursor", Call::Shell(c)) => ("Shell", json!({"command": c, "working_directory": cwd})),
+        ("cursor", Call::Write(p) | Call::Edit(p)) => {
+            ("Write", json!({"path": abs(p), "contents": "K=1"}))
+        }
+        ("copilot", Call::Shell(c)) => ("bash", json!({"command": c})),
+        ("copilot", Call::Write(p)) => ("create", json!({"path": abs(p), "file_text": "K=1"})),
+        ("copilot", Call::Edit(p)) => (
+            "edit",
+            json!({"path": abs(p), "old_str": "a", "new_str": "b"}),
+        ),
+        ("kimi-code", Call::Write(p)) => ("WriteFile", json!({"path": abs(p), "content": "K=1"})),
+        ("kimi-code", Call::Edit(p)) => (
+            "StrReplaceFile",
+            json!({"path": abs(p), "old": "a", "new": "b"}),
+        ),
+        ("kiro", Call::Shell(c)) => ("execute_bash", json!({"command": c})),
+        ("kiro", Call::Write(p)) => (
+            "fs_write",
+            json!({"command": "create", "path": abs(p), "file_text": "K=1"}),
+        ),
+        ("kiro", Call::Edit(p)) => (
+            "fs_write",
+            json!({"command": "str_replace", "path": abs(p), "old_str": "a", "new_str": "b"}),
+        ),
+        (other, _) => panic!("no payload for {other}"),
+    };
+    Some(match agent {
+        "claude-code" | "codex" | "qwen-code" => json!({
+            "session_id": session, "transcript_path": null, "cwd": cwd,
+            "permission_mode": "default", "hook_event_name": "PreToolUse",
+            "tool_name": tool, "tool_input": input, "tool_use_id": "toolu_1",
+        }),
+        "gemini" => json!({
+            "session_id": session, "transcript_path": "/t/s.jsonl", "cwd": cwd,
+            "hook_event_name": "BeforeTool", "timestamp": "2026-12-01T10:00:00.000Z",
+            "tool_name": tool, "tool_input": input,
+        }),
+        "cursor" => json!({
+            "conversation_id": session, "generation_id": "g", "hook_event_name": "preToolUse",
+            "cursor_version": "2.1.0", "workspace_roots": [cwd], "transcript_path": null,
+            "tool_name": tool, "tool_input": input, "tool_use_id": "t1", "cwd": cwd,
+        }),
+        "copilot" => json!({
+            "sessionId": session, "timestamp": 1764496800000u64, "cwd": cwd,
+            "toolName": tool, "toolArgs": input,
+        }),
+        "kimi-code" => json!({
+            "hook_event_name": "PreToolUse", "session_id": session, "cwd": cwd,
+            "tool_name": tool, "tool_input": input, "tool_call_id": "call_k1",
+        }),
+        "kiro" => {
+            json!({"hook_event_name": "preToolUse", "cwd": cwd, "tool_name": tool, "tool_input": input})
+        }
+        other => panic!("no envelope for {other}"),
+    })
+}
+
+/// The forbidden calls of each policy and one harmless call of the same kind.
+fn shell_calls() -> (Vec<Call<'static>>, Vec<Call<'static>>) {
+    (
+        vec![
+            Call::Shell("git push --force origin main"),
+            Call::Shell("git push origin +main"),
+        ],
+        vec![Call::Shell("git push origin main")],
+    )
+}
+
+fn file_calls() -> (Vec<Call<'static>>, Vec<Call<'static>>) {
+    (
+        vec![
+            Call::Write(".env"),
+            Call::Edit("secrets/k.pem"),
+            Call::Write("deploy/.env"),
+        ],
+        vec![Call::Write("src/main.rs"), Call::Edit("README.md")],
+    )
+}
+
+/// Runs every agent's forbidden and harmless calls against the scene's config: each
+/// forbidden one is denied with a reason holding `reason`, each harmless one is not.
+fn judge_every_agent(scene: &Scene, calls: (Vec<Call<'_>>, Vec<Call<'_>>), reason: &str) {
+    let (forbidden, harmless) = calls;
+    let mut judged = 0;
+    for agent in AGENTS {
+        for (n, call) in forbidden.iter().enumerate() {
+            let Some(payload) = payload(agent, &scene.project, &format!("{agent}-f{n}"), *call)
+            else {
+                continue;
+            };
+            let reply = bridge_json(scene, agent, &payload);
+            let denied = deny_reason(agent, &reply);
+            assert!(
+                denied.as_deref().is_some_and(|r| r.contains(reason)),
+                "{agent} {call:?}: not denied with {reason:?}: {reply:?}"
+            );
+            judged += 1;
+        }
+        for (n, call) in harmless.iter().enumerate() {
+            let Some(payload) = payload(agent, &scene.project, &format!("{agent}-h{n}"), *call)
+            else {
+                continue;
+            };
+            assert_no_objection(agent, &bridge_json(scene, agent, &payload));
+            judged += 1;
+        }
+    }
+    assert!(judged >= 8 * 2, "only {judged} calls were judged");
+}
+
+fn pre_tool_use(name: &str, command: &[&str], tools: &str, extra: &str) -> String {
+    hook(
+        name,
+        "PreToolUse",
+        command,
+        &format!("tools = {tools}\n{extra}"),
+    )
+}
+
+const FILE_TOOLS: &str = "[\"write_file\", \"edit_file\"]";
+const PATTERNS: [&str; 2] = [".env", "secrets/"];
+
+fn file_policy(name: &str, wasm: &Path, extra: &str) -> String {
+    let mut command = vec![wasm.to_str().unwrap()];
+    command.extend(PATTERNS);
+    pre_tool_use(name, &command, FILE_TOOLS, extra)
+}
+
+#[test]
+fn no_force_push_denies_every_agents_force_push_as_the_readme_configures_it() {
+    for extra in ["", "envelope = \"claude-code\""] {
+        let scene = Scene::new();
+        let wasm = plugin(&scene, "no-force-push.wasm");
+        scene.write_config(&pre_tool_use(
+            "no-force-push",
+            &[wasm.to_str().unwrap()],
+            "[\"bash\", \"exec\"]",
+            extra,
+        ));
+        judge_every_agent(&scene, shell_calls(), "force-push is not allowed here");
+        // The same hook, the same call, through hookhost's own front end.
+        let (code, verdict) = scene.gate(&[], "bash", r#"{"command":"git push origin +main"}"#);
+        assert_eq!(
+            (code, verdict["outcome"].as_str()),
+            (1, Some("block")),
+            "{verdict}"
+        );
+    }
+}
+
+#[test]
+fn protect_paths_denies_every_agents_secret_writes_as_the_readme_configures_it() {
+    for extra in ["", "envelope = \"claude-code\""] {
+        let scene = Scene::new();
+        let wasm = plugin(&scene, "protect-paths.wasm");
+        scene.write_config(&file_policy("protect-paths", &wasm, extra));
+        judge_every_agent(
+            &scene,
+            file_calls(),
+            "is not allowed: the path is protected",
+        );
+    }
+}
+
+/// A component built by another toolchain, copied outside the project.
+fn component(scene: &Scene, test: &str, name: &str) -> Option<PathBuf> {
+    let built = component_or_skip(test, name)?;
+    let to = scene.hooks.join(name);
+    std::fs::copy(&built, &to).unwrap();
+    Some(to)
+}
+
+#[test]
+fn the_python_and_javascript_guards_deny_every_agents_secret_writes() {
+    for name in ["guard-py.wasm", "guard-js.wasm"] {
+        for extra in ["", "envelope = \"claude-code\""] {
+            let scene = Scene::new();
+            let Some(wasm) = component(&scene, "shipped_policies::guards", name) else {
+                return;
+            };
+            scene.write_config(&format!(
+                "{SLOW_COMPILE_OK}{}",
+                file_policy("guard", &wasm, extra)
+            ));
+            judge_every_agent(
+                &scene,
+                file_calls(),
+                "is not allowed: the path is protected",
+            );
+        }
+    }
+}
+
+/// `guard.py` run natively is an argv hook: behind the bridge it is handed Claude Code's
+/// input (`Write`, an absolute `file_path`), which its helper reads as hookhost's.
+#[test]
+fn the_native_python_guard_reads_claude_codes_input_through_its_helper() {
+    let scene = Scene::new();
+    let plugins = Path::new(env!("CARGO_MANIFEST_DIR")).join("plugins/python");
+    for file in ["guard.py", "hookhost_hook.py"] {
+        std::fs::copy(plugins.join(file), scene.hooks.join(file)).unwrap();
+    }
+    let guard = scene.hooks.join("guard.py");
+    // The path guard checks an argv hook's path-shaped arguments (`secrets/`) against the
+    // project, so this one names the file instead.
+    let command = ["python3", guard.to_str().unwrap(), ".env", "k.pem"];
+    scene.write_config(&pre_tool_use(
+        "guard",
+        &command,
+        FILE_TOOLS,
+        "sandbox = false",
+    ));
+    let (code, stdout, stderr) = scene.run(&["check"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stdout.contains("Claude Code's input behind `hookhost bridge`"),
+        "{stdout}"
+    );
+    judge_every_agent(
+        &scene,
+        file_calls(),
+        "is not allowed: the path is protected",
+    );
+}
+
+/// `check` says which shape each hook reads, here and behind the bridge.
+#[test]
+fn check_shows_the_shape_each_hook_reads() {
+    let scene = Scene::new();
+    let wasm = plugin(&scene, "no-force-push.wasm");
+    let script = scene.script("a.sh", "exit 0");
+    let w = wasm.to_str().unwrap();
+    let s = script.to_str().unwrap();
+    scene.write_config(
+        &[
+            pre_tool_use("wasm", &[w], "[\"bash\"]", ""),
+            pre_tool_use("argv", &["/bin/sh", s], "[\"bash\"]", ""),
+            pre_tool_use(
+                "wasm-claude",
+                &[w],
+                "[\"bash\"]",
+                "envelope = \"claude-code\"",
+            ),
+            pre_tool_use(
+                "argv-spec",
+                &["/bin/sh", s],
+                "[\"bash\"]",
+                "envelope = \"spec\"",
+            ),
+        ]
+        .concat(),
+    );
+    let (code, stdout, stderr) = scene.run(&["check"]);
+    assert_eq!(code, 0, "{stderr}");
+    for expected in [
+        "hook wasm reads the spec's envelope everywhere (a WASM hook)",
+        "hook argv reads the spec's envelope here and Claude Code's input behind `hookhost bridge` (an argv hook without envelope)",
+        "hook wasm-claude reads Claude Code's input everywhere (envelope = \"claude-code\")",
+        "hook argv-spec reads the spec's envelope everywhere (envelope = \"spec\")",
+    ] {
+        assert!(
+            stdout.lines().any(|l| l == expected),
+            "{expected:?} not in:\n{stdout}"
+        );
+    }
+}
