@@ -54,23 +54,29 @@ hh pre-tool-use --tool bash --input '{"command":"git push -f"}' --json
 set -e
 
 # The bridge: the same hooks behind an agent's own hook call. The payloads are the agents'
-# real shapes (examples/agents/), with cwd set to the demo project; each answer is in the
-# form that agent obeys (agent_formats.md, table 2.3). The records go to a demo folder.
+# real shapes (examples/agents/), with cwd set to the demo project and the agent's own tool
+# name and arguments; each answer is in the form that agent obeys. The WASM policies read
+# the spec's envelope behind the bridge too (docs/envelopes.md): `git push origin +main` is
+# caught only by no-force-push.wasm, `.env` only by protect-paths.wasm. The records go to
+# a demo folder.
 bridged() {
-    local agent=$1 payload=$2 command=$3
+    local agent=$1 payload=$2 tool=$3 input=$4
     echo
-    echo "== hookhost bridge, $agent: $command"
+    echo "== hookhost bridge, $agent: $tool $input"
     set +e
-    python3 - "$payload" "$PROJECT" "$command" <<'PY' | XDG_STATE_HOME="$DEMO/state" "$HOOKHOST" --config "$DEMO/config.toml" bridge --agent "$agent"
+    python3 - "$payload" "$PROJECT" "$tool" "$input" <<'PY' | XDG_STATE_HOME="$DEMO/state" "$HOOKHOST" --config "$DEMO/config.toml" bridge --agent "$agent"
 import json, sys
 payload = json.load(open(sys.argv[1]))
 payload["cwd"] = sys.argv[2]
-payload["tool_input"]["command"] = sys.argv[3]
+payload["tool_name"] = sys.argv[3]
+payload["tool_input"] = json.loads(sys.argv[4].replace("$PROJECT", sys.argv[2]))
 print(json.dumps(payload))
 PY
     echo "-> exit $?"
     set -e
 }
-bridged claude-code "$REPO/examples/agents/claude-code/PreToolUse.json" "git push --force origin main"
-bridged codex "$REPO/examples/agents/codex/PreToolUse.json" "git push --force origin main"
-bridged gemini "$REPO/examples/agents/gemini/BeforeTool.json" "git status"
+bridged claude-code "$REPO/examples/agents/claude-code/PreToolUse.json" Bash '{"command":"git push origin +main"}'
+bridged claude-code "$REPO/examples/agents/claude-code/PreToolUse.json" Write '{"file_path":"$PROJECT/.env","content":"KEY=1"}'
+bridged codex "$REPO/examples/agents/codex/PreToolUse.json" Bash '{"command":"git push --force origin main"}'
+bridged gemini "$REPO/examples/agents/gemini/BeforeTool.json" write_file '{"file_path":".env","content":"KEY=1"}'
+bridged gemini "$REPO/examples/agents/gemini/BeforeTool.json" run_shell_command '{"command":"git status"}'

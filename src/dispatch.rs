@@ -232,7 +232,7 @@ pub enum RunEvent<'a> {
         /// The verdict.
         verdict: &'a Verdict,
         /// A bridged gate whose hooks read Claude Code's shape: what it was made from.
-        bridged: Option<&'a crate::record::BridgedGate>,
+        bridged: Option<&'a crate::call::ClaudeInputSource>,
     },
     /// A new turn began (warnings may be shown again).
     TurnEnded,

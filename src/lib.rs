@@ -37,6 +37,7 @@
 pub mod access;
 pub mod answer;
 pub mod bridge;
+pub mod call;
 pub mod config;
 pub mod dispatch;
 pub mod doctor;
@@ -51,6 +52,7 @@ pub mod paths;
 pub(crate) mod platform;
 pub mod process;
 pub mod record;
+pub mod replay;
 pub mod sandbox;
 pub mod serve;
 pub mod session;

@@ -147,12 +147,11 @@ mod tests {
                     transcript_path: Some("/home/u/.claude/projects/-home-u-p/abc123.jsonl".into()),
                     permission_mode: Some("default".into()),
                 },
-                call: ToolCall {
-                    tool: "Bash".into(),
-                    hookhost_tool: Some("bash"),
-                    tool_input: json!({"command":"npm test","description":"Run test suite","timeout":120000,"run_in_background":false}),
-                    tool_use_id: Some("toolu_01ABC123".into()),
-                },
+                call: ToolCall::claude(
+                    "Bash".into(),
+                    json!({"command":"npm test","description":"Run test suite","timeout":120000,"run_in_background":false}),
+                    Some("toolu_01ABC123".into()),
+                ),
             }
         );
     }

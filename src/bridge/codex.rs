@@ -42,12 +42,15 @@ impl Agent for Codex {
         if let Event::Other { .. } | Event::SettingsChanged { .. } = event {
             return Reply::silent().with_note(&other_event_note(self.kind(), event.event_name()));
         }
+        // A deny's stderr is what the model reads (`Command blocked by PreToolUse hook:
+        // <reason>. Command: <command>`): the reason alone, without the user's warnings
+        // (their advice, `--no-hooks`, means nothing inside Codex; the reason already says
+        // to tell the user) and without its last period, which Codex adds (docs/agents.md).
         if let Some(reason) = &outcome.block {
-            let mut reply = self.refuse(reason);
-            for warning in &outcome.warnings {
-                reply = reply.with_note(warning);
-            }
-            return reply;
+            return match event {
+                Event::PreToolUse { .. } => self.refuse(reason.strip_suffix('.').unwrap_or(reason)),
+                _ => self.refuse(reason),
+            };
         }
         match event {
             Event::Prompt { .. } => json_or_silent(claude_code::prompt(outcome)),
@@ -137,13 +140,15 @@ mod tests {
         );
     }
 
+    /// The model reads stderr: the spec's failure message alone, its last period left to
+    /// Codex's own `. Command: …` (real_agents R12: it read `..` and the user's warning).
     #[test]
-    fn failure_is_exit_2_with_the_specs_message_then_the_warning() {
+    fn failure_is_exit_2_with_the_specs_message_for_the_model() {
         assert_eq!(
             Codex.answer(&pre(), &failed_call()),
             Reply {
                 stdout: String::new(),
-                stderr: "the user's hook \"no-force-push\" failed (timed out after 10 s), so this call was blocked. This is not a policy decision: retrying or rephrasing the call will not help. Tell the user their hook is failing.\n⚠ hook no-force-push is failing (timed out after 10 s), so the calls it covers are blocked. Fix it, set on_failure = \"continue\", or restart with --no-hooks.\n".into(),
+                stderr: "the user's hook \"no-force-push\" failed (timed out after 10 s), so this call was blocked. This is not a policy decision: retrying or rephrasing the call will not help. Tell the user their hook is failing\n".into(),
                 exit_code: 2,
             }
         );

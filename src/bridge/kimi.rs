@@ -54,13 +54,12 @@ impl Agent for Kimi {
             return Reply::silent().with_note(&other_event_note(self.kind(), event.event_name()));
         }
         if let Some(reason) = &outcome.block {
-            return warnings_on_stderr(self.refuse(reason), outcome);
+            // The model reads stderr after Kimi's `Tool execution failed`: the reason alone,
+            // not the user's warnings (their `--no-hooks` advice means nothing there).
+            return self.refuse(reason);
         }
         let reply = match (&outcome.context, event) {
-            (Some(context), Event::Prompt { .. }) => Reply {
-                stdout: format!("{context}\n"),
-                ..Reply::default()
-            },
+            (Some(context), Event::Prompt { .. }) => Reply::text(context),
             // A call takes no context; none is asked for.
             (Some(_), _) => Reply::silent().with_note(&context_dropped_note(
                 self.kind(),

@@ -56,8 +56,9 @@ impl Agent for Kiro {
                 return Reply::silent()
                     .with_note(&other_event_note(self.kind(), event.event_name()));
             }
+            // The model reads a deny's stderr: the reason alone, not the user's warnings.
             Event::PreToolUse { .. } => match &outcome.block {
-                Some(reason) => self.refuse(reason),
+                Some(reason) => return self.refuse(reason),
                 None if outcome.context.is_some() => Reply::silent().with_note(
                     &context_dropped_note(self.kind(), event.event_name(), &outcome.context_hooks),
                 ),
@@ -69,10 +70,7 @@ impl Agent for Kiro {
                     &session.event_name,
                     reason,
                 )),
-                (None, Some(context)) => Reply {
-                    stdout: format!("{context}\n"),
-                    ..Reply::default()
-                },
+                (None, Some(context)) => Reply::text(context),
                 (None, None) => Reply::silent(),
             },
         };

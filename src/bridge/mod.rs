@@ -32,8 +32,10 @@ pub mod detect;
 pub mod gemini;
 pub mod kimi;
 pub mod kiro;
+pub mod patch;
 pub mod qwen;
 pub mod tools;
+pub mod touched;
 
 use std::fmt;
 
@@ -185,29 +187,7 @@ pub struct AgentSession {
     pub permission_mode: Option<String>,
 }
 
-/// A tool call, mapped to the canonical vocabulary by [`tools`].
-#[derive(Debug, Clone, PartialEq)]
-pub struct ToolCall {
-    /// Claude Code's name for the tool (`Bash`, `Write`, `mcp__github__create_issue`);
-    /// a tool Claude Code has no name for keeps the agent's own.
-    pub tool: String,
-    /// hookhost's name for `tools = [...]` matching (`bash`, `write_file`, `mcp`), or
-    /// `None` when it has none: such a call reaches only hooks without `tools`.
-    pub hookhost_tool: Option<&'static str>,
-    /// The arguments in Claude Code's shape (its field names, absolute `file_path`).
-    pub tool_input: Value,
-    /// The agent's id for the call, when it gave one.
-    pub tool_use_id: Option<String>,
-}
-
-impl ToolCall {
-    /// The arguments as a hook written to the spec's envelope reads them: see
-    /// [`tools::spec_input`]. Paths are still absolute here; the envelope makes them
-    /// relative to the project.
-    pub fn spec_input(&self) -> Value {
-        tools::spec_input(self)
-    }
-}
+pub use crate::call::ToolCall;
 
 /// One agent event, canonical.
 #[derive(Debug, Clone, PartialEq)]
@@ -294,26 +274,31 @@ impl Outcome {
     /// The session refused to start (a guard, a config error): a deny whose reason is
     /// the refusal text, so that the user sees why in their agent.
     pub fn refused(refusal: &str) -> Outcome {
-        Outcome::block(refusal.trim_end())
+        Outcome::block(crate::escape::for_terminal(refusal.trim_end()))
     }
 
     /// The outcome a gate's verdict means. A block, a failure that `on_failure =
     /// "block"` turned into a block and an interrupted hook are all a deny with the
     /// verdict's message (fail closed); contexts are framed as the model reads them.
+    ///
+    /// Every text is made safe to show ([`crate::escape::for_terminal`]: control
+    /// characters as visible escapes), since each agent shows some of them to the user,
+    /// JSON answers included, and the hooks' texts may quote the model (docs/threats.md#n17).
     pub fn from_verdict(verdict: &Verdict) -> Outcome {
+        let shown = |text: &str| crate::escape::for_terminal(text).into_owned();
         let block = match verdict.outcome {
             dispatch::Outcome::Allow => None,
-            dispatch::Outcome::Block | dispatch::Outcome::Interrupted => Some(
+            dispatch::Outcome::Block | dispatch::Outcome::Interrupted => Some(shown(
                 verdict
                     .message
-                    .clone()
-                    .unwrap_or_else(|| "blocked by the user's hook".to_string()),
-            ),
+                    .as_deref()
+                    .unwrap_or("blocked by the user's hook"),
+            )),
         };
         let (context, context_hooks) = if block.is_some() || verdict.context.is_empty() {
             (None, Vec::new())
         } else {
-            let framed: Vec<String> = verdict.context.iter().map(|c| c.framed()).collect();
+            let framed: Vec<String> = verdict.context.iter().map(|c| shown(&c.framed())).collect();
             (
                 Some(framed.join("\n\n")),
                 verdict.context.iter().map(|c| c.hook.clone()).collect(),
@@ -323,7 +308,7 @@ impl Outcome {
             block,
             context,
             context_hooks,
-            warnings: verdict.warnings.clone(),
+            warnings: verdict.warnings.iter().map(|w| shown(w)).collect(),
         }
     }
 
@@ -359,42 +344,38 @@ impl Reply {
         }
     }
 
-    /// Adds a line to stderr (after what is there: a Codex deny's reason stays first).
+    /// Plain text on stdout (the context Kimi Code and Kiro CLI read), its control
+    /// characters made visible ([`crate::escape::for_terminal`]): it is shown as well as read.
+    pub fn text(text: &str) -> Reply {
+        Reply {
+            stdout: format!("{}\n", crate::escape::for_terminal(text)),
+            ..Reply::default()
+        }
+    }
+
+    /// Adds a line to stderr (after what is there: a Codex deny's reason stays first),
+    /// its control characters made visible ([`crate::escape::for_terminal`]): an agent
+    /// may show stderr on the user's terminal, and a hook's reason may quote the model's
+    /// command (docs/threats.md#n17).
     pub fn with_note(mut self, note: &str) -> Reply {
-        self.stderr.push_str(note.trim_end());
+        self.stderr
+            .push_str(&crate::escape::for_terminal(note.trim_end()));
         self.stderr.push('\n');
         self
     }
 }
 
 /// The record of one agent session behind the bridge:
-/// `<record folder>/<agent flag name>/<session id>.jsonl` ([`crate::env::Environment::record_dir`]).
-/// Every call of the session appends to it. An id made only of `[A-Za-z0-9._-]` (and at
-/// most 128 of them) is the file's name as is; any other is replaced by the sha256 hex of
-/// it, so that no id can name a path elsewhere (`../x`) or two ids one file.
+/// `<record folder>/<agent flag name>/<name>` ([`crate::env::Environment::record_dir`],
+/// [`crate::record::file_name_for`]: one file per id, none for an empty id). Every call of
+/// the session appends to it.
 pub fn record_path(
     env: &crate::env::Environment,
     agent: AgentKind,
     session_id: &str,
 ) -> Option<std::path::PathBuf> {
-    let plain = !session_id.is_empty()
-        && session_id.len() <= 128
-        && session_id != "."
-        && session_id != ".."
-        && session_id
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
-    let name = if plain {
-        session_id.to_string()
-    } else {
-        use sha2::Digest;
-        hex::encode(sha2::Sha256::digest(session_id.as_bytes()))
-    };
-    Some(
-        env.record_dir()?
-            .join(agent.flag_name())
-            .join(format!("{name}.jsonl")),
-    )
+    let name = crate::record::file_name_for(session_id)?;
+    Some(env.record_dir()?.join(agent.flag_name()).join(name))
 }
 
 /// The one-line note for an event the bridge has no hooks for.
@@ -719,8 +700,9 @@ mod tests {
             Some(std::path::Path::new("/s/hookhost/codex"))
         );
         let name = hashed.file_name().unwrap().to_str().unwrap();
-        assert_eq!(name.len(), 64 + ".jsonl".len());
+        assert_eq!(name.len(), "sha256=".len() + 64 + ".jsonl".len());
         assert_ne!(path(".."), path("."));
+        assert_eq!(record_path(&env, AgentKind::Codex, ""), None);
     }
 
     #[test]
@@ -738,17 +720,139 @@ mod tests {
 
     #[test]
     fn every_agent_refuses_unreadable_payloads_and_never_answers_allow_for_no_objection() {
+        use crate::bridge::test_support as outcomes;
+
+        /// Every `(key, string value)` in a JSON answer, at any depth; `continue: false`
+        /// as `("continue", "false")`.
+        fn strings<'a>(key: &'a str, v: &'a Value, out: &mut Vec<(&'a str, &'a str)>) {
+            match v {
+                Value::String(s) => out.push((key, s)),
+                Value::Bool(false) if key == "continue" => out.push((key, "false")),
+                Value::Array(items) => items.iter().for_each(|i| strings(key, i, out)),
+                Value::Object(map) => map.iter().for_each(|(k, v)| strings(k, v, out)),
+                _ => {}
+            }
+        }
+        /// The answer's stdout as JSON (`Null` when empty or plain text, as Kimi's and
+        /// Kiro's prompt context is).
+        fn json_of(reply: &Reply) -> Value {
+            serde_json::from_str(&reply.stdout).unwrap_or(Value::Null)
+        }
+        /// The decisions the answer's JSON states: `decision`, `permissionDecision`,
+        /// `permission`, and `continue: false`.
+        fn decisions(json: &Value) -> Vec<String> {
+            let mut found = Vec::new();
+            strings("", json, &mut found);
+            found
+                .into_iter()
+                .filter(|(k, _)| {
+                    matches!(
+                        *k,
+                        "decision" | "permissionDecision" | "permission" | "continue"
+                    )
+                })
+                .map(|(_, v)| v.to_string())
+                .collect()
+        }
+
+        let samples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/agents");
         for agent in AGENTS {
             let kind = agent.kind();
-            assert_eq!(
-                agent.parse(&Value::String("x".into())),
-                Err(BridgeError::NotAnObject { agent: kind })
-            );
-            let refused = agent.refuse("r");
+            // Unreadable: whatever is not one JSON object is refused, and the refusal
+            // denies (exit 2 with the reason on stderr, or a JSON deny carrying it).
+            for payload in [
+                Value::String("x".into()),
+                Value::Null,
+                Value::from(7),
+                Value::Bool(true),
+                serde_json::json!([{"hook_event_name": "PreToolUse"}]),
+            ] {
+                let error = agent.parse(&payload).expect_err("not an object");
+                assert_eq!(error, BridgeError::NotAnObject { agent: kind }, "{payload}");
+                let reason = unreadable_message(&error);
+                let refused = agent.refuse(&reason);
+                let json = json_of(&refused);
+                let mut said = Vec::new();
+                strings("", &json, &mut said);
+                let by_exit = refused.exit_code == 2
+                    && refused.stdout.is_empty()
+                    && refused.stderr == format!("{reason}\n");
+                let by_json = refused.exit_code == 0
+                    && !decisions(&json).is_empty()
+                    && decisions(&json).iter().all(|d| d == "deny" || d == "false")
+                    && said.iter().any(|(_, s)| *s == reason);
+                assert!(by_exit || by_json, "{kind:?} does not deny: {refused:?}");
+                assert!(
+                    !said.iter().any(|(_, s)| s.eq_ignore_ascii_case("allow")),
+                    "{kind:?}: {refused:?}"
+                );
+            }
+
+            // No objection (bare, with a warning, with context) on every event of the
+            // agent's samples and on an event the bridge has no hooks for: never `allow`,
+            // and never a deny. The one exception is Cursor's permission events, where
+            // `allow` is the only answer that is not a deny (a `failClosed` hook).
+            let folder = samples.join(kind.flag_name());
+            let mut events: Vec<(String, Event)> = std::fs::read_dir(&folder)
+                .unwrap_or_else(|e| panic!("{}: {e}", folder.display()))
+                .map(|entry| {
+                    let path = entry.unwrap().path();
+                    let text = std::fs::read_to_string(&path).unwrap();
+                    let event = agent
+                        .parse(&outcomes::payload(&text))
+                        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+                    (path.display().to_string(), event)
+                })
+                .collect();
+            let has = |is: fn(&Event) -> bool| events.iter().any(|(_, e)| is(e));
             assert!(
-                refused.exit_code == 2 || refused.stdout.contains("deny"),
-                "{kind:?}: {refused:?}"
+                has(|e| matches!(e, Event::PreToolUse { .. })),
+                "{}: no sample of a tool call",
+                folder.display()
             );
+            assert!(
+                has(|e| matches!(e, Event::Prompt { .. })),
+                "{}: no sample of a prompt",
+                folder.display()
+            );
+            events.push((
+                "an event with no hooks".into(),
+                Event::Other {
+                    event_name: "SessionStart".into(),
+                },
+            ));
+            for (sample, event) in &events {
+                let permission_event =
+                    kind == AgentKind::Cursor && matches!(event, Event::PreToolUse { .. });
+                if permission_event {
+                    assert!(
+                        cursor::PERMISSION_EVENTS.contains(&event.event_name()),
+                        "{sample}"
+                    );
+                }
+                for outcome in [
+                    Outcome::no_objection(),
+                    outcomes::continued_call(),
+                    outcomes::context(),
+                ] {
+                    let reply = agent.answer(event, &outcome);
+                    let json = json_of(&reply);
+                    let mut said = Vec::new();
+                    strings("", &json, &mut said);
+                    let at = format!("{kind:?}, {sample}, {outcome:?}: {reply:?}");
+                    assert_eq!(reply.exit_code, 0, "{at}");
+                    if permission_event {
+                        assert_eq!(json, serde_json::json!({"permission": "allow"}), "{at}");
+                        continue;
+                    }
+                    assert!(decisions(&json).is_empty(), "{at}");
+                    assert!(
+                        !said.iter().any(|(_, s)| s.eq_ignore_ascii_case("allow")),
+                        "{at}"
+                    );
+                    assert!(!reply.stdout.trim().eq_ignore_ascii_case("allow"), "{at}");
+                }
+            }
         }
     }
 }

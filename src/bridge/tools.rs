@@ -9,12 +9,12 @@
 //!
 //! | Claude Code | hookhost | Codex | Gemini CLI | Cursor | Copilot CLI |
 //! |---|---|---|---|---|---|
-//! | `Bash` | `bash` | `Bash` | `run_shell_command` | `Shell`, `beforeShellExecution` | `bash`, `powershell` |
+//! | `Bash` | `bash` | `Bash` | `run_shell_command` | `Shell`, `beforeShellExecution` | `bash`, `powershell`, `write_bash`, `write_powershell` (input typed into a running shell) |
 //! | `PowerShell` | `bash` | | | | |
 //! | `Read` | `read_file` | | `read_file` | `Read`, `beforeReadFile` | `view` |
 //! | `Write` | `write_file` | | `write_file` | `Write` | `create` |
-//! | `Edit` (old: `MultiEdit`), `NotebookEdit` | `edit_file` | | `replace` | | `edit`, `str_replace_editor`, `apply_patch` |
-//! | `apply_patch` (Codex's own, kept) | `edit_file` | `apply_patch` | | | |
+//! | `Edit` (old: `MultiEdit`), `NotebookEdit` | `edit_file` | | `replace` | | `edit`, `str_replace_editor` |
+//! | `apply_patch` (Codex's own, kept; each file it names is also gated as a `Write`/`Edit`) | `edit_file` | `apply_patch` | | | `apply_patch` |
 //! | `Glob` | `glob` | | `glob` | | `glob` |
 //! | `Grep` | `search` | | `grep_search`, `search_file_content` | `Grep` | `grep`, `rg` |
 //! | `Agent` (old: `Task`) | `agent` | `spawn_agent` | `invoke_agent` | `Task` | `task`, `Task` |
@@ -35,15 +35,20 @@
 //!
 //! Choices worth knowing:
 //! - Codex's `apply_patch` keeps its name and its `{"command": "<patch>"}` input (Codex
-//!   hands it to its own hooks that way): a patch names several files, so it cannot be
-//!   one `Edit`. For `tools` it is `edit_file`.
+//!   hands it to its own hooks that way; Copilot's `{"input"}` is kept too): a patch names
+//!   several files, so it cannot be one `Edit`. For `tools` it is `edit_file`, and each
+//!   file it adds, changes, moves or deletes is gated after it as a `Write` or `Edit` of
+//!   its own ([`super::touched`]), as are the files of `read_many_files`, of a Kiro
+//!   `fs_read` with several operations, and Cursor's `Delete`.
+//! - Copilot's `write_bash`/`write_powershell` (input typed into a shell it started with
+//!   `bash {mode: "async"}`) are `Bash` calls with the input as `command`.
 //! - `PowerShell` is `bash` for `tools`: a hook that guards shell commands should see
 //!   every shell's.
 //! - Cursor names no MCP server, so its MCP calls read `mcp__unknown__<tool>`.
 //! - Gemini's `mcp_<server>_<tool>` is ambiguous when a server name has a `_`; its
 //!   `mcp_context` names both parts and is used when present.
 //!
-//! A hook written to the spec's envelope reads [`spec_input`]: an MCP call as
+//! A hook written to the spec's envelope reads [`ToolCall::spec_input`]: an MCP call as
 //! `{"server", "tool", "arguments"}` (the spec's `mcp` tool), `file_path` as `path` for
 //! `read_file`, `write_file` and `edit_file` (hookhost's own tools' name for it).
 
@@ -52,6 +57,7 @@ use std::path::Path;
 use serde_json::{Map, Value};
 
 use super::{AgentKind, ToolCall};
+pub use crate::call::{HOOKHOST_NAMES, claude_name_of_hookhost, hookhost_name, mcp_parts};
 
 /// One row of the name table: what `agent` calls a tool and Claude Code's name for it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -99,11 +105,14 @@ pub static TOOL_NAMES: &[ToolName] = &[
     // Copilot CLI's runtime names (its camelCase events).
     row(Copilot, "bash", "Bash"),
     row(Copilot, "powershell", "Bash"),
+    // Input typed into a running (async) shell session is a shell command (N4).
+    row(Copilot, "write_bash", "Bash"),
+    row(Copilot, "write_powershell", "Bash"),
     row(Copilot, "view", "Read"),
     row(Copilot, "create", "Write"),
     row(Copilot, "edit", "Edit"),
     row(Copilot, "str_replace_editor", "Edit"),
-    row(Copilot, "apply_patch", "Edit"),
+    row(Copilot, "apply_patch", "apply_patch"),
     row(Copilot, "grep", "Grep"),
     row(Copilot, "rg", "Grep"),
     row(Copilot, "glob", "Glob"),
@@ -147,24 +156,6 @@ pub static TOOL_NAMES: &[ToolName] = &[
     row(Kiro, "fs_edit", "Edit"),
     row(Kiro, "glob", "Glob"),
     row(Kiro, "grep", "Grep"),
-];
-
-/// Claude Code's names (old spellings included) → hookhost's tool names. Every MCP
-/// tool (`mcp__…`) is `mcp`; a name not here has no hookhost name.
-pub static HOOKHOST_NAMES: &[(&str, &str)] = &[
-    ("Bash", "bash"),
-    ("PowerShell", "bash"),
-    ("Read", "read_file"),
-    ("Write", "write_file"),
-    ("Edit", "edit_file"),
-    ("MultiEdit", "edit_file"),
-    ("NotebookEdit", "edit_file"),
-    ("apply_patch", "edit_file"),
-    ("Glob", "glob"),
-    ("Grep", "search"),
-    ("Agent", "agent"),
-    ("Task", "agent"),
-    ("Skill", "skill"),
 ];
 
 /// One input field rename: for `agent`'s tool `agent_tool`, `from` becomes `to`.
@@ -226,6 +217,8 @@ pub static FIELD_RENAMES: &[FieldRename] = &[
     rename(Kiro, "fs_edit", "new_str", "new_string"),
     rename(Cursor, "Read", "path", "file_path"),
     rename(Cursor, "Write", "path", "file_path"),
+    rename(Copilot, "write_bash", "input", "command"),
+    rename(Copilot, "write_powershell", "input", "command"),
     rename(Copilot, "view", "path", "file_path"),
     rename(Copilot, "create", "path", "file_path"),
     rename(Copilot, "create", "file_text", "content"),
@@ -284,22 +277,6 @@ pub fn claude_name(agent: AgentKind, agent_tool: &str, mcp: McpHint<'_>) -> Stri
     agent_tool.to_string()
 }
 
-/// hookhost's name for Claude Code's tool `claude`, if it has one.
-pub fn hookhost_name(claude: &str) -> Option<&'static str> {
-    if claude.starts_with("mcp__") {
-        return Some("mcp");
-    }
-    HOOKHOST_NAMES
-        .iter()
-        .find(|(c, _)| *c == claude)
-        .map(|(_, h)| *h)
-}
-
-/// The server and tool of Claude Code's `mcp__server__tool` name.
-pub fn mcp_parts(claude: &str) -> Option<(&str, &str)> {
-    claude.strip_prefix("mcp__")?.split_once("__")
-}
-
 /// Maps `agent`'s call of `agent_tool` with `input` to the canonical call: Claude Code's
 /// name and field names, hookhost's name, a `file_path` made absolute against `cwd`.
 pub fn map_call(
@@ -329,12 +306,9 @@ pub fn map_call(
         }
         other => other,
     };
-    ToolCall {
-        hookhost_tool: hookhost_name(&tool),
-        tool,
-        tool_input,
-        tool_use_id,
-    }
+    let mut call = ToolCall::claude(tool, tool_input, tool_use_id);
+    call.files = super::touched::touched_files(&call, cwd);
+    call
 }
 
 /// A relative `file_path` joined to `cwd`, as Claude Code always gives it absolute.
@@ -350,48 +324,6 @@ fn absolutize_file_path(map: &mut Map<String, Value>, cwd: Option<&str>) {
         let joined = Path::new(cwd).join(path.as_str());
         *path = joined.to_string_lossy().into_owned();
     }
-}
-
-/// The call's arguments as a hook written to the spec's envelope reads them: an MCP
-/// call as `{"server", "tool", "arguments"}`, `file_path` as `path` for `read_file`,
-/// `write_file` and `edit_file`, anything else as in Claude Code's shape.
-pub fn spec_input(call: &ToolCall) -> Value {
-    match call.hookhost_tool {
-        Some("mcp") => {
-            let (server, tool) = mcp_parts(&call.tool).unwrap_or(("unknown", call.tool.as_str()));
-            serde_json::json!({
-                "server": server,
-                "tool": tool,
-                "arguments": call.tool_input,
-            })
-        }
-        Some("read_file" | "write_file" | "edit_file") => match &call.tool_input {
-            Value::Object(map) if !map.contains_key("path") => {
-                let renamed: Map<String, Value> = map
-                    .iter()
-                    .map(|(k, v)| {
-                        let key = if k == "file_path" { "path" } else { k.as_str() };
-                        (key.to_string(), v.clone())
-                    })
-                    .collect();
-                Value::Object(renamed)
-            }
-            other => other.clone(),
-        },
-        _ => call.tool_input.clone(),
-    }
-}
-
-/// Claude Code's usual name for hookhost's tool `hookhost` (the first row that maps to
-/// it), for a front end that must show a hookhost call to a hook written for Claude Code.
-pub fn claude_name_of_hookhost(hookhost: &str) -> Option<&'static str> {
-    if hookhost == "mcp" {
-        return None; // the name needs the server and the tool: `mcp__server__tool`
-    }
-    HOOKHOST_NAMES
-        .iter()
-        .find(|(_, h)| *h == hookhost)
-        .map(|(c, _)| *c)
 }
 
 #[cfg(test)]
@@ -464,7 +396,9 @@ mod tests {
             (Copilot, "create", "Write", Some("write_file")),
             (Copilot, "edit", "Edit", Some("edit_file")),
             (Copilot, "str_replace_editor", "Edit", Some("edit_file")),
-            (Copilot, "apply_patch", "Edit", Some("edit_file")),
+            (Copilot, "apply_patch", "apply_patch", Some("edit_file")),
+            (Copilot, "write_bash", "Bash", Some("bash")),
+            (Copilot, "write_powershell", "Bash", Some("bash")),
             (Copilot, "grep", "Grep", Some("search")),
             (Copilot, "rg", "Grep", Some("search")),
             (Copilot, "glob", "Glob", Some("glob")),
@@ -545,40 +479,6 @@ mod tests {
             call.tool_input,
             json!({"file_path": "/p/a", "old_string": "x", "new_string": "y", "allow_multiple": true, "replace_all": false})
         );
-    }
-
-    #[test]
-    fn the_spec_shape_of_a_call() {
-        let mcp = map_call(
-            ClaudeCode,
-            "mcp__github__create_issue",
-            json!({"title": "x"}),
-            McpHint::default(),
-            None,
-            None,
-        );
-        assert_eq!(
-            spec_input(&mcp),
-            json!({"server": "github", "tool": "create_issue", "arguments": {"title": "x"}})
-        );
-        let write = map_call(
-            ClaudeCode,
-            "Write",
-            json!({"file_path": "/p/a", "content": "c"}),
-            McpHint::default(),
-            None,
-            None,
-        );
-        assert_eq!(spec_input(&write), json!({"path": "/p/a", "content": "c"}));
-        let bash = map_call(
-            ClaudeCode,
-            "Bash",
-            json!({"command": "ls"}),
-            McpHint::default(),
-            None,
-            None,
-        );
-        assert_eq!(spec_input(&bash), json!({"command": "ls"}));
     }
 
     #[test]

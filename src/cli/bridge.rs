@@ -13,21 +13,14 @@ use std::time::{Duration, Instant};
 
 use hookhost::bridge::install::pin;
 use hookhost::bridge::{self, AgentKind, AgentSession, BridgeError, Event, Outcome, Reply, detect};
+use hookhost::call::CallerFacts;
 use hookhost::dispatch::{self, Gate, Verdict};
 use hookhost::env::Environment;
 use hookhost::envelope::EnvelopeShape;
 use hookhost::executor::CancellationToken;
-use hookhost::record::{RecordError, ResumeFrom};
-use hookhost::session::{Mode, Session, StartError};
+use hookhost::session::{Mode, Session};
 
 use super::GlobalOptions;
-
-/// How often a call waits for the record that another call of its session holds.
-const LOCK_RETRY: Duration = Duration::from_millis(5);
-
-/// How long a record may hold no session before it counts as broken: the call that
-/// created it writes its first line right after creating it.
-const EMPTY_RECORD_GRACE: Duration = Duration::from_millis(500);
 
 /// Runs one bridged call; returns what to write and the exit status, the agent's.
 pub async fn command(
@@ -55,6 +48,13 @@ pub async fn command(
     match &caller.note {
         Some(note) => reply.with_note(note),
         None => reply,
+    }
+}
+
+/// What the agent said about its session that hooks reading Claude Code's input get.
+fn caller_facts(session: &AgentSession) -> CallerFacts {
+    CallerFacts {
+        transcript_path: session.transcript_path.clone(),
     }
 }
 
@@ -109,12 +109,14 @@ async fn answer(
     };
     let verdict = match &event {
         Event::PreToolUse { session, call } => {
-            host.pre_tool_use_bridged(call, session, &cancel).await
+            host.pre_tool_use_call(call, &caller_facts(session), &cancel)
+                .await
         }
         Event::Prompt { session, prompt } => {
             // A prompt starts the agent's next turn: failure warnings may be shown again.
             host.end_turn();
-            host.prompt_bridged(prompt, session, &cancel).await
+            host.prompt_from(prompt, &caller_facts(session), &cancel)
+                .await
         }
         Event::Other { .. } | Event::SettingsChanged { .. } => Verdict::allow(),
     };
@@ -214,47 +216,9 @@ async fn start(
     let Some(record) = record else {
         return Session::start(options).map_err(|e| e.to_string());
     };
-    let mut empty_since: Option<Instant> = None;
-    loop {
-        let mut attempt = options.clone();
-        if record.exists() {
-            attempt.resume = Some(ResumeFrom {
-                file: record.clone(),
-                clean: true,
-            });
-        } else {
-            attempt.log = Some(record.clone());
-        }
-        match Session::start(attempt) {
-            Ok(session) => return Ok(session),
-            // Another call of this session created it first: resume it.
-            Err(StartError::Record(RecordError::Exists(_))) => continue,
-            // A record with no session in it for longer than a creator takes to write
-            // its first line is broken, not busy: say so rather than wait out the budget.
-            Err(e @ StartError::Record(RecordError::NoSession(_)))
-                if empty_since.is_some_and(|t| t.elapsed() >= EMPTY_RECORD_GRACE) =>
-            {
-                return Err(e.to_string());
-            }
-            // Another call holds it (or has just created it and not yet written its
-            // first line): wait, within the budget.
-            Err(StartError::Record(
-                error @ (RecordError::Locked(_) | RecordError::NoSession(_)),
-            )) => {
-                if matches!(error, RecordError::NoSession(_)) {
-                    empty_since.get_or_insert_with(Instant::now);
-                }
-                if Instant::now() + LOCK_RETRY >= deadline {
-                    return Err(format!(
-                        "hookhost timed out after {budget_ms} ms, the bridge's budget for one call, waiting for the session record {} that other calls of this session held, so this call was blocked. This is not a policy decision: retrying may help; tell the user if it keeps happening.",
-                        record.display()
-                    ));
-                }
-                tokio::time::sleep(LOCK_RETRY).await;
-            }
-            Err(e) => return Err(e.to_string()),
-        }
-    }
+    Session::start_shared(options, record, deadline, budget_ms)
+        .await
+        .map_err(|e| e.to_string())
 }
 
 /// Writes `reply` exactly: stdout, then stderr.

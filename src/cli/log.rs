@@ -97,7 +97,7 @@ pub async fn replay(file: &Path, ignore_chain: bool) -> Exit {
     if let Some(warning) = hookhost::record::exposure_warning_of(file) {
         say(&warning);
     }
-    let report = hookhost::record::replay::replay(&reading).await;
+    let report = hookhost::replay::replay(&reading).await;
     let mut stdout = std::io::stdout().lock();
     for row in &report.rows {
         let _ = writeln!(stdout, "{}", line(row));

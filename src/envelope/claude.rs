@@ -5,7 +5,7 @@
 //! `UserPromptSubmit` input): `session_id`, `transcript_path`, `cwd`, `permission_mode`,
 //! `hook_event_name`, then the event's own fields. Tool names are Claude Code's (`Bash`,
 //! `Write`, `mcp__server__tool`) and `tool_input` is in Claude Code's shape with absolute
-//! paths, as [`crate::bridge::tools`] maps them; this module writes what it is given and
+//! paths, as the front end gave them ([`crate::call::ToolCall`]); this module writes what it is given and
 //! never makes a path relative.
 //!
 //! `transcript_path` is always present, `null` when the calling agent gave none (Codex

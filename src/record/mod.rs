@@ -74,9 +74,7 @@
 
 pub mod chain;
 pub mod read;
-pub mod replay;
 pub mod resume;
-pub mod served;
 pub mod transcript;
 pub mod write;
 
@@ -398,24 +396,7 @@ pub struct GateVerdict {
     /// front end with an `envelope = "claude-code"` hook): what replay needs to rebuild
     /// that input byte for byte. Absent for every other gate.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub bridged: Option<BridgedGate>,
-}
-
-/// What a bridged gate's Claude Code input was made from (`gate.verdict`'s `bridged`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct BridgedGate {
-    /// The shape of a hook without an `envelope` key in that session.
-    pub default_envelope: crate::envelope::EnvelopeShape,
-    /// The agent's transcript, when it gave one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub transcript_path: Option<String>,
-    /// Claude Code's name for the tool (a bridged call only; absent outside the bridge,
-    /// where the gate's own tool name is the call's).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tool_name: Option<String>,
-    /// The call's arguments as given, paths absolute (a call only).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tool_input: Option<Value>,
+    pub bridged: Option<crate::call::ClaudeInputSource>,
 }
 
 /// One recorded output stream.
@@ -710,27 +691,60 @@ pub fn rfc3339(millis: i64) -> String {
     )
 }
 
-/// The default record for a session: `<id>.jsonl` in `env`'s record folder
+/// The default record for a session: [`file_name_for`] in `env`'s record folder
 /// ([`crate::env::Environment::record_dir`]: `$XDG_STATE_HOME/hookhost`, else
-/// `~/.local/state/hookhost`); `None` with neither variable set.
+/// `~/.local/state/hookhost`); `None` with neither variable set, or for an empty id.
 pub fn default_path(env: &crate::env::Environment, session_id: &str) -> Option<PathBuf> {
-    let dir = env.record_dir()?;
-    let name: String = session_id
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    Some(dir.join(format!("{name}.jsonl")))
+    Some(env.record_dir()?.join(file_name_for(session_id)?))
+}
+
+/// The record's file name for `session_id`, one to one (docs/threats.md#n18): an id made
+/// only of `[A-Za-z0-9._-]`, at most 128 of them and not `.` or `..`, is the name as is
+/// (`<id>.jsonl`); any other id is `sha256=<hex of the id>.jsonl`, which no plain id
+/// spells (`=` is not in the set), so no id names a path elsewhere (`../x`) and no two
+/// ids share a file. An empty id has no record (`None`): it names no session, and every
+/// empty id would otherwise share one.
+pub fn file_name_for(session_id: &str) -> Option<String> {
+    if session_id.is_empty() {
+        return None;
+    }
+    let plain = session_id.len() <= 128
+        && session_id != "."
+        && session_id != ".."
+        && session_id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
+    Some(if plain {
+        format!("{session_id}.jsonl")
+    } else {
+        use sha2::Digest;
+        format!(
+            "sha256={}.jsonl",
+            hex::encode(sha2::Sha256::digest(session_id.as_bytes()))
+        )
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// N18: no two ids share a record, and an empty id has none.
+    #[test]
+    fn record_names_are_one_to_one() {
+        use sha2::Digest;
+        let name = |id: &str| file_name_for(id).unwrap();
+        assert_eq!(name("abc-1.2_3"), "abc-1.2_3.jsonl");
+        let other = "session one";
+        let hex = hex::encode(sha2::Sha256::digest(other.as_bytes()));
+        // An id that spells another id's digest is a name of its own.
+        assert_ne!(name(&hex), name(other));
+        assert_eq!(name(other), format!("sha256={hex}.jsonl"));
+        assert_ne!(name("a b"), name("a_b"));
+        assert_ne!(name(".."), name("."));
+        assert!(name("../../etc/x").starts_with("sha256="));
+        assert_eq!(file_name_for(""), None);
+    }
 
     #[test]
     fn rfc3339_known_dates() {

@@ -13,6 +13,8 @@
 //! - `options.rs`: [`SessionOptions`], every default stated once, and [`Mode`];
 //! - `start.rs`: [`Session::start`], a pipeline of named steps (load → resume plan →
 //!   folders → sandbox → guard → prepare hooks → banner), then the session record;
+//! - `shared.rs`: [`Session::start_shared`], a session on a record many processes share
+//!   (the bridge's: one process per call), bounded by the caller's deadline;
 //! - `prepare.rs`: each hook's executor (WASM on the session's engine, argv on the host
 //!   or in the box);
 //! - `boxed.rs`: the session's box (folders, the probe) and [`SessionBox`] for
@@ -23,6 +25,7 @@ mod banner;
 mod boxed;
 mod options;
 mod prepare;
+mod shared;
 mod start;
 
 use std::path::PathBuf;
@@ -30,19 +33,20 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::bridge::{AgentSession, ToolCall};
+use crate::call::{CallerFacts, ClaudeInputSource, ToolCall};
 use crate::config::{ConfigError, Event, HookDef};
 use crate::dispatch::{
     self, Decision, Gate, Inputs, LoadedHook, Recorder, RunEvent, Turn, Verdict,
 };
 use crate::envelope::{self, EnvelopeShape, SessionInfo};
 use crate::executor::CancellationToken;
-use crate::record::{BridgedGate, RecordError};
+use crate::record::RecordError;
 
 pub use banner::banner;
 pub use boxed::SessionBox;
 use boxed::SessionSandbox;
 pub use options::{Mode, SessionOptions};
+pub use shared::SharedStartError;
 
 /// Why a session could not start (exit 2).
 #[derive(Debug, thiserror::Error)]
@@ -168,84 +172,59 @@ impl Session {
         self.recorder = Some(recorder);
     }
 
-    /// One PreToolUse gate. `tool_input` is the call's arguments; in-project absolute
-    /// paths are made relative before the hooks see them.
+    /// One PreToolUse gate for a call of hookhost's own tool `tool_name` (`bash`,
+    /// `write_file`, …) with the spec's arguments: [`Session::pre_tool_use_call`] for
+    /// [`ToolCall::from_hookhost`]. In-project absolute paths are made relative before the
+    /// hooks see them.
     pub async fn pre_tool_use(
         &self,
         tool_name: &str,
-        mut tool_input: Value,
+        tool_input: Value,
         tool_use_id: Option<&str>,
         cancel: &CancellationToken,
     ) -> Verdict {
-        let covers = |h: &HookDef| h.event == Event::PreToolUse && h.covers_tool(tool_name);
-        let matching: Vec<&LoadedHook> = self.hooks.iter().filter(|h| covers(&h.def)).collect();
-        // The common case, no hook for this tool, costs no id, no envelope, no record.
-        if matching.is_empty() && !self.skipped.iter().any(covers) {
-            return Verdict::allow();
-        }
-        let generated;
-        let tool_use_id = match tool_use_id {
-            Some(id) => id,
-            None => {
-                generated = envelope::generate_tool_use_id();
-                &generated
-            }
-        };
-        let gate = Gate::Call {
-            tool_name,
-            tool_use_id,
-        };
-        self.record_skipped(gate, covers);
-        if matching.is_empty() {
-            return Verdict::allow();
-        }
-        // A hook written for Claude Code reads its tool names and absolute paths: the
-        // arguments before they are made relative.
-        let claude = self.wants_claude(&matching).then(|| {
-            let name =
-                crate::bridge::tools::claude_name_of_hookhost(tool_name).unwrap_or(tool_name);
-            envelope::claude::pre_tool_use(&self.session, None, name, &tool_input, tool_use_id)
-        });
-        // Replay rebuilds that input from the arguments as given (paths absolute).
-        let bridged = claude.is_some().then(|| BridgedGate {
-            default_envelope: self.default_envelope,
-            transcript_path: None,
-            tool_name: None,
-            tool_input: Some(tool_input.clone()),
-        });
-        envelope::relativize_paths(&mut tool_input, &self.project);
-        let stdin = envelope::pre_tool_use(&self.session, tool_name, &tool_input, tool_use_id);
-        let inputs = self.inputs(stdin, claude);
-        self.run_gate(
-            &matching,
-            gate,
-            &inputs,
-            Some(&tool_input),
-            bridged.as_ref(),
-            cancel,
-        )
-        .await
+        let call = ToolCall::from_hookhost(tool_name, tool_input, tool_use_id.map(str::to_string));
+        self.pre_tool_use_call(&call, &CallerFacts::default(), cancel)
+            .await
     }
 
-    /// One PreToolUse gate for a call an agent made through the bridge. `tools = [...]`
-    /// matches the call's hookhost name (a tool with none reaches only hooks without
-    /// `tools`); a hook reads Claude Code's shape of the call (the agent's transcript,
-    /// Claude Code's tool name, absolute paths) or the spec's envelope, by its
-    /// `envelope` key or the session's default.
-    pub async fn pre_tool_use_bridged(
+    /// The one PreToolUse gate: `call` as every front end builds it. `tools = [...]`
+    /// matches the call's hookhost name ([`ToolCall::covered_by`]); each hook reads the
+    /// spec's envelope or Claude Code's input ([`crate::config::HookDef::input_shape`];
+    /// the latter with `caller`'s transcript). Then each file the call touches beyond its
+    /// own arguments ([`ToolCall::files`]: a patch's files, a multi-file read) is gated as
+    /// a call of its own, so that a path policy sees every one; the first block ends it,
+    /// and every gate's warnings are kept. Each gate is recorded on its own.
+    pub async fn pre_tool_use_call(
         &self,
         call: &ToolCall,
-        agent: &AgentSession,
+        caller: &CallerFacts,
         cancel: &CancellationToken,
     ) -> Verdict {
-        let covers = |h: &HookDef| {
-            h.event == Event::PreToolUse
-                && match call.hookhost_tool {
-                    Some(name) => h.covers_tool(name),
-                    None => h.tools.is_none(),
-                }
-        };
+        let mut verdict = self.gate_call(call, caller, cancel).await;
+        for file in &call.files {
+            if verdict.outcome != dispatch::Outcome::Allow {
+                break;
+            }
+            let mut next = self.gate_call(file, caller, cancel).await;
+            verdict.warnings.append(&mut next.warnings);
+            next.warnings = std::mem::take(&mut verdict.warnings);
+            verdict = next;
+        }
+        verdict
+    }
+
+    /// One gate for `call` alone.
+    async fn gate_call(
+        &self,
+        call: &ToolCall,
+        caller: &CallerFacts,
+        cancel: &CancellationToken,
+    ) -> Verdict {
+        let covers =
+            |h: &HookDef| h.event == Event::PreToolUse && call.covered_by(h.tools.as_deref());
         let matching: Vec<&LoadedHook> = self.hooks.iter().filter(|h| covers(&h.def)).collect();
+        // The common case, no hook for this tool, costs no id, no envelope, no record.
         if matching.is_empty() && !self.skipped.iter().any(covers) {
             return Verdict::allow();
         }
@@ -257,7 +236,7 @@ impl Session {
                 &generated
             }
         };
-        let spec_name = call.hookhost_tool.unwrap_or(call.tool.as_str());
+        let spec_name = call.spec_name();
         let gate = Gate::Call {
             tool_name: spec_name,
             tool_use_id,
@@ -266,46 +245,48 @@ impl Session {
         if matching.is_empty() {
             return Verdict::allow();
         }
+        // A hook written for Claude Code reads its tool names and absolute paths: the
+        // arguments as given, before they are made relative.
         let claude = self.wants_claude(&matching).then(|| {
             envelope::claude::pre_tool_use(
                 &self.session,
-                agent.transcript_path.as_deref(),
+                caller.transcript_path.as_deref(),
                 &call.tool,
                 &call.tool_input,
                 tool_use_id,
             )
         });
+        // Replay rebuilds that input from what it was made of.
+        let source = claude.is_some().then(|| ClaudeInputSource {
+            default_envelope: self.default_envelope,
+            transcript_path: caller.transcript_path.clone(),
+            tool_name: (call.given == EnvelopeShape::ClaudeCode).then(|| call.tool.clone()),
+            tool_input: Some(call.tool_input.clone()),
+        });
         let mut spec_input = call.spec_input();
         envelope::relativize_paths(&mut spec_input, &self.project);
         let stdin = envelope::pre_tool_use(&self.session, spec_name, &spec_input, tool_use_id);
-        // Replay rebuilds Claude Code's input from what it was made of.
-        let bridged = claude.is_some().then(|| BridgedGate {
-            default_envelope: self.default_envelope,
-            transcript_path: agent.transcript_path.clone(),
-            tool_name: Some(call.tool.clone()),
-            tool_input: Some(call.tool_input.clone()),
-        });
         let inputs = self.inputs(stdin, claude);
         self.run_gate(
             &matching,
             gate,
             &inputs,
             Some(&spec_input),
-            bridged.as_ref(),
+            source.as_ref(),
             cancel,
         )
         .await
     }
 
-    /// One UserPromptSubmit gate for a prompt an agent sent through the bridge: as
-    /// [`Session::prompt`], with the agent's transcript in Claude Code's shape.
-    pub async fn prompt_bridged(
+    /// One UserPromptSubmit gate for a prompt an agent sent: as [`Session::prompt`], with
+    /// `caller`'s transcript in Claude Code's input.
+    pub async fn prompt_from(
         &self,
         prompt: &str,
-        agent: &AgentSession,
+        caller: &CallerFacts,
         cancel: &CancellationToken,
     ) -> Verdict {
-        self.prompt_with(prompt, agent.transcript_path.as_deref(), cancel)
+        self.prompt_with(prompt, caller.transcript_path.as_deref(), cancel)
             .await
     }
 
@@ -350,14 +331,14 @@ impl Session {
         let claude = self
             .wants_claude(&matching)
             .then(|| envelope::claude::prompt(&self.session, transcript_path, prompt));
-        let bridged = claude.is_some().then(|| BridgedGate {
+        let source = claude.is_some().then(|| ClaudeInputSource {
             default_envelope: self.default_envelope,
             transcript_path: transcript_path.map(str::to_string),
             tool_name: None,
             tool_input: None,
         });
         let inputs = self.inputs(envelope::prompt(&self.session, prompt), claude);
-        self.run_gate(&matching, gate, &inputs, None, bridged.as_ref(), cancel)
+        self.run_gate(&matching, gate, &inputs, None, source.as_ref(), cancel)
             .await
     }
 
@@ -368,7 +349,7 @@ impl Session {
         gate: Gate<'_>,
         inputs: &Inputs,
         tool_input: Option<&Value>,
-        bridged: Option<&BridgedGate>,
+        bridged: Option<&ClaudeInputSource>,
         cancel: &CancellationToken,
     ) -> Verdict {
         let verdict = dispatch::run_gate(
@@ -422,7 +403,7 @@ impl Session {
         &self,
         gate: Gate<'_>,
         tool_input: Option<&Value>,
-        bridged: Option<&BridgedGate>,
+        bridged: Option<&ClaudeInputSource>,
         verdict: &Verdict,
     ) {
         if let Some(r) = &self.recorder {

@@ -171,7 +171,7 @@ echo "$r" >&2; echo "cwd=$(pwd)" >&2; exit 2"#,
     );
     // The banner: a sandboxed hook is not marked as on the host.
     let (_, stdout, _) = scene.run(&["--private-tmp", private_tmp.to_str().unwrap(), "check"]);
-    assert_eq!(stdout, "hooks: inside (bash)\n");
+    assert_eq!(crate::support::banner_of(&stdout), "hooks: inside (bash)\n");
 }
 
 #[test]
@@ -269,7 +269,11 @@ fn where_bwrap_cannot_run_the_session_says_so_and_runs_hooks_on_the_host() {
     let notice = "⚠ bubblewrap cannot run here (bwrap was not found at /nonexistent/bwrap (HOOKHOST_BWRAP)), so this session has no sandbox: every hook runs on the host.";
     // The banner on stdout, each warning once on stderr: the notice is not repeated
     // around the banner (it is part of serve's ready banner, not of check's output twice).
-    assert_eq!(stdout, "hooks: h (every tool, on the host)\n", "{stdout}");
+    assert_eq!(
+        crate::support::banner_of(&stdout),
+        "hooks: h (every tool, on the host)\n",
+        "{stdout}"
+    );
     assert_eq!(stderr.matches(notice).count(), 1, "{stderr}");
     // A text-mode gate prints the banner and the warnings on stderr: still once.
     let out = scene

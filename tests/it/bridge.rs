@@ -133,6 +133,16 @@ pub(crate) fn deny_reason(
     Some(reason.as_str().unwrap_or_default().to_string())
 }
 
+/// A deny reason as the bridge sends it to `agent`: Codex adds a period after the reason
+/// itself (`Command blocked by PreToolUse hook: <reason>. Command: …`), so it gets the
+/// message without its last one.
+pub(crate) fn as_sent<'a>(agent: &str, message: &'a str) -> &'a str {
+    match agent {
+        "codex" => message.strip_suffix('.').unwrap_or(message),
+        _ => message,
+    }
+}
+
 /// Asserts the exact "no objection" answer to a tool call for `agent`.
 pub(crate) fn assert_no_objection(agent: &str, reply: &(i32, String, String)) {
     let (code, stdout, _) = reply;
@@ -188,11 +198,10 @@ fn bridge_answers_every_agent_for_allow_block_and_failure() {
         );
 
         let failed = bridge_json(&scene, agent, &with_command(sample(&scene, pre), "crash"));
+        let message = "the user's hook \"broken\" failed (exited with code 7), so this call was blocked. This is not a policy decision: retrying or rephrasing the call will not help. Tell the user their hook is failing.";
         assert_eq!(
             deny_reason(agent, &failed).as_deref(),
-            Some(
-                "the user's hook \"broken\" failed (exited with code 7), so this call was blocked. This is not a policy decision: retrying or rephrasing the call will not help. Tell the user their hook is failing."
-            ),
+            Some(as_sent(agent, message)),
             "{agent}: {failed:?}"
         );
     }
@@ -602,9 +611,10 @@ fn bridge_budget_denies_a_hook_that_outlives_it() {
         assert!(took < Duration::from_secs(3), "{agent}: took {took:?}");
         assert_eq!(
             deny_reason(agent, &reply).as_deref(),
-            Some(
+            Some(as_sent(
+                agent,
                 "the user's hook \"slow\" failed (timed out after 500 ms, the bridge's budget for one call), so this call was blocked. This is not a policy decision: retrying or rephrasing the call will not help. Tell the user their hook is failing."
-            ),
+            )),
             "{agent}: {reply:?}"
         );
         assert!(
@@ -839,4 +849,86 @@ fn bridge_a_qwen_tool_result_send_is_not_a_prompt() {
         bridge_json(&scene, "qwen-code", &send),
         (0, String::new(), String::new())
     );
+}
+
+/// N3: a link planted at a session's record path (dangling, or to a file elsewhere) is
+/// refused, never followed, and the call is denied at once, not after looping past the
+/// budget (which most agents read as "go ahead").
+#[test]
+fn bridge_refuses_a_link_at_the_record_path_at_once() {
+    let scene = Scene::new();
+    let marker = scene.script("marker.sh", "grep -q FORBIDDEN && exit 2; exit 0");
+    config(
+        &scene,
+        &[pre_hook("marker", &["/bin/sh", marker.to_str().unwrap()], "")],
+    );
+    let dir = scene.state().join("hookhost/codex");
+    std::fs::create_dir_all(&dir).unwrap();
+    let elsewhere = scene.root.path().join("elsewhere.jsonl");
+    std::fs::write(&elsewhere, "").unwrap();
+    for (session, target) in [
+        ("victim", scene.root.path().join("nonexistent/elsewhere")),
+        ("victim-2", elsewhere.clone()),
+    ] {
+        let record = dir.join(format!("{session}.jsonl"));
+        std::os::unix::fs::symlink(&target, &record).unwrap();
+        let payload = with_session(
+            with_command(sample(&scene, "codex/PreToolUse.json"), "echo ok"),
+            session,
+        );
+        let started = Instant::now();
+        let reply = bridge(
+            &scene,
+            &["--agent", "codex", "--budget-ms", "2000"],
+            &payload.to_string(),
+        );
+        assert!(started.elapsed() < Duration::from_secs(2), "{reply:?}");
+        let reason = deny_reason("codex", &reply).unwrap_or_default();
+        assert!(
+            reason.contains("is a symbolic link, which hookhost never follows"),
+            "{session}: {reply:?}"
+        );
+        assert_eq!(std::fs::read_to_string(&elsewhere).unwrap(), "");
+    }
+    // An empty session id is recorded nowhere, and shares nothing.
+    let payload = with_session(
+        with_command(sample(&scene, "codex/PreToolUse.json"), "echo ok"),
+        "",
+    );
+    let reply = bridge(&scene, &["--agent", "codex"], &payload.to_string());
+    assert_eq!(reply.0, 0, "{reply:?}");
+    assert!(!dir.join(".jsonl").exists());
+}
+
+/// R12: the text Codex, Kimi Code and Kiro CLI hand the model (a deny's stderr) is the
+/// spec's failure message for the model, never the user's warning with its
+/// `--no-hooks` advice; Codex's own `. Command: …` follows it without a doubled period.
+#[test]
+fn bridge_the_model_reads_no_user_advice_from_an_exit_2_agent() {
+    let scene = Scene::new();
+    let slow = scene.script("slow.sh", "cat >/dev/null; sleep 10");
+    config(
+        &scene,
+        &[pre_hook(
+            "slow",
+            &["/bin/sh", slow.to_str().unwrap()],
+            "timeout = 1",
+        )],
+    );
+    for (agent, pre, _) in AGENTS
+        .iter()
+        .filter(|(a, _, _)| matches!(*a, "codex" | "kimi-code" | "kiro"))
+    {
+        let (code, stdout, stderr) = bridge_json(&scene, agent, &sample(&scene, pre));
+        assert_eq!((code, stdout.as_str()), (2, ""), "{agent}: {stderr}");
+        assert!(!stderr.contains("--no-hooks"), "{agent}: {stderr}");
+        assert!(
+            stderr.starts_with("the user's hook \"slow\" failed (timed out after 1 s), so this call was blocked."),
+            "{agent}: {stderr}"
+        );
+        assert_eq!(stderr.lines().count(), 1, "{agent}: {stderr}");
+        if *agent == "codex" {
+            assert!(stderr.ends_with("Tell the user their hook is failing\n"), "{stderr}");
+        }
+    }
 }

@@ -53,7 +53,7 @@ fn python_and_javascript_hooks_judge_calls_and_prompts() {
         let out = scene.hookhost().arg("check").output().unwrap();
         assert_eq!(out.status.code(), Some(0), "{file}: {out:?}");
         assert_eq!(
-            lossy(&out.stdout),
+            crate::support::banner_of(&lossy(&out.stdout)),
             "hooks: guard (write_file, edit_file, wasm) · ooo (prompts, wasm)\n",
             "{file}"
         );

@@ -1883,7 +1883,7 @@ struct ReadBack {
     reading: record::Reading,
     rows: Vec<String>,
     plan: Result<ResumePlan, String>,
-    replay: record::replay::ReplayReport,
+    replay: hookhost::replay::ReplayReport,
 }
 
 fn read_back(bytes: Vec<u8>) -> ReadBack {
@@ -1917,7 +1917,7 @@ fn read_back(bytes: Vec<u8>) -> ReadBack {
             .build()
             .expect("a runtime");
         let replay = runtime.block_on(async {
-            tokio::time::timeout(HANG_LIMIT, record::replay::replay(&reading))
+            tokio::time::timeout(HANG_LIMIT, hookhost::replay::replay(&reading))
                 .await
                 .expect("replay hung")
         });

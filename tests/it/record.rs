@@ -806,7 +806,11 @@ fn a_serve_session_records_to_the_default_file() {
         ..SessionOptions::default()
     };
     let host = Session::start(options.clone()).unwrap();
-    let file = state.join("hookhost/S_7.jsonl");
+    // `S/7` is no plain file name: it is named by its digest (one file per id).
+    let file = state
+        .join("hookhost")
+        .join(hookhost::record::file_name_for("S/7").unwrap());
+    assert!(file.to_str().unwrap().contains("sha256="), "{}", file.display());
     let recs = records(&file);
     assert_eq!(recs[0]["type"], "session.started");
     assert_eq!(recs[0]["session_id"], "S/7");

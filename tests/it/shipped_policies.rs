@@ -332,3 +332,173 @@ fn check_shows_the_shape_each_hook_reads() {
         );
     }
 }
+
+/// Every file a call touches reaches the path policies (issue 26.2): a patch's files
+/// (Codex's and Copilot's `apply_patch`, and Codex's shell running `apply_patch`), each
+/// file of a multi-file read (Gemini's and Qwen's `read_many_files`, Kiro's `fs_read`
+/// with several operations), Cursor's `Delete`; and input typed into Copilot's running
+/// shell (`write_bash`) reaches shell policies.
+#[test]
+fn every_file_a_call_touches_reaches_the_path_policies() {
+    let scene = Scene::new();
+    let protect = plugin(&scene, "protect-paths.wasm");
+    let no_force = plugin(&scene, "no-force-push.wasm");
+    // A Claude Code hook for reads, as people write them: the basename of `file_path`.
+    let reads = scene.script(
+        "no-env-reads.sh",
+        "python3 -c 'import json,os,sys; d=json.load(sys.stdin); p=d[\"tool_input\"].get(\"file_path\",\"\"); sys.exit(0) if os.path.basename(p)!=\".env\" else (print(\"no reading .env\", file=sys.stderr), sys.exit(2))'",
+    );
+    scene.write_config(
+        &[
+            file_policy("protect-paths", &protect, ""),
+            pre_tool_use(
+                "no-force-push",
+                &[no_force.to_str().unwrap()],
+                "[\"bash\", \"exec\"]",
+                "",
+            ),
+            pre_tool_use(
+                "no-env-reads",
+                &["/bin/sh", reads.to_str().unwrap()],
+                "[\"read_file\"]",
+                "sandbox = false",
+            ),
+        ]
+        .concat(),
+    );
+    let p = scene.project.to_str().unwrap();
+    let add_env = "*** Begin Patch\n*** Add File: src/ok.rs\n+fn ok() {}\n*** Add File: .env\n+SECRET=1\n*** End Patch\n";
+    let update = "*** Begin Patch\n*** Update File: secrets/k.pem\n@@\n-a\n+b\n*** End Patch\n";
+    let moved = "*** Begin Patch\n*** Update File: notes.txt\n*** Move to: deploy/.env\n@@\n-a\n+b\n*** End Patch\n";
+    let delete = "*** Begin Patch\n*** Delete File: .env\n*** End Patch\n";
+    let harmless = "*** Begin Patch\n*** Add File: src/new.rs\n+fn f() {}\n*** Update File: README.md\n@@\n-a\n+b\n*** End Patch\n";
+    let codex = |session: &str, tool: &str, input: Value| {
+        json!({"session_id": session, "turn_id": "t", "transcript_path": null, "cwd": p,
+               "hook_event_name": "PreToolUse", "model": "gpt-5.5", "permission_mode": "default",
+               "tool_name": tool, "tool_input": input, "tool_use_id": "call_1"})
+    };
+    let copilot = |session: &str, tool: &str, input: Value| json!({"sessionId": session, "timestamp": 1, "cwd": p, "toolName": tool, "toolArgs": input});
+    let gemini = |session: &str, tool: &str, input: Value| {
+        json!({"session_id": session, "transcript_path": "/t/s.jsonl", "cwd": p,
+               "hook_event_name": "BeforeTool", "timestamp": "2026-12-01T10:00:00.000Z",
+               "tool_name": tool, "tool_input": input})
+    };
+    let denied = [
+        (
+            "codex",
+            codex("c1", "apply_patch", json!({"command": add_env})),
+            "protect-paths",
+        ),
+        (
+            "codex",
+            codex("c2", "apply_patch", json!({"command": update})),
+            "protect-paths",
+        ),
+        (
+            "codex",
+            codex("c3", "apply_patch", json!({"command": moved})),
+            "protect-paths",
+        ),
+        (
+            "codex",
+            codex("c4", "apply_patch", json!({"command": delete})),
+            "protect-paths",
+        ),
+        (
+            "codex",
+            codex(
+                "c5",
+                "Bash",
+                json!({"command": format!("apply_patch <<'EOF'\n{add_env}EOF\n")}),
+            ),
+            "protect-paths",
+        ),
+        (
+            "copilot",
+            copilot("p1", "apply_patch", json!({"input": update})),
+            "protect-paths",
+        ),
+        (
+            "copilot",
+            copilot(
+                "p2",
+                "write_bash",
+                json!({"shellId": "1", "input": "git push --force origin main\n"}),
+            ),
+            "no-force-push",
+        ),
+        (
+            "copilot",
+            copilot(
+                "p3",
+                "write_powershell",
+                json!({"shellId": "1", "input": "git push origin +main\n"}),
+            ),
+            "no-force-push",
+        ),
+        (
+            "gemini",
+            gemini(
+                "g1",
+                "read_many_files",
+                json!({"include": ["README.md", ".env"]}),
+            ),
+            "no-env-reads",
+        ),
+        (
+            "qwen-code",
+            json!({"session_id": "q1", "transcript_path": null, "cwd": p, "permission_mode": "default",
+                   "hook_event_name": "PreToolUse", "tool_name": "read_many_files",
+                   "tool_input": {"paths": [".env"]}, "tool_use_id": "toolu_q"}),
+            "no-env-reads",
+        ),
+        (
+            "kiro",
+            json!({"hook_event_name": "preToolUse", "cwd": p, "tool_name": "fs_read",
+                   "tool_input": {"operations": [{"mode": "Line", "path": format!("{p}/README.md")},
+                                                 {"mode": "Line", "path": format!("{p}/.env")}]}}),
+            "no-env-reads",
+        ),
+        (
+            "cursor",
+            json!({"conversation_id": "u1", "generation_id": "g", "hook_event_name": "preToolUse",
+                   "workspace_roots": [p], "transcript_path": null, "tool_name": "Delete",
+                   "tool_input": {"file_path": format!("{p}/.env")}, "tool_use_id": "t1", "cwd": p}),
+            "protect-paths",
+        ),
+    ];
+    for (agent, payload, hook) in denied {
+        let reply = bridge_json(&scene, agent, &payload);
+        let reason = deny_reason(agent, &reply);
+        assert!(
+            reason
+                .as_deref()
+                .is_some_and(|r| r.contains(&format!("hook \"{hook}\""))),
+            "{agent} {payload}: not denied by {hook}: {reply:?}"
+        );
+    }
+    for (agent, payload) in [
+        (
+            "codex",
+            codex("h1", "apply_patch", json!({"command": harmless})),
+        ),
+        (
+            "copilot",
+            copilot(
+                "h2",
+                "write_bash",
+                json!({"shellId": "1", "input": "git push origin main\n"}),
+            ),
+        ),
+        (
+            "gemini",
+            gemini(
+                "h3",
+                "read_many_files",
+                json!({"include": ["README.md", "src/*.rs"]}),
+            ),
+        ),
+    ] {
+        assert_no_objection(agent, &bridge_json(&scene, agent, &payload));
+    }
+}

@@ -105,7 +105,9 @@ fn the_banner_marks_wasm_hooks_and_sandbox_has_no_effect_on_them() {
         );
         assert_eq!(
             String::from_utf8_lossy(&out.stdout),
-            "hooks: a (bash, wasm) · b (every tool, wasm)\n"
+            "hooks: a (bash, wasm) · b (every tool, wasm)\n\
+             hook a reads the spec's envelope everywhere (a WASM hook)\n\
+             hook b reads the spec's envelope everywhere (a WASM hook)\n"
         );
     }
 }

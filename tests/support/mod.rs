@@ -8,12 +8,14 @@
 //! `#[path = "../tests/support/mod.rs"] mod support;`. Not every user needs every item.
 #![allow(dead_code, unused_imports)]
 
+mod check;
 mod fixtures;
 mod poll;
 mod process;
 mod scene;
 mod serve;
 
+pub use check::banner_of;
 pub use fixtures::{SLOW_COMPILE_OK, component_or_skip, plugin, python_wasm_or_skip, wasm_dir};
 pub use poll::wait_until;
 pub use process::{

@@ -1,6 +1,6 @@
-//! Replay: re-run a record's calls and prompts with every hook's effect served from the
-//! record ([`super::served::ReplayExecutor`]), starting nothing, and compare
-//! each verdict with the recorded one.
+//! Replay, a front end beside `eval`: re-run a record's calls and prompts with every
+//! hook's effect served from the record ([`served::ReplayExecutor`]), starting nothing,
+//! and compare each verdict with the recorded one.
 //!
 //! Each session segment (`session.started`, each `session.resumed`) is replayed by a
 //! host over the hooks it recorded, with the recorded `session_id`, `cwd` and
@@ -11,11 +11,15 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::served::{ReplayExecutor, ReplayStore};
-use super::{Body, Reading};
+pub mod served;
+
+use served::{ReplayExecutor, ReplayStore};
+
+use crate::call::{CallerFacts, ToolCall};
 use crate::dispatch::{LoadedHook, Placement};
 use crate::envelope::SessionInfo;
 use crate::executor::CancellationToken;
+use crate::record::{Body, Reading};
 use crate::session::Session;
 
 /// What a replay found.
@@ -81,11 +85,15 @@ pub async fn replay(reading: &Reading) -> ReplayReport {
                 // A resume within a turn remembers which hooks already warned in it, as
                 // the live resumed session did (`ResumePlan::warned_this_turn`).
                 if matches!(record.body, Body::Resumed(_)) {
-                    session.seed_turn(super::resume::warned_this_turn(&reading.records[..index]));
+                    session.seed_turn(crate::record::resume::warned_this_turn(
+                        &reading.records[..index],
+                    ));
                 }
                 host = Some(session);
             }
-            Body::Cut(c) => report.rows.push(super::transcript::cut_row(&c.reason)),
+            Body::Cut(c) => report
+                .rows
+                .push(crate::record::transcript::cut_row(&c.reason)),
             Body::TurnEnded => {
                 if let Some(h) = &host {
                     h.end_turn();
@@ -108,29 +116,24 @@ pub async fn replay(reading: &Reading) -> ReplayReport {
                     h.set_default_envelope(bridged.default_envelope);
                 }
                 let Some(h) = &host else { continue };
-                let agent = crate::bridge::AgentSession {
+                let caller = CallerFacts {
                     transcript_path: v.bridged.as_ref().and_then(|b| b.transcript_path.clone()),
-                    ..Default::default()
                 };
                 let bridged_call = v.bridged.as_ref().and_then(|b| {
                     let tool = b.tool_name.clone()?;
-                    Some(crate::bridge::ToolCall {
-                        hookhost_tool: crate::bridge::tools::hookhost_name(&tool),
-                        tool,
-                        tool_input: b.tool_input.clone().unwrap_or(Value::Null),
-                        tool_use_id: v.gate.tool_use_id.clone(),
-                    })
+                    let input = b.tool_input.clone().unwrap_or(Value::Null);
+                    Some(ToolCall::claude(tool, input, v.gate.tool_use_id.clone()))
                 });
                 let (what, verdict) = match (&v.gate.tool, bridged_call) {
                     (Some(tool), Some(call)) => {
                         let what = format!("{tool} {}", call.tool_use_id.as_deref().unwrap_or(""));
-                        (what, h.pre_tool_use_bridged(&call, &agent, &cancel).await)
+                        (what, h.pre_tool_use_call(&call, &caller, &cancel).await)
                     }
                     (None, _) if v.bridged.is_some() => {
                         let prompt = v.gate.prompt.as_deref().unwrap_or("");
                         (
                             format!("prompt {prompt:?}"),
-                            h.prompt_bridged(prompt, &agent, &cancel).await,
+                            h.prompt_from(prompt, &caller, &cancel).await,
                         )
                     }
                     (Some(tool), None) => {

@@ -9,9 +9,9 @@
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 
-use super::Effect;
 use crate::dispatch::input_digest;
 use crate::executor::{BoxFuture, CancellationToken, Executor, Failure, RawOutput};
+use crate::record::Effect;
 
 /// The recorded effects, shared by every hook's [`ReplayExecutor`].
 #[derive(Debug, Default)]
