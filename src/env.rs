@@ -31,7 +31,7 @@
 //! injected one.
 
 use std::ffi::{OsStr, OsString};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Whose rules name the user's folders: the XDG Base Directory rules (Linux), macOS's
 /// `~/Library`, or Windows' `%APPDATA%` and `%LOCALAPPDATA%`.
@@ -89,6 +89,76 @@ impl Environment {
             Some(vars) => Environment::from_vars(vars.to_vec()),
             None => Environment::of_process(),
         }
+    }
+
+    /// This environment without what an agent could have set to steer hookhost, for a
+    /// front end the agent's own process starts (the bridge): an agent's settings can set
+    /// the environment of its hooks (Claude Code's `env` key, Gemini CLI's `.gemini/.env`;
+    /// docs/threats.md#n11). Gone, each with a warning naming it:
+    /// - the box program (`HOOKHOST_BWRAP`, `HOOKHOST_SANDBOX_EXEC`, `HOOKHOST_BOX_PROGRAM`),
+    ///   always: under the bridge the box is the one found where the OS keeps it;
+    /// - `HARNESS_HOME`, `XDG_CONFIG_HOME`, `XDG_STATE_HOME` and `XDG_CACHE_HOME` when they
+    ///   are relative or lie in `project` or a temp folder (where the agent writes), since
+    ///   they choose the config, the pins and records, and the compile cache.
+    pub fn without_agent_steering(&self, project: &Path) -> (Environment, Vec<String>) {
+        const BOX_PROGRAMS: [&str; 3] = [
+            "HOOKHOST_BWRAP",
+            "HOOKHOST_SANDBOX_EXEC",
+            "HOOKHOST_BOX_PROGRAM",
+        ];
+        const FOLDERS: [&str; 4] = [
+            "HARNESS_HOME",
+            "XDG_CONFIG_HOME",
+            "XDG_STATE_HOME",
+            "XDG_CACHE_HOME",
+        ];
+        // `/var/tmp` is not among them: the path guard does not count it either.
+        let project = crate::paths::lexical(project);
+        let temp = [
+            crate::paths::lexical(&std::env::temp_dir()),
+            PathBuf::from("/tmp"),
+            PathBuf::from("/dev/shm"),
+        ];
+        let mut warnings = Vec::new();
+        let mut vars = Vec::with_capacity(self.vars.len());
+        for (name, value) in &self.vars {
+            let named = |names: &[&str]| {
+                names.iter().any(|n| match self.style {
+                    FolderStyle::Windows => name.eq_ignore_ascii_case(n),
+                    FolderStyle::Xdg | FolderStyle::MacOs => name == n,
+                })
+            };
+            let shown = || format!("{}={}", name.to_string_lossy(), value.to_string_lossy());
+            if named(&BOX_PROGRAMS) {
+                warnings.push(format!(
+                    "hookhost bridge ignores {}: the agent's settings can set its hooks' environment, so the box program is never taken from it.",
+                    shown()
+                ));
+                continue;
+            }
+            if named(&FOLDERS) && !value.is_empty() {
+                let path = Path::new(value);
+                let at = crate::paths::lexical(path);
+                let writable = !path.is_absolute()
+                    || at.starts_with(&project)
+                    || temp.iter().any(|t| at.starts_with(t));
+                if writable {
+                    warnings.push(format!(
+                        "hookhost bridge ignores {}: it is in a folder the agent can write (the project or a temp folder), and it would choose hookhost's config, pins, records or cache.",
+                        shown()
+                    ));
+                    continue;
+                }
+            }
+            vars.push((name.clone(), value.clone()));
+        }
+        (
+            Environment {
+                vars,
+                style: self.style,
+            },
+            warnings,
+        )
     }
 
     /// The same variables, read by `style`'s rules instead.

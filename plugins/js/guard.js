@@ -78,9 +78,10 @@ export function relativePath(raw, cwd) {
 }
 
 export function matches(rawPattern, rawPath) {
-  const pattern = normalise(rawPattern);
+  // Without case, as macOS and Windows compare paths (stricter on Linux, never looser).
+  const pattern = normalise(rawPattern.toLowerCase());
   if (!pattern || !rawPath) return false;
-  const path = rawPath.replace(/\/+$/, "");
+  const path = rawPath.toLowerCase().replace(/\/+$/, "");
   if (pattern.endsWith("/")) {
     const folder = pattern.slice(0, -1);
     if (path === folder || path.startsWith(folder + "/")) return true;

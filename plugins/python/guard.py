@@ -8,7 +8,7 @@ can be compared call for call.
   one of the hook's arguments (`.env .git/ secrets/*.pem`), with the rules of
   protect-paths: a pattern ending in `/` protects that folder (at any depth when it has
   no inner `/`); `*` and `?` glob within one path segment and `**` across them; any
-  other pattern matches the exact path or the file name. Paths are normalised lexically
+  other pattern matches the exact path or the file name; all without case. Paths are normalised lexically
   and made relative to the event's `cwd` (or `/project`).
 - UserPromptSubmit: for a prompt `ooo <skill word> …` adds a skill suggestion, as the
   keywords plugin does.
@@ -91,10 +91,11 @@ def relative_path(raw, cwd):
 
 
 def matches(pattern, path):
-    pattern = normalise(pattern)
+    # Without case, as macOS and Windows compare paths (stricter on Linux, never looser).
+    pattern = normalise(pattern.lower())
     if not pattern or not path:
         return False
-    path = path.rstrip("/")
+    path = path.lower().rstrip("/")
     if pattern.endswith("/"):
         folder = pattern[:-1]
         if path == folder or path.startswith(folder + "/"):

@@ -73,6 +73,13 @@ class Keywords(unittest.TestCase):
         self.assertIsNone(suggestion("seed it"))
 
 
+class WithoutCase(unittest.TestCase):
+    def test_case(self):
+        self.assertTrue(m(".env", ".ENV"))
+        self.assertTrue(m("secrets/", "SECRETS/k.pem"))
+        self.assertFalse(m(".env", ".ENV.example"))
+
+
 class ClaudeCodesInput(unittest.TestCase):
     """Claude Code's input (an argv hook behind the bridge, or envelope = "claude-code")
     is read in hookhost's vocabulary by the helper, and judged as the spec's is."""

@@ -79,22 +79,31 @@ async fn answer(
         } => return settings_changed(kind, &event, session, file_path.as_deref()),
         Event::PreToolUse { session, .. } | Event::Prompt { session, .. } => session,
     };
+    // Nothing that decides where hookhost's own files are, or which box it runs, is taken
+    // from an environment the agent's settings can set.
+    let cwd = session
+        .cwd
+        .as_deref()
+        .filter(|c| !c.is_empty())
+        .map(Path::new);
+    let (env, steering) =
+        Environment::of_process().without_agent_steering(cwd.unwrap_or(Path::new("/nonexistent")));
+    let answer = |outcome: Outcome| {
+        let mut outcome = outcome;
+        outcome.warnings.extend(steering.iter().cloned());
+        agent.answer(&event, &outcome)
+    };
     // The registration this call came through must still be the pinned one: a removed
     // or weakened one elsewhere means hooks are being switched off.
-    let drift = pin::drifted(
-        &Environment::of_process(),
-        kind,
-        session.cwd.as_deref().map(Path::new),
-        None,
-    );
+    let drift = pin::drifted(&env, kind, cwd, None);
     if !drift.is_empty() {
-        return agent.answer(&event, &Outcome::block(drift.join("\n")));
+        return answer(Outcome::block(drift.join("\n")));
     }
     let budget_ms = budget_ms.unwrap_or_else(|| kind.default_budget_ms());
     let deadline = started + Duration::from_millis(budget_ms);
-    let host = match start(global, kind, session, deadline, budget_ms).await {
+    let host = match start(global, kind, session, &env, deadline, budget_ms).await {
         Ok(host) => host,
-        Err(refusal) => return agent.answer(&event, &Outcome::refused(&refusal)),
+        Err(refusal) => return answer(Outcome::refused(&refusal)),
     };
     let cancel = CancellationToken::new();
     // SIGINT or SIGTERM (the agent giving up on the bridge) ends the hooks in order;
@@ -131,7 +140,7 @@ async fn answer(
     // The record is released before the answer is written: the agent's next call of
     // this session may be waiting for it.
     drop(host);
-    agent.answer(&event, &outcome)
+    answer(outcome)
 }
 
 /// A settings file changed while the agent runs: refused when the change removes,
@@ -143,12 +152,14 @@ fn settings_changed(
     session: &AgentSession,
     file_path: Option<&str>,
 ) -> Reply {
-    let problems = pin::refused_change(
-        &Environment::of_process(),
-        kind,
-        session.cwd.as_deref().map(Path::new),
-        file_path.map(Path::new),
-    );
+    let cwd = session
+        .cwd
+        .as_deref()
+        .filter(|c| !c.is_empty())
+        .map(Path::new);
+    let (env, _) =
+        Environment::of_process().without_agent_steering(cwd.unwrap_or(Path::new("/nonexistent")));
+    let problems = pin::refused_change(&env, kind, cwd, file_path.map(Path::new));
     let outcome = match problems.is_empty() {
         true => Outcome::no_objection(),
         false => Outcome::block(problems.join("\n")),
@@ -193,10 +204,14 @@ async fn start(
     global: &GlobalOptions,
     kind: AgentKind,
     agent: &AgentSession,
+    env: &Environment,
     deadline: Instant,
     budget_ms: u64,
 ) -> Result<Session, String> {
     let mut options = global.session_options(Mode::OneShot);
+    if options.env.is_none() {
+        options.env = Some(env.vars().to_vec());
+    }
     if let Some(cwd) = agent.cwd.as_deref().filter(|c| !c.is_empty()) {
         options.project = PathBuf::from(cwd);
     }
@@ -211,7 +226,7 @@ async fn start(
     // with no session id is recorded nowhere: there is no session to append to.
     let record = options.log.take().or_else(|| {
         let id = agent.session_id.as_deref()?;
-        bridge::record_path(&Environment::of_process(), kind, id)
+        bridge::record_path(env, kind, id)
     });
     let Some(record) = record else {
         return Session::start(options).map_err(|e| e.to_string());

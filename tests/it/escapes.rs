@@ -227,14 +227,38 @@ fn every_bridge_output_shows_controls_escaped_for_every_agent() {
     let p = scene.project.to_str().unwrap().to_string();
     let command = format!("rm -rf b {PAYLOAD}");
     let calls: [(&str, serde_json::Value); 8] = [
-        ("claude-code", serde_json::json!({"session_id": "e1", "transcript_path": null, "cwd": p, "permission_mode": "default", "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": command}, "tool_use_id": "t"})),
-        ("codex", serde_json::json!({"session_id": "e2", "turn_id": "t", "transcript_path": null, "cwd": p, "hook_event_name": "PreToolUse", "model": "m", "permission_mode": "default", "tool_name": "Bash", "tool_input": {"command": command}, "tool_use_id": "c"})),
-        ("gemini", serde_json::json!({"session_id": "e3", "transcript_path": "/t", "cwd": p, "hook_event_name": "BeforeTool", "tool_name": "run_shell_command", "tool_input": {"command": command}})),
-        ("cursor", serde_json::json!({"conversation_id": "e4", "hook_event_name": "beforeShellExecution", "workspace_roots": [p], "command": command, "cwd": p})),
-        ("copilot", serde_json::json!({"sessionId": "e5", "timestamp": 1, "cwd": p, "toolName": "bash", "toolArgs": {"command": command}})),
-        ("qwen-code", serde_json::json!({"session_id": "e6", "transcript_path": null, "cwd": p, "permission_mode": "default", "hook_event_name": "PreToolUse", "tool_name": "run_shell_command", "tool_input": {"command": command}, "tool_use_id": "q"})),
-        ("kimi-code", serde_json::json!({"hook_event_name": "PreToolUse", "session_id": "e7", "cwd": p, "tool_name": "Bash", "tool_input": {"command": command}, "tool_call_id": "k"})),
-        ("kiro", serde_json::json!({"hook_event_name": "preToolUse", "cwd": p, "tool_name": "execute_bash", "tool_input": {"command": command}})),
+        (
+            "claude-code",
+            serde_json::json!({"session_id": "e1", "transcript_path": null, "cwd": p, "permission_mode": "default", "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": command}, "tool_use_id": "t"}),
+        ),
+        (
+            "codex",
+            serde_json::json!({"session_id": "e2", "turn_id": "t", "transcript_path": null, "cwd": p, "hook_event_name": "PreToolUse", "model": "m", "permission_mode": "default", "tool_name": "Bash", "tool_input": {"command": command}, "tool_use_id": "c"}),
+        ),
+        (
+            "gemini",
+            serde_json::json!({"session_id": "e3", "transcript_path": "/t", "cwd": p, "hook_event_name": "BeforeTool", "tool_name": "run_shell_command", "tool_input": {"command": command}}),
+        ),
+        (
+            "cursor",
+            serde_json::json!({"conversation_id": "e4", "hook_event_name": "beforeShellExecution", "workspace_roots": [p], "command": command, "cwd": p}),
+        ),
+        (
+            "copilot",
+            serde_json::json!({"sessionId": "e5", "timestamp": 1, "cwd": p, "toolName": "bash", "toolArgs": {"command": command}}),
+        ),
+        (
+            "qwen-code",
+            serde_json::json!({"session_id": "e6", "transcript_path": null, "cwd": p, "permission_mode": "default", "hook_event_name": "PreToolUse", "tool_name": "run_shell_command", "tool_input": {"command": command}, "tool_use_id": "q"}),
+        ),
+        (
+            "kimi-code",
+            serde_json::json!({"hook_event_name": "PreToolUse", "session_id": "e7", "cwd": p, "tool_name": "Bash", "tool_input": {"command": command}, "tool_call_id": "k"}),
+        ),
+        (
+            "kiro",
+            serde_json::json!({"hook_event_name": "preToolUse", "cwd": p, "tool_name": "execute_bash", "tool_input": {"command": command}}),
+        ),
     ];
     let prompt = format!("hi {PAYLOAD}");
     for (agent, call) in calls {
@@ -254,9 +278,18 @@ fn every_bridge_output_shows_controls_escaped_for_every_agent() {
         assert!(decoded.contains(SHOWN), "{agent}: {stdout} {stderr}");
     }
     for (agent, payload) in [
-        ("claude-code", serde_json::json!({"session_id": "e8", "transcript_path": null, "cwd": p, "permission_mode": "default", "hook_event_name": "UserPromptSubmit", "prompt": prompt})),
-        ("kimi-code", serde_json::json!({"hook_event_name": "UserPromptSubmit", "session_id": "e9", "cwd": p, "prompt": prompt})),
-        ("copilot", serde_json::json!({"sessionId": "e10", "timestamp": 1, "cwd": p, "prompt": prompt})),
+        (
+            "claude-code",
+            serde_json::json!({"session_id": "e8", "transcript_path": null, "cwd": p, "permission_mode": "default", "hook_event_name": "UserPromptSubmit", "prompt": prompt}),
+        ),
+        (
+            "kimi-code",
+            serde_json::json!({"hook_event_name": "UserPromptSubmit", "session_id": "e9", "cwd": p, "prompt": prompt}),
+        ),
+        (
+            "copilot",
+            serde_json::json!({"sessionId": "e10", "timestamp": 1, "cwd": p, "prompt": prompt}),
+        ),
     ] {
         let (_, stdout, stderr) = crate::support::run_with_stdin(
             scene

@@ -140,6 +140,9 @@ fn file_calls() -> (Vec<Call<'static>>, Vec<Call<'static>>) {
             Call::Write(".env"),
             Call::Edit("secrets/k.pem"),
             Call::Write("deploy/.env"),
+            // Without case (P2): on macOS and Windows these are the files above.
+            Call::Write(".ENV"),
+            Call::Edit("SECRETS/k.pem"),
         ],
         vec![Call::Write("src/main.rs"), Call::Edit("README.md")],
     )

@@ -19,7 +19,8 @@
 //! * any other pattern matches the exact path, or the file name (`.env`
 //!   protects `.env` and `deploy/.env`).
 //!
-//! Paths and patterns are normalised: leading `./`, `.` segments and doubled
+//! Paths and patterns compare without case (`.ENV` is `.env`, as on macOS and Windows;
+//! stricter than Linux's file system, never looser). They are normalised: leading `./`, `.` segments and doubled
 //! slashes are dropped, `..` is resolved lexically (so `src/../.env` is
 //! `.env`), and then an absolute path under the envelope's `cwd` (or under the
 //! guest's `/project`) is made relative (so `/p/../p/.env` is `.env` too). A
@@ -139,7 +140,10 @@ pub fn normalise(path: &str) -> String {
 
 /// Does `pattern` protect the normalised relative `path`?
 pub fn matches(pattern: &str, path: &str) -> bool {
-    let pattern = normalise(pattern);
+    // Without case: on macOS and Windows `.ENV` is the file `.env`, and a WASM hook cannot
+    // tell which OS it runs on, so it refuses the stricter way everywhere (P2).
+    let pattern = normalise(&pattern.to_lowercase());
+    let path = path.to_lowercase();
     if pattern.is_empty() || path.is_empty() {
         return false;
     }
@@ -199,6 +203,16 @@ mod tests {
 
     fn m(pattern: &str, path: &str) -> bool {
         matches(pattern, &relative_path(path, Some("/home/dana/proj")))
+    }
+
+    /// P2: a protected path in another case is the same file on macOS and Windows.
+    #[test]
+    fn patterns_match_without_case() {
+        assert!(m(".env", ".ENV"));
+        assert!(m("secrets/", "SECRETS/k.pem"));
+        assert!(m("secrets/*.pem", "Secrets/K.PEM"));
+        assert!(m(".ENV", "deploy/.env"));
+        assert!(!m(".env", ".env.example"));
     }
 
     /// Claude Code's input (what an argv hook reads behind the bridge, or any hook with

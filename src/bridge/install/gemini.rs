@@ -26,10 +26,13 @@ pub const WHEN_HOOKHOST_CANNOT_ANSWER: &str = "Gemini CLI lets the call through 
      timeout (it has no fail-closed setting); a hookhost that is missing (exit 127 with a \
      message on stderr) is a deny. hookhost answers within its budget, below that timeout.";
 
+/// The name of hookhost's handler (`hooksConfig.disabled` switches a hook off by it).
+pub(super) const HANDLER_NAME: &str = "hookhost";
+
 /// The handler object.
 pub(super) fn handler(registration: &Registration) -> Map<String, Value> {
     let mut handler = Map::new();
-    handler.insert("name".into(), "hookhost".into());
+    handler.insert("name".into(), HANDLER_NAME.into());
     handler.insert("type".into(), "command".into());
     handler.insert("command".into(), registration.command_line.clone().into());
     handler.insert("timeout".into(), registration.timeout.into());

@@ -80,6 +80,9 @@ pub(super) fn edit(
             root.shift_remove("hooks");
         }
     }
+    if desired.is_some() {
+        switch_back_on(registration.agent, &mut root);
+    }
     if layout.shape == Shape::FlatJson && desired.is_some() && !root.contains_key("version") {
         // Cursor and Copilot read a hooks file only with its format version.
         root.shift_insert(0, "version".into(), Value::from(1));
@@ -103,6 +106,32 @@ pub(super) fn edit(
         changed,
         found,
     })
+}
+
+/// Install puts the registration back as it wrote it: a setting in the same file that
+/// switches every hook off, or hookhost's by name, is removed (real_agents R2: leaving it
+/// and pinning the file made the "restore" a no-op that `doctor` then called healthy).
+/// Claude Code's and Qwen Code's `"disableAllHooks": true`; Gemini CLI's
+/// `hooksConfig.enabled: false` and `"hookhost"` in `hooksConfig.disabled`.
+fn switch_back_on(agent: Agent, root: &mut Map<String, Value>) {
+    match agent {
+        Agent::ClaudeCode | Agent::Qwen => {
+            if root.get("disableAllHooks") == Some(&Value::Bool(true)) {
+                root.shift_remove("disableAllHooks");
+            }
+        }
+        Agent::Gemini => {
+            if let Some(Value::Object(config)) = root.get_mut("hooksConfig") {
+                if config.get("enabled") == Some(&Value::Bool(false)) {
+                    config.shift_remove("enabled");
+                }
+                if let Some(Value::Array(disabled)) = config.get_mut("disabled") {
+                    disabled.retain(|name| name.as_str() != Some(gemini::HANDLER_NAME));
+                }
+            }
+        }
+        _ => {}
+    }
 }
 
 /// The handler hookhost registers for `registration.agent`.

@@ -147,14 +147,17 @@ impl Pin {
                 return Some(Drift::Unreadable(crate::access::explain(&self.file, &e)));
             }
         };
+        let Some(agent) = self.agent() else {
+            return Some(Drift::Unreadable(format!("unknown agent {:?}", self.agent)));
+        };
         if digest_bytes(&text) == self.digest {
-            return None;
+            // Unchanged, but never trusted to be switched on (a pin made before `install`
+            // removed switch-offs could hold one).
+            return switches_hooks_off(agent, &String::from_utf8_lossy(&text))
+                .map(Drift::SwitchedOff);
         }
         let Ok(text) = String::from_utf8(text) else {
             return Some(Drift::Unreadable("it is not UTF-8 text".into()));
-        };
-        let Some(agent) = self.agent() else {
-            return Some(Drift::Unreadable(format!("unknown agent {:?}", self.agent)));
         };
         let request = Request {
             action: super::Action::Install,
@@ -212,9 +215,12 @@ impl Pin {
     }
 }
 
-/// The setting in an agent's settings `text` that turns every hook off, hookhost's
-/// registration with them, if it is set: Claude Code's `"disableAllHooks": true`, Codex's
-/// `[features] hooks = false` (or its old name `codex_hooks`).
+/// The setting in an agent's settings `text` that turns every hook off, or hookhost's
+/// registration by name, if it is set: Claude Code's and Qwen Code's `"disableAllHooks":
+/// true`; Codex's `[features] hooks = false` (or its old name `codex_hooks`) and
+/// `enabled = false` in a `[hooks.state."…"]` table, as Codex's `/hooks` writes it; Gemini
+/// CLI's `hooksConfig.enabled: false` and `"hookhost"` in `hooksConfig.disabled`
+/// (docs/agents.md). `install` removes each of them from its own file again.
 pub fn switches_hooks_off(agent: Agent, text: &str) -> Option<&'static str> {
     match agent {
         // Qwen Code took `disableAllHooks` with Claude Code's hook protocol.
@@ -225,15 +231,42 @@ pub fn switches_hooks_off(agent: Agent, text: &str) -> Option<&'static str> {
         }
         Agent::Codex => {
             let settings: toml::Table = text.parse().ok()?;
-            let features = settings.get("features")?.as_table()?;
-            let off = |key: &str| features.get(key).and_then(toml::Value::as_bool) == Some(false);
+            let features = settings.get("features").and_then(toml::Value::as_table);
+            let off = |key: &str| {
+                features
+                    .and_then(|f| f.get(key))
+                    .and_then(toml::Value::as_bool)
+                    == Some(false)
+            };
+            let handler_off = || {
+                settings
+                    .get("hooks")?
+                    .get("state")?
+                    .as_table()?
+                    .values()
+                    .any(|entry| entry.get("enabled").and_then(toml::Value::as_bool) == Some(false))
+                    .then_some("enabled = false in [hooks.state]")
+            };
             if off("hooks") {
                 Some("[features] hooks = false")
             } else if off("codex_hooks") {
                 Some("[features] codex_hooks = false")
             } else {
-                None
+                handler_off()
             }
+        }
+        Agent::Gemini => {
+            let settings: serde_json::Value = serde_json::from_str(text).ok()?;
+            let config = settings.get("hooksConfig")?;
+            if config.get("enabled") == Some(&serde_json::Value::Bool(false)) {
+                return Some("\"hooksConfig\": {\"enabled\": false}");
+            }
+            config
+                .get("disabled")?
+                .as_array()?
+                .iter()
+                .any(|name| name.as_str() == Some("hookhost"))
+                .then_some("\"hooksConfig\": {\"disabled\": [\"hookhost\"]}")
         }
         _ => None,
     }
@@ -314,10 +347,55 @@ pub fn drifted(
                 )
         })
     };
-    pins.iter()
+    let mut drifts: Vec<String> = pins
+        .iter()
         .filter(|p| p.agent == agent.flag_name() && p.covers(cwd) && same_file(&p.file))
         .filter_map(|p| p.drift().map(|d| p.drift_message(&d)))
-        .collect()
+        .collect();
+    if only_file.is_none()
+        && let Some(cwd) = cwd
+    {
+        drifts.extend(project_switch_offs(agent, cwd));
+    }
+    drifts
+}
+
+/// The settings files of a project that `agent` merges over the user's, relative to the
+/// project's folder (and each folder above it): a switch-off in one of them stops the
+/// agent's next session from calling hookhost at all (real_agents section 4; N7).
+fn project_settings_files(agent: Agent) -> &'static [&'static str] {
+    match agent {
+        Agent::ClaudeCode => &[".claude/settings.json", ".claude/settings.local.json"],
+        Agent::Qwen => &[".qwen/settings.json"],
+        Agent::Gemini => &[".gemini/settings.json"],
+        Agent::Codex => &[".codex/config.toml"],
+        _ => &[],
+    }
+}
+
+/// A message per project settings file, in `cwd` or a folder above it, that switches
+/// `agent`'s hooks off: the call is denied, naming the file and the key, so that the
+/// user learns of it now rather than find the next session unguarded.
+pub fn project_switch_offs(agent: Agent, cwd: &Path) -> Vec<String> {
+    let files = project_settings_files(agent);
+    let mut found = Vec::new();
+    for folder in cwd.ancestors() {
+        for name in files {
+            let file = folder.join(name);
+            let Ok(bytes) = crate::access::read_capped(&file, crate::access::caps::SETTINGS) else {
+                continue;
+            };
+            if let Some(key) = switches_hooks_off(agent, &String::from_utf8_lossy(&bytes)) {
+                found.push(format!(
+                    "{} sets {key}, which switches off every {} hook, hookhost's among them, so hookhost blocks this agent's calls. Remove it from {} if you did not put it there (`hookhost doctor` lists every switch-off it finds).",
+                    file.display(),
+                    agent.display_name(),
+                    file.display()
+                ));
+            }
+        }
+    }
+    found
 }
 
 /// Why a settings change the agent reports (Claude Code's `ConfigChange`, naming `file`
@@ -393,6 +471,107 @@ mod tests {
             hookhost: "/usr/local/bin/hookhost".into(),
             options,
         }
+    }
+
+    /// R2: `install` over a switched-off file puts the registration back (removes the
+    /// switch-off) instead of pinning it; a pinned file is never trusted to be on.
+    #[test]
+    fn install_removes_every_switch_off_in_its_file_and_pins_never_trust_one() {
+        let home = tempfile::tempdir().unwrap();
+        let cases: [(Agent, &str, &str); 5] = [
+            (
+                Agent::ClaudeCode,
+                "{\"disableAllHooks\": true, \"model\": \"opus\"}",
+                "disableAllHooks",
+            ),
+            (
+                Agent::Qwen,
+                "{\"disableAllHooks\": true}",
+                "disableAllHooks",
+            ),
+            (
+                Agent::Gemini,
+                "{\"hooksConfig\": {\"enabled\": false}}",
+                "hooksConfig",
+            ),
+            (
+                Agent::Gemini,
+                "{\"hooksConfig\": {\"disabled\": [\"hookhost\", \"other\"]}}",
+                "hooksConfig",
+            ),
+            (
+                Agent::Codex,
+                "[features]\nhooks = false\nweb = true\n",
+                "[features] hooks = false",
+            ),
+        ];
+        for (agent, before, key) in cases {
+            assert!(
+                switches_hooks_off(agent, before).is_some_and(|k| k.contains(key)),
+                "{agent:?}: {before}"
+            );
+            let mut request = request(home.path(), Options::default());
+            request.agent = agent;
+            let change = plan(&request, Some(before)).unwrap();
+            let after = change.after.clone().unwrap();
+            assert_eq!(
+                switches_hooks_off(agent, &after),
+                None,
+                "{agent:?}: {after}"
+            );
+            // The user's other settings stay.
+            for kept in ["opus", "other", "web = true"] {
+                if before.contains(kept) {
+                    assert!(after.contains(kept), "{agent:?} lost {kept}: {after}");
+                }
+            }
+            // A pin of the switched-off text itself still reports it.
+            std::fs::create_dir_all(change.file.parent().unwrap()).unwrap();
+            std::fs::write(&change.file, before).unwrap();
+            let mut pinned = change.clone();
+            pinned.after = Some(before.to_string());
+            let pin = Pin::of(&pinned, &request);
+            assert!(
+                matches!(pin.drift(), Some(Drift::SwitchedOff(_))),
+                "{agent:?}"
+            );
+            std::fs::remove_file(&change.file).unwrap();
+        }
+        // Codex's per-handler switch (as `/hooks` writes it) is seen and removed.
+        let mut request = request(home.path(), Options::default());
+        request.agent = Agent::Codex;
+        let file =
+            crate::bridge::install::settings_file(Agent::Codex, Scope::User, &request.places);
+        let text = format!(
+            "[hooks.state.\"{}:pre_tool_use:0:0\"]\nenabled = false\ntrusted_hash = \"sha256:x\"\n",
+            file.display()
+        );
+        assert!(switches_hooks_off(Agent::Codex, &text).is_some());
+        let after = plan(&request, Some(&text)).unwrap().after.unwrap();
+        assert_eq!(switches_hooks_off(Agent::Codex, &after), None, "{after}");
+        assert!(after.contains("trusted_hash"), "{after}");
+    }
+
+    /// A project's own settings that switch the agent's hooks off deny its calls.
+    #[test]
+    fn a_project_switch_off_is_reported() {
+        let root = tempfile::tempdir().unwrap();
+        let project = root.path().join("p/sub");
+        std::fs::create_dir_all(root.path().join("p/.claude")).unwrap();
+        std::fs::create_dir_all(&project).unwrap();
+        assert!(project_switch_offs(Agent::ClaudeCode, &project).is_empty());
+        std::fs::write(
+            root.path().join("p/.claude/settings.local.json"),
+            "{\"disableAllHooks\": true}",
+        )
+        .unwrap();
+        let found = project_switch_offs(Agent::ClaudeCode, &project);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(
+            found[0].contains("settings.local.json sets \"disableAllHooks\": true"),
+            "{found:?}"
+        );
+        assert!(project_switch_offs(Agent::Gemini, &project).is_empty());
     }
 
     #[test]

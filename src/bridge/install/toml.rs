@@ -62,6 +62,9 @@ pub(super) fn edit(
     if drop_hooks {
         root.remove("hooks");
     }
+    if desired.is_some() {
+        switch_back_on(doc.as_table_mut(), path);
+    }
     let text = doc.to_string();
     let changed = text != original;
     let text = if desired.is_none() && found && text.trim().is_empty() {
@@ -326,4 +329,36 @@ fn new_group(event: &Event, desired: &[(&'static str, Value)]) -> Table {
     }
     group.insert("hooks", Item::ArrayOfTables(handlers));
     group
+}
+
+/// Install puts Codex's registration back as it wrote it (real_agents R2, R7): `[features]
+/// hooks = false` (or its old name `codex_hooks`) is removed, and so is `enabled = false`
+/// in a `[hooks.state."FILE:EVENT:…"]` table of this file, which Codex's `/hooks` writes
+/// to switch one handler off.
+fn switch_back_on(root: &mut Table, path: &Path) {
+    if let Some(features) = root.get_mut("features").and_then(Item::as_table_like_mut) {
+        for key in ["hooks", "codex_hooks"] {
+            if features.get(key).and_then(Item::as_bool) == Some(false) {
+                features.remove(key);
+            }
+        }
+    }
+    let prefix = format!("{}:", path.display());
+    if let Some(state) = root
+        .get_mut("hooks")
+        .and_then(Item::as_table_like_mut)
+        .and_then(|hooks| hooks.get_mut("state"))
+        .and_then(Item::as_table_like_mut)
+    {
+        for (key, entry) in state.iter_mut() {
+            if !key.get().starts_with(&prefix) {
+                continue;
+            }
+            if let Some(entry) = entry.as_table_like_mut()
+                && entry.get("enabled").and_then(Item::as_bool) == Some(false)
+            {
+                entry.remove("enabled");
+            }
+        }
+    }
 }
