@@ -27,6 +27,7 @@ pub mod install;
 pub mod claude_code;
 pub mod codex;
 pub mod copilot;
+pub mod credentials;
 pub mod cursor;
 pub mod detect;
 pub mod gemini;

@@ -256,6 +256,8 @@ impl GlobalOptions {
             no_hooks: self.no_hooks,
             no_sandbox: self.no_sandbox,
             writable: self.writable.clone(),
+            // Every agent's credential stores, hidden in the box by default (N12).
+            extra_default_hidden: hookhost::bridge::credentials::hidden_paths(),
             private_tmp: self.private_tmp.clone(),
             session_id: self.session_id.clone(),
             permission_mode: self.permission_mode.clone(),

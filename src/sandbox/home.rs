@@ -63,9 +63,16 @@ impl Homes {
 
     /// The default hidden paths ([`super::default_hidden`]) under every known home.
     pub fn default_hidden(&self) -> Vec<PathBuf> {
+        self.default_hidden_with(&[])
+    }
+
+    /// The default hidden paths and `extra` (relative to each home: the agents'
+    /// credential stores, which the front end names) under every known home
+    /// ([`super::default_hidden_with`]).
+    pub fn default_hidden_with(&self, extra: &[PathBuf]) -> Vec<PathBuf> {
         self.folders()
             .iter()
-            .flat_map(|h| super::default_hidden(h))
+            .flat_map(|h| super::default_hidden_with(h, extra))
             .collect()
     }
 
@@ -112,6 +119,35 @@ mod tests {
         assert!(hidden.contains(&PathBuf::from("/home/dana/.ssh")));
         assert!(hidden.contains(&PathBuf::from("/wrong/home/.ssh")));
         assert_eq!(h.unknown_warning(), None);
+    }
+
+    #[test]
+    fn extra_paths_are_hidden_under_every_home_once() {
+        let h = Homes::resolve(
+            Some(OsStr::new("/wrong/home")),
+            1000,
+            Some(PathBuf::from("/home/dana")),
+        );
+        let extra = [
+            PathBuf::from(".qwen/oauth_creds.json"),
+            PathBuf::from(".aws/amazonq"),
+            PathBuf::from(".ssh"),
+        ];
+        let hidden = h.default_hidden_with(&extra);
+        for home in ["/wrong/home", "/home/dana"] {
+            let home = Path::new(home);
+            let count = |p: &str| hidden.iter().filter(|h| **h == home.join(p)).count();
+            assert_eq!(count(".qwen/oauth_creds.json"), 1);
+            assert_eq!(count(".ssh"), 1, "listed once");
+            // Inside `.aws`, which is hidden whole: not covered twice.
+            assert_eq!(count(".aws/amazonq"), 0);
+            assert_eq!(count(".aws"), 1);
+        }
+        assert_eq!(
+            hidden.len(),
+            2 * (super::super::default_hidden(Path::new("/")).len() + 1)
+        );
+        assert_eq!(h.default_hidden_with(&[]), h.default_hidden());
     }
 
     #[test]

@@ -59,7 +59,8 @@ pub struct BoxSpec {
     /// The session's private temp folder (see [`create_private_tmp`]): the box's `/tmp` on
     /// Linux, its `TMPDIR` on macOS.
     pub private_tmp: PathBuf,
-    /// Paths the box hides (`[sandbox] hide`, else [`default_hidden`]).
+    /// Paths the box hides (`[sandbox] hide`, else [`default_hidden_with`] the extra
+    /// default paths the front end gives: the agents' credential stores).
     pub hide: Vec<PathBuf>,
     /// The OS's sandboxing program (`bwrap`, `sandbox-exec`), from [`probe`].
     pub program: PathBuf,
@@ -133,9 +134,11 @@ pub enum SandboxError {
     },
 }
 
-/// The credential folders and files under `home` hidden when `[sandbox] hide` is
-/// absent: common tools' and the agents' own (their login tokens). [`Homes`] applies it
-/// to every home the session knows.
+/// The credential folders and files of common tools under `home`, hidden when
+/// `[sandbox] hide` is absent. The agents' own (their login tokens) are not named here:
+/// nothing below the front ends knows an agent, so the front end passes them in
+/// `SessionOptions::extra_default_hidden`, which [`default_hidden_with`] adds. [`Homes`]
+/// applies both to every home the session knows.
 pub fn default_hidden(home: &Path) -> Vec<PathBuf> {
     [
         ".ssh",
@@ -145,11 +148,7 @@ pub fn default_hidden(home: &Path) -> Vec<PathBuf> {
         ".docker",
         ".kube",
         ".netrc",
-        ".claude",
-        ".codex",
-        ".gemini",
         ".config/gh",
-        ".config/anthropic",
         ".npmrc",
         ".pypirc",
         ".git-credentials",
@@ -157,6 +156,20 @@ pub fn default_hidden(home: &Path) -> Vec<PathBuf> {
     .iter()
     .map(|p| home.join(p))
     .collect()
+}
+
+/// [`default_hidden`] under `home`, then each of `extra` (relative to `home`; an
+/// absolute one is taken as is), leaving out a path already listed or inside one listed
+/// before it (`.aws/amazonq` when `.aws` is hidden whole): the box covers each path once.
+pub fn default_hidden_with(home: &Path, extra: &[PathBuf]) -> Vec<PathBuf> {
+    let mut out = default_hidden(home);
+    for p in extra {
+        let p = home.join(p);
+        if !out.iter().any(|q| p.starts_with(q)) {
+            out.push(p);
+        }
+    }
+    out
 }
 
 impl BoxSpec {

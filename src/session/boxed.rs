@@ -89,7 +89,7 @@ impl Folders {
         writable.extend(options.writable.iter().cloned());
         let hide = match &config.sandbox.hide {
             Some(list) => list.clone(),
-            None => homes.default_hidden(),
+            None => homes.default_hidden_with(&options.extra_default_hidden),
         };
         Folders { writable, hide }
     }

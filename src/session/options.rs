@@ -22,6 +22,7 @@ pub use crate::executor::wasm::EngineMode as Mode;
 /// | `no_hooks` | `false` |
 /// | `no_sandbox` | `false`: sandboxed argv hooks run in the box when the OS's box runs here (bubblewrap, Seatbelt; Windows has none) |
 /// | `writable` | none beyond the config's `[sandbox] writable` |
+/// | `extra_default_hidden` | none: the box hides its own defaults only (the command line passes every agent's credential stores) |
 /// | `private_tmp` | `None`: the box gets a private temp folder made for the session |
 /// | `session_id` | `None`: a new id is generated |
 /// | `permission_mode` | `"auto"` |
@@ -53,6 +54,10 @@ pub struct SessionOptions {
     pub no_sandbox: bool,
     /// `--writable DIR`, added to `[sandbox] writable`.
     pub writable: Vec<PathBuf>,
+    /// Paths relative to each home that the box hides besides its own defaults when
+    /// `[sandbox] hide` is absent ([`crate::sandbox::default_hidden_with`]). The command
+    /// line passes every agent's credential stores (the bridge's `credentials` list).
+    pub extra_default_hidden: Vec<PathBuf>,
     /// `--private-tmp DIR`: the agent's private temp folder.
     pub private_tmp: Option<PathBuf>,
     /// `--session-id`; generated when absent.
@@ -91,6 +96,7 @@ impl SessionOptions {
             no_hooks: false,
             no_sandbox: false,
             writable: Vec::new(),
+            extra_default_hidden: Vec::new(),
             private_tmp: None,
             session_id: None,
             permission_mode: "auto".into(),

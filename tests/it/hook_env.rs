@@ -192,3 +192,83 @@ fn bad_keep_env_and_remove_env_entries_are_load_errors() {
     }
     assert_eq!(stderr.lines().count(), 5, "{stderr}");
 }
+
+/// Security review N14: credentials the old rules let through, by name and by value
+/// shape, with values that look real; and ordinary variables that must still arrive.
+const N14_WITHHELD: &[(&str, &str)] = &[
+    ("MYSQL_PWD", "n14-mysql"),
+    ("DB_PASS", "n14-db"),
+    ("SMTP_PASS", "n14-smtp"),
+    ("GPG_PASSPHRASE", "n14-gpg"),
+    ("HTTPS_PROXY", "http://user:n14proxy@proxy:3128"),
+    ("NPM_CONFIG__AUTH", "bjE0OmF1dGg="),
+    ("DOCKER_AUTH_CONFIG", "{\"auths\":{}}"),
+    ("CI_JOB_JWT", "n14-jwt"),
+    ("BW_SESSION", "n14-bitwarden"),
+    (
+        "AZURE_STORAGE_CONNECTION_STRING",
+        "AccountName=a;AccountKey=n14key==;EndpointSuffix=core.windows.net",
+    ),
+    ("JDBC_URL", "jdbc:mysql://db/app?user=u&password=n14jdbc"),
+    ("MYSQL_DSN", "root:n14dsn@tcp(127.0.0.1:3306)/app"),
+    ("DATABASE_URL_RO", "postgres://ro:n14ro@db/app"),
+    (
+        "HOOK_TEST_BEARER",
+        "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJuMTQifQ.c2lnbmF0dXJl",
+    ),
+];
+
+const N14_KEPT: &[(&str, &str)] = &[
+    ("http_proxy", "http://proxy:3128"),
+    ("GIT_AUTHOR_NAME", "Dana Scully"),
+    ("PASSWORD_STORE_DIR", "/home/dana/.password-store"),
+    ("DESKTOP_SESSION", "ubuntu"),
+    ("HOOK_TEST_DB_URL", "postgres://app@db/app"),
+];
+
+/// What a host hook sees of [`N14_WITHHELD`] and [`N14_KEPT`], with `keep_env` as given.
+fn n14_seen(scene: &Scene, keep_env: &[&str]) -> BTreeMap<String, String> {
+    let seen = scene.root.path().join("seen.env");
+    let _ = std::fs::remove_file(&seen);
+    let script = scene.script("env.sh", &format!("env > '{}'", seen.display()));
+    let keep: Vec<String> = keep_env.iter().map(|k| format!("{k:?}")).collect();
+    scene.write_config(&format!(
+        "{}\n[sandbox]\nkeep_env = [{}]\n",
+        sh_hook("env", &script, "sandbox = false"),
+        keep.join(", ")
+    ));
+    let mut cmd = scene.hookhost();
+    for (k, v) in N14_WITHHELD.iter().chain(N14_KEPT) {
+        cmd.env(k, v);
+    }
+    let out = cmd
+        .args(["--no-sandbox", "pre-tool-use", "--json"])
+        .args(["--tool", "bash", "--input", "{}"])
+        .output()
+        .unwrap();
+    assert_eq!(support::verdict(&out)["outcome"], "allow", "{out:?}");
+    std::fs::read_to_string(&seen)
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.split_once('='))
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+#[test]
+fn credentials_by_name_and_by_value_shape_are_withheld_unless_kept() {
+    let scene = Scene::new();
+    let env = n14_seen(&scene, &[]);
+    for (k, _) in N14_WITHHELD {
+        assert!(!env.contains_key(*k), "{k} reached the hook: {env:?}");
+    }
+    for (k, v) in N14_KEPT {
+        assert_eq!(env.get(*k).map(String::as_str), Some(*v), "{k}: {env:?}");
+    }
+    // `keep_env` is the way back, for each of them.
+    let names: Vec<&str> = N14_WITHHELD.iter().map(|(k, _)| *k).collect();
+    let env = n14_seen(&scene, &names);
+    for (k, v) in N14_WITHHELD.iter().chain(N14_KEPT) {
+        assert_eq!(env.get(*k).map(String::as_str), Some(*v), "{k}: {env:?}");
+    }
+}

@@ -1,9 +1,10 @@
 //! The bubblewrap box, from the inside: real bwrap, real processes.
 //!
 //! Each test probes bwrap first. Where it truly cannot run, the test prints a loud
-//! `SKIPPED: bubblewrap cannot run here: …` line to stderr and returns.
+//! `SKIPPED <test>: bubblewrap cannot run here (…)` line to stderr and returns, or, with
+//! `HOOKHOST_REQUIRE_BOX` set, fails.
 
-use crate::support::{self, lossy};
+use crate::support::{self, Prerequisite, lossy};
 use std::ffi::{OsStr, OsString};
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::net::UnixListener;
@@ -24,7 +25,9 @@ struct Fixture {
     spec: BoxSpec,
 }
 
-fn fixture() -> Option<Fixture> {
+/// The fixture for `test`, or `None` where bubblewrap cannot run here (a `SKIPPED` line,
+/// or a failure under `HOOKHOST_REQUIRE_BOX`: [`support::skip_or_fail`]).
+fn fixture(test: &str) -> Option<Fixture> {
     let root = tempfile::Builder::new()
         .prefix("sbx")
         .tempdir_in(support::test_root())
@@ -48,7 +51,7 @@ fn fixture() -> Option<Fixture> {
     ) {
         Ok(info) => info,
         Err(e) => {
-            eprintln!("SKIPPED: bubblewrap cannot run here: {e}");
+            support::skip_or_fail(test, Prerequisite::Bubblewrap, &e.to_string());
             return None;
         }
     };
@@ -104,7 +107,9 @@ fn ok(o: &Output) -> String {
 
 #[test]
 fn writes_outside_the_project_fail_and_leave_nothing() {
-    let Some(f) = fixture() else { return };
+    let Some(f) = fixture("writes_outside_the_project_fail_and_leave_nothing") else {
+        return;
+    };
     let targets = [
         f.outside.join("x"),
         f.home.join("x"),
@@ -125,7 +130,9 @@ fn writes_outside_the_project_fail_and_leave_nothing() {
 
 #[test]
 fn writes_inside_the_project_land_on_the_host() {
-    let Some(f) = fixture() else { return };
+    let Some(f) = fixture("writes_inside_the_project_land_on_the_host") else {
+        return;
+    };
     ok(&sh(&f.spec, "mkdir sub && echo hello > sub/out.txt"));
     assert_eq!(
         std::fs::read_to_string(f.project.join("sub/out.txt")).expect("read"),
@@ -135,7 +142,9 @@ fn writes_inside_the_project_land_on_the_host() {
 
 #[test]
 fn extra_writable_folders_are_writable() {
-    let Some(mut f) = fixture() else { return };
+    let Some(mut f) = fixture("extra_writable_folders_are_writable") else {
+        return;
+    };
     f.spec.writable.push(f.outside.clone());
     ok(&sh(
         &f.spec,
@@ -146,13 +155,17 @@ fn extra_writable_folders_are_writable() {
 
 #[test]
 fn the_system_is_readable() {
-    let Some(f) = fixture() else { return };
+    let Some(f) = fixture("the_system_is_readable") else {
+        return;
+    };
     assert!(ok(&sh(&f.spec, "cat /etc/passwd")).contains("root:"));
 }
 
 #[test]
 fn hidden_folders_and_files_are_covered() {
-    let Some(f) = fixture() else { return };
+    let Some(f) = fixture("hidden_folders_and_files_are_covered") else {
+        return;
+    };
     let key = f.home.join(".ssh/id_rsa");
     let o = sh(&f.spec, &format!("cat '{}'", key.display()));
     assert!(!o.status.success());
@@ -188,7 +201,9 @@ fn hidden_folders_and_files_are_covered() {
 
 #[test]
 fn a_hidden_folder_that_is_a_symlink_hides_its_target() {
-    let Some(mut f) = fixture() else { return };
+    let Some(mut f) = fixture("a_hidden_folder_that_is_a_symlink_hides_its_target") else {
+        return;
+    };
     let real = f.outside.join("real-aws");
     std::fs::create_dir(&real).expect("mkdir");
     std::fs::write(real.join("credentials"), "SECRET").expect("write");
@@ -211,7 +226,10 @@ fn a_hidden_folder_that_is_a_symlink_hides_its_target() {
 
 #[test]
 fn a_missing_hidden_path_in_a_writable_folder_cannot_be_created() {
-    let Some(mut f) = fixture() else { return };
+    let Some(mut f) = fixture("a_missing_hidden_path_in_a_writable_folder_cannot_be_created")
+    else {
+        return;
+    };
     let hidden = f.project.join(".secrets/token");
     f.spec.hide.push(hidden.clone());
     let o = sh(
@@ -230,7 +248,9 @@ fn a_missing_hidden_path_in_a_writable_folder_cannot_be_created() {
 
 #[test]
 fn no_network_to_a_host_tcp_port() {
-    let Some(f) = fixture() else { return };
+    let Some(f) = fixture("no_network_to_a_host_tcp_port") else {
+        return;
+    };
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
     listener.set_nonblocking(true).expect("nonblocking");
     let port = listener.local_addr().expect("addr").port();
@@ -279,7 +299,9 @@ fn accepted(l: &UnixListener) -> bool {
 
 #[test]
 fn no_way_out_through_a_host_unix_socket() {
-    let Some(f) = fixture() else { return };
+    let Some(f) = fixture("no_way_out_through_a_host_unix_socket") else {
+        return;
+    };
     let (path, listener) = unix_server(&f.project);
     let o = run_in(
         &f.spec,
@@ -295,7 +317,9 @@ fn no_way_out_through_a_host_unix_socket() {
 
 #[test]
 fn without_the_seccomp_filter_the_same_box_would_connect() {
-    let Some(f) = fixture() else { return };
+    let Some(f) = fixture("without_the_seccomp_filter_the_same_box_would_connect") else {
+        return;
+    };
     let (path, listener) = unix_server(&f.project);
     let argv: Vec<OsString> = ["python3", "-c", CONNECT_UNIX, path.to_str().expect("utf-8")]
         .iter()
@@ -320,7 +344,9 @@ fn without_the_seccomp_filter_the_same_box_would_connect() {
 
 #[test]
 fn io_uring_and_tiocsti_are_refused() {
-    let Some(f) = fixture() else { return };
+    let Some(f) = fixture("io_uring_and_tiocsti_are_refused") else {
+        return;
+    };
     let code = format!(
         "import ctypes, fcntl, os, termios
 libc = ctypes.CDLL(None, use_errno=True)
@@ -348,7 +374,9 @@ except OSError as e:
 
 #[test]
 fn no_capabilities_and_no_new_privileges() {
-    let Some(f) = fixture() else { return };
+    let Some(f) = fixture("no_capabilities_and_no_new_privileges") else {
+        return;
+    };
     let status = ok(&sh(&f.spec, "cat /proc/self/status"));
     assert!(
         status.lines().any(|l| l == "CapEff:\t0000000000000000"),
@@ -359,7 +387,9 @@ fn no_capabilities_and_no_new_privileges() {
 
 #[test]
 fn the_environment_is_exactly_the_one_given() {
-    let Some(f) = fixture() else { return };
+    let Some(f) = fixture("the_environment_is_exactly_the_one_given") else {
+        return;
+    };
     // The test process has CARGO_* and more in its environment; none may come through.
     assert!(std::env::vars_os().count() > 2);
     let given = vec![
@@ -384,7 +414,9 @@ fn the_environment_is_exactly_the_one_given() {
 
 #[test]
 fn proc_shows_only_the_box() {
-    let Some(f) = fixture() else { return };
+    let Some(f) = fixture("proc_shows_only_the_box") else {
+        return;
+    };
     let out = ok(&py(
         &f.spec,
         "import os; print(sorted(int(p) for p in os.listdir('/proc') if p.isdigit()))",
@@ -400,7 +432,9 @@ fn proc_shows_only_the_box() {
 
 #[test]
 fn only_stdio_fds_reach_the_command() {
-    let Some(f) = fixture() else { return };
+    let Some(f) = fixture("only_stdio_fds_reach_the_command") else {
+        return;
+    };
     let out = ok(&py(
         &f.spec,
         "import os; print(sorted(os.listdir('/proc/self/fd'), key=int))",
@@ -411,7 +445,9 @@ fn only_stdio_fds_reach_the_command() {
 
 #[test]
 fn tmp_is_the_private_temp_folder() {
-    let Some(f) = fixture() else { return };
+    let Some(f) = fixture("tmp_is_the_private_temp_folder") else {
+        return;
+    };
     ok(&sh(&f.spec, "echo t > /tmp/x"));
     assert_eq!(
         std::fs::read_to_string(f.spec.private_tmp.join("x")).expect("read"),
@@ -421,7 +457,9 @@ fn tmp_is_the_private_temp_folder() {
 
 #[test]
 fn the_working_directory_is_the_project_root() {
-    let Some(f) = fixture() else { return };
+    let Some(f) = fixture("the_working_directory_is_the_project_root") else {
+        return;
+    };
     assert_eq!(
         ok(&sh(&f.spec, "pwd")).trim(),
         f.project.to_str().expect("utf-8")
@@ -438,7 +476,9 @@ fn pgrep(marker: &str) -> usize {
 
 #[test]
 fn killing_bwrap_kills_everything_in_the_box() {
-    let Some(f) = fixture() else { return };
+    let Some(f) = fixture("killing_bwrap_kills_everything_in_the_box") else {
+        return;
+    };
     let marker = format!("hookhost-box-marker-{}", std::process::id());
     let sleeper = format!("python3 -c \"import time; time.sleep(1000)\" {marker}");
     // Two children, one in its own session, one double-forked (orphaned to PID 1).
@@ -477,7 +517,9 @@ fn killing_bwrap_kills_everything_in_the_box() {
 
 #[test]
 fn probe_finds_bwrap_on_path() {
-    let Some(f) = fixture() else { return };
+    let Some(f) = fixture("probe_finds_bwrap_on_path") else {
+        return;
+    };
     let info = sandbox::probe(None, Some(OsStr::new("relative:/usr/bin:/bin")), &f.project);
     let info = info.expect("probe");
     assert!(info.path.is_absolute());
@@ -569,14 +611,11 @@ fn private_tmp_is_fresh_and_0700() {
 /// these writes anyway, so the test says it proves nothing and stops.
 #[test]
 fn as_root_the_box_cannot_write_the_hosts_kernel_settings() {
-    // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } != 0 {
-        eprintln!(
-            "SKIPPED as_root_the_box_cannot_write_the_hosts_kernel_settings: not root, and only root's writes reach /proc/sys"
-        );
+    let test = "as_root_the_box_cannot_write_the_hosts_kernel_settings";
+    if !support::root_or_skip(test, "not root, and only root's writes reach /proc/sys") {
         return;
     }
-    let Some(f) = fixture() else { return };
+    let Some(f) = fixture(test) else { return };
     let out = py(
         &f.spec,
         r#"
@@ -614,7 +653,9 @@ if os.path.exists("/proc/sysrq-trigger"):
 /// The box has its own UTS namespace, so even a hostname it could set stays inside.
 #[test]
 fn the_box_has_its_own_hostname_namespace() {
-    let Some(f) = fixture() else { return };
+    let Some(f) = fixture("the_box_has_its_own_hostname_namespace") else {
+        return;
+    };
     let host = std::fs::read_link("/proc/self/ns/uts").expect("host uts ns");
     let out = run_in(&f.spec, &["readlink", "/proc/self/ns/uts"]);
     let inside = ok(&out);
@@ -630,7 +671,9 @@ fn the_box_has_its_own_hostname_namespace() {
 /// procfs requires) must not get a fresh, writable procfs next to the locked cover.
 #[test]
 fn a_nested_namespace_cannot_mount_a_fresh_procfs() {
-    let Some(f) = fixture() else { return };
+    let Some(f) = fixture("a_nested_namespace_cannot_mount_a_fresh_procfs") else {
+        return;
+    };
     let out = py(
         &f.spec,
         r#"
@@ -667,7 +710,9 @@ else:
 
 #[test]
 fn the_argument_list() {
-    let Some(f) = fixture() else { return };
+    let Some(f) = fixture("the_argument_list") else {
+        return;
+    };
     let args = f
         .spec
         .bwrap_args(7, Some(9), &[OsString::from("true")])
@@ -714,7 +759,9 @@ fn the_argument_list() {
 /// spawn from one long-lived thread.
 #[test]
 fn a_box_dies_with_the_thread_that_spawned_it() {
-    let Some(f) = fixture() else { return };
+    let Some(f) = fixture("a_box_dies_with_the_thread_that_spawned_it") else {
+        return;
+    };
     let spec = f.spec.clone();
     let mut child = std::thread::spawn(move || {
         let argv: Vec<OsString> = ["sleep", "30"].iter().map(OsString::from).collect();
@@ -771,7 +818,7 @@ fn drained(reader: &mut std::fs::File) -> String {
 #[test]
 fn a_host_fifo_outside_the_writable_folders_cannot_be_written() {
     let test = "a_host_fifo_outside_the_writable_folders_cannot_be_written";
-    let Some(f) = fixture() else { return };
+    let Some(f) = fixture(test) else { return };
     if sandbox::landlock_abi().is_none() {
         eprintln!(
             "SKIPPED {test}: this kernel has no Landlock, so the box can write host FIFOs (as the README says)"
@@ -810,7 +857,9 @@ fn a_host_fifo_outside_the_writable_folders_cannot_be_written() {
 /// stderr that is a host file outside every writable folder.
 #[test]
 fn writes_the_box_may_make_still_work_under_landlock() {
-    let Some(f) = fixture() else { return };
+    let Some(f) = fixture("writes_the_box_may_make_still_work_under_landlock") else {
+        return;
+    };
     let fifo = f.project.join("in-project.fifo");
     let mut reader = host_fifo(&fifo);
     let stderr_file = f.outside.join("stderr.txt");
@@ -842,7 +891,12 @@ fn writes_the_box_may_make_still_work_under_landlock() {
 /// are hidden by default (security review F8).
 #[test]
 fn the_agents_credential_stores_are_hidden_by_default() {
-    let Some(f) = fixture() else { return };
+    let Some(mut f) = fixture("the_agents_credential_stores_are_hidden_by_default") else {
+        return;
+    };
+    // The agents' stores are the front end's to name: the command line passes them.
+    f.spec.hide =
+        sandbox::default_hidden_with(&f.home, &hookhost::bridge::credentials::hidden_paths());
     let stores = [
         ".claude/.credentials.json",
         ".codex/auth.json",
@@ -865,12 +919,79 @@ fn the_agents_credential_stores_are_hidden_by_default() {
     assert_eq!(out, "end\n", "a credential store was readable in the box");
 }
 
+/// Security review N12: through the real binary (`hookhost box`, whose front end passes
+/// every agent's credential stores), each path of the bridge's list is unreadable under
+/// `$HOME` (a file reads empty, a folder is empty), while the files people keep beside
+/// them (hooks, agents, settings hookhost's install edits) stay readable.
+#[test]
+fn hookhost_box_hides_every_agents_credential_stores() {
+    let test = "hookhost_box_hides_every_agents_credential_stores";
+    if !support::bwrap_or_skip(test) {
+        return;
+    }
+    let scene = support::Scene::new();
+    scene.write_config("");
+    let home = scene.root.path().join("home");
+    let stores = hookhost::bridge::credentials::hidden_paths();
+    let mut script = String::new();
+    for store in &stores {
+        let path = home.join(store);
+        // A file has an extension (`oauth_creds.json`, `config.json.bak`) or is `.env`;
+        // the others are folders, with a token file inside.
+        let is_file = path.extension().is_some() || store.as_os_str() == ".env";
+        let secret = if is_file {
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            path.clone()
+        } else {
+            std::fs::create_dir_all(&path).unwrap();
+            path.join("token.json")
+        };
+        std::fs::write(&secret, format!("SECRET {}\n", store.display())).unwrap();
+        script.push_str(&format!("cat '{}' 2>/dev/null; ", secret.display()));
+    }
+    let kept = [
+        ".qwen/hooks/check.sh",
+        ".cursor/hooks.json",
+        ".cursor/hooks/audit.sh",
+        ".copilot/hooks/hookhost.json",
+        ".kiro/agents/hookhost.json",
+        ".kimi-code/hooks/check.sh",
+        ".kimi/logs/kimi.log",
+    ];
+    for k in kept {
+        let path = home.join(k);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, format!("KEPT {k}\n")).unwrap();
+        script.push_str(&format!("cat '{}'; ", path.display()));
+    }
+    script.push_str("echo end");
+    let out = scene
+        .hookhost()
+        .env("HOME", &home)
+        .args(["box", "--", "sh", "-c", &script])
+        .output()
+        .unwrap();
+    let stdout = lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", lossy(&out.stderr));
+    let expected: String = kept.iter().map(|k| format!("KEPT {k}\n")).collect();
+    assert_eq!(
+        stdout,
+        format!("{expected}end\n"),
+        "an agent's credential store was readable in the box, or a hook file was hidden"
+    );
+    // On the host every one of them reads (the test wrote what it meant to).
+    let host = support::run(Command::new("sh").args(["-c", &script])).1;
+    assert_eq!(host.matches("SECRET ").count(), stores.len(), "{host}");
+}
+
 /// Security review I1: only the socket families a hook needs can be created; vsock
 /// (which the network namespace does not scope on every kernel), packet and Bluetooth
 /// sockets are refused like Unix ones, with EPERM.
 #[test]
 fn only_inet_inet6_and_netlink_sockets_can_be_created() {
-    let Some(f) = fixture() else { return };
+    let Some(f) = fixture("only_inet_inet6_and_netlink_sockets_can_be_created") else {
+        return;
+    };
     // SAFETY: socket and close with plain integer arguments.
     let host_has_inet6 = unsafe {
         let fd = libc::socket(libc::AF_INET6, libc::SOCK_DGRAM, 0);
@@ -916,7 +1037,7 @@ for name, family, kind in [('vsock', {vsock}, 1), ('packet', {packet}, 3), ('blu
 #[test]
 fn proc_is_not_writable_under_landlock() {
     let test = "proc_is_not_writable_under_landlock";
-    let Some(f) = fixture() else { return };
+    let Some(f) = fixture(test) else { return };
     if sandbox::landlock_abi().is_none() {
         eprintln!("SKIPPED {test}: this kernel has no Landlock");
         return;
