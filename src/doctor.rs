@@ -6,9 +6,18 @@
 //! answer. Then: does the box run, can the WASM compile cache be written, and do the
 //! hash chains of the most recent session records hold ([`crate::record::chain`]).
 //!
-//! Healthy means nothing found calls for the user: no registration drifted, none left
-//! unpinned, the box and the cache work, no record's chain breaks. An agent that is
-//! installed nowhere is reported, not unhealthy: that is the user's choice.
+//! Then the config: where it is, how many hooks it has, and which hook programs (or `#!`
+//! interpreters) have other names (hard links) and whether the path guard minds
+//! ([`crate::guard::hard_link_notes`], with the writable folders of a session without a
+//! sandbox, the stricter view).
+//!
+//! Healthy means nothing found calls for the user: hookhost is registered with at least
+//! one agent and has a config file that loads, no registration drifted, none left
+//! unpinned, no hook program has a name the agent could change it through, the box and
+//! the cache work, no record's chain breaks. What a newcomer still has to do is said with
+//! the command that does it ([`Report::missing`]). One agent installed nowhere while
+//! another calls hookhost is reported (with its `hookhost install` line), not unhealthy:
+//! that is the user's choice.
 
 use std::path::{Path, PathBuf};
 
@@ -16,7 +25,9 @@ use serde_json::{Value, json};
 
 use crate::bridge::AgentKind;
 use crate::bridge::install::{self, Action, Options, Outcome, Places, Request, Scope, pin};
+use crate::config::Config;
 use crate::env::Environment;
+use crate::guard::{self, GuardContext, HookToGuard, LinkNote};
 
 /// How many of the most recent session records `doctor` verifies.
 pub const RECORDS_CHECKED: usize = 20;
@@ -78,6 +89,68 @@ pub struct AgentReport {
     pub registrations: Vec<RegistrationReport>,
     /// What the agent does with a call when hookhost itself cannot answer.
     pub when_hookhost_cannot_answer: String,
+    /// Found here but registered in none of its settings files: the command that
+    /// registers hookhost (`hookhost install codex`).
+    pub install: Option<String>,
+}
+
+/// What `doctor` is told on the command line about the sessions it stands for.
+#[derive(Debug, Clone, Default)]
+pub struct Given {
+    /// `--config`: the config file named (it must exist), else the default one.
+    pub config: Option<PathBuf>,
+    /// `--writable` folders.
+    pub writable: Vec<PathBuf>,
+    /// `--private-tmp`.
+    pub private_tmp: Option<PathBuf>,
+}
+
+/// The config file's state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConfigState {
+    /// It loads and has hooks.
+    Hooks,
+    /// It loads and has no `[[hooks]]`: every call goes ahead.
+    NoHooks,
+    /// There is none (or no place for one can be worked out): no hooks.
+    Missing,
+    /// It cannot be read or does not load: every session refuses to start.
+    Unreadable,
+}
+
+impl ConfigState {
+    fn name(self) -> &'static str {
+        match self {
+            ConfigState::Hooks => "ok",
+            ConfigState::NoHooks => "no hooks",
+            ConfigState::Missing => "missing",
+            ConfigState::Unreadable => "unreadable",
+        }
+    }
+}
+
+/// The config file.
+#[derive(Debug, Clone)]
+pub struct ConfigReport {
+    /// Where it is, or would be (`None`: no home nor config variable to work it out).
+    pub file: Option<PathBuf>,
+    /// Its state.
+    pub state: ConfigState,
+    /// How many hooks it has.
+    pub hooks: usize,
+    /// What was found, one line.
+    pub detail: String,
+}
+
+/// Something hookhost needs before it does its job here, and how to give it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Missing {
+    /// `agent` or `config`.
+    pub what: &'static str,
+    /// What is missing and what that means, one line.
+    pub detail: String,
+    /// The commands (or the step) that fix it, one each.
+    pub fixes: Vec<String>,
 }
 
 /// The session records checked.
@@ -104,6 +177,10 @@ pub struct Report {
     pub wasm_cache: Check,
     /// The most recent session records.
     pub records: RecordsReport,
+    /// The config file.
+    pub config: ConfigReport,
+    /// The hook programs (and `#!` interpreters) with more than one name.
+    pub hook_files: Vec<LinkNote>,
 }
 
 impl Report {
@@ -118,10 +195,62 @@ impl Report {
             })
         });
         registrations_ok
+            && self.missing().is_empty()
+            && self.config.state != ConfigState::Unreadable
+            && !self.hook_files.iter().any(|n| n.verdict.matters())
             && self.pins_problem.is_none()
             && self.sandbox.ok
             && self.wasm_cache.ok
             && self.records.broken.is_empty()
+    }
+
+    /// What hookhost still needs to do its job here: an agent to call it (`hookhost
+    /// install AGENT` for each agent found), and a config file (where it goes).
+    pub fn missing(&self) -> Vec<Missing> {
+        let mut missing = Vec::new();
+        let registered = self.agents.iter().any(|a| {
+            a.registrations
+                .iter()
+                .any(|r| r.state != RegistrationState::NotInstalled)
+        });
+        if !registered {
+            let fixes: Vec<String> = self
+                .agents
+                .iter()
+                .filter_map(|a| a.install.clone())
+                .collect();
+            let detail = if fixes.is_empty() {
+                let programs: Vec<&str> = AgentKind::ALL.into_iter().map(program).collect();
+                format!(
+                    "hookhost is registered with no agent, so no agent asks it anything; and none of the agents it answers was found here (on PATH: {}; nor their settings folders). Install one, then run hookhost install AGENT",
+                    programs.join(", ")
+                )
+            } else {
+                "hookhost is registered with no agent, so no agent asks it anything".to_string()
+            };
+            missing.push(Missing {
+                what: "agent",
+                detail,
+                fixes,
+            });
+        }
+        if self.config.state == ConfigState::Missing {
+            let fixes = match &self.config.file {
+                Some(file) => vec![format!(
+                    "write [[hooks]] in {} (README: \"Using it\"), then run hookhost check",
+                    file.display()
+                )],
+                None => vec![
+                    "set HOME (or HARNESS_HOME), or name a config with --config FILE".to_string(),
+                ],
+            };
+            missing.push(Missing {
+                what: "config",
+                detail: self.config.detail.clone(),
+                fixes,
+            });
+        }
+        missing
     }
 
     /// The report as text, one line each.
@@ -147,6 +276,9 @@ impl Report {
                     r.detail
                 ));
             }
+            if let Some(command) = &agent.install {
+                lines.push(format!("  to use hookhost with it: {command}"));
+            }
             if agent
                 .registrations
                 .iter()
@@ -160,6 +292,41 @@ impl Report {
         }
         if let Some(problem) = &self.pins_problem {
             lines.push(format!("✗ pins: {problem}"));
+        }
+        let missing = self.missing();
+        if let Some(agents) = missing.iter().find(|m| m.what == "agent") {
+            lines.push(with_fixes(
+                &format!("✗ agents: {}", agents.detail),
+                &agents.fixes,
+            ));
+        }
+        let config = &self.config;
+        let shown = config
+            .file
+            .as_ref()
+            .map(|f| format!(" {}", f.display()))
+            .unwrap_or_default();
+        lines.push(match config.state {
+            ConfigState::Hooks => format!("✓ config{shown}: {}", config.detail),
+            ConfigState::NoHooks => format!("- config{shown}: {}", config.detail),
+            ConfigState::Unreadable => format!("✗ config{shown}: {}", config.detail),
+            ConfigState::Missing => {
+                let fixes = missing
+                    .iter()
+                    .find(|m| m.what == "config")
+                    .map(|m| m.fixes.as_slice())
+                    .unwrap_or_default();
+                with_fixes(&format!("✗ config: {}", config.detail), fixes)
+            }
+        });
+        for note in &self.hook_files {
+            let ok = !note.verdict.matters();
+            lines.push(format!(
+                "{} hook {}: {}",
+                mark(ok),
+                note.hook,
+                link_line(note)
+            ));
         }
         let check = |what: &str, c: &Check| format!("{} {what}: {}", mark(c.ok), c.detail);
         lines.push(check("box", &self.sandbox));
@@ -202,6 +369,7 @@ impl Report {
                         "detail": r.detail,
                     })).collect::<Vec<_>>(),
                     "when_hookhost_cannot_answer": a.when_hookhost_cannot_answer,
+                    "install": a.install,
                 })
             })
             .collect();
@@ -211,6 +379,23 @@ impl Report {
             "pins_problem": self.pins_problem,
             "box": {"ok": self.sandbox.ok, "detail": self.sandbox.detail},
             "wasm_cache": {"ok": self.wasm_cache.ok, "detail": self.wasm_cache.detail},
+            "missing": self.missing().iter().map(|m| json!({
+                "what": m.what, "detail": m.detail, "fix": m.fixes,
+            })).collect::<Vec<_>>(),
+            "config": {
+                "file": self.config.file,
+                "state": self.config.state.name(),
+                "hooks": self.config.hooks,
+                "detail": self.config.detail,
+            },
+            "hook_files": self.hook_files.iter().map(|n| json!({
+                "hook": n.hook,
+                "program": n.subject,
+                "path": n.path,
+                "names": n.links,
+                "matters": n.verdict.matters(),
+                "detail": link_line(n),
+            })).collect::<Vec<_>>(),
             "records": {
                 "checked": self.records.checked,
                 "unchained": self.records.unchained,
@@ -226,9 +411,32 @@ fn mark(ok: bool) -> &'static str {
     if ok { "✓" } else { "✗" }
 }
 
+/// `PROGRAM has N names (hard links)`, then whether that matters and why.
+fn link_line(note: &LinkNote) -> String {
+    let sep = if note.verdict.matters() { "," } else { ";" };
+    format!(
+        "{} has {} names (hard links){sep} {}",
+        note.subject, note.links, note.verdict
+    )
+}
+
+/// `line`, then `. To fix it, run: A, or B` (or `. To fix it: STEP`), when there are fixes.
+fn with_fixes(line: &str, fixes: &[String]) -> String {
+    match fixes {
+        [] => line.to_string(),
+        [fix] if !fix.starts_with("hookhost ") => format!("{line}. To fix it: {fix}"),
+        _ => format!("{line}. To fix it, run: {}", fixes.join(", or ")),
+    }
+}
+
 /// Examines this machine for `project` (the project-scope settings), with `hookhost` the
-/// binary a registration should name.
+/// binary a registration should name, and the default config.
 pub fn examine(env: &Environment, project: &Path, hookhost: &Path) -> Report {
+    examine_with(env, project, hookhost, &Given::default())
+}
+
+/// [`examine`], with what the command line gave (`--config`, `--writable`, …).
+pub fn examine_with(env: &Environment, project: &Path, hookhost: &Path, given: &Given) -> Report {
     let home = env.home().unwrap_or_default();
     let places = Places {
         codex_home: env
@@ -254,12 +462,18 @@ pub fn examine(env: &Environment, project: &Path, hookhost: &Path) -> Report {
         .into_iter()
         .map(|agent| agent_report(env, agent, &places, &pins, hookhost))
         .collect();
+    let (config, loaded) = config_check(env, given);
+    let hook_files = loaded
+        .map(|c| hook_files_check(env, project, given, &c))
+        .unwrap_or_default();
     Report {
         agents,
         pins_problem,
         sandbox: sandbox_check(env, project),
         wasm_cache: cache_check(env),
         records: records_check(env),
+        config,
+        hook_files,
     }
 }
 
@@ -318,15 +532,21 @@ fn agent_report(
         .rev()
         .find_map(|(_, _, pinned)| pinned.map(|p| p.options()))
         .unwrap_or_default();
-    let registrations = files
+    let registrations: Vec<RegistrationReport> = files
         .into_iter()
         .map(|(scope, file, pinned)| {
             registration_report(agent, scope, file, pinned, places, hookhost)
         })
         .collect();
+    let install = (found.is_some()
+        && registrations
+            .iter()
+            .all(|r| r.state == RegistrationState::NotInstalled))
+    .then(|| format!("hookhost install {}", agent.flag_name()));
     AgentReport {
         agent,
         found,
+        install,
         registrations,
         when_hookhost_cannot_answer: agent.when_hookhost_cannot_answer(&options).to_string(),
     }
@@ -387,6 +607,89 @@ fn registration_report(
         ),
         Err(e) => report(RegistrationState::NotPinned, e.to_string()),
     }
+}
+
+/// The config file (the one named, else the default) and, when it loads, the config.
+fn config_check(env: &Environment, given: &Given) -> (ConfigReport, Option<Config>) {
+    let file = given.config.clone().or_else(|| env.config_file());
+    let report = |state, hooks, detail: String| ConfigReport {
+        file: file.clone(),
+        state,
+        hooks,
+        detail,
+    };
+    let Some(path) = &file else {
+        let detail = "no config file can be found: neither HARNESS_HOME, XDG_CONFIG_HOME nor HOME is set, so there are no hooks and every call goes ahead unchecked";
+        return (report(ConfigState::Missing, 0, detail.into()), None);
+    };
+    if std::fs::symlink_metadata(path).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound) {
+        let detail = format!(
+            "no config file at {}, so there are no hooks and every call goes ahead unchecked",
+            path.display()
+        );
+        return (report(ConfigState::Missing, 0, detail), None);
+    }
+    match Config::load_with_env(path, true, env) {
+        Err(e) => (
+            report(
+                ConfigState::Unreadable,
+                0,
+                format!("{e} (every session refuses to start until it loads)"),
+            ),
+            None,
+        ),
+        Ok(config) if config.hooks.is_empty() => (
+            report(
+                ConfigState::NoHooks,
+                0,
+                "no [[hooks]] in it, so every call goes ahead unchecked".into(),
+            ),
+            Some(config),
+        ),
+        Ok(config) => {
+            let n = config.hooks.len();
+            let detail = format!("{n} hook{}", if n == 1 { "" } else { "s" });
+            (report(ConfigState::Hooks, n, detail), Some(config))
+        }
+    }
+}
+
+/// The hook programs with other names, as the path guard judges them with the writable
+/// folders of a session without a sandbox (the system temp folders count: the stricter
+/// view).
+fn hook_files_check(
+    env: &Environment,
+    project: &Path,
+    given: &Given,
+    config: &Config,
+) -> Vec<LinkNote> {
+    let mut writable = config.sandbox.writable.clone();
+    writable.extend(given.writable.iter().cloned());
+    let ctx = GuardContext {
+        project: project.to_path_buf(),
+        private_tmp: given.private_tmp.clone(),
+        writable,
+        sandboxed_session: false,
+        hidden: Vec::new(),
+        path_env: env.get("PATH").map(std::ffi::OsStr::to_os_string),
+        tmpdir_env: env
+            .get(crate::platform::sys::file_system::TEMP_ENV)
+            .map(PathBuf::from),
+    };
+    let hooks: Vec<HookToGuard> = config
+        .hooks
+        .iter()
+        .map(|h| HookToGuard {
+            name: &h.name,
+            command: if h.is_wasm() {
+                &h.command[..1]
+            } else {
+                &h.command
+            },
+            sandbox: h.sandbox && !h.is_wasm(),
+        })
+        .collect();
+    guard::hard_link_notes(&ctx, &hooks)
 }
 
 fn sandbox_check(env: &Environment, project: &Path) -> Check {
@@ -466,4 +769,72 @@ fn records_check(env: &Environment) -> RecordsReport {
         }
     }
     report
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn report(found: bool, installed: bool, config: ConfigState) -> Report {
+        let state = if installed {
+            RegistrationState::Pinned
+        } else {
+            RegistrationState::NotInstalled
+        };
+        let agent = AgentReport {
+            agent: AgentKind::Codex,
+            found: found.then(|| "codex on PATH (/bin/codex)".to_string()),
+            registrations: vec![RegistrationReport {
+                scope: Scope::User,
+                file: "/h/.codex/config.toml".into(),
+                state,
+                detail: String::new(),
+            }],
+            when_hookhost_cannot_answer: String::new(),
+            install: (found && !installed).then(|| "hookhost install codex".to_string()),
+        };
+        let ok = Check {
+            ok: true,
+            detail: String::new(),
+        };
+        Report {
+            agents: vec![agent],
+            pins_problem: None,
+            sandbox: ok.clone(),
+            wasm_cache: ok,
+            records: RecordsReport::default(),
+            config: ConfigReport {
+                file: Some("/h/.config/harness/config.toml".into()),
+                state: config,
+                hooks: usize::from(config == ConfigState::Hooks),
+                detail: "no config file at /h/.config/harness/config.toml".into(),
+            },
+            hook_files: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn doctor_names_what_is_missing_and_how_to_fix_it() {
+        let r = report(true, false, ConfigState::Missing);
+        let missing = r.missing();
+        assert_eq!(missing.len(), 2);
+        assert_eq!(missing[0].fixes, vec!["hookhost install codex".to_string()]);
+        assert!(!r.healthy());
+        let lines = r.lines();
+        assert!(lines.contains(&"✗ agents: hookhost is registered with no agent, so no agent asks it anything. To fix it, run: hookhost install codex".to_string()), "{lines:?}");
+        assert!(lines.contains(&"✗ config: no config file at /h/.config/harness/config.toml. To fix it: write [[hooks]] in /h/.config/harness/config.toml (README: \"Using it\"), then run hookhost check".to_string()), "{lines:?}");
+        // No agent here at all: what to do first.
+        let detail = &report(false, false, ConfigState::Hooks).missing()[0].detail;
+        assert!(
+            detail.ends_with("Install one, then run hookhost install AGENT"),
+            "{detail}"
+        );
+        // Registered, with hooks: nothing missing; a config without hooks is said, not a fault.
+        assert!(report(true, true, ConfigState::Hooks).healthy());
+        assert!(report(true, true, ConfigState::NoHooks).healthy());
+        assert!(!report(true, true, ConfigState::Unreadable).healthy());
+        let json = report(true, true, ConfigState::Hooks).to_json();
+        assert_eq!(json["missing"], json!([]));
+        assert_eq!(json["config"]["state"], "ok");
+    }
 }

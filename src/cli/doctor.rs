@@ -1,5 +1,6 @@
 //! `hookhost doctor [--json]`: the report of [`hookhost::doctor`], as text or one JSON
-//! object on stdout. Exit 0 healthy, 1 not, 2 when it could not run.
+//! object on stdout. Exit 0 healthy, 1 not (what is missing included: no agent registered,
+//! no config), 2 when it could not run.
 
 use std::io::Write;
 
@@ -28,7 +29,13 @@ pub fn command(global: &GlobalOptions, json: bool) -> Exit {
             return Exit::CouldNotRun;
         }
     };
-    let report = hookhost::doctor::examine(&Environment::of_process(), &project, &hookhost);
+    let given = hookhost::doctor::Given {
+        config: global.config.clone(),
+        writable: global.writable.clone(),
+        private_tmp: global.private_tmp.clone(),
+    };
+    let report =
+        hookhost::doctor::examine_with(&Environment::of_process(), &project, &hookhost, &given);
     let mut stdout = std::io::stdout().lock();
     if json {
         let _ = writeln!(stdout, "{}", report.to_json());

@@ -48,6 +48,23 @@ impl Folder {
         }
     }
 
+    /// Where to look through it: where it leads.
+    pub(super) fn search_root(&self) -> &Path {
+        self.forms
+            .last()
+            .map_or(self.dir.as_path(), PathBuf::as_path)
+    }
+
+    /// The [`Place`] of a path found in it as written.
+    pub(super) fn place(&self) -> Place {
+        Place {
+            dir: self.dir.clone(),
+            why: self.why,
+            through: None,
+            alias: None,
+        }
+    }
+
     /// Whether `path` is in this folder (or strictly below it).
     fn holds(&self, path: &Path, strict: bool) -> bool {
         self.forms.iter().any(|form| within(path, form, strict))

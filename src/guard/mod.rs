@@ -32,8 +32,10 @@
 //! the program `/usr/bin/env X` finds on PATH) also get OpenSSH's `safe_path` rule: every
 //! folder on the way must be owned by root or by us and not group- or world-writable unless
 //! it has the sticky bit (as `/tmp` does), and the program must not be writable by others nor
-//! have other hard links the agent could write it through: when we own it and are not root,
-//! any; as root, on the file system of a writable folder (see `hard_link_risk`).
+//! have another name (hard link) the agent could write it through: one in a folder the
+//! agent can write, of a file the agent could write (ours, or any as root); the writable
+//! folders on its file system are looked through for one (`other_names.rs`), and
+//! [`hard_link_notes`] says what was found.
 //!
 //! A WASM hook's `command[0]` (a `.wasm` path) is checked exactly like any other program.
 //! The host reads the module, so the caller passes `sandbox = false` for WASM hooks: the
@@ -61,6 +63,8 @@
 //! * `folders.rs`: the writable and hidden folders and how a path is found in one, and the
 //!   per-process links refused outright;
 //! * `ownership.rs`: OpenSSH's `safe_path` rule and the hard-link rule;
+//! * `other_names.rs`: when a program's other names matter, and the search for them in
+//!   the writable folders;
 //! * `shebang.rs`: `#!` lines and what `/usr/bin/env NAME` would find;
 //! * `worktree.rs`: a linked git worktree's common directory;
 //! * `session_files.rs`: the config file, the session record, the WASM cache and a host
@@ -70,6 +74,7 @@
 //!   temp folders, as the OS says them.
 
 mod folders;
+mod other_names;
 mod ownership;
 mod refusal;
 mod session_files;
@@ -81,6 +86,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 pub use crate::paths::MAX_LINK_HOPS;
+pub use other_names::{LinkNote, LinkVerdict, MAX_ENTRIES_SEARCHED};
 pub use refusal::{Ownership, Place, Plant, Refusal, Who};
 pub use session_files::{
     check_cache_dir, check_config_file, check_record_file, scrub_path_for_host_hook,
@@ -89,6 +95,7 @@ pub use session_files::{
 use crate::paths::lookup_on_path;
 use crate::platform::sys::file_system::{system_temp_folders, tmpdir_is_per_user};
 use folders::{Examined, Folder, find_in, per_process_link};
+use other_names::Names;
 use shebang::{MAX_SHEBANG_DEPTH, read_shebang};
 use worktree::linked_worktree_common_dir;
 
@@ -195,6 +202,21 @@ pub fn check_hooks(
     ctx: &GuardContext,
     hooks: &[HookToGuard],
 ) -> Result<Vec<GuardedHook>, Vec<Refusal>> {
+    guard_hooks(ctx, hooks).0
+}
+
+/// What [`check_hooks`] finds about the hooks' programs (and `#!` interpreters) that
+/// have more than one name (hard link): for each, whether that matters and why.
+pub fn hard_link_notes(ctx: &GuardContext, hooks: &[HookToGuard]) -> Vec<LinkNote> {
+    guard_hooks(ctx, hooks).1
+}
+
+/// [`check_hooks`], with its [`hard_link_notes`].
+fn guard_hooks(
+    ctx: &GuardContext,
+    hooks: &[HookToGuard],
+) -> (Result<Vec<GuardedHook>, Vec<Refusal>>, Vec<LinkNote>) {
+    let names = Names::default();
     let base = ctx.writable_folders();
     let mut boxed = base.clone();
     boxed.push(Folder::new("/tmp".into(), WHY_SANDBOX_TMP, &ctx.project));
@@ -212,6 +234,8 @@ pub fn check_hooks(
             hook: hook.name,
             ctx,
             writable: if in_box { &boxed } else { &base },
+            in_box,
+            names: &names,
             hidden: if in_box { Some(&hidden) } else { None },
             cwd: if in_box {
                 ctx.project.clone()
@@ -232,11 +256,12 @@ pub fn check_hooks(
             Err(mut found) => refusals.append(&mut found),
         }
     }
-    if refusals.is_empty() {
+    let result = if refusals.is_empty() {
         Ok(guarded)
     } else {
         Err(refusals)
-    }
+    };
+    (result, names.into_notes())
 }
 
 /// How one hook is checked: what counts as writable or hidden for it, and where it runs.
@@ -244,6 +269,10 @@ struct Plan<'a> {
     hook: &'a str,
     ctx: &'a GuardContext,
     writable: &'a [Folder],
+    /// `writable` has the box's `/tmp` (a sandboxed hook in a sandboxed session).
+    in_box: bool,
+    /// What the hard-link rule found, shared by every hook of the run.
+    names: &'a Names,
     hidden: Option<&'a [Folder]>,
     /// The hook's working directory: the project in the box, `/` on the host.
     cwd: PathBuf,

@@ -234,8 +234,9 @@ pub enum Refusal {
         /// The per-process link (`/proc/self`, `/proc/1234`, `/dev/fd`, …).
         link: PathBuf,
     },
-    /// A program the agent could write through another name: one we own with other hard
-    /// links or, as root, any with other hard links on a writable folder's file system.
+    /// A program the agent could write through another name: one the agent could write
+    /// (ours, or any as root) with a hard link in a folder the agent can write, or in one
+    /// on its file system that could not be looked through (see [`super::LinkVerdict`]).
     #[error(
         "hook {hook}: {subject} has {links} names (hard links), so the agent could change it through another of them. Give the hook a copy of its own, or start with --no-hooks."
     )]
