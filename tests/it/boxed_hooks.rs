@@ -3,7 +3,7 @@
 //! `hookhost box`, and a session where bwrap cannot run.
 
 use crate::support;
-use crate::support::{Scene, hook, sh_hook};
+use crate::support::{Prerequisite, Scene, hook, sh_hook};
 
 #[test]
 fn hooks_in_the_project_are_refused_and_every_one_is_reported() {
@@ -473,7 +473,9 @@ fn recorded_box_runs(log: &std::path::Path) -> Vec<Vec<String>> {
 }
 
 /// Security review F14: with `HOME` unset or wrong, the box still hides the credential
-/// folders of the real home (the password database's, for the real uid).
+/// folders of the real home (the password database's, for the real uid): the argument
+/// list covers each one the real home holds, and a command in the box finds each there
+/// and hidden (a folder an empty tmpfs, a file `/dev/null`, which cannot be opened).
 #[test]
 fn with_home_unset_or_wrong_the_real_homes_credentials_are_hidden() {
     let test = "with_home_unset_or_wrong_the_real_homes_credentials_are_hidden";
@@ -498,21 +500,44 @@ fn with_home_unset_or_wrong_the_real_homes_credentials_are_hidden() {
         );
         return;
     }
+    // What a command sees of each path: a folder's entries, a file's size (never its
+    // content, which is a credential), nothing for a file that is a device that reads
+    // nothing (`/dev/null`, where the box has hidden one; on a nodev mount, so that it
+    // cannot even be opened). Empty output: every path is there, and hidden.
+    let show = r#"for p in "$@"; do
+if [ -d "$p" ]; then ls -A "$p" | sed "s|^|$p holds |"
+elif [ -c "$p" ]; then [ "$(head -c 1 "$p" 2>/dev/null | wc -c)" = 0 ] || echo "$p can be read"
+elif [ -e "$p" ]; then echo "$p is a file of $(wc -c < "$p") bytes"
+else echo "$p is missing"; fi
+done"#;
+    let shown_on_the_host = support::run(
+        std::process::Command::new("sh")
+            .args(["-c", show, "sh"])
+            .args(&present),
+    )
+    .1;
     let scene = Scene::new();
     scene.write_config("");
     let (wrapper, log) = recording_bwrap(&scene);
     for home in [None, Some("/nonexistent-home-of-hookhost-test")] {
         let mut cmd = scene.hookhost();
         cmd.env("HOOKHOST_BWRAP", &wrapper)
-            .args(["box", "--", "true"]);
+            .args(["box", "--", "sh", "-c", show, "sh"])
+            .args(&present);
         match home {
             None => cmd.env_remove("HOME"),
             Some(h) => cmd.env("HOME", h),
         };
         let out = cmd.output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(0), "HOME={home:?}: {stderr}");
         assert!(!stderr.contains("no home folder is known"), "{stderr}");
+        // In the box every credential path of the real home is there, and empty.
+        assert_eq!(
+            stdout, "",
+            "HOME={home:?}: the box shows the real home's credentials (the host shows:\n{shown_on_the_host})"
+        );
         let runs = recorded_box_runs(&log);
         assert_eq!(runs.len(), 1, "HOME={home:?}: {runs:?}");
         let args = &runs[0];
@@ -538,7 +563,11 @@ fn a_user_with_no_home_is_told_the_box_hides_nothing() {
         cmd
     };
     if !setpriv().arg("true").status().is_ok_and(|s| s.success()) {
-        eprintln!("SKIPPED {test}: cannot switch to uid 54321 with setpriv (not root?)");
+        support::skip_or_fail(
+            test,
+            Prerequisite::OtherUser,
+            "cannot switch to uid 54321 with setpriv (not root?)",
+        );
         return;
     }
     let Some(world) = support::OtherUserWorld::new(test) else {
@@ -564,9 +593,13 @@ fn a_user_with_no_home_is_told_the_box_hides_nothing() {
     };
     let out = run_as_stranger(&["check"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    if stdout.contains("bubblewrap cannot run here") {
-        eprintln!("SKIPPED {test}: bubblewrap cannot run as uid 54321 here: {stdout}");
+    // The start-up warnings are on stderr (stdout holds only the banner).
+    if stderr.contains("bubblewrap cannot run here") {
+        support::skip_or_fail(
+            test,
+            Prerequisite::Bubblewrap,
+            &format!("bubblewrap cannot run as uid 54321 here: {}", stderr.trim()),
+        );
         return;
     }
     assert_eq!(out.status.code(), Some(0), "{stderr}");
@@ -652,9 +685,7 @@ fn without_landlock_the_box_runs_and_check_says_so() {
 #[test]
 fn as_root_a_boxed_hook_cannot_write_the_hosts_sysctls() {
     let test = "as_root_a_boxed_hook_cannot_write_the_hosts_sysctls";
-    // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } != 0 {
-        eprintln!("SKIPPED {test}: not root, and only root's writes reach /proc/sys");
+    if !support::root_or_skip(test, "not root, and only root's writes reach /proc/sys") {
         return;
     }
     if !support::bwrap_or_skip(test) {

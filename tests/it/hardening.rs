@@ -10,7 +10,7 @@ use std::process::Command;
 
 use serde_json::{Value, json};
 
-use crate::support::{Scene, run, run_with_stdin};
+use crate::support::{Prerequisite, Scene, run, run_with_stdin, skip_or_fail};
 
 /// A home of its own, with a folder of fake agent programs first on PATH.
 struct Machine {
@@ -286,10 +286,12 @@ fn doctor_reports_a_healthy_machine_and_json_for_scripts() {
     let (code, stdout, stderr) = m.run(&["doctor"]);
     let bwrap_runs = stdout.contains("✓ box:");
     if !bwrap_runs {
-        eprintln!(
-            "doctor_reports_a_healthy_machine: bubblewrap cannot run here, so the machine is not healthy: {stdout}"
+        assert_eq!(code, 1, "{stdout}{stderr}");
+        skip_or_fail(
+            "doctor_reports_a_healthy_machine_and_json_for_scripts",
+            Prerequisite::Bubblewrap,
+            &format!("bubblewrap cannot run here, so the machine is not healthy: {stdout}"),
         );
-        assert_eq!(code, 1);
         return;
     }
     assert_eq!(code, 0, "{stdout}{stderr}");
@@ -443,4 +445,260 @@ fn kiro_install_answers_and_drift_are_caught() {
     assert_eq!(m.bridge("kiro", &call("ls")).0, 0);
     assert_eq!(m.run(&["uninstall", "kiro"]).0, 0);
     assert!(!file.exists(), "uninstall removes the agent file it made");
+}
+
+// ---- doctor for a newcomer (round three) -----------------------------------------------------
+
+/// A machine with nothing on it: an empty home, no config, PATH a folder of fake agent
+/// programs (none yet) then the system's own.
+struct Newcomer {
+    root: tempfile::TempDir,
+    home: PathBuf,
+    bin: PathBuf,
+    project: PathBuf,
+}
+
+impl Newcomer {
+    fn new() -> Newcomer {
+        let root = tempfile::Builder::new()
+            .prefix("newcomer-")
+            .tempdir_in(crate::support::test_root())
+            .unwrap();
+        let (home, bin, project) = (
+            root.path().join("home"),
+            root.path().join("bin"),
+            root.path().join("project"),
+        );
+        for dir in [&home, &bin, &project] {
+            std::fs::create_dir_all(dir).unwrap();
+        }
+        Newcomer {
+            root,
+            home,
+            bin,
+            project,
+        }
+    }
+
+    fn run(&self, args: &[&str]) -> (i32, String, String) {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_hookhost"));
+        cmd.env_clear()
+            .env("HOME", &self.home)
+            .env("PATH", format!("{}:/usr/bin:/bin", self.bin.display()))
+            .env("XDG_STATE_HOME", self.root.path().join("state"))
+            .env("XDG_CACHE_HOME", crate::support::test_root().join("cache"))
+            .arg("--project")
+            .arg(&self.project)
+            .args(args);
+        run(&mut cmd)
+    }
+
+    fn doctor_json(&self) -> (i32, Value) {
+        let (code, stdout, stderr) = self.run(&["doctor", "--json"]);
+        let report = serde_json::from_str(&stdout).unwrap_or_else(|_| panic!("{stderr}"));
+        (code, report)
+    }
+
+    fn config_file(&self) -> PathBuf {
+        self.home.join(".config/harness/config.toml")
+    }
+}
+
+/// The agent programs doctor looks for that the system itself has (none, usually).
+fn system_agents() -> Vec<&'static str> {
+    let programs = [
+        "claude",
+        "codex",
+        "gemini",
+        "cursor-agent",
+        "copilot",
+        "qwen",
+        "kimi",
+        "kiro-cli",
+    ];
+    programs
+        .into_iter()
+        .filter(|p| {
+            ["/usr/bin", "/bin"]
+                .iter()
+                .any(|d| Path::new(d).join(p).is_file())
+        })
+        .collect()
+}
+
+#[test]
+fn doctor_tells_a_newcomer_what_is_missing_and_the_command_that_fixes_it() {
+    let m = Newcomer::new();
+    let config = m.config_file();
+    let no_config = format!(
+        "✗ config: no config file at {}, so there are no hooks and every call goes ahead unchecked. To fix it: write [[hooks]] in {} (README: \"Using it\"), then run hookhost check",
+        config.display(),
+        config.display()
+    );
+
+    // Nothing at all: no agent calls hookhost, and there is no config.
+    let (code, stdout, stderr) = m.run(&["doctor"]);
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    assert!(
+        stdout.contains(
+            "✗ agents: hookhost is registered with no agent, so no agent asks it anything"
+        ),
+        "{stdout}"
+    );
+    if system_agents().is_empty() {
+        assert!(
+            stdout
+                .contains("none of the agents it answers was found here (on PATH: claude, codex,"),
+            "{stdout}"
+        );
+    }
+    assert!(stdout.contains(&no_config), "{stdout}");
+    assert!(
+        stdout.ends_with("not healthy: see the lines marked ✗\n"),
+        "{stdout}"
+    );
+    let (code, report) = m.doctor_json();
+    assert_eq!(code, 1);
+    assert_eq!(report["healthy"], false);
+    assert_eq!(report["missing"][0]["what"], "agent", "{report}");
+    assert_eq!(report["missing"][1]["what"], "config", "{report}");
+    assert_eq!(report["config"]["state"], "missing");
+    assert_eq!(report["config"]["file"], json!(config));
+    assert_eq!(report["config"]["hooks"], 0);
+
+    // Claude Code is here: doctor names the command that registers hookhost with it.
+    let claude = m.bin.join("claude");
+    std::fs::write(&claude, "#!/bin/sh\necho '2.1.300 (Claude Code)'\n").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&claude, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let (code, stdout, _) = m.run(&["doctor"]);
+    assert_eq!(code, 1, "{stdout}");
+    assert!(stdout.contains("Claude Code: claude on PATH"), "{stdout}");
+    assert!(
+        stdout.contains("  to use hookhost with it: hookhost install claude-code"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("✗ agents: hookhost is registered with no agent, so no agent asks it anything. To fix it, run: hookhost install claude-code"),
+        "{stdout}"
+    );
+    let (_, report) = m.doctor_json();
+    assert_eq!(
+        report["agents"][0]["install"],
+        "hookhost install claude-code"
+    );
+    assert!(
+        report["missing"][0]["fix"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("hookhost install claude-code")),
+        "{report}"
+    );
+
+    // Registered: only the config is missing now.
+    let (code, stdout, stderr) = m.run(&["install", "claude-code"]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let (code, stdout, _) = m.run(&["doctor"]);
+    assert_eq!(code, 1, "{stdout}");
+    assert!(!stdout.contains("✗ agents"), "{stdout}");
+    assert!(!stdout.contains("to use hookhost with it"), "{stdout}");
+    assert!(stdout.contains(&no_config), "{stdout}");
+    let (code, report) = m.doctor_json();
+    assert_eq!(code, 1);
+    assert_eq!(report["agents"][0]["install"], Value::Null);
+    assert_eq!(report["missing"].as_array().unwrap().len(), 1, "{report}");
+    assert_eq!(report["missing"][0]["what"], "config");
+
+    // A config that does not load is a fault too (every session would refuse to start).
+    std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+    std::fs::write(&config, "[[hooks]\n").unwrap();
+    let (code, stdout, _) = m.run(&["doctor"]);
+    assert_eq!(code, 1, "{stdout}");
+    assert!(
+        stdout.contains(&format!("✗ config {}: ", config.display())),
+        "{stdout}"
+    );
+    assert_eq!(m.doctor_json().1["config"]["state"], "unreadable");
+
+    // With a hook in it, nothing is missing.
+    let hook = m.root.path().join("ok.sh");
+    std::fs::write(&hook, "#!/bin/sh\ncat >/dev/null\n").unwrap();
+    std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::write(&config, crate::support::sh_hook("ok", &hook, "")).unwrap();
+    let (code, stdout, stderr) = m.run(&["doctor"]);
+    assert!(
+        stdout.contains(&format!("✓ config {}: 1 hook", config.display())),
+        "{stdout}"
+    );
+    let (_, report) = m.doctor_json();
+    assert_eq!(report["missing"], json!([]), "{report}");
+    assert_eq!(report["config"]["state"], "ok");
+    if !stdout.contains("✓ box:") {
+        assert_eq!(code, 1, "{stdout}{stderr}");
+        skip_or_fail(
+            "doctor_tells_a_newcomer_what_is_missing_and_the_command_that_fixes_it",
+            Prerequisite::Bubblewrap,
+            &format!("bubblewrap cannot run here, so the machine is not healthy: {stdout}"),
+        );
+        return;
+    }
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(stdout.ends_with("healthy\n"), "{stdout}");
+}
+
+#[test]
+fn doctor_says_which_hook_programs_have_other_names_and_whether_that_matters() {
+    let m = Machine::new();
+    m.claude("2.1.300");
+    assert_eq!(m.run(&["install", "claude-code"]).0, 0);
+    // A copy of /bin/sh outside the project with perf's kind of second name.
+    let root = m.scene.root.path();
+    let sh = root.join("usr/bin/sh");
+    std::fs::create_dir_all(sh.parent().unwrap()).unwrap();
+    std::fs::copy("/bin/sh", &sh).unwrap();
+    let cache = root.join("root/.debug/usr/bin/sh/0123456789abcdef");
+    std::fs::create_dir_all(&cache).unwrap();
+    std::fs::hard_link(&sh, cache.join("elf")).unwrap();
+    let ok = m.scene.script("ok.sh", "cat >/dev/null; exit 0");
+    m.scene.write_config(&crate::support::hook(
+        "h",
+        "PreToolUse",
+        &[sh.to_str().unwrap(), ok.to_str().unwrap()],
+        "",
+    ));
+    let (_, stdout, _) = m.run(&["doctor"]);
+    let fine = format!(
+        "✓ hook h: {} has 2 names (hard links); none is in a folder the agent can write (looked through {}",
+        sh.display(),
+        m.scene.project.display()
+    );
+    assert!(stdout.contains(&fine), "{stdout}");
+    assert!(stdout.contains("that does not matter"), "{stdout}");
+    let (_, stdout, _) = m.run(&["doctor", "--json"]);
+    let report: Value = serde_json::from_str(&stdout).unwrap();
+    let file = &report["hook_files"][0];
+    assert_eq!(
+        (&file["hook"], &file["names"], &file["matters"]),
+        (&json!("h"), &json!(2), &json!(false)),
+        "{report}"
+    );
+    assert_eq!(file["path"], json!(sh));
+
+    // A name in the project matters: doctor says where it is.
+    let inside = m.scene.project.join("sh");
+    std::fs::hard_link(&sh, &inside).unwrap();
+    let (code, stdout, _) = m.run(&["doctor"]);
+    assert_eq!(code, 1, "{stdout}");
+    assert!(
+        stdout.contains(&format!(
+            "✗ hook h: {} has 3 names (hard links), and {} is in the project, so the agent could change it through that name: the hook is refused. Give the hook a copy of its own",
+            sh.display(),
+            inside.display()
+        )),
+        "{stdout}"
+    );
+    let (_, stdout, _) = m.run(&["doctor", "--json"]);
+    let report: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(report["hook_files"][0]["matters"], true, "{report}");
+    assert_eq!(report["healthy"], false);
 }

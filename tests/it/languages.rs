@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use hookhost::executor::wasm::{EngineMode, WasmEngine, WasmSettings};
-use hookhost::executor::{CancellationToken, Executor, ExitStatus, RawOutput};
+use hookhost::executor::{CancellationToken, Executor, ExitStatus, Failure, RawOutput};
 use serde_json::json;
 
 use crate::support::{
@@ -318,4 +318,158 @@ fn compile_timeout_refuses_a_slow_compile_by_name() {
         stderr.contains("[wasm] compile_timeout must be a whole number above 0"),
         "{stderr}"
     );
+}
+
+/// A Python component that crashes says why (issue "Robust and private, round three"):
+/// `probe.py import-late` imports, inside a function, a module nothing imported at build
+/// time, which componentize-py therefore did not bundle; the runtime prints the
+/// `ModuleNotFoundError` traceback on stderr and traps. The failure shows that stderr, in
+/// the warning, the blocked call's message, the operator log and `hookhost eval`.
+#[test]
+fn a_python_crash_shows_what_it_wrote_on_stderr() {
+    let test = "a_python_crash_shows_what_it_wrote_on_stderr";
+    if component_or_skip(test, "probe-py.wasm").is_none() {
+        return;
+    }
+    let scene = Scene::new();
+    let path = plugin(&scene, "probe-py.wasm");
+    scene.write_config(&format!(
+        "{SLOW_COMPILE_OK}{}",
+        hook(
+            "probe",
+            "PreToolUse",
+            &[path.to_str().unwrap(), "import-late"],
+            "timeout = 60"
+        )
+    ));
+    let crashed = "crashed: wasm trap: wasm `unreachable` instruction executed; stderr: \
+                   Traceback (most recent call last):";
+    let missing = "ModuleNotFoundError: No module named 'csv'";
+    let out = scene
+        .hookhost()
+        .env("HOOKHOST_LOG", "hookhost=debug")
+        .args(["pre-tool-use", "--json", "--tool", "bash"])
+        .args(["--input", r#"{"command":"ls"}"#])
+        .output()
+        .unwrap();
+    let v = crate::support::verdict(&out);
+    let said = message(&v);
+    assert!(
+        said.starts_with(&format!("the user's hook \"probe\" failed ({crashed}"))
+            && said.contains(missing)
+            && said.ends_with(
+                "), so this call was blocked. This is not a policy decision: retrying or \
+                 rephrasing the call will not help. Tell the user their hook is failing."
+            ),
+        "{said}"
+    );
+    let warning = v["warnings"][0].as_str().unwrap_or_default();
+    assert!(
+        warning.starts_with(&format!("⚠ hook probe is failing ({crashed}"))
+            && warning.contains(missing)
+            && warning.ends_with(
+                "), so the calls it covers are blocked. Fix it, set on_failure = \
+                 \"continue\", or restart with --no-hooks."
+            ),
+        "{warning}"
+    );
+    // The operator log: the hook span's failure field (escaped, one line).
+    let log = lossy(&out.stderr);
+    assert!(
+        log.lines()
+            .any(|l| l.contains("failure=\"crashed: wasm trap: ") && l.contains(missing)),
+        "{log}"
+    );
+
+    // `hookhost eval` catches it: the allowed call is blocked, and the warning says why.
+    let cases = scene.root.path().join("cases.toml");
+    std::fs::write(
+        &cases,
+        "[[case]]\nname = \"ls is fine\"\ntool = \"bash\"\ninput = { command = \"ls\" }\n\
+         expect.outcome.in = [\"completed\"]\n",
+    )
+    .unwrap();
+    let (code, stdout, stderr) = scene.run(&["eval", cases.to_str().unwrap()]);
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    assert!(
+        stdout.starts_with("FAIL ls is fine: outcome blocked, expected one of [completed]"),
+        "{stdout}"
+    );
+    assert!(stdout.contains(crashed), "{stdout}");
+    assert!(
+        stderr.contains(&format!("⚠ hook probe is failing ({crashed}")) && stderr.contains(missing),
+        "{stderr}"
+    );
+}
+
+/// A program importing what the host does not provide (ruby.wasm's `rb-js-abi-host`) is
+/// refused at session start before it is compiled: at once, naming the hook and the
+/// import, for a core module and a component (bodies that take seconds to compile).
+#[test]
+fn a_foreign_runtime_is_refused_at_start_before_compiling() {
+    let cases = [
+        (
+            "ruby.wasm",
+            crate::wasm::big_module(Some(("rb-js-abi-host", "foo"))),
+            "ruby.wasm imports `rb-js-abi-host::foo`, which the host does not provide",
+        ),
+        (
+            "ruby-component.wasm",
+            crate::wasm::big_component("rb-js-abi-host"),
+            "ruby-component.wasm imports rb-js-abi-host, which the host does not provide",
+        ),
+    ];
+    for (file, bytes, refusal) in cases {
+        let scene = Scene::new();
+        let path = scene.hooks.join(file);
+        std::fs::write(&path, bytes).unwrap();
+        scene.write_config(&hook("ruby", "PreToolUse", &[path.to_str().unwrap()], ""));
+        let began = std::time::Instant::now();
+        let (_, _, stderr) = scene.run(&["check"]);
+        let took = began.elapsed();
+        assert!(
+            stderr.contains("⚠ hook ruby could not start: ") && stderr.contains(refusal),
+            "{file}: {stderr}"
+        );
+        // Compiling either body takes about 5 s in a debug build.
+        assert!(took < Duration::from_secs(2), "{file}: took {took:?}");
+    }
+}
+
+/// A crash's stderr is trimmed and cut like a reason, to 2,000 characters, keeping its
+/// end (what went wrong), with "…" where it was cut.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_crash_keeps_the_end_of_a_long_stderr() {
+    let test = "a_crash_keeps_the_end_of_a_long_stderr";
+    let Some(py) = component_or_skip(test, "probe-py.wasm") else {
+        return;
+    };
+    let project = tempfile::tempdir().expect("tempdir");
+    let engine = cached_engine();
+    for (xs, cut) in [("10", false), ("5000", true)] {
+        let args = vec!["raise-after".to_string(), xs.to_string()];
+        let exec = engine
+            .prepare(&py, &args, project.path(), Duration::from_secs(60))
+            .expect("prepare");
+        let failure = exec
+            .run(Arc::from(&b"{}\n"[..]), &CancellationToken::new())
+            .await
+            .expect_err("a crash");
+        let Failure::Trapped(why) = failure else {
+            panic!("{failure:?}");
+        };
+        let (trap, stderr) = why.split_once("; stderr: ").expect(&why);
+        assert_eq!(trap, "wasm trap: wasm `unreachable` instruction executed");
+        assert!(
+            stderr.contains("RuntimeError: raised on purpose"),
+            "{stderr}"
+        );
+        assert_eq!(stderr, stderr.trim(), "trimmed");
+        if cut {
+            assert!(stderr.starts_with('…'), "{stderr}");
+            assert!(stderr.chars().count() <= 2001, "{}", stderr.chars().count());
+        } else {
+            assert!(stderr.starts_with("xxxxxxxxxx\nTraceback"), "{stderr}");
+        }
+    }
 }

@@ -52,10 +52,74 @@ exit 0"#,
     scene
 }
 
-#[test]
-fn host_is_send_and_sync() {
-    fn send_sync<T: Send + Sync>() {}
-    send_sync::<hookhost::session::Session>();
+/// `serve` shares one session, its host, among the tasks that answer requests
+/// (`Arc<Session>`), each run on whichever worker thread takes it. So the host is Send and
+/// Sync, the futures of its gates are Send (`tokio::spawn` takes nothing less), and gates
+/// run side by side on several threads, with `end_turn` from yet another, each get the
+/// verdict they get alone.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn host_is_send_and_sync() {
+    use hookhost::executor::CancellationToken;
+    use hookhost::session::{Mode, Session, SessionOptions};
+    use std::sync::Arc;
+
+    fn send_sync<T: Send + Sync + 'static>() {}
+    send_sync::<Session>();
+
+    let scene = policy_scene();
+    let host = Arc::new(
+        Session::start(SessionOptions {
+            config: Some(scene.config.clone()),
+            project: scene.project.clone(),
+            no_sandbox: true,
+            mode: Mode::Serve,
+            log: Some(scene.state().join("host.jsonl")),
+            ..SessionOptions::default()
+        })
+        .expect("the session starts"),
+    );
+    let blocked =
+        |hook: &str, why: &str| Some(format!("blocked by the user's hook \"{hook}\": {why}"));
+    let mut tasks = tokio::task::JoinSet::new();
+    for i in 0..8 {
+        let host = host.clone();
+        tasks.spawn(async move {
+            let cancel = CancellationToken::new();
+            let (call, prompt) = if i % 2 == 0 {
+                ("rm -rf danger", "forbidden")
+            } else {
+                ("sleep 0.1", "hello")
+            };
+            let call = host
+                .pre_tool_use("bash", json!({ "command": call }), None, &cancel)
+                .await;
+            let prompt = host.prompt(prompt, &cancel).await;
+            (i, call, prompt)
+        });
+    }
+    // A turn ends from another thread meanwhile: a shared `&Session` is all it needs.
+    std::thread::scope(|s| {
+        s.spawn(|| host.end_turn());
+    });
+    let mut answered = 0;
+    while let Some(joined) = tasks.join_next().await {
+        let (i, call, prompt) = joined.expect("a gate's task ended without a panic");
+        if i % 2 == 0 {
+            assert_eq!(call.message, blocked("policy", "no danger here"), "{i}");
+            assert_eq!(
+                prompt.message.as_deref(),
+                Some("✗ prompt blocked by hook \"prompts\": not that prompt"),
+                "{i}"
+            );
+        } else {
+            assert_eq!(call.message, None, "{i}: {call:?}");
+            assert_eq!(prompt.message, None, "{i}: {prompt:?}");
+            let context: Vec<_> = prompt.context.iter().map(|c| c.text.as_str()).collect();
+            assert_eq!(context, ["extra context"], "{i}");
+        }
+        answered += 1;
+    }
+    assert_eq!(answered, 8);
 }
 
 #[test]

@@ -445,7 +445,12 @@ async fn a_panic_is_a_trap_with_the_message_on_stderr() {
             .run(Arc::from(&b""[..]), &CancellationToken::new())
             .await;
         match r {
-            Err(Failure::Trapped(why)) => assert!(why.contains("unreachable"), "{f}: {why}"),
+            // The trap, and the panic's message, which the guest wrote on stderr.
+            Err(Failure::Trapped(why)) => {
+                assert!(why.contains("unreachable"), "{f}: {why}");
+                assert!(why.contains("; stderr: "), "{f}: {why}");
+                assert!(why.contains("fixture panic"), "{f}: {why}");
+            }
             other => panic!("{f}: {other:?}"),
         }
     }
@@ -683,6 +688,118 @@ fn a_component_importing_an_unknown_interface_is_refused_at_prepare() {
         "{shown}"
     );
     assert!(shown.contains("which the host does not provide"), "{shown}");
+}
+
+/// WASM bytes by hand: `n` as unsigned LEB128.
+fn leb(mut n: usize, out: &mut Vec<u8>) {
+    loop {
+        let byte = (n & 0x7f) as u8;
+        n >>= 7;
+        if n == 0 {
+            out.push(byte);
+            return;
+        }
+        out.push(byte | 0x80);
+    }
+}
+
+/// A section: its id, its length, its contents.
+fn section(id: u8, contents: &[u8], out: &mut Vec<u8>) {
+    out.push(id);
+    leb(contents.len(), out);
+    out.extend_from_slice(contents);
+}
+
+/// A name: its length, its bytes.
+fn name(text: &str, out: &mut Vec<u8>) {
+    leb(text.len(), out);
+    out.extend_from_slice(text.as_bytes());
+}
+
+/// A core module with `_start` and a big body that takes seconds to compile (20,000
+/// functions of 40 instructions, 1.2 MB: 5.3 s in a debug build here, alone or in a
+/// component), importing `import` (module, name) if given.
+pub(crate) fn big_module(import: Option<(&str, &str)>) -> Vec<u8> {
+    const FUNCTIONS: usize = 20_000;
+    let mut m = b"\0asm\x01\0\0\0".to_vec();
+    section(1, &[1, 0x60, 0, 0], &mut m); // type 0: [] -> []
+    if let Some((module, field)) = import {
+        let mut imports = vec![1];
+        name(module, &mut imports);
+        name(field, &mut imports);
+        imports.extend_from_slice(&[0x00, 0x00]); // a function of type 0
+        section(2, &imports, &mut m);
+    }
+    let mut functions = Vec::new();
+    leb(FUNCTIONS, &mut functions);
+    functions.resize(functions.len() + FUNCTIONS, 0x00);
+    section(3, &functions, &mut m);
+    let mut exports = vec![1];
+    name("_start", &mut exports);
+    exports.push(0x00);
+    leb(usize::from(import.is_some()), &mut exports);
+    section(7, &exports, &mut m);
+    let mut body = vec![0x00]; // no locals
+    for _ in 0..20 {
+        body.extend_from_slice(&[0x41, 0x01, 0x1a]); // i32.const 1; drop
+    }
+    body.push(0x0b);
+    let mut code = Vec::new();
+    leb(FUNCTIONS, &mut code);
+    for _ in 0..FUNCTIONS {
+        leb(body.len(), &mut code);
+        code.extend_from_slice(&body);
+    }
+    section(10, &code, &mut m);
+    m
+}
+
+/// A component holding [`big_module`] (no imports) that imports `import`, a type.
+pub(crate) fn big_component(import: &str) -> Vec<u8> {
+    let mut c = b"\0asm\x0d\0\x01\0".to_vec();
+    let mut imports = vec![1, 0x00];
+    name(import, &mut imports);
+    imports.extend_from_slice(&[0x03, 0x01]); // (type (sub resource))
+    section(10, &imports, &mut c);
+    section(1, &big_module(None), &mut c); // a core module
+    c
+}
+
+/// A program importing what the host does not provide is refused before it is compiled,
+/// with the refusal it got after compiling (ruby.wasm imports `rb-js-abi-host`; CPython
+/// built for another host, its own imports): at once, however big its body, for a core
+/// module and for a component alike.
+#[test]
+fn an_unknown_import_is_refused_before_compiling() {
+    let project = project();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cases = [
+        (
+            "module.wasm",
+            big_module(Some(("rb-js-abi-host", "foo"))),
+            "module.wasm imports `rb-js-abi-host::foo`, which the host does not provide",
+        ),
+        (
+            "component.wasm",
+            big_component("rb-js-abi-host"),
+            "component.wasm imports rb-js-abi-host, which the host does not provide",
+        ),
+    ];
+    for (file, bytes, said) in cases {
+        let path = dir.path().join(file);
+        std::fs::write(&path, bytes).expect("write");
+        // An engine of its own: nothing compiled or cached before.
+        let engine =
+            WasmEngine::new(&WasmSettings::default(), EngineMode::OneShot).expect("engine");
+        let began = Instant::now();
+        let err = engine
+            .prepare(&path, &[], project.path(), Duration::from_secs(5))
+            .expect_err("refused");
+        let took = began.elapsed();
+        assert!(matches!(err, WasmError::UnknownImport { .. }), "{err:?}");
+        assert!(err.to_string().contains(said), "{err}");
+        assert!(took < Duration::from_millis(500), "{file}: took {took:?}");
+    }
 }
 
 // ---- Cache -----------------------------------------------------------------------------

@@ -5,6 +5,7 @@ use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
 use super::Scene;
+use super::prerequisite::{Prerequisite, skip_or_fail};
 
 /// What `plugins/build.sh` makes; every one must be there after it ran.
 const BUILT: [&str; 7] = [
@@ -53,19 +54,21 @@ pub fn plugin(scene: &Scene, name: &str) -> PathBuf {
 /// …): `plugins/build.sh` builds it where componentize-py / componentize-js is installed
 /// and says so where it is not. Missing, the test is skipped with a line naming it, unless
 /// `HOOKHOST_REQUIRE_COMPONENTS` is set (`.ci/run` sets it, having installed both), where
-/// a missing component fails the test.
+/// a missing component fails the test ([`skip_or_fail`], [`Prerequisite::Components`]).
+#[track_caller]
 pub fn component_or_skip(test: &str, name: &str) -> Option<PathBuf> {
     let path = wasm_dir().join(name);
     if path.is_file() {
         warm_the_cache(&path);
         return Some(path);
     }
-    if std::env::var_os("HOOKHOST_REQUIRE_COMPONENTS").is_some() {
-        panic!("{test}: target/wasm/{name} was not built (see plugins/build.sh's output)");
-    }
-    eprintln!(
-        "SKIPPED {test}: target/wasm/{name} was not built: its toolchain \
-         (componentize-py from PyPI, componentize-js from npm) is not installed"
+    skip_or_fail(
+        test,
+        Prerequisite::Components,
+        &format!(
+            "target/wasm/{name} was not built: its toolchain (componentize-py from PyPI, \
+             componentize-js from npm) is not installed (see plugins/build.sh's output)"
+        ),
     );
     None
 }

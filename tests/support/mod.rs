@@ -2,7 +2,9 @@
 //! folder outside it and a config, and the real `hookhost` binary run against them),
 //! the WASM fixtures ([`wasm_dir`]), one poller ([`wait_until`]), one process runner
 //! ([`run`]), the `serve` harness ([`Server`]) and a world another user can reach
-//! ([`OtherUserWorld`], [`as_nobody`]).
+//! ([`OtherUserWorld`], [`as_nobody`]), and the one place a test that lacks bubblewrap,
+//! root, an unprivileged user or a component skips or, with its `HOOKHOST_REQUIRE_*`
+//! switch set, fails ([`skip_or_fail`], [`Prerequisite`]).
 //!
 //! The tests include it from `tests/it/main.rs`; each bench with
 //! `#[path = "../tests/support/mod.rs"] mod support;`. Not every user needs every item.
@@ -11,6 +13,7 @@
 mod check;
 mod fixtures;
 mod poll;
+mod prerequisite;
 mod process;
 mod scene;
 mod serve;
@@ -18,6 +21,7 @@ mod serve;
 pub use check::banner_of;
 pub use fixtures::{SLOW_COMPILE_OK, component_or_skip, plugin, python_wasm_or_skip, wasm_dir};
 pub use poll::wait_until;
+pub use prerequisite::{Prerequisite, root_or_skip, skip_or_fail};
 pub use process::{
     OtherUserWorld, as_nobody, bwrap_available, bwrap_or_skip, is_root, lossy, nobody_or_skip,
     process_alive, run, run_with_stdin, text,

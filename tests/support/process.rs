@@ -8,6 +8,7 @@ use std::process::{Command, Output};
 use tempfile::TempDir;
 
 use super::Scene;
+use super::prerequisite::{Prerequisite, skip_or_fail};
 
 /// Runs `cmd` to its end and returns (exit code, stdout, stderr); -1 for a signal.
 pub fn run(cmd: &mut Command) -> (i32, String, String) {
@@ -75,12 +76,15 @@ pub fn bwrap_available() -> Result<(), String> {
     .map_err(|why| why.to_string())
 }
 
-/// Whether bubblewrap can run here; prints a loud SKIPPED line when it cannot.
+/// Whether bubblewrap can run here; where it cannot, [`skip_or_fail`]s
+/// ([`Prerequisite::Bubblewrap`]: a loud SKIPPED line, or a failure under
+/// `HOOKHOST_REQUIRE_BOX`).
+#[track_caller]
 pub fn bwrap_or_skip(test: &str) -> bool {
     match bwrap_available() {
         Ok(()) => true,
         Err(why) => {
-            eprintln!("SKIPPED {test}: bubblewrap cannot run here: {why}");
+            skip_or_fail(test, Prerequisite::Bubblewrap, &why);
             false
         }
     }
@@ -96,8 +100,9 @@ pub struct OtherUserWorld {
 }
 
 impl OtherUserWorld {
-    /// A fresh world, or `None` (with a `SKIPPED {test}: …` line) when `/var/tmp`
-    /// cannot hold one.
+    /// A fresh world, or `None` when `/var/tmp` cannot hold one (a `SKIPPED {test}: …`
+    /// line, or a failure under `HOOKHOST_REQUIRE_OTHER_USER`: [`skip_or_fail`]).
+    #[track_caller]
     pub fn new(test: &str) -> Option<OtherUserWorld> {
         use std::os::unix::fs::PermissionsExt;
         let root = match tempfile::Builder::new()
@@ -106,8 +111,10 @@ impl OtherUserWorld {
         {
             Ok(root) => root,
             Err(e) => {
-                eprintln!(
-                    "SKIPPED {test}: cannot make a folder another user can reach under /var/tmp: {e}"
+                skip_or_fail(
+                    test,
+                    Prerequisite::OtherUser,
+                    &format!("cannot make a folder another user can reach under /var/tmp: {e}"),
                 );
                 return None;
             }
@@ -147,11 +154,17 @@ pub fn as_nobody() -> Command {
 }
 
 /// Whether this process can run commands as the unprivileged user (root with setpriv);
-/// prints a `SKIPPED {test}: …` line when it cannot.
+/// where it cannot, [`skip_or_fail`]s ([`Prerequisite::OtherUser`]: a `SKIPPED {test}: …`
+/// line, or a failure under `HOOKHOST_REQUIRE_OTHER_USER`).
+#[track_caller]
 pub fn nobody_or_skip(test: &str) -> bool {
     let ok = as_nobody().arg("true").status().is_ok_and(|s| s.success());
     if !ok {
-        eprintln!("SKIPPED {test}: cannot switch to an unprivileged user with setpriv (not root?)");
+        skip_or_fail(
+            test,
+            Prerequisite::OtherUser,
+            "cannot switch to an unprivileged user with setpriv (not root?)",
+        );
     }
     ok
 }
