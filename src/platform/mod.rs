@@ -44,3 +44,17 @@ pub(crate) use macos as sys;
 pub(crate) mod windows;
 #[cfg(windows)]
 pub(crate) use windows as sys;
+
+/// Who a file is, wherever it is named from: equal `dev` and `ino` for two names of the
+/// same file or folder (a bind mount, an 8.3 name, a `subst` drive included), and how many
+/// names it has. Each OS's `ownership::identity` fills it: POSIX from `stat`, Windows from
+/// the volume's serial number and the file's index (`GetFileInformationByHandle`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct FileId {
+    /// The device (file system) or volume it is on.
+    pub(crate) dev: u64,
+    /// Its inode, or its index on that volume.
+    pub(crate) ino: u64,
+    /// How many names (hard links) it has.
+    pub(crate) links: u64,
+}

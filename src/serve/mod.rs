@@ -489,8 +489,8 @@ where
     // End of input or interrupt: the requests still running finish (an interrupt has
     // already cancelled them through their child tokens, so they end promptly).
     while tasks.join_next().await.is_some() {}
-    // Hook point: once session records exist (`SessionOptions.log`), flush the record
-    // here, after the last answer's events and before the process exits.
+    // The record is flushed line by line as events happen; the last answers' lines are
+    // written by the time their writer has finished.
     drop(lines);
     let _ = writer.await;
     if interrupt.is_cancelled() {

@@ -87,6 +87,16 @@ pub struct SessionOptions {
 }
 
 impl SessionOptions {
+    /// The session's id, decided here and nowhere else: `--session-id` (or, behind the
+    /// bridge, the agent's), else one generated now and kept in the options, so that every
+    /// later step (the record, the box, the envelopes) reads the same one. A resumed record
+    /// sets it to the recorded id first ([`Session::start`](super::Session::start)).
+    pub(crate) fn decided_session_id(&mut self) -> String {
+        self.session_id
+            .get_or_insert_with(crate::envelope::generate_session_id)
+            .clone()
+    }
+
     /// The options for a session in `project`, every other field at its default (see
     /// the table above).
     pub fn new(project: impl Into<PathBuf>) -> SessionOptions {

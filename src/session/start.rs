@@ -14,7 +14,7 @@ use super::{Mode, Session, SessionOptions, StartError};
 use crate::config::{Config, HookDef};
 use crate::dispatch::LoadedHook;
 use crate::env::Environment;
-use crate::envelope::{self, SessionInfo};
+use crate::envelope::SessionInfo;
 use crate::guard::{self, GuardContext, HookToGuard};
 use crate::hook_env;
 use crate::record::{self, RecordError, RecordWriter, ResumePlan};
@@ -32,10 +32,7 @@ impl Session {
         if let Some(resumed) = &resumed {
             options.session_id = Some(resumed.plan.session_id.clone());
         }
-        let session_id = options
-            .session_id
-            .get_or_insert_with(envelope::generate_session_id)
-            .clone();
+        let session_id = options.decided_session_id();
         let env = Environment::injected_or_process(options.env.as_deref());
         let plan = resumed.as_ref().map(|r| &r.plan);
         let (mut session, guard_ctx) = Session::start_hooks(&options, &env, plan)?;
@@ -192,13 +189,11 @@ pub(super) fn absolute_project(project: &Path) -> Result<PathBuf, StartError> {
     Ok(project)
 }
 
-/// What every envelope of the session carries.
+/// What every envelope of the session carries (the id decided by
+/// [`SessionOptions::decided_session_id`] before any step runs).
 fn session_info(options: &SessionOptions, project: &Path) -> SessionInfo {
     SessionInfo {
-        session_id: options
-            .session_id
-            .clone()
-            .unwrap_or_else(envelope::generate_session_id),
+        session_id: options.session_id.clone().unwrap_or_default(),
         cwd: project.to_string_lossy().into_owned(),
         permission_mode: options.permission_mode.clone(),
     }

@@ -5,18 +5,10 @@
 //! killed by it, with no message. The environment hookhost was started with stays
 //! readable to same-user processes (`ps -E`); the README says so.
 
-/// Nothing must be opened first on macOS.
-pub(crate) fn open_before_non_dumpable() {}
-
-/// Nothing to do (see the module doc).
-pub(crate) fn make_non_dumpable() -> std::io::Result<()> {
-    Ok(())
-}
-
-/// macOS has no child subreaper: orphans go to launchd. `Ok(false)` says so.
-pub(crate) fn become_child_subreaper() -> std::io::Result<bool> {
-    Ok(false)
-}
+// No flag, no subreaper: orphans go to launchd.
+pub(crate) use crate::platform::generic::harden::{
+    become_child_subreaper, make_non_dumpable, open_before_non_dumpable,
+};
 
 /// Whether a same-user process could read hookhost's memory: not without the debugger
 /// entitlement or an administrator's consent.

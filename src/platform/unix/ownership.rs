@@ -19,17 +19,7 @@ pub(crate) fn owner_of(meta: &Metadata) -> u32 {
     meta.uid()
 }
 
-/// Who a file is, wherever it is named from: equal `dev` and `ino` for two names of the
-/// same file or folder (a bind mount included), and how many names it has.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct FileId {
-    /// The device (file system) it is on.
-    pub(crate) dev: u64,
-    /// Its inode on that device.
-    pub(crate) ino: u64,
-    /// How many names (hard links) it has.
-    pub(crate) links: u64,
-}
+pub(crate) use crate::platform::FileId;
 
 /// The identity of what `path` names (links followed); `None` when it cannot be read.
 pub(crate) fn identity(path: &Path) -> Option<FileId> {

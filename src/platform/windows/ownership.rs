@@ -23,18 +23,7 @@ pub(crate) fn owner_of(_meta: &Metadata) -> u32 {
     0
 }
 
-/// Who a file is, wherever it is named from: the volume's serial number and the file's
-/// index on it (equal for every spelling of one file: 8.3 names, `subst` drives,
-/// `\\localhost\C$` shares), and how many names it has.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct FileId {
-    /// The volume's serial number.
-    pub(crate) dev: u64,
-    /// The file's index on that volume.
-    pub(crate) ino: u64,
-    /// How many names (hard links) it has.
-    pub(crate) links: u64,
-}
+pub(crate) use crate::platform::FileId;
 
 /// The identity of what `path` names (links followed), from the file itself
 /// (`GetFileInformationByHandle`; std gives no file index on stable Rust); `None` when
