@@ -2,7 +2,7 @@
 //!
 //! Each case is a criterion group (mean/median with confidence intervals), followed by
 //! our own pass of individually timed calls after a warm-up, which prints median and p99
-//! (`RESULT` lines); the targets of issue 8 are checked on those (`TARGET` lines).
+//! (`RESULT` lines); the targets are checked on those (`TARGET` lines).
 //!
 //!     cargo bench --bench hook_latency            # everything
 //!     cargo bench --bench hook_latency -- wasm    # criterion's filter (our pass still runs
@@ -199,7 +199,7 @@ fn main() {
 
 fn summary(bench: &Bench) {
     println!();
-    println!("== issue 8 targets (medians of this run) ==");
+    println!("== targets (medians of this run) ==");
     let m = |n| bench.median(n);
     if let (Some(wasm), Some(native)) = (m("wasm-1"), m("native-host")) {
         println!("RATIO native-host / wasm-1 = {:.1}x", native / wasm);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The release binaries for every OS hookhost supports (issue 14), built here with zig as
+# The release binaries for every OS hookhost supports, built here with zig as
 # the linker (cargo-zigbuild; no macOS SDK or MinGW install needed), and their sizes.
 #
 #   bash scripts/cross-build.sh [TARGET…]    # default: the three below

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The Windows binary, tested under wine (issue 14): `check`, gates with WASM hooks (a
+# The Windows binary, tested under wine: `check`, gates with WASM hooks (a
 # wasip1 and a wasip2 component: block, allow, prompt context), a host argv hook run by
 # `cmd /c` (exit 2 with a reason), a timeout that ends the hook and its grandchild (the
 # hook's Job Object), `serve` answering requests, and `eval`.

@@ -1,6 +1,6 @@
 //! Claude Code: `PreToolUse` and `UserPromptSubmit`, its input already canonical.
 //!
-//! Answers (Claude Code hooks reference; research `agent_formats.md` 1.1, 2.3):
+//! Answers (Claude Code hooks reference; docs/agents.md#claude-code):
 //! - no objection: exit 0, nothing printed. Never `permissionDecision: "allow"`, which
 //!   would skip Claude Code's own permission prompt.
 //! - deny a call: exit 0 + `hookSpecificOutput{hookEventName:"PreToolUse",

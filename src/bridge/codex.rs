@@ -2,7 +2,7 @@
 //! `turn_id` and `model`, which the bridge does not pass on).
 //!
 //! Codex reads Claude Code's JSON but counts much of it as a *failed* hook and runs the
-//! call anyway (research `agent_formats.md` finding 1): `allow` without `updatedInput`,
+//! call anyway (docs/agents.md#codex-cli): `allow` without `updatedInput`,
 //! `ask`, `continue:false`, `decision:"approve"`, a deny with an empty reason. And it runs
 //! hooks through `$SHELL -lc`, whose login profile may print to stdout first, after
 //! which a JSON deny no longer parses and is ignored. So:
@@ -141,7 +141,7 @@ mod tests {
     }
 
     /// The model reads stderr: the spec's failure message alone, its last period left to
-    /// Codex's own `. Command: …` (real_agents R12: it read `..` and the user's warning).
+    /// Codex's own `. Command: …` (docs/threats.md#r12: it read `..` and the user's warning).
     #[test]
     fn failure_is_exit_2_with_the_specs_message_for_the_model() {
         assert_eq!(

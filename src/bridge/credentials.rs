@@ -1,5 +1,5 @@
 //! Where each agent the bridge serves keeps its login: the files and folders, relative to
-//! the home folder, that the box hides by default (security review F8 and N12), so that
+//! the home folder, that the box hides by default (docs/threats.md#f8 and N12), so that
 //! neither a sandboxed hook nor `hookhost box -- CMD` can read an agent's tokens.
 //!
 //! One entry per agent ([`stores`], a `match` over [`AgentKind`]: a new agent does not
@@ -41,7 +41,7 @@ pub fn stores(agent: AgentKind) -> &'static [&'static str] {
             // User-scope MCP servers with their `env` (`claude mcp add -e KEY=…`), and
             // the API key approved at login in some builds (`primaryApiKey`).
             ".claude.json",
-            // The Anthropic API key file of Anthropic's tools (security review F8).
+            // The Anthropic API key file of Anthropic's tools (docs/threats.md#f8).
             ".config/anthropic",
         ],
         AgentKind::Codex => &[

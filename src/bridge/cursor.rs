@@ -6,7 +6,7 @@
 //! `beforeMCPExecution` a `tool_input` that is a JSON *string* and no server name,
 //! `beforeReadFile` a `file_path` (and the file's `content`, which hooks do not get).
 //!
-//! Answers (research `agent_formats.md` 1.4, 2.3):
+//! Answers (docs/agents.md#cursor):
 //! - deny: exit 0 + `{"permission":"deny","user_message","agent_message"}`.
 //! - no objection on the four permission events: `{"permission":"allow"}`. This is the
 //!   one place the bridge says `allow`: `hookhost install cursor` registers the hook with

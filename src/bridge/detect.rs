@@ -1,5 +1,5 @@
-//! Who is really calling: the agent recognised from its payload (research
-//! `agent_formats.md` section 2.6), with `--agent` as the fallback.
+//! Who is really calling: the agent recognised from its payload
+//! (docs/agents.md#how-the-caller-is-recognised), with `--agent` as the fallback.
 //!
 //! The flag alone cannot be trusted: Cursor and Copilot CLI also run the hooks in
 //! `.claude/settings.json`, so a bridge registered as `hookhost bridge claude-code` is

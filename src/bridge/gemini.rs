@@ -4,8 +4,7 @@
 //!
 //! Gemini does not understand Claude Code's `hookSpecificOutput.permissionDecision` at
 //! all, so a Claude-format deny is *allowed* there, and it ignores the exit code whenever
-//! stdout (or stderr, when stdout is empty) parses as JSON (research `agent_formats.md`
-//! finding 2). So:
+//! stdout (or stderr, when stdout is empty) parses as JSON (docs/agents.md#gemini-cli). So:
 //! - deny a call, block a prompt: exit 0 + `{"decision":"deny","reason"}`.
 //! - no objection: exit 0, nothing printed.
 //! - prompt context: `hookSpecificOutput{hookEventName:"BeforeAgent",

@@ -15,7 +15,7 @@
 //! its answers, its exit-code rules, their tests) is read in one file, and a sixth agent
 //! is one new file and one line in [`AGENTS`].
 //!
-//! What every agent's answer must respect (research `agent_formats.md`, section 0): no
+//! What every agent's answer must respect (docs/agents.md#what-every-agent-gets): no
 //! agent gets `allow` when the meaning is "no objection" (Claude Code skips its permission
 //! prompt on `allow`, Codex counts a bare `allow` as a failed hook), except Cursor's
 //! permission events, where a hook registered with `failClosed` must print an answer and

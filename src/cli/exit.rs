@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use hookhost::dispatch::Outcome;
 
-/// Why a command ended, which fixes its exit status (DESIGN.md's tables).
+/// Why a command ended, which fixes its exit status (docs/contract.md#command-line).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Exit {
     /// 0: go ahead, the session can start, every case passed, every verdict matched.

@@ -1,5 +1,5 @@
 //! Whose credential folders the box hides by default: the home `$HOME` names and the
-//! real user's home in the password database (F14 of the security review: with `HOME`
+//! real user's home in the password database (docs/threats.md#f14: with `HOME`
 //! unset or wrong, following `$HOME` alone hid nothing).
 
 use std::ffi::OsStr;

@@ -98,7 +98,7 @@ pub const MAX_LINE: usize = 16 << 20;
 
 /// How many answers (and error lines) may wait, unwritten, before `serve` reads no more
 /// input: a client that stops reading its answers then stops being served, and memory
-/// stays bounded, rather than every answer piling up in memory (security review F11).
+/// stays bounded, rather than every answer piling up in memory (docs/threats.md#f11).
 pub const MAX_UNANSWERED: usize = 4096;
 
 /// A line for the writer, and the slot it holds until it is written.

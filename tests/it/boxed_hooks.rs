@@ -387,7 +387,7 @@ fn a_box_outlives_the_thread_that_asked_for_it() {
     );
 }
 
-/// Security review F6 through the binary: `hookhost box` (and so every sandboxed hook)
+/// docs/threats.md#f6 through the binary: `hookhost box` (and so every sandboxed hook)
 /// cannot feed a host FIFO outside the writable folders.
 #[test]
 fn hookhost_box_cannot_write_a_host_fifo() {
@@ -472,7 +472,7 @@ fn recorded_box_runs(log: &std::path::Path) -> Vec<Vec<String>> {
     runs
 }
 
-/// Security review F14: with `HOME` unset or wrong, the box still hides the credential
+/// docs/threats.md#f14: with `HOME` unset or wrong, the box still hides the credential
 /// folders of the real home (the password database's, for the real uid): the argument
 /// list covers each one the real home holds, and a command in the box finds each there
 /// and hidden (a folder an empty tmpfs, a file `/dev/null`, which cannot be opened).
@@ -678,7 +678,7 @@ fn without_landlock_the_box_runs_and_check_says_so() {
     }
 }
 
-/// Security review F1, through the binary as the review ran it: a sandboxed hook (and
+/// docs/threats.md#f1, through the binary as the review ran it: a sandboxed hook (and
 /// `hookhost box`, the agent's commands) run as root writes back the host's
 /// `kernel.core_pattern`. Today's box refuses with EROFS, so the hook falls through to
 /// "no objection" and `box` exits with the shell's failure.
@@ -717,7 +717,7 @@ fn as_root_a_boxed_hook_cannot_write_the_hosts_sysctls() {
 }
 
 /// A boxed hook killed by a signal reads "was killed by a signal", as a host hook does,
-/// not "exited with code 139" (bwrap's report of it; security review F20).
+/// not "exited with code 139" (bwrap's report of it; docs/threats.md#f20).
 #[test]
 fn a_boxed_hook_killed_by_a_signal_says_so() {
     let scene = Scene::new();

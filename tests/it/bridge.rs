@@ -824,7 +824,7 @@ fn bridge_blocks_a_copilot_prompt_with_top_level_json() {
 
 /// Qwen Code fires `UserPromptSubmit` after every tool result with `"prompt": ""` and no
 /// `submitted_prompt`: the bridge runs no prompt hook for it, so context is added once per
-/// real prompt (real_agents R8).
+/// real prompt (docs/threats.md#r8).
 #[test]
 fn bridge_a_qwen_tool_result_send_is_not_a_prompt() {
     let scene = Scene::new();

@@ -418,7 +418,7 @@ fn unreachable_paths_say_permission_denied_and_where() {
     );
 }
 
-/// Security review F14: relative `[sandbox]` paths were accepted by `check` and then
+/// docs/threats.md#f14: relative `[sandbox]` paths were accepted by `check` and then
 /// failed every run; they are load errors naming the key and the entry.
 #[test]
 fn relative_sandbox_paths_are_load_errors() {
@@ -447,7 +447,7 @@ fn relative_sandbox_paths_are_load_errors() {
 }
 
 /// A project of `/` makes every path "in the project": said at start, not silently
-/// accepted (security review F23).
+/// accepted (docs/threats.md#f23).
 #[test]
 fn a_project_of_the_root_is_warned_about() {
     let scene = Scene::new();

@@ -516,7 +516,7 @@ fn sigint_interrupts_the_hook_group_and_exits_130() {
 }
 
 /// SIGTERM ends a one-shot command as SIGINT does (its hooks ended, the box's private
-/// temp folder removed), with the shell's status for it, 143 (security review F17).
+/// temp folder removed), with the shell's status for it, 143 (docs/threats.md#f17).
 #[test]
 fn sigterm_ends_the_hooks_removes_the_temp_folder_and_exits_143() {
     let scene = Scene::new();
@@ -631,7 +631,7 @@ fn text_mode_exit_codes_and_stdout() {
 }
 
 /// A closed stderr (its reader gone) changes no exit status: a block is still 1, never
-/// a panic's 101 (security review F20).
+/// a panic's 101 (docs/threats.md#f20).
 #[test]
 fn a_broken_stderr_pipe_changes_no_exit_status() {
     let scene = Scene::new();

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use crate::support::{Scene, sh_hook};
 
-/// What the security review found reaching hooks (F21), with values that look real.
+/// What reached hooks (docs/threats.md#f21), with values that look real.
 const REVIEW_FOUND: &[(&str, &str)] = &[
     ("GITHUB_TOKEN", "ghp_review"),
     ("GH_TOKEN", "gho_review"),

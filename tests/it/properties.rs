@@ -5,7 +5,7 @@
 //! session-record reader with what reads its records (transcript, resume plan, replay).
 //!
 //! Each generator is seeded with real shapes (the spec's and the README's configs, the
-//! agents' `tool_input` shapes and answers from `shared/research/agent_formats.md`, a
+//! agents' `tool_input` shapes and answers from `docs/agents.md`, a
 //! record the real binary writes) and mixes structured generation with byte-level
 //! mutation of those seeds. The properties: no panic, no hang (each case runs on its own
 //! thread, or under a tokio timeout, with a generous limit), every rejection a message
@@ -783,7 +783,7 @@ proptest! {
 
 const PROJECT: &str = "/home/dana/proj";
 
-/// `tool_input` shapes from the agents' formats (agent_formats.md).
+/// `tool_input` shapes from the agents' formats (docs/agents.md).
 fn tool_input_seeds() -> Vec<Value> {
     vec![
         json!({"command": "git push --force origin main"}),

@@ -605,7 +605,7 @@ fn private_tmp_is_fresh_and_0700() {
     }
 }
 
-/// Security review F1: as root, the box's uid 0 is the host's uid 0, and the kernel lets
+/// docs/threats.md#f1: as root, the box's uid 0 is the host's uid 0, and the kernel lets
 /// the global root write every 0644 sysctl. Each write puts back the value just read, so
 /// a box that is still open changes nothing on the host. Not root: the kernel refuses
 /// these writes anyway, so the test says it proves nothing and stops.
@@ -813,7 +813,7 @@ fn drained(reader: &mut std::fs::File) -> String {
     lossy(&got)
 }
 
-/// Security review F6: a read-only bind does not stop opening a FIFO for writing; the
+/// docs/threats.md#f6: a read-only bind does not stop opening a FIFO for writing; the
 /// entry point's Landlock rules do.
 #[test]
 fn a_host_fifo_outside_the_writable_folders_cannot_be_written() {
@@ -888,7 +888,7 @@ fn writes_the_box_may_make_still_work_under_landlock() {
 }
 
 /// The credential stores of the agents hookhost serves, and of gh, npm, pip and git,
-/// are hidden by default (security review F8).
+/// are hidden by default (docs/threats.md#f8).
 #[test]
 fn the_agents_credential_stores_are_hidden_by_default() {
     let Some(mut f) = fixture("the_agents_credential_stores_are_hidden_by_default") else {

@@ -336,7 +336,7 @@ fn check_shows_the_shape_each_hook_reads() {
     }
 }
 
-/// Every file a call touches reaches the path policies (issue 26.2): a patch's files
+/// Every file a call touches reaches the path policies: a patch's files
 /// (Codex's and Copilot's `apply_patch`, and Codex's shell running `apply_patch`), each
 /// file of a multi-file read (Gemini's and Qwen's `read_many_files`, Kiro's `fs_read`
 /// with several operations), Cursor's `Delete`; and input typed into Copilot's running

@@ -1,6 +1,6 @@
 //! Claude Code's registration: `~/.claude/settings.json` (user) or `.claude/settings.json`
 //! (project); a `PreToolUse` group matching every tool and a `UserPromptSubmit` group, each
-//! with one `command` handler whose `timeout` is in seconds (research 1.1).
+//! with one `command` handler whose `timeout` is in seconds (docs/agents.md#claude-code).
 //!
 //! The command is a shell line (`sh -c`), not the `command` + `args` exec form, which needs
 //! Claude Code 2.1.139 or later. `onFailure: "block"` (fail closed) is written only when
@@ -36,7 +36,7 @@ pub const WHEN_HOOKHOST_CANNOT_ANSWER: &str = "Claude Code lets the call through
      the timeout (its documented hooks fail open); hookhost answers within its budget, \
      below that timeout.";
 
-/// The first Claude Code with `onFailure` (research `agent_formats.md` §5).
+/// The first Claude Code with `onFailure` (docs/agents.md#claude-code).
 pub const ON_FAILURE_SINCE: (u64, u64, u64) = (2, 1, 295);
 
 /// Whether `claude --version`'s output names a Claude Code with `onFailure`; `None` when

@@ -2,7 +2,7 @@
 //! `$COPILOT_HOME/hooks/`; user) or `.github/hooks/hookhost.json` (project),
 //! `{"version": 1, "hooks": {EVENT: [HANDLER]}}` with the camelCase events `preToolUse` and
 //! `userPromptSubmitted`; each handler runs the binary with no shell (`exec` + `args`) and
-//! has `timeoutSec` (research 1.5).
+//! has `timeoutSec` (docs/agents.md#copilot-cli).
 //!
 //! Copilot CLI 1.0.102 obeys a command hook's top-level `{"decision":"block"}` and
 //! `{"additionalContext"}` on `userPromptSubmitted`, so prompt hooks act there too.

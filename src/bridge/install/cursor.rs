@@ -2,9 +2,9 @@
 //! `{"version": 1, "hooks": {EVENT: [HANDLER]}}`; every pre-tool event (`preToolUse`,
 //! `beforeShellExecution`, `beforeMCPExecution`, `beforeReadFile`) and the prompt event
 //! (`beforeSubmitPrompt`), each handler with a `timeout` in seconds and `failClosed: true`
-//! (research 1.4).
+//! (docs/agents.md#cursor).
 //!
-//! With `failClosed`, Cursor counts an empty answer as a failure (research 0.6, second-hand),
+//! With `failClosed`, Cursor counts an empty answer as a failure (docs/agents.md#cursor, second-hand),
 //! so the bridge prints an answer to every Cursor event.
 
 use super::{Event, Registration};

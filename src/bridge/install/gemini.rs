@@ -1,7 +1,7 @@
 //! Gemini CLI's registration: `~/.gemini/settings.json` (user) or `.gemini/settings.json`
 //! (project); a `BeforeTool` group matching every tool and a `BeforeAgent` group (the prompt
 //! event), each with one named `command` handler whose `timeout` is in milliseconds
-//! (research 1.3). Gemini fingerprints project hooks by `name:command`, so both stay stable.
+//! (docs/agents.md#gemini-cli). Gemini fingerprints project hooks by `name:command`, so both stay stable.
 
 use super::{Event, Registration};
 use serde_json::{Map, Value};

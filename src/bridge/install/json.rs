@@ -109,16 +109,16 @@ pub(super) fn edit(
 }
 
 /// Install puts the registration back as it wrote it: a setting in the same file that
-/// switches every hook off, or hookhost's by name, is removed (real_agents R2: leaving it
+/// switches every hook off, or hookhost's by name, is removed (docs/threats.md#r2: leaving it
 /// and pinning the file made the "restore" a no-op that `doctor` then called healthy).
 /// Claude Code's and Qwen Code's `"disableAllHooks": true`; Gemini CLI's
 /// `hooksConfig.enabled: false` and `"hookhost"` in `hooksConfig.disabled`.
 fn switch_back_on(agent: Agent, root: &mut Map<String, Value>) {
     match agent {
-        Agent::ClaudeCode | Agent::Qwen => {
-            if root.get("disableAllHooks") == Some(&Value::Bool(true)) {
-                root.shift_remove("disableAllHooks");
-            }
+        Agent::ClaudeCode | Agent::Qwen
+            if root.get("disableAllHooks") == Some(&Value::Bool(true)) =>
+        {
+            root.shift_remove("disableAllHooks");
         }
         Agent::Gemini => {
             if let Some(Value::Object(config)) = root.get_mut("hooksConfig") {

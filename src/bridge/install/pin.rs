@@ -362,7 +362,7 @@ pub fn drifted(
 
 /// The settings files of a project that `agent` merges over the user's, relative to the
 /// project's folder (and each folder above it): a switch-off in one of them stops the
-/// agent's next session from calling hookhost at all (real_agents section 4; N7).
+/// agent's next session from calling hookhost at all (docs/agents.md; N7).
 fn project_settings_files(agent: Agent) -> &'static [&'static str] {
     match agent {
         Agent::ClaudeCode => &[".claude/settings.json", ".claude/settings.local.json"],

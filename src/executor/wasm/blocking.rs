@@ -5,7 +5,7 @@
 //! `open` of a FIFO with no writer (which any agent can make in the project) never
 //! returns: the run times out and is dropped, but the thread stays blocked for good.
 //! Sharing the caller's pool, 512 such calls starved every other blocking task of
-//! `serve`, argv gates included (security review F2). So guest runs poll with this
+//! `serve`, argv gates included (docs/threats.md#f2). So guest runs poll with this
 //! pool's runtime entered, which sends their blocking calls here and nowhere else; and a
 //! run that had to be abandoned (timed out, cancelled) interrupts this pool's threads
 //! with a signal that makes a blocked call return `EINTR` (see

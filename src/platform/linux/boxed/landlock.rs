@@ -2,7 +2,7 @@
 //! command runs.
 //!
 //! A read-only bind stops writes to files and folders, but not opening a host FIFO for
-//! writing (F6 of the security review): the box could feed a host service that reads a
+//! writing (docs/threats.md#f6): the box could feed a host service that reads a
 //! FIFO. Landlock closes that: after the rules here, writing a file (FIFOs and devices
 //! included), creating and removing entries, truncating and renaming across folders are
 //! allowed only beneath the box's writable roots (the project, the `writable` folders,
