@@ -31,20 +31,17 @@ pub fn log_show(file: &Path) -> Exit {
     Exit::Success
 }
 
-/// `log verify FILE`: the chain's summary on stdout, or where it breaks on stderr.
+/// `log verify FILE`: the chain's summary on stdout, or where it breaks on stderr. The
+/// chain is checked to the record's end against its head (`FILE.head`).
 pub fn log_verify(file: &Path) -> Exit {
-    let bytes = match hookhost::access::read_capped(file, hookhost::access::caps::RECORD) {
-        Ok(bytes) => bytes,
+    let chain = match hookhost::record::verify_file(file) {
+        Ok(chain) => chain,
         Err(e) => {
-            say(&format!(
-                "hookhost: the session record {}: {}",
-                file.display(),
-                hookhost::access::explain(file, &e)
-            ));
+            say(&format!("hookhost: {e}"));
             return Exit::CouldNotRun;
         }
     };
-    match hookhost::record::chain::verify(&bytes, 0) {
+    match chain {
         Ok(verified) => {
             for note in &verified.notes {
                 say(&format!("note: {note}"));

@@ -87,7 +87,7 @@ use crate::config::HookDef;
 use crate::dispatch::{Decision, Gate};
 use crate::executor::{ExitStatus, Failure, RawOutput, Stream};
 
-pub use read::{Reading, read_file, read_for_resume, read_str};
+pub use read::{Reading, read_file, read_for_resume, read_head, read_str, verify_file};
 pub use resume::ResumePlan;
 pub use write::RecordWriter;
 

@@ -35,11 +35,126 @@ impl Default for Reading {
     }
 }
 
-/// Reads a record file.
+/// Reads a record file; its chain is checked to its end against its head
+/// ([`chain::check_head`]).
 pub fn read_file(path: &Path) -> Result<Reading, RecordError> {
+    // The head first: a writer updates it after the lines it covers, so the record read
+    // after it holds them all.
+    let head = read_head(path)?;
     let bytes = crate::access::read_capped(path, crate::access::caps::RECORD)
         .map_err(|e| RecordError::io(path, e))?;
-    Ok(read_bytes(&bytes))
+    let mut reading = read_bytes(&bytes);
+    reading.chain = with_head(reading.chain, &bytes, &head, path);
+    Ok(reading)
+}
+
+/// Checks a record file's chain, to its end against its head: what `log verify` and
+/// `doctor` report.
+pub fn verify_file(path: &Path) -> Result<Result<Verified, ChainBreak>, RecordError> {
+    let head = read_head(path)?;
+    let bytes = crate::access::read_capped(path, crate::access::caps::RECORD)
+        .map_err(|e| RecordError::io(path, e))?;
+    Ok(with_head(chain::verify(&bytes, 0), &bytes, &head, path))
+}
+
+/// What is where the head of the record at `record` should be ([`chain::head_path`]).
+pub fn read_head(record: &Path) -> Result<chain::HeadSeen, RecordError> {
+    let path = chain::head_path(record);
+    match crate::access::read_capped(&path, 4096) {
+        Ok(bytes) => Ok(match chain::Head::decode(&bytes) {
+            Some(head) => chain::HeadSeen::Found(head),
+            None => chain::HeadSeen::NotAHead,
+        }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(chain::HeadSeen::Missing),
+        Err(e) if e.kind() == std::io::ErrorKind::FileTooLarge => Ok(chain::HeadSeen::NotAHead),
+        Err(e) => Err(RecordError::io(&path, e)),
+    }
+}
+
+/// An intact chain over the whole `bytes`, checked on to its end against `head`.
+fn with_head(
+    chain: Result<Verified, ChainBreak>,
+    bytes: &[u8],
+    head: &chain::HeadSeen,
+    record: &Path,
+) -> Result<Verified, ChainBreak> {
+    let mut verified = chain?;
+    chain::check_head(bytes, head, &chain::head_path(record), &mut verified)?;
+    Ok(verified)
+}
+
+/// A resume's check of the record's end against its head, on the open, locked record
+/// whose tail `reading` holds ([`read_for_resume`]): the line the head names must end
+/// where it says, with its digest. Reads only that line; where it does not match, the
+/// whole record, so that the break names its line as `log verify` does. A reading whose
+/// chain already breaks is left as it is.
+pub(crate) fn check_resume_head(
+    file: &mut File,
+    path: &Path,
+    reading: &mut Reading,
+) -> Result<(), RecordError> {
+    let Ok(verified) = &reading.chain else {
+        return Ok(());
+    };
+    let head = read_head(path)?;
+    let matches = match &head {
+        chain::HeadSeen::Missing => !verified.head_expected,
+        chain::HeadSeen::NotAHead => false,
+        chain::HeadSeen::Found(head) => {
+            head_matches(file, head).map_err(|e| RecordError::io(path, e))?
+        }
+    };
+    if matches {
+        return Ok(());
+    }
+    let mut all = Vec::new();
+    file.seek(SeekFrom::Start(0))
+        .and_then(|_| file.read_to_end(&mut all))
+        .map_err(|e| RecordError::io(path, e))?;
+    if let Err(broken) = with_head(chain::verify(&all, 0), &all, &head, path) {
+        reading.chain = Err(broken);
+    }
+    Ok(())
+}
+
+/// Whether the open record's line that `head` names ends where it says, with its digest.
+pub(crate) fn head_matches(file: &mut File, head: &chain::Head) -> std::io::Result<bool> {
+    if head.lines == 0 {
+        return Ok(true);
+    }
+    if head.end > file.metadata()?.len() {
+        return Ok(false);
+    }
+    Ok(line_ending_at(file, head.end)?.map(|line| chain::digest(&line)) == head.last)
+}
+
+/// The line whose newline is the byte before `end`, without it; `None` when that byte is
+/// not a newline.
+pub(crate) fn line_ending_at(file: &mut File, end: u64) -> std::io::Result<Option<Vec<u8>>> {
+    let mut bytes: Vec<u8> = Vec::new();
+    let mut from = end;
+    loop {
+        // A small first read: the line is most often short.
+        let step = 4096u64.max(bytes.len() as u64).min(from);
+        if step == 0 {
+            return Ok(None);
+        }
+        from -= step;
+        let mut chunk = vec![0u8; step as usize];
+        file.seek(SeekFrom::Start(from))?;
+        file.read_exact(&mut chunk)?;
+        chunk.extend_from_slice(&bytes);
+        bytes = chunk;
+        let Some((&b'\n', line)) = bytes.split_last() else {
+            return Ok(None);
+        };
+        if let Some(newline) = line.iter().rposition(|&b| b == b'\n') {
+            return Ok(Some(line[newline + 1..].to_vec()));
+        }
+        if from == 0 {
+            return Ok(Some(line.to_vec()));
+        }
+    }
 }
 
 /// Reads a record's text.

@@ -4,6 +4,11 @@
 //! record is created 0600, and every folder made for it 0700, whatever the umask. An
 //! existing record with group or other bits set is opened all the same, with a warning
 //! ([`super::exposure_warning`]).
+//!
+//! Beside the record, the writer keeps its head (`FILE.head`, [`chain::Head`]): created
+//! with the record (0600), rewritten in place by one small write after every
+//! `gate.verdict`, after a `record.cut` and when the writer is dropped, only while the
+//! record's lock is held, so that the head always describes a prefix the writer wrote.
 
 use std::fs::{DirBuilder, File, OpenOptions, TryLockError};
 use std::io::{Read, Seek, SeekFrom, Write};
@@ -13,6 +18,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde_json::{Map, Value};
 
+use super::chain::{self, Head, HeadSeen};
 use super::{
     Body, ContextRecord, Decided, Effect, GateFields, GateVerdict, HookStarted, RecordError,
 };
@@ -59,6 +65,108 @@ struct Tail {
     last_digest: Option<String>,
     /// The digest of the line before a pending `hook.started`, for a cut that drops it.
     digest_before_pending: Option<String>,
+    /// The whole lines in the file (`None`: unknown, so the head is not kept).
+    lines: Option<usize>,
+    /// The record's head, kept while it can be written.
+    head: Option<HeadFile>,
+    /// Lines were written since the head was last written.
+    head_stale: bool,
+    /// The digest of the line before a torn line this writer closed: the next line it
+    /// writes carries it as `torn_prev` ([`super::chain`]).
+    torn_prev: Option<String>,
+}
+
+/// The record's head file, open to be rewritten in place.
+#[derive(Debug)]
+struct HeadFile {
+    file: File,
+    path: PathBuf,
+}
+
+impl HeadFile {
+    /// The head of a record created a moment ago (whose lock is held): 0600, saying no
+    /// line yet, in place of one a removed record of that name left.
+    fn create(record: &Path) -> std::io::Result<HeadFile> {
+        let path = chain::head_path(record);
+        match std::fs::remove_file(&path) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+            _ => {}
+        }
+        let file = sys::files::private_file_mode(
+            OpenOptions::new().read(true).write(true).create_new(true),
+        )
+        .open(&path)?;
+        sys::files::make_file_private(&file)?;
+        let mut head = HeadFile { file, path };
+        head.write(&Head {
+            lines: 0,
+            end: 0,
+            last: None,
+        })?;
+        Ok(head)
+    }
+
+    /// The head of a resumed record, as it is.
+    fn open(record: &Path) -> std::io::Result<HeadFile> {
+        let path = chain::head_path(record);
+        let file = sys::files::open_without_blocking(OpenOptions::new().read(true).write(true))
+            .open(&path)?;
+        crate::access::check_regular(&file)?;
+        Ok(HeadFile { file, path })
+    }
+
+    /// Rewrites the head: one write of [`chain::HEAD_LEN`] bytes at its start.
+    fn write(&mut self, head: &Head) -> std::io::Result<()> {
+        self.file.seek(SeekFrom::Start(0))?;
+        self.file.write_all(&head.encode())
+    }
+}
+
+/// Writes the head for the lines written so far; a failure is said once, and the head is
+/// not kept from then on (the record is: `log verify` then notes the lines after it).
+fn update_head(tail: &mut Tail) {
+    let (Some(end), Some(lines), Some(head)) = (tail.len, tail.lines, tail.head.as_mut()) else {
+        return;
+    };
+    if lines > 0 && tail.last_digest.is_none() {
+        return;
+    }
+    let state = Head {
+        lines,
+        end,
+        last: tail.last_digest.clone().filter(|_| lines > 0),
+    };
+    match head.write(&state) {
+        Ok(()) => tail.head_stale = false,
+        Err(e) => {
+            let warning = format!(
+                "⚠ the session record's head {} could not be written ({e}); `hookhost log verify` cannot check the record's end past this point.",
+                head.path.display()
+            );
+            tail.head = None;
+            let _ = writeln!(
+                std::io::stderr(),
+                "{}",
+                crate::escape::for_terminal(&warning)
+            );
+        }
+    }
+}
+
+/// A head that could not be made: said once, and the record is written without one.
+fn head_or_warn(head: std::io::Result<HeadFile>, record: &Path) -> Option<HeadFile> {
+    head.map_err(|e| {
+        let warning = format!(
+            "⚠ the head of the session record {} could not be made ({e}); `hookhost log verify` cannot check the record's end.",
+            record.display()
+        );
+        let _ = writeln!(
+            std::io::stderr(),
+            "{}",
+            crate::escape::for_terminal(&warning)
+        );
+    })
+    .ok()
 }
 
 impl RecordWriter {
@@ -77,7 +185,18 @@ impl RecordWriter {
         // The umask may have taken bits from 0600 (a 0400 record could not be resumed).
         sys::files::make_file_private(&file).map_err(|e| RecordError::io(path, e))?;
         lock(&file, path)?;
-        Ok(RecordWriter::new(path, session_id, file, None))
+        // Under the lock: no other process touches this record's head.
+        let head = head_or_warn(HeadFile::create(path), path);
+        let head_stale = false;
+        Ok(RecordWriter::new(
+            path,
+            session_id,
+            file,
+            None,
+            Some(0),
+            (head, head_stale),
+            None,
+        ))
     }
 
     /// Opens an existing record to resume it: locks it, then returns what the resume
@@ -97,14 +216,19 @@ impl RecordWriter {
         crate::access::check_regular(&file).map_err(|e| RecordError::io(path, e))?;
         lock(&file, path)?;
         let mode = sys::files::mode_bits(&file.metadata().map_err(|e| RecordError::io(path, e))?);
-        let reading = super::read_for_resume(&mut file, path, keeps_hooks)?;
+        let mut reading = super::read_for_resume(&mut file, path, keeps_hooks)?;
+        super::read::check_resume_head(&mut file, path, &mut reading)?;
         Ok((file, reading, super::exposure_warning(path, mode)))
     }
 
     /// The writer over a file that [`RecordWriter::resume`] opened and locked, whose last
     /// line has `last_digest` ([`super::Reading::last_line_digest`]). A torn last line is
     /// closed with a newline first, so that the next record starts on a line of its own
-    /// (and links to the torn line's bytes).
+    /// (and links to the torn line's bytes, and carries `torn_prev`).
+    ///
+    /// The head ([`RecordWriter::resume`] checked it) says how many lines the record
+    /// holds up to where it ends; the lines after that are counted. A record without one
+    /// (written before heads) is counted whole, once, and gets one.
     pub fn resumed(
         path: &Path,
         session_id: &str,
@@ -121,14 +245,64 @@ impl RecordWriter {
                 last[0] != b'\n'
             }
         };
+        let io = |e| RecordError::io(path, e);
+        let len = file.metadata().map_err(io)?.len();
+        let found = match super::read_head(path)? {
+            HeadSeen::Found(head) if super::read::head_matches(&mut file, &head).map_err(io)? => {
+                Some(head)
+            }
+            _ => None,
+        };
+        let (from_line, from) = found.as_ref().map_or((0, 0), |h| (h.lines, h.end));
+        let (after, last_newline) = lines_after(&mut file, from, len).map_err(io)?;
+        let whole = from_line + after;
+        // The line before a torn one ends at the last newline (or where the head does).
+        let torn_prev = match (torn, last_newline.map(|n| n + 1).unwrap_or(from)) {
+            (true, end) if end > 0 => super::read::line_ending_at(&mut file, end)
+                .map_err(io)?
+                .map(|line| chain::digest(&line)),
+            _ => None,
+        };
         if torn {
             file.write_all(b"\n")
                 .map_err(|e| RecordError::io(path, e))?;
         }
-        Ok(RecordWriter::new(path, session_id, file, last_digest))
+        let lines = whole + usize::from(torn);
+        let (head, head_stale) = match found {
+            Some(_) => (head_or_warn(HeadFile::open(path), path), after > 0 || torn),
+            // A record from before heads: its head from now on, saying where it is now.
+            None => {
+                let made = HeadFile::create(path).and_then(|mut head| {
+                    head.write(&Head {
+                        lines,
+                        end: len + u64::from(torn),
+                        last: last_digest.clone().filter(|_| lines > 0),
+                    })?;
+                    Ok(head)
+                });
+                (head_or_warn(made, path), false)
+            }
+        };
+        Ok(RecordWriter::new(
+            path,
+            session_id,
+            file,
+            last_digest,
+            Some(lines),
+            (head, head_stale),
+            torn_prev,
+        ))
     }
 
-    fn new(path: &Path, session_id: &str, file: File, last_digest: Option<String>) -> RecordWriter {
+    fn new(
+        path: &Path,
+        session_id: &str,
+        file: File,
+        last_digest: Option<String>,
+        lines: Option<usize>,
+        (head, head_stale): (Option<HeadFile>, bool),
+        torn_prev: Option<String>,
+    ) -> RecordWriter {
         let len = file.metadata().ok().map(|m| m.len());
         RecordWriter {
             path: path.to_path_buf(),
@@ -139,6 +313,10 @@ impl RecordWriter {
                 pending_start: None,
                 last_digest,
                 digest_before_pending: None,
+                lines,
+                head,
+                head_stale,
+                torn_prev,
             }),
             limit: MAX_RECORD_BYTES,
             failed: AtomicBool::new(false),
@@ -172,7 +350,13 @@ impl RecordWriter {
             ));
         }
         // Under the lock: the line links to the one written just before it.
-        let line = self.line(body, tail.last_digest.as_deref())?;
+        let chain_head = tail.head.is_some() && matches!(body, Body::Started(_) | Body::Resumed(_));
+        let line = self.line(
+            body,
+            tail.last_digest.as_deref(),
+            chain_head,
+            tail.torn_prev.as_deref(),
+        )?;
         let start = tail.len;
         // The record's size bound: the line that would pass it is not written, and the
         // record ends as after a write error, with a `record.cut` saying why.
@@ -191,12 +375,19 @@ impl RecordWriter {
         match written {
             Ok(()) => {
                 tail.len = start.map(|len| len + line.len() as u64);
-                let digest = super::chain::digest(&line[..line.len() - 1]);
+                tail.lines = tail.lines.map(|n| n + 1);
+                tail.torn_prev = None;
+                tail.head_stale = true;
+                let digest = chain::digest(&line[..line.len() - 1]);
                 let before = tail.last_digest.replace(digest);
                 (tail.pending_start, tail.digest_before_pending) = match body {
                     Body::HookStarted(_) => (start, before),
                     _ => (None, None),
                 };
+                // One head write per gate: after its verdict.
+                if matches!(body, Body::Verdict(_)) {
+                    update_head(&mut tail);
+                }
                 Ok(())
             }
             Err(e) => {
@@ -207,15 +398,29 @@ impl RecordWriter {
         }
     }
 
-    /// The record's line: the common fields (`prev`: the digest of the line before it,
-    /// if any), the body's, and a newline.
-    fn line(&self, body: &Body, prev: Option<&str>) -> Result<Vec<u8>, RecordError> {
+    /// The record's line: the common fields (`prev` first, the digest of the line before
+    /// it, if any, so that even a torn line keeps its link; `chain_head` on a session's
+    /// first line when the writer keeps a head; `torn_prev` after a torn line), the
+    /// body's, and a newline.
+    fn line(
+        &self,
+        body: &Body,
+        prev: Option<&str>,
+        chain_head: bool,
+        torn_prev: Option<&str>,
+    ) -> Result<Vec<u8>, RecordError> {
         let mut map = Map::new();
+        if let Some(prev) = prev {
+            map.insert("prev".into(), Value::String(prev.into()));
+        }
         map.insert("type".into(), Value::String(body.type_name().into()));
         map.insert("at".into(), Value::String(super::now_rfc3339()));
         map.insert("session_id".into(), Value::String(self.session_id.clone()));
-        if let Some(prev) = prev {
-            map.insert("prev".into(), Value::String(prev.into()));
+        if chain_head {
+            map.insert("chain_head".into(), Value::Bool(true));
+        }
+        if let Some(torn_prev) = torn_prev {
+            map.insert("torn_prev".into(), Value::String(torn_prev.into()));
         }
         map.extend(body.to_map());
         let mut line = serde_json::to_vec(&Value::Object(map))
@@ -228,30 +433,47 @@ impl RecordWriter {
     /// `record.cut` record if there is room. If there is none, a last `hook.started`
     /// goes too, so that the record does not read as killed while that hook ran.
     /// Best effort: with the length unknown, the file is left as it is.
+    /// The head is written for where the record ends, when that is known.
     fn cut(&self, tail: &mut Tail, error: &std::io::Error) {
+        // Until the record's end is known again, the head stays where it was.
+        tail.head_stale = false;
         let Some(len) = tail.len else { return };
         let cut = Body::Cut(super::Cut {
             reason: error.to_string(),
         });
-        // Each place the record may end at, with the digest its marker links to.
-        let mut ends = vec![(len, tail.last_digest.clone())];
+        // Each place the record may end at, with the digest its marker links to and the
+        // lines dropped to get there.
+        let mut ends = vec![(len, tail.last_digest.clone(), 0)];
         if let Some(start) = tail.pending_start {
-            ends.push((start, tail.digest_before_pending.clone()));
+            ends.push((start, tail.digest_before_pending.clone(), 1));
         }
-        for (end, prev) in ends {
-            let Ok(marker) = self.line(&cut, prev.as_deref()) else {
+        for (end, prev, dropped) in ends {
+            let torn_prev = tail.torn_prev.clone();
+            let Ok(marker) = self.line(&cut, prev.as_deref(), false, torn_prev.as_deref()) else {
                 return;
             };
             if tail.file.set_len(end).is_err() {
                 return;
             }
             if append(&mut tail.file, &marker).is_ok() {
+                tail.len = Some(end + marker.len() as u64);
+                tail.lines = tail.lines.map(|n| n - dropped + 1);
+                tail.last_digest = Some(chain::digest(&marker[..marker.len() - 1]));
+                update_head(tail);
                 return;
             }
         }
         // No room even for the marker: the record ends at its last whole line (before a
         // pending `hook.started`).
-        let _ = tail.file.set_len(tail.pending_start.unwrap_or(len));
+        let end = tail.pending_start.unwrap_or(len);
+        if tail.file.set_len(end).is_ok() {
+            if tail.pending_start.is_some() {
+                tail.lines = tail.lines.map(|n| n - 1);
+                tail.last_digest = tail.digest_before_pending.clone();
+            }
+            tail.len = Some(end);
+            update_head(tail);
+        }
     }
 
     /// Writes a record; the first error is reported on stderr, once. The record stops
@@ -274,6 +496,39 @@ impl RecordWriter {
                 crate::escape::for_terminal(&warning)
             );
         }
+    }
+}
+
+impl Drop for RecordWriter {
+    /// The session ends: the head covers every line written since its last write.
+    fn drop(&mut self) {
+        let tail = match self.file.get_mut() {
+            Ok(tail) => tail,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        if tail.head_stale {
+            update_head(tail);
+        }
+    }
+}
+
+/// How many newlines the open record holds from offset `from` to `len`, and where the
+/// last of them is.
+fn lines_after(file: &mut File, from: u64, len: u64) -> std::io::Result<(usize, Option<u64>)> {
+    file.seek(SeekFrom::Start(from))?;
+    let mut reader = file.take(len.saturating_sub(from));
+    let mut chunk = vec![0u8; 64 * 1024];
+    let (mut count, mut last, mut at) = (0, None, from);
+    loop {
+        let n = reader.read(&mut chunk)?;
+        if n == 0 {
+            return Ok((count, last));
+        }
+        for (i, _) in chunk[..n].iter().enumerate().filter(|(_, b)| **b == b'\n') {
+            count += 1;
+            last = Some(at + i as u64);
+        }
+        at += n as u64;
     }
 }
 
@@ -363,7 +618,7 @@ fn lock(file: &File, path: &Path) -> Result<(), RecordError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::{Body, chain, read_file};
+    use crate::record::{Body, GateFields, GateVerdict, chain, read_file};
 
     /// A record stops at its size limit: it ends with a `record.cut` saying so, whole
     /// lines only, its chain intact, and nothing is written after it.
@@ -390,5 +645,86 @@ mod tests {
             other => panic!("the record ends with {other:?}"),
         }
         assert!(chain::verify(&bytes, 0).is_ok());
+        // The head was written for where the cut record ends.
+        let lines = bytes.iter().filter(|&&b| b == b'\n').count();
+        let verified = crate::record::verify_file(&path).unwrap().unwrap();
+        assert_eq!(verified.end, Some(chain::End::Matches { lines }));
+    }
+
+    fn verdict() -> Body {
+        Body::Verdict(GateVerdict {
+            gate: GateFields::default(),
+            tool_input: None,
+            verdict: Value::Null,
+            bridged: None,
+        })
+    }
+
+    fn resume(path: &Path) -> RecordWriter {
+        let (file, reading, _) = RecordWriter::resume(path, false).unwrap();
+        reading.chain.as_ref().unwrap();
+        RecordWriter::resumed(path, "S", file, reading.last_line_digest).unwrap()
+    }
+
+    fn lines(path: &Path) -> usize {
+        std::fs::read(path)
+            .unwrap()
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count()
+    }
+
+    /// The head follows the record across writers (each call of a bridged session is a
+    /// process of its own): one write per verdict, one at the end; a record from before
+    /// heads gets one on its first resume, and a torn line is closed and vouched for.
+    #[test]
+    fn the_head_follows_the_record_across_resumes() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.jsonl");
+        let writer = RecordWriter::create(&path, "S").unwrap();
+        writer.write(&Body::TurnEnded).unwrap();
+        writer.write(&verdict()).unwrap();
+        writer.write(&Body::TurnEnded).unwrap();
+        let head = || crate::record::read_head(&path).unwrap();
+        let HeadSeen::Found(h) = head() else { panic!() };
+        assert_eq!(h.lines, 2, "the verdict wrote the head");
+        drop(writer);
+        let end = |path: &Path| crate::record::verify_file(path).unwrap().unwrap().end;
+        assert_eq!(end(&path), Some(chain::End::Matches { lines: 3 }));
+        for _ in 0..3 {
+            let writer = resume(&path);
+            writer.write(&verdict()).unwrap();
+            drop(writer);
+            assert_eq!(
+                end(&path),
+                Some(chain::End::Matches {
+                    lines: lines(&path)
+                })
+            );
+        }
+        // A crash's torn line: closed by the next resume, whose first line vouches for
+        // the line before it.
+        let mut torn = std::fs::read(&path).unwrap();
+        torn.extend_from_slice(b"{\"prev\":\"sha");
+        std::fs::write(&path, &torn).unwrap();
+        assert!(crate::record::verify_file(&path).unwrap().is_ok());
+        let writer = resume(&path);
+        writer.write(&Body::TurnEnded).unwrap();
+        drop(writer);
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.lines().last().unwrap().contains("\"torn_prev\":"));
+        assert_eq!(
+            end(&path),
+            Some(chain::End::Matches {
+                lines: lines(&path)
+            })
+        );
+
+        // A record from before heads: none expected, one made on resume.
+        let old = dir.path().join("old.jsonl");
+        std::fs::write(&old, "{\"type\":\"turn.ended\"}\n").unwrap();
+        assert_eq!(end(&old), Some(chain::End::NoHead));
+        drop(resume(&old));
+        assert_eq!(end(&old), Some(chain::End::Matches { lines: 1 }));
     }
 }

@@ -10,7 +10,6 @@ use super::start::{absolute_project, load_config};
 use super::{SessionOptions, StartError};
 use crate::config::Config;
 use crate::env::Environment;
-use crate::envelope;
 use crate::hook_env;
 use crate::sandbox::{self, BoxSpec};
 
@@ -26,14 +25,13 @@ impl SessionBox {
     /// Sets up the box as [`Session::start`](super::Session::start) would for a sandboxed hook. Fails when
     /// the OS's box cannot run (never runs the command on the host instead).
     pub fn start(options: &SessionOptions) -> Result<SessionBox, StartError> {
+        let mut options = options.clone();
+        let session_id = options.decided_session_id();
+        let options = &options;
         let env = Environment::injected_or_process(options.env.as_deref());
         let project = absolute_project(&options.project)?;
         let config = load_config(options, &env)?;
         let homes = sandbox::Homes::find(env.home_variable());
-        let session_id = options
-            .session_id
-            .clone()
-            .unwrap_or_else(envelope::generate_session_id);
         let folders = Folders::new(options, &config, &homes);
         let sandbox = SessionSandbox::probe(options, &folders, &project, &env, true, &session_id);
         match &sandbox {
@@ -103,10 +101,12 @@ pub(super) enum SessionSandbox {
     /// banner says so.
     Unavailable(sandbox::Unavailable),
     /// The box, and the private temp folder we created for it (locked while the
-    /// session lives, removed on drop).
+    /// session lives, removed on drop), or the lock held on `--private-tmp DIR` (so that
+    /// no other start's sweep takes it for a dead session's: see [`sweep_dead_tmps`]).
     Boxed {
         spec: Arc<BoxSpec>,
         _created_tmp: Option<sandbox::PrivateTmp>,
+        _held_tmp: Option<std::fs::File>,
     },
 }
 
@@ -119,18 +119,24 @@ impl SessionSandbox {
         needs_box: bool,
         session_id: &str,
     ) -> SessionSandbox {
+        // Every start sweeps the temp folders of dead sessions, once: here, or in
+        // `create_private_tmp` for a box that gets a folder of its own.
         if options.no_sandbox || !needs_box {
+            sweep_dead_tmps(options.private_tmp.as_deref());
             return SessionSandbox::Off;
         }
         let override_path = env.get(sandbox::PROGRAM_ENV).map(PathBuf::from);
         let info = match sandbox::probe(override_path.as_deref(), env.get("PATH"), project) {
             Ok(info) => info,
-            Err(why) => return SessionSandbox::Unavailable(why),
+            Err(why) => {
+                sweep_dead_tmps(options.private_tmp.as_deref());
+                return SessionSandbox::Unavailable(why);
+            }
         };
-        let (private_tmp, created_tmp) = match &options.private_tmp {
-            Some(dir) => (dir.clone(), None),
+        let (private_tmp, created_tmp, held_tmp) = match &options.private_tmp {
+            Some(dir) => (dir.clone(), None, sweep_dead_tmps(Some(dir))),
             None => match sandbox::create_private_tmp(session_id) {
-                Ok(tmp) => (tmp.path().to_path_buf(), Some(tmp)),
+                Ok(tmp) => (tmp.path().to_path_buf(), Some(tmp), None),
                 Err(e) => {
                     return SessionSandbox::Unavailable(sandbox::Unavailable {
                         sandbox: sandbox::NAME,
@@ -150,6 +156,7 @@ impl SessionSandbox {
                 entry: options.box_entry.clone(),
             }),
             _created_tmp: created_tmp,
+            _held_tmp: held_tmp,
         }
     }
 
@@ -179,4 +186,24 @@ impl SessionSandbox {
         }
         out
     }
+}
+
+/// Removes the private temp folders that sessions killed before their end left in the
+/// system temp folder ([`sandbox::sweep_private_tmps`]: only folders named and owned as
+/// hookhost makes them, whose lock no live session holds). Every session start does
+/// this, whether it makes a folder of its own or not (`create_private_tmp` sweeps for the
+/// one that does). A `--private-tmp DIR` (`keep`) is never swept: it is locked first, so
+/// the sweep finds it held like a live session's; the lock is returned, for a session
+/// that uses DIR to hold for its life (`None` when DIR cannot be locked: another live
+/// session holds it, which keeps it from the sweep too, or it is not a folder).
+pub(super) fn sweep_dead_tmps(keep: Option<&Path>) -> Option<std::fs::File> {
+    let held = keep.and_then(|dir| {
+        // The folder itself, not a link to it, which the sweep would not see as DIR.
+        let dir = std::fs::canonicalize(dir).ok()?;
+        let folder = crate::platform::sys::folders::open_folder(&dir).ok()?;
+        folder.try_lock().ok()?;
+        Some(folder)
+    });
+    sandbox::sweep_private_tmps(&std::env::temp_dir());
+    held
 }

@@ -7,7 +7,9 @@
 //! For each: what the user sees, that no verdict is silently wrong (a call a blocking
 //! hook would block is never let through because of the fault), and that the record
 //! stays readable by `log show` and `replay`. Disk faults need root (a small tmpfs);
-//! without it the test prints a `SKIPPED` line and returns.
+//! without it the test prints a `SKIPPED` line and returns, or fails where
+//! `HOOKHOST_REQUIRE_ROOT` is set ([`support::skip_or_fail`]; bubblewrap and the
+//! unprivileged user likewise).
 
 use crate::support;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -17,7 +19,8 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::support::{
-    READ_TIMEOUT, Scene, Server, bwrap_or_skip, hook, is_root, plugin, process_alive, wait_until,
+    Prerequisite, READ_TIMEOUT, Scene, Server, bwrap_or_skip, hook, plugin, process_alive,
+    root_or_skip, skip_or_fail, wait_until,
 };
 use serde_json::{Value, json};
 
@@ -27,11 +30,11 @@ struct Tmpfs {
 }
 
 impl Tmpfs {
-    /// Mounts a tmpfs with `options` (`size=32k`, `ro`, …) on `dir`; `None` with a
-    /// `SKIPPED` line when not root or the mount fails.
+    /// Mounts a tmpfs with `options` (`size=32k`, `ro`, …) on `dir`; `None` when not
+    /// root or the mount fails (root cannot do here what it does on a machine of its
+    /// own): [`skip_or_fail`] with [`Prerequisite::Root`].
     fn mount(test: &str, dir: &Path, options: &str) -> Option<Tmpfs> {
-        if !is_root() {
-            eprintln!("SKIPPED {test}: not root, so no tmpfs can be mounted");
+        if !root_or_skip(test, "not root, so no tmpfs can be mounted") {
             return None;
         }
         std::fs::create_dir_all(dir).expect("create the mount point");
@@ -44,14 +47,16 @@ impl Tmpfs {
                 dir: dir.to_path_buf(),
             }),
             Ok(out) => {
-                eprintln!(
-                    "SKIPPED {test}: mount -t tmpfs failed: {}",
-                    String::from_utf8_lossy(&out.stderr).trim()
+                let why = String::from_utf8_lossy(&out.stderr);
+                skip_or_fail(
+                    test,
+                    Prerequisite::Root,
+                    &format!("mount -t tmpfs failed: {}", why.trim()),
                 );
                 None
             }
             Err(e) => {
-                eprintln!("SKIPPED {test}: cannot run mount: {e}");
+                skip_or_fail(test, Prerequisite::Root, &format!("cannot run mount: {e}"));
                 None
             }
         }
@@ -196,7 +201,12 @@ fn the_next_start_removes_a_killed_sessions_temp_folder_and_nothing_else() {
     let file = tmp.join("hookhost-file-0123456789abcdef.tmp");
     std::fs::write(&file, "x").unwrap();
     let others = tmp.join("hookhost-nobody-0123456789abcdef.tmp");
-    if is_root() {
+    // Only root can give a folder to another user: without it, that look-alike is left out.
+    let as_root = root_or_skip(
+        &format!("{test} (another user's folder)"),
+        "not root, so no folder of another user's can be made",
+    );
+    if as_root {
         std::fs::create_dir(&others).unwrap();
         std::os::unix::fs::chown(&others, Some(65534), Some(65534)).unwrap();
     }
@@ -219,7 +229,7 @@ fn the_next_start_removes_a_killed_sessions_temp_folder_and_nothing_else() {
         assert!(d.is_dir(), "{} was removed", d.display());
     }
     assert!(victim.join("keep").exists() && link.is_symlink() && file.is_file());
-    if is_root() {
+    if as_root {
         assert!(others.is_dir(), "another user's folder was removed");
     }
     // The live session still works, and removes its own folder at its end.
@@ -238,6 +248,103 @@ fn the_next_start_removes_a_killed_sessions_temp_folder_and_nothing_else() {
         .filter(|n| n.starts_with("hookhost-live") || n.starts_with("hookhost-killed"))
         .collect();
     assert!(left.is_empty(), "{left:?}");
+}
+
+/// Round three: every start sweeps the temp folders of killed sessions, not only one
+/// that makes a folder of its own: a start given `--private-tmp DIR` (boxed, and with
+/// `--no-sandbox`) removes them too, and keeps DIR, even one named and owned as a dead
+/// session's folder would be, and a live session's folder.
+#[test]
+fn a_start_given_private_tmp_sweeps_killed_sessions_temp_folders_but_not_its_own() {
+    let test = "a_start_given_private_tmp_sweeps_killed_sessions_temp_folders_but_not_its_own";
+    if !bwrap_or_skip(test) {
+        return;
+    }
+    let scene = Scene::new();
+    let tmp = scene.root.path().join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o1777)).unwrap();
+    let script = policy_script(&scene, "policy.sh");
+    scene.write_config(&direct_hook("policy", &script, "\"bash\"", ""));
+    let serve = |id: &str| {
+        let mut cmd = scene.hookhost();
+        cmd.env("TMPDIR", &tmp).args(["--session-id", id, "serve"]);
+        cmd
+    };
+    let mut live = Server::ready(serve("live"));
+    let live_tmp = private_tmps(&tmp, "live");
+    assert_eq!(live_tmp.len(), 1, "{live_tmp:?}");
+    let killed = |id: &str| {
+        let mut server = Server::ready(serve(id));
+        let folders = private_tmps(&tmp, id);
+        assert_eq!(folders.len(), 1, "{folders:?}");
+        server.signal(libc::SIGKILL);
+        server.wait_exit();
+        assert!(
+            folders[0].is_dir(),
+            "a killed session's folder is left behind"
+        );
+        folders[0].clone()
+    };
+    // DIR: exactly what the sweep removes (our name, our user, unlocked: any other
+    // start takes it for a dead session's), but given to the start.
+    let mine = tmp.join("hookhost-mine-0123456789abcdef.tmp");
+    let mine_arg = mine.to_str().unwrap();
+    let make_mine = || {
+        std::fs::create_dir_all(&mine).unwrap();
+        std::fs::write(mine.join("keep"), "x").unwrap();
+    };
+
+    let first = killed("killed-1");
+    make_mine();
+    let out = scene
+        .hookhost()
+        .env("TMPDIR", &tmp)
+        .args(["--private-tmp", mine_arg, "check"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert!(
+        !first.exists(),
+        "the killed session's folder is still there"
+    );
+    assert!(
+        mine.join("keep").is_file(),
+        "--private-tmp's folder was swept"
+    );
+    assert!(live_tmp[0].is_dir(), "a live session's folder was removed");
+
+    let second = killed("killed-2");
+    make_mine();
+    let out = scene
+        .hookhost()
+        .env("TMPDIR", &tmp)
+        .args(["--no-sandbox", "--private-tmp", mine_arg, "pre-tool-use"])
+        .args(["--tool", "bash", "--input", r#"{"command":"ls"}"#])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert!(
+        !second.exists(),
+        "the killed session's folder is still there"
+    );
+    assert!(
+        mine.join("keep").is_file(),
+        "--private-tmp's folder was swept"
+    );
+    assert!(live_tmp[0].is_dir(), "a live session's folder was removed");
+
+    assert_eq!(live.call("after", "bash", "danger")["outcome"], "block");
+    let (code, _) = live.finish();
+    assert_eq!(code, 0);
+    assert!(
+        !live_tmp[0].exists(),
+        "a session that ended left its folder"
+    );
+    assert!(
+        mine.join("keep").is_file(),
+        "a session's end removed --private-tmp's folder"
+    );
 }
 
 /// Item 6a: the session record's disk fills up mid-session. Verdicts are unchanged
@@ -337,7 +444,8 @@ fn an_unwritable_record_folder_leaves_the_session_unrecorded_and_says_so() {
     assert_eq!(code, 0, "{stderr}");
 }
 
-/// [`support::as_nobody`], or `None` with a `SKIPPED` line when that cannot be done.
+/// [`support::as_nobody`], or `None` when that cannot be done (a `SKIPPED` line, or a
+/// failure under `HOOKHOST_REQUIRE_OTHER_USER`: [`support::nobody_or_skip`]).
 fn as_nobody(test: &str) -> Option<Command> {
     support::nobody_or_skip(test).then(support::as_nobody)
 }

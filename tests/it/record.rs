@@ -606,6 +606,15 @@ fn a_session_killed_while_a_hook_ran_says_so_on_resume() {
     wait_for(&log, "hook.started");
     child.kill().unwrap();
     child.wait().unwrap();
+    // Killed before its verdict: the head covers no line yet, the chain the two lines
+    // written, and the record verifies with a note saying so.
+    let (code, stdout, stderr) = scene.run(&["log", "verify", log.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(stdout.contains("; its head covers no line yet"), "{stdout}");
+    assert!(
+        stderr.contains("note: lines 1 to 2 were written after the record's head was last updated"),
+        "{stderr}"
+    );
     let out = scene
         .hookhost()
         .arg(NO_SANDBOX)
@@ -625,6 +634,15 @@ fn a_session_killed_while_a_hook_ran_says_so_on_resume() {
         stderr.contains("This session was killed before bash ran. It never ran.\n"),
         "{stderr}"
     );
+    // The resume's end is the head's again.
+    let (code, stdout, stderr) = scene.run(&["log", "verify", log.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let lines = std::fs::read_to_string(&log).unwrap().lines().count();
+    assert!(
+        stdout.contains(&format!("its end matches its head (line {lines})")),
+        "{stdout}"
+    );
+    assert!(stderr.is_empty(), "{stderr}");
     let out = scene
         .hookhost()
         .args(["log", "show"])
@@ -810,7 +828,11 @@ fn a_serve_session_records_to_the_default_file() {
     let file = state
         .join("hookhost")
         .join(hookhost::record::file_name_for("S/7").unwrap());
-    assert!(file.to_str().unwrap().contains("sha256="), "{}", file.display());
+    assert!(
+        file.to_str().unwrap().contains("sha256="),
+        "{}",
+        file.display()
+    );
     let recs = records(&file);
     assert_eq!(recs[0]["type"], "session.started");
     assert_eq!(recs[0]["session_id"], "S/7");

@@ -66,6 +66,25 @@ fn listing_no_hooks(path: &Path) -> String {
         .collect()
 }
 
+/// Writes `text` as the record at `path` and the head that matches it: what an agent
+/// that knows the scheme, and can write both files, would write.
+fn write_with_head(path: &Path, text: &str) {
+    std::fs::write(path, text).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let head = hookhost::record::chain::Head {
+        lines: lines.len(),
+        end: text.len() as u64,
+        last: lines
+            .last()
+            .map(|l| hookhost::record::chain::digest(l.as_bytes())),
+    };
+    std::fs::write(head_path(path), head.encode()).unwrap();
+}
+
+fn head_path(record: &Path) -> PathBuf {
+    hookhost::record::chain::head_path(record)
+}
+
 fn arg(path: &Path) -> &str {
     path.to_str().unwrap()
 }
@@ -124,7 +143,7 @@ fn a_record_in_the_project_is_refused_for_log_and_resume() {
     let out = force_push(&scene, &["--log", arg(&outside)], &[]);
     assert_eq!(out.status.code(), Some(1), "{:?}", text(&out));
     let tampered = listing_no_hooks(&outside);
-    std::fs::write(&inside, &tampered).unwrap();
+    write_with_head(&inside, &tampered);
     std::fs::set_permissions(&inside, std::fs::Permissions::from_mode(0o600)).unwrap();
 
     let out = force_push(&scene, &[], &["--resume", arg(&inside)]);
@@ -226,7 +245,7 @@ fn a_resume_of_a_record_listing_fewer_hooks_names_them() {
     let out = force_push(&scene, &["--log", arg(&log)], &[]);
     assert_eq!(out.status.code(), Some(1), "{:?}", text(&out));
     let edited = listing_no_hooks(&log);
-    std::fs::write(&log, edited).unwrap();
+    write_with_head(&log, &edited);
     let warning = format!(
         "⚠ hook no-force-push in your config is not listed in the session record {}, so this resumed session does not run it. If you did not add it since the session was recorded, the record was changed. Resume cleanly (--clean) to use today's hooks.",
         log.display()
@@ -311,6 +330,7 @@ fn records_are_created_private_whatever_the_umask() {
             text(&out)
         );
         assert_eq!(mode(&log), 0o600, "umask {umask}");
+        assert_eq!(mode(&head_path(&log)), 0o600, "umask {umask}: the head");
         for dir in [base.join("a/b"), base.join("a"), base.clone()] {
             assert_eq!(mode(&dir), 0o700, "umask {umask}: {}", dir.display());
         }
@@ -409,7 +429,7 @@ fn a_config_in_the_project_is_refused_on_a_resume_that_keeps_no_hooks() {
     let out = force_push(&scene, &["--log", arg(&log)], &[]);
     assert_eq!(out.status.code(), Some(1), "{:?}", text(&out));
     let edited = listing_no_hooks(&log);
-    std::fs::write(&log, edited).unwrap();
+    write_with_head(&log, &edited);
     let inside = scene.project.join("config.toml");
     std::fs::copy(&scene.config, &inside).unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_hookhost"))
@@ -431,5 +451,229 @@ fn a_config_in_the_project_is_refused_on_a_resume_that_keeps_no_hooks() {
     assert!(
         stderr.starts_with(&format!("config {} is in the project", inside.display())),
         "{stderr}"
+    );
+}
+
+/// N13: three calls of one session, each a process of its own as behind the bridge (the
+/// first creates the record, the others resume it): `git status`, a force push, `ls`.
+/// Returns the record, whose last line is the last call's `gate.verdict`.
+fn three_calls(scene: &Scene) -> PathBuf {
+    let log = scene.root.path().join("state/n13.jsonl");
+    for (command, code) in [("git status", 0), ("git push --force", 1), ("ls", 0)] {
+        let flag = if log.exists() { "--resume" } else { "--log" };
+        let out = scene
+            .hookhost()
+            .arg(NO_SANDBOX)
+            .arg("pre-tool-use")
+            .args([flag, arg(&log)])
+            .args(["--tool", "bash", "--input"])
+            .arg(serde_json::json!({ "command": command }).to_string())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(code), "{command}: {:?}", text(&out));
+    }
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(
+        text.lines()
+            .last()
+            .unwrap()
+            .contains("\"type\":\"gate.verdict\""),
+        "{text}"
+    );
+    log
+}
+
+/// `log verify FILE`: (exit code, stdout, stderr).
+fn log_verify(scene: &Scene, log: &Path) -> (i32, String, String) {
+    scene.run(&["log", "verify", arg(log)])
+}
+
+/// The record's lines, each with its newline.
+fn lines_of(log: &Path) -> Vec<String> {
+    std::fs::read_to_string(log)
+        .unwrap()
+        .lines()
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+/// The next call of the session refuses a record whose end was changed, naming the line,
+/// and leaves it as it is: the change is not sealed in by the lines it would append.
+fn next_call_refuses(scene: &Scene, log: &Path, line: usize) {
+    let before = std::fs::read(log).unwrap();
+    let out = force_push(scene, &[], &["--resume", arg(log)]);
+    let (_, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("was changed after it was written (line ")
+            && stderr.contains(&format!("line {line}:")),
+        "{stderr}"
+    );
+    assert_eq!(
+        std::fs::read(log).unwrap(),
+        before,
+        "the refused call wrote"
+    );
+}
+
+/// An intact record verifies to its end: the head beside it (0600, one fixed-size line)
+/// names its last line, and every call of the session kept it so.
+#[test]
+fn log_verify_passes_an_intact_record_to_its_head() {
+    let scene = force_scene();
+    let log = three_calls(&scene);
+    let lines = lines_of(&log).len();
+    let (code, stdout, stderr) = log_verify(&scene, &log);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(
+        stdout.contains(&format!(
+            "intact: {lines} lines, every one chained; its end matches its head (line {lines})"
+        )),
+        "{stdout}"
+    );
+    assert!(stderr.is_empty(), "{stderr}");
+    let head = head_path(&log);
+    assert_eq!(mode(&head), 0o600);
+    assert_eq!(
+        std::fs::metadata(&head).unwrap().len(),
+        hookhost::record::chain::HEAD_LEN as u64
+    );
+    // The next call resumes it as ever.
+    let out = force_push(&scene, &[], &["--resume", arg(&log)]);
+    assert_eq!(out.status.code(), Some(1), "{:?}", text(&out));
+    assert_eq!(log_verify(&scene, &log).0, 0);
+}
+
+/// N13 case 2b: a plain `sed` of the last line (the last verdict) is a break at that line.
+#[test]
+fn log_verify_fails_when_the_last_line_is_edited() {
+    let scene = force_scene();
+    let log = three_calls(&scene);
+    let mut lines = lines_of(&log);
+    let n = lines.len();
+    let last = lines[n - 1].replace(
+        "\"outcome\":\"allow\"",
+        "\"outcome\":\"block\",\"message\":\"edited by the agent\"",
+    );
+    assert_ne!(last, lines[n - 1], "{}", lines[n - 1]);
+    lines[n - 1] = last;
+    std::fs::write(&log, lines.concat()).unwrap();
+    let (code, stdout, stderr) = log_verify(&scene, &log);
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "the hash chain breaks at line {n}: changed after it was written"
+        )),
+        "{stderr}"
+    );
+    next_call_refuses(&scene, &log, n);
+}
+
+/// N13 case 4: the line before a torn last line edited (and the last line torn to hide
+/// its link) is a break at that line; so is an edit of the last whole line before a
+/// crash's torn line.
+#[test]
+fn log_verify_fails_when_the_line_before_a_torn_last_line_is_edited() {
+    let scene = force_scene();
+    let log = three_calls(&scene);
+    let lines = lines_of(&log);
+    let n = lines.len();
+
+    // Edit line n-1 and drop the last byte of line n (its newline and brace).
+    let mut edited = lines.clone();
+    edited[n - 2] = edited[n - 2].replacen("\"at\":\"", "\"at\":\"1", 1);
+    assert_ne!(edited[n - 2], lines[n - 2]);
+    let mut text = edited.concat();
+    text.truncate(text.len() - 2);
+    std::fs::write(&log, &text).unwrap();
+    let (code, stdout, stderr) = log_verify(&scene, &log);
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    assert!(
+        stderr.contains(&format!("the hash chain breaks at line {}:", n - 1)),
+        "{stderr}"
+    );
+    next_call_refuses(&scene, &log, n - 1);
+
+    // A crash tore the next line; then the last whole line is edited.
+    let mut text = lines.concat();
+    text.push_str("{\"prev\":\"sha256:00");
+    let last = lines[n - 1].replacen("\"at\":\"", "\"at\":\"1", 1);
+    let text = text.replacen(&lines[n - 1], &last, 1);
+    std::fs::write(&log, &text).unwrap();
+    let (code, stdout, stderr) = log_verify(&scene, &log);
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "the hash chain breaks at line {n}: changed after it was written"
+        )),
+        "{stderr}"
+    );
+    next_call_refuses(&scene, &log, n);
+}
+
+/// N13 case 1: the last line removed (the record cut back to an earlier line boundary)
+/// is a break naming the line removed; so are two lines.
+#[test]
+fn log_verify_fails_when_the_last_line_is_removed() {
+    let scene = force_scene();
+    let log = three_calls(&scene);
+    let lines = lines_of(&log);
+    let n = lines.len();
+    for removed in [1, 2] {
+        std::fs::write(&log, lines[..n - removed].concat()).unwrap();
+        let (code, stdout, stderr) = log_verify(&scene, &log);
+        assert_eq!(code, 1, "{stdout}{stderr}");
+        assert!(
+            stderr.contains(&format!(
+                "the hash chain breaks at line {}: removed: the record ends at line {}, but its head",
+                n - removed + 1,
+                n - removed
+            )),
+            "{stderr}"
+        );
+        next_call_refuses(&scene, &log, n - removed + 1);
+    }
+    // The head removed too: the record says it keeps one.
+    std::fs::remove_file(head_path(&log)).unwrap();
+    let (code, _, stderr) = log_verify(&scene, &log);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("is missing (removed?)"), "{stderr}");
+}
+
+/// A crash's torn last line is no break: `log verify` notes it and exits 0, and the next
+/// call closes it, links past it and leaves the record intact to its new end.
+#[test]
+fn log_verify_passes_a_torn_last_line_from_a_crash() {
+    let scene = force_scene();
+    let log = three_calls(&scene);
+    let lines = lines_of(&log);
+    let n = lines.len();
+    // The first bytes of the next call's first line, as a crash mid-write leaves them.
+    let mut torn = lines.concat();
+    let prev = hookhost::record::chain::digest(lines[n - 1].trim_end().as_bytes());
+    torn.push_str(&format!("{{\"prev\":\"{prev}\",\"type\":\"session.res"));
+    std::fs::write(&log, &torn).unwrap();
+    let (code, stdout, stderr) = log_verify(&scene, &log);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "note: line {} is not a record (torn by a crash?)",
+            n + 1
+        )),
+        "{stderr}"
+    );
+    assert!(
+        stdout.contains(&format!("its end matches its head (line {n})")),
+        "{stdout}"
+    );
+    let out = force_push(&scene, &[], &["--resume", arg(&log)]);
+    assert_eq!(out.status.code(), Some(1), "{:?}", text(&out));
+    let after = lines_of(&log);
+    assert!(after[n + 1].contains("\"torn_prev\":"), "{}", after[n + 1]);
+    let (code, stdout, stderr) = log_verify(&scene, &log);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(
+        stdout.contains(&format!("its end matches its head (line {})", after.len())),
+        "{stdout}"
     );
 }
