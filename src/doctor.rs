@@ -52,6 +52,9 @@ pub enum RegistrationState {
     NotPinned,
     /// Not registered in this file.
     NotInstalled,
+    /// Registered, but the agent skips it: in Codex's `/hooks` review hookhost's handler is
+    /// not trusted, trusted as it was before, or switched off (real_agents R6).
+    NotRun,
 }
 
 impl RegistrationState {
@@ -61,6 +64,7 @@ impl RegistrationState {
             RegistrationState::Drifted => "drifted",
             RegistrationState::NotPinned => "not pinned",
             RegistrationState::NotInstalled => "not installed",
+            RegistrationState::NotRun => "not run by the agent",
         }
     }
 }
@@ -535,7 +539,11 @@ fn agent_report(
     let registrations: Vec<RegistrationReport> = files
         .into_iter()
         .map(|(scope, file, pinned)| {
-            registration_report(agent, scope, file, pinned, places, hookhost)
+            let report = registration_report(agent, scope, file, pinned, places, hookhost);
+            match agent {
+                AgentKind::Codex => codex_review(report, places, hookhost),
+                _ => report,
+            }
         })
         .collect();
     let install = (found.is_some()
@@ -606,6 +614,69 @@ fn registration_report(
             ),
         ),
         Err(e) => report(RegistrationState::NotPinned, e.to_string()),
+    }
+}
+
+/// Codex runs a user hook only once it is trusted, as it is now, in its `/hooks` review, and
+/// skips it silently otherwise (real_agents R6): a registration of hookhost there that is
+/// not trusted, trusted as it was before (another command or timeout), or switched off
+/// (`enabled = false`) is not working, whatever its pin says. The trust is in the user's
+/// config.toml, for a project's registration too.
+fn codex_review(
+    report: RegistrationReport,
+    places: &Places,
+    hookhost: &Path,
+) -> RegistrationReport {
+    use install::codex;
+    if report.state == RegistrationState::NotInstalled {
+        return report;
+    }
+    let Ok(Some(text)) = install::read_existing(&report.file) else {
+        return report;
+    };
+    let Some(user) = codex::user_config(Some(&places.home), places.codex_home.as_deref()) else {
+        return report;
+    };
+    let (key_files, state) = match report.scope {
+        Scope::User => (vec![user], Some(text.clone())),
+        Scope::Project => {
+            let user_file = install::settings_file(AgentKind::Codex, Scope::User, places);
+            let mut files = vec![report.file.clone()];
+            files.extend(std::fs::canonicalize(&report.file).ok());
+            (files, install::read_existing(&user_file).ok().flatten())
+        }
+    };
+    let skipped: Vec<String> = codex::review(&text, &key_files, state.as_deref(), hookhost)
+        .into_iter()
+        .filter(|h| h.review != codex::Review::Trusted)
+        .map(|h| format!("its {} hook is {}", h.event, h.review.describe()))
+        .collect();
+    if skipped.is_empty() {
+        return report;
+    }
+    // The hash is Codex 0.171.0's: a later Codex may compute another, and keep its own.
+    let fix = match report.scope {
+        Scope::User => {
+            "run `hookhost install codex`, which trusts hookhost's own hook and switches it back on (if Codex still lists it as not trusted or \"Modified\", trust it there: run `codex`, type /hooks, press t)"
+        }
+        Scope::Project => {
+            "run `codex`, type /hooks and trust hookhost's hooks (t), or switch them back on there"
+        }
+    };
+    let what = format!(
+        "Codex does not run hookhost here: {}, and Codex skips such a hook without a word. To fix it: {fix}",
+        skipped.join("; ")
+    );
+    match report.state {
+        RegistrationState::Drifted => RegistrationReport {
+            detail: format!("{} {what}", report.detail),
+            ..report
+        },
+        _ => RegistrationReport {
+            state: RegistrationState::NotRun,
+            detail: what,
+            ..report
+        },
     }
 }
 
@@ -756,11 +827,12 @@ fn records_check(env: &Environment) -> RecordsReport {
     files.sort_by_key(|(modified, _)| std::cmp::Reverse(*modified));
     let mut report = RecordsReport::default();
     for (_, file) in files.into_iter().take(RECORDS_CHECKED) {
-        let Ok(bytes) = std::fs::read(&file) else {
+        // The chain to the record's end, against its head (docs/threats.md#n13).
+        let Ok(verdict) = crate::record::verify_file(&file) else {
             continue;
         };
         report.checked += 1;
-        match crate::record::chain::verify(&bytes, 0) {
+        match verdict {
             Ok(verified) if verified.chained_from.is_none() && verified.lines > 1 => {
                 report.unchained += 1
             }

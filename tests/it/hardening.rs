@@ -702,3 +702,100 @@ fn doctor_says_which_hook_programs_have_other_names_and_whether_that_matters() {
     assert_eq!(report["hook_files"][0]["matters"], true, "{report}");
     assert_eq!(report["healthy"], false);
 }
+
+/// R6: Codex runs a user hook only once it is trusted, as it is now, in its `/hooks`
+/// review, and skips it silently otherwise. `install codex` trusts hookhost's own handlers;
+/// `doctor` calls one Codex would skip (never trusted, trusted as it was before, switched
+/// off) not working, with the fix, which works.
+#[test]
+fn doctor_reports_a_codex_hook_codex_would_skip_and_install_trusts_it() {
+    let m = Machine::new();
+    let (code, stdout, stderr) = m.run(&["install", "codex"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stdout.contains("hookhost trusted its own hook in Codex's /hooks review"),
+        "{stdout}"
+    );
+    let config = m.home.join(".codex/config.toml");
+    let trusted = std::fs::read_to_string(&config).unwrap();
+    let key = |event: &str| format!("[hooks.state.\"{}:{event}:0:0\"]\n", config.display());
+    for event in ["pre_tool_use", "user_prompt_submit"] {
+        assert!(trusted.contains(&key(event)), "{trusted}");
+    }
+    assert_eq!(trusted.matches("trusted_hash = \"sha256:").count(), 2);
+    let codex_line = |stdout: &str| {
+        let file = format!("user scope, {}:", config.display());
+        stdout
+            .lines()
+            .find(|l| l.contains(&file))
+            .unwrap_or_default()
+            .to_string()
+    };
+    let doctor_ok = || {
+        let (_, stdout, _) = m.run(&["doctor"]);
+        assert!(codex_line(&stdout).starts_with("  ✓ "), "{stdout}");
+    };
+    doctor_ok();
+
+    let untrusted = trusted[..=trusted.find("\n[hooks.state.").unwrap()].to_string();
+    // The timeout changed by hand: the trust is of the handler as it was.
+    let stale = trusted.replacen("timeout = 55", "timeout = 30", 1);
+    let pre = key("pre_tool_use");
+    let off = trusted.replace(&pre, &format!("{pre}enabled = false\n"));
+    let cases = [
+        // As an install from before hookhost trusted its hook left it (and no pin).
+        (
+            untrusted,
+            "its PreToolUse hook is not trusted in Codex's /hooks review; its UserPromptSubmit hook is not trusted",
+            "not run by the agent",
+        ),
+        (
+            stale,
+            "its PreToolUse hook is trusted as it was before it changed (\"Modified\" in Codex's /hooks review)",
+            "drifted",
+        ),
+        (
+            off,
+            "its PreToolUse hook is switched off in Codex's /hooks review (enabled = false)",
+            "drifted",
+        ),
+    ];
+    for (edited, said, state) in cases {
+        std::fs::write(&config, edited).unwrap();
+        if state == "not run by the agent" {
+            std::fs::remove_file(m.scene.state().join("hookhost/pins.json")).unwrap();
+        }
+        let (code, stdout, _) = m.run(&["doctor"]);
+        assert_eq!(code, 1, "{stdout}");
+        let line = codex_line(&stdout);
+        assert!(line.starts_with("  ✗ "), "{stdout}");
+        assert!(
+            line.contains(&format!("Codex does not run hookhost here: {said}")),
+            "{line}"
+        );
+        assert!(
+            line.contains(
+                "To fix it: run `hookhost install codex`, which trusts hookhost's own hook and switches it back on"
+            ),
+            "{line}"
+        );
+        let (_, json, _) = m.run(&["doctor", "--json"]);
+        let report: Value = serde_json::from_str(&json).unwrap();
+        let codex = report["agents"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|a| a["agent"] == "codex")
+            .unwrap();
+        assert_eq!(codex["registrations"][0]["state"], state, "{codex}");
+        // The fix: install trusts it again, and switches it back on.
+        assert_eq!(m.run(&["install", "codex"]).0, 0);
+        let fixed = std::fs::read_to_string(&config).unwrap();
+        assert_eq!(fixed.trim_end(), trusted.trim_end());
+        doctor_ok();
+    }
+
+    // Uninstall takes away exactly what install wrote.
+    assert_eq!(m.run(&["uninstall", "codex"]).0, 0);
+    assert!(!config.exists());
+}

@@ -60,7 +60,7 @@ pub use crate::bridge::AgentKind as Agent;
 
 impl Agent {
     /// The bridge's default time budget for one call from this agent, in milliseconds: below
-    /// the agent's own default hook timeout (research table 2.5), so that even a registration
+    /// the agent's own default hook timeout (docs/agents.md), so that even a registration
     /// whose timeout was removed is answered before the agent gives up.
     pub fn default_budget_ms(self) -> u64 {
         match self {
@@ -418,7 +418,7 @@ pub fn settings_file(agent: Agent, scope: Scope, places: &Places) -> PathBuf {
         (Agent::Codex, Scope::User) => {
             agent_home(&places.codex_home, places, ".codex").join("config.toml")
         }
-        // Codex reads it only once the project is trusted (research 1.2).
+        // Codex reads it only once the project is trusted (docs/agents.md#codex-cli).
         (Agent::Codex, Scope::Project) => places.project.join(".codex/config.toml"),
         (Agent::Gemini, Scope::User) => places.home.join(".gemini/settings.json"),
         (Agent::Gemini, Scope::Project) => places.project.join(".gemini/settings.json"),
@@ -552,7 +552,10 @@ impl Change {
             _ => {}
         }
         if agent == Agent::Codex && self.changes_anything() {
-            notes.push("Codex asks you to review and trust the new hook once, in /hooks.");
+            notes.push(match codex::trusts_in(&self.file) {
+                true => codex::TRUSTED_NOTE,
+                false => codex::REVIEW_NOTE,
+            });
         }
         notes
     }

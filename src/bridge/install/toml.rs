@@ -26,7 +26,9 @@ const MANAGED_KEYS: &[&str] = &[
 /// What a list written inline is said to be instead.
 const NOT_INLINE: &str = "written as [[…]] tables (hookhost edits that form only, not an inline array holding its handler)";
 
-/// Edits the TOML settings file `path` whose text is `existing`.
+/// Edits the TOML settings file `path` whose text is `existing`; in the user's config.toml
+/// (the only one whose `[hooks.state]` Codex reads), with the trust of hookhost's handlers
+/// (`codex.rs`).
 pub(super) fn edit(
     path: &Path,
     existing: Option<&str>,
@@ -34,6 +36,30 @@ pub(super) fn edit(
     registration: &Registration,
     action: Action,
     ours: &Ours,
+) -> Result<Edited, InstallError> {
+    let trust_file =
+        codex::user_config_of_process().filter(|user| codex::is_user_config(path, user));
+    edit_with(
+        path,
+        existing,
+        layout,
+        registration,
+        action,
+        ours,
+        trust_file.as_deref(),
+    )
+}
+
+/// [`edit`], writing the trust of hookhost's handlers keyed by `trust_file` (the file's name
+/// as Codex spells it) when it is given.
+pub(super) fn edit_with(
+    path: &Path,
+    existing: Option<&str>,
+    layout: &Layout,
+    registration: &Registration,
+    action: Action,
+    ours: &Ours,
+    trust_file: Option<&Path>,
 ) -> Result<Edited, InstallError> {
     let mut doc = parse(path, existing.unwrap_or(""))?;
     let original = doc.to_string();
@@ -54,8 +80,24 @@ pub(super) fn edit(
         let hooks = item
             .as_table_mut()
             .ok_or_else(|| unexpected(path, "hooks".into(), "a [hooks] table"))?;
+        // Where every handler sat, before hookhost's move (for the trust that follows them).
+        let before: Vec<Vec<Slot>> = match trust_file {
+            Some(_) => layout
+                .events
+                .iter()
+                .map(|e| slots(hooks, e, ours))
+                .collect(),
+            None => Vec::new(),
+        };
         for event in layout.events {
             found |= edit_event(path, hooks, event, desired.as_deref(), ours)?;
+        }
+        if let Some(file) = trust_file {
+            for (event, before) in layout.events.iter().zip(&before) {
+                let after = slots(hooks, event, ours);
+                let install = desired.is_some();
+                edit_trust(path, hooks, file, event, before, &after, install)?;
+            }
         }
         drop_hooks = desired.is_none() && found && hooks.is_empty();
     }
@@ -63,7 +105,7 @@ pub(super) fn edit(
         root.remove("hooks");
     }
     if desired.is_some() {
-        switch_back_on(doc.as_table_mut(), path);
+        switch_back_on(doc.as_table_mut(), trust_file.unwrap_or(path));
     }
     let text = doc.to_string();
     let changed = text != original;
@@ -361,4 +403,235 @@ fn switch_back_on(root: &mut Table, path: &Path) {
             }
         }
     }
+}
+
+/// Where one handler sits among an event's, as Codex counts them for its trust keys: every
+/// group and every handler, in file order (inline ones too).
+struct Slot {
+    group: usize,
+    handler: usize,
+    /// Whether it is hookhost's.
+    ours: bool,
+    /// Codex's hash of it, for hookhost's.
+    hash: Option<String>,
+}
+
+/// Every handler of `event`, in Codex's order.
+fn slots(hooks: &Table, event: &Event, ours: &Ours) -> Vec<Slot> {
+    let tables = |item: Option<&Item>| -> Vec<Table> {
+        match item {
+            Some(Item::ArrayOfTables(tables)) => tables.iter().cloned().collect(),
+            Some(Item::Value(Value::Array(values))) => values
+                .iter()
+                .map(|v| {
+                    v.as_inline_table()
+                        .map(|t| t.clone().into_table())
+                        .unwrap_or_default()
+                })
+                .collect(),
+            _ => Vec::new(),
+        }
+    };
+    let mut slots = Vec::new();
+    for (g, group) in tables(hooks.get(event.name)).iter().enumerate() {
+        let matcher = group.get("matcher").and_then(Item::as_str);
+        for (h, handler) in tables(group.get("hooks")).iter().enumerate() {
+            let mine = is_ours(ours, handler);
+            slots.push(Slot {
+                group: g,
+                handler: h,
+                ours: mine,
+                hash: mine
+                    .then(|| hash_of(event.name, matcher, handler))
+                    .flatten(),
+            });
+        }
+    }
+    slots
+}
+
+/// Codex's trust hash of `handler` in a group of `event` with `matcher` (`None`: the
+/// handler has no `command` string).
+fn hash_of(event: &str, matcher: Option<&str>, handler: &Table) -> Option<String> {
+    let text = |key: &str| handler.get(key).and_then(Item::as_str);
+    let number = |key: &str| {
+        handler
+            .get(key)
+            .and_then(Item::as_integer)
+            .and_then(|n| u64::try_from(n).ok())
+    };
+    // On Windows Codex runs (and hashes) `commandWindows` in place of `command`.
+    let windows = cfg!(windows)
+        .then(|| text("commandWindows").or_else(|| text("command_windows")))
+        .flatten();
+    Some(codex::trusted_hash(&codex::HookIdentity {
+        event,
+        matcher,
+        command: windows.or_else(|| text("command"))?,
+        timeout: number("timeout"),
+        run_async: handler.get("async").and_then(Item::as_bool) == Some(true),
+        status_message: text("statusMessage"),
+        additional_context_limit: number("additionalContextLimit"),
+    }))
+}
+
+/// The `trusted_hash` of a `[hooks.state."…"]` entry.
+fn entry_hash(entry: &Item) -> Option<&str> {
+    entry.as_table_like()?.get("trusted_hash")?.as_str()
+}
+
+/// Brings the `[hooks.state."FILE:EVENT:G:H"]` entries of `event` in line with where
+/// hookhost's handler now sits (`before` and `after` the edit): on install its handler's
+/// entry holds its hash (`trusted_hash`, set in place; the entry's other keys stay; a hash
+/// Codex wrote there itself is kept), on uninstall it is gone. Either way the entries hookhost's handlers had elsewhere (where
+/// they were, or holding their hash) are removed, and those of the user's handlers that
+/// moved up because one of hookhost's before them went follow them, so that Codex still
+/// finds them trusted.
+fn edit_trust(
+    path: &Path,
+    hooks: &mut Table,
+    file: &Path,
+    event: &Event,
+    before: &[Slot],
+    after: &[Slot],
+    install: bool,
+) -> Result<(), InstallError> {
+    let key = |s: &Slot| codex::trust_key(file, event.name, s.group, s.handler);
+    let prefix = format!("{}:{}:", file.display(), codex::event_label(event.name));
+    let ours_before: Vec<String> = before.iter().filter(|s| s.ours).map(key).collect();
+    let our_hashes: Vec<String> = before
+        .iter()
+        .chain(after)
+        .filter_map(|s| s.hash.clone())
+        .collect();
+    let others =
+        |slots: &[Slot]| -> Vec<String> { slots.iter().filter(|s| !s.ours).map(key).collect() };
+    let moves: Vec<(String, String)> = others(before)
+        .into_iter()
+        .zip(others(after))
+        .filter(|(from, to)| from != to)
+        .collect();
+    let trust = match install {
+        true => after
+            .iter()
+            .find(|s| s.ours)
+            .and_then(|s| Some((key(s), s.hash.clone()?))),
+        false => None,
+    };
+    if !hooks.contains_key("state") {
+        if trust.is_none() {
+            return Ok(());
+        }
+        let mut state = Table::new();
+        state.set_implicit(true);
+        hooks.insert("state", Item::Table(state));
+    }
+    let Some(state) = hooks.get_mut("state").and_then(Item::as_table_like_mut) else {
+        return match install {
+            true => Err(unexpected(path, "hooks.state".into(), "a table")),
+            false => Ok(()),
+        };
+    };
+    let was_empty = state.is_empty();
+    let mut moved = Vec::new();
+    for (from, to) in &moves {
+        if let Some(entry) = state.remove(from) {
+            moved.push((to, entry));
+        }
+    }
+    let kept = trust.as_ref().map(|(k, _)| k.as_str());
+    let stale: Vec<String> = state
+        .iter()
+        .filter(|(k, entry)| {
+            Some(*k) != kept
+                && (ours_before.iter().any(|o| o == k)
+                    || (k.starts_with(&prefix)
+                        && entry_hash(entry).is_some_and(|h| our_hashes.iter().any(|o| o == h))))
+        })
+        .map(|(k, _)| k.to_string())
+        .collect();
+    for k in &stale {
+        state.remove(k);
+    }
+    for (to, entry) in moved {
+        state.insert(to, entry);
+    }
+    if let Some((key, hash)) = trust {
+        // Where hookhost's handler sat already, a hash it would not have computed for any
+        // of its handlers here is Codex's own trust of it (`/hooks`; a later Codex may hash
+        // otherwise than 0.171.0): left alone, so as not to undo what the user trusted.
+        let was_ours = ours_before.contains(&key);
+        match state.get_mut(&key).and_then(Item::as_table_like_mut) {
+            Some(entry) => {
+                let old = entry.get("trusted_hash").and_then(Item::as_value);
+                let old_hash = old.and_then(Value::as_str);
+                let foreign =
+                    was_ours && old_hash.is_some_and(|h| !our_hashes.iter().any(|o| o == h));
+                if !foreign && old_hash != Some(hash.as_str()) {
+                    let mut value = Value::from(hash);
+                    if let Some(old) = old {
+                        *value.decor_mut() = old.decor().clone();
+                    }
+                    entry.insert("trusted_hash", Item::Value(value));
+                }
+            }
+            None => {
+                let mut entry = Table::new();
+                entry.insert("trusted_hash", Item::Value(Value::from(hash)));
+                state.insert(&key, Item::Table(entry));
+            }
+        }
+    }
+    if state.is_empty() && !was_empty {
+        hooks.remove("state");
+    }
+    Ok(())
+}
+
+/// The `[hooks.state."…"]` entries of a Codex config: key, `enabled`, `trusted_hash`. A
+/// text that does not parse has none.
+pub(super) fn hook_states(text: &str) -> Vec<(String, Option<bool>, Option<String>)> {
+    let Ok(doc) = text.parse::<DocumentMut>() else {
+        return Vec::new();
+    };
+    let Some(state) = doc
+        .get("hooks")
+        .and_then(|hooks| hooks.get("state"))
+        .and_then(Item::as_table_like)
+    else {
+        return Vec::new();
+    };
+    state
+        .iter()
+        .map(|(key, entry)| {
+            let entry = entry.as_table_like();
+            let get = |k: &str| entry.and_then(|e| e.get(k));
+            (
+                key.to_string(),
+                get("enabled").and_then(Item::as_bool),
+                get("trusted_hash")
+                    .and_then(Item::as_str)
+                    .map(str::to_string),
+            )
+        })
+        .collect()
+}
+
+/// hookhost's handlers in a Codex config, where each sits and its hash: (event, group,
+/// handler, hash). A text that does not parse has none.
+pub(super) fn our_handlers(text: &str, ours: &Ours) -> Vec<(&'static str, usize, usize, String)> {
+    let Ok(doc) = text.parse::<DocumentMut>() else {
+        return Vec::new();
+    };
+    let Some(hooks) = doc.get("hooks").and_then(Item::as_table) else {
+        return Vec::new();
+    };
+    codex::EVENTS
+        .iter()
+        .flat_map(|event| {
+            slots(hooks, event, ours)
+                .into_iter()
+                .filter_map(|s| Some((event.name, s.group, s.handler, s.hash?)))
+        })
+        .collect()
 }
