@@ -144,6 +144,48 @@ impl Server {
         (start.elapsed(), most_fds)
     }
 
+    /// `total` `write_file` calls written at once, every other one on `.env` (which the
+    /// hooks block) and the rest on `src/lib.rs` (which they allow): the time to the last
+    /// answer. Every answer must be what the call gets alone: blocked or allowed, with no
+    /// warning (a hook that failed under load, even one `on_failure = "continue"` let
+    /// through, would say so).
+    fn burst_of_writes(&mut self, total: usize) -> std::time::Duration {
+        let first = self.next_id + 1;
+        let lines: String = (0..total)
+            .map(|i| {
+                self.next_id += 1;
+                let path = if i % 2 == 0 { ".env" } else { "src/lib.rs" };
+                format!(
+                    "{{\"id\":{},\"type\":\"pre_tool_use\",\"tool_name\":\"write_file\",\"tool_input\":{{\"path\":\"{path}\",\"content\":\"x\"}}}}\n",
+                    self.next_id
+                )
+            })
+            .collect();
+        let start = Instant::now();
+        std::thread::scope(|s| {
+            let stdin = &mut self.stdin;
+            s.spawn(move || {
+                stdin.write_all(lines.as_bytes()).unwrap();
+                stdin.flush().unwrap();
+            });
+            let mut answer = String::new();
+            for _ in 0..total {
+                answer.clear();
+                self.stdout.read_line(&mut answer).unwrap();
+                let v: serde_json::Value = serde_json::from_str(&answer).unwrap();
+                let id = v["id"].as_u64().unwrap();
+                let want = if (id - first).is_multiple_of(2) {
+                    "block"
+                } else {
+                    "allow"
+                };
+                assert_eq!(v["outcome"], want, "{answer}");
+                assert_eq!(v["warnings"], serde_json::json!([]), "{answer}");
+            }
+        });
+        start.elapsed()
+    }
+
     fn memory(&self) -> (u64, u64) {
         common::memory_kib(self.child.id())
     }
@@ -327,6 +369,54 @@ fn main() {
                 "BURST {total:>5} calls: one by one {:>8.1} ms, all at once {:>8.1} ms to the last answer; peak fds {fds}; VmHWM {:.1} MiB",
                 one_by_one.as_secs_f64() * 1e3,
                 burst.as_secs_f64() * 1e3,
+                hwm as f64 / 1024.0
+            );
+            server.stop();
+        }
+    }
+    if run("burst-languages") {
+        // N2 (security review, turn 3): 2,000 write_file calls at once, half on `.env`,
+        // through each language's `.env` guard and all three together, under `continue`
+        // (where a hook failing for want of room in the pool would let a `.env` write
+        // through). Every answer is checked; the time is to the last answer.
+        let guard = |name: &str, file: &str| {
+            let path = wasm.join(file);
+            path.is_file().then(|| {
+                support::hook(
+                    name,
+                    "PreToolUse",
+                    &[path.to_str().unwrap(), ".env"],
+                    "tools = [\"write_file\"]\non_failure = \"continue\"\ntimeout = 60",
+                )
+            })
+        };
+        let rust = guard("rust", "protect-paths.wasm");
+        let python = guard("python", "guard-py.wasm");
+        let js = guard("js", "guard-js.wasm");
+        let all = [&rust, &python, &js]
+            .iter()
+            .map(|h| h.as_deref())
+            .collect::<Option<String>>();
+        for (name, hooks) in [
+            ("rust", rust.clone()),
+            ("python", python.clone()),
+            ("javascript", js.clone()),
+            ("rust+python+javascript", all),
+        ] {
+            let Some(hooks) = hooks else {
+                println!("SKIPPED: burst-languages {name}: a component was not built");
+                continue;
+            };
+            let config =
+                scene.config_file(&format!("burst-{}.toml", name.replace('+', "-")), &hooks);
+            let mut server = Server::start(&scene, &config, false);
+            server.burst_of_writes(20); // warm-up
+            let took = server.burst_of_writes(2_000);
+            let (hwm, _) = server.memory();
+            println!(
+                "BURST serve {name:<24} 2000 writes at once: {:>8.1} ms to the last answer ({:.0} calls/s), every verdict as alone; VmHWM {:.1} MiB",
+                took.as_secs_f64() * 1e3,
+                2_000.0 / took.as_secs_f64(),
                 hwm as f64 / 1024.0
             );
             server.stop();

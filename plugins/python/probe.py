@@ -4,7 +4,11 @@ target/wasm/probe-py.wasm). Its first argument picks what it does:
 - `sys-exit N`: `sys.exit(N)`, which componentize-py delivers as exit status 1;
 - `exit-with-code N`: calls `wasi:cli/exit.exit-with-code(N)`, which delivers N;
 - `connect HOST PORT`: opens a TCP connection, prints `connected` or `ERR: <error>`;
-- `read PATH`: prints the file's text or `ERR: <error>` (relative paths read the project).
+- `read PATH`: prints the file's text or `ERR: <error>` (relative paths read the project);
+- `import-late`: imports `csv` inside the function, a module nothing imports at build
+  time, so componentize-py did not bundle it: Python raises `ModuleNotFoundError`, the
+  runtime prints the traceback on stderr and traps (the crash hookhost shows with it);
+- `raise-after N`: writes N `x`s on stderr, then raises `RuntimeError` (a trap too).
 """
 
 import socket
@@ -38,6 +42,14 @@ def probe(args):
         except Exception as error:
             print(f"ERR: {type(error).__name__}: {error}")
         return
+    if mode == "import-late":
+        import csv  # noqa: F401 (the point: not bundled, so it raises)
+
+        print("imported csv")
+        return
+    if mode == "raise-after":
+        print("x" * int(args[1]), file=sys.stderr)
+        raise RuntimeError("raised on purpose")
     print(f"probe: unknown mode {mode!r}", file=sys.stderr)
     sys.exit(1)
 

@@ -1,4 +1,4 @@
-//! WASM hooks in the languages hooks are written in (issue 13): the Python and
+//! WASM hooks in the languages hooks are written in: the Python and
 //! JavaScript components of `plugins/python` and `plugins/js` (componentize-py,
 //! componentize-js) through the real binary, one-shot and in `serve`; which toolchains
 //! deliver exit status 2; the network they import, linked and denied; and CPython for

@@ -2,9 +2,11 @@
 //! verdicts the same calls get one by one. Tested with `on_failure = "continue"`, where a
 //! failure caused by load alone would be a let-through.
 
+use std::time::{Duration, Instant};
+
 use serde_json::{Value, json};
 
-use crate::support::{Scene, Server, hook, wasm_dir};
+use crate::support::{SLOW_COMPILE_OK, Scene, Server, component_or_skip, hook, wasm_dir};
 
 /// A burst of 150 calls, each holding a WASM instance for a second, against a pool of 64:
 /// every one is still blocked, none "crashed" for want of a slot, and none timed out
@@ -368,5 +370,206 @@ fn a_deep_chain_of_setsid_daemons_is_swept() {
     assert!(
         crate::support::wait_until(|| !crate::support::process_alive(&format!("sleep {marker}"))),
         "a link of the chain outlived the call"
+    );
+}
+
+/// The `.env` guards of each language: protect-paths (Rust, wasip2), and the
+/// protect-paths policy of `plugins/python` and `plugins/js` (componentize-py,
+/// componentize-js).
+const RUST_GUARD: &str = "protect-paths.wasm";
+const PYTHON_GUARD: &str = "guard-py.wasm";
+const JS_GUARD: &str = "guard-js.wasm";
+
+/// How many calls a language's burst sends: half of them `.env` writes, half harmless.
+const BURST: usize = 200;
+
+/// A `write_file` call on `path`.
+fn write_call(id: impl Into<Value>, path: &str) -> Value {
+    json!({
+        "id": id.into(), "type": "pre_tool_use", "tool_name": "write_file",
+        "tool_input": {"path": path, "content": "x"},
+    })
+}
+
+/// An answer without its `id`: what one call and the same call in a burst must share.
+fn without_id(answer: &Value) -> Value {
+    let mut answer = answer.clone();
+    if let Some(fields) = answer.as_object_mut() {
+        fields.remove("id");
+    }
+    answer
+}
+
+/// N2 (security review, turn 3): `serve` with `guards` (file names in `target/wasm`),
+/// each a hook protecting `.env` under `on_failure`, gets [`BURST`] calls at once, half
+/// `.env` writes and half harmless; each answer must be exactly the answer the same call
+/// got alone, before the burst: every `.env` write blocked, every other write allowed,
+/// no warning. A pool exhausted by load is a wait, never a failure of the hook (which
+/// `continue` would turn into a let-through, and `block` into a refusal). Where a
+/// component is not built, nothing is run and `test` prints a SKIPPED line (or fails,
+/// with `HOOKHOST_REQUIRE_COMPONENTS`).
+fn burst_gets_the_verdicts_of_one_call(test: &str, guards: &[&str], on_failure: &str) {
+    let mut paths = Vec::new();
+    for file in guards {
+        let path = if *file == RUST_GUARD {
+            wasm_dir().join(file)
+        } else {
+            match component_or_skip(test, file) {
+                Some(path) => path,
+                None => return,
+            }
+        };
+        paths.push(path);
+    }
+    let scene = Scene::new();
+    let hooks: String = paths
+        .iter()
+        .zip(guards)
+        .map(|(path, file)| {
+            let name = file.trim_end_matches(".wasm");
+            hook(
+                name,
+                "PreToolUse",
+                &[path.to_str().unwrap(), ".env"],
+                &format!("tools = [\"write_file\"]\non_failure = \"{on_failure}\"\ntimeout = 30"),
+            )
+        })
+        .collect();
+    scene.write_config(&format!("{SLOW_COMPILE_OK}{hooks}"));
+    let mut cmd = scene.hookhost();
+    cmd.arg("serve");
+    let mut server = Server::spawn(cmd);
+    let ready = server.recv_within(Duration::from_secs(300));
+    assert_eq!(ready["type"], "ready", "{guards:?}: {ready}");
+    assert!(
+        ready["warnings"].as_array().is_none_or(|w| w.is_empty()),
+        "{guards:?}: {ready}"
+    );
+
+    // One by one first: what each kind of call gets alone.
+    let paths = [".env", "src/lib.rs"];
+    let alone: Vec<Value> = paths
+        .iter()
+        .map(|path| {
+            server.send(&write_call(format!("alone {path}"), path));
+            without_id(&server.recv())
+        })
+        .collect();
+    let label = format!("{guards:?}, on_failure = {on_failure}");
+    assert_eq!(alone[0]["outcome"], "block", "{label}: {}", alone[0]);
+    assert_eq!(alone[1]["outcome"], "allow", "{label}: {}", alone[1]);
+    for answer in &alone {
+        assert!(
+            answer["warnings"].as_array().is_none_or(|w| w.is_empty()),
+            "{label}: {answer}"
+        );
+    }
+
+    let started = Instant::now();
+    for id in 0..BURST {
+        server.send(&write_call(id, paths[id % 2]));
+    }
+    let answers = server.recv_answers(BURST);
+    let elapsed = started.elapsed();
+    let mut wrong = Vec::new();
+    for id in 0..BURST {
+        let answer = &answers[&id.to_string()];
+        if without_id(answer) != alone[id % 2] {
+            wrong.push(answer);
+        }
+    }
+    let let_through = wrong.iter().filter(|a| a["outcome"] == "allow").count();
+    assert!(
+        wrong.is_empty(),
+        "{label}: {} of {BURST} answers differ from the same call alone ({let_through} \
+         let through), e.g. {}\nalone: {}",
+        wrong.len(),
+        wrong[0],
+        alone[wrong[0]["id"].as_u64().unwrap_or(0) as usize % 2]
+    );
+    eprintln!("{label}: {BURST} calls in {elapsed:.2?}");
+    server.close_stdin();
+}
+
+#[test]
+fn a_burst_of_rust_component_hooks_gets_the_verdicts_of_one_call() {
+    let test = "a_burst_of_rust_component_hooks_gets_the_verdicts_of_one_call";
+    for on_failure in ["continue", "block"] {
+        burst_gets_the_verdicts_of_one_call(test, &[RUST_GUARD], on_failure);
+    }
+}
+
+#[test]
+fn a_burst_of_python_hooks_gets_the_verdicts_of_one_call() {
+    let test = "a_burst_of_python_hooks_gets_the_verdicts_of_one_call";
+    for on_failure in ["continue", "block"] {
+        burst_gets_the_verdicts_of_one_call(test, &[PYTHON_GUARD], on_failure);
+    }
+}
+
+#[test]
+fn a_burst_of_javascript_hooks_gets_the_verdicts_of_one_call() {
+    let test = "a_burst_of_javascript_hooks_gets_the_verdicts_of_one_call";
+    for on_failure in ["continue", "block"] {
+        burst_gets_the_verdicts_of_one_call(test, &[JS_GUARD], on_failure);
+    }
+}
+
+/// Each call runs the three languages' hooks at once, so the pool holds a mix.
+#[test]
+fn a_burst_of_rust_python_and_javascript_hooks_gets_the_verdicts_of_one_call() {
+    let test = "a_burst_of_rust_python_and_javascript_hooks_gets_the_verdicts_of_one_call";
+    for on_failure in ["continue", "block"] {
+        burst_gets_the_verdicts_of_one_call(
+            test,
+            &[RUST_GUARD, PYTHON_GUARD, JS_GUARD],
+            on_failure,
+        );
+    }
+}
+
+/// A core module with `memories` memories (of no pages) and an empty `_start`, encoded
+/// by hand.
+fn module_with_memories(memories: u8) -> Vec<u8> {
+    let mut bytes = b"\0asm\x01\0\0\0".to_vec();
+    bytes.extend([0x01, 0x04, 0x01, 0x60, 0x00, 0x00]); // type: [] -> []
+    bytes.extend([0x03, 0x02, 0x01, 0x00]); // one function of type 0
+    let mut section = vec![memories];
+    for _ in 0..memories {
+        section.extend([0x00, 0x00]); // min 0, no max
+    }
+    bytes.extend([0x05, u8::try_from(section.len()).unwrap()]);
+    bytes.extend(section);
+    bytes.extend([0x07, 0x0a, 0x01, 0x06]);
+    bytes.extend(b"_start");
+    bytes.extend([0x00, 0x00]); // export func 0
+    bytes.extend([0x0a, 0x04, 0x01, 0x02, 0x00, 0x0b]); // code: no locals, end
+    bytes
+}
+
+/// A program one run of which needs more than a run may ever have (17 memories, past
+/// the 16 of a run) is refused when it is prepared, with a message naming the hook and
+/// the limit; before, it was prepared and then failed on every call.
+#[test]
+fn a_program_too_large_for_any_run_is_refused_at_start() {
+    let scene = Scene::new();
+    let big = scene.hooks.join("big.wasm");
+    std::fs::write(&big, module_with_memories(17)).unwrap();
+    scene.write_config(&hook("big", "PreToolUse", &[big.to_str().unwrap()], ""));
+    let out = scene.hookhost().arg("check").output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("hook big could not start")
+            && stderr
+                .contains("big.wasm needs 17 memories per run, more than the 16 one run may have"),
+        "{stderr}"
+    );
+    // 16 is within it.
+    std::fs::write(&big, module_with_memories(16)).unwrap();
+    let (code, verdict) = scene.gate(&[], "bash", r#"{"command":"ls"}"#);
+    assert_eq!(
+        (code, &verdict["outcome"]),
+        (0, &json!("allow")),
+        "{verdict}"
     );
 }

@@ -498,7 +498,7 @@ async fn the_project_is_readable_at_slash_project() {
 }
 
 /// A relative path reads the project too, as it would for an argv hook run from the
-/// project (issue 13: the project is also preopened as `.`), in modules and components.
+/// project (the project is also preopened as `.`), in modules and components.
 #[tokio::test(flavor = "multi_thread")]
 async fn relative_paths_read_the_project() {
     for f in BOTH {
@@ -576,7 +576,7 @@ async fn a_p1_hook_cannot_connect_to_a_listening_socket() {
 
 /// A component that imports `wasi:sockets` (as toolchains' standard libraries do) runs,
 /// and every network use fails with an ordinary error: a connect to a listening socket on
-/// this machine, and a name lookup (issue 13 item 1).
+/// this machine, and a name lookup.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_p2_hook_that_imports_sockets_runs_and_reaches_nothing() {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");

@@ -18,9 +18,10 @@ use wasmtime::{
 use wasmtime_wasi::p2::bindings::CommandPre;
 
 use super::cache;
-use super::limits::fuel_for;
+use super::limits::{ADMISSION_UNITS, PoolFootprint, PoolTotals, fuel_for, store_caps};
 use super::link::{
-    check_component_imports, check_module_imports, link_hook_world, link_preview1, open_project,
+    check_component_imports, check_imports_before_compiling, check_module_imports, link_hook_world,
+    link_preview1, open_project,
 };
 use super::run::{ComponentState, ModuleState};
 use super::{WasmError, WasmExecutor};
@@ -123,9 +124,10 @@ pub(super) struct EngineInner {
     programs: Mutex<HashMap<cache::ProgramDigest, Prepared>>,
     /// Whether pooled memory is reset by page scan (see [`page_scan_is_sound`]).
     reset_by_page_scan: bool,
-    /// The pool's run slots ([`POOL_RUNS`]), taken for the length of a run, so that a
-    /// burst waits for a slot instead of failing with wasmtime's "maximum concurrent
-    /// limit … reached"; `None` with the on-demand allocator, which has no such limit.
+    /// Admission to the pool ([`SERVE_POOL`]): [`ADMISSION_UNITS`] permits, of which a
+    /// run takes its program's [`Prepared::permits`] for its length, so that a burst
+    /// waits for room instead of failing with wasmtime's "maximum concurrent limit …
+    /// reached"; `None` with the on-demand allocator, which has no such limit.
     pub(super) run_slots: Option<Arc<tokio::sync::Semaphore>>,
     /// `serve`'s pool for the guests' blocking calls (see `blocking`); `None` otherwise.
     pub(super) guest_pool: Option<super::blocking::GuestPool>,
@@ -139,6 +141,11 @@ struct Prepared {
     cache_file: Option<PathBuf>,
     /// It imports network interfaces (linked, every use denied).
     network: bool,
+    /// What one run holds of the pool.
+    footprint: PoolFootprint,
+    /// The admission permits one run takes ([`PoolTotals::admission`]; 0 where the
+    /// engine has no pool).
+    permits: u32,
 }
 
 /// Stops the epoch ticker thread when the engine goes away.
@@ -171,9 +178,27 @@ impl Ticker {
     }
 }
 
-/// How many WASM runs the pooling allocator holds at once: one fiber stack and at most
-/// one component instance each (a core module's run needs one instance and one memory;
-/// 128 memories and 256 instances leave room). Runs beyond it wait for a slot.
+/// What `serve`'s pooling allocator holds across all runs at once. A run holds one
+/// stack, and one component instance if it is a component, so at most 64 run at once.
+/// Per run, a Rust core module takes 1 core instance, 1 memory and 1 table; a Rust
+/// wasip2 component 3, 1 and 2; componentize-js's 4, 1 and 2; componentize-py's 14, 1
+/// and 2 (counted by `pool_footprint_is_what_a_run_holds`). Runs are admitted by what
+/// they take of each ([`PoolTotals::admission`]), never by their number alone; the rest
+/// wait: so 18 Python runs at once (14 × 18 of 256 core instances), 64 of the others.
+///
+/// Core instances are only counted by wasmtime (nothing is reserved for them), but more
+/// of them would not make a burst faster: with 1,024, 64 Python runs at once answered
+/// 2,000 calls no sooner on 2 cores (8.4 s against 8.1–9.4 s) and peaked at 748 MiB of
+/// RSS against 479 (`cargo bench --bench serve_throughput -- burst-languages`).
+pub(super) const SERVE_POOL: PoolTotals = PoolTotals {
+    core_instances: 256,
+    memories: 128,
+    tables: 256,
+    component_instances: POOL_RUNS as u32,
+    stacks: POOL_RUNS as u32,
+};
+
+/// The most WASM runs at once in `serve`: one fiber stack each.
 pub(super) const POOL_RUNS: usize = 64;
 
 impl WasmEngine {
@@ -193,11 +218,16 @@ impl WasmEngine {
             let memory = usize::try_from(settings.memory_limit_mib.saturating_mul(1 << 20))
                 .unwrap_or(usize::MAX);
             let mut pool = PoolingAllocationConfig::new();
-            pool.total_component_instances(POOL_RUNS as u32)
-                .total_core_instances(256)
-                .total_memories(128)
-                .total_tables(256)
-                .total_stacks(POOL_RUNS as u32)
+            pool.total_component_instances(SERVE_POOL.component_instances)
+                .total_core_instances(SERVE_POOL.core_instances)
+                .total_memories(SERVE_POOL.memories)
+                .total_tables(SERVE_POOL.tables)
+                .total_stacks(SERVE_POOL.stacks)
+                // wasmtime's own check, at compile, that one component fits the whole
+                // pool (backing the count of `prepare`, which refuses one first).
+                .max_core_instances_per_component(SERVE_POOL.core_instances)
+                .max_memories_per_component(SERVE_POOL.memories)
+                .max_tables_per_component(SERVE_POOL.tables)
                 .max_memory_size(memory);
             if reset_by_page_scan {
                 // Reset a returned slot by copying back only the pages the run wrote
@@ -232,7 +262,7 @@ impl WasmEngine {
                 programs: Mutex::default(),
                 reset_by_page_scan,
                 run_slots: (mode == EngineMode::Serve)
-                    .then(|| Arc::new(tokio::sync::Semaphore::new(POOL_RUNS))),
+                    .then(|| Arc::new(tokio::sync::Semaphore::new(ADMISSION_UNITS as usize))),
                 guest_pool: if mode == EngineMode::Serve {
                     super::blocking::GuestPool::get()
                 } else {
@@ -280,6 +310,8 @@ impl WasmEngine {
             from_cache,
             cache_file,
             network,
+            footprint,
+            permits,
         } = prepared;
 
         let name = wasm
@@ -302,6 +334,8 @@ impl WasmEngine {
             cache_file,
             cache_warnings,
             network,
+            footprint,
+            permits,
         })
     }
 
@@ -363,8 +397,9 @@ impl WasmEngine {
         }
     }
 
-    /// Compiles `bytes` (read from `path`) or loads them from the cache, checks the
-    /// imports, and pre-links the program; also returns the cache's warnings.
+    /// Checks the imports (first, so that a program the host cannot link is refused
+    /// without being compiled), compiles `bytes` (read from `path`) or loads them from
+    /// the cache, and pre-links the program; also returns the cache's warnings.
     fn compile(
         &self,
         path: &Path,
@@ -384,9 +419,12 @@ impl WasmEngine {
         };
 
         let mut network = false;
-        let (program, from_cache, cache_file, warnings) = match kind_of(bytes) {
-            None => return Err(WasmError::NotWasm { path }),
-            Some(Kind::Module) => {
+        let footprint;
+        let kind = kind_of(bytes).ok_or_else(|| WasmError::NotWasm { path: path.clone() })?;
+        // Refused at once rather than after a compile of seconds (or minutes).
+        check_imports_before_compiling(&path, bytes, kind == Kind::Component)?;
+        let (program, from_cache, cache_file, warnings) = match kind {
+            Kind::Module => {
                 let loaded = cache::load_or_compile::<Module>(engine, cache_dir, bytes, digest)
                     .map_err(compile_error)?;
                 let module = loaded.artifact;
@@ -397,6 +435,7 @@ impl WasmEngine {
                     });
                 }
                 check_module_imports(&path, &module)?;
+                footprint = PoolFootprint::of_module(&module);
                 let pre = self
                     .inner
                     .module_linker
@@ -409,11 +448,13 @@ impl WasmEngine {
                     loaded.warnings,
                 )
             }
-            Some(Kind::Component) => {
+            Kind::Component => {
                 let loaded = cache::load_or_compile::<Component>(engine, cache_dir, bytes, digest)
                     .map_err(compile_error)?;
                 let component = loaded.artifact;
                 network = check_component_imports(&path, engine, &component)?;
+                let pooled = self.inner.run_slots.is_some();
+                footprint = PoolFootprint::of_component(&component, bytes, pooled);
                 let pre = self
                     .inner
                     .component_linker
@@ -432,11 +473,29 @@ impl WasmEngine {
             }
         };
 
+        // What a run holds, checked against what it may ever hold: a program that could
+        // never run is refused here, once, rather than failing every call.
+        let too_large = |(needs, limit, kind), within| WasmError::TooLarge {
+            path: path.clone(),
+            needs,
+            kind,
+            limit,
+            within,
+        };
+        store_caps(&footprint).map_err(|e| too_large(e, "one run may have"))?;
+        let permits = match self.inner.run_slots {
+            Some(_) => SERVE_POOL
+                .admission(&footprint)
+                .map_err(|e| too_large(e, "`serve`'s WASM pool holds for all runs at once"))?,
+            None => 0,
+        };
         let prepared = Prepared {
             program,
             from_cache,
             cache_file,
             network,
+            footprint,
+            permits,
         };
         Ok((prepared, warnings))
     }

@@ -57,6 +57,14 @@
 //! - **Memory**: all linear memories of one run together may hold at most
 //!   `memory_limit_mib`; growing past that traps at once, and the failure says so
 //!   ("crashed: memory limit of 64 MiB reached (…)"). Tables are capped likewise.
+//! - **The pool** (`serve`): wasmtime's pooling allocator holds so many core instances,
+//!   memories, tables, component instances and stacks across all runs at once. What one
+//!   run of a program takes of each is counted once, when it is prepared
+//!   ([`WasmExecutor::pool_footprint`]; a componentize-py component is 14 core
+//!   instances), and a run waits until there is room for all of it, so a burst of any
+//!   size and mix gets the verdicts of its calls one by one, only later. A program that
+//!   could never fit (nor fit one run's caps) cannot start, with a message naming it and
+//!   the limit.
 //!
 //! # Speed
 //!
@@ -103,6 +111,7 @@ pub use engine::{
     DEFAULT_COMPILE_DEADLINE, DEFAULT_FUEL_PER_SECOND, DEFAULT_MEMORY_LIMIT_MIB, EngineMode,
     WasmEngine, WasmSettings,
 };
+pub use limits::{PoolFootprint, PoolTotals};
 pub use link::{HOOK_WORLD_IMPORTS, HTTP_IMPORTS, NETWORK_IMPORTS};
 
 use engine::{EngineInner, Program};
@@ -165,6 +174,25 @@ pub enum WasmError {
         /// The linker's error, naming what is missing.
         message: String,
     },
+    /// One run of the program needs more of something than a run may ever have: it
+    /// could never run, so it is refused when it is prepared (not on every call).
+    #[error(
+        "{} needs {needs} {kind} per run, more than the {limit} {within}, so it can never \
+         run (rebuild it smaller, or split the hook)",
+        .path.display()
+    )]
+    TooLarge {
+        /// The file.
+        path: PathBuf,
+        /// How many it needs.
+        needs: u32,
+        /// Of what ("core instances", "memories", "tables", …).
+        kind: &'static str,
+        /// The most there are.
+        limit: u32,
+        /// Where the limit holds ("one run may have", "`serve`'s WASM pool holds …").
+        within: &'static str,
+    },
     /// The project folder cannot be preopened.
     #[error("the project folder {} cannot be opened: {reason}", .path.display())]
     Project {
@@ -190,6 +218,10 @@ pub struct WasmExecutor {
     cache_warnings: Vec<String>,
     /// It imports network interfaces (linked, every use denied).
     network: bool,
+    /// What one run holds of `serve`'s pool.
+    footprint: limits::PoolFootprint,
+    /// The pool's admission permits one run takes (0 without a pool).
+    permits: u32,
 }
 
 impl std::fmt::Debug for WasmExecutor {
@@ -236,6 +268,15 @@ impl WasmExecutor {
     /// The guest's arguments (`argv[0]` is the file name).
     pub fn argv(&self) -> &[String] {
         &self.argv
+    }
+
+    /// What one run holds of the pooling allocator (core instances, memories, tables,
+    /// …), as counted once when the program was prepared; in `serve`, runs are admitted
+    /// by it, so that a burst waits rather than passes a limit of the pool. (A one-shot
+    /// engine, which has no pool, does not count a component's core instances:
+    /// [`PoolFootprint::counted`] says so.)
+    pub fn pool_footprint(&self) -> PoolFootprint {
+        self.footprint
     }
 }
 

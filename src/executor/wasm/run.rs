@@ -17,6 +17,7 @@ use super::WasmExecutor;
 use super::engine::{Program, TICK};
 use super::limits::{Limits, wall_limit};
 use super::link::NoRequests;
+use crate::answer::REASON_LIMIT;
 use crate::executor::{
     BoxFuture, CancellationToken, Executor, ExitStatus, Failure, OUTPUT_CAP, RawOutput, Stream,
 };
@@ -118,8 +119,48 @@ impl WasmExecutor {
         })
     }
 
-    /// Reads how the guest ended as an exit status or a failure.
-    fn classify(&self, ended: GuestEnd) -> Result<ExitStatus, Failure> {
+    /// Instantiates the program in a fresh store, as a run does, and returns the store
+    /// without calling anything: what one run holds of the pool, held for the tests to
+    /// count (`pool_footprint_is_what_a_run_holds`).
+    #[cfg(test)]
+    pub(super) async fn instantiate_idle(&self) -> wasmtime::Result<Box<dyn std::any::Any + Send>> {
+        let stdout = MemoryOutputPipe::new(OUTPUT_CAP + 1);
+        let stderr = MemoryOutputPipe::new(OUTPUT_CAP + 1);
+        let mut wasi = self.wasi(b"", &stdout, &stderr);
+        let limits = Limits::new(self.engine.settings.memory_limit_mib);
+        match &self.program {
+            Program::Module(pre) => {
+                let mut wasi = wasi.build_p1();
+                self.share_project(WasiView::ctx(&mut wasi).ctx);
+                let state = ModuleState { wasi, limits };
+                let mut store = Store::new(&self.engine.engine, state);
+                self.arm(&mut store, |s| &mut s.limits)
+                    .map_err(|e| wasmtime::Error::msg(e.to_string()))?;
+                pre.instantiate_async(&mut store).await?;
+                Ok(Box::new(store))
+            }
+            Program::Component(pre) => {
+                let mut ctx = wasi.build();
+                self.share_project(&mut ctx);
+                let state = ComponentState {
+                    ctx,
+                    table: ResourceTable::new(),
+                    http: WasiHttpCtx::new(),
+                    no_requests: NoRequests,
+                    limits,
+                };
+                let mut store = Store::new(&self.engine.engine, state);
+                self.arm(&mut store, |s| &mut s.limits)
+                    .map_err(|e| wasmtime::Error::msg(e.to_string()))?;
+                pre.instantiate_async(&mut store).await?;
+                Ok(Box::new(store))
+            }
+        }
+    }
+
+    /// Reads how the guest ended as an exit status or a failure; a crash shows what the
+    /// guest wrote on `stderr` before it ([`crashed`]).
+    fn classify(&self, ended: GuestEnd, stderr: &[u8]) -> Result<ExitStatus, Failure> {
         let error = match ended.result {
             Ok(code) => return Ok(ExitStatus::Code(code)),
             Err(error) => error,
@@ -132,13 +173,41 @@ impl WasmExecutor {
             return Err(Failure::TimedOut(self.timeout));
         }
         if let Some(why) = ended.memory_hit {
-            return Err(Failure::Trapped(why));
+            return Err(crashed(why, stderr));
         }
-        Err(Failure::Trapped(match trap {
-            Some(trap) => trap.to_string(),
-            None => format!("{error:#}"),
-        }))
+        Err(crashed(
+            match trap {
+                Some(trap) => trap.to_string(),
+                None => format!("{error:#}"),
+            },
+            stderr,
+        ))
     }
+}
+
+/// A crash (`what` trapped) and what the guest wrote on stderr before it: a toolchain's
+/// runtime says why there and then traps (componentize-py prints the Python traceback,
+/// a `ModuleNotFoundError` say, then executes `unreachable`), so without it the failure
+/// would say only "wasm `unreachable` instruction executed".
+///
+/// The text is trimmed and cut to [`REASON_LIMIT`] characters like a reason, but keeping
+/// its end, which is what says what went wrong (a traceback's last line), with "…"
+/// where it was cut: ``wasm trap: wasm `unreachable` instruction executed; stderr: …``.
+fn crashed(what: String, stderr: &[u8]) -> Failure {
+    let stderr = String::from_utf8_lossy(stderr);
+    let stderr = stderr.trim();
+    if stderr.is_empty() {
+        return Failure::Trapped(what);
+    }
+    let count = stderr.chars().count();
+    let tail = match stderr
+        .char_indices()
+        .nth(count.saturating_sub(REASON_LIMIT))
+    {
+        Some((cut, _)) if cut > 0 => format!("…{}", stderr[cut..].trim_start()),
+        _ => stderr.to_string(),
+    };
+    Failure::Trapped(format!("{what}; stderr: {tail}"))
 }
 
 impl Executor for WasmExecutor {
@@ -151,13 +220,15 @@ impl Executor for WasmExecutor {
             if cancel.is_cancelled() {
                 return Err(Failure::Interrupted);
             }
-            // A slot of the pool first (serve): waiting for one is not the hook's time,
-            // which starts with its store below.
+            // Room in the pool first (serve): the permits of what this run holds of it
+            // (its program's core instances, memories, tables, stack; see
+            // `PoolTotals::admission`), taken in one acquire. Waiting for them is not the
+            // hook's time, which starts with its store below.
             let _slot = match &self.engine.run_slots {
                 Some(slots) => tokio::select! {
                     biased;
                     _ = cancel.cancelled() => return Err(Failure::Interrupted),
-                    slot = slots.clone().acquire_owned() => Some(slot.map_err(|_| {
+                    slot = slots.clone().acquire_many_owned(self.permits) => Some(slot.map_err(|_| {
                         Failure::CouldNotStart("the WASM engine is shutting down".into())
                     })?),
                 },
@@ -210,7 +281,7 @@ impl Executor for WasmExecutor {
             if stderr.len() > OUTPUT_CAP {
                 return Err(Failure::OutputTooLarge(Stream::Stderr));
             }
-            let status = self.classify(ended)?;
+            let status = self.classify(ended, &stderr)?;
             Ok(RawOutput {
                 status,
                 stdout: stdout.to_vec(),

@@ -198,3 +198,192 @@ async fn calibrate_fuel_per_second() {
         );
     }
 }
+
+/// A run is admitted by its largest share of any kind of the pool: 64 core-module runs
+/// (a stack each) fill it exactly, as do 64 runs of 14 core instances where there are
+/// 1,024 (but 18 where there are 256), and a mix never holds more of a kind than there
+/// is.
+#[test]
+fn admission_takes_the_largest_share_of_any_kind() {
+    use super::limits::ADMISSION_UNITS;
+    let totals = PoolTotals {
+        core_instances: 1024,
+        memories: 128,
+        tables: 256,
+        component_instances: 64,
+        stacks: 64,
+    };
+    let module = PoolFootprint {
+        core_instances: 1,
+        memories: 1,
+        tables: 1,
+        component_instances: 0,
+        stacks: 1,
+        counted: true,
+    };
+    assert_eq!(totals.admission(&module), Ok(ADMISSION_UNITS / 64));
+    let python = PoolFootprint {
+        core_instances: 14,
+        memories: 2,
+        tables: 3,
+        component_instances: 1,
+        stacks: 1,
+        counted: true,
+    };
+    let permits = totals.admission(&python).expect("fits");
+    // Its stack (1 of 64) is its largest share: 64 run at once, using 896 of 1024
+    // core instances, 128 of 128 memories.
+    assert_eq!(permits, ADMISSION_UNITS / 64);
+    let greedy = PoolFootprint {
+        core_instances: 100,
+        memories: 5,
+        ..python
+    };
+    let greedy_permits = totals.admission(&greedy).expect("fits");
+    assert_eq!(
+        greedy_permits,
+        (100 * u64::from(ADMISSION_UNITS)).div_ceil(1024) as u32
+    );
+    // Any set of runs that fits the permits fits every kind of the pool.
+    for (a, b) in [(module, greedy), (python, greedy), (module, python)] {
+        let (pa, pb) = (totals.admission(&a).unwrap(), totals.admission(&b).unwrap());
+        for n in 0..=ADMISSION_UNITS / pa {
+            let m = (ADMISSION_UNITS - n * pa) / pb;
+            assert!(n * a.core_instances + m * b.core_instances <= totals.core_instances);
+            assert!(n * a.memories + m * b.memories <= totals.memories);
+            assert!(n * a.tables + m * b.tables <= totals.tables);
+            assert!(n * a.stacks + m * b.stacks <= totals.stacks);
+            let instances = n * a.component_instances + m * b.component_instances;
+            assert!(instances <= totals.component_instances);
+        }
+    }
+    // One that could never fit is refused, naming the kind and the total.
+    let huge = PoolFootprint {
+        memories: 129,
+        ..python
+    };
+    assert_eq!(totals.admission(&huge), Err((129, 128, "memories")));
+    // `serve`'s own pool: 18 Python runs at once, 64 Rust ones.
+    let serve = super::engine::SERVE_POOL;
+    assert_eq!(ADMISSION_UNITS / serve.admission(&python).unwrap(), 18);
+    assert_eq!(ADMISSION_UNITS / serve.admission(&module).unwrap(), 64);
+}
+
+/// The core instances of a component, read from its binary: a core `instantiate` each,
+/// and an adapter for a lowering of the component's own lift; none for a lowering of an
+/// import. Anything it cannot read (cut short, a nested component with code) is `None`.
+#[test]
+fn core_instances_are_counted_in_the_component_binary() {
+    use super::limits::component_core_instances;
+    const HEADER: &[u8] = b"\0asm\x0d\0\x01\0";
+    let component = |sections: &[(u8, &[u8])]| {
+        let mut bytes = HEADER.to_vec();
+        for (id, body) in sections {
+            bytes.push(*id);
+            bytes.push(u8::try_from(body.len()).unwrap());
+            bytes.extend_from_slice(body);
+        }
+        bytes
+    };
+    // Two core instances: `instantiate 0` with no arguments, then one with an argument
+    // ("a" = instance 0); and a bundle of exports, which is no instance of a module.
+    let core = [
+        3, 0x00, 0, 0, 0x00, 0, 1, 1, b'a', 0x12, 0, 0x01, 1, 1, b'f', 0x00, 0,
+    ];
+    assert_eq!(component_core_instances(&component(&[(2, &core)])), Some(2));
+    // An imported function lowered: a host call, no adapter.
+    let import = [1, 0x00, 1, b'f', 0x01, 0];
+    let lower_0 = [1, 0x01, 0x00, 0, 0];
+    assert_eq!(
+        component_core_instances(&component(&[(10, &import), (8, &lower_0)])),
+        Some(0)
+    );
+    // A lifted function lowered again: an adapter module.
+    let lift_then_lower = [2, 0x00, 0x00, 0, 1, 0x03, 0, 0, 0x01, 0x00, 1, 0];
+    assert_eq!(
+        component_core_instances(&component(&[(10, &import), (8, &lift_then_lower)])),
+        Some(1)
+    );
+    // A nested component of types, imports and exports only: inert.
+    let inert = component(&[(10, &import)]);
+    let nested_inert = component(&[(4, &inert), (2, &core)]);
+    assert_eq!(component_core_instances(&nested_inert), Some(2));
+    // One with core instances of its own: not counted here.
+    let busy = component(&[(2, &core)]);
+    assert_eq!(component_core_instances(&component(&[(4, &busy)])), None);
+    // Cut short, or a section this reader does not know.
+    let whole = component(&[(10, &import), (8, &lift_then_lower)]);
+    assert_eq!(component_core_instances(&whole[..whole.len() - 1]), None);
+    assert_eq!(component_core_instances(&component(&[(9, &[0, 0])])), None);
+}
+
+/// What a program's footprint says one run holds is what wasmtime's pool counts while
+/// one run is instantiated, for every built plugin (a core module, Rust's wasip2
+/// components, and the componentize-py and componentize-js ones where built); so
+/// admission by footprint keeps a burst within the pool.
+#[tokio::test(flavor = "multi_thread")]
+async fn pool_footprint_is_what_a_run_holds() {
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let settings = WasmSettings {
+        // The integration tests' cache (`XDG_CACHE_HOME` = target/tmp/cache), so that
+        // CPython is not compiled again here when they have run.
+        cache_dir: Some(repo.join("target/tmp/cache/hookhost/wasm")),
+        compile_deadline: Duration::from_secs(600),
+        ..WasmSettings::default()
+    };
+    let engine = WasmEngine::new(&settings, EngineMode::Serve).expect("engine");
+    let metrics = engine
+        .inner
+        .engine
+        .pooling_allocator_metrics()
+        .expect("serve pools");
+    let project = tempfile::tempdir().expect("tempdir");
+    let names = [
+        "fixture-p1.wasm",
+        "fixture-p2.wasm",
+        "protect-paths.wasm",
+        "guard-py.wasm",
+        "guard-js.wasm",
+    ];
+    for name in names {
+        let path = repo.join("target/wasm").join(name);
+        if !path.is_file() {
+            eprintln!("SKIPPED {name}: not built (bash plugins/build.sh)");
+            continue;
+        }
+        let exec = engine
+            .prepare(&path, &[], project.path(), Duration::from_secs(10))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let footprint = exec.pool_footprint();
+        assert!(footprint.counted, "{name}: {footprint:?}");
+        let store = exec.instantiate_idle().await.expect(name);
+        let held = (
+            metrics.core_instances(),
+            metrics.memories(),
+            metrics.tables(),
+            metrics.component_instances(),
+        );
+        let counted = (
+            u64::from(footprint.core_instances),
+            footprint.memories as usize,
+            footprint.tables as usize,
+            u64::from(footprint.component_instances),
+        );
+        assert_eq!(held, counted, "{name}: held, counted");
+        assert!(metrics.stacks() <= footprint.stacks as usize, "{name}");
+        // Counting is once per program, when it is prepared; time it anyway.
+        let bytes = std::fs::read(&path).expect("read");
+        let began = Instant::now();
+        let counted = super::limits::component_core_instances(&bytes);
+        let took = began.elapsed();
+        if footprint.component_instances == 1 {
+            assert_eq!(counted, Some(footprint.core_instances), "{name}");
+        }
+        println!(
+            "{name}: {footprint:?}, {} permits; counted in {took:?} ({} bytes)",
+            exec.permits,
+            bytes.len()
+        );
+        drop(store);
+    }
+}
