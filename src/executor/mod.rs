@@ -83,7 +83,7 @@ pub enum Failure {
 }
 
 /// A hook prepared to run. Implemented by the argv executor (host or box), the WASM
-/// executor, and replay ([`crate::record::served`]: recorded outputs, nothing started).
+/// executor, and replay ([`crate::replay::served`]: recorded outputs, nothing started).
 pub trait Executor: Send + Sync {
     /// Runs the hook once with `stdin` as its whole standard input.
     ///

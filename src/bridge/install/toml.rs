@@ -461,7 +461,7 @@ fn hash_of(event: &str, matcher: Option<&str>, handler: &Table) -> Option<String
             .and_then(|n| u64::try_from(n).ok())
     };
     // On Windows Codex runs (and hashes) `commandWindows` in place of `command`.
-    let windows = cfg!(windows)
+    let windows = (std::env::consts::OS == "windows")
         .then(|| text("commandWindows").or_else(|| text("command_windows")))
         .flatten();
     Some(codex::trusted_hash(&codex::HookIdentity {
