@@ -265,3 +265,24 @@ mod tests {
         assert!(!agents.covered_by(Some(&["WebFetch".to_string()])));
     }
 }
+
+#[cfg(test)]
+mod helper_tables {
+    /// The helpers hook authors copy hold the same name table (a WASM guest cannot depend
+    /// on this crate): every pair is spelled in each of them.
+    #[test]
+    fn the_helpers_hold_the_same_names() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("plugins");
+        for (file, pair) in [
+            ("hookhost-hook/src/lib.rs", "(\"{c}\", \"{h}\")"),
+            ("python/hookhost_hook.py", "\"{c}\": \"{h}\""),
+            ("js/hookhost_hook.js", "{c}: \"{h}\""),
+        ] {
+            let text = std::fs::read_to_string(root.join(file)).unwrap();
+            for (claude, hookhost) in super::HOOKHOST_NAMES {
+                let spelled = pair.replace("{c}", claude).replace("{h}", hookhost);
+                assert!(text.contains(&spelled), "{file} lacks {spelled}");
+            }
+        }
+    }
+}
