@@ -224,7 +224,10 @@ impl Report {
                 .filter_map(|a| a.install.clone())
                 .collect();
             let detail = if fixes.is_empty() {
-                let programs: Vec<&str> = AgentKind::ALL.into_iter().map(program).collect();
+                let programs: Vec<&str> = AgentKind::ALL
+                    .into_iter()
+                    .map(|a| a.declaration().program)
+                    .collect();
                 format!(
                     "hookhost is registered with no agent, so no agent asks it anything; and none of the agents it answers was found here (on PATH: {}; nor their settings folders). Install one, then run hookhost install AGENT",
                     programs.join(", ")
@@ -442,21 +445,7 @@ pub fn examine(env: &Environment, project: &Path, hookhost: &Path) -> Report {
 /// [`examine`], with what the command line gave (`--config`, `--writable`, …).
 pub fn examine_with(env: &Environment, project: &Path, hookhost: &Path, given: &Given) -> Report {
     let home = env.home().unwrap_or_default();
-    let places = Places {
-        codex_home: env
-            .get("CODEX_HOME")
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from),
-        copilot_home: env
-            .get("COPILOT_HOME")
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from),
-        kimi_code_home: env
-            .get("KIMI_CODE_HOME")
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from),
-        ..Places::new(&home, project)
-    };
+    let places = Places::from_environment(&home, project, |name| env.get(name).map(Into::into));
     let (pins, pins_problem) = match pin::pins_path(env).and_then(|path| pin::load(&path)) {
         Ok(pins) => (pins, None),
         Err(pin::PinError::NoStateFolder) => (Vec::new(), None),
@@ -481,20 +470,6 @@ pub fn examine_with(env: &Environment, project: &Path, hookhost: &Path, given: &
     }
 }
 
-/// The program each agent's command line is.
-fn program(agent: AgentKind) -> &'static str {
-    match agent {
-        AgentKind::ClaudeCode => "claude",
-        AgentKind::Codex => "codex",
-        AgentKind::Gemini => "gemini",
-        AgentKind::Cursor => "cursor-agent",
-        AgentKind::Copilot => "copilot",
-        AgentKind::Qwen => "qwen",
-        AgentKind::Kimi => "kimi",
-        AgentKind::Kiro => "kiro-cli",
-    }
-}
-
 fn agent_report(
     env: &Environment,
     agent: AgentKind,
@@ -502,13 +477,14 @@ fn agent_report(
     pins: &[pin::Pin],
     hookhost: &Path,
 ) -> AgentReport {
-    let name = program(agent);
+    let name = agent.declaration().program;
     let on_path = env.get("PATH").and_then(|path| {
         std::env::split_paths(path)
             .map(|dir| dir.join(name))
             .find(|candidate| candidate.is_file())
     });
-    let user_file = install::settings_file(agent, Scope::User, places);
+    let settings = &agent.declaration().settings;
+    let user_file = settings.file(Scope::User, places).unwrap_or_default();
     let settings_folder = user_file
         .ancestors()
         .find(|dir| dir.parent() == Some(places.home.as_path()))
@@ -521,8 +497,8 @@ fn agent_report(
     };
     let files: Vec<(Scope, PathBuf, Option<&pin::Pin>)> = [Scope::User, Scope::Project]
         .into_iter()
-        .map(|scope| {
-            let file = install::settings_file(agent, scope, places);
+        .filter_map(|scope| Some((scope, settings.file(scope, places)?)))
+        .map(|(scope, file)| {
             let pinned = pins
                 .iter()
                 .find(|p| p.agent == agent.flag_name() && p.file == file);
@@ -627,20 +603,24 @@ fn codex_review(
     places: &Places,
     hookhost: &Path,
 ) -> RegistrationReport {
-    use install::codex;
+    use install::codex_trust as codex;
     if report.state == RegistrationState::NotInstalled {
         return report;
     }
     let Ok(Some(text)) = install::read_existing(&report.file) else {
         return report;
     };
-    let Some(user) = codex::user_config(Some(&places.home), places.codex_home.as_deref()) else {
+    let Some(user) = codex::user_config(Some(&places.home), places.agent_home("CODEX_HOME")) else {
         return report;
     };
     let (key_files, state) = match report.scope {
         Scope::User => (vec![user], Some(text.clone())),
         Scope::Project => {
-            let user_file = install::settings_file(AgentKind::Codex, Scope::User, places);
+            let user_file = AgentKind::Codex
+                .declaration()
+                .settings
+                .file(Scope::User, places)
+                .unwrap_or_default();
             let mut files = vec![report.file.clone()];
             files.extend(std::fs::canonicalize(&report.file).ok());
             (files, install::read_existing(&user_file).ok().flatten())

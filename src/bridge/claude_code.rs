@@ -20,10 +20,105 @@
 
 use serde_json::{Map, Value, json};
 
+use super::agents::{Declaration, FailClosedSetting, Settings, Shape, SwitchOff};
+use super::install::{FailClosed, RegisteredEvent, Registration, TimeUnit};
 use super::{
-    Agent, AgentKind, AgentSession, BridgeError, Event, Outcome, Reply, json_or_silent,
+    AgentKind, AgentSession, BridgeError, Event, Outcome, Protocol, Reply, json_or_silent,
     other_event_note, parse_snake_case, with_system_message,
 };
+
+/// Claude Code's registration: `~/.claude/settings.json` (user) or `.claude/settings.json`
+/// (project); a `PreToolUse` group matching every tool and a `UserPromptSubmit` group, each
+/// with one `command` handler whose `timeout` is in seconds (docs/agents.md#claude-code).
+///
+/// The command is a shell line (`sh -c`), not the `command` + `args` exec form, which needs
+/// Claude Code 2.1.139 or later. `onFailure: "block"` (fail closed) is written only when
+/// [`super::Options::claude_on_failure_block`] asks: the research found it only in a third
+/// party's code (for Claude Code 2.1.295 and later), not in Claude Code's documentation up to
+/// 2.1.240, so it is unverified and left out by default.
+pub(crate) static DECLARATION: Declaration = Declaration {
+    kind: AgentKind::ClaudeCode,
+    flag: "claude-code",
+    display_name: "Claude Code",
+    program: "claude",
+    protocol: &ClaudeCode,
+    settings: Settings {
+        home_folder: ".claude",
+        home_variable: None,
+        user_file: "settings.json",
+        project_file: Some(".claude/settings.json"),
+        shape: Shape::NestedJson(handler),
+        events: EVENTS,
+    },
+    default_budget_ms: DEFAULT_BUDGET_MS,
+    timeout_unit: TimeUnit::Seconds,
+    fail_closed: FailClosedSetting::WhenAsked {
+        setting: FailClosed::ClaudeOnFailureBlock,
+        // The first Claude Code with `onFailure` (docs/agents.md#claude-code).
+        since: (2, 1, 295),
+        when_hookhost_cannot_answer: WHEN_HOOKHOST_CANNOT_ANSWER_BLOCKING,
+    },
+    when_hookhost_cannot_answer: WHEN_HOOKHOST_CANNOT_ANSWER,
+    project_note: None,
+    after_change_note: None,
+    switch_off: SwitchOff::DisableAllHooks,
+    merged_project_settings: &[".claude/settings.json", ".claude/settings.local.json"],
+    credentials: CREDENTIALS,
+};
+
+/// Claude Code's login, relative to the home folder ([`super::credentials`]).
+const CREDENTIALS: &[&str] = &[
+    // The whole folder: `.credentials.json` (the login, on Linux; the macOS
+    // Keychain elsewhere), and the transcripts (F8).
+    ".claude",
+    // User-scope MCP servers with their `env` (`claude mcp add -e KEY=…`), and
+    // the API key approved at login in some builds (`primaryApiKey`).
+    ".claude.json",
+    // The Anthropic API key file of Anthropic's tools (docs/threats.md#f8).
+    ".config/anthropic",
+];
+
+/// The bridge's default budget for a Claude Code call: below Claude Code's shortest default
+/// timeout (30 s for `UserPromptSubmit`; 600 s for tools).
+pub const DEFAULT_BUDGET_MS: u64 = 25_000;
+
+const EVENTS: &[RegisteredEvent] = &[
+    RegisteredEvent {
+        name: "PreToolUse",
+        matcher: Some("*"),
+    },
+    RegisteredEvent {
+        name: "UserPromptSubmit",
+        matcher: None,
+    },
+    // So that a change to this registration is seen while Claude Code runs (pin.rs).
+    RegisteredEvent {
+        name: "ConfigChange",
+        matcher: None,
+    },
+];
+
+/// What Claude Code does when hookhost cannot answer, without `onFailure`.
+pub const WHEN_HOOKHOST_CANNOT_ANSWER: &str = "Claude Code lets the call through if hookhost is missing, crashes or outlives \
+     the timeout (its documented hooks fail open); hookhost answers within its budget, \
+     below that timeout.";
+
+/// What Claude Code does when hookhost cannot answer, with `onFailure: "block"`.
+pub const WHEN_HOOKHOST_CANNOT_ANSWER_BLOCKING: &str = "Claude Code blocks the call if hookhost is missing, crashes or outlives the \
+     timeout (onFailure: \"block\", Claude Code 2.1.295 and later; an older one ignores it \
+     and lets the call through).";
+
+/// The handler object.
+fn handler(registration: &Registration) -> Map<String, Value> {
+    let mut handler = Map::new();
+    handler.insert("type".into(), "command".into());
+    handler.insert("command".into(), registration.command_line.clone().into());
+    handler.insert("timeout".into(), registration.timeout.into());
+    if let Some(setting) = registration.fail_closed {
+        handler.insert(setting.key().into(), setting.value());
+    }
+    handler
+}
 
 /// Claude Code.
 #[derive(Debug, Clone, Copy)]
@@ -36,7 +131,7 @@ pub const PROMPT_EVENTS: &[&str] = &["UserPromptSubmit"];
 /// Claude Code's settings-change event.
 pub const SETTINGS_EVENT: &str = "ConfigChange";
 
-impl Agent for ClaudeCode {
+impl Protocol for ClaudeCode {
     fn kind(&self) -> AgentKind {
         AgentKind::ClaudeCode
     }

@@ -15,16 +15,95 @@
 
 use serde_json::Value;
 
+use super::agents::{Declaration, FailClosedSetting, Settings, Shape, SwitchOff};
+use super::install::{RegisteredEvent, Registration, TimeUnit};
 use super::{
-    Agent, AgentKind, BridgeError, Event, Outcome, Reply, claude_code, json_or_silent,
+    AgentKind, BridgeError, Event, Outcome, Protocol, Reply, claude_code, json_or_silent,
     other_event_note, parse_snake_case, refuse_by_exit_2,
 };
+
+/// Codex's registration: `~/.codex/config.toml` (or `$CODEX_HOME/config.toml`; user) or
+/// `.codex/config.toml` (project; Codex reads it once the project is trusted): a
+/// `[[hooks.PreToolUse]]` group matching every tool and a `[[hooks.UserPromptSubmit]]` group,
+/// each with one `[[…hooks]]` command handler whose `timeout` is in seconds (research 1.2).
+///
+/// Codex runs a user hook only once the user has trusted it in `/hooks` (the trust is a hash
+/// of its event, matcher, command and timeout, kept in the user's config.toml); `install`
+/// writes that trust for hookhost's own handlers, and keeps it in step when they change or
+/// move, and `uninstall` takes it away again (see [`trusted_hash`]). Both command and
+/// timeout stay stable from one install to the next.
+pub(crate) static DECLARATION: Declaration = Declaration {
+    kind: AgentKind::Codex,
+    flag: "codex",
+    display_name: "Codex",
+    program: "codex",
+    protocol: &Codex,
+    settings: Settings {
+        home_folder: ".codex",
+        home_variable: Some("CODEX_HOME"),
+        user_file: "config.toml",
+        project_file: Some(".codex/config.toml"),
+        shape: Shape::NestedToml(handler),
+        events: EVENTS,
+    },
+    default_budget_ms: DEFAULT_BUDGET_MS,
+    timeout_unit: TimeUnit::Seconds,
+    fail_closed: FailClosedSetting::None,
+    when_hookhost_cannot_answer: WHEN_HOOKHOST_CANNOT_ANSWER,
+    project_note: Some(
+        "Codex reads a project's .codex/config.toml only once the project is trusted.",
+    ),
+    after_change_note: Some(super::install::codex_trust::after_change_note),
+    switch_off: SwitchOff::CodexFeatures,
+    merged_project_settings: &[".codex/config.toml"],
+    credentials: CREDENTIALS,
+};
+
+/// Codex's login, relative to the home folder ([`super::credentials`]).
+const CREDENTIALS: &[&str] = &[
+    // `$CODEX_HOME/auth.json` (openai/codex `codex-rs/login`), whole as since F8.
+    ".codex",
+];
+
+/// The bridge's default budget for a Codex call: well below Codex's default timeout (600 s),
+/// and above a hook's default timeout (30 s) so that a slow hook meets its own first.
+pub const DEFAULT_BUDGET_MS: u64 = 50_000;
+
+const EVENTS: &[RegisteredEvent] = &[
+    RegisteredEvent {
+        name: "PreToolUse",
+        matcher: Some("*"),
+    },
+    RegisteredEvent {
+        name: "UserPromptSubmit",
+        matcher: None,
+    },
+];
+
+/// What Codex does when hookhost cannot answer.
+pub const WHEN_HOOKHOST_CANNOT_ANSWER: &str = "Codex lets the call through if hookhost is missing, crashes or outlives the timeout \
+     (it has no fail-closed setting; openai/codex#41979 asks for one); hookhost answers \
+     within its budget, below that timeout.";
+
+/// The handler's keys and values, in order.
+fn handler(registration: &Registration) -> Vec<(&'static str, toml_edit::Value)> {
+    vec![
+        ("type", "command".into()),
+        ("command", registration.command_line.as_str().into()),
+        (
+            "timeout",
+            i64::try_from(registration.timeout)
+                .unwrap_or(i64::MAX)
+                .into(),
+        ),
+    ]
+}
 
 /// Codex CLI.
 #[derive(Debug, Clone, Copy)]
 pub struct Codex;
 
-impl Agent for Codex {
+impl Protocol for Codex {
     fn kind(&self) -> AgentKind {
         AgentKind::Codex
     }

@@ -18,18 +18,104 @@
 //!   user message in a `<system_reminder>` block. A nested `hookSpecificOutput` is ignored.
 //! - warnings: no field for them; they go to stderr.
 
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
+use super::agents::{Declaration, FailClosedSetting, Settings, Shape, SwitchOff};
+use super::install::{RegisteredEvent, Registration, TimeUnit};
 use super::{
-    Agent, AgentKind, AgentSession, BridgeError, Event, Outcome, Reply, object, other_event_note,
-    owned, parse_snake_case, required_str, str_field, tool_input_field, tools, warnings_on_stderr,
+    AgentKind, AgentSession, BridgeError, Event, Outcome, Protocol, Reply, object,
+    other_event_note, owned, parse_snake_case, required_str, str_field, tool_input_field, tools,
+    warnings_on_stderr,
 };
+
+/// Copilot CLI's registration: hookhost's own file `~/.copilot/hooks/hookhost.json` (or
+/// `$COPILOT_HOME/hooks/`; user) or `.github/hooks/hookhost.json` (project),
+/// `{"version": 1, "hooks": {EVENT: [HANDLER]}}` with the camelCase events `preToolUse` and
+/// `userPromptSubmitted`; each handler runs the binary with no shell (`exec` + `args`) and
+/// has `timeoutSec` (docs/agents.md#copilot-cli).
+///
+/// Copilot CLI 1.0.102 obeys a command hook's top-level `{"decision":"block"}` and
+/// `{"additionalContext"}` on `userPromptSubmitted`, so prompt hooks act there too.
+pub(crate) static DECLARATION: Declaration = Declaration {
+    kind: AgentKind::Copilot,
+    flag: "copilot",
+    display_name: "Copilot CLI",
+    program: "copilot",
+    protocol: &Copilot,
+    settings: Settings {
+        home_folder: ".copilot",
+        home_variable: Some("COPILOT_HOME"),
+        user_file: "hooks/hookhost.json",
+        project_file: Some(".github/hooks/hookhost.json"),
+        shape: Shape::FlatJson(handler),
+        events: EVENTS,
+    },
+    default_budget_ms: DEFAULT_BUDGET_MS,
+    timeout_unit: TimeUnit::Seconds,
+    fail_closed: FailClosedSetting::None,
+    when_hookhost_cannot_answer: WHEN_HOOKHOST_CANNOT_ANSWER,
+    project_note: None,
+    after_change_note: None,
+    switch_off: SwitchOff::None,
+    merged_project_settings: &[],
+    credentials: CREDENTIALS,
+};
+
+/// Copilot CLI's login, relative to the home folder ([`super::credentials`]).
+const CREDENTIALS: &[&str] = &[
+    // The OAuth token when no system keychain is there: it falls back to plain
+    // text in `config.json` (github/copilot-cli#2071; kunchenguid/quota-axi#55).
+    ".copilot/config.json",
+    // HTTP MCP servers' OAuth tokens (github/copilot-cli#2783) and the MCP
+    // servers' config with their `env`.
+    ".copilot/mcp-oauth-config",
+    ".copilot/mcp-config.json",
+    // GitHub Copilot's shared login of the editor plugins and the language server
+    // (`apps.json`, `hosts.json`: `oauth_token`).
+    ".config/github-copilot",
+];
+
+/// The bridge's default budget for a Copilot CLI call: below Copilot's default timeout
+/// (30 s).
+pub const DEFAULT_BUDGET_MS: u64 = 25_000;
+
+const EVENTS: &[RegisteredEvent] = &[
+    RegisteredEvent {
+        name: "preToolUse",
+        matcher: None,
+    },
+    RegisteredEvent {
+        name: "userPromptSubmitted",
+        matcher: None,
+    },
+];
+
+/// What Copilot CLI does when hookhost cannot answer.
+pub const WHEN_HOOKHOST_CANNOT_ANSWER: &str = "Copilot CLI denies a tool call if hookhost is missing or crashes (newer versions; \
+     older ones skip the hook), and lets it through if hookhost outlives the timeout (it has \
+     no fail-closed setting).";
+
+/// The handler object.
+fn handler(registration: &Registration) -> Map<String, Value> {
+    let mut handler = Map::new();
+    handler.insert("type".into(), "command".into());
+    handler.insert(
+        "exec".into(),
+        registration.program.to_string_lossy().into_owned().into(),
+    );
+    handler.insert(
+        "args".into(),
+        Value::Array(registration.args.iter().cloned().map(Value::from).collect()),
+    );
+    handler.insert("timeoutSec".into(), registration.timeout.into());
+    handler
+}
 
 /// Copilot CLI.
 #[derive(Debug, Clone, Copy)]
 pub struct Copilot;
 
-impl Agent for Copilot {
+impl Protocol for Copilot {
     fn kind(&self) -> AgentKind {
         AgentKind::Copilot
     }

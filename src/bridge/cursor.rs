@@ -20,11 +20,103 @@
 
 use serde_json::{Map, Value, json};
 
+use super::agents::{Declaration, FailClosedSetting, Settings, Shape, SwitchOff};
+use super::install::{FailClosed, RegisteredEvent, Registration, TimeUnit};
 use super::{
-    Agent, AgentKind, AgentSession, BridgeError, Event, Outcome, Reply, context_dropped_note,
+    AgentKind, AgentSession, BridgeError, Event, Outcome, Protocol, Reply, context_dropped_note,
     object, other_event_note, owned, required_str, str_field, tool_input_field, tools,
     warnings_on_stderr,
 };
+
+/// Cursor's registration: `~/.cursor/hooks.json` (user) or `.cursor/hooks.json` (project),
+/// `{"version": 1, "hooks": {EVENT: [HANDLER]}}`; every pre-tool event (`preToolUse`,
+/// `beforeShellExecution`, `beforeMCPExecution`, `beforeReadFile`) and the prompt event
+/// (`beforeSubmitPrompt`), each handler with a `timeout` in seconds and `failClosed: true`
+/// (docs/agents.md#cursor).
+///
+/// With `failClosed`, Cursor counts an empty answer as a failure (docs/agents.md#cursor, second-hand),
+/// so the bridge prints an answer to every Cursor event.
+pub(crate) static DECLARATION: Declaration = Declaration {
+    kind: AgentKind::Cursor,
+    flag: "cursor",
+    display_name: "Cursor",
+    program: "cursor-agent",
+    protocol: &Cursor,
+    settings: Settings {
+        home_folder: ".cursor",
+        home_variable: None,
+        user_file: "hooks.json",
+        project_file: Some(".cursor/hooks.json"),
+        shape: Shape::FlatJson(handler),
+        events: EVENTS,
+    },
+    default_budget_ms: DEFAULT_BUDGET_MS,
+    timeout_unit: TimeUnit::Seconds,
+    fail_closed: FailClosedSetting::Always(FailClosed::CursorFailClosed),
+    when_hookhost_cannot_answer: WHEN_HOOKHOST_CANNOT_ANSWER,
+    project_note: Some("Cursor runs a project's hooks in trusted workspaces only."),
+    after_change_note: None,
+    switch_off: SwitchOff::None,
+    merged_project_settings: &[],
+    credentials: CREDENTIALS,
+};
+
+/// Cursor's login, relative to the home folder ([`super::credentials`]).
+const CREDENTIALS: &[&str] = &[
+    // cursor-agent's login (`authInfo`) since 2026
+    // (Dicklesworthstone/coding_agent_account_manager#18).
+    ".cursor/cli-config.json",
+    // cursor-agent's login on Linux before that (kunchenguid/quota-axi#104).
+    ".config/cursor/auth.json",
+    // Global MCP servers, whose `env` and `headers` carry tokens.
+    ".cursor/mcp.json",
+    // The editor's `state.vscdb` (`cursorAuth/accessToken`, `refreshToken`) and
+    // its backups, on Linux and on macOS.
+    ".config/Cursor/User/globalStorage",
+    "Library/Application Support/Cursor/User/globalStorage",
+];
+
+/// The bridge's default budget for a Cursor call. Cursor's default timeout is not
+/// documented ("platform default"), so this is the same as for the 30 s agents.
+pub const DEFAULT_BUDGET_MS: u64 = 25_000;
+
+const EVENTS: &[RegisteredEvent] = &[
+    RegisteredEvent {
+        name: "preToolUse",
+        matcher: None,
+    },
+    RegisteredEvent {
+        name: "beforeShellExecution",
+        matcher: None,
+    },
+    RegisteredEvent {
+        name: "beforeMCPExecution",
+        matcher: None,
+    },
+    RegisteredEvent {
+        name: "beforeReadFile",
+        matcher: None,
+    },
+    RegisteredEvent {
+        name: "beforeSubmitPrompt",
+        matcher: None,
+    },
+];
+
+/// What Cursor does when hookhost cannot answer.
+pub const WHEN_HOOKHOST_CANNOT_ANSWER: &str = "Cursor blocks the call if hookhost is missing, crashes, outlives the timeout or \
+     answers something that is not JSON (failClosed: true).";
+
+/// The handler object.
+fn handler(registration: &Registration) -> Map<String, Value> {
+    let mut handler = Map::new();
+    handler.insert("command".into(), registration.command_line.clone().into());
+    handler.insert("timeout".into(), registration.timeout.into());
+    if let Some(setting) = registration.fail_closed {
+        handler.insert(setting.key().into(), setting.value());
+    }
+    handler
+}
 
 /// Cursor.
 #[derive(Debug, Clone, Copy)]
@@ -38,7 +130,7 @@ pub const PERMISSION_EVENTS: &[&str] = &[
     "beforeReadFile",
 ];
 
-impl Agent for Cursor {
+impl Protocol for Cursor {
     fn kind(&self) -> AgentKind {
         AgentKind::Cursor
     }

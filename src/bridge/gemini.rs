@@ -16,16 +16,93 @@
 
 use serde_json::{Map, Value, json};
 
+use super::agents::{Declaration, FailClosedSetting, Settings, Shape, SwitchOff};
+use super::install::{RegisteredEvent, Registration, TimeUnit};
 use super::{
-    Agent, AgentKind, BridgeError, Event, Outcome, Reply, json_or_silent, other_event_note,
+    AgentKind, BridgeError, Event, Outcome, Protocol, Reply, json_or_silent, other_event_note,
     parse_snake_case, with_system_message,
 };
+
+/// Gemini CLI's registration: `~/.gemini/settings.json` (user) or `.gemini/settings.json`
+/// (project); a `BeforeTool` group matching every tool and a `BeforeAgent` group (the prompt
+/// event), each with one named `command` handler whose `timeout` is in milliseconds
+/// (docs/agents.md#gemini-cli). Gemini fingerprints project hooks by `name:command`, so both stay stable.
+pub(crate) static DECLARATION: Declaration = Declaration {
+    kind: AgentKind::Gemini,
+    flag: "gemini",
+    display_name: "Gemini CLI",
+    program: "gemini",
+    protocol: &Gemini,
+    settings: Settings {
+        home_folder: ".gemini",
+        home_variable: None,
+        user_file: "settings.json",
+        project_file: Some(".gemini/settings.json"),
+        shape: Shape::NestedJson(handler),
+        events: EVENTS,
+    },
+    default_budget_ms: DEFAULT_BUDGET_MS,
+    timeout_unit: TimeUnit::Milliseconds,
+    fail_closed: FailClosedSetting::None,
+    when_hookhost_cannot_answer: WHEN_HOOKHOST_CANNOT_ANSWER,
+    project_note: Some("Gemini CLI warns about a new or changed project hook until you trust it."),
+    after_change_note: None,
+    switch_off: SwitchOff::HooksConfig {
+        handler_name: HANDLER_NAME,
+    },
+    merged_project_settings: &[".gemini/settings.json"],
+    credentials: CREDENTIALS,
+};
+
+/// Gemini CLI's login, relative to the home folder ([`super::credentials`]).
+const CREDENTIALS: &[&str] = &[
+    // `oauth_creds.json`, `google_accounts.json`, `mcp-oauth-tokens.json`, `.env`
+    // (google-gemini/gemini-cli `packages/core/src/config/storage.ts`), whole as
+    // since F8.
+    ".gemini",
+    // The user-level `.env` both Gemini CLI and Qwen Code fall back to for their
+    // API keys (`findEnvFile` in `packages/cli/src/config/settings.ts`).
+    ".env",
+];
+
+/// The bridge's default budget for a Gemini CLI call: below Gemini's default timeout
+/// (60 000 ms).
+pub const DEFAULT_BUDGET_MS: u64 = 50_000;
+
+const EVENTS: &[RegisteredEvent] = &[
+    RegisteredEvent {
+        name: "BeforeTool",
+        matcher: Some("*"),
+    },
+    RegisteredEvent {
+        name: "BeforeAgent",
+        matcher: None,
+    },
+];
+
+/// What Gemini CLI does when hookhost cannot answer.
+pub const WHEN_HOOKHOST_CANNOT_ANSWER: &str = "Gemini CLI lets the call through if hookhost crashes silently or outlives the \
+     timeout (it has no fail-closed setting); a hookhost that is missing (exit 127 with a \
+     message on stderr) is a deny. hookhost answers within its budget, below that timeout.";
+
+/// The name of hookhost's handler (`hooksConfig.disabled` switches a hook off by it).
+const HANDLER_NAME: &str = "hookhost";
+
+/// The handler object.
+fn handler(registration: &Registration) -> Map<String, Value> {
+    let mut handler = Map::new();
+    handler.insert("name".into(), HANDLER_NAME.into());
+    handler.insert("type".into(), "command".into());
+    handler.insert("command".into(), registration.command_line.clone().into());
+    handler.insert("timeout".into(), registration.timeout.into());
+    handler
+}
 
 /// Gemini CLI.
 #[derive(Debug, Clone, Copy)]
 pub struct Gemini;
 
-impl Agent for Gemini {
+impl Protocol for Gemini {
     fn kind(&self) -> AgentKind {
         AgentKind::Gemini
     }

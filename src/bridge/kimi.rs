@@ -22,16 +22,109 @@
 
 use serde_json::{Map, Value};
 
+use super::agents::{Declaration, FailClosedSetting, Settings, Shape, SwitchOff};
+use super::install::{RegisteredEvent, Registration, TimeUnit};
 use super::{
-    Agent, AgentKind, BridgeError, Event, Outcome, Reply, claude_code, context_dropped_note,
+    AgentKind, BridgeError, Event, Outcome, Protocol, Reply, claude_code, context_dropped_note,
     other_event_note, parse_snake_case, refuse_by_exit_2, warnings_on_stderr,
 };
+
+/// Kimi Code's registration: `~/.kimi-code/config.toml` (or `$KIMI_CODE_HOME/config.toml`),
+/// a `[[hooks]]` table per event (`event`, `matcher`, `command`, `timeout` in whole
+/// seconds, 1 to 600), edited with `toml_edit` so that comments and other keys survive.
+/// Kimi Code refuses a config with a key it does not know, so nothing else is written (no
+/// `fail_mode`, which only newer versions document). Kimi Code has no project settings
+/// file: `--scope project` is refused.
+pub(crate) static DECLARATION: Declaration = Declaration {
+    kind: AgentKind::Kimi,
+    flag: "kimi-code",
+    display_name: "Kimi Code",
+    program: "kimi",
+    protocol: &Kimi,
+    settings: Settings {
+        home_folder: ".kimi-code",
+        home_variable: Some("KIMI_CODE_HOME"),
+        user_file: "config.toml",
+        project_file: None,
+        shape: Shape::FlatToml(handler),
+        events: EVENTS,
+    },
+    default_budget_ms: DEFAULT_BUDGET_MS,
+    timeout_unit: TimeUnit::Seconds,
+    fail_closed: FailClosedSetting::None,
+    when_hookhost_cannot_answer: WHEN_HOOKHOST_CANNOT_ANSWER,
+    project_note: None,
+    after_change_note: None,
+    switch_off: SwitchOff::None,
+    merged_project_settings: &[],
+    credentials: CREDENTIALS,
+};
+
+/// Kimi Code's login, relative to the home folder ([`super::credentials`]).
+const CREDENTIALS: &[&str] = &[
+    // Kimi Code: `<KIMI_CODE_HOME>/credentials/<name>.json`, the OAuth tokens
+    // (MoonshotAI/kimi-code `packages/oauth/src/storage.ts`), and `config.toml`,
+    // whose `[providers.*]` hold `api_key`; `mcp.json`, the MCP servers.
+    ".kimi-code/credentials",
+    ".kimi-code/config.toml",
+    ".kimi-code/mcp.json",
+    // The Python Kimi CLI: the same under `~/.kimi` (MoonshotAI/kimi-cli
+    // `src/kimi_cli/share.py`, `auth/oauth.py` `_credentials_dir`, `config.py`
+    // `LLMProvider.api_key`), with the legacy `config.json` and its backup.
+    ".kimi/credentials",
+    ".kimi/config.toml",
+    ".kimi/config.json",
+    ".kimi/config.json.bak",
+    ".kimi/mcp.json",
+];
+
+/// The bridge's default budget for a Kimi Code call: below Kimi's default hook timeout
+/// (30 s).
+pub const DEFAULT_BUDGET_MS: u64 = 25_000;
+
+const EVENTS: &[RegisteredEvent] = &[
+    // An empty matcher is every tool (a JavaScript regex over the tool's name).
+    RegisteredEvent {
+        name: "PreToolUse",
+        matcher: Some(""),
+    },
+    // On this event the matcher would match the prompt's text: none is written.
+    RegisteredEvent {
+        name: "UserPromptSubmit",
+        matcher: None,
+    },
+];
+
+/// What Kimi Code does when hookhost cannot answer.
+pub const WHEN_HOOKHOST_CANNOT_ANSWER: &str = "Kimi Code lets the call through if hookhost is missing, crashes or outlives the \
+     timeout (its hooks fail open, and it refuses keys it does not know, so no fail-closed \
+     setting is written); hookhost answers within its budget, below that timeout.";
+
+/// The keys of hookhost's table for `event`, in order.
+fn handler(
+    event: &RegisteredEvent,
+    registration: &Registration,
+) -> Vec<(&'static str, toml_edit::Value)> {
+    let mut keys = vec![("event", toml_edit::Value::from(event.name))];
+    if let Some(matcher) = event.matcher {
+        keys.push(("matcher", toml_edit::Value::from(matcher)));
+    }
+    keys.push((
+        "command",
+        toml_edit::Value::from(registration.command_line.as_str()),
+    ));
+    keys.push((
+        "timeout",
+        toml_edit::Value::from(i64::try_from(registration.timeout.min(600)).unwrap_or(600)),
+    ));
+    keys
+}
 
 /// Kimi Code.
 #[derive(Debug, Clone, Copy)]
 pub struct Kimi;
 
-impl Agent for Kimi {
+impl Protocol for Kimi {
     fn kind(&self) -> AgentKind {
         AgentKind::Kimi
     }

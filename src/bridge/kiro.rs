@@ -23,10 +23,109 @@
 
 use serde_json::{Map, Value};
 
+use super::agents::{Declaration, FailClosedSetting, Settings, Shape, SwitchOff};
+use super::install::{RegisteredEvent, Registration, TimeUnit};
 use super::{
-    Agent, AgentKind, BridgeError, Event, Outcome, Reply, context_dropped_note, other_event_note,
-    parse_snake_case, prompt_block_dropped_note, refuse_by_exit_2, warnings_on_stderr,
+    AgentKind, BridgeError, Event, Outcome, Protocol, Reply, context_dropped_note,
+    other_event_note, parse_snake_case, prompt_block_dropped_note, refuse_by_exit_2,
+    warnings_on_stderr,
 };
+
+/// Kiro CLI's registration: an agent file of hookhost's own, `~/.kiro/agents/hookhost.json`
+/// (user) or `.kiro/agents/hookhost.json` (project), `{"name", "description", "tools",
+/// "hooks": {EVENT: [HANDLER]}}`, each handler with `command`, `timeout_ms` and
+/// `cache_ttl_seconds: 0` (a cached answer would be reused for a later call with other
+/// arguments: the cache key is the hook, not the call). No `matcher`: every tool.
+///
+/// Kiro runs an agent file's hooks only while that agent is the one chatting, so
+/// `install` says how to make it so (`kiro-cli chat --agent hookhost`, or the default).
+/// Amazon Q Developer CLI, Kiro CLI's predecessor, reads the same file from
+/// `~/.aws/amazonq/cli-agents/`: copying it there registers the bridge for it too.
+pub(crate) static DECLARATION: Declaration = Declaration {
+    kind: AgentKind::Kiro,
+    flag: "kiro",
+    display_name: "Kiro CLI",
+    program: "kiro-cli",
+    protocol: &Kiro,
+    settings: Settings {
+        home_folder: ".kiro",
+        home_variable: None,
+        user_file: "agents/hookhost.json",
+        project_file: Some(".kiro/agents/hookhost.json"),
+        shape: Shape::AgentJson(handler, new_agent_file),
+        events: EVENTS,
+    },
+    default_budget_ms: DEFAULT_BUDGET_MS,
+    timeout_unit: TimeUnit::Milliseconds,
+    fail_closed: FailClosedSetting::None,
+    when_hookhost_cannot_answer: WHEN_HOOKHOST_CANNOT_ANSWER,
+    project_note: None,
+    after_change_note: None,
+    switch_off: SwitchOff::None,
+    merged_project_settings: &[],
+    credentials: CREDENTIALS,
+};
+
+/// Kiro CLI's login, relative to the home folder ([`super::credentials`]).
+const CREDENTIALS: &[&str] = &[
+    // Kiro CLI and Amazon Q Developer CLI keep their tokens in the `auth_kv`
+    // table of `data.sqlite3` in their data folder (aws/amazon-q-developer-cli
+    // `fig_util::directories`, `dirs::data_local_dir()`), on Linux and on macOS.
+    ".local/share/kiro-cli",
+    ".local/share/amazon-q",
+    "Library/Application Support/kiro-cli",
+    "Library/Application Support/amazon-q",
+    // Kiro's MCP servers, with their `env`.
+    ".kiro/settings/mcp.json",
+    // Amazon Q's settings and MCP servers, and the SSO token cache (the Kiro
+    // IDE's `kiro-auth-token.json`): under `.aws`, hidden whole already.
+    ".aws/amazonq",
+    ".aws/sso/cache",
+];
+
+/// The bridge's default budget for a Kiro CLI call: below the 10 s default hook timeout
+/// of Kiro's newer engine (30 s in the older one), in case `timeout_ms` is removed.
+pub const DEFAULT_BUDGET_MS: u64 = 8_000;
+
+const EVENTS: &[RegisteredEvent] = &[
+    RegisteredEvent {
+        name: "preToolUse",
+        matcher: None,
+    },
+    RegisteredEvent {
+        name: "userPromptSubmit",
+        matcher: None,
+    },
+];
+
+/// What Kiro CLI does when hookhost cannot answer.
+pub const WHEN_HOOKHOST_CANNOT_ANSWER: &str = "Kiro CLI lets the call through if hookhost is missing, crashes or outlives timeout_ms \
+     (its hooks fail open, and it has no fail-closed setting); hookhost answers within its \
+     budget, below that timeout. The hooks run while the agent \"hookhost\" chats: \
+     `kiro-cli chat --agent hookhost`, or make it the default with \
+     `kiro-cli settings chat.defaultAgent hookhost`.";
+
+/// The agent file's own keys, for a file hookhost creates.
+fn new_agent_file() -> Map<String, Value> {
+    let mut agent = Map::new();
+    agent.insert("name".into(), "hookhost".into());
+    agent.insert(
+        "description".into(),
+        "The default tools, with the user's hooks run by hookhost before every call and on every prompt"
+            .into(),
+    );
+    agent.insert("tools".into(), Value::Array(vec!["*".into()]));
+    agent
+}
+
+/// The handler object.
+fn handler(registration: &Registration) -> Map<String, Value> {
+    let mut handler = Map::new();
+    handler.insert("command".into(), registration.command_line.clone().into());
+    handler.insert("timeout_ms".into(), registration.timeout.into());
+    handler.insert("cache_ttl_seconds".into(), 0.into());
+    handler
+}
 
 /// Kiro CLI's pre-tool event.
 pub const PRE_TOOL_EVENTS: &[&str] = &["preToolUse"];
@@ -37,7 +136,7 @@ pub const PROMPT_EVENTS: &[&str] = &["userPromptSubmit"];
 #[derive(Debug, Clone, Copy)]
 pub struct Kiro;
 
-impl Agent for Kiro {
+impl Protocol for Kiro {
     fn kind(&self) -> AgentKind {
         AgentKind::Kiro
     }

@@ -1,19 +1,20 @@
 //! The bridge: hookhost as the one hook that Claude Code, Codex, Gemini CLI, Cursor, Copilot CLI, Qwen Code, Kimi Code and Kiro CLI call.
 //!
 //! This module owns the library half of `hookhost bridge`, pure code with no I/O: reading
-//! one agent's event ([`Agent::parse`] → [`Event`], the canonical call in Claude Code's
+//! one agent's event ([`Protocol::parse`] → [`Event`], the canonical call in Claude Code's
 //! vocabulary), knowing who really called ([`detect`]), the one table of tool names and
 //! input fields ([`tools`]), and writing the answer in that agent's own language
-//! ([`Agent::answer`] → [`Reply`]: stdout, stderr and an exit status with the *agent's*
+//! ([`Protocol::answer`] → [`Reply`]: stdout, stderr and an exit status with the *agent's*
 //! meaning, never hookhost's own exit statuses). The front end (`hookhost bridge`) reads
 //! stdin, runs the session's gate, fills an [`Outcome`] from its
 //! [`crate::dispatch::Verdict`] and writes the [`Reply`] out.
 //!
-//! The shape is ripgrep's `Flag`/`FLAGS`: one small trait, one unit struct per agent in
-//! its own file with its tests below it, and one table, [`AGENTS`]. A trait rather than an
-//! enum with a `match` in every method, so that everything one agent does (its events,
-//! its answers, its exit-code rules, their tests) is read in one file, and a sixth agent
-//! is one new file and one line in [`AGENTS`].
+//! An agent is one file: its [`Declaration`] (names, program, settings, timeout, failure
+//! setting, switch-offs, login; read by `install`, `doctor`, the bridge and the command
+//! line through [`AgentKind::declaration`]) and a unit struct implementing [`Protocol`]
+//! (its events, its answers, its exit-code rules), with their tests below them. A trait
+//! rather than an enum with a `match` in every method, so that everything one agent does
+//! is read in one place ([`agents`](AgentKind) says what a new agent touches).
 //!
 //! What every agent's answer must respect (docs/agents.md#what-every-agent-gets): no
 //! agent gets `allow` when the meaning is "no objection" (Claude Code skips its permission
@@ -24,6 +25,7 @@
 
 pub mod install;
 
+mod agents;
 pub mod claude_code;
 pub mod codex;
 pub mod copilot;
@@ -38,132 +40,33 @@ pub mod qwen;
 pub mod tools;
 pub mod touched;
 
-use std::fmt;
-
 use serde_json::{Map, Value};
 
 use crate::dispatch::{self, Verdict};
 
-/// The agents the bridge answers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum AgentKind {
-    /// Anthropic's Claude Code.
-    ClaudeCode,
-    /// OpenAI's Codex CLI.
-    Codex,
-    /// Google's Gemini CLI.
-    Gemini,
-    /// Cursor (the editor and `cursor-agent`).
-    Cursor,
-    /// GitHub Copilot CLI.
-    Copilot,
-    /// Alibaba's Qwen Code (a Gemini CLI fork with Claude Code's hook protocol).
-    Qwen,
-    /// Moonshot AI's Kimi Code.
-    Kimi,
-    /// AWS's Kiro CLI (and Amazon Q Developer CLI, whose hook protocol it keeps).
-    Kiro,
-}
-
-impl AgentKind {
-    /// Every agent, in the order `--agent` lists them.
-    pub const ALL: [AgentKind; 8] = [
-        AgentKind::ClaudeCode,
-        AgentKind::Codex,
-        AgentKind::Gemini,
-        AgentKind::Cursor,
-        AgentKind::Copilot,
-        AgentKind::Qwen,
-        AgentKind::Kimi,
-        AgentKind::Kiro,
-    ];
-
-    /// The name `--agent` and `hookhost install` take: `claude-code`, `codex`, `gemini`,
-    /// `cursor`, `copilot`, `qwen-code`, `kimi-code`, `kiro`.
-    pub fn flag_name(self) -> &'static str {
-        match self {
-            AgentKind::ClaudeCode => "claude-code",
-            AgentKind::Codex => "codex",
-            AgentKind::Gemini => "gemini",
-            AgentKind::Cursor => "cursor",
-            AgentKind::Copilot => "copilot",
-            AgentKind::Qwen => "qwen-code",
-            AgentKind::Kimi => "kimi-code",
-            AgentKind::Kiro => "kiro",
-        }
-    }
-
-    /// The agent's name as its users know it, for notes.
-    pub fn display_name(self) -> &'static str {
-        match self {
-            AgentKind::ClaudeCode => "Claude Code",
-            AgentKind::Codex => "Codex",
-            AgentKind::Gemini => "Gemini CLI",
-            AgentKind::Cursor => "Cursor",
-            AgentKind::Copilot => "Copilot CLI",
-            AgentKind::Qwen => "Qwen Code",
-            AgentKind::Kimi => "Kimi Code",
-            AgentKind::Kiro => "Kiro CLI",
-        }
-    }
-
-    /// The agent named by `--agent NAME`.
-    pub fn from_flag(name: &str) -> Option<AgentKind> {
-        AgentKind::ALL.into_iter().find(|a| a.flag_name() == name)
-    }
-
-    /// The agent's [`Agent`] implementation.
-    pub fn agent(self) -> &'static dyn Agent {
-        match self {
-            AgentKind::ClaudeCode => &claude_code::ClaudeCode,
-            AgentKind::Codex => &codex::Codex,
-            AgentKind::Gemini => &gemini::Gemini,
-            AgentKind::Cursor => &cursor::Cursor,
-            AgentKind::Copilot => &copilot::Copilot,
-            AgentKind::Qwen => &qwen::Qwen,
-            AgentKind::Kimi => &kimi::Kimi,
-            AgentKind::Kiro => &kiro::Kiro,
-        }
-    }
-}
-
-impl fmt::Display for AgentKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.display_name())
-    }
-}
-
-/// Every agent, one entry each (ripgrep's `FLAGS`). Tests walk it so that no agent is
-/// left out of a rule that holds for all.
-pub static AGENTS: &[&dyn Agent] = &[
-    &claude_code::ClaudeCode,
-    &codex::Codex,
-    &gemini::Gemini,
-    &cursor::Cursor,
-    &copilot::Copilot,
-    &qwen::Qwen,
-    &kimi::Kimi,
-    &kiro::Kiro,
-];
+pub use agents::{
+    AgentKind, Declaration, FailClosedSetting, FlatTomlHandler, JsonHandler, Settings, Shape,
+    SwitchOff, TomlHandler, version_at_least,
+};
 
 /// One agent's hook protocol: how to read its event and how to answer it.
 ///
-/// Implementations are unit structs, one file each. [`Agent::parse`] turns the agent's
+/// Implementations are unit structs, one file each. [`Protocol::parse`] turns the agent's
 /// stdin into the canonical [`Event`] (Claude Code's tool names and input shape, through
-/// [`tools`]); [`Agent::answer`] writes an [`Outcome`] in the form that agent obeys, for
-/// the event it answers; [`Agent::refuse`] denies a call the bridge could not read or
+/// [`tools`]); [`Protocol::answer`] writes an [`Outcome`] in the form that agent obeys, for
+/// the event it answers; [`Protocol::refuse`] denies a call the bridge could not read or
 /// could not run, in a form that blocks whichever event it was.
-pub trait Agent: Sync {
+pub trait Protocol: Sync {
     /// Which agent this is.
     fn kind(&self) -> AgentKind;
 
     /// Reads the agent's stdin payload. An event the bridge has no hooks for is
     /// [`Event::Other`], not an error; an error is a payload the bridge cannot gate
     /// (a pre-tool event with no tool name, say), which the front end answers with
-    /// [`Agent::refuse`].
+    /// [`Protocol::refuse`].
     fn parse(&self, payload: &Value) -> Result<Event, BridgeError>;
 
-    /// The answer to `event` (as [`Agent::parse`] returned it) for `outcome`.
+    /// The answer to `event` (as [`Protocol::parse`] returned it) for `outcome`.
     fn answer(&self, event: &Event, outcome: &Outcome) -> Reply;
 
     /// A deny that blocks whatever the agent asked, with `reason`: for a payload the
@@ -460,7 +363,7 @@ pub enum BridgeError {
     },
 }
 
-/// The message for a payload that could not be read: what a [`Agent::refuse`] reply
+/// The message for a payload that could not be read: what a [`Protocol::refuse`] reply
 /// carries.
 pub fn unreadable_message(error: &BridgeError) -> String {
     format!(
@@ -616,11 +519,9 @@ mod tests {
     use crate::dispatch::{ContextBlock, Outcome as GateOutcome};
 
     #[test]
-    fn agents_table_lists_each_agent_once_in_flag_order() {
-        let kinds: Vec<AgentKind> = AGENTS.iter().map(|a| a.kind()).collect();
-        assert_eq!(kinds, AgentKind::ALL.to_vec());
+    fn every_agent_is_named_once_by_its_flag() {
         for kind in AgentKind::ALL {
-            assert_eq!(kind.agent().kind(), kind);
+            assert_eq!(kind.protocol().kind(), kind);
             assert_eq!(AgentKind::from_flag(kind.flag_name()), Some(kind));
         }
         assert_eq!(AgentKind::from_flag("claude"), None);
@@ -757,8 +658,8 @@ mod tests {
         }
 
         let samples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/agents");
-        for agent in AGENTS {
-            let kind = agent.kind();
+        for kind in AgentKind::ALL {
+            let agent = kind.protocol();
             // Unreadable: whatever is not one JSON object is refused, and the refusal
             // denies (exit 2 with the reason on stderr, or a JSON deny carrying it).
             for payload in [

@@ -20,9 +20,93 @@
 //! included; those come with an empty `prompt` and no `submitted_prompt` (docs/agents.md).
 //! Such a send is not a prompt and not a turn: no prompt hook runs, nothing is answered.
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
-use super::{Agent, AgentKind, BridgeError, Event, Outcome, Reply, claude_code, parse_snake_case};
+use super::agents::{Declaration, FailClosedSetting, Settings, Shape, SwitchOff};
+use super::install::{RegisteredEvent, Registration, TimeUnit};
+use super::{
+    AgentKind, BridgeError, Event, Outcome, Protocol, Reply, claude_code, parse_snake_case,
+};
+
+/// Qwen Code's registration: `~/.qwen/settings.json` (user) or `.qwen/settings.json`
+/// (project; Qwen Code runs project hooks in trusted folders only), Claude Code's shape: a
+/// `PreToolUse` group matching every tool and a `UserPromptSubmit` group, each with one
+/// `command` handler.
+///
+/// The `timeout` is written in milliseconds and at least 1000: older Qwen Code reads it
+/// in milliseconds, newer in seconds except that a value of 1000 or more is still taken as
+/// milliseconds (`hook-timeout.ts`), so such a value means the same to both. Newer Qwen
+/// Code has a per-hook `failMode: "closed"`; it is not written, since how an older one
+/// treats the key is not known.
+pub(crate) static DECLARATION: Declaration = Declaration {
+    kind: AgentKind::Qwen,
+    flag: "qwen-code",
+    display_name: "Qwen Code",
+    program: "qwen",
+    protocol: &Qwen,
+    settings: Settings {
+        home_folder: ".qwen",
+        home_variable: None,
+        user_file: "settings.json",
+        project_file: Some(".qwen/settings.json"),
+        shape: Shape::NestedJson(handler),
+        events: EVENTS,
+    },
+    default_budget_ms: DEFAULT_BUDGET_MS,
+    timeout_unit: TimeUnit::Milliseconds,
+    fail_closed: FailClosedSetting::None,
+    when_hookhost_cannot_answer: WHEN_HOOKHOST_CANNOT_ANSWER,
+    project_note: None,
+    after_change_note: None,
+    switch_off: SwitchOff::DisableAllHooks,
+    merged_project_settings: &[".qwen/settings.json"],
+    credentials: CREDENTIALS,
+};
+
+/// Qwen Code's login, relative to the home folder ([`super::credentials`]).
+const CREDENTIALS: &[&str] = &[
+    // The Qwen OAuth tokens (QwenLM/qwen-code `packages/core/src/config/storage.ts`
+    // `OAUTH_FILE`; `qwen/qwenOAuth2.ts`; QwenLM/qwen-code#225).
+    ".qwen/oauth_creds.json",
+    // MCP servers' OAuth tokens (`Storage.getMcpOAuthTokensPath`).
+    ".qwen/mcp-oauth-tokens.json",
+    // `security.auth.apiKey` (the OpenAI-compatible key) and the `env` block.
+    // Hidden although hookhost's install edits it: a hook has no need to read it.
+    ".qwen/settings.json",
+    // The API keys Qwen Code reads from `~/.qwen/.env` and `~/.env`.
+    ".qwen/.env",
+    ".env",
+];
+
+/// The bridge's default budget for a Qwen Code call: below Qwen Code's default timeout
+/// (60 s in older versions; 600 s in newer ones).
+pub const DEFAULT_BUDGET_MS: u64 = 25_000;
+
+const EVENTS: &[RegisteredEvent] = &[
+    RegisteredEvent {
+        name: "PreToolUse",
+        matcher: Some("*"),
+    },
+    RegisteredEvent {
+        name: "UserPromptSubmit",
+        matcher: None,
+    },
+];
+
+/// What Qwen Code does when hookhost cannot answer.
+pub const WHEN_HOOKHOST_CANNOT_ANSWER: &str = "Qwen Code lets the call through if hookhost is missing, crashes or outlives the \
+     timeout (its hooks fail open; the failMode: \"closed\" of newer versions is not \
+     written, since older ones may not take it); hookhost answers within its budget, below \
+     that timeout.";
+
+/// The handler object.
+fn handler(registration: &Registration) -> Map<String, Value> {
+    let mut handler = Map::new();
+    handler.insert("type".into(), "command".into());
+    handler.insert("command".into(), registration.command_line.clone().into());
+    handler.insert("timeout".into(), registration.timeout.into());
+    handler
+}
 
 /// The name the bridge gives Qwen Code's `UserPromptSubmit` for a send that is not a
 /// prompt (a tool result going back to the model).
@@ -32,7 +116,7 @@ const TOOL_RESULT_SEND: &str = "UserPromptSubmit (a tool result sent on)";
 #[derive(Debug, Clone, Copy)]
 pub struct Qwen;
 
-impl Agent for Qwen {
+impl Protocol for Qwen {
     fn kind(&self) -> AgentKind {
         AgentKind::Qwen
     }

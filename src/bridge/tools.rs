@@ -1,7 +1,7 @@
 //! THE mapping table: each agent's tool names and input fields → Claude Code's (the
 //! canonical vocabulary) → hookhost's tool names for `tools = [...]`.
 //!
-//! Every agent's [`Agent::parse`](super::Agent::parse) maps its call here and nowhere
+//! Every agent's [`Protocol::parse`](super::Protocol::parse) maps its call here and nowhere
 //! else. Claude Code's names are canonical because the hooks people have today are
 //! written for them; hookhost's names are what a hook's `tools = [...]` lists. A tool with
 //! no hookhost name reaches only hooks without `tools`; a tool Claude Code has no name

@@ -32,7 +32,7 @@ pub async fn command(
     let fallback = flag.unwrap_or(AgentKind::ClaudeCode);
     let mut bytes = Vec::new();
     if let Err(e) = std::io::stdin().read_to_end(&mut bytes) {
-        return fallback.agent().refuse(&format!(
+        return fallback.protocol().refuse(&format!(
             "hookhost could not read this call (stdin: {e}), so it was blocked. This is not a policy decision: tell the user their hookhost bridge cannot read the agent's hook input."
         ));
     }
@@ -40,7 +40,9 @@ pub async fn command(
         Ok(value) => value,
         Err(_) => {
             let error = BridgeError::NotAnObject { agent: fallback };
-            return fallback.agent().refuse(&bridge::unreadable_message(&error));
+            return fallback
+                .protocol()
+                .refuse(&bridge::unreadable_message(&error));
         }
     };
     let caller = detect::caller(&payload, flag);
@@ -66,7 +68,7 @@ async fn answer(
     budget_ms: Option<u64>,
     started: Instant,
 ) -> Reply {
-    let agent = kind.agent();
+    let agent = kind.protocol();
     let event = match agent.parse(payload) {
         Ok(event) => event,
         Err(e) => return agent.refuse(&bridge::unreadable_message(&e)),
@@ -164,7 +166,7 @@ fn settings_changed(
         true => Outcome::no_objection(),
         false => Outcome::block(problems.join("\n")),
     };
-    kind.agent().answer(event, &outcome)
+    kind.protocol().answer(event, &outcome)
 }
 
 /// A hook that outlived the bridge's budget: a failure, fail closed, with the spec's

@@ -10,12 +10,12 @@
 //! goes to stderr and leaves the file untouched: exit 2.
 
 use std::io::Write;
-use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 pub use hookhost::bridge::install::Action;
-use hookhost::bridge::install::{self, Agent, Options, Places, Request, Scope, claude_code, pin};
+use hookhost::bridge::install::{self, Options, Places, Request, Scope, pin};
+use hookhost::bridge::{AgentKind, Declaration, FailClosedSetting, version_at_least};
 use hookhost::env::Environment;
 
 use super::exit::Exit;
@@ -32,14 +32,16 @@ pub fn command(
 ) -> Exit {
     match request(global, action, agent, scope, budget_ms) {
         Ok(mut request) => {
-            let claude_note = if request.agent == Agent::ClaudeCode && action == Action::Install {
-                let (supports, note) = claude_on_failure();
-                request.options.claude_on_failure_block = supports;
-                Some(note)
-            } else {
-                None
+            let declared = request.agent.declaration();
+            let version_note = match declared.fail_closed {
+                FailClosedSetting::WhenAsked { since, .. } if action == Action::Install => {
+                    let (supports, note) = fail_closed_supported(declared, since);
+                    request.options.claude_on_failure_block = supports;
+                    Some(note)
+                }
+                _ => None,
             };
-            run(&request, dry_run, claude_note.as_deref())
+            run(&request, dry_run, version_note.as_deref())
         }
         Err(message) => {
             say(&format!("hookhost: {message}"));
@@ -56,7 +58,7 @@ fn request(
     scope: &str,
     budget_ms: Option<u64>,
 ) -> Result<Request, String> {
-    let agent: Agent = agent
+    let agent: AgentKind = agent
         .parse()
         .map_err(|e: install::InstallError| e.to_string())?;
     let scope: Scope = scope
@@ -72,21 +74,11 @@ fn request(
     };
     let hookhost = std::env::current_exe()
         .map_err(|e| format!("cannot find the hookhost binary to register: {e}"))?;
-    let env_dir = |name: &str| {
-        std::env::var_os(name)
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-    };
     Ok(Request {
         action,
         agent,
         scope,
-        places: Places {
-            codex_home: env_dir("CODEX_HOME"),
-            copilot_home: env_dir("COPILOT_HOME"),
-            kimi_code_home: env_dir("KIMI_CODE_HOME"),
-            ..Places::new(home, project)
-        },
+        places: Places::from_environment(home, project, |name| std::env::var_os(name)),
         hookhost,
         options: Options {
             budget_ms,
@@ -95,43 +87,49 @@ fn request(
     })
 }
 
-/// How long `claude --version` may take before hookhost stops waiting for it.
+/// How long `AGENT --version` may take before hookhost stops waiting for it.
 const VERSION_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// Whether the Claude Code on `PATH` takes `onFailure: "block"` (2.1.295 and later), and
-/// the line that says what was found and what it means.
-fn claude_on_failure() -> (bool, String) {
-    let since = {
-        let (major, minor, patch) = claude_code::ON_FAILURE_SINCE;
-        format!("{major}.{minor}.{patch}")
+/// Whether the agent on `PATH` takes its fail-closed setting (Claude Code's `onFailure:
+/// "block"`, from `since` on), and the line that says what was found and what it means.
+fn fail_closed_supported(agent: &Declaration, since: (u64, u64, u64)) -> (bool, String) {
+    let name = agent.display_name;
+    let (program, flag) = (agent.program, agent.flag);
+    let (key, value) = match agent.fail_closed {
+        FailClosedSetting::WhenAsked { setting, .. } | FailClosedSetting::Always(setting) => {
+            (setting.key(), setting.value().to_string())
+        }
+        FailClosedSetting::None => return (false, String::new()),
     };
-    let output = match version_output("claude") {
+    let first = since;
+    let since = format!("{}.{}.{}", first.0, first.1, first.2);
+    let output = match version_output(program) {
         Ok(output) => output,
         Err(why) => {
             return (
                 false,
                 format!(
-                    "No Claude Code found to ask its version ({why}), so onFailure is not written: a Claude Code older than {since} lets a call through when hookhost cannot answer. Run `hookhost install claude-code` again where `claude` is on PATH."
+                    "No {name} found to ask its version ({why}), so {key} is not written: a {name} older than {since} lets a call through when hookhost cannot answer. Run `hookhost install {flag}` again where `{program}` is on PATH."
                 ),
             );
         }
     };
     let version = output.lines().next().unwrap_or_default().trim().to_string();
-    match claude_code::supports_on_failure(&output) {
+    match version_at_least(&output, first) {
         Some(true) => (
             true,
-            format!("Claude Code {version} is on PATH: onFailure: \"block\" is written."),
+            format!("{name} {version} is on PATH: {key}: {value} is written."),
         ),
         Some(false) => (
             false,
             format!(
-                "Claude Code {version} is on PATH, older than {since}, which added onFailure: it lets a call through when hookhost cannot answer. After upgrading it, run `hookhost install claude-code` again."
+                "{name} {version} is on PATH, older than {since}, which added {key}: it lets a call through when hookhost cannot answer. After upgrading it, run `hookhost install {flag}` again."
             ),
         ),
         None => (
             false,
             format!(
-                "`claude --version` printed no version ({version:?}), so onFailure is not written: a Claude Code older than {since} lets a call through when hookhost cannot answer."
+                "`{program} --version` printed no version ({version:?}), so {key} is not written: a {name} older than {since} lets a call through when hookhost cannot answer."
             ),
         ),
     }

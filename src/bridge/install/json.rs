@@ -7,10 +7,8 @@
 //! accepts in its settings) cannot go through `serde_json` without losing them, so it is
 //! refused with the line of the first comment.
 
-use super::{
-    Action, Agent, Edited, Event, InstallError, Layout, Ours, Registration, Shape, claude_code,
-    copilot, cursor, gemini, kiro, qwen,
-};
+use super::{Action, Edited, InstallError, Ours, RegisteredEvent, Registration};
+use crate::bridge::{JsonHandler, Settings, Shape, SwitchOff};
 use serde::Serialize;
 use serde_json::{Map, Value};
 use std::path::Path;
@@ -43,7 +41,8 @@ const MANAGED_KEYS: &[&str] = &[
 pub(super) fn edit(
     path: &Path,
     existing: Option<&str>,
-    layout: &Layout,
+    settings: &Settings,
+    handler: JsonHandler,
     registration: &Registration,
     action: Action,
     ours: &Ours,
@@ -55,11 +54,14 @@ pub(super) fn edit(
         Action::Install => Some(handler(registration)),
         Action::Uninstall => None,
     };
-    let flat = matches!(layout.shape, Shape::FlatJson | Shape::AgentJson);
+    let flat = matches!(settings.shape, Shape::FlatJson(_) | Shape::AgentJson(..));
     let mut found = false;
-    if layout.shape == Shape::AgentJson && desired.is_some() && existing.is_none() {
+    if let Shape::AgentJson(_, new_agent_file) = settings.shape
+        && desired.is_some()
+        && existing.is_none()
+    {
         // A new agent file of hookhost's own (Kiro CLI): the agent's keys first.
-        root = kiro::new_agent_file();
+        root = new_agent_file();
     }
 
     if desired.is_some() && !root.contains_key("hooks") {
@@ -69,7 +71,7 @@ pub(super) fn edit(
         let hooks = hooks_value
             .as_object_mut()
             .ok_or_else(|| unexpected(path, "hooks".into(), "an object"))?;
-        for event in layout.events {
+        for event in settings.events {
             found |= if flat {
                 edit_flat(path, hooks, event, desired.as_ref(), ours)?
             } else {
@@ -81,19 +83,22 @@ pub(super) fn edit(
         }
     }
     if desired.is_some() {
-        switch_back_on(registration.agent, &mut root);
+        switch_back_on(registration.agent.declaration().switch_off, &mut root);
     }
-    if layout.shape == Shape::FlatJson && desired.is_some() && !root.contains_key("version") {
+    if matches!(settings.shape, Shape::FlatJson(_))
+        && desired.is_some()
+        && !root.contains_key("version")
+    {
         // Cursor and Copilot read a hooks file only with its format version.
         root.shift_insert(0, "version".into(), Value::from(1));
     }
 
     let text = render(&root, &style);
     let changed = text != original;
-    let holds_nothing = match layout.shape {
-        Shape::FlatJson => root.keys().all(|key| key == "version"),
+    let holds_nothing = match settings.shape {
+        Shape::FlatJson(_) => root.keys().all(|key| key == "version"),
         // hookhost's own agent file, with no hooks left, is removed.
-        Shape::AgentJson => !root.contains_key("hooks"),
+        Shape::AgentJson(..) => !root.contains_key("hooks"),
         _ => root.is_empty(),
     };
     let text = if desired.is_none() && found && holds_nothing {
@@ -113,38 +118,22 @@ pub(super) fn edit(
 /// and pinning the file made the "restore" a no-op that `doctor` then called healthy).
 /// Claude Code's and Qwen Code's `"disableAllHooks": true`; Gemini CLI's
 /// `hooksConfig.enabled: false` and `"hookhost"` in `hooksConfig.disabled`.
-fn switch_back_on(agent: Agent, root: &mut Map<String, Value>) {
-    match agent {
-        Agent::ClaudeCode | Agent::Qwen
-            if root.get("disableAllHooks") == Some(&Value::Bool(true)) =>
-        {
+fn switch_back_on(switch_off: SwitchOff, root: &mut Map<String, Value>) {
+    match switch_off {
+        SwitchOff::DisableAllHooks if root.get("disableAllHooks") == Some(&Value::Bool(true)) => {
             root.shift_remove("disableAllHooks");
         }
-        Agent::Gemini => {
+        SwitchOff::HooksConfig { handler_name } => {
             if let Some(Value::Object(config)) = root.get_mut("hooksConfig") {
                 if config.get("enabled") == Some(&Value::Bool(false)) {
                     config.shift_remove("enabled");
                 }
                 if let Some(Value::Array(disabled)) = config.get_mut("disabled") {
-                    disabled.retain(|name| name.as_str() != Some(gemini::HANDLER_NAME));
+                    disabled.retain(|name| name.as_str() != Some(handler_name));
                 }
             }
         }
         _ => {}
-    }
-}
-
-/// The handler hookhost registers for `registration.agent`.
-fn handler(registration: &Registration) -> Map<String, Value> {
-    match registration.agent {
-        Agent::ClaudeCode => claude_code::handler(registration),
-        Agent::Gemini => gemini::handler(registration),
-        Agent::Cursor => cursor::handler(registration),
-        Agent::Copilot => copilot::handler(registration),
-        Agent::Qwen => qwen::handler(registration),
-        Agent::Kiro => kiro::handler(registration),
-        // Codex's and Kimi Code's settings are TOML (`super::toml`, `super::kimi`).
-        Agent::Codex | Agent::Kimi => Map::new(),
     }
 }
 
@@ -186,7 +175,7 @@ fn update_handler(handler: &mut Map<String, Value>, desired: &Map<String, Value>
 fn edit_nested(
     path: &Path,
     hooks: &mut Map<String, Value>,
-    event: &Event,
+    event: &RegisteredEvent,
     desired: Option<&Map<String, Value>>,
     ours: &Ours,
 ) -> Result<bool, InstallError> {
@@ -307,7 +296,7 @@ fn edit_nested(
 }
 
 /// A new group holding hookhost's handler.
-fn new_group(event: &Event, handler: &Map<String, Value>) -> Value {
+fn new_group(event: &RegisteredEvent, handler: &Map<String, Value>) -> Value {
     let mut group = Map::new();
     if let Some(matcher) = event.matcher {
         group.insert("matcher".into(), matcher.into());
@@ -324,7 +313,7 @@ fn new_group(event: &Event, handler: &Map<String, Value>) -> Value {
 fn edit_flat(
     path: &Path,
     hooks: &mut Map<String, Value>,
-    event: &Event,
+    event: &RegisteredEvent,
     desired: Option<&Map<String, Value>>,
     ours: &Ours,
 ) -> Result<bool, InstallError> {

@@ -21,24 +21,17 @@
 //! - a file that does not parse is left untouched, with an error naming it and the line.
 //!
 //! What is written per agent (file, events, timeout and its unit, fail-closed setting) is
-//! in one small file per agent: [`claude_code`], [`codex`], [`gemini`], [`cursor`],
-//! [`copilot`]. Each sets the agent's timeout a margin ([`TIMEOUT_MARGIN_MS`]) above the
+//! in the agent's [`Declaration`](crate::bridge::Declaration), in its own file beside its
+//! protocol (`bridge/claude_code.rs`, …). Each sets the agent's timeout a margin ([`TIMEOUT_MARGIN_MS`]) above the
 //! bridge's budget, so that the bridge answers (fail-closed) before the agent gives up and
 //! lets the call through.
 
-pub mod claude_code;
-pub mod codex;
-pub mod copilot;
-pub mod cursor;
-pub mod gemini;
-pub mod kimi;
-pub mod kiro;
-pub mod qwen;
-
+pub mod codex_trust;
 pub mod pin;
 
 mod diff;
 mod file;
+mod flat_toml;
 mod json;
 mod shell;
 mod toml;
@@ -53,59 +46,45 @@ pub use file::{Applied, apply, read_existing};
 /// once the budget is spent, to stop the hooks and print its answer.
 pub const TIMEOUT_MARGIN_MS: u64 = 5_000;
 
-// One enum for the bridge and install: the agent `--agent NAME` and `hookhost install
-// NAME` both name. What install needs of it (the default budget, the fail-closed notes,
-// the timeout's unit) is added here, next to the per-agent files that hold the numbers.
-pub use crate::bridge::AgentKind as Agent;
+use crate::bridge::{AgentKind, FailClosedSetting, Shape};
 
-impl Agent {
-    /// The bridge's default time budget for one call from this agent, in milliseconds: below
-    /// the agent's own default hook timeout (docs/agents.md), so that even a registration
-    /// whose timeout was removed is answered before the agent gives up.
+impl AgentKind {
+    /// The bridge's default time budget for one call from this agent, in milliseconds
+    /// ([`crate::bridge::Declaration::default_budget_ms`]).
     pub fn default_budget_ms(self) -> u64 {
-        match self {
-            Agent::ClaudeCode => claude_code::DEFAULT_BUDGET_MS,
-            Agent::Codex => codex::DEFAULT_BUDGET_MS,
-            Agent::Gemini => gemini::DEFAULT_BUDGET_MS,
-            Agent::Cursor => cursor::DEFAULT_BUDGET_MS,
-            Agent::Copilot => copilot::DEFAULT_BUDGET_MS,
-            Agent::Qwen => qwen::DEFAULT_BUDGET_MS,
-            Agent::Kimi => kimi::DEFAULT_BUDGET_MS,
-            Agent::Kiro => kiro::DEFAULT_BUDGET_MS,
-        }
+        self.declaration().default_budget_ms
     }
 
     /// What this agent does with a call when hookhost itself cannot answer (missing, crashed,
-    /// killed by the agent's timeout), as registered by `install`.
+    /// killed by the agent's timeout), as registered by `install` with `options`.
     pub fn when_hookhost_cannot_answer(self, options: &Options) -> &'static str {
-        match self {
-            Agent::ClaudeCode if options.claude_on_failure_block => {
-                claude_code::WHEN_HOOKHOST_CANNOT_ANSWER_BLOCKING
-            }
-            Agent::ClaudeCode => claude_code::WHEN_HOOKHOST_CANNOT_ANSWER,
-            Agent::Codex => codex::WHEN_HOOKHOST_CANNOT_ANSWER,
-            Agent::Gemini => gemini::WHEN_HOOKHOST_CANNOT_ANSWER,
-            Agent::Cursor => cursor::WHEN_HOOKHOST_CANNOT_ANSWER,
-            Agent::Copilot => copilot::WHEN_HOOKHOST_CANNOT_ANSWER,
-            Agent::Qwen => qwen::WHEN_HOOKHOST_CANNOT_ANSWER,
-            Agent::Kimi => kimi::WHEN_HOOKHOST_CANNOT_ANSWER,
-            Agent::Kiro => kiro::WHEN_HOOKHOST_CANNOT_ANSWER,
+        let declared = self.declaration();
+        match declared.fail_closed {
+            FailClosedSetting::WhenAsked {
+                when_hookhost_cannot_answer,
+                ..
+            } if options.claude_on_failure_block => when_hookhost_cannot_answer,
+            _ => declared.when_hookhost_cannot_answer,
         }
     }
 
-    fn timeout_unit(self) -> TimeUnit {
-        match self {
-            Agent::Gemini | Agent::Qwen | Agent::Kiro => TimeUnit::Milliseconds,
-            _ => TimeUnit::Seconds,
+    /// The fail-closed setting `install` writes with `options`, if any.
+    fn fail_closed(self, options: &Options) -> Option<FailClosed> {
+        match self.declaration().fail_closed {
+            FailClosedSetting::None => None,
+            FailClosedSetting::Always(setting) => Some(setting),
+            FailClosedSetting::WhenAsked { setting, .. } => {
+                options.claude_on_failure_block.then_some(setting)
+            }
         }
     }
 }
 
-impl FromStr for Agent {
+impl FromStr for AgentKind {
     type Err = InstallError;
 
     fn from_str(name: &str) -> Result<Self, Self::Err> {
-        Agent::from_flag(name).ok_or_else(|| InstallError::UnknownAgent(name.to_string()))
+        AgentKind::from_flag(name).ok_or_else(|| InstallError::UnknownAgent(name.to_string()))
     }
 }
 
@@ -163,24 +142,51 @@ pub struct Places {
     pub home: PathBuf,
     /// The project's root folder (for `--scope project`).
     pub project: PathBuf,
-    /// `$CODEX_HOME`, where Codex keeps its user settings instead of `~/.codex`.
-    pub codex_home: Option<PathBuf>,
-    /// `$COPILOT_HOME`, where Copilot CLI keeps its user settings instead of `~/.copilot`.
-    pub copilot_home: Option<PathBuf>,
-    /// `$KIMI_CODE_HOME`, where Kimi Code keeps its config instead of `~/.kimi-code`.
-    pub kimi_code_home: Option<PathBuf>,
+    /// The agents' own folders moved by their variable (`$CODEX_HOME`, `$COPILOT_HOME`,
+    /// `$KIMI_CODE_HOME`: [`crate::bridge::Settings::home_variable`]), by variable name.
+    agent_homes: Vec<(&'static str, PathBuf)>,
 }
 
 impl Places {
-    /// The places for `home` and `project`, with no `$CODEX_HOME` or `$COPILOT_HOME`.
+    /// The places for `home` and `project`, with no agent's folder moved.
     pub fn new(home: impl Into<PathBuf>, project: impl Into<PathBuf>) -> Self {
         Places {
             home: home.into(),
             project: project.into(),
-            codex_home: None,
-            copilot_home: None,
-            kimi_code_home: None,
+            agent_homes: Vec::new(),
         }
+    }
+
+    /// The places for `home` and `project`, with each agent's folder moved where `lookup`
+    /// (the environment) names one; an empty value counts as unset.
+    pub fn from_environment(
+        home: impl Into<PathBuf>,
+        project: impl Into<PathBuf>,
+        lookup: impl Fn(&str) -> Option<std::ffi::OsString>,
+    ) -> Self {
+        let mut places = Places::new(home, project);
+        for agent in AgentKind::ALL {
+            if let Some(variable) = agent.declaration().settings.home_variable
+                && let Some(value) = lookup(variable).filter(|v| !v.is_empty())
+            {
+                places.set_agent_home(variable, value);
+            }
+        }
+        places
+    }
+
+    /// Moves the agent folder that `variable` names to `folder`.
+    pub fn set_agent_home(&mut self, variable: &'static str, folder: impl Into<PathBuf>) {
+        self.agent_homes.retain(|(v, _)| *v != variable);
+        self.agent_homes.push((variable, folder.into()));
+    }
+
+    /// The folder `variable` moved an agent's folder to, if it did.
+    pub fn agent_home(&self, variable: &str) -> Option<&Path> {
+        self.agent_homes
+            .iter()
+            .find(|(v, _)| *v == variable)
+            .map(|(_, folder)| folder.as_path())
     }
 }
 
@@ -188,7 +194,7 @@ impl Places {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Options {
     /// The bridge's budget per call, in milliseconds, when not the agent's default
-    /// ([`Agent::default_budget_ms`]); the registration then passes it to the bridge as
+    /// ([`AgentKind::default_budget_ms`]); the registration then passes it to the bridge as
     /// `--budget-ms N` and sets the agent's timeout above it.
     pub budget_ms: Option<u64>,
     /// Write Claude Code's `onFailure: "block"` (fail closed when hookhost crashes or times
@@ -204,7 +210,7 @@ pub struct Request {
     /// Install or uninstall.
     pub action: Action,
     /// The agent whose settings are edited.
-    pub agent: Agent,
+    pub agent: AgentKind,
     /// The user's or the project's settings.
     pub scope: Scope,
     /// Where the home and project folders are.
@@ -229,7 +235,7 @@ pub enum TimeUnit {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Registration {
     /// The agent.
-    pub agent: Agent,
+    pub agent: AgentKind,
     /// The events registered, in the agent's spelling.
     pub events: Vec<&'static str>,
     /// The program: the absolute path of the hookhost binary.
@@ -280,7 +286,7 @@ impl FailClosed {
 
 impl Registration {
     /// The registration of `hookhost` (an absolute path) with `agent`.
-    pub fn new(agent: Agent, hookhost: &Path, options: &Options) -> Result<Self, InstallError> {
+    pub fn new(agent: AgentKind, hookhost: &Path, options: &Options) -> Result<Self, InstallError> {
         if !hookhost.is_absolute() {
             return Err(InstallError::BinaryNotAbsolute(hookhost.to_path_buf()));
         }
@@ -306,22 +312,22 @@ impl Registration {
             .map(shell::quote)
             .collect::<Vec<_>>()
             .join(" ");
-        let timeout_unit = agent.timeout_unit();
+        let timeout_unit = agent.declaration().timeout_unit;
         let timeout_ms = budget_ms.saturating_add(TIMEOUT_MARGIN_MS);
         let timeout = match timeout_unit {
             TimeUnit::Seconds => timeout_ms.div_ceil(1000),
             TimeUnit::Milliseconds => timeout_ms,
         };
-        let fail_closed = match agent {
-            Agent::Cursor => Some(FailClosed::CursorFailClosed),
-            Agent::ClaudeCode if options.claude_on_failure_block => {
-                Some(FailClosed::ClaudeOnFailureBlock)
-            }
-            _ => None,
-        };
+        let fail_closed = agent.fail_closed(options);
         Ok(Registration {
             agent,
-            events: layout(agent).events.iter().map(|e| e.name).collect(),
+            events: agent
+                .declaration()
+                .settings
+                .events
+                .iter()
+                .map(|e| e.name)
+                .collect(),
             program: hookhost.to_path_buf(),
             args,
             command_line,
@@ -343,107 +349,26 @@ impl Registration {
 
 /// One event an agent's registration lists.
 #[derive(Debug, Clone, Copy)]
-struct Event {
+pub struct RegisteredEvent {
     /// The event's name in the agent's spelling.
-    name: &'static str,
+    pub name: &'static str,
     /// The group's matcher, for agents that group handlers under a matcher (`"*"`: every
     /// tool); `None` for events without one.
-    matcher: Option<&'static str>,
+    pub matcher: Option<&'static str>,
 }
 
-/// How an agent's settings file holds its hooks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Shape {
-    /// JSON `{"hooks": {EVENT: [{"matcher": M, "hooks": [HANDLER, …]}, …]}}` (Claude Code,
-    /// Gemini CLI).
-    NestedJson,
-    /// JSON `{"version": 1, "hooks": {EVENT: [HANDLER, …]}}` (Cursor, Copilot CLI).
-    FlatJson,
-    /// TOML `[[hooks.EVENT]]` groups holding `[[hooks.EVENT.hooks]]` handlers (Codex).
-    NestedToml,
-    /// TOML `[[hooks]]` tables, one per handler, each naming its `event` (Kimi Code).
-    FlatToml,
-    /// A JSON agent file, `{"name": …, "hooks": {EVENT: [HANDLER, …]}}` (Kiro CLI).
-    AgentJson,
-}
-
-/// An agent's file shape and events.
-struct Layout {
-    shape: Shape,
-    events: &'static [Event],
-}
-
-fn layout(agent: Agent) -> Layout {
-    match agent {
-        Agent::ClaudeCode => Layout {
-            shape: Shape::NestedJson,
-            events: claude_code::EVENTS,
-        },
-        Agent::Codex => Layout {
-            shape: Shape::NestedToml,
-            events: codex::EVENTS,
-        },
-        Agent::Gemini => Layout {
-            shape: Shape::NestedJson,
-            events: gemini::EVENTS,
-        },
-        Agent::Cursor => Layout {
-            shape: Shape::FlatJson,
-            events: cursor::EVENTS,
-        },
-        Agent::Copilot => Layout {
-            shape: Shape::FlatJson,
-            events: copilot::EVENTS,
-        },
-        Agent::Qwen => Layout {
-            shape: Shape::NestedJson,
-            events: qwen::EVENTS,
-        },
-        Agent::Kimi => Layout {
-            shape: Shape::FlatToml,
-            events: kimi::EVENTS,
-        },
-        Agent::Kiro => Layout {
-            shape: Shape::AgentJson,
-            events: kiro::EVENTS,
-        },
-    }
-}
-
-/// The settings file `install` edits for `agent` in `scope`.
-pub fn settings_file(agent: Agent, scope: Scope, places: &Places) -> PathBuf {
-    match (agent, scope) {
-        (Agent::ClaudeCode, Scope::User) => places.home.join(".claude/settings.json"),
-        (Agent::ClaudeCode, Scope::Project) => places.project.join(".claude/settings.json"),
-        (Agent::Codex, Scope::User) => {
-            agent_home(&places.codex_home, places, ".codex").join("config.toml")
-        }
-        // Codex reads it only once the project is trusted (docs/agents.md#codex-cli).
-        (Agent::Codex, Scope::Project) => places.project.join(".codex/config.toml"),
-        (Agent::Gemini, Scope::User) => places.home.join(".gemini/settings.json"),
-        (Agent::Gemini, Scope::Project) => places.project.join(".gemini/settings.json"),
-        (Agent::Cursor, Scope::User) => places.home.join(".cursor/hooks.json"),
-        (Agent::Cursor, Scope::Project) => places.project.join(".cursor/hooks.json"),
-        (Agent::Copilot, Scope::User) => {
-            agent_home(&places.copilot_home, places, ".copilot").join("hooks/hookhost.json")
-        }
-        (Agent::Copilot, Scope::Project) => places.project.join(".github/hooks/hookhost.json"),
-        (Agent::Qwen, Scope::User) => places.home.join(".qwen/settings.json"),
-        (Agent::Qwen, Scope::Project) => places.project.join(".qwen/settings.json"),
-        (Agent::Kimi, Scope::User) => {
-            agent_home(&places.kimi_code_home, places, ".kimi-code").join("config.toml")
-        }
-        // Kimi Code has none; `plan` refuses the scope before a file is looked for.
-        (Agent::Kimi, Scope::Project) => places.project.join(".kimi-code/config.toml"),
-        (Agent::Kiro, Scope::User) => places.home.join(".kiro/agents/hookhost.json"),
-        (Agent::Kiro, Scope::Project) => places.project.join(".kiro/agents/hookhost.json"),
-    }
-}
-
-/// An agent's own folder: the one its environment variable names (`$CODEX_HOME`, …), else
-/// `folder` in the home.
-fn agent_home(named: &Option<PathBuf>, places: &Places, folder: &str) -> PathBuf {
-    named.clone().unwrap_or_else(|| places.home.join(folder))
+/// The settings file `install` edits for `agent` in `scope`; an error for a scope the
+/// agent does not have ([`Settings::project_file`]).
+pub fn settings_file(
+    agent: AgentKind,
+    scope: Scope,
+    places: &Places,
+) -> Result<PathBuf, InstallError> {
+    agent
+        .declaration()
+        .settings
+        .file(scope, places)
+        .ok_or(InstallError::NoProjectScope(agent))
 }
 
 /// What a change does.
@@ -539,23 +464,17 @@ impl Change {
             return Vec::new();
         }
         let agent = self.registration.agent;
+        let declared = agent.declaration();
         let mut notes = vec![agent.when_hookhost_cannot_answer(options)];
-        match (agent, self.scope) {
-            (Agent::Codex, Scope::Project) => notes.push(
-                "Codex reads a project's .codex/config.toml only once the project is trusted.",
-            ),
-            (Agent::Cursor, Scope::Project) => {
-                notes.push("Cursor runs a project's hooks in trusted workspaces only.")
-            }
-            (Agent::Gemini, Scope::Project) => notes
-                .push("Gemini CLI warns about a new or changed project hook until you trust it."),
-            _ => {}
+        if self.scope == Scope::Project
+            && let Some(note) = declared.project_note
+        {
+            notes.push(note);
         }
-        if agent == Agent::Codex && self.changes_anything() {
-            notes.push(match codex::trusts_in(&self.file) {
-                true => codex::TRUSTED_NOTE,
-                false => codex::REVIEW_NOTE,
-            });
+        if let Some(note) = declared.after_change_note
+            && self.changes_anything()
+        {
+            notes.push(note(&self.file));
         }
         notes
     }
@@ -572,12 +491,13 @@ impl Change {
 pub enum InstallError {
     /// An agent name the bridge does not know.
     #[error(
-        "unknown agent {0:?}: hookhost can be installed for claude-code, codex, gemini, cursor, copilot, qwen-code, kimi-code and kiro"
+        "unknown agent {0:?}: hookhost can be installed for {agents}",
+        agents = AgentKind::flag_names_listed()
     )]
     UnknownAgent(String),
     /// `--scope project` for an agent that reads no project settings for its hooks.
     #[error("{0} has no project settings file for its hooks: install it with --scope user")]
-    NoProjectScope(Agent),
+    NoProjectScope(AgentKind),
     /// A scope other than `user` and `project`.
     #[error("unknown scope {0:?}: the scope is user (the default) or project")]
     UnknownScope(String),
@@ -670,7 +590,7 @@ pub enum InstallError {
 /// Plans `request` against the settings file's current text (`None`: the file does not
 /// exist). Pure: reads and writes nothing.
 pub fn plan(request: &Request, existing: Option<&str>) -> Result<Change, InstallError> {
-    let file = settings_file(request.agent, request.scope, &request.places);
+    let file = settings_file(request.agent, request.scope, &request.places)?;
     plan_file(request, &file, existing)
 }
 
@@ -681,28 +601,47 @@ pub fn plan_file(
     file: &Path,
     existing: Option<&str>,
 ) -> Result<Change, InstallError> {
-    if request.agent == Agent::Kimi && request.scope == Scope::Project {
+    let settings = &request.agent.declaration().settings;
+    if request.scope == Scope::Project && settings.project_file.is_none() {
         return Err(InstallError::NoProjectScope(request.agent));
     }
     let registration = Registration::new(request.agent, &request.hookhost, &request.options)?;
     let file = file.to_path_buf();
-    let layout = layout(request.agent);
     let ours = Ours {
         binary: &request.hookhost,
     };
-    let edit = match layout.shape {
-        Shape::NestedJson | Shape::FlatJson | Shape::AgentJson => json::edit,
-        Shape::NestedToml => toml::edit,
-        Shape::FlatToml => kimi::edit,
-    };
-    let edited = edit(
-        &file,
-        existing,
-        &layout,
-        &registration,
-        request.action,
-        &ours,
-    )?;
+    let (action, registration) = (request.action, &registration);
+    let edited = match settings.shape {
+        Shape::NestedJson(handler) | Shape::FlatJson(handler) | Shape::AgentJson(handler, _) => {
+            json::edit(
+                &file,
+                existing,
+                settings,
+                handler,
+                registration,
+                action,
+                &ours,
+            )
+        }
+        Shape::NestedToml(handler) => toml::edit(
+            &file,
+            existing,
+            settings,
+            handler,
+            registration,
+            action,
+            &ours,
+        ),
+        Shape::FlatToml(handler) => flat_toml::edit(
+            &file,
+            existing,
+            settings,
+            handler,
+            registration,
+            action,
+            &ours,
+        ),
+    }?;
     let after = match edited.text {
         // Nothing changed: the text stays exactly as it was (not reformatted).
         Some(_) if !edited.changed => existing.map(str::to_string),
@@ -722,7 +661,7 @@ pub fn plan_file(
         before: existing.map(str::to_string),
         after,
         outcome,
-        registration,
+        registration: registration.clone(),
     })
 }
 
@@ -737,7 +676,7 @@ pub struct Report {
 
 /// Reads the settings file, plans `request` and, unless `dry_run`, applies it.
 pub fn run(request: &Request, dry_run: bool) -> Result<Report, InstallError> {
-    let file = settings_file(request.agent, request.scope, &request.places);
+    let file = settings_file(request.agent, request.scope, &request.places)?;
     let existing = read_existing(&file)?;
     let change = plan(request, existing.as_deref())?;
     let applied = if dry_run { None } else { Some(apply(&change)?) };

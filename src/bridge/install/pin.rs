@@ -17,7 +17,8 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::{Agent, Change, Options, Outcome, Request, Scope};
+use super::{Change, Options, Outcome, Request, Scope};
+use crate::bridge::{AgentKind, SwitchOff};
 use crate::env::Environment;
 
 /// One pinned registration.
@@ -124,8 +125,8 @@ impl Pin {
     }
 
     /// The agent, if the name is one hookhost knows.
-    pub fn agent(&self) -> Option<Agent> {
-        Agent::from_flag(&self.agent)
+    pub fn agent(&self) -> Option<AgentKind> {
+        AgentKind::from_flag(&self.agent)
     }
 
     /// Whether a call from `cwd` goes through this registration: every call for a user
@@ -221,15 +222,14 @@ impl Pin {
 /// `enabled = false` in a `[hooks.state."…"]` table, as Codex's `/hooks` writes it; Gemini
 /// CLI's `hooksConfig.enabled: false` and `"hookhost"` in `hooksConfig.disabled`
 /// (docs/agents.md). `install` removes each of them from its own file again.
-pub fn switches_hooks_off(agent: Agent, text: &str) -> Option<&'static str> {
-    match agent {
-        // Qwen Code took `disableAllHooks` with Claude Code's hook protocol.
-        Agent::ClaudeCode | Agent::Qwen => {
+pub fn switches_hooks_off(agent: AgentKind, text: &str) -> Option<&'static str> {
+    match agent.declaration().switch_off {
+        SwitchOff::DisableAllHooks => {
             let settings: serde_json::Value = serde_json::from_str(text).ok()?;
             (settings.get("disableAllHooks") == Some(&serde_json::Value::Bool(true)))
                 .then_some("\"disableAllHooks\": true")
         }
-        Agent::Codex => {
+        SwitchOff::CodexFeatures => {
             let settings: toml::Table = text.parse().ok()?;
             let features = settings.get("features").and_then(toml::Value::as_table);
             let off = |key: &str| {
@@ -255,7 +255,7 @@ pub fn switches_hooks_off(agent: Agent, text: &str) -> Option<&'static str> {
                 handler_off()
             }
         }
-        Agent::Gemini => {
+        SwitchOff::HooksConfig { handler_name } => {
             let settings: serde_json::Value = serde_json::from_str(text).ok()?;
             let config = settings.get("hooksConfig")?;
             if config.get("enabled") == Some(&serde_json::Value::Bool(false)) {
@@ -265,10 +265,10 @@ pub fn switches_hooks_off(agent: Agent, text: &str) -> Option<&'static str> {
                 .get("disabled")?
                 .as_array()?
                 .iter()
-                .any(|name| name.as_str() == Some("hookhost"))
+                .any(|name| name.as_str() == Some(handler_name))
                 .then_some("\"hooksConfig\": {\"disabled\": [\"hookhost\"]}")
         }
-        _ => None,
+        SwitchOff::None => None,
     }
 }
 
@@ -308,7 +308,7 @@ pub fn pin(path: &Path, pin: Pin) -> Result<(), PinError> {
 }
 
 /// Removes the pin of `agent` in `file`, if any.
-pub fn unpin(path: &Path, agent: Agent, file: &Path) -> Result<(), PinError> {
+pub fn unpin(path: &Path, agent: AgentKind, file: &Path) -> Result<(), PinError> {
     let mut pins = load(path)?;
     let before = pins.len();
     pins.retain(|p| !(p.agent == agent.flag_name() && p.file == file));
@@ -325,7 +325,7 @@ pub fn unpin(path: &Path, agent: Agent, file: &Path) -> Result<(), PinError> {
 /// that names its file).
 pub fn drifted(
     env: &Environment,
-    agent: Agent,
+    agent: AgentKind,
     cwd: Option<&Path>,
     only_file: Option<&Path>,
 ) -> Vec<String> {
@@ -360,24 +360,11 @@ pub fn drifted(
     drifts
 }
 
-/// The settings files of a project that `agent` merges over the user's, relative to the
-/// project's folder (and each folder above it): a switch-off in one of them stops the
-/// agent's next session from calling hookhost at all (docs/agents.md; N7).
-fn project_settings_files(agent: Agent) -> &'static [&'static str] {
-    match agent {
-        Agent::ClaudeCode => &[".claude/settings.json", ".claude/settings.local.json"],
-        Agent::Qwen => &[".qwen/settings.json"],
-        Agent::Gemini => &[".gemini/settings.json"],
-        Agent::Codex => &[".codex/config.toml"],
-        _ => &[],
-    }
-}
-
 /// A message per project settings file, in `cwd` or a folder above it, that switches
 /// `agent`'s hooks off: the call is denied, naming the file and the key, so that the
 /// user learns of it now rather than find the next session unguarded.
-pub fn project_switch_offs(agent: Agent, cwd: &Path) -> Vec<String> {
-    let files = project_settings_files(agent);
+pub fn project_switch_offs(agent: AgentKind, cwd: &Path) -> Vec<String> {
+    let files = agent.declaration().merged_project_settings;
     let mut found = Vec::new();
     for folder in cwd.ancestors() {
         for name in files {
@@ -404,7 +391,7 @@ pub fn project_switch_offs(agent: Agent, cwd: &Path) -> Vec<String> {
 /// Empty: no objection.
 pub fn refused_change(
     env: &Environment,
-    agent: Agent,
+    agent: AgentKind,
     cwd: Option<&Path>,
     file: Option<&Path>,
 ) -> Vec<String> {
@@ -465,7 +452,7 @@ mod tests {
     fn request(home: &Path, options: Options) -> Request {
         Request {
             action: Action::Install,
-            agent: Agent::ClaudeCode,
+            agent: AgentKind::ClaudeCode,
             scope: Scope::User,
             places: Places::new(home, home.join("p")),
             hookhost: "/usr/local/bin/hookhost".into(),
@@ -478,29 +465,29 @@ mod tests {
     #[test]
     fn install_removes_every_switch_off_in_its_file_and_pins_never_trust_one() {
         let home = tempfile::tempdir().unwrap();
-        let cases: [(Agent, &str, &str); 5] = [
+        let cases: [(AgentKind, &str, &str); 5] = [
             (
-                Agent::ClaudeCode,
+                AgentKind::ClaudeCode,
                 "{\"disableAllHooks\": true, \"model\": \"opus\"}",
                 "disableAllHooks",
             ),
             (
-                Agent::Qwen,
+                AgentKind::Qwen,
                 "{\"disableAllHooks\": true}",
                 "disableAllHooks",
             ),
             (
-                Agent::Gemini,
+                AgentKind::Gemini,
                 "{\"hooksConfig\": {\"enabled\": false}}",
                 "hooksConfig",
             ),
             (
-                Agent::Gemini,
+                AgentKind::Gemini,
                 "{\"hooksConfig\": {\"disabled\": [\"hookhost\", \"other\"]}}",
                 "hooksConfig",
             ),
             (
-                Agent::Codex,
+                AgentKind::Codex,
                 "[features]\nhooks = false\nweb = true\n",
                 "[features] hooks = false",
             ),
@@ -539,16 +526,21 @@ mod tests {
         }
         // Codex's per-handler switch (as `/hooks` writes it) is seen and removed.
         let mut request = request(home.path(), Options::default());
-        request.agent = Agent::Codex;
+        request.agent = AgentKind::Codex;
         let file =
-            crate::bridge::install::settings_file(Agent::Codex, Scope::User, &request.places);
+            crate::bridge::install::settings_file(AgentKind::Codex, Scope::User, &request.places)
+                .unwrap();
         let text = format!(
             "[hooks.state.\"{}:pre_tool_use:0:0\"]\nenabled = false\ntrusted_hash = \"sha256:x\"\n",
             file.display()
         );
-        assert!(switches_hooks_off(Agent::Codex, &text).is_some());
+        assert!(switches_hooks_off(AgentKind::Codex, &text).is_some());
         let after = plan(&request, Some(&text)).unwrap().after.unwrap();
-        assert_eq!(switches_hooks_off(Agent::Codex, &after), None, "{after}");
+        assert_eq!(
+            switches_hooks_off(AgentKind::Codex, &after),
+            None,
+            "{after}"
+        );
         assert!(after.contains("trusted_hash"), "{after}");
     }
 
@@ -559,19 +551,19 @@ mod tests {
         let project = root.path().join("p/sub");
         std::fs::create_dir_all(root.path().join("p/.claude")).unwrap();
         std::fs::create_dir_all(&project).unwrap();
-        assert!(project_switch_offs(Agent::ClaudeCode, &project).is_empty());
+        assert!(project_switch_offs(AgentKind::ClaudeCode, &project).is_empty());
         std::fs::write(
             root.path().join("p/.claude/settings.local.json"),
             "{\"disableAllHooks\": true}",
         )
         .unwrap();
-        let found = project_switch_offs(Agent::ClaudeCode, &project);
+        let found = project_switch_offs(AgentKind::ClaudeCode, &project);
         assert_eq!(found.len(), 1, "{found:?}");
         assert!(
             found[0].contains("settings.local.json sets \"disableAllHooks\": true"),
             "{found:?}"
         );
-        assert!(project_switch_offs(Agent::Gemini, &project).is_empty());
+        assert!(project_switch_offs(AgentKind::Gemini, &project).is_empty());
     }
 
     #[test]
@@ -630,13 +622,13 @@ mod tests {
         pin(&path, Pin::of(&change, &request)).unwrap();
         pin(&path, Pin::of(&change, &request)).unwrap();
         assert_eq!(load(&path).unwrap().len(), 1);
-        unpin(&path, Agent::ClaudeCode, &change.file).unwrap();
+        unpin(&path, AgentKind::ClaudeCode, &change.file).unwrap();
         assert!(load(&path).unwrap().is_empty());
         std::fs::write(&path, "[]").unwrap();
         assert!(matches!(load(&path), Err(PinError::Malformed { .. })));
         // A bridged call never fails open on pins it cannot read: that is itself drift.
         let env = Environment::from_vars(vec![("XDG_STATE_HOME".into(), state.path().into())]);
-        let drift = drifted(&env, Agent::ClaudeCode, None, None);
+        let drift = drifted(&env, AgentKind::ClaudeCode, None, None);
         assert_eq!(drift.len(), 1);
         assert!(
             drift[0].starts_with(
@@ -652,19 +644,19 @@ mod tests {
         let env = Environment::from_vars(vec![("XDG_STATE_HOME".into(), state.path().into())]);
         let local = state.path().join("settings.local.json");
         std::fs::write(&local, "{\"disableAllHooks\": true}").unwrap();
-        let refused = refused_change(&env, Agent::ClaudeCode, None, Some(&local));
+        let refused = refused_change(&env, AgentKind::ClaudeCode, None, Some(&local));
         assert_eq!(refused.len(), 1);
         assert!(
             refused[0].contains("now sets \"disableAllHooks\": true"),
             "{refused:?}"
         );
         std::fs::write(&local, "{\"model\": \"opus\"}").unwrap();
-        assert!(refused_change(&env, Agent::ClaudeCode, None, Some(&local)).is_empty());
+        assert!(refused_change(&env, AgentKind::ClaudeCode, None, Some(&local)).is_empty());
         // Codex's switch, in its TOML.
         let codex = state.path().join("config.toml");
         std::fs::write(&codex, "[features]\nhooks = false\n").unwrap();
         assert_eq!(
-            switches_hooks_off(Agent::Codex, &std::fs::read_to_string(&codex).unwrap()),
+            switches_hooks_off(AgentKind::Codex, &std::fs::read_to_string(&codex).unwrap()),
             Some("[features] hooks = false")
         );
     }

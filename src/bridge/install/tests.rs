@@ -5,7 +5,7 @@ use serde_json::{Value, json};
 
 const HOOKHOST: &str = "/usr/local/bin/hookhost";
 
-fn request(action: Action, agent: Agent, scope: Scope) -> Request {
+fn request(action: Action, agent: AgentKind, scope: Scope) -> Request {
     Request {
         action,
         agent,
@@ -16,11 +16,11 @@ fn request(action: Action, agent: Agent, scope: Scope) -> Request {
     }
 }
 
-fn install(agent: Agent) -> Request {
+fn install(agent: AgentKind) -> Request {
     request(Action::Install, agent, Scope::User)
 }
 
-fn uninstall(agent: Agent) -> Request {
+fn uninstall(agent: AgentKind) -> Request {
     request(Action::Uninstall, agent, Scope::User)
 }
 
@@ -44,7 +44,7 @@ fn parse(text: &str) -> Value {
 }
 
 /// Installing twice changes nothing the second time; uninstalling gives back `original`.
-fn assert_idempotent_and_round_trips(agent: Agent, original: Option<&str>) -> Change {
+fn assert_idempotent_and_round_trips(agent: AgentKind, original: Option<&str>) -> Change {
     let first = planned(&install(agent), original);
     assert!(first.changes_anything(), "{first:?}");
     let second = planned(&install(agent), first.after.as_deref());
@@ -106,7 +106,7 @@ const CLAUDE_SETTINGS: &str = r#"{
 
 #[test]
 fn claude_code_install_merges_into_settings_with_other_hooks_and_keys() {
-    let change = assert_idempotent_and_round_trips(Agent::ClaudeCode, Some(CLAUDE_SETTINGS));
+    let change = assert_idempotent_and_round_trips(AgentKind::ClaudeCode, Some(CLAUDE_SETTINGS));
     assert_eq!(change.outcome, Outcome::Added);
     assert_eq!(
         change.file,
@@ -159,7 +159,7 @@ fn claude_code_install_merges_into_settings_with_other_hooks_and_keys() {
 
 #[test]
 fn claude_code_project_scope_and_a_new_file() {
-    let request = request(Action::Install, Agent::ClaudeCode, Scope::Project);
+    let request = request(Action::Install, AgentKind::ClaudeCode, Scope::Project);
     let change = planned(&request, None);
     assert_eq!(
         change.file,
@@ -273,7 +273,7 @@ fn an_older_registration_is_updated_in_place_not_duplicated() {
   }
 }
 "#;
-    let change = planned(&install(Agent::ClaudeCode), Some(old));
+    let change = planned(&install(AgentKind::ClaudeCode), Some(old));
     assert_eq!(change.outcome, Outcome::Updated);
     let new = parse(after(&change));
     assert_eq!(
@@ -295,7 +295,7 @@ fn an_older_registration_is_updated_in_place_not_duplicated() {
         new["hooks"]["UserPromptSubmit"],
         parse(old)["hooks"]["UserPromptSubmit"]
     );
-    let again = planned(&install(Agent::ClaudeCode), change.after.as_deref());
+    let again = planned(&install(AgentKind::ClaudeCode), change.after.as_deref());
     assert_eq!(again.outcome, Outcome::AlreadyInstalled);
 }
 
@@ -305,7 +305,7 @@ fn a_narrowed_registration_alone_in_its_group_is_widened_again() {
         {"matcher": "Bash", "hooks": [{"type": "command", "command": "/usr/local/bin/hookhost bridge --agent claude-code", "timeout": 30}]},
     ]}});
     let text = serde_json::to_string_pretty(&old).unwrap_or_default();
-    let change = planned(&install(Agent::ClaudeCode), Some(&text));
+    let change = planned(&install(AgentKind::ClaudeCode), Some(&text));
     assert_eq!(change.outcome, Outcome::Updated);
     let new = parse(after(&change));
     assert_eq!(new["hooks"]["PreToolUse"][0]["matcher"], "*");
@@ -320,10 +320,10 @@ fn other_hookhost_commands_and_lookalikes_are_not_hookhosts_registration() {
         {"type": "command", "command": "echo hookhost bridge"},
     ]}]}});
     let text = serde_json::to_string_pretty(&old).unwrap_or_default();
-    let removed = planned(&uninstall(Agent::ClaudeCode), Some(&text));
+    let removed = planned(&uninstall(AgentKind::ClaudeCode), Some(&text));
     assert_eq!(removed.outcome, Outcome::NotInstalled);
     assert!(!removed.changes_anything());
-    let change = planned(&install(Agent::ClaudeCode), Some(&text));
+    let change = planned(&install(AgentKind::ClaudeCode), Some(&text));
     assert_eq!(change.outcome, Outcome::Added);
     let new = parse(after(&change));
     assert_eq!(new["hooks"]["PreToolUse"][0], old["hooks"]["PreToolUse"][0]);
@@ -332,9 +332,9 @@ fn other_hookhost_commands_and_lookalikes_are_not_hookhosts_registration() {
 
 #[test]
 fn claude_code_on_failure_block_is_written_only_when_asked() {
-    let plain = planned(&install(Agent::ClaudeCode), None);
+    let plain = planned(&install(AgentKind::ClaudeCode), None);
     assert!(!after(&plain).contains("onFailure"));
-    let mut asked = install(Agent::ClaudeCode);
+    let mut asked = install(AgentKind::ClaudeCode);
     asked.options.claude_on_failure_block = true;
     let change = planned(&asked, Some(after(&plain)));
     assert_eq!(change.outcome, Outcome::Updated);
@@ -348,13 +348,13 @@ fn claude_code_on_failure_block_is_written_only_when_asked() {
         "block"
     );
     // Installing again without it takes it away (the registration is what was asked for).
-    let back = planned(&install(Agent::ClaudeCode), change.after.as_deref());
+    let back = planned(&install(AgentKind::ClaudeCode), change.after.as_deref());
     assert_eq!(back.after, plain.after);
 }
 
 #[test]
 fn a_budget_sets_the_timeout_above_it_and_reaches_the_bridge() {
-    let mut request = install(Agent::Gemini);
+    let mut request = install(AgentKind::Gemini);
     request.options.budget_ms = Some(90_000);
     let change = planned(&request, None);
     let new = parse(after(&change));
@@ -365,7 +365,7 @@ fn a_budget_sets_the_timeout_above_it_and_reaches_the_bridge() {
         "/usr/local/bin/hookhost bridge --agent gemini --budget-ms 90000"
     );
     // The default budget is not spelled out.
-    request.options.budget_ms = Some(gemini::DEFAULT_BUDGET_MS);
+    request.options.budget_ms = Some(AgentKind::Gemini.default_budget_ms());
     let default = planned(&request, None);
     assert!(!after(&default).contains("--budget-ms"));
 }
@@ -374,15 +374,15 @@ fn a_budget_sets_the_timeout_above_it_and_reaches_the_bridge() {
 fn every_timeout_is_above_the_budget_and_every_budget_below_the_agents_default() {
     // The agents' default timeouts (research 2.5); Cursor's is not documented.
     let defaults_ms = [
-        (Agent::ClaudeCode, 30_000),
-        (Agent::Codex, 600_000),
-        (Agent::Gemini, 60_000),
-        (Agent::Copilot, 30_000),
+        (AgentKind::ClaudeCode, 30_000),
+        (AgentKind::Codex, 600_000),
+        (AgentKind::Gemini, 60_000),
+        (AgentKind::Copilot, 30_000),
     ];
     for (agent, default_ms) in defaults_ms {
         assert!(agent.default_budget_ms() < default_ms, "{agent}");
     }
-    for agent in Agent::ALL {
+    for agent in AgentKind::ALL {
         let registration = Registration::new(agent, Path::new(HOOKHOST), &Options::default())
             .unwrap_or_else(|e| panic!("{e}"));
         let timeout_ms = match registration.timeout_unit {
@@ -398,7 +398,7 @@ fn every_timeout_is_above_the_budget_and_every_budget_below_the_agents_default()
 
 #[test]
 fn a_binary_path_with_a_blank_is_quoted_and_still_recognised() {
-    let mut request = install(Agent::ClaudeCode);
+    let mut request = install(AgentKind::ClaudeCode);
     request.hookhost = PathBuf::from("/home/ada/my tools/hookhost");
     let change = planned(&request, None);
     let new = parse(after(&change));
@@ -418,7 +418,7 @@ fn a_binary_path_with_a_blank_is_quoted_and_still_recognised() {
 
 #[test]
 fn a_relative_binary_path_is_refused() {
-    let mut request = install(Agent::Codex);
+    let mut request = install(AgentKind::Codex);
     request.hookhost = PathBuf::from("target/debug/hookhost");
     let err = plan(&request, None)
         .err()
@@ -451,7 +451,7 @@ const GEMINI_SETTINGS: &str = r#"{
 
 #[test]
 fn gemini_install_keeps_four_space_indent_and_writes_milliseconds() {
-    let change = assert_idempotent_and_round_trips(Agent::Gemini, Some(GEMINI_SETTINGS));
+    let change = assert_idempotent_and_round_trips(AgentKind::Gemini, Some(GEMINI_SETTINGS));
     assert_eq!(
         change.file,
         PathBuf::from("/home/ada/.gemini/settings.json")
@@ -481,7 +481,7 @@ fn gemini_install_keeps_four_space_indent_and_writes_milliseconds() {
 fn a_json_settings_file_with_comments_is_refused_with_the_line() {
     let text =
         "{\n  \"theme\": \"GitHub\", // \"dark\" is too dark\n  \"url\": \"http://x//y\"\n}\n";
-    let err = plan(&install(Agent::Gemini), Some(text)).err();
+    let err = plan(&install(AgentKind::Gemini), Some(text)).err();
     match err {
         Some(InstallError::Comments { path, line }) => {
             assert_eq!(path, PathBuf::from("/home/ada/.gemini/settings.json"));
@@ -490,7 +490,7 @@ fn a_json_settings_file_with_comments_is_refused_with_the_line() {
         other => panic!("expected a comment error, got {other:?}"),
     }
     let block = "{\n  \"a\": \"//not a comment\",\n  /* one */ \"b\": 1\n}";
-    let message = plan(&install(Agent::ClaudeCode), Some(block))
+    let message = plan(&install(AgentKind::ClaudeCode), Some(block))
         .err()
         .map(|e| e.to_string())
         .unwrap_or_default();
@@ -504,17 +504,18 @@ fn a_json_settings_file_with_comments_is_refused_with_the_line() {
 fn a_broken_json_file_is_an_error_naming_the_file_and_line() {
     let broken = "{\n  \"permissions\": {\n    \"allow\": [\"Bash(ls)\",]\n  }\n}\n";
     for agent in [
-        Agent::ClaudeCode,
-        Agent::Cursor,
-        Agent::Copilot,
-        Agent::Gemini,
+        AgentKind::ClaudeCode,
+        AgentKind::Cursor,
+        AgentKind::Copilot,
+        AgentKind::Gemini,
     ] {
         for action in [Action::Install, Action::Uninstall] {
             match plan(&request(action, agent, Scope::User), Some(broken)) {
                 Err(e @ InstallError::Malformed { line: 3, .. }) => {
                     let message = e.to_string();
                     let file =
-                        settings_file(agent, Scope::User, &Places::new("/home/ada", "/work/proj"));
+                        settings_file(agent, Scope::User, &Places::new("/home/ada", "/work/proj"))
+                            .unwrap();
                     assert!(
                         message
                             .starts_with(&format!("{}: malformed JSON at line 3", file.display())),
@@ -550,7 +551,7 @@ fn a_settings_file_of_the_wrong_shape_names_the_key() {
         ),
     ];
     for (text, expected) in cases {
-        let message = plan(&install(Agent::ClaudeCode), Some(text))
+        let message = plan(&install(AgentKind::ClaudeCode), Some(text))
             .err()
             .map(|e| e.to_string())
             .unwrap_or_default();
@@ -560,7 +561,7 @@ fn a_settings_file_of_the_wrong_shape_names_the_key() {
 
 #[test]
 fn cursor_new_file_registers_every_event_fail_closed_and_uninstall_deletes_it() {
-    let change = planned(&install(Agent::Cursor), None);
+    let change = planned(&install(AgentKind::Cursor), None);
     assert_eq!(change.file, PathBuf::from("/home/ada/.cursor/hooks.json"));
     let new = parse(after(&change));
     let handler = json!({
@@ -579,7 +580,7 @@ fn cursor_new_file_registers_every_event_fail_closed_and_uninstall_deletes_it() 
         }})
     );
     assert!(after(&change).starts_with("{\n  \"version\": 1,"));
-    assert_idempotent_and_round_trips(Agent::Cursor, None);
+    assert_idempotent_and_round_trips(AgentKind::Cursor, None);
 }
 
 #[test]
@@ -604,7 +605,7 @@ fn cursor_install_keeps_the_users_hooks_and_adds_a_missing_version_first() {
   }
 }
 "#;
-    let change = planned(&install(Agent::Cursor), Some(old));
+    let change = planned(&install(AgentKind::Cursor), Some(old));
     assert_eq!(change.outcome, Outcome::Updated);
     let new = parse(after(&change));
     assert!(after(&change).starts_with("{\n  \"version\": 1,"));
@@ -621,7 +622,7 @@ fn cursor_install_keeps_the_users_hooks_and_adds_a_missing_version_first() {
     );
     // Uninstall removes hookhost's handlers only; the version it added stays with the
     // user's hooks.
-    let removed = planned(&uninstall(Agent::Cursor), change.after.as_deref());
+    let removed = planned(&uninstall(AgentKind::Cursor), change.after.as_deref());
     let left = parse(after(&removed));
     assert_eq!(
         left,
@@ -634,7 +635,7 @@ fn cursor_install_keeps_the_users_hooks_and_adds_a_missing_version_first() {
 
 #[test]
 fn copilot_registers_exec_and_args_in_its_own_file() {
-    let change = assert_idempotent_and_round_trips(Agent::Copilot, None);
+    let change = assert_idempotent_and_round_trips(AgentKind::Copilot, None);
     assert_eq!(
         change.file,
         PathBuf::from("/home/ada/.copilot/hooks/hookhost.json")
@@ -650,22 +651,24 @@ fn copilot_registers_exec_and_args_in_its_own_file() {
         json!({"version": 1, "hooks": {"preToolUse": [handler], "userPromptSubmitted": [handler]}})
     );
     let project = planned(
-        &request(Action::Install, Agent::Copilot, Scope::Project),
+        &request(Action::Install, AgentKind::Copilot, Scope::Project),
         None,
     );
     assert_eq!(
         project.file,
         PathBuf::from("/work/proj/.github/hooks/hookhost.json")
     );
-    let mut elsewhere = install(Agent::Copilot);
-    elsewhere.places.copilot_home = Some(PathBuf::from("/srv/copilot"));
+    let mut elsewhere = install(AgentKind::Copilot);
+    elsewhere
+        .places
+        .set_agent_home("COPILOT_HOME", "/srv/copilot");
     assert_eq!(
         planned(&elsewhere, None).file,
         PathBuf::from("/srv/copilot/hooks/hookhost.json")
     );
     // An older registration through a shell line is recognised and replaced.
     let old = r#"{"version":1,"hooks":{"preToolUse":[{"type":"command","bash":"hookhost bridge --agent copilot","timeout":10}]}}"#;
-    let updated = planned(&install(Agent::Copilot), Some(old));
+    let updated = planned(&install(AgentKind::Copilot), Some(old));
     assert_eq!(updated.outcome, Outcome::Updated);
     assert_eq!(
         parse(after(&updated))["hooks"]["preToolUse"],
@@ -695,7 +698,7 @@ args = ["-y", "docs-mcp"] # pinned below
 
 #[test]
 fn codex_install_keeps_comments_and_other_keys_and_round_trips() {
-    let change = assert_idempotent_and_round_trips(Agent::Codex, Some(CODEX_CONFIG));
+    let change = assert_idempotent_and_round_trips(AgentKind::Codex, Some(CODEX_CONFIG));
     assert_eq!(change.outcome, Outcome::Added);
     assert_eq!(change.file, PathBuf::from("/home/ada/.codex/config.toml"));
     let text = after(&change);
@@ -721,7 +724,7 @@ fn codex_install_keeps_comments_and_other_keys_and_round_trips() {
 
 #[test]
 fn codex_new_file_and_project_scope() {
-    let change = planned(&install(Agent::Codex), None);
+    let change = planned(&install(AgentKind::Codex), None);
     assert_eq!(
         after(&change),
         r#"[[hooks.PreToolUse]]
@@ -740,14 +743,14 @@ command = "/usr/local/bin/hookhost bridge --agent codex"
 timeout = 55
 "#
     );
-    assert_idempotent_and_round_trips(Agent::Codex, None);
+    assert_idempotent_and_round_trips(AgentKind::Codex, None);
     let project = planned(
-        &request(Action::Install, Agent::Codex, Scope::Project),
+        &request(Action::Install, AgentKind::Codex, Scope::Project),
         None,
     );
     assert_eq!(project.file, PathBuf::from("/work/proj/.codex/config.toml"));
-    let mut elsewhere = install(Agent::Codex);
-    elsewhere.places.codex_home = Some(PathBuf::from("/srv/codex"));
+    let mut elsewhere = install(AgentKind::Codex);
+    elsewhere.places.set_agent_home("CODEX_HOME", "/srv/codex");
     assert_eq!(
         planned(&elsewhere, None).file,
         PathBuf::from("/srv/codex/config.toml")
@@ -770,7 +773,7 @@ matcher = "apply_patch"
 [[hooks.PreToolUse.hooks]]
 command = "hookhost bridge --agent codex"
 "#;
-    let change = planned(&install(Agent::Codex), Some(old));
+    let change = planned(&install(AgentKind::Codex), Some(old));
     assert_eq!(change.outcome, Outcome::Updated);
     let text = after(&change);
     assert!(
@@ -791,7 +794,7 @@ statusMessage = "checking"
         "the duplicate stays:\n{text}"
     );
     assert_eq!(
-        planned(&install(Agent::Codex), Some(text)).outcome,
+        planned(&install(AgentKind::Codex), Some(text)).outcome,
         Outcome::AlreadyInstalled
     );
 }
@@ -800,10 +803,13 @@ statusMessage = "checking"
 fn a_broken_codex_config_is_an_error_naming_the_file_and_line() {
     let broken = "model = \"o3\"\n\n[features\nhooks = true\n";
     for action in [Action::Install, Action::Uninstall] {
-        let message = plan(&request(action, Agent::Codex, Scope::User), Some(broken))
-            .err()
-            .map(|e| e.to_string())
-            .unwrap_or_default();
+        let message = plan(
+            &request(action, AgentKind::Codex, Scope::User),
+            Some(broken),
+        )
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
         assert!(
             message.starts_with("/home/ada/.codex/config.toml: malformed TOML at line 3, column"),
             "{message}"
@@ -814,7 +820,7 @@ fn a_broken_codex_config_is_an_error_naming_the_file_and_line() {
 #[test]
 fn a_codex_event_written_inline_is_refused_with_its_key() {
     let inline = "hooks.PreToolUse = [{ matcher = \"*\", hooks = [{ type = \"command\", command = \"x\" }] }]\n";
-    let message = plan(&install(Agent::Codex), Some(inline))
+    let message = plan(&install(AgentKind::Codex), Some(inline))
         .err()
         .map(|e| e.to_string())
         .unwrap_or_default();
@@ -823,29 +829,29 @@ fn a_codex_event_written_inline_is_refused_with_its_key() {
         "{message}"
     );
     // Uninstall has nothing of hookhost's to remove there, so it leaves the file alone.
-    let removed = planned(&uninstall(Agent::Codex), Some(inline));
+    let removed = planned(&uninstall(AgentKind::Codex), Some(inline));
     assert_eq!(removed.outcome, Outcome::NotInstalled);
 }
 
 #[test]
 fn uninstall_of_nothing_changes_nothing() {
-    for agent in Agent::ALL {
+    for agent in AgentKind::ALL {
         let change = planned(&uninstall(agent), None);
         assert_eq!(change.outcome, Outcome::NotInstalled);
         assert!(!change.changes_anything());
         assert_eq!(change.diff(), "");
     }
-    let change = planned(&uninstall(Agent::ClaudeCode), Some(CLAUDE_SETTINGS));
+    let change = planned(&uninstall(AgentKind::ClaudeCode), Some(CLAUDE_SETTINGS));
     assert_eq!(change.after.as_deref(), Some(CLAUDE_SETTINGS));
 }
 
 #[test]
 fn crlf_line_endings_are_kept() {
     let old = CLAUDE_SETTINGS.replace('\n', "\r\n");
-    let change = planned(&install(Agent::ClaudeCode), Some(&old));
+    let change = planned(&install(AgentKind::ClaudeCode), Some(&old));
     let text = after(&change);
     assert_eq!(text.matches('\n').count(), text.matches("\r\n").count());
-    let removed = planned(&uninstall(Agent::ClaudeCode), Some(text));
+    let removed = planned(&uninstall(AgentKind::ClaudeCode), Some(text));
     assert_eq!(removed.after.as_deref(), Some(old.as_str()));
 }
 
@@ -857,7 +863,7 @@ mod files {
         Places::new(home, home.join("proj"))
     }
 
-    fn run_request(home: &Path, agent: Agent, action: Action) -> Request {
+    fn run_request(home: &Path, agent: AgentKind, action: Action) -> Request {
         Request {
             places: places(home),
             ..request(action, agent, Scope::User)
@@ -901,7 +907,7 @@ mod files {
         let _ = fs::write(&file, CLAUDE_SETTINGS);
         let _ = fs::set_permissions(&file, fs::Permissions::from_mode(0o600));
 
-        let request = run_request(home.path(), Agent::ClaudeCode, Action::Install);
+        let request = run_request(home.path(), AgentKind::ClaudeCode, Action::Install);
         let report = ok(run(&request, false));
         let applied = report.applied.unwrap_or_else(|| panic!("not applied"));
         assert!(applied.written);
@@ -936,7 +942,7 @@ mod files {
 
         // Uninstall: the original text is back, and the first backup is not overwritten.
         let removed = ok(run(
-            &run_request(home.path(), Agent::ClaudeCode, Action::Uninstall),
+            &run_request(home.path(), AgentKind::ClaudeCode, Action::Uninstall),
             false,
         ));
         assert_eq!(removed.change.outcome, Outcome::Removed);
@@ -956,14 +962,14 @@ mod files {
     #[test]
     fn a_missing_folder_is_created_and_no_backup_is_made_of_nothing() {
         let home = tempdir();
-        let request = run_request(home.path(), Agent::Copilot, Action::Install);
+        let request = run_request(home.path(), AgentKind::Copilot, Action::Install);
         let report = ok(run(&request, false));
         let file = home.path().join(".copilot/hooks/hookhost.json");
         assert_eq!(fs::read_to_string(&file).ok(), report.change.after);
         assert_eq!(report.applied.and_then(|a| a.backup), None);
         // Uninstall removes hookhost's own file, keeping a backup of it.
         let removed = ok(run(
-            &run_request(home.path(), Agent::Copilot, Action::Uninstall),
+            &run_request(home.path(), AgentKind::Copilot, Action::Uninstall),
             false,
         ));
         assert_eq!(removed.applied.map(|a| a.removed), Some(true));
@@ -977,7 +983,7 @@ mod files {
     #[test]
     fn a_dry_run_writes_nothing() {
         let home = tempdir();
-        let request = run_request(home.path(), Agent::Codex, Action::Install);
+        let request = run_request(home.path(), AgentKind::Codex, Action::Install);
         let report = ok(run(&request, true));
         assert!(report.applied.is_none());
         assert!(report.change.changes_anything());
@@ -999,7 +1005,7 @@ mod files {
         let broken = "[hooks\n";
         let _ = fs::write(folder.join("config.toml"), broken);
         let err = run(
-            &run_request(home.path(), Agent::Codex, Action::Install),
+            &run_request(home.path(), AgentKind::Codex, Action::Install),
             false,
         )
         .err();
@@ -1027,7 +1033,7 @@ mod files {
         let link = home.path().join(".gemini/settings.json");
         let _ = std::os::unix::fs::symlink(&target, &link);
         let report = ok(run(
-            &run_request(home.path(), Agent::Gemini, Action::Install),
+            &run_request(home.path(), AgentKind::Gemini, Action::Install),
             false,
         ));
         assert!(fs::symlink_metadata(&link).is_ok_and(|m| m.file_type().is_symlink()));
@@ -1038,7 +1044,7 @@ mod files {
     #[test]
     fn a_file_changed_after_planning_is_not_overwritten() {
         let home = tempdir();
-        let request = run_request(home.path(), Agent::Cursor, Action::Install);
+        let request = run_request(home.path(), AgentKind::Cursor, Action::Install);
         let change = ok(plan(&request, None));
         let _ = fs::create_dir_all(home.path().join(".cursor"));
         let _ = fs::write(&change.file, "{}\n");
@@ -1058,7 +1064,9 @@ mod files {
 /// user's config.toml, as Codex computes the trust.
 mod codex_trust {
     use super::*;
-    use crate::bridge::install::codex::{HookIdentity, Review, review, trust_key, trusted_hash};
+    use crate::bridge::install::codex_trust::{
+        HookIdentity, Review, review, trust_key, trusted_hash,
+    };
 
     const USER_CONFIG: &str = "/home/ada/.codex/config.toml";
     const COMMAND: &str = "/usr/local/bin/hookhost bridge --agent codex";
@@ -1088,14 +1096,20 @@ mod codex_trust {
     /// Edits `text` as `install`/`uninstall codex` does when the file is the user's own.
     fn edited(action: Action, text: Option<&str>, options: &Options) -> Edited {
         let path = Path::new(USER_CONFIG);
-        let registration = Registration::new(Agent::Codex, Path::new(HOOKHOST), options).unwrap();
+        let registration =
+            Registration::new(AgentKind::Codex, Path::new(HOOKHOST), options).unwrap();
         let ours = Ours {
             binary: Path::new(HOOKHOST),
+        };
+        let settings = &AgentKind::Codex.declaration().settings;
+        let crate::bridge::Shape::NestedToml(handler) = settings.shape else {
+            panic!("Codex's settings are nested TOML");
         };
         let edit = toml::edit_with(
             path,
             text,
-            &layout(Agent::Codex),
+            settings,
+            handler,
             &registration,
             action,
             &ours,
@@ -1451,26 +1465,27 @@ trusted_hash = "{PRE_TOOL_USE_HASH}"
         let Some(home) = env.home() else {
             return;
         };
-        let mut request = install(Agent::Codex);
-        request.places = Places {
-            codex_home: env
-                .get("CODEX_HOME")
-                .filter(|v| !v.is_empty())
-                .map(PathBuf::from),
-            ..Places::new(home, "/work/proj")
-        };
+        let mut request = install(AgentKind::Codex);
+        request.places =
+            Places::from_environment(home, "/work/proj", |name| env.get(name).map(Into::into));
         // Planned only: nothing is read or written.
         let user = planned(&request, None);
         assert!(after(&user).contains("trusted_hash"), "{}", after(&user));
         let notes = user.notes(&Options::default());
-        assert!(notes.contains(&codex::TRUSTED_NOTE), "{notes:?}");
+        assert!(
+            notes.contains(&crate::bridge::install::codex_trust::TRUSTED_NOTE),
+            "{notes:?}"
+        );
         // A project's config: Codex reads no trust there, so none is written, and the user
         // is told what to do.
         request.scope = Scope::Project;
         let project = planned(&request, None);
         assert!(!after(&project).contains("trusted_hash"));
         let notes = project.notes(&Options::default());
-        assert!(notes.contains(&codex::REVIEW_NOTE), "{notes:?}");
-        assert!(codex::REVIEW_NOTE.contains("type /hooks"));
+        assert!(
+            notes.contains(&crate::bridge::install::codex_trust::REVIEW_NOTE),
+            "{notes:?}"
+        );
+        assert!(crate::bridge::install::codex_trust::REVIEW_NOTE.contains("type /hooks"));
     }
 }

@@ -5,7 +5,9 @@
 //! Only the `[[…]]` form is edited: an event or handler list written inline
 //! (`hooks.PreToolUse = [{…}]`) that holds hookhost's handler is refused with the key.
 
-use super::{Action, Edited, Event, InstallError, Layout, Ours, Registration, codex};
+use super::codex_trust as codex;
+use super::{Action, Edited, InstallError, Ours, RegisteredEvent, Registration};
+use crate::bridge::{Settings, TomlHandler};
 use std::path::Path;
 use toml_edit::{ArrayOfTables, DocumentMut, Item, Table, Value};
 
@@ -32,7 +34,8 @@ const NOT_INLINE: &str = "written as [[…]] tables (hookhost edits that form on
 pub(super) fn edit(
     path: &Path,
     existing: Option<&str>,
-    layout: &Layout,
+    settings: &Settings,
+    handler: TomlHandler,
     registration: &Registration,
     action: Action,
     ours: &Ours,
@@ -42,7 +45,8 @@ pub(super) fn edit(
     edit_with(
         path,
         existing,
-        layout,
+        settings,
+        handler,
         registration,
         action,
         ours,
@@ -55,7 +59,8 @@ pub(super) fn edit(
 pub(super) fn edit_with(
     path: &Path,
     existing: Option<&str>,
-    layout: &Layout,
+    settings: &Settings,
+    handler: TomlHandler,
     registration: &Registration,
     action: Action,
     ours: &Ours,
@@ -64,7 +69,7 @@ pub(super) fn edit_with(
     let mut doc = parse(path, existing.unwrap_or(""))?;
     let original = doc.to_string();
     let desired = match action {
-        Action::Install => Some(codex::handler(registration)),
+        Action::Install => Some(handler(registration)),
         Action::Uninstall => None,
     };
     let root = doc.as_table_mut();
@@ -82,18 +87,18 @@ pub(super) fn edit_with(
             .ok_or_else(|| unexpected(path, "hooks".into(), "a [hooks] table"))?;
         // Where every handler sat, before hookhost's move (for the trust that follows them).
         let before: Vec<Vec<Slot>> = match trust_file {
-            Some(_) => layout
+            Some(_) => settings
                 .events
                 .iter()
                 .map(|e| slots(hooks, e, ours))
                 .collect(),
             None => Vec::new(),
         };
-        for event in layout.events {
+        for event in settings.events {
             found |= edit_event(path, hooks, event, desired.as_deref(), ours)?;
         }
         if let Some(file) = trust_file {
-            for (event, before) in layout.events.iter().zip(&before) {
+            for (event, before) in settings.events.iter().zip(&before) {
                 let after = slots(hooks, event, ours);
                 let install = desired.is_some();
                 edit_trust(path, hooks, file, event, before, &after, install)?;
@@ -177,7 +182,7 @@ fn inline_is_ours(ours: &Ours, handler: &Value) -> bool {
 fn edit_event(
     path: &Path,
     hooks: &mut Table,
-    event: &Event,
+    event: &RegisteredEvent,
     desired: Option<&[(&'static str, Value)]>,
     ours: &Ours,
 ) -> Result<bool, InstallError> {
@@ -358,7 +363,7 @@ fn update_handler(handler: &mut Table, desired: &[(&'static str, Value)]) {
 }
 
 /// A new `[[hooks.EVENT]]` group holding hookhost's handler.
-fn new_group(event: &Event, desired: &[(&'static str, Value)]) -> Table {
+fn new_group(event: &RegisteredEvent, desired: &[(&'static str, Value)]) -> Table {
     let mut handler = Table::new();
     for (key, value) in desired {
         handler.insert(key, Item::Value(value.clone()));
@@ -417,7 +422,7 @@ struct Slot {
 }
 
 /// Every handler of `event`, in Codex's order.
-fn slots(hooks: &Table, event: &Event, ours: &Ours) -> Vec<Slot> {
+fn slots(hooks: &Table, event: &RegisteredEvent, ours: &Ours) -> Vec<Slot> {
     let tables = |item: Option<&Item>| -> Vec<Table> {
         match item {
             Some(Item::ArrayOfTables(tables)) => tables.iter().cloned().collect(),
@@ -491,7 +496,7 @@ fn edit_trust(
     path: &Path,
     hooks: &mut Table,
     file: &Path,
-    event: &Event,
+    event: &RegisteredEvent,
     before: &[Slot],
     after: &[Slot],
     install: bool,
@@ -626,7 +631,10 @@ pub(super) fn our_handlers(text: &str, ours: &Ours) -> Vec<(&'static str, usize,
     let Some(hooks) = doc.get("hooks").and_then(Item::as_table) else {
         return Vec::new();
     };
-    codex::EVENTS
+    crate::bridge::AgentKind::Codex
+        .declaration()
+        .settings
+        .events
         .iter()
         .flat_map(|event| {
             slots(hooks, event, ours)

@@ -1,44 +1,21 @@
-//! Kimi Code's registration: `~/.kimi-code/config.toml` (or `$KIMI_CODE_HOME/config.toml`),
-//! a `[[hooks]]` table per event (`event`, `matcher`, `command`, `timeout` in whole
-//! seconds, 1 to 600), edited with `toml_edit` so that comments and other keys survive.
-//! Kimi Code refuses a config with a key it does not know, so nothing else is written (no
-//! `fail_mode`, which only newer versions document). Kimi Code has no project settings
-//! file: `--scope project` is refused.
+//! The TOML settings of Kimi Code's shape: a `[[hooks]]` table per handler, each naming
+//! its `event` (`event`, `matcher`, `command`, `timeout`), edited with `toml_edit` so that
+//! comments and other keys survive.
 
 use std::path::Path;
 
-use toml_edit::{ArrayOfTables, Item, Table, Value};
+use toml_edit::{ArrayOfTables, Item, Table};
 
 use super::toml::{is_ours, parse, unexpected};
-use super::{Action, Edited, Event, InstallError, Layout, Ours, Registration};
-
-/// The bridge's default budget for a Kimi Code call: below Kimi's default hook timeout
-/// (30 s).
-pub const DEFAULT_BUDGET_MS: u64 = 25_000;
-
-pub(super) const EVENTS: &[Event] = &[
-    // An empty matcher is every tool (a JavaScript regex over the tool's name).
-    Event {
-        name: "PreToolUse",
-        matcher: Some(""),
-    },
-    // On this event the matcher would match the prompt's text: none is written.
-    Event {
-        name: "UserPromptSubmit",
-        matcher: None,
-    },
-];
-
-/// What Kimi Code does when hookhost cannot answer.
-pub const WHEN_HOOKHOST_CANNOT_ANSWER: &str = "Kimi Code lets the call through if hookhost is missing, crashes or outlives the \
-     timeout (its hooks fail open, and it refuses keys it does not know, so no fail-closed \
-     setting is written); hookhost answers within its budget, below that timeout.";
+use super::{Action, Edited, InstallError, Ours, RegisteredEvent, Registration};
+use crate::bridge::{FlatTomlHandler, Settings};
 
 /// Edits `config.toml` at `path`, whose text is `existing`.
 pub(super) fn edit(
     path: &Path,
     existing: Option<&str>,
-    layout: &Layout,
+    settings: &Settings,
+    handler: FlatTomlHandler,
     registration: &Registration,
     action: Action,
     ours: &Ours,
@@ -58,8 +35,8 @@ pub(super) fn edit(
         found = hooks.iter().any(|t| is_ours(ours, t));
         match action {
             Action::Install => {
-                for event in layout.events {
-                    install_event(hooks, event, registration, ours);
+                for event in settings.events {
+                    install_event(hooks, event, handler(event, registration), ours);
                 }
             }
             Action::Uninstall => hooks.retain(|t| !is_ours(ours, t)),
@@ -86,13 +63,12 @@ pub(super) fn edit(
 /// first one in place (its comments stay), drops any more, or adds one at the end.
 fn install_event(
     hooks: &mut ArrayOfTables,
-    event: &Event,
-    registration: &Registration,
+    event: &RegisteredEvent,
+    desired: Vec<(&'static str, toml_edit::Value)>,
     ours: &Ours,
 ) {
     let is_this =
         |t: &Table| is_ours(ours, t) && t.get("event").and_then(Item::as_str) == Some(event.name);
-    let desired = desired(event, registration);
     let mut seen = false;
     hooks.retain(|t| {
         if !is_this(t) {
@@ -132,18 +108,4 @@ fn install_event(
             hooks.push(table);
         }
     }
-}
-
-/// The keys of hookhost's table for `event`, in order.
-fn desired(event: &Event, registration: &Registration) -> Vec<(&'static str, Value)> {
-    let mut keys = vec![("event", Value::from(event.name))];
-    if let Some(matcher) = event.matcher {
-        keys.push(("matcher", Value::from(matcher)));
-    }
-    keys.push(("command", Value::from(registration.command_line.as_str())));
-    keys.push((
-        "timeout",
-        Value::from(i64::try_from(registration.timeout.min(600)).unwrap_or(600)),
-    ));
-    keys
 }

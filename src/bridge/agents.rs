@@ -1,0 +1,290 @@
+//! The agents the bridge answers, each declared once.
+//!
+//! An agent is one [`Declaration`], a `static` in the agent's own file (`claude_code.rs`,
+//! `codex.rs`, …) beside the code that reads its payloads and writes its answers: its
+//! names, the program its users run, its hook protocol ([`Protocol`]), where its settings
+//! live and how they hold hooks, its timeout's unit, what it does when hookhost cannot
+//! answer, how a user switches its hooks off, and where it keeps its login. `install`,
+//! `doctor`, the bridge and the command line all read it through
+//! [`AgentKind::declaration`], the one `match` over the agents.
+//!
+//! A new agent is: a variant of [`AgentKind`] (and its line in [`AgentKind::ALL`] and
+//! [`AgentKind::declaration`]), its file with its declaration and protocol, its tool names
+//! in [`super::tools`], and a rule in [`super::detect`] for telling its payloads from the
+//! others' (what sets an agent's payload apart from every other agent's cannot be
+//! declared one agent at a time).
+
+use std::fmt;
+use std::path::PathBuf;
+
+use serde_json::{Map, Value};
+
+use super::install::{FailClosed, Places, RegisteredEvent, Registration, Scope, TimeUnit};
+use super::{Protocol, claude_code, codex, copilot, cursor, gemini, kimi, kiro, qwen};
+
+/// The agents the bridge answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum AgentKind {
+    /// Anthropic's Claude Code.
+    ClaudeCode,
+    /// OpenAI's Codex CLI.
+    Codex,
+    /// Google's Gemini CLI.
+    Gemini,
+    /// Cursor (the editor and `cursor-agent`).
+    Cursor,
+    /// GitHub Copilot CLI.
+    Copilot,
+    /// Alibaba's Qwen Code (a Gemini CLI fork with Claude Code's hook protocol).
+    Qwen,
+    /// Moonshot AI's Kimi Code.
+    Kimi,
+    /// AWS's Kiro CLI (and Amazon Q Developer CLI, whose hook protocol it keeps).
+    Kiro,
+}
+
+impl AgentKind {
+    /// Every agent, in the order `--agent` lists them.
+    pub const ALL: [AgentKind; 8] = [
+        AgentKind::ClaudeCode,
+        AgentKind::Codex,
+        AgentKind::Gemini,
+        AgentKind::Cursor,
+        AgentKind::Copilot,
+        AgentKind::Qwen,
+        AgentKind::Kimi,
+        AgentKind::Kiro,
+    ];
+
+    /// Everything hookhost knows about this agent.
+    pub fn declaration(self) -> &'static Declaration {
+        match self {
+            AgentKind::ClaudeCode => &claude_code::DECLARATION,
+            AgentKind::Codex => &codex::DECLARATION,
+            AgentKind::Gemini => &gemini::DECLARATION,
+            AgentKind::Cursor => &cursor::DECLARATION,
+            AgentKind::Copilot => &copilot::DECLARATION,
+            AgentKind::Qwen => &qwen::DECLARATION,
+            AgentKind::Kimi => &kimi::DECLARATION,
+            AgentKind::Kiro => &kiro::DECLARATION,
+        }
+    }
+
+    /// The name `--agent` and `hookhost install` take: `claude-code`, `codex`, `gemini`,
+    /// `cursor`, `copilot`, `qwen-code`, `kimi-code`, `kiro`.
+    pub fn flag_name(self) -> &'static str {
+        self.declaration().flag
+    }
+
+    /// The agent's name as its users know it, for notes.
+    pub fn display_name(self) -> &'static str {
+        self.declaration().display_name
+    }
+
+    /// The agent named by `--agent NAME`.
+    pub fn from_flag(name: &str) -> Option<AgentKind> {
+        AgentKind::ALL.into_iter().find(|a| a.flag_name() == name)
+    }
+
+    /// How the agent's payloads are read and answered.
+    pub fn protocol(self) -> &'static dyn Protocol {
+        self.declaration().protocol
+    }
+
+    /// Every agent's flag name, as a sentence's list: `claude-code, codex, … and kiro`.
+    pub fn flag_names_listed() -> String {
+        let names: Vec<&str> = AgentKind::ALL.iter().map(|a| a.flag_name()).collect();
+        match names.split_last() {
+            Some((last, [])) => last.to_string(),
+            Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+            None => String::new(),
+        }
+    }
+}
+
+impl fmt::Display for AgentKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.display_name())
+    }
+}
+
+/// Everything hookhost knows about one agent (docs/agents.md has the sources).
+pub struct Declaration {
+    /// Which agent this is.
+    pub kind: AgentKind,
+    /// The name `--agent` and `hookhost install` take.
+    pub flag: &'static str,
+    /// The agent's name as its users know it.
+    pub display_name: &'static str,
+    /// The program its users run (`claude`), which `doctor` looks for on `PATH`.
+    pub program: &'static str,
+    /// How its payloads are read and answered.
+    pub protocol: &'static dyn Protocol,
+    /// Where its settings live and how they hold hookhost's registration.
+    pub settings: Settings,
+    /// The bridge's default time budget for one call, in milliseconds: below the agent's
+    /// own default hook timeout, so that even a registration whose timeout was removed is
+    /// answered before the agent gives up.
+    pub default_budget_ms: u64,
+    /// The unit of the agent's `timeout`.
+    pub timeout_unit: TimeUnit,
+    /// The agent's setting that blocks a call when hookhost cannot answer, if it has one.
+    pub fail_closed: FailClosedSetting,
+    /// What the agent does with a call when hookhost itself cannot answer (missing,
+    /// crashed, killed by the agent's timeout), as registered without a fail-closed
+    /// setting (or with [`FailClosedSetting::Always`]'s).
+    pub when_hookhost_cannot_answer: &'static str,
+    /// What the user should know about a project-scope registration, if anything (the
+    /// agent's own trust of project settings).
+    pub project_note: Option<&'static str>,
+    /// What the user should know after `install` changed the settings file at the path
+    /// given, if anything (Codex's own review of a new hook).
+    pub after_change_note: Option<fn(&std::path::Path) -> &'static str>,
+    /// The setting in the agent's settings that turns its hooks off, if it has one.
+    pub switch_off: SwitchOff,
+    /// The project settings files the agent merges over the user's, relative to the
+    /// project's folder and each folder above it, where a switch-off also counts.
+    pub merged_project_settings: &'static [&'static str],
+    /// Its login: files and folders relative to the home folder that the box hides by
+    /// default ([`super::credentials`]).
+    pub credentials: &'static [&'static str],
+}
+
+/// Where an agent's settings live and how they hold hookhost's registration.
+pub struct Settings {
+    /// The agent's folder in the home folder (`.claude`).
+    pub home_folder: &'static str,
+    /// The environment variable that moves that folder (`CODEX_HOME`), if any.
+    pub home_variable: Option<&'static str>,
+    /// The user-scope file `install` edits, relative to the agent's folder.
+    pub user_file: &'static str,
+    /// The project-scope file, relative to the project's folder; `None` when the agent
+    /// reads no project settings for its hooks (`--scope project` is refused).
+    pub project_file: Option<&'static str>,
+    /// How the file holds hooks, with hookhost's handler.
+    pub shape: Shape,
+    /// The events registered, in the agent's spelling.
+    pub events: &'static [RegisteredEvent],
+}
+
+impl Settings {
+    /// The file `install` edits in `scope`; `None` for a scope the agent does not have.
+    pub fn file(&self, scope: Scope, places: &Places) -> Option<PathBuf> {
+        match scope {
+            Scope::User => {
+                let folder = self
+                    .home_variable
+                    .and_then(|variable| places.agent_home(variable))
+                    .map(PathBuf::from)
+                    .unwrap_or_else(|| places.home.join(self.home_folder));
+                Some(folder.join(self.user_file))
+            }
+            Scope::Project => self.project_file.map(|file| places.project.join(file)),
+        }
+    }
+}
+
+/// A JSON handler: the object hookhost registers.
+pub type JsonHandler = fn(&Registration) -> Map<String, Value>;
+
+/// A TOML handler: its keys and values, in order.
+pub type TomlHandler = fn(&Registration) -> Vec<(&'static str, toml_edit::Value)>;
+
+/// A handler in a flat TOML list: its keys and values for one event, in order.
+pub type FlatTomlHandler =
+    fn(&RegisteredEvent, &Registration) -> Vec<(&'static str, toml_edit::Value)>;
+
+/// How an agent's settings file holds its hooks, with the handler hookhost writes there.
+#[derive(Clone, Copy)]
+pub enum Shape {
+    /// JSON `{"hooks": {EVENT: [{"matcher": M, "hooks": [HANDLER, …]}, …]}}` (Claude Code,
+    /// Gemini CLI, Qwen Code).
+    NestedJson(JsonHandler),
+    /// JSON `{"version": 1, "hooks": {EVENT: [HANDLER, …]}}` (Cursor, Copilot CLI).
+    FlatJson(JsonHandler),
+    /// A JSON agent file of hookhost's own, `{"name": …, "hooks": {EVENT: [HANDLER, …]}}`
+    /// (Kiro CLI), with the agent file's own keys for a file hookhost creates.
+    AgentJson(JsonHandler, fn() -> Map<String, Value>),
+    /// TOML `[[hooks.EVENT]]` groups holding `[[hooks.EVENT.hooks]]` handlers (Codex).
+    NestedToml(TomlHandler),
+    /// TOML `[[hooks]]` tables, one per handler, each naming its `event` (Kimi Code).
+    FlatToml(FlatTomlHandler),
+}
+
+/// An agent's setting that makes it block a call when hookhost itself cannot answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FailClosedSetting {
+    /// The agent has none.
+    None,
+    /// Always written (Cursor's `failClosed`).
+    Always(FailClosed),
+    /// Written when [`super::install::Options::claude_on_failure_block`] asks, since it is
+    /// unverified (Claude Code's `onFailure`); `when_hookhost_cannot_answer` is then what
+    /// the agent does.
+    WhenAsked {
+        /// The setting.
+        setting: FailClosed,
+        /// The first version of the agent that takes it (`install` asks the agent's
+        /// program for its `--version`).
+        since: (u64, u64, u64),
+        /// What the agent does when hookhost cannot answer, with the setting written.
+        when_hookhost_cannot_answer: &'static str,
+    },
+}
+
+/// How a user turns an agent's hooks off in its settings (docs/agents.md): `install` puts
+/// each back, and the bridge and `doctor` report it (docs/threats.md#r2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SwitchOff {
+    /// No key switches the hooks off (the agent has other ways: a deleted file, an
+    /// invalid entry).
+    None,
+    /// `"disableAllHooks": true` (Claude Code, and Qwen Code with its protocol).
+    DisableAllHooks,
+    /// `hooksConfig.enabled: false`, or `"hookhost"` in `hooksConfig.disabled` (Gemini
+    /// CLI).
+    HooksConfig {
+        /// The name of hookhost's handler, which `hooksConfig.disabled` names.
+        handler_name: &'static str,
+    },
+    /// `[features] hooks = false` (or `codex_hooks`), or `enabled = false` in a
+    /// `[hooks.state."…"]` table (Codex).
+    CodexFeatures,
+}
+
+/// Whether a `--version` output names a version at or above `since`; `None` when it names
+/// no version (`major.minor.patch`).
+pub fn version_at_least(version_output: &str, since: (u64, u64, u64)) -> Option<bool> {
+    let version = version_output.split_whitespace().find_map(|word| {
+        let mut parts = word.split('.').map(|p| p.parse::<u64>().ok());
+        match (parts.next()??, parts.next()??, parts.next()??) {
+            (major, minor, patch) if parts.next().is_none() => Some((major, minor, patch)),
+            _ => None,
+        }
+    })?;
+    Some(version >= since)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_declaration_is_its_agents() {
+        for agent in AgentKind::ALL {
+            let declared = agent.declaration();
+            assert_eq!(declared.kind, agent);
+            assert_eq!(declared.protocol.kind(), agent);
+            assert_eq!(AgentKind::from_flag(declared.flag), Some(agent));
+            assert!(!declared.settings.events.is_empty(), "{agent}");
+        }
+    }
+
+    #[test]
+    fn the_flag_names_read_as_a_list() {
+        assert_eq!(
+            AgentKind::flag_names_listed(),
+            "claude-code, codex, gemini, cursor, copilot, qwen-code, kimi-code and kiro"
+        );
+    }
+}
