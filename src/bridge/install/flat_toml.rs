@@ -2,24 +2,22 @@
 //! its `event` (`event`, `matcher`, `command`, `timeout`), edited with `toml_edit` so that
 //! comments and other keys survive.
 
-use std::path::Path;
-
 use toml_edit::{ArrayOfTables, Item, Table};
 
 use super::toml::{is_ours, parse, unexpected};
-use super::{Action, Edited, InstallError, Ours, RegisteredEvent, Registration};
-use crate::bridge::{FlatTomlHandler, Settings};
+use super::{Action, Edit, Edited, InstallError, Ours, RegisteredEvent};
+use crate::bridge::FlatTomlHandler;
 
 /// Edits `config.toml` at `path`, whose text is `existing`.
-pub(super) fn edit(
-    path: &Path,
-    existing: Option<&str>,
-    settings: &Settings,
-    handler: FlatTomlHandler,
-    registration: &Registration,
-    action: Action,
-    ours: &Ours,
-) -> Result<Edited, InstallError> {
+pub(super) fn edit(edit: &Edit, handler: FlatTomlHandler) -> Result<Edited, InstallError> {
+    let Edit {
+        path,
+        existing,
+        settings,
+        registration,
+        action,
+        ours,
+    } = *edit;
     let mut doc = parse(path, existing.unwrap_or(""))?;
     let original = doc.to_string();
     let root = doc.as_table_mut();

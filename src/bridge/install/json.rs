@@ -7,8 +7,8 @@
 //! accepts in its settings) cannot go through `serde_json` without losing them, so it is
 //! refused with the line of the first comment.
 
-use super::{Action, Edited, InstallError, Ours, RegisteredEvent, Registration};
-use crate::bridge::{JsonHandler, Settings, Shape, SwitchOff};
+use super::{Action, Edit, Edited, InstallError, Ours, RegisteredEvent, groups};
+use crate::bridge::{JsonHandler, Shape, SwitchOff};
 use serde::Serialize;
 use serde_json::{Map, Value};
 use std::path::Path;
@@ -38,15 +38,15 @@ const MANAGED_KEYS: &[&str] = &[
 ];
 
 /// Edits the JSON settings file `path` whose text is `existing`.
-pub(super) fn edit(
-    path: &Path,
-    existing: Option<&str>,
-    settings: &Settings,
-    handler: JsonHandler,
-    registration: &Registration,
-    action: Action,
-    ours: &Ours,
-) -> Result<Edited, InstallError> {
+pub(super) fn edit(edit: &Edit, handler: JsonHandler) -> Result<Edited, InstallError> {
+    let Edit {
+        path,
+        existing,
+        settings,
+        registration,
+        action,
+        ours,
+    } = *edit;
     let style = Style::of(existing);
     let mut root = parse(path, existing)?;
     let original = render(&root, &style);
@@ -214,71 +214,20 @@ fn edit_nested(
     }
     let found = !found_at.is_empty();
 
-    // The handler kept (and updated) on install: the first one in a group that matches every
-    // tool; else the first one alone in its group, whose matcher is then widened.
-    let matches_all = |g: usize| {
-        event.matcher.is_none()
-            || match groups[g].get("matcher") {
-                None | Some(Value::Null) => true,
-                Some(Value::String(m)) => m.is_empty() || m == "*",
-                Some(_) => false,
-            }
-    };
-    let alone = |g: usize| {
-        groups[g]
-            .get("hooks")
-            .and_then(Value::as_array)
-            .is_some_and(|handlers| handlers.len() == 1)
-    };
-    let mut keeper = desired.and_then(|_| {
-        let widened = |&(g, h): &(usize, usize)| (g, h, false);
-        found_at
-            .iter()
-            .find(|(g, _)| matches_all(*g))
-            .map(widened)
-            .or_else(|| {
-                found_at
-                    .iter()
-                    .find(|(g, _)| alone(*g))
-                    .map(|&(g, h)| (g, h, true))
-            })
-    });
-
-    // Every other hookhost handler goes, and with it a group it leaves empty.
-    for &(g, h) in found_at.iter().rev() {
-        if keeper.is_some_and(|(kg, kh, _)| (kg, kh) == (g, h)) {
-            continue;
-        }
-        let Some(handlers) = groups[g].get_mut("hooks").and_then(Value::as_array_mut) else {
-            continue;
-        };
-        handlers.remove(h);
-        let keeper_group = keeper.map(|(kg, _, _)| kg);
-        if handlers.is_empty() && keeper_group != Some(g) {
-            groups.remove(g);
-            if let Some((kg, _, _)) = keeper.as_mut()
-                && g < *kg
-            {
-                *kg -= 1;
-            }
-        } else if let Some((kg, kh, _)) = keeper.as_mut()
-            && g == *kg
-            && h < *kh
-        {
-            *kh -= 1;
-        }
-    }
+    let keeper = groups::fold_ours(&mut JsonGroups(groups), &found_at, event, desired.is_some());
 
     match (desired, keeper) {
-        (Some(desired), Some((g, h, widen))) => {
-            if let Some(group) = groups[g].as_object_mut() {
-                if widen && let Some(matcher) = event.matcher {
+        (Some(desired), Some(keeper)) => {
+            if let Some(group) = groups[keeper.group].as_object_mut() {
+                if keeper.widen
+                    && let Some(matcher) = event.matcher
+                {
                     group.insert("matcher".into(), matcher.into());
                 }
                 if let Some(handler) = group
                     .get_mut("hooks")
                     .and_then(Value::as_array_mut)
-                    .and_then(|handlers| handlers.get_mut(h))
+                    .and_then(|handlers| handlers.get_mut(keeper.handler))
                     .and_then(Value::as_object_mut)
                 {
                     update_handler(handler, desired);
@@ -293,6 +242,33 @@ fn edit_nested(
         }
     }
     Ok(found)
+}
+
+/// An event's groups in a JSON settings file.
+struct JsonGroups<'a>(&'a mut Vec<Value>);
+
+impl groups::Groups for JsonGroups<'_> {
+    fn matches_every_tool(&self, group: usize) -> bool {
+        match self.0[group].get("matcher") {
+            None | Some(Value::Null) => true,
+            Some(Value::String(m)) => m.is_empty() || m == "*",
+            Some(_) => false,
+        }
+    }
+
+    fn handler_count(&self, group: usize) -> Option<usize> {
+        self.0[group].get("hooks")?.as_array().map(Vec::len)
+    }
+
+    fn remove_handler(&mut self, group: usize, handler: usize) -> Option<bool> {
+        let handlers = self.0[group].get_mut("hooks")?.as_array_mut()?;
+        handlers.remove(handler);
+        Some(handlers.is_empty())
+    }
+
+    fn remove_group(&mut self, group: usize) {
+        self.0.remove(group);
+    }
 }
 
 /// A new group holding hookhost's handler.

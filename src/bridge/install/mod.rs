@@ -32,6 +32,7 @@ pub mod pin;
 mod diff;
 mod file;
 mod flat_toml;
+mod groups;
 mod json;
 mod shell;
 mod toml;
@@ -46,7 +47,7 @@ pub use file::{Applied, apply, read_existing};
 /// once the budget is spent, to stop the hooks and print its answer.
 pub const TIMEOUT_MARGIN_MS: u64 = 5_000;
 
-use crate::bridge::{AgentKind, FailClosedSetting, Shape};
+use crate::bridge::{AgentKind, FailClosedSetting, Settings, Shape};
 
 impl AgentKind {
     /// The bridge's default time budget for one call from this agent, in milliseconds
@@ -610,37 +611,20 @@ pub fn plan_file(
     let ours = Ours {
         binary: &request.hookhost,
     };
-    let (action, registration) = (request.action, &registration);
+    let edit = Edit {
+        path: &file,
+        existing,
+        settings,
+        registration: &registration,
+        action: request.action,
+        ours: &ours,
+    };
     let edited = match settings.shape {
         Shape::NestedJson(handler) | Shape::FlatJson(handler) | Shape::AgentJson(handler, _) => {
-            json::edit(
-                &file,
-                existing,
-                settings,
-                handler,
-                registration,
-                action,
-                &ours,
-            )
+            json::edit(&edit, handler)
         }
-        Shape::NestedToml(handler) => toml::edit(
-            &file,
-            existing,
-            settings,
-            handler,
-            registration,
-            action,
-            &ours,
-        ),
-        Shape::FlatToml(handler) => flat_toml::edit(
-            &file,
-            existing,
-            settings,
-            handler,
-            registration,
-            action,
-            &ours,
-        ),
+        Shape::NestedToml(handler) => toml::edit(&edit, handler),
+        Shape::FlatToml(handler) => flat_toml::edit(&edit, handler),
     }?;
     let after = match edited.text {
         // Nothing changed: the text stays exactly as it was (not reformatted).
@@ -661,7 +645,7 @@ pub fn plan_file(
         before: existing.map(str::to_string),
         after,
         outcome,
-        registration: registration.clone(),
+        registration,
     })
 }
 
@@ -681,6 +665,23 @@ pub fn run(request: &Request, dry_run: bool) -> Result<Report, InstallError> {
     let change = plan(request, existing.as_deref())?;
     let applied = if dry_run { None } else { Some(apply(&change)?) };
     Ok(Report { change, applied })
+}
+
+/// One edit of a settings file's text, as every file format's editor takes it.
+#[derive(Clone, Copy)]
+struct Edit<'a> {
+    /// The settings file (for errors, and Codex's trust keys).
+    path: &'a Path,
+    /// Its text now (`None`: it does not exist).
+    existing: Option<&'a str>,
+    /// The agent's settings: events and shape.
+    settings: &'a Settings,
+    /// What is registered.
+    registration: &'a Registration,
+    /// Install or uninstall.
+    action: Action,
+    /// How hookhost's own handlers are recognised.
+    ours: &'a Ours<'a>,
 }
 
 /// The result of editing a file's text.

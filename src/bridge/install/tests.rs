@@ -1105,16 +1105,15 @@ mod codex_trust {
         let crate::bridge::Shape::NestedToml(handler) = settings.shape else {
             panic!("Codex's settings are nested TOML");
         };
-        let edit = toml::edit_with(
+        let edit = Edit {
             path,
-            text,
+            existing: text,
             settings,
-            handler,
-            &registration,
+            registration: &registration,
             action,
-            &ours,
-            Some(path),
-        );
+            ours: &ours,
+        };
+        let edit = toml::edit_with(&edit, handler, Some(path));
         edit.unwrap_or_else(|e| panic!("edit failed: {e}"))
     }
 

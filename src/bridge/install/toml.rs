@@ -6,8 +6,8 @@
 //! (`hooks.PreToolUse = [{…}]`) that holds hookhost's handler is refused with the key.
 
 use super::codex_trust as codex;
-use super::{Action, Edited, InstallError, Ours, RegisteredEvent, Registration};
-use crate::bridge::{Settings, TomlHandler};
+use super::{Action, Edit, Edited, InstallError, Ours, RegisteredEvent, groups};
+use crate::bridge::TomlHandler;
 use std::path::Path;
 use toml_edit::{ArrayOfTables, DocumentMut, Item, Table, Value};
 
@@ -31,41 +31,27 @@ const NOT_INLINE: &str = "written as [[…]] tables (hookhost edits that form on
 /// Edits the TOML settings file `path` whose text is `existing`; in the user's config.toml
 /// (the only one whose `[hooks.state]` Codex reads), with the trust of hookhost's handlers
 /// (`codex.rs`).
-pub(super) fn edit(
-    path: &Path,
-    existing: Option<&str>,
-    settings: &Settings,
-    handler: TomlHandler,
-    registration: &Registration,
-    action: Action,
-    ours: &Ours,
-) -> Result<Edited, InstallError> {
+pub(super) fn edit(edit: &Edit, handler: TomlHandler) -> Result<Edited, InstallError> {
     let trust_file =
-        codex::user_config_of_process().filter(|user| codex::is_user_config(path, user));
-    edit_with(
-        path,
-        existing,
-        settings,
-        handler,
-        registration,
-        action,
-        ours,
-        trust_file.as_deref(),
-    )
+        codex::user_config_of_process().filter(|user| codex::is_user_config(edit.path, user));
+    edit_with(edit, handler, trust_file.as_deref())
 }
 
 /// [`edit`], writing the trust of hookhost's handlers keyed by `trust_file` (the file's name
 /// as Codex spells it) when it is given.
 pub(super) fn edit_with(
-    path: &Path,
-    existing: Option<&str>,
-    settings: &Settings,
+    edit: &Edit,
     handler: TomlHandler,
-    registration: &Registration,
-    action: Action,
-    ours: &Ours,
     trust_file: Option<&Path>,
 ) -> Result<Edited, InstallError> {
+    let Edit {
+        path,
+        existing,
+        settings,
+        registration,
+        action,
+        ours,
+    } = *edit;
     let mut doc = parse(path, existing.unwrap_or(""))?;
     let original = doc.to_string();
     let desired = match action {
@@ -243,74 +229,20 @@ fn edit_event(
     }
     let found = !found_at.is_empty();
 
-    // As for JSON: keep the first handler in a group matching every tool, else the first
-    // alone in its group (whose matcher is then widened); remove the others.
-    let matches_all = |g: usize| {
-        event.matcher.is_none()
-            || groups
-                .get(g)
-                .and_then(|group| group.get("matcher"))
-                .is_none_or(|m| m.as_str().is_some_and(|m| m.is_empty() || m == "*"))
-    };
-    let alone = |g: usize| {
-        groups
-            .get(g)
-            .and_then(|group| group.get("hooks"))
-            .and_then(Item::as_array_of_tables)
-            .is_some_and(|handlers| handlers.len() == 1)
-    };
-    let mut keeper = desired.and_then(|_| {
-        found_at
-            .iter()
-            .find(|(g, _)| matches_all(*g))
-            .map(|&(g, h)| (g, h, false))
-            .or_else(|| {
-                found_at
-                    .iter()
-                    .find(|(g, _)| alone(*g))
-                    .map(|&(g, h)| (g, h, true))
-            })
-    });
-
-    for &(g, h) in found_at.iter().rev() {
-        if keeper.is_some_and(|(kg, kh, _)| (kg, kh) == (g, h)) {
-            continue;
-        }
-        let Some(handlers) = groups
-            .get_mut(g)
-            .and_then(|group| group.get_mut("hooks"))
-            .and_then(Item::as_array_of_tables_mut)
-        else {
-            continue;
-        };
-        handlers.remove(h);
-        let emptied = handlers.is_empty();
-        let keeper_group = keeper.map(|(kg, _, _)| kg);
-        if emptied && keeper_group != Some(g) {
-            groups.remove(g);
-            if let Some((kg, _, _)) = keeper.as_mut()
-                && g < *kg
-            {
-                *kg -= 1;
-            }
-        } else if let Some((kg, kh, _)) = keeper.as_mut()
-            && g == *kg
-            && h < *kh
-        {
-            *kh -= 1;
-        }
-    }
+    let keeper = groups::fold_ours(&mut TomlGroups(groups), &found_at, event, desired.is_some());
 
     match (desired, keeper) {
-        (Some(desired), Some((g, h, widen))) => {
-            if let Some(group) = groups.get_mut(g) {
-                if widen && let Some(matcher) = event.matcher {
+        (Some(desired), Some(keeper)) => {
+            if let Some(group) = groups.get_mut(keeper.group) {
+                if keeper.widen
+                    && let Some(matcher) = event.matcher
+                {
                     set_value(group, "matcher", &Value::from(matcher));
                 }
                 if let Some(handler) = group
                     .get_mut("hooks")
                     .and_then(Item::as_array_of_tables_mut)
-                    .and_then(|handlers| handlers.get_mut(h))
+                    .and_then(|handlers| handlers.get_mut(keeper.handler))
                 {
                     update_handler(handler, desired);
                 }
@@ -324,6 +256,40 @@ fn edit_event(
         }
     }
     Ok(found)
+}
+
+/// An event's `[[hooks.EVENT]]` groups in a TOML settings file.
+struct TomlGroups<'a>(&'a mut ArrayOfTables);
+
+impl groups::Groups for TomlGroups<'_> {
+    fn matches_every_tool(&self, group: usize) -> bool {
+        self.0
+            .get(group)
+            .and_then(|group| group.get("matcher"))
+            .is_none_or(|m| m.as_str().is_some_and(|m| m.is_empty() || m == "*"))
+    }
+
+    fn handler_count(&self, group: usize) -> Option<usize> {
+        self.0
+            .get(group)?
+            .get("hooks")?
+            .as_array_of_tables()
+            .map(ArrayOfTables::len)
+    }
+
+    fn remove_handler(&mut self, group: usize, handler: usize) -> Option<bool> {
+        let handlers = self
+            .0
+            .get_mut(group)?
+            .get_mut("hooks")?
+            .as_array_of_tables_mut()?;
+        handlers.remove(handler);
+        Some(handlers.is_empty())
+    }
+
+    fn remove_group(&mut self, group: usize) {
+        self.0.remove(group);
+    }
 }
 
 /// Sets `table.key` to `value` unless it holds that already; a replaced value keeps its
