@@ -73,10 +73,10 @@ impl Bench {
         env
     }
 
-    fn host(&self, name: &str, hooks: &str, mode: Mode, recorded: bool) -> Arc<Session> {
+    fn session(&self, name: &str, hooks: &str, mode: Mode, recorded: bool) -> Arc<Session> {
         let text = common::with_default_hidden(hooks);
         let config = self.scene.config_file(&format!("{name}.toml"), &text);
-        let host = Session::start(SessionOptions {
+        let session = Session::start(SessionOptions {
             config: Some(config),
             project: self.scene.project.clone(),
             mode,
@@ -85,19 +85,19 @@ impl Bench {
             box_entry: Some(env!("CARGO_BIN_EXE_hookhost").into()),
             ..SessionOptions::default()
         })
-        .unwrap_or_else(|e| panic!("{name}: the host did not start: {e}"));
-        for w in host.warnings() {
+        .unwrap_or_else(|e| panic!("{name}: the session did not start: {e}"));
+        for w in session.warnings() {
             eprintln!("{name}: start-up warning: {w}");
         }
-        Arc::new(host)
+        Arc::new(session)
     }
 
-    /// Benchmarks one PreToolUse gate on `bash` against `host`.
-    fn case(&mut self, name: &str, host: &Session, plan: &Plan) {
+    /// Benchmarks one PreToolUse gate on `bash` against `session`.
+    fn case(&mut self, name: &str, session: &Session, plan: &Plan) {
         let input = json!({"command": "git status --short", "description": "Show status"});
         let cancel = CancellationToken::new();
         let call = || {
-            self.rt.block_on(host.pre_tool_use(
+            self.rt.block_on(session.pre_tool_use(
                 "bash",
                 input.clone(),
                 Some("toolu_01Bench"),
@@ -156,29 +156,29 @@ fn main() {
     let one_wasm = common::wasm_hooks(wasm, 1);
 
     // 1. The host's own overhead: no hook at all, and hooks that do not match the tool.
-    let host = bench.host("none-configured", "", Mode::Serve, false);
-    bench.case("none-configured", &host, &MICRO);
+    let session = bench.session("none-configured", "", Mode::Serve, false);
+    bench.case("none-configured", &session, &MICRO);
     let other = common::hook("other-tool", &[fixture, "allow"], "tools = [\"exec\"]")
         .replace("tools = [\"bash\"]\n", "");
-    let host = bench.host("none-matching", &other, Mode::Serve, false);
-    bench.case("none-matching", &host, &MICRO);
-    let host = bench.host("none-matching-recorded", &other, Mode::Serve, true);
-    bench.case("none-matching-recorded", &host, &MICRO);
+    let session = bench.session("none-matching", &other, Mode::Serve, false);
+    bench.case("none-matching", &session, &MICRO);
+    let session = bench.session("none-matching-recorded", &other, Mode::Serve, true);
+    bench.case("none-matching-recorded", &session, &MICRO);
 
     // 2. One trivial WASM hook, warm.
-    let host = bench.host("wasm-1", &one_wasm, Mode::Serve, false);
-    bench.case("wasm-1", &host, &MICRO);
-    let host = bench.host("wasm-1-oneshot", &one_wasm, Mode::OneShot, false);
-    bench.case("wasm-1-oneshot", &host, &MICRO);
-    let host = bench.host("wasm-1-recorded", &one_wasm, Mode::Serve, true);
-    bench.case("wasm-1-recorded", &host, &MICRO);
+    let session = bench.session("wasm-1", &one_wasm, Mode::Serve, false);
+    bench.case("wasm-1", &session, &MICRO);
+    let session = bench.session("wasm-1-oneshot", &one_wasm, Mode::OneShot, false);
+    bench.case("wasm-1-oneshot", &session, &MICRO);
+    let session = bench.session("wasm-1-recorded", &one_wasm, Mode::Serve, true);
+    bench.case("wasm-1-recorded", &session, &MICRO);
 
     // 6. Ten WASM hooks on one call.
     let ten = common::wasm_hooks(wasm, 10);
-    let host = bench.host("wasm-10", &ten, Mode::Serve, false);
+    let session = bench.session("wasm-10", &ten, Mode::Serve, false);
     bench.case(
         "wasm-10",
-        &host,
+        &session,
         &Plan {
             n: 5_000,
             warmup: 500,
@@ -189,8 +189,8 @@ fn main() {
     // 3.–5. The same policy as a native program, on the host and in bubblewrap; hooks
     // as users write them today, in sh and python.
     for (name, hooks) in common::process_hooks(&bench.scene, &native) {
-        let host = bench.host(name, &hooks, Mode::Serve, false);
-        bench.case(name, &host, &PROCESS);
+        let session = bench.session(name, &hooks, Mode::Serve, false);
+        bench.case(name, &session, &PROCESS);
     }
 
     bench.criterion.final_summary();

@@ -457,16 +457,18 @@ impl CaseResult {
     }
 }
 
-/// Runs one case against `host` as its own turn and checks it.
-pub async fn run_case(host: &Session, case: &Case, cancel: &CancellationToken) -> CaseResult {
+/// Runs one case against `session` as its own turn and checks it.
+pub async fn run_case(session: &Session, case: &Case, cancel: &CancellationToken) -> CaseResult {
     let (verdict, is_prompt) = match &case.input {
-        CaseInput::Prompt(prompt) => (host.prompt(prompt, cancel).await, true),
+        CaseInput::Prompt(prompt) => (session.prompt(prompt, cancel).await, true),
         CaseInput::Tool { tool, input } => (
-            host.pre_tool_use(tool, input.clone(), None, cancel).await,
+            session
+                .pre_tool_use(tool, input.clone(), None, cancel)
+                .await,
             false,
         ),
     };
-    host.end_turn();
+    session.end_turn();
     check(case, verdict, is_prompt)
 }
 

@@ -54,7 +54,7 @@ async fn failure_warnings_once_per_hook_per_turn() {
     let scene = Scene::new();
     let failing = scene.script("fail.sh", "exit 1");
     scene.write_config(&sh_hook("flaky", &failing, "on_failure = \"continue\""));
-    let host = Session::start(SessionOptions {
+    let session = Session::start(SessionOptions {
         config: Some(scene.config.clone()),
         project: scene.project.clone(),
         no_sandbox: true,
@@ -64,11 +64,11 @@ async fn failure_warnings_once_per_hook_per_turn() {
     let cancel = CancellationToken::new();
     let warning =
         "⚠ hook flaky failed (exited with code 1); on_failure = \"continue\" let the call through.";
-    let v = host
+    let v = session
         .pre_tool_use("bash", serde_json::json!({}), None, &cancel)
         .await;
     assert_eq!(v.warnings, vec![warning.to_string()]);
-    let v = host
+    let v = session
         .pre_tool_use("bash", serde_json::json!({}), None, &cancel)
         .await;
     assert!(
@@ -76,8 +76,8 @@ async fn failure_warnings_once_per_hook_per_turn() {
         "warned twice in one turn: {:?}",
         v.warnings
     );
-    host.end_turn();
-    let v = host
+    session.end_turn();
+    let v = session
         .pre_tool_use("bash", serde_json::json!({}), None, &cancel)
         .await;
     assert_eq!(v.warnings, vec![warning.to_string()]);

@@ -15,7 +15,7 @@ fn start(global: &GlobalOptions) -> Result<Session, Exit> {
     start_with(global, &ResumeArgs::default())
 }
 
-/// Starts a one-shot host; it records only with `--log` or `--resume`.
+/// Starts a one-shot session; it records only with `--log` or `--resume`.
 fn start_with(global: &GlobalOptions, resume: &ResumeArgs) -> Result<Session, Exit> {
     let mut options = global.session_options(Mode::OneShot);
     options.resume = resume.resume_from();
@@ -29,30 +29,30 @@ fn start_with(global: &GlobalOptions, resume: &ResumeArgs) -> Result<Session, Ex
 const NO_LANDLOCK: &str = "⚠ this kernel has no Landlock (Linux 5.13+ with Landlock enabled), so a sandboxed hook can write into a host FIFO it can see; the rest of the box holds.";
 
 pub fn check(global: &GlobalOptions) -> Exit {
-    let host = match start(global) {
+    let session = match start(global) {
         Ok(h) => h,
         Err(exit) => return exit,
     };
-    for w in host.warnings() {
+    for w in session.warnings() {
         say(w);
     }
     // Said here only, not on every gate: it is a fact of this kernel, not of the session.
-    if host.has_box() && hookhost::sandbox::landlock_abi().is_none() {
+    if session.has_box() && hookhost::sandbox::landlock_abi().is_none() {
         say(NO_LANDLOCK);
     }
     let mut stdout = std::io::stdout().lock();
-    let _ = writeln!(stdout, "{}", line(&banner_less_warnings(&host)));
+    let _ = writeln!(stdout, "{}", line(&banner_less_warnings(&session)));
     // Which shape each hook reads, by the one rule (`HookDef::input_shape`).
-    for hook in host.hooks() {
+    for hook in session.hooks() {
         let _ = writeln!(stdout, "{}", line(&shape_line(hook)));
     }
-    for name in host.network_importers() {
+    for name in session.network_importers() {
         say(&format!(
             "note: hook {name} imports network interfaces (wasi:sockets or wasi:http); it gets no network: every connection, name lookup and request fails with an error it can handle."
         ));
     }
     // A note, not the banner: stderr, as the design gives `check`'s warnings.
-    if let Some(note) = prompt_context_note(&host) {
+    if let Some(note) = prompt_context_note(&session) {
         say(&note);
     }
     Exit::Success
@@ -88,8 +88,8 @@ fn shape_name(shape: EnvelopeShape) -> &'static str {
 
 /// What the bridge cannot do for prompt hooks, said once in `check` as on the bridge's
 /// stderr: Cursor's `beforeSubmitPrompt` takes no context.
-fn prompt_context_note(host: &Session) -> Option<String> {
-    let names: Vec<&str> = host
+fn prompt_context_note(session: &Session) -> Option<String> {
+    let names: Vec<&str> = session
         .hooks()
         .filter(|hook| hook.event == Event::UserPromptSubmit)
         .map(|hook| hook.name.as_str())
@@ -105,11 +105,11 @@ fn prompt_context_note(host: &Session) -> Option<String> {
 /// The banner without the lines that are also start-up warnings (the bubblewrap notice is
 /// both, so that `serve`'s ready line carries it), for commands that print the warnings
 /// too: each is shown once.
-fn banner_less_warnings(host: &Session) -> String {
-    let lines: Vec<&str> = host
+fn banner_less_warnings(session: &Session) -> String {
+    let lines: Vec<&str> = session
         .banner()
         .lines()
-        .filter(|line| !host.warnings().iter().any(|w| w == line))
+        .filter(|line| !session.warnings().iter().any(|w| w == line))
         .collect();
     lines.join("\n")
 }
@@ -159,12 +159,12 @@ pub async fn pre_tool_use(
     // folder made, nothing run yet) also ends in order.
     let cancel = CancellationToken::new();
     let stopped = cancel_on_stop(cancel.clone());
-    let host = match start_with(global, resume) {
+    let session = match start_with(global, resume) {
         Ok(h) => h,
         Err(exit) => return exit,
     };
-    announce(&host, json);
-    let verdict = host
+    announce(&session, json);
+    let verdict = session
         .pre_tool_use(tool, tool_input, tool_use_id.as_deref(), &cancel)
         .await;
     stopped.exit(report(&verdict, json, None))
@@ -182,22 +182,22 @@ pub async fn prompt(
     };
     let cancel = CancellationToken::new();
     let stopped = cancel_on_stop(cancel.clone());
-    let host = match start_with(global, resume) {
+    let session = match start_with(global, resume) {
         Ok(h) => h,
         Err(exit) => return exit,
     };
-    announce(&host, json);
-    let verdict = host.prompt(&text, &cancel).await;
+    announce(&session, json);
+    let verdict = session.prompt(&text, &cancel).await;
     stopped.exit(report(&verdict, json, Some(&text)))
 }
 
 /// The banner and start-up warnings on stderr, as `-p` prints them.
-fn announce(host: &Session, json: bool) {
+fn announce(session: &Session, json: bool) {
     if json {
         return;
     }
-    say(&banner_less_warnings(host));
-    for w in host.warnings() {
+    say(&banner_less_warnings(session));
+    for w in session.warnings() {
         say(w);
     }
 }

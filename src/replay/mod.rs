@@ -63,7 +63,7 @@ pub async fn replay(reading: &Reading) -> ReplayReport {
     )));
     let cancel = CancellationToken::new();
     let mut report = ReplayReport::default();
-    let mut host: Option<Session> = None;
+    let mut replayed: Option<Session> = None;
     for (index, record) in reading.records.iter().enumerate() {
         match &record.body {
             Body::Started(s) | Body::Resumed(s) => {
@@ -89,18 +89,18 @@ pub async fn replay(reading: &Reading) -> ReplayReport {
                         &reading.records[..index],
                     ));
                 }
-                host = Some(session);
+                replayed = Some(session);
             }
             Body::Cut(c) => report
                 .rows
                 .push(crate::record::transcript::cut_row(&c.reason)),
             Body::TurnEnded => {
-                if let Some(h) = &host {
+                if let Some(h) = &replayed {
                     h.end_turn();
                 }
             }
             Body::Verdict(v) => {
-                if host.is_none() {
+                if replayed.is_none() {
                     report.problems.push(format!(
                         "line {}: a gate.verdict before any session record; not replayed",
                         record.line
@@ -111,11 +111,11 @@ pub async fn replay(reading: &Reading) -> ReplayReport {
                 // A bridged gate whose hooks read Claude Code's shape is rebuilt from
                 // what that input was made of, as the bridge ran it.
                 if let Some(bridged) = &v.bridged
-                    && let Some(h) = host.as_mut()
+                    && let Some(h) = replayed.as_mut()
                 {
                     h.set_default_envelope(bridged.default_envelope);
                 }
-                let Some(h) = &host else { continue };
+                let Some(h) = &replayed else { continue };
                 let caller = CallerFacts {
                     transcript_path: v.bridged.as_ref().and_then(|b| b.transcript_path.clone()),
                 };

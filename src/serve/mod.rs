@@ -29,7 +29,7 @@
 //! - `tool_use_id` is optional (a `toolu_…` id is generated); `tool_input` must be an
 //!   object.
 //! - Fields this module does not know are ignored, so that a newer client still talks
-//!   to an older host.
+//!   to an older session.
 //! - `cancel` stops that request's running hook at once (its whole process group); the
 //!   request is answered `interrupted`. `cancel` itself has no answer, except an error
 //!   line when no request with that id is running (unknown, or already answered).
@@ -311,12 +311,12 @@ pub enum Ended {
     OutputClosed,
 }
 
-/// The `ready` line for `host`.
-pub fn ready_line(host: &Session) -> String {
+/// The `ready` line for `session`.
+pub fn ready_line(session: &Session) -> String {
     to_line(&Ready {
         kind: "ready",
-        banner: host.banner(),
-        warnings: host.warnings(),
+        banner: session.banner(),
+        warnings: session.warnings(),
     })
 }
 
@@ -355,14 +355,14 @@ fn lock(map: &InFlight) -> std::sync::MutexGuard<'_, HashMap<String, Cancellatio
     map.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-/// Serves `host` from `input` to `output` until end of input or until `interrupt`
+/// Serves `session` from `input` to `output` until end of input or until `interrupt`
 /// fires: writes the `ready` line, then answers requests as the module docs say.
 ///
 /// Runs each request as its own task, so call it inside a multi-thread runtime for the
 /// requests to run in parallel. On return every request has been answered and `output`
 /// flushed.
 pub async fn run<R, W>(
-    host: Arc<Session>,
+    session: Arc<Session>,
     input: R,
     output: W,
     interrupt: CancellationToken,
@@ -376,7 +376,7 @@ where
     // Cancelled by `interrupt`, or by the writer when the output is gone.
     let stop = interrupt.child_token();
     let writer = tokio::spawn(write_lines(receiver, output, stop.clone()));
-    let _ = lines.send((ready_line(&host), None));
+    let _ = lines.send((ready_line(&session), None));
 
     let in_flight: InFlight = Arc::default();
     let mut tasks = JoinSet::new();
@@ -430,7 +430,7 @@ where
         };
         let id = match &request {
             Request::EndTurn => {
-                host.end_turn();
+                session.end_turn();
                 continue;
             }
             Request::Cancel { id } => {
@@ -463,7 +463,7 @@ where
             }
             running.insert(key.clone(), token.clone());
         }
-        let host = host.clone();
+        let session = session.clone();
         let lines = lines.clone();
         let in_flight = in_flight.clone();
         tasks.spawn(async move {
@@ -474,10 +474,11 @@ where
                     tool_use_id,
                     ..
                 } => {
-                    host.pre_tool_use(&tool_name, tool_input, tool_use_id.as_deref(), &token)
+                    session
+                        .pre_tool_use(&tool_name, tool_input, tool_use_id.as_deref(), &token)
                         .await
                 }
-                Request::Prompt { prompt, .. } => host.prompt(&prompt, &token).await,
+                Request::Prompt { prompt, .. } => session.prompt(&prompt, &token).await,
                 Request::Cancel { .. } | Request::EndTurn => return,
             };
             // Out of the map first, so that a client may reuse the id as soon as it

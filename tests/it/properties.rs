@@ -1522,8 +1522,8 @@ fn serve_in_process(input: Vec<u8>) -> Vec<u8> {
         runtime.block_on(async move {
             use tokio::io::AsyncReadExt;
             let (server_out, mut client_in) = tokio::io::duplex(64 * 1024);
-            let host = Arc::new(in_process_host());
-            let serving = serve::run(host, &input[..], server_out, CancellationToken::new());
+            let session = Arc::new(in_process_host());
+            let serving = serve::run(session, &input[..], server_out, CancellationToken::new());
             let mut output = Vec::new();
             let reading = client_in.read_to_end(&mut output);
             let (ended, read) =

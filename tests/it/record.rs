@@ -823,7 +823,7 @@ fn a_serve_session_records_to_the_default_file() {
         ]),
         ..SessionOptions::default()
     };
-    let host = Session::start(options.clone()).unwrap();
+    let session = Session::start(options.clone()).unwrap();
     // `S/7` is no plain file name: it is named by its digest (one file per id).
     let file = state
         .join("hookhost")
@@ -836,16 +836,16 @@ fn a_serve_session_records_to_the_default_file() {
     let recs = records(&file);
     assert_eq!(recs[0]["type"], "session.started");
     assert_eq!(recs[0]["session_id"], "S/7");
-    drop(host);
+    drop(session);
     // The same id again: not recorded into the other session's file, and it says so.
-    let host = Session::start(options).unwrap();
+    let session = Session::start(options).unwrap();
     assert!(
-        host.warnings().iter().any(|w| w.starts_with(&format!(
+        session.warnings().iter().any(|w| w.starts_with(&format!(
             "⚠ the session record {} already exists",
             file.display()
         )) && w.ends_with("This session is not recorded.")),
         "{:?}",
-        host.warnings()
+        session.warnings()
     );
     assert_eq!(records(&file).len(), 1);
 }

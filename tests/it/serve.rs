@@ -67,7 +67,7 @@ async fn host_is_send_and_sync() {
     send_sync::<Session>();
 
     let scene = policy_scene();
-    let host = Arc::new(
+    let session = Arc::new(
         Session::start(SessionOptions {
             config: Some(scene.config.clone()),
             project: scene.project.clone(),
@@ -82,7 +82,7 @@ async fn host_is_send_and_sync() {
         |hook: &str, why: &str| Some(format!("blocked by the user's hook \"{hook}\": {why}"));
     let mut tasks = tokio::task::JoinSet::new();
     for i in 0..8 {
-        let host = host.clone();
+        let session = session.clone();
         tasks.spawn(async move {
             let cancel = CancellationToken::new();
             let (call, prompt) = if i % 2 == 0 {
@@ -90,16 +90,16 @@ async fn host_is_send_and_sync() {
             } else {
                 ("sleep 0.1", "hello")
             };
-            let call = host
+            let call = session
                 .pre_tool_use("bash", json!({ "command": call }), None, &cancel)
                 .await;
-            let prompt = host.prompt(prompt, &cancel).await;
+            let prompt = session.prompt(prompt, &cancel).await;
             (i, call, prompt)
         });
     }
     // A turn ends from another thread meanwhile: a shared `&Session` is all it needs.
     std::thread::scope(|s| {
-        s.spawn(|| host.end_turn());
+        s.spawn(|| session.end_turn());
     });
     let mut answered = 0;
     while let Some(joined) = tasks.join_next().await {
