@@ -7,10 +7,11 @@
 //!   records every folder, link and the end it passed (the guard checks each of them), and
 //!   it stops with an error on anything but a missing part (an unreadable folder is a path
 //!   the guard cannot vouch for);
-//! * `resolve` is the box's: it wants only where a hidden path leads, canonicalising the
+//! * `resolve` is the box's (`platform/unix/box_paths.rs`, beside the boxes of Linux and
+//!   macOS that use it): it wants only where a hidden path leads, canonicalising the
 //!   longest existing prefix, and takes a link it cannot read as the end of the path.
 //!
-//! Merging them would change what one of them refuses, so both stay, side by side.
+//! Merging them would change what one of them refuses, so both stay, with one limit.
 
 use std::env;
 use std::ffi::{OsStr, OsString};
@@ -80,31 +81,6 @@ pub(crate) fn lookup_on_path(
             .find(|candidate| is_executable_file(candidate))
             .map(|candidate| (i, candidate))
     })
-}
-
-/// Where an absolute path leads, following symlinks even when the end is missing: the
-/// longest existing prefix is canonicalized and a dangling link is followed to where it
-/// would create its target. More than [`MAX_LINK_HOPS`] links is an error. (Windows,
-/// which has no box, does not use it.)
-#[allow(dead_code)]
-pub(crate) fn resolve(path: &Path) -> io::Result<PathBuf> {
-    let mut path = path.to_owned();
-    for _ in 0..MAX_LINK_HOPS {
-        if let Ok(c) = std::fs::canonicalize(&path) {
-            return Ok(c);
-        }
-        // Canonicalize the existing parent; then look at the last component itself.
-        let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
-            return Ok(path); // "/" always canonicalizes; this is unreachable in practice
-        };
-        let parent = resolve(parent)?;
-        let here = parent.join(name);
-        match std::fs::read_link(&here) {
-            Ok(target) => path = parent.join(target), // absolute targets replace `parent`
-            Err(_) => return Ok(lexical(&here)),      // only on an already-canonical prefix
-        }
-    }
-    Err(io::Error::other("too many levels of symbolic links"))
 }
 
 /// What a step of a walk is.

@@ -344,22 +344,17 @@ fn init_logs(verbose: u8) -> Result<(), String> {
 /// [`Reply`]: hookhost::bridge::Reply
 async fn run(cli: Cli) -> ExitCode {
     let global = &cli.global;
-    if let Command::Bridge { agent, budget_ms } = &cli.command {
-        let flag = agent
-            .as_deref()
-            .and_then(hookhost::bridge::AgentKind::from_flag);
-        let reply = bridge::command(global, flag, *budget_ms).await;
-        bridge::write(&reply);
-        // Every agent's statuses fit a byte (0 or 2); anything else would be a bug, and
-        // 2 is a deny wherever the status means anything.
-        return ExitCode::from(u8::try_from(reply.exit_code).unwrap_or(2));
-    }
-    run_command(cli).await.into()
-}
-
-async fn run_command(cli: Cli) -> Exit {
-    let global = &cli.global;
-    match cli.command {
+    let exit = match cli.command {
+        Command::Bridge { agent, budget_ms } => {
+            let flag = agent
+                .as_deref()
+                .and_then(hookhost::bridge::AgentKind::from_flag);
+            let reply = bridge::command(global, flag, budget_ms).await;
+            bridge::write(&reply);
+            // Every agent's statuses fit a byte (0 or 2); anything else would be a bug, and
+            // 2 is a deny wherever the status means anything.
+            return ExitCode::from(u8::try_from(reply.exit_code).unwrap_or(2));
+        }
         Command::Check => gate::check(global),
         Command::Log {
             command: LogCommand::Show { file },
@@ -405,9 +400,8 @@ async fn run_command(cli: Cli) -> Exit {
             dry_run,
             None,
         ),
-        // Answered in `run`, in the agent's exit-code language.
-        Command::Bridge { .. } => Exit::CouldNotRun,
-    }
+    };
+    exit.into()
 }
 
 /// Which stop signal cancelled a one-shot command, if one did.

@@ -188,40 +188,6 @@ impl BoxSpec {
     }
 }
 
-/// `path` is absolute, else the error that names `what`. (The boxes' helper: Windows,
-/// which has no box, does not use it.)
-#[allow(dead_code)]
-pub(crate) fn absolute(what: &'static str, path: &Path) -> Result<(), SandboxError> {
-    if path.is_absolute() {
-        Ok(())
-    } else {
-        Err(SandboxError::NotAbsolute {
-            what,
-            path: path.to_owned(),
-        })
-    }
-}
-
-/// `path` (absolute) resolved to the folder it names, else the error that names `what`.
-/// (The boxes' helper: Windows, which has no box, does not use it.)
-#[allow(dead_code)]
-pub(crate) fn canonical_dir(what: &'static str, path: &Path) -> Result<PathBuf, SandboxError> {
-    absolute(what, path)?;
-    let err = |source| SandboxError::Path {
-        what,
-        path: path.to_owned(),
-        source,
-    };
-    let c = std::fs::canonicalize(path).map_err(err)?;
-    if !c.is_dir() {
-        return Err(err(io::Error::new(
-            io::ErrorKind::NotADirectory,
-            "not a folder",
-        )));
-    }
-    Ok(c)
-}
-
 /// Find the OS's sandboxing tool and run it once, with the box's flags, on `true`.
 ///
 /// `program_override` is the value of [`PROGRAM_ENV`] if set (it must be absolute);

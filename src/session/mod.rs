@@ -167,11 +167,6 @@ impl Session {
         self.no_hooks
     }
 
-    /// Sends every gate's events to `recorder` from now on.
-    pub fn set_recorder(&mut self, recorder: Arc<dyn Recorder>) {
-        self.recorder = Some(recorder);
-    }
-
     /// One PreToolUse gate for a call of hookhost's own tool `tool_name` (`bash`,
     /// `write_file`, …) with the spec's arguments: [`Session::pre_tool_use_call`] for
     /// [`ToolCall::from_hookhost`]. In-project absolute paths are made relative before the

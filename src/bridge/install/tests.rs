@@ -894,7 +894,7 @@ mod files {
 
     #[test]
     fn install_writes_once_with_a_backup_keeping_the_mode_and_is_idempotent() {
-        use std::os::unix::fs::PermissionsExt;
+        use crate::platform::sys::files;
         let home = tempdir();
         let folder = home.path().join(".claude");
         let file = folder.join("settings.json");
@@ -905,7 +905,12 @@ mod files {
             }),
         );
         let _ = fs::write(&file, CLAUDE_SETTINGS);
-        let _ = fs::set_permissions(&file, fs::Permissions::from_mode(0o600));
+        // Private (0600 where files have modes): the backup and the new file keep it.
+        if let Ok(opened) = fs::File::open(&file) {
+            let _ = files::make_file_private(&opened);
+        }
+        let private = fs::metadata(&file).map(|m| files::mode_bits(&m)).ok();
+        assert!(private.is_some_and(|m| m & 0o077 == 0), "{private:?}");
 
         let request = run_request(home.path(), AgentKind::ClaudeCode, Action::Install);
         let report = ok(run(&request, false));
@@ -923,13 +928,9 @@ mod files {
         );
         let written = fs::read_to_string(&file).unwrap_or_default();
         assert_eq!(Some(written.as_str()), report.change.after.as_deref());
-        let mode = |p: &Path| {
-            fs::metadata(p)
-                .map(|m| m.permissions().mode() & 0o777)
-                .unwrap_or(0)
-        };
-        assert_eq!(mode(&file), 0o600);
-        assert_eq!(mode(&folder.join("settings.json.hookhost-backup")), 0o600);
+        let mode = |p: &Path| fs::metadata(p).map(|m| files::mode_bits(&m)).ok();
+        assert_eq!(mode(&file), private);
+        assert_eq!(mode(&folder.join("settings.json.hookhost-backup")), private);
 
         // Again: already installed, nothing written, no new backup.
         let again = ok(run(&request, false));
@@ -1031,7 +1032,7 @@ mod files {
         let target = dotfiles.join("gemini.json");
         let _ = fs::write(&target, GEMINI_SETTINGS);
         let link = home.path().join(".gemini/settings.json");
-        let _ = std::os::unix::fs::symlink(&target, &link);
+        let _ = crate::platform::sys::files::symlink_file(&target, &link);
         let report = ok(run(
             &run_request(home.path(), AgentKind::Gemini, Action::Install),
             false,

@@ -255,11 +255,6 @@ impl WasmExecutor {
         &self.cache_warnings
     }
 
-    /// Whether this hook is a preview 2 component (rather than a preview 1 module).
-    pub fn is_component(&self) -> bool {
-        matches!(self.program, Program::Component(_))
-    }
-
     /// The fuel each run starts with (`timeout × fuel_per_second`).
     pub fn fuel(&self) -> u64 {
         self.fuel

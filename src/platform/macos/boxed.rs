@@ -12,9 +12,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 pub use crate::platform::generic::entry::{box_entry_main, landlock_abi, running_binary};
+use crate::platform::unix::box_paths::{absolute, canonical_dir, resolve};
 use crate::platform::unix::trial::{TrialFailure, trial_run};
 use crate::sandbox::seatbelt::{SANDBOX_EXEC, SeatbeltPolicy};
-use crate::sandbox::{BoxProgram, BoxSpec, SandboxError, Unavailable, absolute, canonical_dir};
+use crate::sandbox::{BoxProgram, BoxSpec, SandboxError, Unavailable};
 
 /// This OS has a box (Seatbelt).
 pub const EXISTS_ON_THIS_OS: bool = true;
@@ -61,7 +62,7 @@ pub(crate) fn command(
         absolute("a hidden path", h)?;
         // Seatbelt matches resolved paths: hide where a link leads, and the link too.
         hide.push(h.clone());
-        if let Ok(c) = crate::paths::resolve(h)
+        if let Ok(c) = resolve(h)
             && &c != h
         {
             hide.push(c);

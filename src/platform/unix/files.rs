@@ -38,3 +38,9 @@ pub(crate) fn mode_bits(metadata: &Metadata) -> u32 {
 pub(crate) fn open_without_blocking(options: &mut OpenOptions) -> &mut OpenOptions {
     options.custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
 }
+
+/// Makes `link` a symbolic link to the file `target` (tests of files reached by a link).
+#[cfg(test)]
+pub(crate) fn symlink_file(target: &Path, link: &Path) -> std::io::Result<()> {
+    std::os::unix::fs::symlink(target, link)
+}

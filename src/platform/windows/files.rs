@@ -34,3 +34,10 @@ pub(crate) fn mode_bits(_metadata: &Metadata) -> u32 {
 pub(crate) fn open_without_blocking(options: &mut OpenOptions) -> &mut OpenOptions {
     options
 }
+
+/// Makes `link` a symbolic link to the file `target` (tests of files reached by a link;
+/// Windows needs the right to create links, developer mode or an administrator).
+#[cfg(test)]
+pub(crate) fn symlink_file(target: &Path, link: &Path) -> std::io::Result<()> {
+    std::os::windows::fs::symlink_file(target, link)
+}

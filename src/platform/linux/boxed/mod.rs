@@ -85,8 +85,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use crate::paths;
+use crate::platform::unix::box_paths::{absolute, canonical_dir, resolve};
 use crate::platform::unix::trial::{TrialFailure, trial_run};
-use crate::sandbox::{BoxProgram, BoxSpec, SandboxError, Unavailable, absolute, canonical_dir};
+use crate::sandbox::{BoxProgram, BoxSpec, SandboxError, Unavailable};
 
 /// This OS has a box (bubblewrap).
 pub const EXISTS_ON_THIS_OS: bool = true;
@@ -210,7 +211,7 @@ impl BoxSpec {
         let mut covered: Vec<PathBuf> = Vec::new();
         for h in &self.hide {
             absolute("a hidden path", h)?;
-            let resolved = paths::resolve(h).map_err(|source| SandboxError::Path {
+            let resolved = resolve(h).map_err(|source| SandboxError::Path {
                 what: "a hidden path",
                 path: h.clone(),
                 source,
