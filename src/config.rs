@@ -144,7 +144,7 @@ pub struct SandboxSettings {
     pub writable: Vec<PathBuf>,
     /// Folders the box hides; `None` means the default list of credential folders.
     pub hide: Option<Vec<PathBuf>>,
-    /// `keep_env` and `remove_env`: see [`crate::hook_env`].
+    /// `keep_env` and `remove_env`: see `crate::hook_env`.
     pub env: EnvPolicy,
 }
 

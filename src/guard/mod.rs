@@ -69,7 +69,7 @@
 //! * `worktree.rs`: a linked git worktree's common directory;
 //! * `session_files.rs`: the config file, the session record, the WASM cache and a host
 //!   hook's PATH;
-//! * [`crate::paths`] (shared with the box): lexical paths, the link walk, the PATH search;
+//! * `crate::paths` (shared with the box): lexical paths, the link walk, the PATH search;
 //! * `crate::platform::sys::{ownership, file_system}`: uids, modes, identities, case and
 //!   temp folders, as the OS says them.
 

@@ -27,7 +27,7 @@ use crate::platform::sys;
 
 /// The size a session record stops at: a record is the session's history, not a policy,
 /// so it stops (with a `record.cut` saying so) rather than fill the disk; well under what
-/// `log show`, `log verify` and `replay` read whole ([`crate::access::caps::RECORD`]).
+/// `log show`, `log verify` and `replay` read whole (`crate::access::caps::RECORD`).
 pub const MAX_RECORD_BYTES: u64 = 512 << 20;
 
 /// An open session record: appends one line per record, under an exclusive lock.

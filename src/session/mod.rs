@@ -19,7 +19,7 @@
 //!   or in the box);
 //! - `boxed.rs`: the session's box (folders, the probe) and [`SessionBox`] for
 //!   `hookhost box`;
-//! - `banner.rs`: the spec's banner line ([`banner`]).
+//! - `banner.rs`: the spec's banner line (`banner`).
 
 mod banner;
 mod boxed;

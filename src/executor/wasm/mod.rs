@@ -198,7 +198,7 @@ pub enum WasmError {
     Project {
         /// The folder.
         path: PathBuf,
-        /// Missing, not a folder, or not allowed (see [`crate::access`]).
+        /// Missing, not a folder, or not allowed (see `crate::access`).
         reason: String,
     },
 }
