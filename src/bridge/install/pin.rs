@@ -76,6 +76,9 @@ pub struct ConfigPin {
     /// now) without keeping a copy of the file.
     #[serde(default)]
     pub hooks: Vec<String>,
+    /// It did not load (a session refuses it), so `hooks` says nothing.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unloadable: bool,
 }
 
 impl ConfigPin {
@@ -84,20 +87,25 @@ impl ConfigPin {
     pub fn now(file: &Path, env: &Environment) -> Result<ConfigPin, PinError> {
         match crate::access::read_capped(file, crate::access::caps::CONFIG) {
             Ok(bytes) => {
-                let hooks =
-                    crate::config::Config::parse_with_env(file, &String::from_utf8_lossy(&bytes), env)
-                        .map(|c| c.hooks.into_iter().map(|h| h.name).collect())
-                        .unwrap_or_default();
+                let parsed = crate::config::Config::parse_with_env(
+                    file,
+                    &String::from_utf8_lossy(&bytes),
+                    env,
+                );
                 Ok(ConfigPin {
                     file: file.to_path_buf(),
                     digest: Some(digest_bytes(&bytes)),
-                    hooks,
+                    unloadable: parsed.is_err(),
+                    hooks: parsed
+                        .map(|c| c.hooks.into_iter().map(|h| h.name).collect())
+                        .unwrap_or_default(),
                 })
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(ConfigPin {
                 file: file.to_path_buf(),
                 digest: None,
                 hooks: Vec::new(),
+                unloadable: false,
             }),
             Err(source) => Err(PinError::Io {
                 path: file.to_path_buf(),
@@ -111,11 +119,12 @@ impl ConfigPin {
         self.file == now.file && self.digest == now.digest
     }
 
-    /// What it held, for messages: `no file`, `no hooks`, `1 hook: marker`,
-    /// `2 hooks: marker, ctx`.
+    /// What it held, for messages: `no file`, `a config that does not load`, `no hooks`,
+    /// `1 hook: marker`, `2 hooks: marker, ctx`.
     pub fn contents(&self) -> String {
         match (&self.digest, self.hooks.as_slice()) {
             (None, _) => "no file".to_string(),
+            (Some(_), _) if self.unloadable => "a config that does not load".to_string(),
             (Some(_), []) => "no hooks".to_string(),
             (Some(_), [one]) => format!("1 hook: {one}"),
             (Some(_), hooks) => format!("{} hooks: {}", hooks.len(), hooks.join(", ")),
