@@ -2,7 +2,10 @@
 //!
 //! Per agent found here (its program on `PATH`, or its settings folder in the home): is
 //! the bridge registered (user and project settings), pinned, and unchanged since it was
-//! pinned ([`crate::bridge::install::pin`]), and what the agent does when hookhost cannot
+//! pinned ([`crate::bridge::install::pin`]), whether hookhost's own files its pins hold (the
+//! config, the registered binary: only `doctor` can check the binary, since a replaced one
+//! runs none of hookhost's code; docs/threats.md#r5) are as pinned, which of the project's
+//! settings files switch its hooks off, and what the agent does when hookhost cannot
 //! answer. Then: does the box run, can the WASM compile cache be written, and do the
 //! hash chains of the most recent session records hold ([`crate::record::chain`]).
 //!
@@ -13,7 +16,7 @@
 //!
 //! Healthy means nothing found calls for the user: hookhost is registered with at least
 //! one agent and has a config file that loads, no registration drifted, none left
-//! unpinned, no hook program has a name the agent could change it through, the box and
+//! unpinned, its pinned config and binary are as pinned, no project switch-off, no hook program has a name the agent could change it through, the box and
 //! the cache work, no record's chain breaks. What a newcomer still has to do is said with
 //! the command that does it ([`Report::missing`]). One agent installed nowhere while
 //! another calls hookhost is reported (with its `hookhost install` line), not unhealthy:
@@ -512,8 +515,7 @@ pub fn examine_with(env: &Environment, project: &Path, hookhost: &Path, given: &
     let mut digests = std::collections::HashMap::new();
     let config_file = given.config.clone().or_else(|| env.config_file());
     for report in &mut agents {
-        report.own_files =
-            own_files_check(env, report.agent, &pins, &config_file, &mut digests);
+        report.own_files = own_files_check(env, report.agent, &pins, &config_file, &mut digests);
         report.switch_offs = switch_offs_check(report, project);
     }
     let (config, loaded) = config_check(env, given);

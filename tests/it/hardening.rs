@@ -1077,8 +1077,7 @@ fn doctor_reports_a_project_switch_off_and_a_replaced_binary() {
         "{report}"
     );
     assert!(
-        own.iter()
-            .any(|f| f["what"] == "config" && f["ok"] == true),
+        own.iter().any(|f| f["what"] == "config" && f["ok"] == true),
         "{report}"
     );
 }

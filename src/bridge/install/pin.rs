@@ -154,8 +154,16 @@ impl ConfigPin {
                 .collect::<Vec<_>>()
                 .join(", "),
         };
-        let removed: Vec<&String> = self.hooks.iter().filter(|h| !now.hooks.contains(h)).collect();
-        let added: Vec<&String> = now.hooks.iter().filter(|h| !self.hooks.contains(h)).collect();
+        let removed: Vec<&String> = self
+            .hooks
+            .iter()
+            .filter(|h| !now.hooks.contains(h))
+            .collect();
+        let added: Vec<&String> = now
+            .hooks
+            .iter()
+            .filter(|h| !self.hooks.contains(h))
+            .collect();
         Some(format!(
             "hookhost's config {} changed since it was pinned: {} then, {} now (hooks removed: {}; added: {}).",
             self.file.display(),
@@ -274,6 +282,22 @@ impl Pin {
                 loaded.display()
             ));
         };
+        // The common call: the same bytes as pinned, found by their digest alone (the
+        // config is parsed again only to say what changed).
+        let digest_now = match crate::access::read_capped(loaded, crate::access::caps::CONFIG) {
+            Ok(bytes) => Some(digest_bytes(&bytes)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => {
+                return Some(format!(
+                    "hookhost's config {} cannot be checked against its pin ({}), so hookhost blocks this agent's calls.",
+                    loaded.display(),
+                    crate::access::explain(loaded, &e)
+                ));
+            }
+        };
+        if pinned.file == loaded && pinned.digest == digest_now {
+            return None;
+        }
         let now = match ConfigPin::now(loaded, env) {
             Ok(now) => now,
             Err(e) => {
@@ -316,8 +340,7 @@ impl Pin {
         let now = digests
             .entry(self.hookhost.clone())
             .or_insert_with(|| {
-                file_digest(&self.hookhost)
-                    .map_err(|e| crate::access::explain(&self.hookhost, &e))
+                file_digest(&self.hookhost).map_err(|e| crate::access::explain(&self.hookhost, &e))
             })
             .clone();
         match now {
@@ -596,7 +619,10 @@ pub fn refused_call(
     // One message per config problem: each covering pin holds the same config pin.
     if let Some(config) = config {
         let mut seen = Vec::new();
-        for problem in covering.iter().filter_map(|p| p.config_problem(config, env)) {
+        for problem in covering
+            .iter()
+            .filter_map(|p| p.config_problem(config, env))
+        {
             if !seen.contains(&problem) {
                 seen.push(problem);
             }
@@ -686,7 +712,10 @@ fn unpinned_registrations(
                 project: folder.to_path_buf(),
                 ..user.clone()
             };
-            files.push((Scope::Project, super::settings_file(agent, Scope::Project, &at)));
+            files.push((
+                Scope::Project,
+                super::settings_file(agent, Scope::Project, &at),
+            ));
         }
     }
     let Ok(pins_file) = pins_path(env) else {
@@ -1140,7 +1169,11 @@ mod tests {
 
         let now = ConfigPin::now(&config, &env).unwrap();
         assert_eq!(now.contents(), "1 hook: marker");
-        pin(&pins, Pin::of(&change, &request).with_own_files(now.clone())).unwrap();
+        pin(
+            &pins,
+            Pin::of(&change, &request).with_own_files(now.clone()),
+        )
+        .unwrap();
         assert_eq!(refuse(), Vec::<String>::new());
 
         std::fs::write(&config, "").unwrap();
