@@ -541,15 +541,16 @@ pub fn load(path: &Path) -> Result<Vec<Pin>, PinError> {
 }
 
 /// Replaces the pin of `pin.agent` in `pin.file` (adds it when there is none). Its
-/// config pin, when it has one, is also given to every other pin of the same config file:
-/// every registration's bridge loads that one file, and pinning it is the user's act of
-/// accepting it (`install` shows the change first).
+/// config pin, when it has one, is also given to every other pin of the same config file
+/// (or of none, made before configs were pinned): every registration's bridge loads that
+/// one file, and pinning it is the user's act of accepting it (`install` shows the change
+/// first).
 pub fn pin(path: &Path, pin: Pin) -> Result<(), PinError> {
     let mut pins = load(path).unwrap_or_default();
     pins.retain(|p| !(p.agent == pin.agent && p.file == pin.file));
     if let Some(config) = &pin.config {
         for other in &mut pins {
-            if other.config.as_ref().is_some_and(|c| c.file == config.file) {
+            if other.config.as_ref().is_none_or(|c| c.file == config.file) {
                 other.config = Some(config.clone());
             }
         }
@@ -723,15 +724,16 @@ fn unpinned_registrations(
     };
     let mut found = Vec::new();
     for (scope, file) in files {
+        // Most of these files do not exist: read first, compare with the pins after.
+        let Ok(bytes) = crate::access::read_capped(&file, crate::access::caps::SETTINGS) else {
+            continue;
+        };
         if pins
             .iter()
             .any(|p| p.agent == agent.flag_name() && same_path(&p.file, &file))
         {
             continue;
         }
-        let Ok(bytes) = crate::access::read_capped(&file, crate::access::caps::SETTINGS) else {
-            continue;
-        };
         let Ok(text) = String::from_utf8(bytes) else {
             continue;
         };
