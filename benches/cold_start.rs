@@ -339,7 +339,7 @@ fn pin_and_chain_cost(scene: &Scene, state: &Path) {
     let config = pin::ConfigPin::now(&scene.config, &env).unwrap();
     pin::pin(
         &pins,
-        pin::Pin::of(&report.change, &request).with_own_files(config),
+        pin::Pin::of(&report.change, &request).with_own_files(Some(config)),
     )
     .unwrap();
     let hookhost = std::path::Path::new("/usr/local/bin/hookhost");

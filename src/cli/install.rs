@@ -6,7 +6,9 @@
 //! user should know (what the agent does when hookhost cannot answer, its own review of
 //! a new hook). For Claude Code, the `claude` on `PATH` is asked its version: from
 //! 2.1.295 the registration says `onFailure: "block"`. What is written is pinned in
-//! hookhost's state ([`pin`]), and `uninstall` unpins it. An error (the file cannot be read, does not parse, cannot be written)
+//! hookhost's state ([`pin`]), with hookhost's config and binary as they are now (a change
+//! to either since the last pin is said first: installing again is how it is accepted),
+//! and `uninstall` unpins it. An error (the file cannot be read, does not parse, cannot be written)
 //! goes to stderr and leaves the file untouched: exit 2.
 
 use std::io::Write;
@@ -264,7 +266,7 @@ fn pin_change(
     };
     let old = pin::pinned(&path, request.agent, &change.file);
     let mut lines = Vec::new();
-    let mut new = pin::Pin::of(change, request);
+    let mut config_now = None;
     if let Some(config) = config {
         let now = pin::ConfigPin::now(config, &env)?;
         let then = old.as_ref().and_then(|p| p.config.as_ref());
@@ -282,14 +284,12 @@ fn pin_change(
             )),
             None => {}
         }
-        if dry_run {
-            return Ok(lines);
-        }
-        new = new.with_own_files(now);
+        config_now = Some(now);
     }
     if dry_run {
         return Ok(lines);
     }
+    let new = pin::Pin::of(change, request).with_own_files(config_now);
     if let (Some(then), Some(now)) = (
         old.as_ref().and_then(|p| p.hookhost_digest.as_deref()),
         new.hookhost_digest.as_deref(),

@@ -244,12 +244,12 @@ impl Pin {
     }
 
     /// This pin with hookhost's own files as they are now: `config`, the file the bridge
-    /// loads, and the registered binary's digest (`None` when it cannot be read: `doctor`
-    /// then says so).
-    pub fn with_own_files(self, config: ConfigPin) -> Pin {
+    /// loads (`None` when no config file can be worked out: the bridge then refuses), and
+    /// the registered binary's digest (`None` when it cannot be read: `doctor` says so).
+    pub fn with_own_files(self, config: Option<ConfigPin>) -> Pin {
         let hookhost_digest = file_digest(&self.hookhost).ok();
         Pin {
-            config: Some(config),
+            config,
             hookhost_digest,
             ..self
         }
@@ -1173,7 +1173,7 @@ mod tests {
         assert_eq!(now.contents(), "1 hook: marker");
         pin(
             &pins,
-            Pin::of(&change, &request).with_own_files(now.clone()),
+            Pin::of(&change, &request).with_own_files(Some(now.clone())),
         )
         .unwrap();
         assert_eq!(refuse(), Vec::<String>::new());
