@@ -314,7 +314,7 @@ fn bridge_against_python(scene: &Scene, warm_cache: &Path) {
 
 /// What the bridge's hardening adds to each call, in process: the pin check of one
 /// pinned Claude Code registration (unchanged: a read and a digest of its settings
-/// file), and the hash chain's work for one call (a resume checks the lines it reads,
+/// file, of the config, and a look for unpinned registrations in the project), and the hash chain's work for one call (a resume checks the lines it reads,
 /// about six, and the call writes about five, each digested).
 fn pin_and_chain_cost(scene: &Scene, state: &Path) {
     use hookhost::bridge::AgentKind;
@@ -336,15 +336,30 @@ fn pin_and_chain_cost(scene: &Scene, state: &Path) {
     };
     let report = install::run(&request, false).expect("install into the bench's home");
     let pins = pin::pins_path(&env).unwrap();
-    pin::pin(&pins, pin::Pin::of(&report.change, &request)).unwrap();
+    let config = pin::ConfigPin::now(&scene.config, &env).unwrap();
+    pin::pin(
+        &pins,
+        pin::Pin::of(&report.change, &request).with_own_files(Some(config)),
+    )
+    .unwrap();
+    let hookhost = std::path::Path::new("/usr/local/bin/hookhost");
     let check = timed(3000, 100, || {
         let start = Instant::now();
-        let drift = pin::drifted(&env, AgentKind::ClaudeCode, Some(&scene.project), None);
+        let drift = pin::refused_call(
+            &env,
+            AgentKind::ClaudeCode,
+            Some(&scene.project),
+            Some(&scene.config),
+            hookhost,
+        );
         let took = start.elapsed();
         assert!(drift.is_empty(), "{drift:?}");
         took
     });
-    common::report("pin check: 1 pinned registration, unchanged", &check);
+    common::report(
+        "pin check: 1 pinned registration and the config, unchanged; no unpinned one",
+        &check,
+    );
 
     // A real bridged session's record: the last call's lines.
     let record = std::fs::read_dir(state.join("hookhost/claude-code"))

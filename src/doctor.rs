@@ -2,7 +2,10 @@
 //!
 //! Per agent found here (its program on `PATH`, or its settings folder in the home): is
 //! the bridge registered (user and project settings), pinned, and unchanged since it was
-//! pinned ([`crate::bridge::install::pin`]), and what the agent does when hookhost cannot
+//! pinned ([`crate::bridge::install::pin`]), whether hookhost's own files its pins hold (the
+//! config, the registered binary: only `doctor` can check the binary, since a replaced one
+//! runs none of hookhost's code; docs/threats.md#r5) are as pinned, which of the project's
+//! settings files switch its hooks off, and what the agent does when hookhost cannot
 //! answer. Then: does the box run, can the WASM compile cache be written, and do the
 //! hash chains of the most recent session records hold ([`crate::record::chain`]).
 //!
@@ -13,7 +16,7 @@
 //!
 //! Healthy means nothing found calls for the user: hookhost is registered with at least
 //! one agent and has a config file that loads, no registration drifted, none left
-//! unpinned, no hook program has a name the agent could change it through, the box and
+//! unpinned, its pinned config and binary are as pinned, no project switch-off, no hook program has a name the agent could change it through, the box and
 //! the cache work, no record's chain breaks. What a newcomer still has to do is said with
 //! the command that does it ([`Report::missing`]). One agent installed nowhere while
 //! another calls hookhost is reported (with its `hookhost install` line), not unhealthy:
@@ -96,6 +99,25 @@ pub struct AgentReport {
     /// Found here but registered in none of its settings files: the command that
     /// registers hookhost (`hookhost install codex`).
     pub install: Option<String>,
+    /// hookhost's own files its pins hold (the config, the registered binary), each
+    /// checked against its pin.
+    pub own_files: Vec<OwnFile>,
+    /// For an agent hookhost is registered with: the project's settings files that switch
+    /// its hooks off, one message each ([`pin::project_switch_offs`]).
+    pub switch_offs: Vec<String>,
+}
+
+/// One of hookhost's own files, as a pin holds it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OwnFile {
+    /// `config` or `binary`.
+    pub what: &'static str,
+    /// The file.
+    pub file: PathBuf,
+    /// Whether it is as pinned.
+    pub ok: bool,
+    /// What was found, one line.
+    pub detail: String,
 }
 
 /// What `doctor` is told on the command line about the sessions it stands for.
@@ -198,7 +220,12 @@ impl Report {
                 )
             })
         });
+        let own_files_ok = self
+            .agents
+            .iter()
+            .all(|a| a.own_files.iter().all(|f| f.ok) && a.switch_offs.is_empty());
         registrations_ok
+            && own_files_ok
             && self.missing().is_empty()
             && self.config.state != ConfigState::Unreadable
             && !self.hook_files.iter().any(|n| n.verdict.matters())
@@ -282,6 +309,18 @@ impl Report {
                     r.file.display(),
                     r.detail
                 ));
+            }
+            for own in &agent.own_files {
+                lines.push(format!(
+                    "  {} {} {}: {}",
+                    mark(own.ok),
+                    own.what,
+                    own.file.display(),
+                    own.detail
+                ));
+            }
+            for switch_off in &agent.switch_offs {
+                lines.push(format!("  ✗ {switch_off}"));
             }
             if let Some(command) = &agent.install {
                 lines.push(format!("  to use hookhost with it: {command}"));
@@ -377,6 +416,13 @@ impl Report {
                     })).collect::<Vec<_>>(),
                     "when_hookhost_cannot_answer": a.when_hookhost_cannot_answer,
                     "install": a.install,
+                    "own_files": a.own_files.iter().map(|f| json!({
+                        "what": f.what,
+                        "file": f.file,
+                        "ok": f.ok,
+                        "detail": f.detail,
+                    })).collect::<Vec<_>>(),
+                    "switch_offs": a.switch_offs,
                 })
             })
             .collect();
@@ -451,10 +497,16 @@ pub fn examine_with(env: &Environment, project: &Path, hookhost: &Path, given: &
         Err(pin::PinError::NoStateFolder) => (Vec::new(), None),
         Err(e) => (Vec::new(), Some(e.to_string())),
     };
-    let agents = AgentKind::ALL
+    let mut agents: Vec<AgentReport> = AgentKind::ALL
         .into_iter()
         .map(|agent| agent_report(env, agent, &places, &pins, hookhost))
         .collect();
+    let mut digests = std::collections::HashMap::new();
+    let config_file = given.config.clone().or_else(|| env.config_file());
+    for report in &mut agents {
+        report.own_files = own_files_check(env, report.agent, &pins, &config_file, &mut digests);
+        report.switch_offs = switch_offs_check(report, project);
+    }
     let (config, loaded) = config_check(env, given);
     let hook_files = loaded
         .map(|c| hook_files_check(env, project, given, &c))
@@ -533,7 +585,66 @@ fn agent_report(
         install,
         registrations,
         when_hookhost_cannot_answer: agent.when_hookhost_cannot_answer(&options).to_string(),
+        own_files: Vec::new(),
+        switch_offs: Vec::new(),
     }
+}
+
+/// hookhost's own files that `agent`'s pins hold, each checked against its pin: the config
+/// (as the bridge checks it on each call) and the registered binary, which only `doctor`
+/// can check: a bridge whose binary was replaced runs none of hookhost's code
+/// (docs/threats.md#r5). One line per file, for the first pin that names it.
+fn own_files_check(
+    env: &Environment,
+    agent: AgentKind,
+    pins: &[pin::Pin],
+    config_file: &Option<PathBuf>,
+    digests: &mut std::collections::HashMap<PathBuf, Result<String, String>>,
+) -> Vec<OwnFile> {
+    let mut files: Vec<OwnFile> = Vec::new();
+    let mut add = |what: &'static str, file: &Path, problem: Option<String>, pinned_at: &str| {
+        if files.iter().any(|f| f.what == what && f.file == file) {
+            return;
+        }
+        files.push(OwnFile {
+            what,
+            file: file.to_path_buf(),
+            ok: problem.is_none(),
+            detail: problem.unwrap_or_else(|| format!("as pinned {pinned_at}")),
+        });
+    };
+    for pin in pins.iter().filter(|p| p.agent == agent.flag_name()) {
+        // The pinned config, else the one this `doctor` reads (a pin that holds none).
+        if let Some(config) = pin
+            .config
+            .as_ref()
+            .map(|c| c.file.clone())
+            .or_else(|| config_file.clone())
+        {
+            let problem = pin.config_problem(&config, env);
+            add("config", &config, problem, &pin.pinned_at);
+        }
+        add(
+            "binary",
+            &pin.hookhost,
+            pin.binary_problem(digests),
+            &pin.pinned_at,
+        );
+    }
+    files
+}
+
+/// The project's settings files that switch `report.agent`'s hooks off, for an agent
+/// hookhost is registered with (the bridge denies its calls while one is there; N7).
+fn switch_offs_check(report: &AgentReport, project: &Path) -> Vec<String> {
+    let registered = report
+        .registrations
+        .iter()
+        .any(|r| r.state != RegistrationState::NotInstalled);
+    if !registered {
+        return Vec::new();
+    }
+    pin::project_switch_offs(report.agent, project)
 }
 
 fn registration_report(
@@ -844,6 +955,8 @@ mod tests {
             }],
             when_hookhost_cannot_answer: String::new(),
             install: (found && !installed).then(|| "hookhost install codex".to_string()),
+            own_files: Vec::new(),
+            switch_offs: Vec::new(),
         };
         let ok = Check {
             ok: true,

@@ -96,8 +96,17 @@ async fn answer(
         agent.answer(&event, &outcome)
     };
     // The registration this call came through must still be the pinned one: a removed
-    // or weakened one elsewhere means hooks are being switched off.
-    let drift = pin::drifted(&env, kind, cwd, None);
+    // or weakened one elsewhere means hooks are being switched off. So must the config
+    // this call loads (docs/threats.md#r5), and a registration must have its pin
+    // (docs/threats.md#n8).
+    let config = global
+        .config
+        .clone()
+        .or_else(|| env.config_file())
+        .map(|c| std::path::absolute(&c).unwrap_or(c));
+    // Registrations are recognised by the binary's path or its name, `hookhost`.
+    let hookhost = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("/hookhost"));
+    let drift = pin::refused_call(&env, kind, cwd, config.as_deref(), &hookhost);
     if !drift.is_empty() {
         return answer(Outcome::block(drift.join("\n")));
     }

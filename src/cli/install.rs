@@ -6,7 +6,9 @@
 //! user should know (what the agent does when hookhost cannot answer, its own review of
 //! a new hook). For Claude Code, the `claude` on `PATH` is asked its version: from
 //! 2.1.295 the registration says `onFailure: "block"`. What is written is pinned in
-//! hookhost's state ([`pin`]), and `uninstall` unpins it. An error (the file cannot be read, does not parse, cannot be written)
+//! hookhost's state ([`pin`]), with hookhost's config and binary as they are now (a change
+//! to either since the last pin is said first: installing again is how it is accepted),
+//! and `uninstall` unpins it. An error (the file cannot be read, does not parse, cannot be written)
 //! goes to stderr and leaves the file untouched: exit 2.
 
 use std::io::Write;
@@ -41,7 +43,18 @@ pub fn command(
                 }
                 _ => None,
             };
-            run(&request, dry_run, version_note.as_deref())
+            // The config the registered bridge loads: the one named, else the default.
+            let config = global
+                .config
+                .clone()
+                .or_else(|| Environment::of_process().config_file())
+                .map(|c| std::path::absolute(&c).unwrap_or(c));
+            run(
+                &request,
+                dry_run,
+                version_note.as_deref(),
+                config.as_deref(),
+            )
         }
         Err(message) => {
             say(&format!("hookhost: {message}"));
@@ -168,8 +181,14 @@ fn version_output(program: &str) -> Result<String, String> {
     Ok(output)
 }
 
-/// Plans and (unless `dry_run`) applies `request`, pins what it wrote, and says what it did.
-fn run(request: &Request, dry_run: bool, claude_note: Option<&str>) -> Exit {
+/// Plans and (unless `dry_run`) applies `request`, pins what it wrote with hookhost's own
+/// `config` and binary, and says what it did (and what changed in those since the last pin).
+fn run(
+    request: &Request,
+    dry_run: bool,
+    claude_note: Option<&str>,
+    config: Option<&std::path::Path>,
+) -> Exit {
     let report = match install::run(request, dry_run) {
         Ok(report) => report,
         Err(e) => {
@@ -201,11 +220,16 @@ fn run(request: &Request, dry_run: bool, claude_note: Option<&str>) -> Exit {
         }
     }
     let _ = stdout.flush();
-    if dry_run {
-        return Exit::Success;
+    let result = pin_change(request, change, config, dry_run);
+    if let Ok(lines) = &result {
+        let mut stdout = std::io::stdout().lock();
+        for text in lines {
+            let _ = writeln!(stdout, "{}", line(text));
+        }
+        let _ = stdout.flush();
     }
-    match pin_change(request, change) {
-        Ok(()) => Exit::Success,
+    match result {
+        Ok(_) => Exit::Success,
         Err(e) => {
             say(&format!(
                 "hookhost: the registration is written but not pinned, so a later change to it would go unnoticed: {e}"
@@ -215,11 +239,73 @@ fn run(request: &Request, dry_run: bool, claude_note: Option<&str>) -> Exit {
     }
 }
 
-/// Pins what `install` wrote (or unpins what `uninstall` removed) in hookhost's state.
-fn pin_change(request: &Request, change: &install::Change) -> Result<(), pin::PinError> {
-    let path = pin::pins_path(&Environment::of_process())?;
-    match request.action {
-        Action::Install => pin::pin(&path, pin::Pin::of(change, request)),
-        Action::Uninstall => pin::unpin(&path, request.agent, &change.file),
+/// Pins what `install` wrote, with hookhost's own `config` and binary as they are now (or
+/// unpins what `uninstall` removed) in hookhost's state; with `dry_run`, pins nothing.
+/// Returns what the user is told about the config and binary: pinning them is how a
+/// change to either is accepted, so the change is shown (docs/threats.md#r5).
+fn pin_change(
+    request: &Request,
+    change: &install::Change,
+    config: Option<&std::path::Path>,
+    dry_run: bool,
+) -> Result<Vec<String>, pin::PinError> {
+    let env = Environment::of_process();
+    let path = match pin::pins_path(&env) {
+        Ok(path) => path,
+        Err(_) if dry_run => return Ok(Vec::new()),
+        Err(e) => return Err(e),
+    };
+    if request.action == Action::Uninstall {
+        if !dry_run {
+            pin::unpin(&path, request.agent, &change.file)?;
+        }
+        return Ok(Vec::new());
     }
+    let flag = request.agent.flag_name();
+    let scope = if request.scope == Scope::Project {
+        " --scope project"
+    } else {
+        ""
+    };
+    let old = pin::pinned(&path, request.agent, &change.file);
+    let mut lines = Vec::new();
+    let mut config_now = None;
+    if let Some(config) = config {
+        let now = pin::ConfigPin::now(config, &env)?;
+        let then = old.as_ref().and_then(|p| p.config.as_ref());
+        match then.and_then(|then| then.change_to(&now)) {
+            Some(what) if dry_run => {
+                lines.push(format!("{what} Installing pins it as it is now."))
+            }
+            Some(what) => lines.push(format!(
+                "{what} It is pinned as it is now, for every agent whose registration loads it."
+            )),
+            None if then.is_none() && !dry_run => lines.push(format!(
+                "hookhost's config {} ({}) is pinned with the registration: after you edit it, check it and run `hookhost install {flag}{scope}` again to pin it; until then hookhost blocks this agent's calls.",
+                now.file.display(),
+                now.contents()
+            )),
+            None => {}
+        }
+        config_now = Some(now);
+    }
+    if dry_run {
+        return Ok(lines);
+    }
+    let new = pin::Pin::of(change, request).with_own_files(config_now);
+    if let (Some(then), Some(now)) = (
+        old.as_ref().and_then(|p| p.hookhost_digest.as_deref()),
+        new.hookhost_digest.as_deref(),
+    ) && then != now
+        && old.as_ref().is_some_and(|p| p.hookhost == new.hookhost)
+    {
+        lines.push(format!(
+            "The hookhost binary {} changed since it was pinned ({} then, {} now); it is pinned as it is now.",
+            new.hookhost.display(),
+            pin::short_digest(then),
+            pin::short_digest(now)
+        ));
+    }
+    pin::pin(&path, new)?;
+    Ok(lines)
 }

@@ -481,7 +481,13 @@ impl Newcomer {
     }
 
     fn run(&self, args: &[&str]) -> (i32, String, String) {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_hookhost"));
+        run(&mut self.command(env!("CARGO_BIN_EXE_hookhost"), args))
+    }
+
+    /// `binary ARGS` with this newcomer's environment: the default config (no `--config`),
+    /// as the registered bridge loads it.
+    fn command(&self, binary: impl AsRef<std::ffi::OsStr>, args: &[&str]) -> Command {
+        let mut cmd = Command::new(binary);
         cmd.env_clear()
             .env("HOME", &self.home)
             .env("PATH", format!("{}:/usr/bin:/bin", self.bin.display()))
@@ -490,7 +496,62 @@ impl Newcomer {
             .arg("--project")
             .arg(&self.project)
             .args(args);
-        run(&mut cmd)
+        cmd
+    }
+
+    /// A `claude` on PATH that takes `onFailure`.
+    fn claude(&self) {
+        use std::os::unix::fs::PermissionsExt;
+        let claude = self.bin.join("claude");
+        std::fs::write(&claude, "#!/bin/sh\necho '2.1.300 (Claude Code)'\n").unwrap();
+        std::fs::set_permissions(&claude, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+
+    /// One bridged Claude Code call of `payload`.
+    fn bridge(&self, payload: &Value) -> (i32, String, String) {
+        run_with_stdin(
+            &mut self.command(
+                env!("CARGO_BIN_EXE_hookhost"),
+                &["--no-sandbox", "bridge", "--agent", "claude-code"],
+            ),
+            payload.to_string().as_bytes(),
+        )
+    }
+
+    /// A Claude Code `Bash` call of `command`.
+    fn bash(&self, command: &str) -> Value {
+        json!({
+            "session_id": "own-1", "transcript_path": null, "cwd": self.project,
+            "permission_mode": "default", "hook_event_name": "PreToolUse",
+            "tool_name": "Bash", "tool_input": {"command": command}, "tool_use_id": "toolu_1",
+        })
+    }
+
+    fn pins(&self) -> PathBuf {
+        self.root.path().join("state/hookhost/pins.json")
+    }
+
+    fn claude_settings(&self) -> PathBuf {
+        self.home.join(".claude/settings.json")
+    }
+
+    /// A config with the marker hook (it blocks a call that says FORBIDDEN), and `more`.
+    fn write_marker_config(&self, more: &str) {
+        use std::os::unix::fs::PermissionsExt;
+        let hook = self.root.path().join("marker.sh");
+        std::fs::write(
+            &hook,
+            "#!/bin/sh\ngrep -q FORBIDDEN && { echo 'FORBIDDEN is not allowed' >&2; exit 2; }\nexit 0\n",
+        )
+        .unwrap();
+        std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let config = self.config_file();
+        std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+        std::fs::write(
+            &config,
+            format!("{}{more}", crate::support::sh_hook("marker", &hook, "")),
+        )
+        .unwrap();
     }
 
     fn doctor_json(&self) -> (i32, Value) {
@@ -625,6 +686,27 @@ fn doctor_tells_a_newcomer_what_is_missing_and_the_command_that_fixes_it() {
     std::fs::write(&hook, "#!/bin/sh\ncat >/dev/null\n").unwrap();
     std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
     std::fs::write(&config, crate::support::sh_hook("ok", &hook, "")).unwrap();
+    // The config changed since `install` pinned it (there was none then): doctor says so,
+    // and installing again shows the change and pins it.
+    let (code, stdout, _) = m.run(&["doctor"]);
+    assert_eq!(code, 1, "{stdout}");
+    assert!(
+        stdout.contains(&format!(
+            "  ✗ config {}: hookhost's config {} changed since `hookhost install claude-code` pinned it (no file then, 1 hook: ok now), so hookhost blocks this agent's calls",
+            config.display(),
+            config.display()
+        )),
+        "{stdout}"
+    );
+    let (code, stdout, stderr) = m.run(&["install", "claude-code"]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(
+        stdout.contains(&format!(
+            "hookhost's config {} changed since it was pinned: no file then, 1 hook: ok now (hooks removed: none; added: ok). It is pinned as it is now, for every agent whose registration loads it.",
+            config.display()
+        )),
+        "{stdout}"
+    );
     let (code, stdout, stderr) = m.run(&["doctor"]);
     assert!(
         stdout.contains(&format!("✓ config {}: 1 hook", config.display())),
@@ -798,4 +880,204 @@ fn doctor_reports_a_codex_hook_codex_would_skip_and_install_trusts_it() {
     // Uninstall takes away exactly what install wrote.
     assert_eq!(m.run(&["uninstall", "codex"]).0, 0);
     assert!(!config.exists());
+}
+
+/// hookhost's own config is pinned at install (issue 27 item 4; docs/threats.md#r5): the
+/// config emptied the way an agent would (`: > config.toml`) is refused on the next call,
+/// naming the file and the fix; a legitimate edit is refused too until `install` shows the
+/// change and pins it, after which the hooks run as edited.
+#[test]
+fn an_emptied_config_is_refused_until_install_shows_the_change_and_pins_it() {
+    let m = Newcomer::new();
+    m.claude();
+    m.write_marker_config("");
+    let config = m.config_file();
+    let (code, stdout, stderr) = m.run(&["install", "claude-code"]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(
+        stdout.contains(&format!(
+            "hookhost's config {} (1 hook: marker) is pinned with the registration: after you edit it, check it and run `hookhost install claude-code` again to pin it; until then hookhost blocks this agent's calls.",
+            config.display()
+        )),
+        "{stdout}"
+    );
+    assert_eq!(
+        denied(&m.bridge(&m.bash("echo FORBIDDEN"))).as_deref(),
+        Some("blocked by the user's hook \"marker\": FORBIDDEN is not allowed")
+    );
+
+    // Emptied: the next call is refused, and so is every other call, until it is pinned.
+    std::fs::write(&config, "").unwrap();
+    let emptied = format!(
+        "hookhost's config {} changed since `hookhost install claude-code` pinned it (1 hook: marker then, no hooks now), so hookhost blocks this agent's calls rather than run hooks it did not pin. If you made this change, check it (`hookhost check`), then run `hookhost install claude-code`, which shows the change and pins the config as it is now; if you did not, restore the file.",
+        config.display()
+    );
+    for command in ["echo FORBIDDEN", "echo ok"] {
+        assert_eq!(
+            denied(&m.bridge(&m.bash(command))).as_deref(),
+            Some(emptied.as_str()),
+            "{command}"
+        );
+    }
+    let (code, stdout, _) = m.run(&["doctor"]);
+    assert_eq!(code, 1, "{stdout}");
+    assert!(
+        stdout.contains(&format!("  ✗ config {}: {emptied}", config.display())),
+        "{stdout}"
+    );
+
+    // The user's own edit (a second hook): refused until installed again, which says
+    // what changed.
+    m.write_marker_config(
+        "\n[[hooks]]\nname = \"other\"\nevent = \"UserPromptSubmit\"\ncommand = [\"/bin/true\"]\n",
+    );
+    let reason = denied(&m.bridge(&m.bash("echo ok"))).unwrap_or_default();
+    assert!(
+        reason.contains("(1 hook: marker then, 2 hooks: marker, other now)"),
+        "{reason}"
+    );
+    let (code, stdout, stderr) = m.run(&["install", "claude-code"]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(
+        stdout.contains(&format!(
+            "hookhost is already installed for Claude Code in {}; nothing to change.",
+            m.claude_settings().display()
+        )),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(&format!(
+            "hookhost's config {} changed since it was pinned: 1 hook: marker then, 2 hooks: marker, other now (hooks removed: none; added: other). It is pinned as it is now, for every agent whose registration loads it.",
+            config.display()
+        )),
+        "{stdout}"
+    );
+    assert_eq!(denied(&m.bridge(&m.bash("echo ok"))), None);
+    assert_eq!(
+        denied(&m.bridge(&m.bash("echo FORBIDDEN"))).as_deref(),
+        Some("blocked by the user's hook \"marker\": FORBIDDEN is not allowed")
+    );
+}
+
+/// Deleting or emptying the pins file does not turn the pin check off (N8): the bridge
+/// finds hookhost's registration in the agent's settings with no pin, and refuses; a
+/// settings change that also removes the registration is refused by `ConfigChange`.
+#[test]
+fn the_pins_file_removed_or_emptied_is_refused() {
+    let m = Newcomer::new();
+    m.claude();
+    m.write_marker_config("");
+    assert_eq!(m.run(&["install", "claude-code"]).0, 0);
+    assert_eq!(denied(&m.bridge(&m.bash("echo ok"))), None);
+    let settings = m.claude_settings();
+    let pins = m.pins();
+    let unpinned = format!(
+        "hookhost is registered with Claude Code in {}, but no pin covers it ({} is missing or holds no pin for it), so hookhost blocks this agent's calls: without its pin, a change to the registration or to hookhost's config would go unnoticed. If you did not remove the pins, something did: check {} and hookhost's config, then run `hookhost install claude-code` to pin them again.",
+        settings.display(),
+        pins.display(),
+        settings.display()
+    );
+    std::fs::remove_file(&pins).unwrap();
+    assert_eq!(
+        denied(&m.bridge(&m.bash("echo ok"))).as_deref(),
+        Some(unpinned.as_str())
+    );
+    std::fs::write(&pins, "{\"version\":1,\"pins\":[]}").unwrap();
+    assert_eq!(
+        denied(&m.bridge(&m.bash("echo ok"))).as_deref(),
+        Some(unpinned.as_str())
+    );
+    // With the registration removed in the same command, Claude Code's ConfigChange (the
+    // session's loaded hooks still call hookhost) refuses the change.
+    std::fs::remove_file(&pins).unwrap();
+    std::fs::write(&settings, "{}").unwrap();
+    let change = json!({
+        "session_id": "own-1", "transcript_path": null, "cwd": m.project,
+        "permission_mode": "default", "hook_event_name": "ConfigChange",
+        "source": "user_settings", "file_path": settings,
+    });
+    let (code, stdout, stderr) = m.bridge(&change);
+    assert_eq!(code, 0, "{stderr}");
+    let answer: Value = serde_json::from_str(&stdout).unwrap_or_else(|_| panic!("{stdout:?}"));
+    assert_eq!(answer["decision"], "block", "{answer}");
+    assert_eq!(
+        answer["reason"],
+        format!(
+            "Claude Code called hookhost's settings-change hook, so hookhost is registered, but no pin covers it ({} is missing or holds no pin for it); hookhost refuses this change to {}, so this session keeps hookhost's hooks. If you ran `hookhost uninstall claude-code`, they go with the next session; if not, something removed the pins: check {}, then run `hookhost install claude-code` to pin the registration again.",
+            pins.display(),
+            settings.display(),
+            settings.display()
+        )
+    );
+    // Installing again pins it all; the calls go ahead.
+    assert_eq!(m.run(&["install", "claude-code"]).0, 0);
+    assert_eq!(denied(&m.bridge(&m.bash("echo ok"))), None);
+}
+
+/// `doctor` checks, per installed agent, the registered binary against its pinned digest
+/// (a bridge whose binary was replaced runs none of hookhost's checks; docs/threats.md#r5)
+/// and the project's switch-offs (N7).
+#[test]
+fn doctor_reports_a_project_switch_off_and_a_replaced_binary() {
+    use sha2::Digest;
+    let m = Newcomer::new();
+    m.claude();
+    m.write_marker_config("");
+    // The binary registered is a second name of the test's; it is replaced below by a
+    // rename, which leaves the test's own binary as it is.
+    let registered = m.root.path().join("installed/hookhost");
+    std::fs::create_dir_all(registered.parent().unwrap()).unwrap();
+    std::fs::hard_link(env!("CARGO_BIN_EXE_hookhost"), &registered).unwrap();
+    let (code, stdout, stderr) = run(&mut m.command(&registered, &["install", "claude-code"]));
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let digest = |path: &Path| {
+        let mut file = std::fs::File::open(path).unwrap();
+        let mut hasher = sha2::Sha256::new();
+        std::io::copy(&mut file, &mut hasher).unwrap();
+        format!("sha256:{}", &hex::encode(hasher.finalize())[..12])
+    };
+    let then = digest(&registered);
+    let (_, stdout, _) = m.run(&["doctor"]);
+    assert!(
+        stdout.contains(&format!("  ✓ binary {}: as pinned ", registered.display())),
+        "{stdout}"
+    );
+
+    let fake = m.root.path().join("installed/fake");
+    std::fs::write(&fake, "#!/bin/sh\nexit 0\n").unwrap();
+    std::fs::rename(&fake, &registered).unwrap();
+    let now = digest(&registered);
+    let local = m.project.join(".claude/settings.local.json");
+    std::fs::create_dir_all(local.parent().unwrap()).unwrap();
+    std::fs::write(&local, "{\"disableAllHooks\": true}").unwrap();
+
+    let (code, stdout, _) = m.run(&["doctor"]);
+    assert_eq!(code, 1, "{stdout}");
+    let binary = format!(
+        "the hookhost binary {} changed since `hookhost install claude-code` pinned it ({then}… then, {now}… now): the agent runs whatever is there, and a replaced binary need not run hookhost's checks at all. If you upgraded hookhost, run `hookhost install claude-code` to pin it; if not, reinstall hookhost, then run it",
+        registered.display()
+    );
+    let switch_off = format!(
+        "{} sets \"disableAllHooks\": true, which switches off every Claude Code hook, hookhost's among them, so hookhost blocks this agent's calls. Remove it from {} if you did not put it there (`hookhost doctor` lists every switch-off it finds).",
+        local.display(),
+        local.display()
+    );
+    assert!(
+        stdout.contains(&format!("  ✗ binary {}: {binary}\n", registered.display())),
+        "{stdout}"
+    );
+    assert!(stdout.contains(&format!("  ✗ {switch_off}\n")), "{stdout}");
+    let (code, report) = m.doctor_json();
+    assert_eq!(code, 1);
+    let claude = &report["agents"][0];
+    assert_eq!(claude["switch_offs"], json!([switch_off]), "{report}");
+    let own = claude["own_files"].as_array().unwrap();
+    assert!(
+        own.contains(&json!({"what": "binary", "file": registered, "ok": false, "detail": binary})),
+        "{report}"
+    );
+    assert!(
+        own.iter().any(|f| f["what"] == "config" && f["ok"] == true),
+        "{report}"
+    );
 }

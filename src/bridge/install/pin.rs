@@ -11,6 +11,13 @@
 //! The check is cheap on the common path: the settings file's digest is compared with the
 //! one pinned; only a file that changed is parsed, and it drifted only when installing
 //! again would change it (so the user's own edits elsewhere in the file are not drift).
+//!
+//! A pin also holds hookhost's own files as `install` found them: the config the bridge
+//! loads (any change to it denies, until `install` pins it again, which shows the change)
+//! and the registered binary's digest (checked by `doctor`: a replaced binary runs none of
+//! this code; docs/threats.md#r5). And a registration of hookhost that no pin covers
+//! denies too, so that deleting the pins is not a way to switch their check off
+//! (docs/threats.md#n8).
 
 use std::path::{Path, PathBuf};
 
@@ -48,6 +55,125 @@ pub struct Pin {
     pub digest: String,
     /// When it was pinned (RFC 3339 UTC).
     pub pinned_at: String,
+    /// hookhost's own config as `install` found it; `None` in a pin made before configs
+    /// were pinned, which the bridge refuses (docs/threats.md#r5).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub config: Option<ConfigPin>,
+    /// `sha256:` of the registered binary when it was pinned (checked by `doctor`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hookhost_digest: Option<String>,
+}
+
+/// hookhost's config file as a pin holds it: the bridge refuses a call that would load
+/// another file, or this one changed (docs/threats.md#r5).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConfigPin {
+    /// The config file the bridge loads.
+    pub file: PathBuf,
+    /// `sha256:` of its bytes; `None`: there was no file (no hooks).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub digest: Option<String>,
+    /// Its hooks' names, so that a change can be said (`1 hook: marker` then, `no hooks`
+    /// now) without keeping a copy of the file.
+    #[serde(default)]
+    pub hooks: Vec<String>,
+    /// It did not load (a session refuses it), so `hooks` says nothing.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unloadable: bool,
+}
+
+impl ConfigPin {
+    /// `file` as it is now. A missing file is pinned as missing; a file that does not
+    /// load is pinned by its digest, with no hook names (a session refuses it anyway).
+    pub fn now(file: &Path, env: &Environment) -> Result<ConfigPin, PinError> {
+        match crate::access::read_capped(file, crate::access::caps::CONFIG) {
+            Ok(bytes) => {
+                let parsed = crate::config::Config::parse_with_env(
+                    file,
+                    &String::from_utf8_lossy(&bytes),
+                    env,
+                );
+                Ok(ConfigPin {
+                    file: file.to_path_buf(),
+                    digest: Some(digest_bytes(&bytes)),
+                    unloadable: parsed.is_err(),
+                    hooks: parsed
+                        .map(|c| c.hooks.into_iter().map(|h| h.name).collect())
+                        .unwrap_or_default(),
+                })
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(ConfigPin {
+                file: file.to_path_buf(),
+                digest: None,
+                hooks: Vec::new(),
+                unloadable: false,
+            }),
+            Err(source) => Err(PinError::Io {
+                path: file.to_path_buf(),
+                source,
+            }),
+        }
+    }
+
+    /// Whether `now` is this file with these bytes.
+    pub fn same_as(&self, now: &ConfigPin) -> bool {
+        self.file == now.file && self.digest == now.digest
+    }
+
+    /// What it held, for messages: `no file`, `a config that does not load`, `no hooks`,
+    /// `1 hook: marker`, `2 hooks: marker, ctx`.
+    pub fn contents(&self) -> String {
+        match (&self.digest, self.hooks.as_slice()) {
+            (None, _) => "no file".to_string(),
+            (Some(_), _) if self.unloadable => "a config that does not load".to_string(),
+            (Some(_), []) => "no hooks".to_string(),
+            (Some(_), [one]) => format!("1 hook: {one}"),
+            (Some(_), hooks) => format!("{} hooks: {}", hooks.len(), hooks.join(", ")),
+        }
+    }
+
+    /// What changed from this pin to `now`, one sentence, for `install` to show before it
+    /// pins `now`; `None` when nothing did.
+    pub fn change_to(&self, now: &ConfigPin) -> Option<String> {
+        if self.same_as(now) {
+            return None;
+        }
+        if self.file != now.file {
+            return Some(format!(
+                "hookhost's config was pinned as {} ({}); it is now {} ({}).",
+                self.file.display(),
+                self.contents(),
+                now.file.display(),
+                now.contents()
+            ));
+        }
+        let named = |names: Vec<&String>| match names.as_slice() {
+            [] => "none".to_string(),
+            names => names
+                .iter()
+                .map(|n| n.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+        };
+        let removed: Vec<&String> = self
+            .hooks
+            .iter()
+            .filter(|h| !now.hooks.contains(h))
+            .collect();
+        let added: Vec<&String> = now
+            .hooks
+            .iter()
+            .filter(|h| !self.hooks.contains(h))
+            .collect();
+        Some(format!(
+            "hookhost's config {} changed since it was pinned: {} then, {} now (hooks removed: {}; added: {}).",
+            self.file.display(),
+            self.contents(),
+            now.contents(),
+            named(removed),
+            named(added)
+        ))
+    }
 }
 
 /// The pins file.
@@ -113,6 +239,121 @@ impl Pin {
                 .map(|f| format!("{}: {}", f.key(), f.value())),
             digest: digest(text),
             pinned_at: crate::record::now_rfc3339(),
+            config: None,
+            hookhost_digest: None,
+        }
+    }
+
+    /// This pin with hookhost's own files as they are now: `config`, the file the bridge
+    /// loads (`None` when no config file can be worked out: the bridge then refuses), and
+    /// the registered binary's digest (`None` when it cannot be read: `doctor` says so).
+    pub fn with_own_files(self, config: Option<ConfigPin>) -> Pin {
+        let hookhost_digest = file_digest(&self.hookhost).ok();
+        Pin {
+            config,
+            hookhost_digest,
+            ..self
+        }
+    }
+
+    /// ` --scope project` for a project registration, for the commands messages name.
+    fn scope_flag(&self) -> &'static str {
+        if self.project.is_some() {
+            " --scope project"
+        } else {
+            ""
+        }
+    }
+
+    fn agent_name(&self) -> &str {
+        self.agent()
+            .map_or(self.agent.as_str(), |a| a.display_name())
+    }
+
+    /// Why a call that loads the config `loaded` is refused because of hookhost's own
+    /// config: it is not the file pinned, it changed since, or this pin holds none (made
+    /// before configs were pinned, or edited). `None`: it is the pinned config, unchanged.
+    pub fn config_problem(&self, loaded: &Path, env: &Environment) -> Option<String> {
+        let (flag, scope) = (&self.agent, self.scope_flag());
+        let Some(pinned) = &self.config else {
+            return Some(format!(
+                "hookhost's pin of its registration with {} in {} holds no digest of hookhost's config (an older hookhost made it, or it was edited), so hookhost blocks this agent's calls rather than run hooks it did not pin. Check {}, then run `hookhost install {flag}{scope}` to pin it as it is now.",
+                self.agent_name(),
+                self.file.display(),
+                loaded.display()
+            ));
+        };
+        // The common call: the same bytes as pinned, found by their digest alone (the
+        // config is parsed again only to say what changed).
+        let digest_now = match crate::access::read_capped(loaded, crate::access::caps::CONFIG) {
+            Ok(bytes) => Some(digest_bytes(&bytes)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => {
+                return Some(format!(
+                    "hookhost's config {} cannot be checked against its pin ({}), so hookhost blocks this agent's calls.",
+                    loaded.display(),
+                    crate::access::explain(loaded, &e)
+                ));
+            }
+        };
+        if pinned.file == loaded && pinned.digest == digest_now {
+            return None;
+        }
+        let now = match ConfigPin::now(loaded, env) {
+            Ok(now) => now,
+            Err(e) => {
+                return Some(format!(
+                    "hookhost's config cannot be checked against its pin ({e}), so hookhost blocks this agent's calls."
+                ));
+            }
+        };
+        if pinned.same_as(&now) {
+            return None;
+        }
+        if pinned.file != now.file {
+            return Some(format!(
+                "this call loads hookhost's config from {}, but `hookhost install {flag}` pinned {}, so hookhost blocks this agent's calls rather than run hooks it did not pin. If the config moved on purpose, run `hookhost install {flag}{scope}` with the environment the agent runs hookhost in (HARNESS_HOME, XDG_CONFIG_HOME) to pin it.",
+                now.file.display(),
+                pinned.file.display()
+            ));
+        }
+        Some(format!(
+            "hookhost's config {} changed since `hookhost install {flag}` pinned it ({} then, {} now), so hookhost blocks this agent's calls rather than run hooks it did not pin. If you made this change, check it (`hookhost check`), then run `hookhost install {flag}{scope}`, which shows the change and pins the config as it is now; if you did not, restore the file.",
+            now.file.display(),
+            pinned.contents(),
+            now.contents()
+        ))
+    }
+
+    /// Whether the registered binary is still the one pinned: `None` when it is, else
+    /// what `doctor` says. `digests` keeps each binary's digest, read once per `doctor`.
+    pub fn binary_problem(
+        &self,
+        digests: &mut std::collections::HashMap<PathBuf, Result<String, String>>,
+    ) -> Option<String> {
+        let (flag, scope) = (&self.agent, self.scope_flag());
+        let file = self.hookhost.display();
+        let Some(pinned) = &self.hookhost_digest else {
+            return Some(format!(
+                "the hookhost binary {file} was pinned without its digest (by an older hookhost), so a replaced binary would go unnoticed: run `hookhost install {flag}{scope}` to pin it"
+            ));
+        };
+        let now = digests
+            .entry(self.hookhost.clone())
+            .or_insert_with(|| {
+                file_digest(&self.hookhost).map_err(|e| crate::access::explain(&self.hookhost, &e))
+            })
+            .clone();
+        match now {
+            Ok(now) if &now == pinned => None,
+            Ok(now) => Some(format!(
+                "the hookhost binary {file} changed since `hookhost install {flag}` pinned it ({} then, {} now): the agent runs whatever is there, and a replaced binary need not run hookhost's checks at all. If you upgraded hookhost, run `hookhost install {flag}{scope}` to pin it; if not, reinstall hookhost, then run it",
+                short_digest(pinned),
+                short_digest(&now)
+            )),
+            Err(why) => Some(format!(
+                "the hookhost binary {file} that `hookhost install {flag}` registered cannot be read ({why}): the agent's calls of it fail. Reinstall hookhost, then run `hookhost install {flag}{scope}`"
+            )),
         }
     }
 
@@ -299,12 +540,31 @@ pub fn load(path: &Path) -> Result<Vec<Pin>, PinError> {
         })
 }
 
-/// Replaces the pin of `pin.agent` in `pin.file` (adds it when there is none).
+/// Replaces the pin of `pin.agent` in `pin.file` (adds it when there is none). Its
+/// config pin, when it has one, is also given to every other pin of the same config file
+/// (or of none, made before configs were pinned): every registration's bridge loads that
+/// one file, and pinning it is the user's act of accepting it (`install` shows the change
+/// first).
 pub fn pin(path: &Path, pin: Pin) -> Result<(), PinError> {
     let mut pins = load(path).unwrap_or_default();
     pins.retain(|p| !(p.agent == pin.agent && p.file == pin.file));
+    if let Some(config) = &pin.config {
+        for other in &mut pins {
+            if other.config.as_ref().is_none_or(|c| c.file == config.file) {
+                other.config = Some(config.clone());
+            }
+        }
+    }
     pins.push(pin);
     save(path, pins)
+}
+
+/// The pin of `agent` in `file`, if there is one (none when the pins cannot be read).
+pub fn pinned(path: &Path, agent: AgentKind, file: &Path) -> Option<Pin> {
+    load(path)
+        .ok()?
+        .into_iter()
+        .find(|p| p.agent == agent.flag_name() && p.file == file)
 }
 
 /// Removes the pin of `agent` in `file`, if any.
@@ -329,24 +589,70 @@ pub fn drifted(
     cwd: Option<&Path>,
     only_file: Option<&Path>,
 ) -> Vec<String> {
-    let pins = match pins_path(env).and_then(|path| load(&path)) {
+    match load_for_call(env) {
+        Ok(pins) => drifted_in(&pins, agent, cwd, only_file),
+        Err(refusal) => refusal,
+    }
+}
+
+/// Everything that refuses a tool call or a prompt of `agent` from `cwd` before any hook
+/// runs: a drifted registration or a switch-off ([`drifted`]); hookhost's config `config`
+/// (the file the call loads) not the one pinned, or changed since (docs/threats.md#r5);
+/// and a registration of hookhost the agent reads that no pin covers, which is what
+/// deleting or emptying the pins file leaves (docs/threats.md#n8). `hookhost` is the
+/// running binary, to recognise a registration of it by its path as well as its name.
+pub fn refused_call(
+    env: &Environment,
+    agent: AgentKind,
+    cwd: Option<&Path>,
+    config: Option<&Path>,
+    hookhost: &Path,
+) -> Vec<String> {
+    let pins = match load_for_call(env) {
         Ok(pins) => pins,
-        Err(PinError::NoStateFolder) => return Vec::new(),
-        Err(e) => {
-            return vec![format!(
-                "hookhost cannot read its pinned registrations, so it blocks this call: {e}"
-            )];
+        Err(refusal) => return refusal,
+    };
+    let mut refusals = drifted_in(&pins, agent, cwd, None);
+    let covering: Vec<&Pin> = pins
+        .iter()
+        .filter(|p| p.agent == agent.flag_name() && p.covers(cwd))
+        .collect();
+    // One message per config problem: each covering pin holds the same config pin.
+    if let Some(config) = config {
+        let mut seen = Vec::new();
+        for problem in covering
+            .iter()
+            .filter_map(|p| p.config_problem(config, env))
+        {
+            if !seen.contains(&problem) {
+                seen.push(problem);
+            }
         }
-    };
-    let same_file = |pinned: &Path| {
-        only_file.is_none_or(|file| {
-            file == pinned
-                || matches!(
-                    (std::fs::canonicalize(file), std::fs::canonicalize(pinned)),
-                    (Ok(a), Ok(b)) if a == b
-                )
-        })
-    };
+        refusals.extend(seen);
+    }
+    refusals.extend(unpinned_registrations(env, agent, cwd, &pins, hookhost));
+    refusals
+}
+
+/// The pins, for a bridged call: none when hookhost has no state folder; a refusal when
+/// they cannot be read (pins never fail open).
+fn load_for_call(env: &Environment) -> Result<Vec<Pin>, Vec<String>> {
+    match pins_path(env).and_then(|path| load(&path)) {
+        Ok(pins) => Ok(pins),
+        Err(PinError::NoStateFolder) => Ok(Vec::new()),
+        Err(e) => Err(vec![format!(
+            "hookhost cannot read its pinned registrations, so it blocks this call: {e}"
+        )]),
+    }
+}
+
+fn drifted_in(
+    pins: &[Pin],
+    agent: AgentKind,
+    cwd: Option<&Path>,
+    only_file: Option<&Path>,
+) -> Vec<String> {
+    let same_file = |pinned: &Path| only_file.is_none_or(|file| same_path(file, pinned));
     let mut drifts: Vec<String> = pins
         .iter()
         .filter(|p| p.agent == agent.flag_name() && p.covers(cwd) && same_file(&p.file))
@@ -358,6 +664,109 @@ pub fn drifted(
         drifts.extend(project_switch_offs(agent, cwd));
     }
     drifts
+}
+
+/// Whether two paths name one file: equal, or equal once links are resolved.
+fn same_path(a: &Path, b: &Path) -> bool {
+    a == b
+        || matches!(
+            (std::fs::canonicalize(a), std::fs::canonicalize(b)),
+            (Ok(a), Ok(b)) if a == b
+        )
+}
+
+/// The folders `install` would find `agent`'s settings in for a call from `project`:
+/// the home and the agents' own folder variables of `env` (`CODEX_HOME`, …).
+fn places(env: &Environment, project: &Path) -> Option<super::Places> {
+    Some(super::Places::from_environment(
+        env.home()?,
+        project,
+        |name| env.get(name).map(Into::into),
+    ))
+}
+
+/// A message per settings file that `agent` reads for a call from `cwd` (its user file,
+/// and a project's in `cwd` or a folder above it) holding a registration of hookhost that
+/// no pin covers. The bridge is running, so a registration exists; one with no pin is
+/// what deleting the pins leaves, and would let its weakening pass unseen
+/// (docs/threats.md#n8). Only files that exist are read, and a pinned one is skipped, so
+/// the common call reads nothing more.
+fn unpinned_registrations(
+    env: &Environment,
+    agent: AgentKind,
+    cwd: Option<&Path>,
+    pins: &[Pin],
+    hookhost: &Path,
+) -> Vec<String> {
+    let Some(user) = places(env, cwd.unwrap_or(Path::new("/"))) else {
+        return Vec::new();
+    };
+    let settings = &agent.declaration().settings;
+    let mut files: Vec<(Scope, PathBuf)> = settings
+        .file(Scope::User, &user)
+        .map(|file| (Scope::User, file))
+        .into_iter()
+        .collect();
+    // An agent with no project scope (Kimi Code) reads no project's file.
+    if let Some(cwd) = cwd {
+        for folder in cwd.ancestors() {
+            let at = super::Places {
+                project: folder.to_path_buf(),
+                ..user.clone()
+            };
+            files.extend(
+                settings
+                    .file(Scope::Project, &at)
+                    .map(|file| (Scope::Project, file)),
+            );
+        }
+    }
+    let Ok(pins_file) = pins_path(env) else {
+        return Vec::new();
+    };
+    let mut found = Vec::new();
+    for (scope, file) in files {
+        // Most of these files do not exist: read first, compare with the pins after.
+        let Ok(bytes) = crate::access::read_capped(&file, crate::access::caps::SETTINGS) else {
+            continue;
+        };
+        if pins
+            .iter()
+            .any(|p| p.agent == agent.flag_name() && same_path(&p.file, &file))
+        {
+            continue;
+        }
+        let Ok(text) = String::from_utf8(bytes) else {
+            continue;
+        };
+        let request = Request {
+            action: super::Action::Install,
+            agent,
+            scope,
+            places: user.clone(),
+            hookhost: hookhost.to_path_buf(),
+            options: Options::default(),
+        };
+        let registered = super::plan_file(&request, &file, Some(&text))
+            .is_ok_and(|change| change.outcome != Outcome::Added);
+        if registered && !found.iter().any(|(f, _)| f == &file) {
+            let scope = if scope == Scope::Project {
+                " --scope project"
+            } else {
+                ""
+            };
+            let message = format!(
+                "hookhost is registered with {} in {}, but no pin covers it ({} is missing or holds no pin for it), so hookhost blocks this agent's calls: without its pin, a change to the registration or to hookhost's config would go unnoticed. If you did not remove the pins, something did: check {} and hookhost's config, then run `hookhost install {}{scope}` to pin them again.",
+                agent.display_name(),
+                file.display(),
+                pins_file.display(),
+                file.display(),
+                agent.flag_name()
+            );
+            found.push((file, message));
+        }
+    }
+    found.into_iter().map(|(_, message)| message).collect()
 }
 
 /// A message per project settings file, in `cwd` or a folder above it, that switches
@@ -386,18 +795,43 @@ pub fn project_switch_offs(agent: AgentKind, cwd: &Path) -> Vec<String> {
 }
 
 /// Why a settings change the agent reports (Claude Code's `ConfigChange`, naming `file`
-/// when it can) is refused: it drifted a pinned registration of `agent`, or `file` now
-/// turns every hook off (any settings file can, not only the one hookhost is pinned in).
-/// Empty: no objection.
+/// when it can) is refused: it drifted a pinned registration of `agent`; no pin covers
+/// `agent` at all, though the agent called hookhost's hook (the pins removed); or `file`
+/// now turns every hook off (any settings file can, not only the one hookhost is pinned
+/// in). Empty: no objection.
 pub fn refused_change(
     env: &Environment,
     agent: AgentKind,
     cwd: Option<&Path>,
     file: Option<&Path>,
 ) -> Vec<String> {
-    let drift = drifted(env, agent, cwd, file);
+    let pins = match load_for_call(env) {
+        Ok(pins) => pins,
+        Err(refusal) => return refusal,
+    };
+    let drift = drifted_in(&pins, agent, cwd, file);
     if !drift.is_empty() {
         return drift;
+    }
+    // The agent called hookhost's own settings-change hook, so hookhost is registered in
+    // what this session loaded: no pin for it at all is the pins removed, perhaps with the
+    // registration in the same command, which no later call would see (docs/threats.md#n8).
+    let mut refusals = Vec::new();
+    if let Ok(pins_file) = pins_path(env)
+        && !pins
+            .iter()
+            .any(|p| p.agent == agent.flag_name() && p.covers(cwd))
+    {
+        let changed = file.map_or("the agent's settings".to_string(), |f| {
+            f.display().to_string()
+        });
+        refusals.push(format!(
+            "{} called hookhost's settings-change hook, so hookhost is registered, but no pin covers it ({} is missing or holds no pin for it); hookhost refuses this change to {changed}, so this session keeps hookhost's hooks. If you ran `hookhost uninstall {}`, they go with the next session; if not, something removed the pins: check {changed}, then run `hookhost install {}` to pin the registration again.",
+            agent.display_name(),
+            pins_file.display(),
+            agent.flag_name(),
+            agent.flag_name()
+        ));
     }
     let switched_off = file.and_then(|file| {
         let bytes = crate::access::read_capped(file, crate::access::caps::SETTINGS).ok()?;
@@ -407,7 +841,8 @@ pub fn refused_change(
             file = file.display()
         ))
     });
-    switched_off.into_iter().collect()
+    refusals.extend(switched_off);
+    refusals
 }
 
 /// Writes the pins file whole: a temporary file (0600) renamed over it.
@@ -438,6 +873,20 @@ fn save(path: &Path, pins: Vec<Pin>) -> Result<(), PinError> {
 
 fn digest(text: &str) -> String {
     digest_bytes(text.as_bytes())
+}
+
+/// `sha256:` of a file read in pieces (a binary can be hundreds of MB).
+pub fn file_digest(path: &Path) -> std::io::Result<String> {
+    let mut file = std::fs::File::open(path)?;
+    let mut hasher = Sha256::new();
+    std::io::copy(&mut file, &mut hasher)?;
+    Ok(format!("sha256:{}", hex::encode(hasher.finalize())))
+}
+
+/// `sha256:` and the first 12 hex digits, for messages.
+pub fn short_digest(digest: &str) -> String {
+    let end = digest.len().min("sha256:".len() + 12);
+    format!("{}…", digest.get(..end).unwrap_or(digest))
 }
 
 fn digest_bytes(bytes: &[u8]) -> String {
@@ -643,6 +1092,19 @@ mod tests {
         let state = tempfile::tempdir().unwrap();
         let env = Environment::from_vars(vec![("XDG_STATE_HOME".into(), state.path().into())]);
         let local = state.path().join("settings.local.json");
+        std::fs::write(&local, "{\"model\": \"opus\"}").unwrap();
+        // No pin covers Claude Code, though its hook was called: the pins were removed.
+        let refused = refused_change(&env, AgentKind::ClaudeCode, None, Some(&local));
+        assert_eq!(refused.len(), 1, "{refused:?}");
+        assert!(
+            refused[0].starts_with("Claude Code called hookhost's settings-change hook, so hookhost is registered, but no pin covers it ("),
+            "{refused:?}"
+        );
+        let request = request(state.path(), Options::default());
+        let change = plan(&request, None).unwrap();
+        pin(&pins_path(&env).unwrap(), Pin::of(&change, &request)).unwrap();
+        std::fs::create_dir_all(change.file.parent().unwrap()).unwrap();
+        std::fs::write(&change.file, change.after.as_deref().unwrap()).unwrap();
         std::fs::write(&local, "{\"disableAllHooks\": true}").unwrap();
         let refused = refused_change(&env, AgentKind::ClaudeCode, None, Some(&local));
         assert_eq!(refused.len(), 1);
@@ -658,6 +1120,86 @@ mod tests {
         assert_eq!(
             switches_hooks_off(AgentKind::Codex, &std::fs::read_to_string(&codex).unwrap()),
             Some("[features] hooks = false")
+        );
+    }
+
+    /// hookhost's config is pinned with the registration: the call that loads it changed,
+    /// moved, or with no config pin at all is refused (docs/threats.md#r5); a registration
+    /// with no pin is refused (docs/threats.md#n8).
+    #[test]
+    fn a_call_is_refused_for_a_changed_config_and_for_a_registration_without_a_pin() {
+        let root = tempfile::tempdir().unwrap();
+        let home = root.path().join("home");
+        let state = root.path().join("state");
+        let env = Environment::from_vars(vec![
+            ("HOME".into(), home.clone().into()),
+            ("XDG_STATE_HOME".into(), state.clone().into()),
+        ]);
+        let config = root.path().join("config.toml");
+        std::fs::write(
+            &config,
+            "[[hooks]]\nname = \"marker\"\nevent = \"PreToolUse\"\ncommand = [\"/bin/true\"]\n",
+        )
+        .unwrap();
+        let request = request(&home, Options::default());
+        let change = plan(&request, None).unwrap();
+        std::fs::create_dir_all(change.file.parent().unwrap()).unwrap();
+        std::fs::write(&change.file, change.after.as_deref().unwrap()).unwrap();
+        let hookhost = Path::new("/usr/local/bin/hookhost");
+        let refuse = || refused_call(&env, AgentKind::ClaudeCode, None, Some(&config), hookhost);
+
+        // Registered, and no pin: refused, naming the file and the fix.
+        let refused = refuse();
+        assert_eq!(refused.len(), 1, "{refused:?}");
+        assert!(
+            refused[0].starts_with(&format!(
+                "hookhost is registered with Claude Code in {}, but no pin covers it",
+                change.file.display()
+            )),
+            "{refused:?}"
+        );
+        // A pin with no config pin (an older hookhost's) is refused too.
+        let pins = pins_path(&env).unwrap();
+        pin(&pins, Pin::of(&change, &request)).unwrap();
+        assert!(refuse()[0].contains("holds no digest of hookhost's config"));
+
+        let now = ConfigPin::now(&config, &env).unwrap();
+        assert_eq!(now.contents(), "1 hook: marker");
+        pin(
+            &pins,
+            Pin::of(&change, &request).with_own_files(Some(now.clone())),
+        )
+        .unwrap();
+        assert_eq!(refuse(), Vec::<String>::new());
+
+        std::fs::write(&config, "").unwrap();
+        let refused = refuse();
+        assert_eq!(refused.len(), 1, "{refused:?}");
+        assert!(
+            refused[0].starts_with(&format!(
+                "hookhost's config {} changed since `hookhost install claude-code` pinned it (1 hook: marker then, no hooks now)",
+                config.display()
+            )),
+            "{refused:?}"
+        );
+        let emptied = ConfigPin::now(&config, &env).unwrap();
+        assert_eq!(
+            now.change_to(&emptied).unwrap(),
+            format!(
+                "hookhost's config {} changed since it was pinned: 1 hook: marker then, no hooks now (hooks removed: marker; added: none).",
+                config.display()
+            )
+        );
+        // Another config than the pinned one.
+        let other = root.path().join("other.toml");
+        let refused = refused_call(&env, AgentKind::ClaudeCode, None, Some(&other), hookhost);
+        assert!(
+            refused[0].starts_with(&format!(
+                "this call loads hookhost's config from {}, but `hookhost install claude-code` pinned {}",
+                other.display(),
+                config.display()
+            )),
+            "{refused:?}"
         );
     }
 }
