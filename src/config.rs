@@ -1,6 +1,7 @@
-//! The user's config: `[[hooks]]`, `[sandbox]` and `[wasm]` from one TOML file.
+//! The user's config: `[[hooks]]`, `[sandbox]`, `[wasm]` and the top-level
+//! `unknown_tools` from one TOML file.
 //!
-//! The file is the agent's whole config, so top-level keys other than those three are
+//! The file is the agent's whole config, so top-level keys other than those four are
 //! the embedder's and are ignored. Inside `[[hooks]]` every key the spec does not list is
 //! a load error. Every load error names the file and, where there is one, the hook; all
 //! of a file's errors are reported at once, so that one edit can fix them all, one line
