@@ -37,6 +37,12 @@ pub static HOOKHOST_NAMES: &[(&str, &str)] = &[
     ("Skill", "skill"),
 ];
 
+/// Claude Code's tools that run a shell command but that the helpers' tables
+/// ([`HOOKHOST_NAMES`]) do not hold yet: `Monitor` runs `command` and streams its output
+/// (Claude Code 2.1.332's `MonitorInput`). A hook that guards shell commands must see
+/// every shell's (docs/agents.md#tool-names).
+pub static MORE_HOOKHOST_NAMES: &[(&str, &str)] = &[("Monitor", "bash")];
+
 /// hookhost's name for Claude Code's tool `claude`, if it has one.
 pub fn hookhost_name(claude: &str) -> Option<&'static str> {
     if claude.starts_with("mcp__") {
@@ -44,6 +50,7 @@ pub fn hookhost_name(claude: &str) -> Option<&'static str> {
     }
     HOOKHOST_NAMES
         .iter()
+        .chain(MORE_HOOKHOST_NAMES)
         .find(|(c, _)| *c == claude)
         .map(|(_, h)| *h)
 }
@@ -87,6 +94,11 @@ pub struct ToolCall {
     /// in Claude Code's shape. Each is judged as a call of its own after this one
     /// (docs/agents.md, "Every file a call touches").
     pub files: Vec<ToolCall>,
+    /// The agent (as its users name it) whose tool this is, when hookhost has no name
+    /// for the tool and does not know it to have none: a hook with `tools = [...]` then
+    /// follows its `unknown_tools` (docs/contract.md#unknown_tools). `None` for every
+    /// named or documented tool, and for hookhost's own calls.
+    pub unknown_to: Option<String>,
 }
 
 impl ToolCall {
@@ -100,6 +112,7 @@ impl ToolCall {
             tool_use_id,
             given: EnvelopeShape::ClaudeCode,
             files: Vec::new(),
+            unknown_to: None,
         }
     }
 
@@ -115,6 +128,7 @@ impl ToolCall {
             tool_use_id,
             given: EnvelopeShape::Spec,
             files: Vec::new(),
+            unknown_to: None,
         }
         .named(name)
     }
@@ -217,6 +231,10 @@ pub struct ClaudeInputSource {
     /// The call's arguments as given, paths absolute (a call only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_input: Option<Value>,
+    /// [`ToolCall::unknown_to`]: the agent whose tool hookhost could not name, when the
+    /// gate was blocked for it (so that replay blocks it again).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unknown_to: Option<String>,
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
-//! The user's config: `[[hooks]]`, `[sandbox]` and `[wasm]` from one TOML file.
+//! The user's config: `[[hooks]]`, `[sandbox]`, `[wasm]` and the top-level
+//! `unknown_tools` from one TOML file.
 //!
-//! The file is the agent's whole config, so top-level keys other than those three are
+//! The file is the agent's whole config, so top-level keys other than those four are
 //! the embedder's and are ignored. Inside `[[hooks]]` every key the spec does not list is
 //! a load error. Every load error names the file and, where there is one, the hook; all
 //! of a file's errors are reported at once, so that one edit can fix them all, one line
@@ -72,6 +73,113 @@ pub enum OnFailure {
     Continue,
 }
 
+/// What a hook with `tools = [...]` does with a call of a tool hookhost has no name
+/// for and does not know to have none (docs/contract.md#unknown_tools): a tool of a
+/// newer agent version, or one whose spelling hookhost has never seen. Such a hook cannot
+/// tell whether the call is one of its tools.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum UnknownTools {
+    /// The call is blocked, with a message naming the tool, the agent and this key.
+    #[default]
+    Block,
+    /// The call goes on; the hook does not run for it.
+    Allow,
+}
+
+impl UnknownTools {
+    /// The key's value as written.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            UnknownTools::Block => "block",
+            UnknownTools::Allow => "allow",
+        }
+    }
+
+    fn from_config(s: &str) -> Option<UnknownTools> {
+        match s {
+            "block" => Some(UnknownTools::Block),
+            "allow" => Some(UnknownTools::Allow),
+            _ => None,
+        }
+    }
+}
+
+/// A hook's `tools = [...]`, with what it does for a tool hookhost cannot name
+/// ([`UnknownTools`]: the hook's `unknown_tools`, else the file's, else `block`). It reads
+/// as the list of names. In a record it is the list alone when `unknown_tools` is
+/// `block` (so records written before the key read the same), else
+/// `{"names": [...], "unknown_tools": "allow"}`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolList {
+    names: Vec<String>,
+    unknown: UnknownTools,
+}
+
+impl ToolList {
+    /// `names`, with `unknown` for the tools hookhost cannot name.
+    pub fn new(names: Vec<String>, unknown: UnknownTools) -> ToolList {
+        ToolList { names, unknown }
+    }
+
+    /// The tool names, as written.
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
+
+    /// What a call of a tool hookhost cannot name gets from this hook.
+    pub fn unknown_tools(&self) -> UnknownTools {
+        self.unknown
+    }
+}
+
+impl From<Vec<String>> for ToolList {
+    fn from(names: Vec<String>) -> ToolList {
+        ToolList::new(names, UnknownTools::default())
+    }
+}
+
+impl std::ops::Deref for ToolList {
+    type Target = [String];
+    fn deref(&self) -> &[String] {
+        &self.names
+    }
+}
+
+impl serde::Serialize for ToolList {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        if self.unknown == UnknownTools::Block {
+            return self.names.serialize(serializer);
+        }
+        let mut map = serializer.serialize_map(Some(2))?;
+        map.serialize_entry("names", &self.names)?;
+        map.serialize_entry("unknown_tools", &self.unknown)?;
+        map.end()
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for ToolList {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        #[derive(serde::Deserialize)]
+        #[serde(untagged)]
+        enum Written {
+            Names(Vec<String>),
+            Full {
+                names: Vec<String>,
+                unknown_tools: UnknownTools,
+            },
+        }
+        Ok(match Written::deserialize(deserializer)? {
+            Written::Names(names) => ToolList::from(names),
+            Written::Full {
+                names,
+                unknown_tools,
+            } => ToolList::new(names, unknown_tools),
+        })
+    }
+}
+
 /// One `[[hooks]]` table, validated.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct HookDef {
@@ -81,8 +189,9 @@ pub struct HookDef {
     pub event: Event,
     /// The argv, as written (no shell).
     pub command: Vec<String>,
-    /// PreToolUse only: the tools it covers; `None` is every tool.
-    pub tools: Option<Vec<String>>,
+    /// PreToolUse only: the tools it covers, and what it does for a tool hookhost
+    /// cannot name; `None` is every tool.
+    pub tools: Option<ToolList>,
     /// Whole seconds, 1–600.
     pub timeout: u64,
     /// Run in the box (argv hooks in a session with a sandbox).
@@ -174,6 +283,9 @@ pub struct Config {
     pub wasm: WasmConfig,
     /// Start-up warnings (unknown tool names), the spec's lines.
     pub warnings: Vec<String>,
+    /// The top-level `unknown_tools`: the default of every hook with `tools` that does
+    /// not say.
+    pub unknown_tools: UnknownTools,
 }
 
 pub use crate::toml_file::Problem;
@@ -230,9 +342,12 @@ impl Config {
         let table = crate::toml_file::parse_table(path, text)?;
         let mut problems = Vec::new();
         let mut warnings = Vec::new();
+        let unknown_tools = parse_top_unknown_tools(table.get("unknown_tools"), &mut problems);
         let hooks = match table.get("hooks") {
             None => Vec::new(),
-            Some(Value::Array(items)) => parse_hooks(items, &mut problems, &mut warnings),
+            Some(Value::Array(items)) => {
+                parse_hooks(items, unknown_tools, &mut problems, &mut warnings)
+            }
             Some(_) => {
                 problems.push(Problem {
                     item: None,
@@ -255,9 +370,33 @@ impl Config {
             sandbox,
             wasm,
             warnings,
+            unknown_tools,
         })
     }
 }
+
+/// The top-level `unknown_tools` (absent: `block`).
+fn parse_top_unknown_tools(value: Option<&Value>, problems: &mut Vec<Problem>) -> UnknownTools {
+    let message = match value {
+        None => return UnknownTools::default(),
+        Some(Value::String(s)) => match UnknownTools::from_config(s) {
+            Some(policy) => return policy,
+            None => format!("unknown_tools {s:?} is not valid: {UNKNOWN_TOOLS_VALUES}"),
+        },
+        Some(other) => format!(
+            "unknown_tools must be \"block\" or \"allow\", not {}",
+            other.type_str()
+        ),
+    };
+    problems.push(Problem {
+        item: None,
+        message,
+    });
+    UnknownTools::default()
+}
+
+/// What `unknown_tools` takes, for its messages.
+const UNKNOWN_TOOLS_VALUES: &str = "use \"block\" (a hook with tools = [...] blocks a call of a tool hookhost has no name for) or \"allow\" (such a call goes on without the hook)";
 
 /// Whether `name` is 1–32 of a-z, 0-9, `-`, `_`.
 pub fn is_valid_name(name: &str) -> bool {
@@ -276,6 +415,7 @@ const HOOK_KEYS: &[&str] = &[
     "sandbox",
     "on_failure",
     "envelope",
+    "unknown_tools",
 ];
 
 /// `[[hooks]]`, as its messages name it.
@@ -292,19 +432,21 @@ const HOOKS: ItemKind = ItemKind {
 
 fn parse_hooks(
     items: &[Value],
+    unknown_tools: UnknownTools,
     problems: &mut Vec<Problem>,
     warnings: &mut Vec<String>,
 ) -> Vec<HookDef> {
     HOOKS.parse_items(
         items,
         problems,
-        |table, out| parse_hook(table, out, warnings),
+        |table, out| parse_hook(table, unknown_tools, out, warnings),
         |def| &def.name,
     )
 }
 
 fn parse_hook(
     table: &toml::Table,
+    file_unknown_tools: UnknownTools,
     out: &mut ItemProblems<'_>,
     warnings: &mut Vec<String>,
 ) -> Option<HookDef> {
@@ -397,8 +539,14 @@ fn parse_hook(
         }
     };
     let envelope = parse_envelope(table.get("envelope"), out);
+    let unknown_tools = parse_hook_unknown_tools(table, event, out);
+    let tools = tools.map(|tools| {
+        tools.map(|names| {
+            ToolList::new(names, unknown_tools.flatten().unwrap_or(file_unknown_tools))
+        })
+    });
     if let (Some(name), Some(tools)) = (&name, &tools) {
-        for tool in tools.iter().flatten() {
+        for tool in tools.iter().flat_map(|t| t.iter()) {
             if !KNOWN_TOOLS.contains(&tool.as_str()) {
                 warnings.push(unknown_tool_warning(name, tool));
             }
@@ -414,6 +562,46 @@ fn parse_hook(
         on_failure: on_failure?,
         envelope: envelope?,
     })
+    .filter(|_| unknown_tools.is_some())
+}
+
+/// A hook's `unknown_tools`: `Some(None)` when absent, `Some(Some(policy))` when valid,
+/// `None` when a problem was reported. It means something only beside `tools`: a hook
+/// without `tools` runs for every call, a tool hookhost cannot name included.
+fn parse_hook_unknown_tools(
+    table: &toml::Table,
+    event: Option<Event>,
+    out: &mut ItemProblems<'_>,
+) -> Option<Option<UnknownTools>> {
+    let Some(value) = table.get("unknown_tools") else {
+        return Some(None);
+    };
+    if event == Some(Event::UserPromptSubmit) {
+        out.push("unknown_tools is for PreToolUse hooks with tools = [...]; a UserPromptSubmit hook runs for every prompt".into());
+        return None;
+    }
+    if !table.contains_key("tools") {
+        out.push("unknown_tools means something only beside tools = [...]: a hook without tools already runs for every call, a tool hookhost has no name for included".into());
+        return None;
+    }
+    match value {
+        Value::String(s) => match UnknownTools::from_config(s) {
+            Some(policy) => Some(Some(policy)),
+            None => {
+                out.push(format!(
+                    "unknown_tools {s:?} is not valid: {UNKNOWN_TOOLS_VALUES}"
+                ));
+                None
+            }
+        },
+        other => {
+            out.push(format!(
+                "unknown_tools must be \"block\" or \"allow\", not {}",
+                other.type_str()
+            ));
+            None
+        }
+    }
 }
 
 /// `envelope`: `Some(None)` when absent, `Some(Some(shape))` when valid, `None` when a
@@ -447,7 +635,7 @@ fn unknown_key_message(key: &str) -> String {
     match key {
         "matcher" => "unknown key \"matcher\": hooks here choose their tools with tools = [\"bash\", …], not a matcher".into(),
         _ => format!(
-            "unknown key {key:?} (a hook has name, event, tools, command, timeout, sandbox, on_failure and envelope)"
+            "unknown key {key:?} (a hook has name, event, tools, command, timeout, sandbox, on_failure, envelope and unknown_tools)"
         ),
     }
 }
@@ -814,6 +1002,68 @@ mod tests {
         assert_eq!(back, c.hooks[1]);
         let old: HookDef = serde_json::from_str(&unset).unwrap();
         assert_eq!(old.envelope, None);
+    }
+
+    #[test]
+    fn unknown_tools_per_hook_and_for_the_file() {
+        let hook = |name: &str, extra: &str| {
+            format!(
+                "[[hooks]]\nname = \"{name}\"\nevent = \"PreToolUse\"\ncommand = [\"/bin/true\"]\n{extra}"
+            )
+        };
+        let policy = |c: &Config, i: usize| c.hooks[i].tools.as_ref().map(ToolList::unknown_tools);
+        // Absent everywhere: block.
+        let c = parse(&hook("a", "tools = [\"bash\"]\n")).unwrap();
+        assert_eq!(policy(&c, 0), Some(UnknownTools::Block));
+        assert_eq!(c.unknown_tools, UnknownTools::Block);
+        // The file's default, and a hook's own key over it.
+        let text = format!(
+            "unknown_tools = \"allow\"\n{}{}",
+            hook("a", "tools = [\"bash\"]\n"),
+            hook("b", "tools = [\"bash\"]\nunknown_tools = \"block\"\n")
+        );
+        let c = parse(&text).unwrap();
+        assert_eq!(policy(&c, 0), Some(UnknownTools::Allow));
+        assert_eq!(policy(&c, 1), Some(UnknownTools::Block));
+        assert_eq!(c.hooks[0].tools.as_deref(), Some(&["bash".to_string()][..]));
+
+        let err = |text: &str| parse(text).unwrap_err().to_string();
+        assert_eq!(
+            err(&hook("a", "tools = [\"bash\"]\nunknown_tools = \"deny\"\n")),
+            "/home/u/.config/harness/config.toml: hook a: unknown_tools \"deny\" is not valid: use \"block\" (a hook with tools = [...] blocks a call of a tool hookhost has no name for) or \"allow\" (such a call goes on without the hook)"
+        );
+        assert_eq!(
+            err(&hook("a", "tools = [\"bash\"]\nunknown_tools = true\n")),
+            "/home/u/.config/harness/config.toml: hook a: unknown_tools must be \"block\" or \"allow\", not boolean"
+        );
+        assert_eq!(
+            err(&hook("a", "unknown_tools = \"allow\"\n")),
+            "/home/u/.config/harness/config.toml: hook a: unknown_tools means something only beside tools = [...]: a hook without tools already runs for every call, a tool hookhost has no name for included"
+        );
+        assert_eq!(
+            err("unknown_tools = \"sometimes\"\n"),
+            "/home/u/.config/harness/config.toml: unknown_tools \"sometimes\" is not valid: use \"block\" (a hook with tools = [...] blocks a call of a tool hookhost has no name for) or \"allow\" (such a call goes on without the hook)"
+        );
+    }
+
+    #[test]
+    fn unknown_tools_round_trips_through_a_record() {
+        let c = parse(
+            "[[hooks]]\nname = \"a\"\nevent = \"PreToolUse\"\ncommand = [\"/bin/true\"]\ntools = [\"bash\"]\n[[hooks]]\nname = \"b\"\nevent = \"PreToolUse\"\ncommand = [\"/bin/true\"]\ntools = [\"bash\"]\nunknown_tools = \"allow\"\n",
+        )
+        .unwrap();
+        // `block` is written as the list alone, as records before the key have it.
+        let block = serde_json::to_string(&c.hooks[0]).unwrap();
+        assert!(block.contains("\"tools\":[\"bash\"]"), "{block}");
+        let allow = serde_json::to_string(&c.hooks[1]).unwrap();
+        assert!(
+            allow.contains("\"tools\":{\"names\":[\"bash\"],\"unknown_tools\":\"allow\"}"),
+            "{allow}"
+        );
+        for (text, hook) in [(block, &c.hooks[0]), (allow, &c.hooks[1])] {
+            let back: HookDef = serde_json::from_str(&text).unwrap();
+            assert_eq!(&back, hook);
+        }
     }
 
     #[test]

@@ -490,6 +490,19 @@ pub fn block_message(gate: Gate<'_>, hook: &str, reason: &str) -> String {
     }
 }
 
+/// The verdict on a call of `agent`'s tool `tool`, which hookhost has no name for, blocked
+/// because hook `hook` lists `tools` and has `unknown_tools = "block"`
+/// (docs/contract.md#unknown_tools). The model reads the message (and most agents show
+/// it to the user): it names the tool, the agent and the key to change.
+pub fn unknown_tool_verdict(hook: &str, tools: &[String], agent: &str, tool: &str) -> Verdict {
+    let listed: Vec<String> = tools.iter().map(|t| format!("{t:?}")).collect();
+    let message = format!(
+        "hookhost has no name for {agent}'s tool \"{tool}\", so the user's hook \"{hook}\" (tools = [{}]) cannot tell whether this call is one it guards, and the call was blocked (unknown_tools = \"block\"). This is not a judgement of the call: tell the user, who can let such calls through with unknown_tools = \"allow\" in that hook or at the top of their hookhost config.",
+        listed.join(", ")
+    );
+    Verdict::allow().ended_by(Outcome::Block, hook, message)
+}
+
 /// The fixed message for a failure that `on_failure = "block"` turned into a block.
 pub fn failure_message(gate: Gate<'_>, hook: &str, kind: &str) -> String {
     match gate {

@@ -336,6 +336,7 @@ impl Report {
                 ));
             }
         }
+        lines.extend(unmapped_tool_lines());
         if let Some(problem) = &self.pins_problem {
             lines.push(format!("✗ pins: {problem}"));
         }
@@ -458,6 +459,15 @@ impl Report {
             },
         })
     }
+}
+
+/// One line per agent naming the tools it offers that have no hookhost name: a hook
+/// with `tools = [...]` never runs for them (docs/agents.md#tools-with-no-hookhost-name).
+fn unmapped_tool_lines() -> Vec<String> {
+    crate::bridge::tools::unmapped_lines()
+        .into_iter()
+        .map(|line| format!("- tools: {line}"))
+        .collect()
 }
 
 fn mark(ok: bool) -> &'static str {

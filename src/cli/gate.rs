@@ -2,7 +2,7 @@
 
 use std::io::{Read, Write};
 
-use hookhost::config::{Event, HookDef};
+use hookhost::config::{Event, HookDef, ToolList, UnknownTools};
 use hookhost::dispatch::{Outcome, Verdict};
 use hookhost::envelope::EnvelopeShape;
 use hookhost::executor::CancellationToken;
@@ -46,6 +46,20 @@ pub fn check(global: &GlobalOptions) -> Exit {
     for hook in session.hooks() {
         let _ = writeln!(stdout, "{}", line(&shape_line(hook)));
     }
+    // What a hook with `tools` does for a tool hookhost cannot name, and which tools it
+    // never runs for (docs/contract.md#unknown_tools).
+    let mut any_tools = false;
+    for hook in session.hooks() {
+        if let Some(tools) = &hook.tools {
+            any_tools = true;
+            let _ = writeln!(stdout, "{}", line(&unknown_tools_line(&hook.name, tools)));
+        }
+    }
+    if any_tools {
+        for unmapped in hookhost::bridge::tools::unmapped_lines() {
+            let _ = writeln!(stdout, "{}", line(&unmapped));
+        }
+    }
     for name in session.network_importers() {
         say(&format!(
             "note: hook {name} imports network interfaces (wasi:sockets or wasi:http); it gets no network: every connection, name lookup and request fails with an error it can handle."
@@ -76,6 +90,19 @@ fn shape_line(hook: &HookDef) -> String {
             shape_name(here),
             shape_name(bridged)
         )
+    }
+}
+
+/// `check`'s line saying what hook `name`, which lists `tools`, does for a tool
+/// hookhost has no name for.
+fn unknown_tools_line(name: &str, tools: &ToolList) -> String {
+    match tools.unknown_tools() {
+        UnknownTools::Block => format!(
+            "hook {name}: behind `hookhost bridge`, a call of a tool hookhost has no name for is blocked (unknown_tools = \"block\")"
+        ),
+        UnknownTools::Allow => format!(
+            "hook {name}: behind `hookhost bridge`, a call of a tool hookhost has no name for goes on without this hook (unknown_tools = \"allow\")"
+        ),
     }
 }
 

@@ -122,7 +122,9 @@ pub async fn replay(reading: &Reading) -> ReplayReport {
                 let bridged_call = v.bridged.as_ref().and_then(|b| {
                     let tool = b.tool_name.clone()?;
                     let input = b.tool_input.clone().unwrap_or(Value::Null);
-                    Some(ToolCall::claude(tool, input, v.gate.tool_use_id.clone()))
+                    let mut call = ToolCall::claude(tool, input, v.gate.tool_use_id.clone());
+                    call.unknown_to = b.unknown_to.clone();
+                    Some(call)
                 });
                 let (what, verdict) = match (&v.gate.tool, bridged_call) {
                     (Some(tool), Some(call)) => {

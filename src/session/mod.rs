@@ -34,7 +34,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::call::{CallerFacts, ClaudeInputSource, ToolCall};
-use crate::config::{ConfigError, Event, HookDef};
+use crate::config::{ConfigError, Event, HookDef, UnknownTools};
 use crate::dispatch::{
     self, Decision, Gate, Inputs, LoadedHook, Recorder, RunEvent, Turn, Verdict,
 };
@@ -216,6 +216,19 @@ impl Session {
         caller: &CallerFacts,
         cancel: &CancellationToken,
     ) -> Verdict {
+        // A tool hookhost cannot name: a hook with `tools` cannot tell whether it is one
+        // of its own, and its `unknown_tools` says what then (docs/contract.md#unknown_tools).
+        if let Some(agent) = &call.unknown_to
+            && let Some(hook) = self.hooks.iter().find(|h| {
+                h.def.event == Event::PreToolUse
+                    && h.def
+                        .tools
+                        .as_ref()
+                        .is_some_and(|t| t.unknown_tools() == UnknownTools::Block)
+            })
+        {
+            return self.block_unknown_tool(call, caller, agent, &hook.def);
+        }
         let covers =
             |h: &HookDef| h.event == Event::PreToolUse && call.covered_by(h.tools.as_deref());
         let matching: Vec<&LoadedHook> = self.hooks.iter().filter(|h| covers(&h.def)).collect();
@@ -257,6 +270,7 @@ impl Session {
             transcript_path: caller.transcript_path.clone(),
             tool_name: (call.given == EnvelopeShape::ClaudeCode).then(|| call.tool.clone()),
             tool_input: Some(call.tool_input.clone()),
+            unknown_to: None,
         });
         let mut spec_input = call.spec_input();
         envelope::relativize_paths(&mut spec_input, &self.project);
@@ -271,6 +285,58 @@ impl Session {
             cancel,
         )
         .await
+    }
+
+    /// The gate of a call of a tool hookhost cannot name, blocked for `hook` (the first
+    /// hook with `tools` and `unknown_tools = "block"`): no hook runs; the verdict is
+    /// recorded with what replay needs to block it again.
+    fn block_unknown_tool(
+        &self,
+        call: &ToolCall,
+        caller: &CallerFacts,
+        agent: &str,
+        hook: &HookDef,
+    ) -> Verdict {
+        let generated;
+        let tool_use_id = match &call.tool_use_id {
+            Some(id) => id.as_str(),
+            None => {
+                generated = envelope::generate_tool_use_id();
+                &generated
+            }
+        };
+        let gate = Gate::Call {
+            tool_name: call.spec_name(),
+            tool_use_id,
+        };
+        let listed = hook
+            .tools
+            .as_ref()
+            .map(|t| t.names().to_vec())
+            .unwrap_or_default();
+        let verdict = dispatch::unknown_tool_verdict(&hook.name, &listed, agent, &call.tool);
+        // `log show` tells the story from the decisions: this one too.
+        if let Some(r) = &self.recorder {
+            let reason = format!(
+                "{agent}'s tool \"{}\" has no hookhost name (unknown_tools = \"block\")",
+                call.tool
+            );
+            r.record(RunEvent::Decided {
+                hook: &hook.name,
+                gate,
+                decision: Decision::Block,
+                reason: &reason,
+            });
+        }
+        let source = ClaudeInputSource {
+            default_envelope: self.default_envelope,
+            transcript_path: caller.transcript_path.clone(),
+            tool_name: Some(call.tool.clone()),
+            tool_input: Some(call.tool_input.clone()),
+            unknown_to: Some(agent.to_string()),
+        };
+        self.record_verdict(gate, None, Some(&source), &verdict);
+        verdict
     }
 
     /// One UserPromptSubmit gate for a prompt an agent sent: as [`Session::prompt`], with
@@ -331,6 +397,7 @@ impl Session {
             transcript_path: transcript_path.map(str::to_string),
             tool_name: None,
             tool_input: None,
+            unknown_to: None,
         });
         let inputs = self.inputs(envelope::prompt(&self.session, prompt), claude);
         self.run_gate(&matching, gate, &inputs, None, source.as_ref(), cancel)

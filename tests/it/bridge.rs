@@ -449,14 +449,29 @@ fn bridge_hooks_read_claude_codes_shape_by_default_and_the_spec_envelope_on_requ
         "{stdout}"
     );
 
-    // A tool with no hookhost name reaches only hooks without `tools`.
+    // A tool with no hookhost name on purpose reaches only hooks without `tools`.
     std::fs::remove_file(&claude_out).unwrap();
-    let odd = json!({
-        "session_id": "shape-1", "transcript_path": null, "cwd": scene.project,
-        "permission_mode": "default", "hook_event_name": "PreToolUse",
-        "tool_name": "SomeNewTool", "tool_input": {}, "tool_use_id": "toolu_2",
-    });
-    assert_no_objection("claude-code", &bridge_json(&scene, "claude-code", &odd));
+    let call_of = |tool: &str| {
+        json!({
+            "session_id": "shape-1", "transcript_path": null, "cwd": scene.project,
+            "permission_mode": "default", "hook_event_name": "PreToolUse",
+            "tool_name": tool, "tool_input": {}, "tool_use_id": "toolu_2",
+        })
+    };
+    assert_no_objection(
+        "claude-code",
+        &bridge_json(&scene, "claude-code", &call_of("TodoWrite")),
+    );
+    assert!(!claude_out.exists());
+    // One hookhost does not know at all is blocked for a hook with `tools`, unrun
+    // (tests/it/unknown_tools.rs has the rest).
+    let reply = bridge_json(&scene, "claude-code", &call_of("SomeNewTool"));
+    assert!(
+        deny_reason("claude-code", &reply).is_some_and(
+            |r| r.starts_with("hookhost has no name for Claude Code's tool \"SomeNewTool\"")
+        ),
+        "{reply:?}"
+    );
     assert!(!claude_out.exists());
 }
 

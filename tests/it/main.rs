@@ -36,6 +36,7 @@ mod record_trust;
 mod sandbox;
 mod serve;
 mod shipped_policies;
+mod unknown_tools;
 mod wasm;
 mod wasm_cache;
 mod wasm_hooks;

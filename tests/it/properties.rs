@@ -350,7 +350,7 @@ impl HookSpec {
             name: self.name.clone(),
             event: self.event,
             command: self.command.clone(),
-            tools: self.tools.clone(),
+            tools: self.tools.clone().map(Into::into),
             timeout: self.timeout.unwrap_or(30),
             sandbox: self.sandbox.unwrap_or(true),
             on_failure: self.on_failure.unwrap_or(OnFailure::Block),
