@@ -27,7 +27,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 use crate::bridge::AgentKind;
-use crate::bridge::install::{self, Action, Options, Outcome, Places, Request, Scope, pin};
+use crate::bridge::install::{self, Action, ChangeKind, Options, Places, Request, Scope, pin};
 use crate::config::Config;
 use crate::env::Environment;
 use crate::guard::{self, GuardContext, HookToGuard, LinkNote};
@@ -694,7 +694,7 @@ fn registration_report(
         options: Options::default(),
     };
     match install::plan(&request, Some(&existing)) {
-        Ok(change) if change.outcome == Outcome::Added => report(
+        Ok(change) if change.outcome == ChangeKind::Added => report(
             RegistrationState::NotInstalled,
             "hookhost is not registered here".into(),
         ),

@@ -23,7 +23,7 @@ use serde_json::{Map, Value, json};
 use super::agents::{Declaration, FailClosedSetting, Settings, Shape, SwitchOff};
 use super::install::{FailClosed, RegisteredEvent, Registration, TimeUnit};
 use super::{
-    AgentKind, AgentSession, BridgeError, Event, Outcome, Protocol, Reply, json_or_silent,
+    AgentKind, AgentSession, BridgeError, Event, Protocol, Reply, Ruling, json_or_silent,
     other_event_note, parse_snake_case, with_system_message,
 };
 
@@ -157,7 +157,7 @@ impl Protocol for ClaudeCode {
         }
     }
 
-    fn answer(&self, event: &Event, outcome: &Outcome) -> Reply {
+    fn answer(&self, event: &Event, outcome: &Ruling) -> Reply {
         match event {
             Event::PreToolUse { .. } => json_or_silent(pre_tool_use(outcome)),
             // The same `decision: block` form as a prompt's (no context: none is asked).
@@ -178,7 +178,7 @@ impl Protocol for ClaudeCode {
 }
 
 /// Claude Code's `PreToolUse` answer object (empty for no objection and no warnings).
-pub(crate) fn pre_tool_use(outcome: &Outcome) -> Map<String, Value> {
+pub(crate) fn pre_tool_use(outcome: &Ruling) -> Map<String, Value> {
     let mut answer = Map::new();
     if let Some(reason) = &outcome.block {
         answer.insert(
@@ -195,7 +195,7 @@ pub(crate) fn pre_tool_use(outcome: &Outcome) -> Map<String, Value> {
 
 /// Claude Code's `UserPromptSubmit` answer object (empty for no objection, no context
 /// and no warnings).
-pub(crate) fn prompt(outcome: &Outcome) -> Map<String, Value> {
+pub(crate) fn prompt(outcome: &Ruling) -> Map<String, Value> {
     let mut answer = Map::new();
     if let Some(reason) = &outcome.block {
         answer.insert("decision".into(), json!("block"));
@@ -263,11 +263,11 @@ mod tests {
     #[test]
     fn no_objection_prints_nothing() {
         assert_eq!(
-            ClaudeCode.answer(&pre(), &Outcome::no_objection()),
+            ClaudeCode.answer(&pre(), &Ruling::no_objection()),
             Reply::silent()
         );
         assert_eq!(
-            ClaudeCode.answer(&prompt_event(), &Outcome::no_objection()),
+            ClaudeCode.answer(&prompt_event(), &Ruling::no_objection()),
             Reply::silent()
         );
     }
@@ -343,7 +343,7 @@ mod tests {
                 event_name: "Stop".into()
             }
         );
-        let reply = ClaudeCode.answer(&event, &Outcome::no_objection());
+        let reply = ClaudeCode.answer(&event, &Ruling::no_objection());
         assert_eq!(
             reply,
             Reply {

@@ -18,7 +18,7 @@ use serde_json::Value;
 use super::agents::{Declaration, FailClosedSetting, Settings, Shape, SwitchOff};
 use super::install::{RegisteredEvent, Registration, TimeUnit};
 use super::{
-    AgentKind, BridgeError, Event, Outcome, Protocol, Reply, claude_code, json_or_silent,
+    AgentKind, BridgeError, Event, Protocol, Reply, Ruling, claude_code, json_or_silent,
     other_event_note, parse_snake_case, refuse_by_exit_2,
 };
 
@@ -117,7 +117,7 @@ impl Protocol for Codex {
         )
     }
 
-    fn answer(&self, event: &Event, outcome: &Outcome) -> Reply {
+    fn answer(&self, event: &Event, outcome: &Ruling) -> Reply {
         if let Event::Other { .. } | Event::SettingsChanged { .. } = event {
             return Reply::silent().with_note(&other_event_note(self.kind(), event.event_name()));
         }
@@ -193,7 +193,7 @@ mod tests {
     #[test]
     fn no_objection_prints_nothing_never_a_bare_allow() {
         assert_eq!(
-            Codex.answer(&pre(), &Outcome::no_objection()),
+            Codex.answer(&pre(), &Ruling::no_objection()),
             Reply::silent()
         );
         let reply = Codex.answer(&pre(), &continued_call());
@@ -270,7 +270,7 @@ mod tests {
             .parse(&json!({"session_id": "s", "turn_id": "t", "hook_event_name": "PostToolUse"}))
             .unwrap();
         assert_eq!(
-            Codex.answer(&event, &Outcome::no_objection()),
+            Codex.answer(&event, &Ruling::no_objection()),
             Reply {
                 stdout: String::new(),
                 stderr:

@@ -23,9 +23,8 @@ use serde_json::{Map, Value, json};
 use super::agents::{Declaration, FailClosedSetting, Settings, Shape, SwitchOff};
 use super::install::{RegisteredEvent, Registration, TimeUnit};
 use super::{
-    AgentKind, AgentSession, BridgeError, Event, Outcome, Protocol, Reply, object,
-    other_event_note, owned, parse_snake_case, required_str, str_field, tool_input_field, tools,
-    warnings_on_stderr,
+    AgentKind, AgentSession, BridgeError, Event, Protocol, Reply, Ruling, object, other_event_note,
+    owned, parse_snake_case, required_str, str_field, tool_input_field, tools, warnings_on_stderr,
 };
 
 /// Copilot CLI's registration: hookhost's own file `~/.copilot/hooks/hookhost.json` (or
@@ -159,7 +158,7 @@ impl Protocol for Copilot {
         })
     }
 
-    fn answer(&self, event: &Event, outcome: &Outcome) -> Reply {
+    fn answer(&self, event: &Event, outcome: &Ruling) -> Reply {
         let reply = match event {
             Event::Other { .. } | Event::SettingsChanged { .. } => {
                 return Reply::silent()
@@ -271,7 +270,7 @@ mod tests {
     #[test]
     fn no_objection_prints_nothing() {
         assert_eq!(
-            Copilot.answer(&pre(), &Outcome::no_objection()),
+            Copilot.answer(&pre(), &Ruling::no_objection()),
             Reply::silent()
         );
     }
@@ -362,7 +361,7 @@ mod tests {
             .parse(&json!({"hook_event_name": "SessionStart", "session_id": "s"}))
             .unwrap();
         assert_eq!(
-            Copilot.answer(&event, &Outcome::no_objection()),
+            Copilot.answer(&event, &Ruling::no_objection()),
             Reply {
                 stdout: String::new(),
                 stderr: "hookhost: Copilot CLI event \"SessionStart\" has no hookhost hooks; no objection.\n".into(),

@@ -23,7 +23,7 @@ use serde_json::{Map, Value, json};
 use super::agents::{Declaration, FailClosedSetting, Settings, Shape, SwitchOff};
 use super::install::{FailClosed, RegisteredEvent, Registration, TimeUnit};
 use super::{
-    AgentKind, AgentSession, BridgeError, Event, Outcome, Protocol, Reply, context_dropped_note,
+    AgentKind, AgentSession, BridgeError, Event, Protocol, Reply, Ruling, context_dropped_note,
     object, other_event_note, owned, required_str, str_field, tool_input_field, tools,
     warnings_on_stderr,
 };
@@ -199,7 +199,7 @@ impl Protocol for Cursor {
         Ok(Event::PreToolUse { session, call })
     }
 
-    fn answer(&self, event: &Event, outcome: &Outcome) -> Reply {
+    fn answer(&self, event: &Event, outcome: &Ruling) -> Reply {
         let mut answer = Map::new();
         let mut reply_notes = Vec::new();
         match event {
@@ -255,7 +255,7 @@ impl Protocol for Cursor {
 
 /// The reason, then the warnings: the user sees `user_message`, and Cursor has no other
 /// field for them.
-fn user_message(reason: &str, outcome: &Outcome) -> String {
+fn user_message(reason: &str, outcome: &Ruling) -> String {
     match outcome.warning_text() {
         Some(warnings) => format!("{reason}\n{warnings}"),
         None => reason.to_string(),
@@ -335,7 +335,7 @@ mod tests {
         for text in [PRE, SHELL, MCP, READ] {
             let event = Cursor.parse(&payload(text)).unwrap();
             assert_eq!(
-                Cursor.answer(&event, &Outcome::no_objection()),
+                Cursor.answer(&event, &Ruling::no_objection()),
                 Reply::json(json!({"permission": "allow"})),
                 "{text}"
             );
@@ -382,7 +382,7 @@ mod tests {
             "{\"continue\":false,\"user_message\":\"✗ prompt blocked by hook \\\"keywords\\\": not today\"}\n"
         );
         assert_eq!(
-            Cursor.answer(&prompt_event(), &Outcome::no_objection()),
+            Cursor.answer(&prompt_event(), &Ruling::no_objection()),
             Reply::json(json!({"continue": true}))
         );
         let reply = Cursor.answer(&prompt_event(), &context());
@@ -415,7 +415,7 @@ mod tests {
             .parse(&json!({"hook_event_name": "afterFileEdit", "conversation_id": "c"}))
             .unwrap();
         assert_eq!(
-            Cursor.answer(&event, &Outcome::no_objection()),
+            Cursor.answer(&event, &Ruling::no_objection()),
             Reply {
                 stdout: String::new(),
                 stderr: "hookhost: Cursor event \"afterFileEdit\" has no hookhost hooks; no objection.\n".into(),

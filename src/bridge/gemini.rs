@@ -19,7 +19,7 @@ use serde_json::{Map, Value, json};
 use super::agents::{Declaration, FailClosedSetting, Settings, Shape, SwitchOff};
 use super::install::{RegisteredEvent, Registration, TimeUnit};
 use super::{
-    AgentKind, BridgeError, Event, Outcome, Protocol, Reply, json_or_silent, other_event_note,
+    AgentKind, BridgeError, Event, Protocol, Reply, Ruling, json_or_silent, other_event_note,
     parse_snake_case, with_system_message,
 };
 
@@ -111,7 +111,7 @@ impl Protocol for Gemini {
         parse_snake_case(self.kind(), payload, &["BeforeTool"], &["BeforeAgent"])
     }
 
-    fn answer(&self, event: &Event, outcome: &Outcome) -> Reply {
+    fn answer(&self, event: &Event, outcome: &Ruling) -> Reply {
         let mut answer = Map::new();
         match event {
             Event::Other { .. } | Event::SettingsChanged { .. } => {
@@ -202,7 +202,7 @@ mod tests {
     #[test]
     fn no_objection_prints_nothing() {
         assert_eq!(
-            Gemini.answer(&pre(), &Outcome::no_objection()),
+            Gemini.answer(&pre(), &Ruling::no_objection()),
             Reply::silent()
         );
     }
@@ -276,7 +276,7 @@ mod tests {
             .parse(&json!({"hook_event_name": "AfterTool", "session_id": "s"}))
             .unwrap();
         assert_eq!(
-            Gemini.answer(&event, &Outcome::no_objection()),
+            Gemini.answer(&event, &Ruling::no_objection()),
             Reply {
                 stdout: String::new(),
                 stderr: "hookhost: Gemini CLI event \"AfterTool\" has no hookhost hooks; no objection.\n".into(),

@@ -25,7 +25,7 @@ use serde_json::{Map, Value};
 use super::agents::{Declaration, FailClosedSetting, Settings, Shape, SwitchOff};
 use super::install::{RegisteredEvent, Registration, TimeUnit};
 use super::{
-    AgentKind, BridgeError, Event, Outcome, Protocol, Reply, claude_code, context_dropped_note,
+    AgentKind, BridgeError, Event, Protocol, Reply, Ruling, claude_code, context_dropped_note,
     other_event_note, parse_snake_case, refuse_by_exit_2, warnings_on_stderr,
 };
 
@@ -142,7 +142,7 @@ impl Protocol for Kimi {
         )
     }
 
-    fn answer(&self, event: &Event, outcome: &Outcome) -> Reply {
+    fn answer(&self, event: &Event, outcome: &Ruling) -> Reply {
         if let Event::Other { .. } | Event::SettingsChanged { .. } = event {
             return Reply::silent().with_note(&other_event_note(self.kind(), event.event_name()));
         }
@@ -223,24 +223,24 @@ mod tests {
     #[test]
     fn denies_by_exit_2_and_never_prints_on_a_quiet_prompt() {
         let pre = Kimi.parse(&payload(PRE)).unwrap();
-        let deny = Kimi.answer(&pre, &Outcome::block("no force pushes"));
+        let deny = Kimi.answer(&pre, &Ruling::block("no force pushes"));
         assert_eq!((deny.exit_code, deny.stdout.as_str()), (2, ""));
         assert_eq!(deny.stderr, "no force pushes\n");
         let prompt = Kimi.parse(&payload(PROMPT)).unwrap();
         let quiet = Kimi.answer(
             &prompt,
-            &Outcome {
+            &Ruling {
                 warnings: vec!["⚠ hook x is failing".into()],
-                ..Outcome::default()
+                ..Ruling::default()
             },
         );
         assert_eq!((quiet.exit_code, quiet.stdout.as_str()), (0, ""));
         assert_eq!(quiet.stderr, "⚠ hook x is failing\n");
         let context = Kimi.answer(
             &prompt,
-            &Outcome {
+            &Ruling {
                 context: Some("use the staging db".into()),
-                ..Outcome::default()
+                ..Ruling::default()
             },
         );
         assert_eq!(context.stdout, "use the staging db\n");

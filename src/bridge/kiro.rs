@@ -26,9 +26,8 @@ use serde_json::{Map, Value};
 use super::agents::{Declaration, FailClosedSetting, Settings, Shape, SwitchOff};
 use super::install::{RegisteredEvent, Registration, TimeUnit};
 use super::{
-    AgentKind, BridgeError, Event, Outcome, Protocol, Reply, context_dropped_note,
-    other_event_note, parse_snake_case, prompt_block_dropped_note, refuse_by_exit_2,
-    warnings_on_stderr,
+    AgentKind, BridgeError, Event, Protocol, Reply, Ruling, context_dropped_note, other_event_note,
+    parse_snake_case, prompt_block_dropped_note, refuse_by_exit_2, warnings_on_stderr,
 };
 
 /// Kiro CLI's registration: an agent file of hookhost's own, `~/.kiro/agents/hookhost.json`
@@ -149,7 +148,7 @@ impl Protocol for Kiro {
         parse_snake_case(self.kind(), &payload, PRE_TOOL_EVENTS, PROMPT_EVENTS)
     }
 
-    fn answer(&self, event: &Event, outcome: &Outcome) -> Reply {
+    fn answer(&self, event: &Event, outcome: &Ruling) -> Reply {
         let reply = match event {
             Event::Other { .. } | Event::SettingsChanged { .. } => {
                 return Reply::silent()
@@ -298,25 +297,25 @@ mod tests {
     #[test]
     fn denies_by_exit_2_adds_context_as_text_and_cannot_block_a_prompt() {
         let pre = Kiro.parse(&payload(PRE)).unwrap();
-        let deny = Kiro.answer(&pre, &Outcome::block("no force pushes"));
+        let deny = Kiro.answer(&pre, &Ruling::block("no force pushes"));
         assert_eq!((deny.exit_code, deny.stdout.as_str()), (2, ""));
         assert_eq!(deny.stderr, "no force pushes\n");
-        let quiet = Kiro.answer(&pre, &Outcome::no_objection());
+        let quiet = Kiro.answer(&pre, &Ruling::no_objection());
         assert_eq!((quiet.exit_code, quiet.stdout.as_str()), (0, ""));
 
         let prompt = Kiro.parse(&payload(PROMPT)).unwrap();
         let context = Kiro.answer(
             &prompt,
-            &Outcome {
+            &Ruling {
                 context: Some("use the staging db".into()),
-                ..Outcome::default()
+                ..Ruling::default()
             },
         );
         assert_eq!(
             (context.exit_code, context.stdout.as_str()),
             (0, "use the staging db\n")
         );
-        let blocked = Kiro.answer(&prompt, &Outcome::block("not today"));
+        let blocked = Kiro.answer(&prompt, &Ruling::block("not today"));
         assert_eq!((blocked.exit_code, blocked.stdout.as_str()), (0, ""));
         assert_eq!(
             blocked.stderr,

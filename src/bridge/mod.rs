@@ -6,7 +6,7 @@
 //! input fields ([`tools`]), and writing the answer in that agent's own language
 //! ([`Protocol::answer`] → [`Reply`]: stdout, stderr and an exit status with the *agent's*
 //! meaning, never hookhost's own exit statuses). The front end (`hookhost bridge`) reads
-//! stdin, runs the session's gate, fills an [`Outcome`] from its
+//! stdin, runs the session's gate, fills an [`Ruling`] from its
 //! [`crate::dispatch::Verdict`] and writes the [`Reply`] out.
 //!
 //! An agent is one file: its [`Declaration`] (names, program, settings, timeout, failure
@@ -53,7 +53,7 @@ pub use agents::{
 ///
 /// Implementations are unit structs, one file each. [`Protocol::parse`] turns the agent's
 /// stdin into the canonical [`Event`] (Claude Code's tool names and input shape, through
-/// [`tools`]); [`Protocol::answer`] writes an [`Outcome`] in the form that agent obeys, for
+/// [`tools`]); [`Protocol::answer`] writes an [`Ruling`] in the form that agent obeys, for
 /// the event it answers; [`Protocol::refuse`] denies a call the bridge could not read or
 /// could not run, in a form that blocks whichever event it was.
 pub trait Protocol: Sync {
@@ -67,7 +67,7 @@ pub trait Protocol: Sync {
     fn parse(&self, payload: &Value) -> Result<Event, BridgeError>;
 
     /// The answer to `event` (as [`Protocol::parse`] returned it) for `outcome`.
-    fn answer(&self, event: &Event, outcome: &Outcome) -> Reply;
+    fn answer(&self, event: &Event, outcome: &Ruling) -> Reply;
 
     /// A deny that blocks whatever the agent asked, with `reason`: for a payload the
     /// bridge could not read, or a bridge that could not run its hooks.
@@ -144,10 +144,10 @@ impl Event {
 }
 
 /// What the bridge decided, as every agent's answer needs it: filled by the front end
-/// from a [`Verdict`] ([`Outcome::from_verdict`]) or from a refusal at start
-/// ([`Outcome::refused`]), so that no agent depends on the session.
+/// from a [`Verdict`] ([`Ruling::from_verdict`]) or from a refusal at start
+/// ([`Ruling::refused`]), so that no agent depends on the session.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Outcome {
+pub struct Ruling {
     /// `Some(reason)` to deny the call or block the prompt; `None` for no objection.
     /// The reason is the text the agent shows: the verdict's message (`blocked by the
     /// user's hook "x": …`, the spec's failure message, the refusal at start).
@@ -161,24 +161,24 @@ pub struct Outcome {
     pub warnings: Vec<String>,
 }
 
-impl Outcome {
+impl Ruling {
     /// No objection, nothing to say.
-    pub fn no_objection() -> Outcome {
-        Outcome::default()
+    pub fn no_objection() -> Ruling {
+        Ruling::default()
     }
 
     /// A deny (or a blocked prompt) with `reason`.
-    pub fn block(reason: impl Into<String>) -> Outcome {
-        Outcome {
+    pub fn block(reason: impl Into<String>) -> Ruling {
+        Ruling {
             block: Some(reason.into()),
-            ..Outcome::default()
+            ..Ruling::default()
         }
     }
 
     /// The session refused to start (a guard, a config error): a deny whose reason is
     /// the refusal text, so that the user sees why in their agent.
-    pub fn refused(refusal: &str) -> Outcome {
-        Outcome::block(crate::escape::for_terminal(refusal.trim_end()))
+    pub fn refused(refusal: &str) -> Ruling {
+        Ruling::block(crate::escape::for_terminal(refusal.trim_end()))
     }
 
     /// The outcome a gate's verdict means. A block, a failure that `on_failure =
@@ -188,7 +188,7 @@ impl Outcome {
     /// Every text is made safe to show ([`crate::escape::for_terminal`]: control
     /// characters as visible escapes), since each agent shows some of them to the user,
     /// JSON answers included, and the hooks' texts may quote the model (docs/threats.md#n17).
-    pub fn from_verdict(verdict: &Verdict) -> Outcome {
+    pub fn from_verdict(verdict: &Verdict) -> Ruling {
         let shown = |text: &str| crate::escape::for_terminal(text).into_owned();
         let block = match verdict.outcome {
             dispatch::Outcome::Allow => None,
@@ -208,7 +208,7 @@ impl Outcome {
                 verdict.context.iter().map(|c| c.hook.clone()).collect(),
             )
         };
-        Outcome {
+        Ruling {
             block,
             context,
             context_hooks,
@@ -423,7 +423,7 @@ pub(crate) fn parse_snake_case(
 /// Adds `systemMessage` with the outcome's warnings, where the agent shows it to the user.
 pub(crate) fn with_system_message(
     mut answer: Map<String, Value>,
-    outcome: &Outcome,
+    outcome: &Ruling,
 ) -> Map<String, Value> {
     if let Some(warnings) = outcome.warning_text() {
         answer.insert("systemMessage".into(), Value::String(warnings));
@@ -441,7 +441,7 @@ pub(crate) fn json_or_silent(answer: Map<String, Value>) -> Reply {
 }
 
 /// Every warning as a line on stderr (for agents with no field to show them in).
-pub(crate) fn warnings_on_stderr(mut reply: Reply, outcome: &Outcome) -> Reply {
+pub(crate) fn warnings_on_stderr(mut reply: Reply, outcome: &Ruling) -> Reply {
     for warning in &outcome.warnings {
         reply = reply.with_note(warning);
     }
@@ -540,20 +540,20 @@ mod tests {
     #[test]
     fn a_verdict_becomes_an_outcome() {
         assert_eq!(
-            Outcome::from_verdict(&Verdict::allow()),
-            Outcome::no_objection()
+            Ruling::from_verdict(&Verdict::allow()),
+            Ruling::no_objection()
         );
         let blocked = verdict(
             GateOutcome::Block,
             Some("blocked by the user's hook \"h\": no"),
         );
         assert_eq!(
-            Outcome::from_verdict(&blocked).block.as_deref(),
+            Ruling::from_verdict(&blocked).block.as_deref(),
             Some("blocked by the user's hook \"h\": no")
         );
         let interrupted = verdict(GateOutcome::Interrupted, Some("interrupted"));
         assert_eq!(
-            Outcome::from_verdict(&interrupted).block.as_deref(),
+            Ruling::from_verdict(&interrupted).block.as_deref(),
             Some("interrupted")
         );
         let mut with_context = Verdict::allow();
@@ -568,7 +568,7 @@ mod tests {
             },
         ];
         with_context.warnings = vec!["⚠ w".into()];
-        let outcome = Outcome::from_verdict(&with_context);
+        let outcome = Ruling::from_verdict(&with_context);
         assert_eq!(
             outcome.context.as_deref(),
             Some(
@@ -583,7 +583,7 @@ mod tests {
     fn a_refusal_is_a_block_with_its_text() {
         let refusal = "hook no-force-push: /p/hooks/check.sh is in the project, so the agent could change it. Move it outside (for example ~/.local/share/harness/hooks/), or start with --no-hooks.\n";
         assert_eq!(
-            Outcome::refused(refusal).block.as_deref(),
+            Ruling::refused(refusal).block.as_deref(),
             Some(refusal.trim_end())
         );
     }
@@ -733,7 +733,7 @@ mod tests {
                     );
                 }
                 for outcome in [
-                    Outcome::no_objection(),
+                    Ruling::no_objection(),
                     outcomes::continued_call(),
                     outcomes::context(),
                 ] {
@@ -772,8 +772,8 @@ pub(crate) mod test_support {
     pub(crate) const PROMPT: Gate<'static> = Gate::Prompt { prompt: "p" };
 
     /// A hook blocked the call.
-    pub(crate) fn blocked_call() -> Outcome {
-        Outcome::block(block_message(
+    pub(crate) fn blocked_call() -> Ruling {
+        Ruling::block(block_message(
             CALL,
             "no-force-push",
             "force-push is not allowed here",
@@ -781,14 +781,14 @@ pub(crate) mod test_support {
     }
 
     /// A hook blocked the prompt.
-    pub(crate) fn blocked_prompt() -> Outcome {
-        Outcome::block(block_message(PROMPT, "keywords", "not today"))
+    pub(crate) fn blocked_prompt() -> Ruling {
+        Ruling::block(block_message(PROMPT, "keywords", "not today"))
     }
 
     /// A hook timed out with `on_failure = "block"`: the spec's fixed message and warning.
-    pub(crate) fn failed_call() -> Outcome {
+    pub(crate) fn failed_call() -> Ruling {
         let kind = "timed out after 10 s";
-        Outcome {
+        Ruling {
             block: Some(failure_message(CALL, "no-force-push", kind)),
             warnings: vec![failure_warning(
                 crate::config::Event::PreToolUse,
@@ -796,35 +796,35 @@ pub(crate) mod test_support {
                 kind,
                 true,
             )],
-            ..Outcome::default()
+            ..Ruling::default()
         }
     }
 
     /// A hook failed with `on_failure = "continue"`: no objection and a warning.
-    pub(crate) fn continued_call() -> Outcome {
-        Outcome {
+    pub(crate) fn continued_call() -> Ruling {
+        Ruling {
             warnings: vec![failure_warning(
                 crate::config::Event::PreToolUse,
                 "audit",
                 "exited with code 1",
                 false,
             )],
-            ..Outcome::default()
+            ..Ruling::default()
         }
     }
 
     /// A prompt hook added context.
-    pub(crate) fn context() -> Outcome {
-        Outcome {
+    pub(crate) fn context() -> Ruling {
+        Ruling {
             context: Some("Context from the user's hook \"keywords\":\n<skill-suggestion>/ouroboros:seed</skill-suggestion>".into()),
             context_hooks: vec!["keywords".into()],
-            ..Outcome::default()
+            ..Ruling::default()
         }
     }
 
     /// The session refused to start.
-    pub(crate) fn refused() -> Outcome {
-        Outcome::refused(
+    pub(crate) fn refused() -> Ruling {
+        Ruling::refused(
             "hook no-force-push: /home/u/p/hooks/check.sh is in the project, so the agent could change it. Move it outside (for example ~/.local/share/harness/hooks/), or start with --no-hooks.",
         )
     }

@@ -25,7 +25,7 @@ use serde_json::{Map, Value};
 use super::agents::{Declaration, FailClosedSetting, Settings, Shape, SwitchOff};
 use super::install::{RegisteredEvent, Registration, TimeUnit};
 use super::{
-    AgentKind, BridgeError, Event, Outcome, Protocol, Reply, claude_code, parse_snake_case,
+    AgentKind, BridgeError, Event, Protocol, Reply, Ruling, claude_code, parse_snake_case,
 };
 
 /// Qwen Code's registration: `~/.qwen/settings.json` (user) or `.qwen/settings.json`
@@ -140,7 +140,7 @@ impl Protocol for Qwen {
         }
     }
 
-    fn answer(&self, event: &Event, outcome: &Outcome) -> Reply {
+    fn answer(&self, event: &Event, outcome: &Ruling) -> Reply {
         match event {
             Event::Other { event_name } if event_name == TOOL_RESULT_SEND => Reply::silent(),
             event => claude_code::ClaudeCode.answer(event, outcome),
@@ -186,7 +186,7 @@ mod tests {
         let event = Qwen.parse(&send).unwrap();
         assert!(matches!(&event, Event::Other { .. }), "{event:?}");
         assert_eq!(
-            Qwen.answer(&event, &Outcome::no_objection()),
+            Qwen.answer(&event, &Ruling::no_objection()),
             Reply::silent()
         );
         // A real prompt, even an empty one the user typed, is one.
@@ -199,11 +199,11 @@ mod tests {
     #[test]
     fn answers_as_claude_code_does() {
         let pre = Qwen.parse(&payload(PRE)).unwrap();
-        let deny = Qwen.answer(&pre, &Outcome::block("no"));
+        let deny = Qwen.answer(&pre, &Ruling::block("no"));
         assert_eq!(deny.exit_code, 0);
         let answer: Value = serde_json::from_str(&deny.stdout).unwrap();
         assert_eq!(answer["hookSpecificOutput"]["permissionDecision"], "deny");
-        assert_eq!(Qwen.answer(&pre, &Outcome::no_objection()), Reply::silent());
+        assert_eq!(Qwen.answer(&pre, &Ruling::no_objection()), Reply::silent());
         assert_eq!(Qwen.refuse("x").exit_code, 2);
     }
 }

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use hookhost::bridge::install::pin;
-use hookhost::bridge::{self, AgentKind, AgentSession, BridgeError, Event, Outcome, Reply, detect};
+use hookhost::bridge::{self, AgentKind, AgentSession, BridgeError, Event, Reply, Ruling, detect};
 use hookhost::call::CallerFacts;
 use hookhost::dispatch::{self, Gate, Verdict};
 use hookhost::env::Environment;
@@ -75,7 +75,7 @@ async fn answer(
     };
     let session = match &event {
         // No hook runs: each agent says so in its own way (a note, or nothing at all).
-        Event::Other { .. } => return agent.answer(&event, &Outcome::no_objection()),
+        Event::Other { .. } => return agent.answer(&event, &Ruling::no_objection()),
         Event::SettingsChanged {
             session, file_path, ..
         } => return settings_changed(kind, &event, session, file_path.as_deref()),
@@ -90,7 +90,7 @@ async fn answer(
         .map(Path::new);
     let (env, steering) =
         Environment::of_process().without_agent_steering(cwd.unwrap_or(Path::new("/nonexistent")));
-    let answer = |outcome: Outcome| {
+    let answer = |outcome: Ruling| {
         let mut outcome = outcome;
         outcome.warnings.extend(steering.iter().cloned());
         agent.answer(&event, &outcome)
@@ -108,13 +108,13 @@ async fn answer(
     let hookhost = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("/hookhost"));
     let drift = pin::refused_call(&env, kind, cwd, config.as_deref(), &hookhost);
     if !drift.is_empty() {
-        return answer(Outcome::block(drift.join("\n")));
+        return answer(Ruling::block(drift.join("\n")));
     }
     let budget_ms = budget_ms.unwrap_or_else(|| kind.default_budget_ms());
     let deadline = started + Duration::from_millis(budget_ms);
     let host = match start(global, kind, session, &env, deadline, budget_ms).await {
         Ok(host) => host,
-        Err(refusal) => return answer(Outcome::refused(&refusal)),
+        Err(refusal) => return answer(Ruling::refused(&refusal)),
     };
     let cancel = CancellationToken::new();
     // SIGINT or SIGTERM (the agent giving up on the bridge) ends the hooks in order;
@@ -146,7 +146,7 @@ async fn answer(
         (dispatch::Outcome::Interrupted, true) => {
             timed_out(&verdict, matches!(event, Event::Prompt { .. }), budget_ms)
         }
-        _ => Outcome::from_verdict(&verdict),
+        _ => Ruling::from_verdict(&verdict),
     };
     // The record is released before the answer is written: the agent's next call of
     // this session may be waiting for it.
@@ -172,15 +172,15 @@ fn settings_changed(
         Environment::of_process().without_agent_steering(cwd.unwrap_or(Path::new("/nonexistent")));
     let problems = pin::refused_change(&env, kind, cwd, file_path.map(Path::new));
     let outcome = match problems.is_empty() {
-        true => Outcome::no_objection(),
-        false => Outcome::block(problems.join("\n")),
+        true => Ruling::no_objection(),
+        false => Ruling::block(problems.join("\n")),
     };
     kind.protocol().answer(event, &outcome)
 }
 
 /// A hook that outlived the bridge's budget: a failure, fail closed, with the spec's
 /// message for the hook that was running.
-fn timed_out(verdict: &Verdict, is_prompt: bool, budget_ms: u64) -> Outcome {
+fn timed_out(verdict: &Verdict, is_prompt: bool, budget_ms: u64) -> Ruling {
     let kind = format!("timed out after {budget_ms} ms, the bridge's budget for one call");
     let hook = verdict.hook.as_deref().unwrap_or("unnamed");
     // The failure message names only the gate's kind, not its fields.
@@ -200,10 +200,10 @@ fn timed_out(verdict: &Verdict, is_prompt: bool, budget_ms: u64) -> Outcome {
     };
     let mut warnings = verdict.warnings.clone();
     warnings.push(dispatch::failure_warning(event, hook, &kind, true));
-    Outcome {
+    Ruling {
         block: Some(dispatch::failure_message(gate, hook, &kind)),
         warnings,
-        ..Outcome::default()
+        ..Ruling::default()
     }
 }
 

@@ -474,7 +474,7 @@ impl StreamRecord {
 
 /// What an `effect` says came back from the executor.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Outcome {
+pub enum EffectResult {
     /// The hook ran to completion.
     Ran {
         /// How it ended.
@@ -496,19 +496,19 @@ pub struct Effect {
     /// `sha256:` of the exact stdin bytes.
     pub input_digest: String,
     /// What came back.
-    pub outcome: Outcome,
+    pub outcome: EffectResult,
 }
 
 impl Effect {
     /// The effect of a run, outputs capped at [`RECORD_OUTPUT_CAP`].
     pub fn capture(hook: &str, input_digest: &str, result: &Result<RawOutput, Failure>) -> Effect {
         let outcome = match result {
-            Ok(out) => Outcome::Ran {
+            Ok(out) => EffectResult::Ran {
                 status: out.status,
                 stdout: StreamRecord::capture(&out.stdout),
                 stderr: StreamRecord::capture(&out.stderr),
             },
-            Err(failure) => Outcome::Failed(failure.clone()),
+            Err(failure) => EffectResult::Failed(failure.clone()),
         };
         Effect {
             hook: hook.into(),
@@ -521,8 +521,8 @@ impl Effect {
     /// output stream and so cannot give it back exactly.
     pub fn result(&self) -> Result<Result<RawOutput, Failure>, String> {
         match &self.outcome {
-            Outcome::Failed(f) => Ok(Err(f.clone())),
-            Outcome::Ran {
+            EffectResult::Failed(f) => Ok(Err(f.clone())),
+            EffectResult::Ran {
                 status,
                 stdout,
                 stderr,
@@ -552,7 +552,7 @@ impl Effect {
             Value::String(self.input_digest.clone()),
         );
         match &self.outcome {
-            Outcome::Ran {
+            EffectResult::Ran {
                 status,
                 stdout,
                 stderr,
@@ -564,7 +564,7 @@ impl Effect {
                 stdout.write("stdout", &mut map);
                 stderr.write("stderr", &mut map);
             }
-            Outcome::Failed(f) => {
+            EffectResult::Failed(f) => {
                 map.insert("failure".into(), failure_to_value(f));
             }
         }
@@ -580,7 +580,7 @@ impl Effect {
                 .ok_or(format!("no {key}"))
         };
         let outcome = if let Some(f) = map.get("failure") {
-            Outcome::Failed(failure_from_value(f)?)
+            EffectResult::Failed(failure_from_value(f)?)
         } else {
             let status = if let Some(code) = map.get("exit_code").and_then(Value::as_i64) {
                 ExitStatus::Code(code as i32)
@@ -589,7 +589,7 @@ impl Effect {
             } else {
                 return Err("no exit_code, signal or failure".into());
             };
-            Outcome::Ran {
+            EffectResult::Ran {
                 status,
                 stdout: StreamRecord::read("stdout", map)?,
                 stderr: StreamRecord::read("stderr", map)?,

@@ -374,7 +374,7 @@ pub fn settings_file(
 
 /// What a change does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Outcome {
+pub enum ChangeKind {
     /// The registration is added to a file that had none (or did not exist).
     Added,
     /// A registration of hookhost was there but differed (path, timeout, failure setting,
@@ -403,7 +403,7 @@ pub struct Change {
     /// nothing but what hookhost put there).
     pub after: Option<String>,
     /// What the change does.
-    pub outcome: Outcome,
+    pub outcome: ChangeKind,
     /// What is (or was) registered.
     pub registration: Registration,
 }
@@ -422,24 +422,24 @@ impl Change {
         let timeout = self.registration.timeout_text();
         let budget = self.registration.budget_ms;
         match self.outcome {
-            Outcome::Added => format!(
+            ChangeKind::Added => format!(
                 "hookhost is registered with {agent} ({} scope) in {file}: {events}; \
                  {agent}'s timeout {timeout}, hookhost's budget {budget} ms.",
                 self.scope
             ),
-            Outcome::Updated => format!(
+            ChangeKind::Updated => format!(
                 "hookhost's registration with {agent} ({} scope) in {file} is updated: \
                  {events}; {agent}'s timeout {timeout}, hookhost's budget {budget} ms.",
                 self.scope
             ),
-            Outcome::AlreadyInstalled => {
+            ChangeKind::AlreadyInstalled => {
                 format!("hookhost is already installed for {agent} in {file}; nothing to change.")
             }
-            Outcome::Removed if self.after.is_none() => format!(
+            ChangeKind::Removed if self.after.is_none() => format!(
                 "hookhost's registration is removed from {file}, which held nothing else and is deleted."
             ),
-            Outcome::Removed => format!("hookhost's registration is removed from {file}."),
-            Outcome::NotInstalled => {
+            ChangeKind::Removed => format!("hookhost's registration is removed from {file}."),
+            ChangeKind::NotInstalled => {
                 format!("hookhost is not installed for {agent} in {file}; nothing to change.")
             }
         }
@@ -632,11 +632,11 @@ pub fn plan_file(
         text => text,
     };
     let outcome = match (request.action, edited.changed, edited.found) {
-        (Action::Install, false, _) => Outcome::AlreadyInstalled,
-        (Action::Install, true, false) => Outcome::Added,
-        (Action::Install, true, true) => Outcome::Updated,
-        (Action::Uninstall, _, true) => Outcome::Removed,
-        (Action::Uninstall, _, false) => Outcome::NotInstalled,
+        (Action::Install, false, _) => ChangeKind::AlreadyInstalled,
+        (Action::Install, true, false) => ChangeKind::Added,
+        (Action::Install, true, true) => ChangeKind::Updated,
+        (Action::Uninstall, _, true) => ChangeKind::Removed,
+        (Action::Uninstall, _, false) => ChangeKind::NotInstalled,
     };
     Ok(Change {
         action: request.action,

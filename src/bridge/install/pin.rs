@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::{Change, Options, Outcome, Request, Scope};
+use super::{Change, ChangeKind, Options, Request, Scope};
 use crate::bridge::{AgentKind, SwitchOff};
 use crate::env::Environment;
 
@@ -415,10 +415,10 @@ impl Pin {
         };
         match super::plan_file(&request, &self.file, Some(&text)) {
             Ok(change) => match change.outcome {
-                Outcome::AlreadyInstalled => {
+                ChangeKind::AlreadyInstalled => {
                     switches_hooks_off(agent, &text).map(Drift::SwitchedOff)
                 }
-                Outcome::Added => Some(Drift::Removed),
+                ChangeKind::Added => Some(Drift::Removed),
                 _ => Some(Drift::Weakened),
             },
             Err(e) => Some(Drift::Unreadable(e.to_string())),
@@ -748,7 +748,7 @@ fn unpinned_registrations(
             options: Options::default(),
         };
         let registered = super::plan_file(&request, &file, Some(&text))
-            .is_ok_and(|change| change.outcome != Outcome::Added);
+            .is_ok_and(|change| change.outcome != ChangeKind::Added);
         if registered && !found.iter().any(|(f, _)| f == &file) {
             let scope = if scope == Scope::Project {
                 " --scope project"

@@ -48,11 +48,11 @@ fn assert_idempotent_and_round_trips(agent: AgentKind, original: Option<&str>) -
     let first = planned(&install(agent), original);
     assert!(first.changes_anything(), "{first:?}");
     let second = planned(&install(agent), first.after.as_deref());
-    assert_eq!(second.outcome, Outcome::AlreadyInstalled);
+    assert_eq!(second.outcome, ChangeKind::AlreadyInstalled);
     assert!(!second.changes_anything());
     assert_eq!(second.after, first.after);
     let removed = planned(&uninstall(agent), first.after.as_deref());
-    assert_eq!(removed.outcome, Outcome::Removed);
+    assert_eq!(removed.outcome, ChangeKind::Removed);
     assert_eq!(
         removed.after.as_deref(),
         original,
@@ -107,7 +107,7 @@ const CLAUDE_SETTINGS: &str = r#"{
 #[test]
 fn claude_code_install_merges_into_settings_with_other_hooks_and_keys() {
     let change = assert_idempotent_and_round_trips(AgentKind::ClaudeCode, Some(CLAUDE_SETTINGS));
-    assert_eq!(change.outcome, Outcome::Added);
+    assert_eq!(change.outcome, ChangeKind::Added);
     assert_eq!(
         change.file,
         PathBuf::from("/home/ada/.claude/settings.json")
@@ -274,7 +274,7 @@ fn an_older_registration_is_updated_in_place_not_duplicated() {
 }
 "#;
     let change = planned(&install(AgentKind::ClaudeCode), Some(old));
-    assert_eq!(change.outcome, Outcome::Updated);
+    assert_eq!(change.outcome, ChangeKind::Updated);
     let new = parse(after(&change));
     assert_eq!(
         new["hooks"]["PreToolUse"],
@@ -296,7 +296,7 @@ fn an_older_registration_is_updated_in_place_not_duplicated() {
         parse(old)["hooks"]["UserPromptSubmit"]
     );
     let again = planned(&install(AgentKind::ClaudeCode), change.after.as_deref());
-    assert_eq!(again.outcome, Outcome::AlreadyInstalled);
+    assert_eq!(again.outcome, ChangeKind::AlreadyInstalled);
 }
 
 #[test]
@@ -306,7 +306,7 @@ fn a_narrowed_registration_alone_in_its_group_is_widened_again() {
     ]}});
     let text = serde_json::to_string_pretty(&old).unwrap_or_default();
     let change = planned(&install(AgentKind::ClaudeCode), Some(&text));
-    assert_eq!(change.outcome, Outcome::Updated);
+    assert_eq!(change.outcome, ChangeKind::Updated);
     let new = parse(after(&change));
     assert_eq!(new["hooks"]["PreToolUse"][0]["matcher"], "*");
     assert_eq!(new["hooks"]["PreToolUse"].as_array().map(Vec::len), Some(1));
@@ -321,10 +321,10 @@ fn other_hookhost_commands_and_lookalikes_are_not_hookhosts_registration() {
     ]}]}});
     let text = serde_json::to_string_pretty(&old).unwrap_or_default();
     let removed = planned(&uninstall(AgentKind::ClaudeCode), Some(&text));
-    assert_eq!(removed.outcome, Outcome::NotInstalled);
+    assert_eq!(removed.outcome, ChangeKind::NotInstalled);
     assert!(!removed.changes_anything());
     let change = planned(&install(AgentKind::ClaudeCode), Some(&text));
-    assert_eq!(change.outcome, Outcome::Added);
+    assert_eq!(change.outcome, ChangeKind::Added);
     let new = parse(after(&change));
     assert_eq!(new["hooks"]["PreToolUse"][0], old["hooks"]["PreToolUse"][0]);
     assert_eq!(new["hooks"]["PreToolUse"].as_array().map(Vec::len), Some(2));
@@ -337,7 +337,7 @@ fn claude_code_on_failure_block_is_written_only_when_asked() {
     let mut asked = install(AgentKind::ClaudeCode);
     asked.options.claude_on_failure_block = true;
     let change = planned(&asked, Some(after(&plain)));
-    assert_eq!(change.outcome, Outcome::Updated);
+    assert_eq!(change.outcome, ChangeKind::Updated);
     let new = parse(after(&change));
     assert_eq!(
         new["hooks"]["PreToolUse"][0]["hooks"][0]["onFailure"],
@@ -407,13 +407,13 @@ fn a_binary_path_with_a_blank_is_quoted_and_still_recognised() {
         "'/home/ada/my tools/hookhost' bridge --agent claude-code"
     );
     let again = planned(&request, change.after.as_deref());
-    assert_eq!(again.outcome, Outcome::AlreadyInstalled);
+    assert_eq!(again.outcome, ChangeKind::AlreadyInstalled);
     // A renamed binary is still recognised by its own path.
     request.hookhost = PathBuf::from("/opt/hh");
     let renamed = planned(&request, None);
     request.hookhost = PathBuf::from("/opt/hh");
     let again = planned(&request, renamed.after.as_deref());
-    assert_eq!(again.outcome, Outcome::AlreadyInstalled);
+    assert_eq!(again.outcome, ChangeKind::AlreadyInstalled);
 }
 
 #[test]
@@ -606,7 +606,7 @@ fn cursor_install_keeps_the_users_hooks_and_adds_a_missing_version_first() {
 }
 "#;
     let change = planned(&install(AgentKind::Cursor), Some(old));
-    assert_eq!(change.outcome, Outcome::Updated);
+    assert_eq!(change.outcome, ChangeKind::Updated);
     let new = parse(after(&change));
     assert!(after(&change).starts_with("{\n  \"version\": 1,"));
     assert_eq!(
@@ -669,7 +669,7 @@ fn copilot_registers_exec_and_args_in_its_own_file() {
     // An older registration through a shell line is recognised and replaced.
     let old = r#"{"version":1,"hooks":{"preToolUse":[{"type":"command","bash":"hookhost bridge --agent copilot","timeout":10}]}}"#;
     let updated = planned(&install(AgentKind::Copilot), Some(old));
-    assert_eq!(updated.outcome, Outcome::Updated);
+    assert_eq!(updated.outcome, ChangeKind::Updated);
     assert_eq!(
         parse(after(&updated))["hooks"]["preToolUse"],
         json!([handler])
@@ -699,7 +699,7 @@ args = ["-y", "docs-mcp"] # pinned below
 #[test]
 fn codex_install_keeps_comments_and_other_keys_and_round_trips() {
     let change = assert_idempotent_and_round_trips(AgentKind::Codex, Some(CODEX_CONFIG));
-    assert_eq!(change.outcome, Outcome::Added);
+    assert_eq!(change.outcome, ChangeKind::Added);
     assert_eq!(change.file, PathBuf::from("/home/ada/.codex/config.toml"));
     let text = after(&change);
     for line in CODEX_CONFIG.lines() {
@@ -774,7 +774,7 @@ matcher = "apply_patch"
 command = "hookhost bridge --agent codex"
 "#;
     let change = planned(&install(AgentKind::Codex), Some(old));
-    assert_eq!(change.outcome, Outcome::Updated);
+    assert_eq!(change.outcome, ChangeKind::Updated);
     let text = after(&change);
     assert!(
         text.starts_with(
@@ -795,7 +795,7 @@ statusMessage = "checking"
     );
     assert_eq!(
         planned(&install(AgentKind::Codex), Some(text)).outcome,
-        Outcome::AlreadyInstalled
+        ChangeKind::AlreadyInstalled
     );
 }
 
@@ -830,14 +830,14 @@ fn a_codex_event_written_inline_is_refused_with_its_key() {
     );
     // Uninstall has nothing of hookhost's to remove there, so it leaves the file alone.
     let removed = planned(&uninstall(AgentKind::Codex), Some(inline));
-    assert_eq!(removed.outcome, Outcome::NotInstalled);
+    assert_eq!(removed.outcome, ChangeKind::NotInstalled);
 }
 
 #[test]
 fn uninstall_of_nothing_changes_nothing() {
     for agent in AgentKind::ALL {
         let change = planned(&uninstall(agent), None);
-        assert_eq!(change.outcome, Outcome::NotInstalled);
+        assert_eq!(change.outcome, ChangeKind::NotInstalled);
         assert!(!change.changes_anything());
         assert_eq!(change.diff(), "");
     }
@@ -934,7 +934,7 @@ mod files {
 
         // Again: already installed, nothing written, no new backup.
         let again = ok(run(&request, false));
-        assert_eq!(again.change.outcome, Outcome::AlreadyInstalled);
+        assert_eq!(again.change.outcome, ChangeKind::AlreadyInstalled);
         assert_eq!(again.applied.map(|a| a.written), Some(false));
         assert_eq!(backups(&folder), ["settings.json.hookhost-backup"]);
         // No temporary file is left behind.
@@ -946,7 +946,7 @@ mod files {
             &run_request(home.path(), AgentKind::ClaudeCode, Action::Uninstall),
             false,
         ));
-        assert_eq!(removed.change.outcome, Outcome::Removed);
+        assert_eq!(removed.change.outcome, ChangeKind::Removed);
         assert_eq!(
             fs::read_to_string(&file).ok().as_deref(),
             Some(CLAUDE_SETTINGS)
