@@ -9,7 +9,7 @@
 # Packages go to target/agent-packages/ (npm pack; about 600 MB in all, kept for the
 # next run). Not run by CI: it downloads. Exit status 1 when a package holds a tool name
 # the file lacks ("+ NAME") or the file lists one the package does not hold ("- NAME");
-# then edit tests/data/agent_tools.toml and src/bridge/tools.rs (a row, or an UNMAPPED
+# then edit tests/data/agent_tools.toml and src/bridge/tools/ (a row, or an UNMAPPED
 # entry with its reason; docs/agents.md#tools-with-no-hookhost-name) and run
 # `cargo test --lib bridge::tools`.
 #

@@ -35,13 +35,10 @@ pub static HOOKHOST_NAMES: &[(&str, &str)] = &[
     ("Agent", "agent"),
     ("Task", "agent"),
     ("Skill", "skill"),
+    // Runs `command` and streams its output (Claude Code 2.1.332's `MonitorInput`): a hook
+    // that guards shell commands must see every shell's (docs/agents.md#tool-names).
+    ("Monitor", "bash"),
 ];
-
-/// Claude Code's tools that run a shell command but that the helpers' tables
-/// ([`HOOKHOST_NAMES`]) do not hold yet: `Monitor` runs `command` and streams its output
-/// (Claude Code 2.1.332's `MonitorInput`). A hook that guards shell commands must see
-/// every shell's (docs/agents.md#tool-names).
-pub static MORE_HOOKHOST_NAMES: &[(&str, &str)] = &[("Monitor", "bash")];
 
 /// hookhost's name for Claude Code's tool `claude`, if it has one.
 pub fn hookhost_name(claude: &str) -> Option<&'static str> {
@@ -50,7 +47,6 @@ pub fn hookhost_name(claude: &str) -> Option<&'static str> {
     }
     HOOKHOST_NAMES
         .iter()
-        .chain(MORE_HOOKHOST_NAMES)
         .find(|(c, _)| *c == claude)
         .map(|(_, h)| *h)
 }

@@ -26,7 +26,7 @@ import { getStdin } from "wasi:cli/stdin@0.2.12";
 import { getStdout } from "wasi:cli/stdout@0.2.12";
 import { getStderr } from "wasi:cli/stderr@0.2.12";
 
-// Claude Code's tool names -> hookhost's (hookhost's src/bridge/tools.rs, HOOKHOST_NAMES;
+// Claude Code's tool names -> hookhost's (hookhost's src/call.rs, HOOKHOST_NAMES;
 // docs/envelopes.md). Every mcp__server__tool is mcp.
 export const HOOKHOST_NAMES = {
   Bash: "bash",
@@ -42,6 +42,7 @@ export const HOOKHOST_NAMES = {
   Agent: "agent",
   Task: "agent",
   Skill: "skill",
+  Monitor: "bash",
 };
 const FILE_TOOLS = ["read_file", "write_file", "edit_file"];
 

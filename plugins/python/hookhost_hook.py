@@ -31,7 +31,7 @@ import sys
 
 __all__ = ["allow", "block", "add_context", "arguments", "read_event", "canonical", "answer", "main", "component"]
 
-# Claude Code's tool names -> hookhost's (hookhost's src/bridge/tools.rs, HOOKHOST_NAMES;
+# Claude Code's tool names -> hookhost's (hookhost's src/call.rs, HOOKHOST_NAMES;
 # docs/envelopes.md). Every `mcp__server__tool` is `mcp`.
 HOOKHOST_NAMES = {
     "Bash": "bash",
@@ -47,6 +47,7 @@ HOOKHOST_NAMES = {
     "Agent": "agent",
     "Task": "agent",
     "Skill": "skill",
+    "Monitor": "bash",
 }
 FILE_TOOLS = ("read_file", "write_file", "edit_file")
 

@@ -91,7 +91,7 @@ const EVENTS: &[RegisteredEvent] = &[
         name: "UserPromptSubmit",
         matcher: None,
     },
-    // So that a change to this registration is seen while Claude Code runs (pin.rs).
+    // So that a change to this registration is seen while Claude Code runs (install/pin/).
     RegisteredEvent {
         name: "ConfigChange",
         matcher: None,

@@ -17,7 +17,7 @@ use std::io::Read;
 
 use serde_json::{Map, Value, json};
 
-/// Claude Code's tool names → hookhost's (hookhost's `src/bridge/tools.rs`,
+/// Claude Code's tool names → hookhost's (hookhost's `src/call.rs`,
 /// `HOOKHOST_NAMES`). Every `mcp__server__tool` is `mcp`.
 pub const HOOKHOST_NAMES: &[(&str, &str)] = &[
     ("Bash", "bash"),
@@ -33,6 +33,7 @@ pub const HOOKHOST_NAMES: &[(&str, &str)] = &[
     ("Agent", "agent"),
     ("Task", "agent"),
     ("Skill", "skill"),
+    ("Monitor", "bash"),
 ];
 
 /// hookhost's file tools, whose file is `tool_input.path`.

@@ -7,6 +7,13 @@
 //! of a file's errors are reported at once, so that one edit can fix them all, one line
 //! each: a name, key or value quoted in a message is escaped (a line break reads `\n`).
 
+#[cfg(test)]
+mod tests;
+mod tools;
+
+use tools::*;
+pub use tools::{ToolList, UnknownTools};
+
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -71,113 +78,6 @@ pub enum OnFailure {
     Block,
     /// A failure is skipped with a warning; the next hook runs.
     Continue,
-}
-
-/// What a hook with `tools = [...]` does with a call of a tool hookhost has no name
-/// for and does not know to have none (docs/contract.md#unknown_tools): a tool of a
-/// newer agent version, or one whose spelling hookhost has never seen. Such a hook cannot
-/// tell whether the call is one of its tools.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum UnknownTools {
-    /// The call is blocked, with a message naming the tool, the agent and this key.
-    #[default]
-    Block,
-    /// The call goes on; the hook does not run for it.
-    Allow,
-}
-
-impl UnknownTools {
-    /// The key's value as written.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            UnknownTools::Block => "block",
-            UnknownTools::Allow => "allow",
-        }
-    }
-
-    fn from_config(s: &str) -> Option<UnknownTools> {
-        match s {
-            "block" => Some(UnknownTools::Block),
-            "allow" => Some(UnknownTools::Allow),
-            _ => None,
-        }
-    }
-}
-
-/// A hook's `tools = [...]`, with what it does for a tool hookhost cannot name
-/// ([`UnknownTools`]: the hook's `unknown_tools`, else the file's, else `block`). It reads
-/// as the list of names. In a record it is the list alone when `unknown_tools` is
-/// `block` (so records written before the key read the same), else
-/// `{"names": [...], "unknown_tools": "allow"}`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ToolList {
-    names: Vec<String>,
-    unknown: UnknownTools,
-}
-
-impl ToolList {
-    /// `names`, with `unknown` for the tools hookhost cannot name.
-    pub fn new(names: Vec<String>, unknown: UnknownTools) -> ToolList {
-        ToolList { names, unknown }
-    }
-
-    /// The tool names, as written.
-    pub fn names(&self) -> &[String] {
-        &self.names
-    }
-
-    /// What a call of a tool hookhost cannot name gets from this hook.
-    pub fn unknown_tools(&self) -> UnknownTools {
-        self.unknown
-    }
-}
-
-impl From<Vec<String>> for ToolList {
-    fn from(names: Vec<String>) -> ToolList {
-        ToolList::new(names, UnknownTools::default())
-    }
-}
-
-impl std::ops::Deref for ToolList {
-    type Target = [String];
-    fn deref(&self) -> &[String] {
-        &self.names
-    }
-}
-
-impl serde::Serialize for ToolList {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeMap;
-        if self.unknown == UnknownTools::Block {
-            return self.names.serialize(serializer);
-        }
-        let mut map = serializer.serialize_map(Some(2))?;
-        map.serialize_entry("names", &self.names)?;
-        map.serialize_entry("unknown_tools", &self.unknown)?;
-        map.end()
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for ToolList {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        #[derive(serde::Deserialize)]
-        #[serde(untagged)]
-        enum Written {
-            Names(Vec<String>),
-            Full {
-                names: Vec<String>,
-                unknown_tools: UnknownTools,
-            },
-        }
-        Ok(match Written::deserialize(deserializer)? {
-            Written::Names(names) => ToolList::from(names),
-            Written::Full {
-                names,
-                unknown_tools,
-            } => ToolList::new(names, unknown_tools),
-        })
-    }
 }
 
 /// One `[[hooks]]` table, validated.
@@ -375,29 +275,6 @@ impl Config {
     }
 }
 
-/// The top-level `unknown_tools` (absent: `block`).
-fn parse_top_unknown_tools(value: Option<&Value>, problems: &mut Vec<Problem>) -> UnknownTools {
-    let message = match value {
-        None => return UnknownTools::default(),
-        Some(Value::String(s)) => match UnknownTools::from_config(s) {
-            Some(policy) => return policy,
-            None => format!("unknown_tools {s:?} is not valid: {UNKNOWN_TOOLS_VALUES}"),
-        },
-        Some(other) => format!(
-            "unknown_tools must be \"block\" or \"allow\", not {}",
-            other.type_str()
-        ),
-    };
-    problems.push(Problem {
-        item: None,
-        message,
-    });
-    UnknownTools::default()
-}
-
-/// What `unknown_tools` takes, for its messages.
-const UNKNOWN_TOOLS_VALUES: &str = "use \"block\" (a hook with tools = [...] blocks a call of a tool hookhost has no name for) or \"allow\" (such a call goes on without the hook)";
-
 /// Whether `name` is 1–32 of a-z, 0-9, `-`, `_`.
 pub fn is_valid_name(name: &str) -> bool {
     (1..=32).contains(&name.len())
@@ -565,45 +442,6 @@ fn parse_hook(
     .filter(|_| unknown_tools.is_some())
 }
 
-/// A hook's `unknown_tools`: `Some(None)` when absent, `Some(Some(policy))` when valid,
-/// `None` when a problem was reported. It means something only beside `tools`: a hook
-/// without `tools` runs for every call, a tool hookhost cannot name included.
-fn parse_hook_unknown_tools(
-    table: &toml::Table,
-    event: Option<Event>,
-    out: &mut ItemProblems<'_>,
-) -> Option<Option<UnknownTools>> {
-    let Some(value) = table.get("unknown_tools") else {
-        return Some(None);
-    };
-    if event == Some(Event::UserPromptSubmit) {
-        out.push("unknown_tools is for PreToolUse hooks with tools = [...]; a UserPromptSubmit hook runs for every prompt".into());
-        return None;
-    }
-    if !table.contains_key("tools") {
-        out.push("unknown_tools means something only beside tools = [...]: a hook without tools already runs for every call, a tool hookhost has no name for included".into());
-        return None;
-    }
-    match value {
-        Value::String(s) => match UnknownTools::from_config(s) {
-            Some(policy) => Some(Some(policy)),
-            None => {
-                out.push(format!(
-                    "unknown_tools {s:?} is not valid: {UNKNOWN_TOOLS_VALUES}"
-                ));
-                None
-            }
-        },
-        other => {
-            out.push(format!(
-                "unknown_tools must be \"block\" or \"allow\", not {}",
-                other.type_str()
-            ));
-            None
-        }
-    }
-}
-
 /// `envelope`: `Some(None)` when absent, `Some(Some(shape))` when valid, `None` when a
 /// problem was reported.
 fn parse_envelope(
@@ -697,49 +535,6 @@ fn parse_command(value: Option<&Value>, out: &mut ItemProblems<'_>) -> Option<Ve
         Some(other) => {
             out.push(format!(
                 "command must be a list of strings (an argv), not {}",
-                other.type_str()
-            ));
-            None
-        }
-    }
-}
-
-/// `Some(None)` = every tool; `Some(Some(list))` = those; `None` = a problem was reported.
-fn parse_tools(
-    value: Option<&Value>,
-    event: Option<Event>,
-    out: &mut ItemProblems<'_>,
-) -> Option<Option<Vec<String>>> {
-    let Some(value) = value else {
-        return Some(None);
-    };
-    if event == Some(Event::UserPromptSubmit) {
-        out.push(
-            "tools is for PreToolUse hooks; a UserPromptSubmit hook runs for every prompt".into(),
-        );
-        return None;
-    }
-    match value {
-        Value::Array(items) => {
-            let tools: Option<Vec<String>> = items
-                .iter()
-                .map(|v| v.as_str().map(str::to_string))
-                .collect();
-            match tools {
-                Some(tools) if tools.is_empty() => {
-                    out.push("tools = [] covers no tool, so this hook would never run: list its tools, or leave tools out for every tool".into());
-                    None
-                }
-                Some(tools) => Some(Some(tools)),
-                None => {
-                    out.push("tools must be a list of tool names, such as [\"bash\"]".into());
-                    None
-                }
-            }
-        }
-        other => {
-            out.push(format!(
-                "tools must be a list of tool names, such as [\"bash\"], not {}",
                 other.type_str()
             ));
             None
@@ -941,172 +736,5 @@ fn parse_wasm(value: Option<&Value>, env: &Environment, problems: &mut Vec<Probl
         fuel_per_second,
         cache_dir,
         compile_timeout,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn parse(text: &str) -> Result<Config, ConfigError> {
-        Config::parse(Path::new("/home/u/.config/harness/config.toml"), text)
-    }
-
-    #[test]
-    fn defaults_apply() {
-        let c =
-            parse("[[hooks]]\nname = \"a\"\nevent = \"PreToolUse\"\ncommand = [\"/bin/true\"]\n")
-                .unwrap();
-        let h = &c.hooks[0];
-        assert_eq!(h.timeout, 30);
-        assert!(h.sandbox);
-        assert_eq!(h.on_failure, OnFailure::Block);
-        assert_eq!(h.tools, None);
-        assert_eq!(h.envelope, None);
-    }
-
-    #[test]
-    fn envelope_key_is_validated_at_load() {
-        let hook = |value: &str| {
-            format!(
-                "[[hooks]]\nname = \"a\"\nevent = \"PreToolUse\"\ncommand = [\"/bin/true\"]\nenvelope = {value}\n"
-            )
-        };
-        let c = parse(&hook("\"claude-code\"")).unwrap();
-        assert_eq!(c.hooks[0].envelope, Some(EnvelopeShape::ClaudeCode));
-        let c = parse(&hook("\"spec\"")).unwrap();
-        assert_eq!(c.hooks[0].envelope, Some(EnvelopeShape::Spec));
-        let err = parse(&hook("\"claude\"")).unwrap_err().to_string();
-        assert_eq!(
-            err,
-            "/home/u/.config/harness/config.toml: hook a: envelope \"claude\" is not valid: use \"claude-code\" (Claude Code's input) or \"spec\" (hookhost's envelope)"
-        );
-        let err = parse(&hook("true")).unwrap_err().to_string();
-        assert_eq!(
-            err,
-            "/home/u/.config/harness/config.toml: hook a: envelope must be \"claude-code\" or \"spec\", not boolean"
-        );
-    }
-
-    #[test]
-    fn envelope_round_trips_through_a_record_and_is_absent_when_unset() {
-        let c = parse(
-            "[[hooks]]\nname = \"a\"\nevent = \"PreToolUse\"\ncommand = [\"/bin/true\"]\n[[hooks]]\nname = \"b\"\nevent = \"PreToolUse\"\ncommand = [\"/bin/true\"]\nenvelope = \"claude-code\"\n",
-        )
-        .unwrap();
-        let unset = serde_json::to_string(&c.hooks[0]).unwrap();
-        assert!(!unset.contains("envelope"), "{unset}");
-        let set = serde_json::to_string(&c.hooks[1]).unwrap();
-        assert!(set.ends_with(",\"envelope\":\"claude-code\"}"), "{set}");
-        let back: HookDef = serde_json::from_str(&set).unwrap();
-        assert_eq!(back, c.hooks[1]);
-        let old: HookDef = serde_json::from_str(&unset).unwrap();
-        assert_eq!(old.envelope, None);
-    }
-
-    #[test]
-    fn unknown_tools_per_hook_and_for_the_file() {
-        let hook = |name: &str, extra: &str| {
-            format!(
-                "[[hooks]]\nname = \"{name}\"\nevent = \"PreToolUse\"\ncommand = [\"/bin/true\"]\n{extra}"
-            )
-        };
-        let policy = |c: &Config, i: usize| c.hooks[i].tools.as_ref().map(ToolList::unknown_tools);
-        // Absent everywhere: block.
-        let c = parse(&hook("a", "tools = [\"bash\"]\n")).unwrap();
-        assert_eq!(policy(&c, 0), Some(UnknownTools::Block));
-        assert_eq!(c.unknown_tools, UnknownTools::Block);
-        // The file's default, and a hook's own key over it.
-        let text = format!(
-            "unknown_tools = \"allow\"\n{}{}",
-            hook("a", "tools = [\"bash\"]\n"),
-            hook("b", "tools = [\"bash\"]\nunknown_tools = \"block\"\n")
-        );
-        let c = parse(&text).unwrap();
-        assert_eq!(policy(&c, 0), Some(UnknownTools::Allow));
-        assert_eq!(policy(&c, 1), Some(UnknownTools::Block));
-        assert_eq!(c.hooks[0].tools.as_deref(), Some(&["bash".to_string()][..]));
-
-        let err = |text: &str| parse(text).unwrap_err().to_string();
-        assert_eq!(
-            err(&hook("a", "tools = [\"bash\"]\nunknown_tools = \"deny\"\n")),
-            "/home/u/.config/harness/config.toml: hook a: unknown_tools \"deny\" is not valid: use \"block\" (a hook with tools = [...] blocks a call of a tool hookhost has no name for) or \"allow\" (such a call goes on without the hook)"
-        );
-        assert_eq!(
-            err(&hook("a", "tools = [\"bash\"]\nunknown_tools = true\n")),
-            "/home/u/.config/harness/config.toml: hook a: unknown_tools must be \"block\" or \"allow\", not boolean"
-        );
-        assert_eq!(
-            err(&hook("a", "unknown_tools = \"allow\"\n")),
-            "/home/u/.config/harness/config.toml: hook a: unknown_tools means something only beside tools = [...]: a hook without tools already runs for every call, a tool hookhost has no name for included"
-        );
-        assert_eq!(
-            err("unknown_tools = \"sometimes\"\n"),
-            "/home/u/.config/harness/config.toml: unknown_tools \"sometimes\" is not valid: use \"block\" (a hook with tools = [...] blocks a call of a tool hookhost has no name for) or \"allow\" (such a call goes on without the hook)"
-        );
-    }
-
-    #[test]
-    fn unknown_tools_round_trips_through_a_record() {
-        let c = parse(
-            "[[hooks]]\nname = \"a\"\nevent = \"PreToolUse\"\ncommand = [\"/bin/true\"]\ntools = [\"bash\"]\n[[hooks]]\nname = \"b\"\nevent = \"PreToolUse\"\ncommand = [\"/bin/true\"]\ntools = [\"bash\"]\nunknown_tools = \"allow\"\n",
-        )
-        .unwrap();
-        // `block` is written as the list alone, as records before the key have it.
-        let block = serde_json::to_string(&c.hooks[0]).unwrap();
-        assert!(block.contains("\"tools\":[\"bash\"]"), "{block}");
-        let allow = serde_json::to_string(&c.hooks[1]).unwrap();
-        assert!(
-            allow.contains("\"tools\":{\"names\":[\"bash\"],\"unknown_tools\":\"allow\"}"),
-            "{allow}"
-        );
-        for (text, hook) in [(block, &c.hooks[0]), (allow, &c.hooks[1])] {
-            let back: HookDef = serde_json::from_str(&text).unwrap();
-            assert_eq!(&back, hook);
-        }
-    }
-
-    #[test]
-    fn line_and_column_of_malformed_toml() {
-        let err = parse("a = 1\nb = = 2\n").unwrap_err().to_string();
-        assert!(err.contains("line 2, column 5"), "{err}");
-        assert!(err.starts_with("/home/u/.config/harness/config.toml: malformed TOML"));
-    }
-
-    #[test]
-    fn relative_sandbox_paths_are_load_errors() {
-        let err = parse(
-            "[sandbox]\nhide = [\"/abs\", \"relative/secret\"]\nwritable = [\"also-relative\"]\n",
-        )
-        .unwrap_err()
-        .to_string();
-        assert!(
-            err.contains("[sandbox] hide: \"relative/secret\" is not an absolute path (write it in full, or start it with ~/)"),
-            "{err}"
-        );
-        assert!(
-            err.contains("[sandbox] writable: \"also-relative\" is not an absolute path"),
-            "{err}"
-        );
-        assert!(!err.contains("/abs"), "{err}");
-        let ok = parse("[sandbox]\nhide = [\"/abs\"]\nwritable = []\n").unwrap();
-        assert_eq!(ok.sandbox.hide, Some(vec![PathBuf::from("/abs")]));
-    }
-
-    #[test]
-    fn names() {
-        assert!(is_valid_name("no-force-push_2"));
-        assert!(!is_valid_name(""));
-        assert!(!is_valid_name("Upper"));
-        assert!(!is_valid_name(&"a".repeat(33)));
-        assert!(is_valid_name(&"a".repeat(32)));
-    }
-
-    #[test]
-    fn unknown_tool_is_the_spec_warning() {
-        assert_eq!(
-            unknown_tool_warning("no-force-push", "Bash"),
-            "⚠ hook no-force-push lists \"Bash\", which is not a tool here; tool names are lower case, such as bash."
-        );
     }
 }

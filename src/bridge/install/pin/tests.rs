@@ -1,0 +1,307 @@
+//! Pins: install, drift, the calls refused, hookhost's own files.
+use super::*;
+use crate::bridge::install::{Action, Places, plan};
+
+fn request(home: &Path, options: Options) -> Request {
+    Request {
+        action: Action::Install,
+        agent: AgentKind::ClaudeCode,
+        scope: Scope::User,
+        places: Places::new(home, home.join("p")),
+        hookhost: "/usr/local/bin/hookhost".into(),
+        options,
+    }
+}
+
+/// R2: `install` over a switched-off file puts the registration back (removes the
+/// switch-off) instead of pinning it; a pinned file is never trusted to be on.
+#[test]
+fn install_removes_every_switch_off_in_its_file_and_pins_never_trust_one() {
+    let home = tempfile::tempdir().unwrap();
+    let cases: [(AgentKind, &str, &str); 5] = [
+        (
+            AgentKind::ClaudeCode,
+            "{\"disableAllHooks\": true, \"model\": \"opus\"}",
+            "disableAllHooks",
+        ),
+        (
+            AgentKind::Qwen,
+            "{\"disableAllHooks\": true}",
+            "disableAllHooks",
+        ),
+        (
+            AgentKind::Gemini,
+            "{\"hooksConfig\": {\"enabled\": false}}",
+            "hooksConfig",
+        ),
+        (
+            AgentKind::Gemini,
+            "{\"hooksConfig\": {\"disabled\": [\"hookhost\", \"other\"]}}",
+            "hooksConfig",
+        ),
+        (
+            AgentKind::Codex,
+            "[features]\nhooks = false\nweb = true\n",
+            "[features] hooks = false",
+        ),
+    ];
+    for (agent, before, key) in cases {
+        assert!(
+            switches_hooks_off(agent, before).is_some_and(|k| k.contains(key)),
+            "{agent:?}: {before}"
+        );
+        let mut request = request(home.path(), Options::default());
+        request.agent = agent;
+        let change = plan(&request, Some(before)).unwrap();
+        let after = change.after.clone().unwrap();
+        assert_eq!(
+            switches_hooks_off(agent, &after),
+            None,
+            "{agent:?}: {after}"
+        );
+        // The user's other settings stay.
+        for kept in ["opus", "other", "web = true"] {
+            if before.contains(kept) {
+                assert!(after.contains(kept), "{agent:?} lost {kept}: {after}");
+            }
+        }
+        // A pin of the switched-off text itself still reports it.
+        std::fs::create_dir_all(change.file.parent().unwrap()).unwrap();
+        std::fs::write(&change.file, before).unwrap();
+        let mut pinned = change.clone();
+        pinned.after = Some(before.to_string());
+        let pin = Pin::of(&pinned, &request);
+        assert!(
+            matches!(pin.drift(), Some(Drift::SwitchedOff(_))),
+            "{agent:?}"
+        );
+        std::fs::remove_file(&change.file).unwrap();
+    }
+    // Codex's per-handler switch (as `/hooks` writes it) is seen and removed.
+    let mut request = request(home.path(), Options::default());
+    request.agent = AgentKind::Codex;
+    let file =
+        crate::bridge::install::settings_file(AgentKind::Codex, Scope::User, &request.places)
+            .unwrap();
+    let text = format!(
+        "[hooks.state.\"{}:pre_tool_use:0:0\"]\nenabled = false\ntrusted_hash = \"sha256:x\"\n",
+        file.display()
+    );
+    assert!(switches_hooks_off(AgentKind::Codex, &text).is_some());
+    let after = plan(&request, Some(&text)).unwrap().after.unwrap();
+    assert_eq!(
+        switches_hooks_off(AgentKind::Codex, &after),
+        None,
+        "{after}"
+    );
+    assert!(after.contains("trusted_hash"), "{after}");
+}
+
+/// A project's own settings that switch the agent's hooks off deny its calls.
+#[test]
+fn a_project_switch_off_is_reported() {
+    let root = tempfile::tempdir().unwrap();
+    let project = root.path().join("p/sub");
+    std::fs::create_dir_all(root.path().join("p/.claude")).unwrap();
+    std::fs::create_dir_all(&project).unwrap();
+    assert!(project_switch_offs(AgentKind::ClaudeCode, &project).is_empty());
+    std::fs::write(
+        root.path().join("p/.claude/settings.local.json"),
+        "{\"disableAllHooks\": true}",
+    )
+    .unwrap();
+    let found = project_switch_offs(AgentKind::ClaudeCode, &project);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(
+        found[0].contains("settings.local.json sets \"disableAllHooks\": true"),
+        "{found:?}"
+    );
+    assert!(project_switch_offs(AgentKind::Gemini, &project).is_empty());
+}
+
+#[test]
+fn a_pin_finds_removal_weakening_and_ignores_other_edits() {
+    let home = tempfile::tempdir().unwrap();
+    let request = request(
+        home.path(),
+        Options {
+            claude_on_failure_block: true,
+            ..Options::default()
+        },
+    );
+    let change = plan(&request, Some("{\"model\": \"opus\"}")).unwrap();
+    let text = change.after.clone().unwrap();
+    std::fs::create_dir_all(change.file.parent().unwrap()).unwrap();
+    std::fs::write(&change.file, &text).unwrap();
+    let pin = Pin::of(&change, &request);
+    assert_eq!(pin.drift(), None);
+
+    // The user's own edit elsewhere in the file is not drift.
+    std::fs::write(&change.file, text.replace("opus", "sonnet")).unwrap();
+    assert_eq!(pin.drift(), None);
+
+    let mut weakened: serde_json::Value = serde_json::from_str(&text).unwrap();
+    for (_, groups) in weakened["hooks"].as_object_mut().unwrap() {
+        for group in groups.as_array_mut().unwrap() {
+            for handler in group["hooks"].as_array_mut().unwrap() {
+                assert!(
+                    handler
+                        .as_object_mut()
+                        .unwrap()
+                        .remove("onFailure")
+                        .is_some()
+                );
+            }
+        }
+    }
+    std::fs::write(&change.file, weakened.to_string()).unwrap();
+    assert_eq!(pin.drift(), Some(Drift::Weakened));
+    assert!(pin.drift_message(&Drift::Weakened).contains("onFailure"));
+
+    std::fs::write(&change.file, "{\"model\": \"opus\"}").unwrap();
+    assert_eq!(pin.drift(), Some(Drift::Removed));
+    std::fs::remove_file(&change.file).unwrap();
+    assert_eq!(pin.drift(), Some(Drift::Removed));
+    std::fs::write(&change.file, "{ not json").unwrap();
+    assert!(matches!(pin.drift(), Some(Drift::Unreadable(_))));
+}
+
+#[test]
+fn pins_are_kept_replaced_and_removed_per_agent_and_file() {
+    let state = tempfile::tempdir().unwrap();
+    let path = state.path().join("hookhost/pins.json");
+    let request = request(state.path(), Options::default());
+    let change = plan(&request, None).unwrap();
+    pin(&path, Pin::of(&change, &request)).unwrap();
+    pin(&path, Pin::of(&change, &request)).unwrap();
+    assert_eq!(load(&path).unwrap().len(), 1);
+    unpin(&path, AgentKind::ClaudeCode, &change.file).unwrap();
+    assert!(load(&path).unwrap().is_empty());
+    std::fs::write(&path, "[]").unwrap();
+    assert!(matches!(load(&path), Err(PinError::Malformed { .. })));
+    // A bridged call never fails open on pins it cannot read: that is itself drift.
+    let env = Environment::from_vars(vec![("XDG_STATE_HOME".into(), state.path().into())]);
+    let drift = drifted(&env, AgentKind::ClaudeCode, None, None);
+    assert_eq!(drift.len(), 1);
+    assert!(
+        drift[0]
+            .starts_with("hookhost cannot read its pinned registrations, so it blocks this call: "),
+        "{drift:?}"
+    );
+}
+
+#[test]
+fn a_settings_change_that_switches_every_hook_off_is_refused() {
+    let state = tempfile::tempdir().unwrap();
+    let env = Environment::from_vars(vec![("XDG_STATE_HOME".into(), state.path().into())]);
+    let local = state.path().join("settings.local.json");
+    std::fs::write(&local, "{\"model\": \"opus\"}").unwrap();
+    // No pin covers Claude Code, though its hook was called: the pins were removed.
+    let refused = refused_change(&env, AgentKind::ClaudeCode, None, Some(&local));
+    assert_eq!(refused.len(), 1, "{refused:?}");
+    assert!(
+        refused[0].starts_with("Claude Code called hookhost's settings-change hook, so hookhost is registered, but no pin covers it ("),
+        "{refused:?}"
+    );
+    let request = request(state.path(), Options::default());
+    let change = plan(&request, None).unwrap();
+    pin(&pins_path(&env).unwrap(), Pin::of(&change, &request)).unwrap();
+    std::fs::create_dir_all(change.file.parent().unwrap()).unwrap();
+    std::fs::write(&change.file, change.after.as_deref().unwrap()).unwrap();
+    std::fs::write(&local, "{\"disableAllHooks\": true}").unwrap();
+    let refused = refused_change(&env, AgentKind::ClaudeCode, None, Some(&local));
+    assert_eq!(refused.len(), 1);
+    assert!(
+        refused[0].contains("now sets \"disableAllHooks\": true"),
+        "{refused:?}"
+    );
+    std::fs::write(&local, "{\"model\": \"opus\"}").unwrap();
+    assert!(refused_change(&env, AgentKind::ClaudeCode, None, Some(&local)).is_empty());
+    // Codex's switch, in its TOML.
+    let codex = state.path().join("config.toml");
+    std::fs::write(&codex, "[features]\nhooks = false\n").unwrap();
+    assert_eq!(
+        switches_hooks_off(AgentKind::Codex, &std::fs::read_to_string(&codex).unwrap()),
+        Some("[features] hooks = false")
+    );
+}
+
+/// hookhost's config is pinned with the registration: the call that loads it changed,
+/// moved, or with no config pin at all is refused (docs/threats.md#r5); a registration
+/// with no pin is refused (docs/threats.md#n8).
+#[test]
+fn a_call_is_refused_for_a_changed_config_and_for_a_registration_without_a_pin() {
+    let root = tempfile::tempdir().unwrap();
+    let home = root.path().join("home");
+    let state = root.path().join("state");
+    let env = Environment::from_vars(vec![
+        ("HOME".into(), home.clone().into()),
+        ("XDG_STATE_HOME".into(), state.clone().into()),
+    ]);
+    let config = root.path().join("config.toml");
+    std::fs::write(
+        &config,
+        "[[hooks]]\nname = \"marker\"\nevent = \"PreToolUse\"\ncommand = [\"/bin/true\"]\n",
+    )
+    .unwrap();
+    let request = request(&home, Options::default());
+    let change = plan(&request, None).unwrap();
+    std::fs::create_dir_all(change.file.parent().unwrap()).unwrap();
+    std::fs::write(&change.file, change.after.as_deref().unwrap()).unwrap();
+    let hookhost = Path::new("/usr/local/bin/hookhost");
+    let refuse = || refused_call(&env, AgentKind::ClaudeCode, None, Some(&config), hookhost);
+
+    // Registered, and no pin: refused, naming the file and the fix.
+    let refused = refuse();
+    assert_eq!(refused.len(), 1, "{refused:?}");
+    assert!(
+        refused[0].starts_with(&format!(
+            "hookhost is registered with Claude Code in {}, but no pin covers it",
+            change.file.display()
+        )),
+        "{refused:?}"
+    );
+    // A pin with no config pin (an older hookhost's) is refused too.
+    let pins = pins_path(&env).unwrap();
+    pin(&pins, Pin::of(&change, &request)).unwrap();
+    assert!(refuse()[0].contains("holds no digest of hookhost's config"));
+
+    let now = ConfigPin::now(&config, &env).unwrap();
+    assert_eq!(now.contents(), "1 hook: marker");
+    pin(
+        &pins,
+        Pin::of(&change, &request).with_own_files(Some(now.clone())),
+    )
+    .unwrap();
+    assert_eq!(refuse(), Vec::<String>::new());
+
+    std::fs::write(&config, "").unwrap();
+    let refused = refuse();
+    assert_eq!(refused.len(), 1, "{refused:?}");
+    assert!(
+        refused[0].starts_with(&format!(
+            "hookhost's config {} changed since `hookhost install claude-code` pinned it (1 hook: marker then, no hooks now)",
+            config.display()
+        )),
+        "{refused:?}"
+    );
+    let emptied = ConfigPin::now(&config, &env).unwrap();
+    assert_eq!(
+        now.change_to(&emptied).unwrap(),
+        format!(
+            "hookhost's config {} changed since it was pinned: 1 hook: marker then, no hooks now (hooks removed: marker; added: none).",
+            config.display()
+        )
+    );
+    // Another config than the pinned one.
+    let other = root.path().join("other.toml");
+    let refused = refused_call(&env, AgentKind::ClaudeCode, None, Some(&other), hookhost);
+    assert!(
+        refused[0].starts_with(&format!(
+            "this call loads hookhost's config from {}, but `hookhost install claude-code` pinned {}",
+            other.display(),
+            config.display()
+        )),
+        "{refused:?}"
+    );
+}

@@ -1,0 +1,285 @@
+//! The tool tables: every row, every agent's package list, the docs.
+use super::*;
+use AgentKind::ClaudeCode;
+use serde_json::json;
+
+/// The whole name table, one line per case: agent, agent's name, Claude Code's name,
+/// hookhost's name.
+#[test]
+fn the_name_table() {
+    let none = McpHint::default();
+    let cases: &[(AgentKind, &str, &str, Option<&str>)] = &[
+        (ClaudeCode, "Bash", "Bash", Some("bash")),
+        (ClaudeCode, "PowerShell", "PowerShell", Some("bash")),
+        (ClaudeCode, "Read", "Read", Some("read_file")),
+        (ClaudeCode, "Write", "Write", Some("write_file")),
+        (ClaudeCode, "Edit", "Edit", Some("edit_file")),
+        (ClaudeCode, "MultiEdit", "MultiEdit", Some("edit_file")),
+        (ClaudeCode, "Glob", "Glob", Some("glob")),
+        (ClaudeCode, "Grep", "Grep", Some("search")),
+        (ClaudeCode, "Agent", "Agent", Some("agent")),
+        (ClaudeCode, "Task", "Task", Some("agent")),
+        (ClaudeCode, "WebFetch", "WebFetch", None),
+        (ClaudeCode, "WebSearch", "WebSearch", None),
+        (ClaudeCode, "ExitPlanMode", "ExitPlanMode", None),
+        (
+            ClaudeCode,
+            "mcp__github__create_issue",
+            "mcp__github__create_issue",
+            Some("mcp"),
+        ),
+        (Codex, "Bash", "Bash", Some("bash")),
+        (Codex, "apply_patch", "apply_patch", Some("edit_file")),
+        (Codex, "spawn_agent", "Agent", Some("agent")),
+        (Codex, "mcp__fs__read", "mcp__fs__read", Some("mcp")),
+        (Gemini, "run_shell_command", "Bash", Some("bash")),
+        (Gemini, "write_file", "Write", Some("write_file")),
+        (Gemini, "replace", "Edit", Some("edit_file")),
+        (Gemini, "read_file", "Read", Some("read_file")),
+        (Gemini, "read_many_files", "read_many_files", None),
+        (Gemini, "glob", "Glob", Some("glob")),
+        (Gemini, "grep_search", "Grep", Some("search")),
+        (Gemini, "search_file_content", "Grep", Some("search")),
+        (Gemini, "web_fetch", "WebFetch", None),
+        (Gemini, "google_web_search", "WebSearch", None),
+        (Gemini, "invoke_agent", "Agent", Some("agent")),
+        (
+            Gemini,
+            "mcp_github_create_issue",
+            "mcp__github__create_issue",
+            Some("mcp"),
+        ),
+        (Cursor, "Shell", "Bash", Some("bash")),
+        (Cursor, "Read", "Read", Some("read_file")),
+        (Cursor, "Write", "Write", Some("write_file")),
+        (Cursor, "Grep", "Grep", Some("search")),
+        (Cursor, "Task", "Agent", Some("agent")),
+        (Cursor, "Delete", "Delete", None),
+        (
+            Cursor,
+            "MCP:create_issue",
+            "mcp__unknown__create_issue",
+            Some("mcp"),
+        ),
+        (Copilot, "bash", "Bash", Some("bash")),
+        (Copilot, "powershell", "Bash", Some("bash")),
+        (Copilot, "view", "Read", Some("read_file")),
+        (Copilot, "create", "Write", Some("write_file")),
+        (Copilot, "edit", "Edit", Some("edit_file")),
+        (Copilot, "str_replace_editor", "Edit", Some("edit_file")),
+        (Copilot, "apply_patch", "apply_patch", Some("edit_file")),
+        (Copilot, "write_bash", "Bash", Some("bash")),
+        (Copilot, "write_powershell", "Bash", Some("bash")),
+        (Copilot, "grep", "Grep", Some("search")),
+        (Copilot, "rg", "Grep", Some("search")),
+        (Copilot, "glob", "Glob", Some("glob")),
+        (Copilot, "web_fetch", "WebFetch", None),
+        (Copilot, "update_todo", "TodoWrite", None),
+        (Copilot, "task", "Agent", Some("agent")),
+        (Copilot, "Task", "Agent", Some("agent")),
+    ];
+    for (agent, name, claude, hookhost) in cases {
+        let mapped = claude_name(*agent, name, none);
+        assert_eq!(mapped, *claude, "{agent:?} {name}");
+        assert_eq!(hookhost_name(&mapped), *hookhost, "{agent:?} {name}");
+    }
+}
+
+#[test]
+fn every_row_maps_to_a_claude_name_the_hookhost_table_knows_or_says_it_has_none() {
+    for row in TOOL_NAMES {
+        assert_ne!(
+            naming(row.agent, row.agent_name),
+            Naming::Unknown,
+            "{row:?}"
+        );
+    }
+    // An entry never contradicts a name: what it lists has no hookhost name.
+    for entry in UNMAPPED {
+        for name in entry.names {
+            assert!(
+                hookhost_name(&claude_name(entry.agent, name, McpHint::default())).is_none(),
+                "{:?} {name} is both named and unmapped",
+                entry.agent
+            );
+        }
+    }
+    for (_, hookhost) in HOOKHOST_NAMES {
+        assert!(crate::config::KNOWN_TOOLS.contains(hookhost), "{hookhost}");
+    }
+}
+
+/// Every tool each agent's own package offers its model (tests/data/agent_tools.toml,
+/// scripts/agent-tools.sh) has a hookhost name or a documented reason for none.
+#[test]
+fn every_tool_an_agent_offers_is_named_or_unmapped() {
+    let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/agent_tools.toml");
+    let text = std::fs::read_to_string(&file).unwrap();
+    let table: toml::Table = toml::from_str(&text).unwrap();
+    let mut unknown = Vec::new();
+    for agent in AgentKind::ALL {
+        let section = table
+            .get(agent.flag_name())
+            .and_then(toml::Value::as_table)
+            .unwrap_or_else(|| panic!("{} has no [{}]", file.display(), agent.flag_name()));
+        for key in ["version", "package", "source"] {
+            assert!(
+                section.get(key).and_then(toml::Value::as_str).is_some(),
+                "[{}] {key}",
+                agent.flag_name()
+            );
+        }
+        let tools = section["tools"].as_array().unwrap();
+        assert!(!tools.is_empty(), "[{}]", agent.flag_name());
+        for tool in tools {
+            let tool = tool.as_str().unwrap();
+            if naming(agent, tool) == Naming::Unknown {
+                unknown.push(format!("{}: {tool}", agent.display_name()));
+            }
+        }
+    }
+    assert!(
+        unknown.is_empty(),
+        "no hookhost name and no UNMAPPED entry: {unknown:#?}"
+    );
+}
+
+#[test]
+fn tools_hookhost_cannot_name_are_marked_with_their_agent() {
+    assert_eq!(naming(Gemini, "run_shell_command"), Naming::Named("bash"));
+    assert_eq!(naming(ClaudeCode, "Monitor"), Naming::Named("bash"));
+    assert_eq!(naming(Qwen, "monitor"), Naming::Named("bash"));
+    assert_eq!(naming(Codex, "view_image"), Naming::Named("read_file"));
+    assert_eq!(naming(Kimi, "ReadMediaFile"), Naming::Named("read_file"));
+    assert!(matches!(
+        naming(Gemini, "list_directory"),
+        Naming::Unmapped(_)
+    ));
+    // Claude Code's reason holds for an agent's tool mapped to its name.
+    assert!(matches!(naming(Gemini, "web_fetch"), Naming::Unmapped(_)));
+    assert!(matches!(naming(Kimi, "WebSearch"), Naming::Unmapped(_)));
+    // MCP tools are `mcp` in each agent's spelling.
+    assert_eq!(
+        naming(Gemini, "mcp_github_create_issue"),
+        Naming::Named("mcp")
+    );
+    assert_eq!(
+        naming(Qwen, "mcp__github__create_issue"),
+        Naming::Named("mcp")
+    );
+    assert_eq!(naming(Kiro, "@github/create_issue"), Naming::Named("mcp"));
+    assert_eq!(naming(Gemini, "discovered_tool_deploy"), Naming::Unknown);
+    assert_eq!(naming(Gemini, "tracker_frob"), Naming::Unknown);
+
+    let call =
+        |agent, tool: &str| map_call(agent, tool, json!({}), McpHint::default(), Some("/p"), None);
+    assert_eq!(
+        call(Gemini, "tracker_frob").unknown_to.as_deref(),
+        Some("Gemini CLI")
+    );
+    assert_eq!(call(Gemini, "list_directory").unknown_to, None);
+    assert_eq!(call(Gemini, "run_shell_command").unknown_to, None);
+    assert_eq!(
+        call(ClaudeCode, "NewTool").unknown_to.as_deref(),
+        Some("Claude Code")
+    );
+    let view = map_call(
+        Codex,
+        "view_image",
+        json!({"path": "a.png"}),
+        McpHint::default(),
+        Some("/p"),
+        None,
+    );
+    assert_eq!(
+        (view.tool.as_str(), view.tool_input),
+        ("Read", json!({"file_path": "/p/a.png"}))
+    );
+}
+
+/// docs/agents.md#tools-with-no-hookhost-name gives every entry's tools and reason.
+#[test]
+fn every_unmapped_tool_is_documented() {
+    let docs = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/agents.md"),
+    )
+    .unwrap();
+    let section = docs
+        .split("## Tools with no hookhost name")
+        .nth(1)
+        .and_then(|rest| rest.split("\n## ").next())
+        .unwrap();
+    for entry in UNMAPPED {
+        let names: Vec<String> = entry.names.iter().map(|n| format!("`{n}`")).collect();
+        let line = format!("- {}: {}.", names.join(", "), entry.reason);
+        assert!(section.contains(&line), "docs/agents.md lacks {line}");
+    }
+}
+
+#[test]
+fn one_line_per_agent_names_its_unmapped_tools() {
+    let lines = unmapped_lines();
+    assert_eq!(lines.len(), AgentKind::ALL.len());
+    assert!(
+        lines[2].starts_with("Gemini CLI: no hookhost name for read_many_files, list_directory, "),
+        "{}",
+        lines[2]
+    );
+    assert!(lines[2].contains(", web_fetch, google_web_search, ask_user, write_todos, exit_plan_mode, enter_plan_mode (a hook with tools = [...] does not run for them; docs/agents.md#tools-with-no-hookhost-name)"), "{}", lines[2]);
+}
+
+#[test]
+fn gemini_mcp_context_names_a_server_with_underscores() {
+    let hint = McpHint {
+        server: Some("my_server"),
+        tool: Some("do_it"),
+    };
+    assert_eq!(
+        claude_name(Gemini, "mcp_my_server_do_it", hint),
+        "mcp__my_server__do_it"
+    );
+    assert_eq!(
+        claude_name(Gemini, "mcp_my_server_do_it", McpHint::default()),
+        "mcp__my__server_do_it"
+    );
+}
+
+#[test]
+fn fields_are_renamed_and_file_paths_made_absolute() {
+    let call = map_call(
+        Copilot,
+        "str_replace_editor",
+        json!({"command": "str_replace", "path": "src/a.rs", "old_str": "a", "new_str": "b"}),
+        McpHint::default(),
+        Some("/home/u/p"),
+        None,
+    );
+    assert_eq!(call.tool, "Edit");
+    assert_eq!(call.hookhost_tool, Some("edit_file"));
+    assert_eq!(
+        call.tool_input,
+        json!({"command": "str_replace", "file_path": "/home/u/p/src/a.rs", "old_string": "a", "new_string": "b"})
+    );
+    let call = map_call(
+        Gemini,
+        "replace",
+        json!({"file_path": "/p/a", "old_string": "x", "new_string": "y", "allow_multiple": true, "replace_all": false}),
+        McpHint::default(),
+        Some("/p"),
+        None,
+    );
+    // A renamed field never overwrites one the agent also sent.
+    assert_eq!(
+        call.tool_input,
+        json!({"file_path": "/p/a", "old_string": "x", "new_string": "y", "allow_multiple": true, "replace_all": false})
+    );
+}
+
+#[test]
+fn hookhost_names_back_to_claude() {
+    assert_eq!(claude_name_of_hookhost("bash"), Some("Bash"));
+    assert_eq!(claude_name_of_hookhost("edit_file"), Some("Edit"));
+    assert_eq!(claude_name_of_hookhost("search"), Some("Grep"));
+    assert_eq!(claude_name_of_hookhost("mcp"), None);
+    assert_eq!(claude_name_of_hookhost("exec"), None);
+}
