@@ -123,12 +123,19 @@ impl Session {
         let homes = sandbox::Homes::find(env.home_variable());
         let folders = Folders::new(options, &config, &homes);
 
-        // The session has a sandbox when it has argv hooks, the OS's box runs here and
-        // --no-sandbox is not given; that decides where hooks run and what the guard
-        // counts as writable. A session of WASM hooks only needs no box: it skips the
-        // probe (most of a cold start) and, like a session without a sandbox, counts
-        // the system temp folders as agent-writable, which only makes the guard stricter.
-        let needs_box = config.hooks.iter().any(|h| !h.is_wasm());
+        // The session has a sandbox when a hook of it runs in the box (an argv hook with
+        // `sandbox = true`), the OS's box runs here and --no-sandbox is not given; that
+        // decides where hooks run and what the guard counts as writable. A session whose
+        // hooks are all WASM or host hooks needs no box: it skips the probe (most of a
+        // cold start, half of a bridged host hook's call) and, like a session without a
+        // sandbox, counts the system temp folders as agent-writable, which only makes
+        // the guard stricter; its host hooks still get a sandboxed session's scrubbed
+        // PATH (`host_path_without_box`), so nothing they get is weaker for the skip.
+        // Where the OS has no box the probe costs nothing and says so, as before.
+        let needs_box = config
+            .hooks
+            .iter()
+            .any(|h| !h.is_wasm() && (h.sandbox || !crate::sandbox::EXISTS_ON_THIS_OS));
         let sandbox = SessionSandbox::probe(
             options,
             &folders,
@@ -325,7 +332,15 @@ fn prepare_hooks(
 ) -> Result<Vec<LoadedHook>, StartError> {
     let project = &guard_ctx.project;
     let hook_env = hook_env::scrubbed(env.vars().iter().cloned(), &config.sandbox.env);
-    let host_path = guard::scrub_path_for_host_hook(guard_ctx);
+    let host_path = if host_path_without_box(options, config, sandbox) {
+        // As a sandboxed session scrubs it: see `needs_box` in `start_hooks`.
+        guard::scrub_path_for_host_hook(&GuardContext {
+            sandboxed_session: true,
+            ..guard_ctx.clone()
+        })
+    } else {
+        guard::scrub_path_for_host_hook(guard_ctx)
+    };
     let mut wasm = WasmHooks::new(config, options.mode, env);
     if let Some(dir) = wasm.settings.cache_dir.clone()
         && config.hooks.iter().any(HookDef::is_wasm)
@@ -354,6 +369,21 @@ fn prepare_hooks(
         ));
     }
     Ok(hooks)
+}
+
+/// Whether the session has no box only because none of its hooks runs in one (no probe,
+/// no `--no-sandbox`), and has host hooks: they get the PATH a sandboxed session gives
+/// them, scrubbed of what the agent can write, as they did when every session with an
+/// argv hook probed the box.
+fn host_path_without_box(
+    options: &SessionOptions,
+    config: &Config,
+    sandbox: &SessionSandbox,
+) -> bool {
+    crate::sandbox::EXISTS_ON_THIS_OS
+        && !options.no_sandbox
+        && matches!(sandbox, SessionSandbox::Off)
+        && config.hooks.iter().any(|h| !h.is_wasm())
 }
 
 /// A session record being resumed: the file (open for appending), the plan read from

@@ -17,17 +17,28 @@
 //! their only preopen is the read-only project).
 //!
 //! A file is [`HEADER`] (a magic line, then the SHA-256 of the artifact) followed by the
-//! artifact. The file is read whole and its digest checked before wasmtime sees a byte,
-//! and exactly the bytes checked are deserialized: a bit flipped on disk would otherwise
-//! be run as native code (a crash, or a hook that quietly answers otherwise). A file
+//! artifact. Its digest is checked before wasmtime sees a byte, and exactly the bytes
+//! checked are deserialized: a bit flipped on disk would otherwise be run as native code
+//! (a crash, or a hook that quietly answers otherwise; docs/threats.md#f19). Where the OS
+//! can make one (Linux), the artifact is copied once, inside the kernel, into a sealed
+//! snapshot that no process can change ([`sys::snapshot`]); the digest is checked over
+//! the snapshot and wasmtime maps that same snapshot, instead of the file being read into
+//! memory and wasmtime copying it again (and again for a memory image). The cache file
+//! itself is never mapped: its pages would follow later writes and re-reads from disk,
+//! which the digest did not see. Elsewhere the file is read whole, checked, and
+//! deserialized from that buffer. The digest is integrity, not authentication
+//! (docs/threats.md#i1): whoever can write the folder can reseal a file, which is why the
+//! guard refuses a cache folder the agent could write; no cheaper check would hold
+//! against that writer either, and a key would have to live where the same user reads
+//! it, so the digest stays SHA-256 and only its copies go. A file
 //! that fails the check (damaged, truncated, or written by an older hookhost without a
 //! digest) is compiled again and replaced, with a warning that names it. Warnings (also
 //! for a cache that cannot be written) go back to the caller ([`Loaded::warnings`]),
 //! which shows them as start-up warnings.
 
-use std::fs::{DirBuilder, OpenOptions};
+use std::fs::{DirBuilder, File, OpenOptions};
 use std::hash::Hasher;
-use std::io::{self, Write};
+use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
@@ -37,6 +48,7 @@ use wasmtime::component::Component;
 use wasmtime::Module;
 
 use crate::platform::sys;
+use crate::platform::sys::snapshot::Snapshot;
 
 /// The wasmtime release the artifacts are compiled by (part of every key).
 const WASMTIME_VERSION: &str = "48.0.8";
@@ -52,6 +64,12 @@ pub(crate) trait Artifact: Sized {
     /// # Safety
     /// The bytes must have been made by [`Artifact::serialize`] of this wasmtime.
     unsafe fn load(engine: &Engine, bytes: &[u8]) -> wasmtime::Result<Self>;
+    /// Loads it from a sealed snapshot of a cache file's artifact, which wasmtime maps
+    /// rather than copies.
+    ///
+    /// # Safety
+    /// As [`Artifact::load`], for the snapshot's bytes.
+    unsafe fn load_snapshot(engine: &Engine, snapshot: &Snapshot) -> wasmtime::Result<Self>;
     /// Serializes it for the cache.
     fn serialize(&self) -> wasmtime::Result<Vec<u8>>;
 }
@@ -64,6 +82,12 @@ impl Artifact for Module {
     unsafe fn load(engine: &Engine, bytes: &[u8]) -> wasmtime::Result<Self> {
         // SAFETY: forwarded to the caller (see the trait method).
         unsafe { Module::deserialize(engine, bytes) }
+    }
+    unsafe fn load_snapshot(engine: &Engine, snapshot: &Snapshot) -> wasmtime::Result<Self> {
+        let file = snapshot.file()?;
+        // SAFETY: forwarded to the caller; the snapshot is sealed, so the file wasmtime
+        // maps cannot change for as long as the module lives.
+        unsafe { Module::deserialize_open_file(engine, file) }
     }
     fn serialize(&self) -> wasmtime::Result<Vec<u8>> {
         Module::serialize(self)
@@ -78,6 +102,11 @@ impl Artifact for Component {
     unsafe fn load(engine: &Engine, bytes: &[u8]) -> wasmtime::Result<Self> {
         // SAFETY: forwarded to the caller (see the trait method).
         unsafe { Component::deserialize(engine, bytes) }
+    }
+    unsafe fn load_snapshot(engine: &Engine, snapshot: &Snapshot) -> wasmtime::Result<Self> {
+        // SAFETY: as for `Module` (wasmtime loads a component from a path only: the
+        // path opens the same sealed file).
+        unsafe { Component::deserialize_file(engine, snapshot.path()) }
     }
     fn serialize(&self) -> wasmtime::Result<Vec<u8>> {
         Component::serialize(self)
@@ -164,14 +193,21 @@ pub(crate) enum Unverified {
 
 /// The artifact of a cache file's bytes, once its SHA-256 matches the header's.
 pub(crate) fn verified_artifact(file: &[u8]) -> Result<&[u8], Unverified> {
-    let rest = file.strip_prefix(MAGIC).ok_or(Unverified::NoDigest)?;
-    let (digest, artifact) = rest
-        .split_at_checked(DIGEST_LEN)
-        .ok_or(Unverified::NoDigest)?;
+    let (header, artifact) = file.split_at_checked(HEADER).ok_or(Unverified::NoDigest)?;
+    check_digest(header, artifact)?;
+    Ok(artifact)
+}
+
+/// Whether `header` is a cache file's header whose digest is `artifact`'s SHA-256.
+fn check_digest(header: &[u8], artifact: &[u8]) -> Result<(), Unverified> {
+    let digest = header.strip_prefix(MAGIC).ok_or(Unverified::NoDigest)?;
+    if digest.len() != DIGEST_LEN {
+        return Err(Unverified::NoDigest);
+    }
     if Sha256::digest(artifact).as_slice() != digest {
         return Err(Unverified::Mismatch);
     }
-    Ok(artifact)
+    Ok(())
 }
 
 /// The bytes of a cache file for `artifact`: the header, then the artifact.
@@ -255,17 +291,42 @@ enum Unusable {
     Load(wasmtime::Error),
 }
 
-/// Reads a cache file, checks its digest and deserializes exactly the bytes checked.
+/// Reads a cache file, checks its digest and deserializes exactly the bytes checked:
+/// from a sealed snapshot where the OS makes one, else from the file read whole.
+///
+/// Why loading is sound (the `unsafe` below): the cache folder is private to this user
+/// and not writable by the agent or by hooks (the caller's path guard checks it before
+/// any hook is prepared), so every file in it was written by `store` from
+/// `A::serialize`; and the bytes loaded are exactly what was written (their SHA-256 is
+/// the one stored with them, checked over those very bytes, which nothing can change
+/// after: a sealed snapshot, or our own buffer), so a file damaged since is never
+/// deserialized (docs/threats.md#f19). The name carries the wasmtime version and engine
+/// compatibility hash, and wasmtime itself rejects artifacts from another version or
+/// configuration.
 fn load_file<A: Artifact>(engine: &Engine, path: &Path) -> Result<A, Unusable> {
-    let file = std::fs::read(path).map_err(Unusable::Read)?;
-    let artifact = verified_artifact(&file).map_err(Unusable::Unverified)?;
-    // SAFETY: the cache folder is private to this user and not writable by the agent or
-    // by hooks (the caller's path guard checks it before any hook is prepared), so every
-    // file in it was written by `store` from `A::serialize`; and these bytes are exactly
-    // what was written (their SHA-256 is the one stored with them), so a file damaged
-    // since is never deserialized. The name carries the wasmtime version and engine
-    // compatibility hash, and wasmtime itself rejects artifacts from another version or
-    // configuration.
+    let mut file = File::open(path).map_err(Unusable::Read)?;
+    let mut header = Vec::with_capacity(HEADER);
+    (&mut file)
+        .take(HEADER as u64)
+        .read_to_end(&mut header)
+        .map_err(Unusable::Read)?;
+    // A snapshot that cannot be made is no error: the file is read as before.
+    if let Ok(Some(snapshot)) = sys::snapshot::take(&file, HEADER as u64) {
+        check_digest(&header, snapshot.bytes()).map_err(Unusable::Unverified)?;
+        // SAFETY: the snapshot's bytes are the checked ones (see above), sealed.
+        let mapped = unsafe { A::load_snapshot(engine, &snapshot) };
+        return match mapped {
+            Ok(artifact) => Ok(artifact),
+            // Mapping it may be refused (no executable mappings of a memfd, no /proc):
+            // the same checked bytes, copied by wasmtime, as without a snapshot.
+            // SAFETY: as above.
+            Err(_) => unsafe { A::load(engine, snapshot.bytes()) }.map_err(Unusable::Load),
+        };
+    }
+    let mut whole = header;
+    file.read_to_end(&mut whole).map_err(Unusable::Read)?;
+    let artifact = verified_artifact(&whole).map_err(Unusable::Unverified)?;
+    // SAFETY: our own buffer, checked (see above).
     unsafe { A::load(engine, artifact) }.map_err(Unusable::Load)
 }
 

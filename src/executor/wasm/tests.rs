@@ -387,3 +387,61 @@ async fn pool_footprint_is_what_a_run_holds() {
         drop(store);
     }
 }
+
+/// A program loaded from the cache runs from wasmtime's mapping of a sealed snapshot of
+/// the cache file, a core module and a component alike; the cache file itself is never
+/// mapped, so what runs is what the digest was checked over (docs/threats.md#f19).
+#[test]
+fn cached_programs_run_from_a_sealed_snapshot_not_the_file() {
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let cache = tempfile::tempdir().expect("tempdir");
+    let project = tempfile::tempdir().expect("tempdir");
+    let settings = WasmSettings {
+        cache_dir: Some(cache.path().to_path_buf()),
+        ..WasmSettings::default()
+    };
+    let mappings = |what: &str| {
+        std::fs::read_to_string("/proc/self/maps")
+            .expect("maps")
+            .lines()
+            .filter(|l| l.contains(what))
+            .map(str::to_owned)
+            .collect::<Vec<_>>()
+    };
+    for name in ["fixture-p1.wasm", "fixture-p2.wasm"] {
+        let path = repo.join("target/wasm").join(name);
+        if !path.is_file() {
+            eprintln!("SKIPPED {name}: not built (bash plugins/build.sh)");
+            continue;
+        }
+        let prepare = || {
+            let engine = WasmEngine::new(&settings, EngineMode::OneShot).expect("engine");
+            engine
+                .prepare(&path, &[], project.path(), Duration::from_secs(10))
+                .unwrap_or_else(|e| panic!("{name}: {e}"))
+        };
+        assert!(!prepare().from_cache, "{name}: compiled first");
+        // Executable mappings of snapshots (other tests may load some too).
+        let code = || {
+            let mut code = mappings("memfd:hookhost-artifact");
+            code.retain(|l| l.contains(" r-xp "));
+            code
+        };
+        let before = code();
+        let loaded = prepare();
+        assert!(loaded.from_cache, "{name}");
+        assert!(
+            loaded.cache_warnings.is_empty(),
+            "{:?}",
+            loaded.cache_warnings
+        );
+        let now = code();
+        assert!(
+            now.iter().any(|l| !before.contains(l)),
+            "{name}: no new executable mapping of a snapshot: {now:?}"
+        );
+        let cache_dir = cache.path().to_string_lossy().into_owned();
+        assert_eq!(mappings(&cache_dir), Vec::<String>::new(), "{name}");
+        drop(loaded);
+    }
+}

@@ -7,5 +7,6 @@ pub(crate) mod harden;
 pub(crate) mod memory;
 pub(crate) mod pid_namespace;
 pub(crate) mod process;
+pub(crate) mod snapshot;
 
 pub(crate) use super::unix::{files, folders, interrupt, ownership, signal, stdio, users};

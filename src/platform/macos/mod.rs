@@ -7,5 +7,5 @@ pub(crate) mod file_system;
 pub(crate) mod harden;
 pub(crate) mod process;
 
-pub(crate) use super::generic::{memory, pid_namespace};
+pub(crate) use super::generic::{memory, pid_namespace, snapshot};
 pub(crate) use super::unix::{files, folders, interrupt, ownership, signal, stdio, users};

@@ -14,4 +14,4 @@ pub(crate) mod signal;
 pub(crate) mod stdio;
 pub(crate) mod users;
 
-pub(crate) use super::generic::{memory, pid_namespace};
+pub(crate) use super::generic::{memory, pid_namespace, snapshot};
