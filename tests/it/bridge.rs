@@ -1065,3 +1065,14 @@ fn bridge_takes_no_steering_from_the_agents_environment() {
     assert!(!planted.join("bwrap.ran").exists());
     assert!(!planted.join("state").exists());
 }
+
+/// This file's table of agents is every agent the bridge answers, in its order, so that a
+/// new agent cannot be left out of these tests.
+#[test]
+fn the_agents_table_is_every_agent() {
+    let flags: Vec<&str> = hookhost::bridge::AgentKind::ALL
+        .iter()
+        .map(|a| a.flag_name())
+        .collect();
+    assert_eq!(AGENTS.iter().map(|(flag, _, _)| *flag).collect::<Vec<_>>(), flags);
+}

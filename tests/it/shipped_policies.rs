@@ -505,3 +505,14 @@ fn every_file_a_call_touches_reaches_the_path_policies() {
         assert_no_objection(agent, &bridge_json(&scene, agent, &payload));
     }
 }
+
+/// This file's table of agents is every agent the bridge answers, in its order, so that a
+/// new agent cannot be left out of these tests.
+#[test]
+fn the_agents_table_is_every_agent() {
+    let flags: Vec<&str> = hookhost::bridge::AgentKind::ALL
+        .iter()
+        .map(|a| a.flag_name())
+        .collect();
+    assert_eq!(AGENTS.to_vec(), flags);
+}
