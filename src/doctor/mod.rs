@@ -326,15 +326,7 @@ fn hook_files_check(
     let hooks: Vec<HookToGuard> = config
         .hooks
         .iter()
-        .map(|h| HookToGuard {
-            name: &h.name,
-            command: if h.is_wasm() {
-                &h.command[..1]
-            } else {
-                &h.command
-            },
-            sandbox: h.sandbox && !h.is_wasm(),
-        })
+        .map(|h| HookToGuard::new(&h.name, &h.command, h.sandbox, h.is_wasm()))
         .collect();
     guard::hard_link_notes(&ctx, &hooks)
 }

@@ -146,6 +146,23 @@ pub struct HookToGuard<'a> {
     pub sandbox: bool,
 }
 
+impl<'a> HookToGuard<'a> {
+    /// A hook with `command`, run in the sandbox when `sandbox` asks, or a WASM hook
+    /// (`wasm`): a WASM hook's arguments are the guest's, not host paths, and it can open
+    /// nothing but the read-only project, so only its module (`command[0]`) is checked.
+    pub fn new(name: &'a str, command: &'a [String], sandbox: bool, wasm: bool) -> Self {
+        HookToGuard {
+            name,
+            command: if wasm {
+                command.get(..1).unwrap_or(command)
+            } else {
+                command
+            },
+            sandbox: sandbox && !wasm,
+        }
+    }
+}
+
 /// A hook that passed the guard.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GuardedHook {

@@ -293,17 +293,7 @@ fn run_guard(
     let to_guard: Vec<HookToGuard> = config
         .hooks
         .iter()
-        .map(|h| HookToGuard {
-            name: &h.name,
-            // A WASM hook's arguments are the guest's, not host paths: it can open
-            // nothing but the read-only project, so only its module is checked.
-            command: if h.is_wasm() {
-                &h.command[..1]
-            } else {
-                &h.command
-            },
-            sandbox: h.sandbox && !h.is_wasm(),
-        })
+        .map(|h| HookToGuard::new(&h.name, &h.command, h.sandbox, h.is_wasm()))
         .collect();
     let guarded = match guard::check_hooks(ctx, &to_guard) {
         Ok(guarded) => guarded,

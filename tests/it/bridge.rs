@@ -1074,5 +1074,8 @@ fn the_agents_table_is_every_agent() {
         .iter()
         .map(|a| a.flag_name())
         .collect();
-    assert_eq!(AGENTS.iter().map(|(flag, _, _)| *flag).collect::<Vec<_>>(), flags);
+    assert_eq!(
+        AGENTS.iter().map(|(flag, _, _)| *flag).collect::<Vec<_>>(),
+        flags
+    );
 }
