@@ -150,7 +150,10 @@ fn fail_closed_supported(agent: &Declaration, since: (u64, u64, u64)) -> (bool, 
 
 /// `program --version`'s stdout, within [`VERSION_TIMEOUT`].
 fn version_output(program: &str) -> Result<String, String> {
-    let mut child = Command::new(program)
+    let path = std::env::var_os("PATH");
+    let found = install::agent_program(program, path.as_deref())
+        .ok_or_else(|| format!("`{program}` is in no absolute folder of PATH"))?;
+    let mut child = Command::new(&found)
         .arg("--version")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())

@@ -1081,3 +1081,38 @@ fn doctor_reports_a_project_switch_off_and_a_replaced_binary() {
         "{report}"
     );
 }
+
+/// `install claude-code` asks `claude --version` of a `claude` in an absolute PATH folder
+/// only: one that a relative entry (`.`) would find in the project never runs, and the
+/// note says why onFailure is not written (docs/threats.md#n16).
+#[test]
+fn install_never_runs_a_claude_the_project_put_on_a_relative_path_entry() {
+    use std::os::unix::fs::PermissionsExt;
+    let m = Machine::new();
+    let marker = m.scene.root.path().join("ran");
+    let planted = m.scene.project.join("claude");
+    std::fs::write(
+        &planted,
+        format!(
+            "#!/bin/sh\ntouch '{}'\necho '2.1.300 (Claude Code)'\n",
+            marker.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&planted, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let (code, stdout, stderr) = run(m
+        .hookhost()
+        .current_dir(&m.scene.project)
+        .env("PATH", format!(".:{}", m.bin.display()))
+        .args(["install", "claude-code"]));
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(!marker.exists(), "the project's claude ran");
+    assert!(
+        stdout.contains(
+            "No Claude Code found to ask its version (`claude` is in no absolute folder of PATH), so onFailure is not written"
+        ),
+        "{stdout}"
+    );
+    let settings = std::fs::read_to_string(m.claude_settings()).unwrap();
+    assert!(!settings.contains("onFailure"), "{settings}");
+}

@@ -348,6 +348,13 @@ impl Registration {
     }
 }
 
+/// The agent's program found on `path` (the `PATH` value), in its absolute entries only:
+/// `install` runs it (`--version`) to learn what the agent takes, and a relative entry
+/// (`.`, an empty one) would run whatever the project put there (docs/threats.md#n16).
+pub fn agent_program(program: &str, path: Option<&std::ffi::OsStr>) -> Option<PathBuf> {
+    crate::paths::lookup_on_path(std::ffi::OsStr::new(program), path, None).map(|(_, found)| found)
+}
+
 /// One event an agent's registration lists.
 #[derive(Debug, Clone, Copy)]
 pub struct RegisteredEvent {
