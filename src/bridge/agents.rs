@@ -142,6 +142,10 @@ pub struct Declaration {
     pub after_change_note: Option<fn(&std::path::Path) -> &'static str>,
     /// The setting in the agent's settings that turns its hooks off, if it has one.
     pub switch_off: SwitchOff,
+    /// The variable the agent sets for its hooks to its project's root
+    /// (`CLAUDE_PROJECT_DIR`), if it has one: the project of a bridged session's first call
+    /// (docs/agents.md#the-project).
+    pub project_variable: Option<&'static str>,
     /// The project settings files the agent merges over the user's, relative to the
     /// project's folder and each folder above it, where a switch-off also counts.
     pub merged_project_settings: &'static [&'static str],

@@ -62,6 +62,7 @@ pub(crate) static DECLARATION: Declaration = Declaration {
     project_note: None,
     after_change_note: None,
     switch_off: SwitchOff::DisableAllHooks,
+    project_variable: Some("CLAUDE_PROJECT_DIR"),
     merged_project_settings: &[".claude/settings.json", ".claude/settings.local.json"],
     credentials: CREDENTIALS,
 };

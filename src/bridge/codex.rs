@@ -55,6 +55,7 @@ pub(crate) static DECLARATION: Declaration = Declaration {
     ),
     after_change_note: Some(super::install::codex_trust::after_change_note),
     switch_off: SwitchOff::CodexFeatures,
+    project_variable: None,
     merged_project_settings: &[".codex/config.toml"],
     credentials: CREDENTIALS,
 };

@@ -57,6 +57,7 @@ pub(crate) static DECLARATION: Declaration = Declaration {
     project_note: Some("Cursor runs a project's hooks in trusted workspaces only."),
     after_change_note: None,
     switch_off: SwitchOff::None,
+    project_variable: None,
     merged_project_settings: &[],
     credentials: CREDENTIALS,
 };

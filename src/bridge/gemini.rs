@@ -50,6 +50,7 @@ pub(crate) static DECLARATION: Declaration = Declaration {
     switch_off: SwitchOff::HooksConfig {
         handler_name: HANDLER_NAME,
     },
+    project_variable: Some("GEMINI_PROJECT_DIR"),
     merged_project_settings: &[".gemini/settings.json"],
     credentials: CREDENTIALS,
 };

@@ -61,6 +61,7 @@ pub(crate) static DECLARATION: Declaration = Declaration {
     project_note: None,
     after_change_note: None,
     switch_off: SwitchOff::None,
+    project_variable: None,
     merged_project_settings: &[],
     credentials: CREDENTIALS,
 };

@@ -59,6 +59,7 @@ pub(crate) static DECLARATION: Declaration = Declaration {
     project_note: None,
     after_change_note: None,
     switch_off: SwitchOff::DisableAllHooks,
+    project_variable: Some("QWEN_PROJECT_DIR"),
     merged_project_settings: &[".qwen/settings.json"],
     credentials: CREDENTIALS,
 };

@@ -207,7 +207,8 @@ fn timed_out(verdict: &Verdict, is_prompt: bool, budget_ms: u64) -> Ruling {
     }
 }
 
-/// Starts the session for one call: the project is the agent's `cwd`, the session its
+/// Starts the session for one call: the project is the one the agent's session started
+/// in (the root the agent states, else its `cwd`), the session its
 /// session, and the record the one every call of that session appends to (created by
 /// the first call, resumed with today's config by the others, waited for while another
 /// call holds it). Any error is the refusal text the agent shows.
@@ -223,9 +224,25 @@ async fn start(
     if options.env.is_none() {
         options.env = Some(env.vars().to_vec());
     }
-    if let Some(cwd) = agent.cwd.as_deref().filter(|c| !c.is_empty()) {
-        options.project = PathBuf::from(cwd);
+    // The project: the root the agent states for its hooks, else its folder; a later call
+    // of the session keeps the one its record started with, so that the model's `cd`
+    // cannot move it (docs/agents.md#the-project).
+    let stated = kind
+        .declaration()
+        .project_variable
+        .and_then(|name| env.get(name))
+        .map(PathBuf::from)
+        .filter(|root| root.is_absolute());
+    if let Some(project) = stated.or_else(|| {
+        agent
+            .cwd
+            .as_deref()
+            .filter(|c| !c.is_empty())
+            .map(PathBuf::from)
+    }) {
+        options.project = project;
     }
+    options.keep_recorded_project = true;
     if let Some(id) = &agent.session_id {
         options.session_id = Some(id.clone());
     }

@@ -268,6 +268,7 @@ impl GlobalOptions {
             // This very binary is the box's entry point (src/main.rs).
             box_entry: Some(hookhost::sandbox::running_binary()),
             default_envelope: hookhost::envelope::EnvelopeShape::Spec,
+            keep_recorded_project: false,
         }
     }
 }

@@ -43,6 +43,9 @@ pub struct ResumePlan {
     /// The digest of the record's last line, which the resumed session's first line
     /// links to ([`super::chain`]).
     pub last_line_digest: Option<String>,
+    /// The project the session started in (its first `session.started`'s `cwd`), which a
+    /// session that keeps it is judged against whatever folder its agent moved to.
+    pub project: Option<PathBuf>,
 }
 
 impl ResumePlan {
@@ -56,12 +59,16 @@ impl ResumePlan {
                 broken: broken.clone(),
             });
         }
-        let session_id = reading
+        let started = reading
             .records
             .iter()
             .find(|r| matches!(r.body, Body::Started(_)))
-            .map(|r| r.session_id.clone())
             .ok_or_else(|| RecordError::NoSession(from.file.clone()))?;
+        let session_id = started.session_id.clone();
+        let project = match &started.body {
+            Body::Started(s) if !s.cwd.is_empty() => Some(PathBuf::from(&s.cwd)),
+            _ => None,
+        };
         let recorded = reading.records.iter().rev().find_map(|r| match &r.body {
             Body::Started(s) | Body::Resumed(s)
                 if !s.no_hooks && (matches!(r.body, Body::Started(_)) || s.clean == Some(true)) =>
@@ -79,6 +86,7 @@ impl ResumePlan {
             notes: reading.notes.clone(),
             warned_this_turn: warned_this_turn(&reading.records),
             last_line_digest: reading.last_line_digest.clone(),
+            project,
         })
     }
 

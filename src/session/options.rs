@@ -32,6 +32,7 @@ pub use crate::executor::wasm::EngineMode as Mode;
 /// | `resume` | `None` |
 /// | `box_entry` | `None`: the box runs without Landlock, and a start-up warning says so |
 /// | `default_envelope` | [`EnvelopeShape::Spec`]: a hook without an `envelope` key reads the spec's envelope (the bridge sets [`EnvelopeShape::ClaudeCode`]) |
+/// | `keep_recorded_project` | `false`: the project is `project` (the bridge keeps the one its session's record started in) |
 ///
 /// ```
 /// use hookhost::session::{Mode, SessionOptions};
@@ -84,6 +85,11 @@ pub struct SessionOptions {
     /// command line, `serve` and `eval`; Claude Code's shape behind the bridge, so that the
     /// Claude Code hooks people already have run unchanged.
     pub default_envelope: EnvelopeShape,
+    /// A resumed session keeps the project its record started in rather than `project`
+    /// (the bridge: every call of an agent's session is judged against the project the
+    /// session started in, wherever the model has moved the agent's folder since;
+    /// docs/agents.md#the-project).
+    pub keep_recorded_project: bool,
 }
 
 impl SessionOptions {
@@ -116,6 +122,7 @@ impl SessionOptions {
             resume: None,
             box_entry: None,
             default_envelope: EnvelopeShape::Spec,
+            keep_recorded_project: false,
         }
     }
 }

@@ -102,7 +102,10 @@ impl Session {
         env: &Environment,
         plan: Option<&ResumePlan>,
     ) -> Result<(Session, Option<GuardContext>), StartError> {
-        let project = absolute_project(&options.project)?;
+        let project = match plan.and_then(|p| p.project.as_deref()) {
+            Some(recorded) if options.keep_recorded_project => absolute_project(recorded)?,
+            _ => absolute_project(&options.project)?,
+        };
         let info = session_info(options, &project);
         if options.no_hooks {
             // No box is probed, but the temp folders of killed sessions go all the same.

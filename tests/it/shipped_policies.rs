@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 use crate::bridge::{assert_no_objection, bridge_json, deny_reason};
-use crate::support::{SLOW_COMPILE_OK, Scene, component_or_skip, hook, plugin};
+use crate::support::{SLOW_COMPILE_OK, Scene, component_or_skip, hook, plugin, run_with_stdin};
 
 /// What a call does, in hookhost's terms.
 #[derive(Clone, Copy, Debug)]
@@ -515,4 +515,56 @@ fn the_agents_table_is_every_agent() {
         .map(|a| a.flag_name())
         .collect();
     assert_eq!(AGENTS.to_vec(), flags);
+}
+
+/// A Claude Code call as the bridge gets it: `tool` with `input`, in `cwd`.
+fn claude_call(session: &str, cwd: &Path, tool: &str, input: Value) -> Value {
+    json!({
+        "session_id": session, "transcript_path": null, "cwd": cwd,
+        "permission_mode": "default", "hook_event_name": "PreToolUse",
+        "tool_name": tool, "tool_input": input, "tool_use_id": format!("toolu_{session}"),
+    })
+}
+
+/// The project is the one the agent's session started in: after the model's `cd secrets`
+/// (Claude Code's next payload says `"cwd": ".../secrets"`), a write of `secrets/k.pem`
+/// is still `secrets/k.pem` to `protect-paths`, not `k.pem` (docs/agents.md#the-project).
+#[test]
+fn the_project_stays_where_the_agents_session_started_when_the_model_moves() {
+    let scene = Scene::new();
+    let wasm = plugin(&scene, "protect-paths.wasm");
+    scene.write_config(&file_policy("protect-paths", &wasm, ""));
+    let secrets = scene.project.join("secrets");
+    std::fs::create_dir_all(&secrets).unwrap();
+    let write = json!({"file_path": secrets.join("k.pem"), "content": "x"});
+
+    // The session's first call, in the project; then the model moved into secrets/.
+    let first = claude_call("moved-1", &scene.project, "Bash", json!({"command": "ls"}));
+    assert_no_objection("claude-code", &bridge_json(&scene, "claude-code", &first));
+    let moved = claude_call("moved-1", &secrets, "Write", write.clone());
+    let denied = deny_reason("claude-code", &bridge_json(&scene, "claude-code", &moved));
+    assert!(
+        denied
+            .as_deref()
+            .is_some_and(|r| r.contains("secrets/k.pem is not allowed: the path is protected")),
+        "{denied:?}"
+    );
+
+    // A session whose first call is already in secrets/: Claude Code's CLAUDE_PROJECT_DIR
+    // names the project's root, and it is the project.
+    let stated = claude_call("stated-1", &secrets, "Write", write);
+    let reply = run_with_stdin(
+        scene
+            .hookhost()
+            .env("CLAUDE_PROJECT_DIR", &scene.project)
+            .args(["--no-sandbox", "bridge", "--agent", "claude-code"]),
+        stated.to_string().as_bytes(),
+    );
+    let denied = deny_reason("claude-code", &reply);
+    assert!(
+        denied
+            .as_deref()
+            .is_some_and(|r| r.contains("secrets/k.pem is not allowed: the path is protected")),
+        "{denied:?}"
+    );
 }
