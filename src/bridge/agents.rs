@@ -19,7 +19,7 @@ use std::path::PathBuf;
 
 use serde_json::{Map, Value};
 
-use super::install::{FailClosed, Places, RegisteredEvent, Registration, Scope, TimeUnit};
+use super::install::{Change, FailClosed, Places, RegisteredEvent, Registration, Scope, TimeUnit};
 use super::{Protocol, claude_code, codex, copilot, cursor, gemini, kimi, kiro, qwen};
 
 /// The agents the bridge answers.
@@ -137,9 +137,9 @@ pub struct Declaration {
     /// What the user should know about a project-scope registration, if anything (the
     /// agent's own trust of project settings).
     pub project_note: Option<&'static str>,
-    /// What the user should know after `install` changed the settings file at the path
-    /// given, if anything (Codex's own review of a new hook).
-    pub after_change_note: Option<fn(&std::path::Path) -> &'static str>,
+    /// What the user should know after an install, if anything, from the change
+    /// `install` made (Codex's own review of a new hook; which Kimi is covered).
+    pub install_note: Option<fn(&Change) -> Option<&'static str>>,
     /// The setting in the agent's settings that turns its hooks off, if it has one.
     pub switch_off: SwitchOff,
     /// The variable the agent sets for its hooks to its project's root

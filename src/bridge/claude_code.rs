@@ -60,7 +60,7 @@ pub(crate) static DECLARATION: Declaration = Declaration {
     },
     when_hookhost_cannot_answer: WHEN_HOOKHOST_CANNOT_ANSWER,
     project_note: None,
-    after_change_note: None,
+    install_note: None,
     switch_off: SwitchOff::DisableAllHooks,
     project_variable: Some("CLAUDE_PROJECT_DIR"),
     merged_project_settings: &[".claude/settings.json", ".claude/settings.local.json"],

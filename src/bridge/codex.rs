@@ -53,7 +53,7 @@ pub(crate) static DECLARATION: Declaration = Declaration {
     project_note: Some(
         "Codex reads a project's .codex/config.toml only once the project is trusted.",
     ),
-    after_change_note: Some(super::install::codex_trust::after_change_note),
+    install_note: Some(super::install::codex_trust::install_note),
     switch_off: SwitchOff::CodexFeatures,
     project_variable: None,
     merged_project_settings: &[".codex/config.toml"],

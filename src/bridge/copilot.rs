@@ -54,7 +54,7 @@ pub(crate) static DECLARATION: Declaration = Declaration {
     fail_closed: FailClosedSetting::None,
     when_hookhost_cannot_answer: WHEN_HOOKHOST_CANNOT_ANSWER,
     project_note: None,
-    after_change_note: None,
+    install_note: None,
     switch_off: SwitchOff::None,
     project_variable: None,
     merged_project_settings: &[],

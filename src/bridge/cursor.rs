@@ -55,7 +55,7 @@ pub(crate) static DECLARATION: Declaration = Declaration {
     fail_closed: FailClosedSetting::Always(FailClosed::CursorFailClosed),
     when_hookhost_cannot_answer: WHEN_HOOKHOST_CANNOT_ANSWER,
     project_note: Some("Cursor runs a project's hooks in trusted workspaces only."),
-    after_change_note: None,
+    install_note: None,
     switch_off: SwitchOff::None,
     project_variable: None,
     merged_project_settings: &[],

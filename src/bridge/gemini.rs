@@ -46,7 +46,7 @@ pub(crate) static DECLARATION: Declaration = Declaration {
     fail_closed: FailClosedSetting::None,
     when_hookhost_cannot_answer: WHEN_HOOKHOST_CANNOT_ANSWER,
     project_note: Some("Gemini CLI warns about a new or changed project hook until you trust it."),
-    after_change_note: None,
+    install_note: None,
     switch_off: SwitchOff::HooksConfig {
         handler_name: HANDLER_NAME,
     },

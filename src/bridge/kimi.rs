@@ -23,7 +23,7 @@
 use serde_json::{Map, Value};
 
 use super::agents::{Declaration, FailClosedSetting, Settings, Shape, SwitchOff};
-use super::install::{RegisteredEvent, Registration, TimeUnit};
+use super::install::{Change, RegisteredEvent, Registration, TimeUnit};
 use super::{
     AgentKind, BridgeError, Event, Protocol, Reply, Ruling, claude_code, context_dropped_note,
     other_event_note, parse_snake_case, refuse_by_exit_2, warnings_on_stderr,
@@ -54,7 +54,7 @@ pub(crate) static DECLARATION: Declaration = Declaration {
     fail_closed: FailClosedSetting::None,
     when_hookhost_cannot_answer: WHEN_HOOKHOST_CANNOT_ANSWER,
     project_note: None,
-    after_change_note: None,
+    install_note: Some(which_kimi),
     switch_off: SwitchOff::None,
     project_variable: None,
     merged_project_settings: &[],
@@ -95,6 +95,27 @@ const EVENTS: &[RegisteredEvent] = &[
         matcher: None,
     },
 ];
+
+/// Which Kimi an install covers: two CLIs answer to `kimi`, and each reads its own
+/// config (docs/agents.md#kimi-cli; docs/threats.md#r9).
+fn which_kimi(change: &Change) -> Option<&'static str> {
+    let python_cli = change
+        .file
+        .parent()
+        .and_then(|folder| folder.file_name())
+        .is_some_and(|name| name == ".kimi");
+    Some(if python_cli {
+        KIMI_CLI_NOTE
+    } else {
+        KIMI_CODE_NOTE
+    })
+}
+
+/// What `install kimi-code` says it covered, in the usual place.
+pub const KIMI_CODE_NOTE: &str = "This registers hookhost with Kimi Code (npm @moonshot-ai/kimi-code, which reads ~/.kimi-code/config.toml or $KIMI_CODE_HOME's). The older Python Kimi CLI (PyPI kimi-cli) reads ~/.kimi/config.toml instead and is not covered: to cover it too, run `KIMI_CODE_HOME=~/.kimi hookhost install kimi-code`.";
+
+/// What `install kimi-code` says when `$KIMI_CODE_HOME` is `~/.kimi`.
+pub const KIMI_CLI_NOTE: &str = "This registers hookhost in ~/.kimi/config.toml, which the Python Kimi CLI (PyPI kimi-cli) reads; Kimi Code (npm @moonshot-ai/kimi-code) reads ~/.kimi-code/config.toml: run `hookhost install kimi-code` without KIMI_CODE_HOME to cover it too.";
 
 /// What Kimi Code does when hookhost cannot answer.
 pub const WHEN_HOOKHOST_CANNOT_ANSWER: &str = "Kimi Code lets the call through if hookhost is missing, crashes or outlives the \

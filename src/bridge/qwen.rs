@@ -57,7 +57,7 @@ pub(crate) static DECLARATION: Declaration = Declaration {
     fail_closed: FailClosedSetting::None,
     when_hookhost_cannot_answer: WHEN_HOOKHOST_CANNOT_ANSWER,
     project_note: None,
-    after_change_note: None,
+    install_note: None,
     switch_off: SwitchOff::DisableAllHooks,
     project_variable: Some("QWEN_PROJECT_DIR"),
     merged_project_settings: &[".qwen/settings.json"],

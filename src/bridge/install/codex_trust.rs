@@ -249,11 +249,13 @@ pub fn review(
         })
         .collect()
 }
-/// The note after `install` changed Codex's settings `file`: whether hookhost could write
-/// Codex's trust of its hook there, or the user must give it in `/hooks`.
-pub fn after_change_note(file: &Path) -> &'static str {
-    match trusts_in(file) {
-        true => TRUSTED_NOTE,
-        false => REVIEW_NOTE,
-    }
+/// The note after `install` changed Codex's settings: whether hookhost could write Codex's
+/// trust of its hook there, or the user must give it in `/hooks`.
+pub fn install_note(change: &super::Change) -> Option<&'static str> {
+    change
+        .changes_anything()
+        .then(|| match trusts_in(&change.file) {
+            true => TRUSTED_NOTE,
+            false => REVIEW_NOTE,
+        })
 }

@@ -479,10 +479,8 @@ impl Change {
         {
             notes.push(note);
         }
-        if let Some(note) = declared.after_change_note
-            && self.changes_anything()
-        {
-            notes.push(note(&self.file));
+        if let Some(note) = declared.install_note.and_then(|note| note(self)) {
+            notes.push(note);
         }
         notes
     }

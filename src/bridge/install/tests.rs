@@ -1489,3 +1489,22 @@ trusted_hash = "{PRE_TOOL_USE_HASH}"
         assert!(crate::bridge::install::codex_trust::REVIEW_NOTE.contains("type /hooks"));
     }
 }
+
+/// `install kimi-code` says which of the two Kimi CLIs it covered (docs/threats.md#r9):
+/// Kimi Code in its own folder, the Python Kimi CLI when `$KIMI_CODE_HOME` is `~/.kimi`.
+#[test]
+fn kimi_install_says_which_kimi_it_covers() {
+    use crate::bridge::kimi::{KIMI_CLI_NOTE, KIMI_CODE_NOTE};
+    let mut request = install(AgentKind::Kimi);
+    let change = planned(&request, None);
+    let notes = change.notes(&request.options);
+    assert!(notes.contains(&KIMI_CODE_NOTE), "{notes:?}");
+    request
+        .places
+        .set_agent_home("KIMI_CODE_HOME", "/home/ada/.kimi");
+    let change = planned(&request, None);
+    assert_eq!(change.file, Path::new("/home/ada/.kimi/config.toml"));
+    let notes = change.notes(&request.options);
+    assert!(notes.contains(&KIMI_CLI_NOTE), "{notes:?}");
+    assert!(!notes.contains(&KIMI_CODE_NOTE), "{notes:?}");
+}
