@@ -1116,3 +1116,32 @@ fn install_never_runs_a_claude_the_project_put_on_a_relative_path_entry() {
     let settings = std::fs::read_to_string(m.claude_settings()).unwrap();
     assert!(!settings.contains("onFailure"), "{settings}");
 }
+
+/// A settings file and folders `install` creates are 0644 and 0755 whatever the umask
+/// (docs/threats.md#n15): under `umask 000` they were 0666 and 0777, so that any local
+/// user could register their own hook, run as this user.
+#[test]
+fn install_creates_settings_no_other_user_can_write_under_umask_000() {
+    use std::os::unix::fs::PermissionsExt;
+    let m = Machine::new();
+    let hookhost = m.hookhost();
+    let mut command = Command::new("sh");
+    command
+        .arg("-c")
+        .arg("umask 000; exec \"$0\" \"$@\"")
+        .arg(hookhost.get_program())
+        .args(hookhost.get_args())
+        .args(["install", "gemini"]);
+    for (name, value) in hookhost.get_envs() {
+        match value {
+            Some(value) => command.env(name, value),
+            None => command.env_remove(name),
+        };
+    }
+    let (code, stdout, stderr) = run(&mut command);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    let folder = m.home.join(".gemini");
+    assert_eq!(mode(&folder), 0o755);
+    assert_eq!(mode(&folder.join("settings.json")), 0o644);
+}

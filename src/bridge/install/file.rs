@@ -1,9 +1,12 @@
 //! Reading a settings file and writing a planned change: the backup, then the new text
 //! written atomically (a temporary file in the same folder, renamed over the file), with the
-//! file's own mode.
+//! file's own mode, or 0644 for a new file (0755 for a new folder) whatever the umask
+//! (docs/threats.md#n15). A project's settings are never written through a link
+//! (docs/threats.md#n9).
 
 use super::{Change, InstallError};
-use std::fs::{self, OpenOptions};
+use crate::platform::sys::files;
+use std::fs::{self, DirBuilder, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
@@ -37,19 +40,24 @@ pub fn read_existing(path: &Path) -> Result<Option<String>, InstallError> {
 }
 
 /// Writes `change`, when it changes anything:
-/// - a file that existed is first copied beside itself, to `<file>.hookhost-backup` or, when
-///   that exists already, `<file>.hookhost-backup.1`, `.2`, … (a backup is never
-///   overwritten), with the file's mode;
+/// - a file that existed is first copied beside itself, to `<file>.hookhost-backup`, with
+///   the file's mode: one backup per file, the file as it was before hookhost's last
+///   change (docs/threats.md#r13: numbered backups piled up without end);
 /// - the new text goes to a temporary file in the same folder (with the file's mode), which
 ///   is then renamed over the file, so that the agent never reads half a file; a missing
 ///   folder is created;
 /// - a change whose text after is `None` removes the file;
-/// - a settings file that is a symbolic link (dotfiles kept in a repository) is written
-///   through: its target is changed and the link stays.
+/// - a user's settings file that is a symbolic link (dotfiles kept in a repository) is
+///   written through: its target is changed and the link stays; a project's settings
+///   file, or a folder on the way to it from the project, that is a link is refused, since
+///   the agent may have put it there to lead the write to the user's own settings.
 ///
 /// The file is read again first: if it changed since it was planned against, nothing is
 /// written.
 pub fn apply(change: &Change) -> Result<Applied, InstallError> {
+    if let Some(project) = &change.project {
+        refuse_links(project, &change.file)?;
+    }
     let file = through_symlink(&change.file);
     if !change.changes_anything() {
         return Ok(Applied {
@@ -104,29 +112,46 @@ fn beside(path: &Path, suffix: &str) -> PathBuf {
     path.with_file_name(name)
 }
 
-/// Copies `text` (the file's content) to the first free backup name beside `file`.
+/// Replaces `<file>.hookhost-backup` with `text` (the file's content), atomically.
 fn backup(file: &Path, text: &str, permissions: &fs::Permissions) -> Result<PathBuf, InstallError> {
-    let mut attempt = 0u32;
-    loop {
-        let suffix = match attempt {
-            0 => ".hookhost-backup".to_string(),
-            n => format!(".hookhost-backup.{n}"),
-        };
-        let path = beside(file, &suffix);
-        match write_new(&path, text, Some(permissions)) {
-            Ok(()) => return Ok(path),
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists && attempt < 10_000 => {
-                attempt += 1;
-            }
-            Err(source) => return Err(InstallError::Write { path, source }),
+    let path = beside(file, ".hookhost-backup");
+    write_atomically(&path, text, Some(permissions))?;
+    Ok(path)
+}
+
+/// Refuses a link at `file` or at a folder between `project` and it: a project's settings
+/// are the agent's to edit, and a link there could lead hookhost's write (or an
+/// uninstall's delete) to the user's own settings (docs/threats.md#n9). The check runs
+/// right before the write; a swap in between is still possible.
+fn refuse_links(project: &Path, file: &Path) -> Result<(), InstallError> {
+    let Ok(inside) = file.strip_prefix(project) else {
+        return Err(InstallError::OutsideProject {
+            path: file.to_path_buf(),
+            project: project.to_path_buf(),
+        });
+    };
+    let mut at = project.to_path_buf();
+    for part in inside.components() {
+        at.push(part);
+        if fs::symlink_metadata(&at).is_ok_and(|m| m.file_type().is_symlink()) {
+            return Err(InstallError::LinkInProject {
+                path: file.to_path_buf(),
+                link: at,
+            });
         }
     }
+    Ok(())
 }
 
 /// Creates `path` (which must not exist) holding `text`; its mode is set before the text is
 /// written, so that a private file's content is never readable by others.
 fn write_new(path: &Path, text: &str, permissions: Option<&fs::Permissions>) -> io::Result<()> {
-    let mut file = OpenOptions::new().write(true).create_new(true).open(path)?;
+    let mut options = OpenOptions::new();
+    options.write(true).create_new(true);
+    if permissions.is_none() {
+        files::shared_file_mode(&mut options);
+    }
+    let mut file = options.open(path)?;
     let written = (|| {
         if let Some(permissions) = permissions {
             fs::set_permissions(path, permissions.clone())?;
@@ -151,7 +176,11 @@ fn write_atomically(
         move |source| InstallError::Write { path, source }
     };
     if let Some(folder) = file.parent().filter(|p| !p.as_os_str().is_empty()) {
-        fs::create_dir_all(folder).map_err(write_error(folder))?;
+        let mut builder = DirBuilder::new();
+        builder.recursive(true);
+        files::shared_dir_mode(&mut builder)
+            .create(folder)
+            .map_err(write_error(folder))?;
     }
     let mut nonce = [0u8; 8];
     getrandom::fill(&mut nonce)

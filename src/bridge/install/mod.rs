@@ -413,6 +413,9 @@ pub struct Change {
     pub outcome: ChangeKind,
     /// What is (or was) registered.
     pub registration: Registration,
+    /// The project, for a project-scope change: no link on the way to its settings file
+    /// is followed ([`apply`]).
+    pub project: Option<PathBuf>,
 }
 
 impl Change {
@@ -582,6 +585,30 @@ pub enum InstallError {
         /// The I/O error.
         source: std::io::Error,
     },
+    /// A project-scope settings file, or a folder on the way to it, is a symbolic link.
+    #[error(
+        "{}: {} is a symbolic link, which hookhost does not follow for a project's settings (it could lead the write to the user's own settings); nothing is written: remove the link, or install with --scope user",
+        path.display(),
+        link.display()
+    )]
+    LinkInProject {
+        /// The settings file.
+        path: PathBuf,
+        /// The link found on the way.
+        link: PathBuf,
+    },
+    /// A project-scope settings file that is not in the project.
+    #[error(
+        "{}: is not inside the project {}; nothing is written",
+        path.display(),
+        project.display()
+    )]
+    OutsideProject {
+        /// The settings file.
+        path: PathBuf,
+        /// The project.
+        project: PathBuf,
+    },
     /// The file changed between reading it and writing it.
     #[error(
         "{}: changed while hookhost was editing it; nothing is written: run the command again",
@@ -651,6 +678,7 @@ pub fn plan_file(
         after,
         outcome,
         registration,
+        project: (request.scope == Scope::Project).then(|| request.places.project.clone()),
     })
 }
 

@@ -941,7 +941,9 @@ mod files {
         let entries = fs::read_dir(&folder).map(|e| e.count()).unwrap_or(0);
         assert_eq!(entries, 2);
 
-        // Uninstall: the original text is back, and the first backup is not overwritten.
+        // Uninstall: the original text is back, and the one backup now holds the file as
+        // it was before the uninstall (one per file: docs/threats.md#r13).
+        let installed = fs::read_to_string(&file).unwrap_or_default();
         let removed = ok(run(
             &run_request(home.path(), AgentKind::ClaudeCode, Action::Uninstall),
             false,
@@ -951,12 +953,45 @@ mod files {
             fs::read_to_string(&file).ok().as_deref(),
             Some(CLAUDE_SETTINGS)
         );
+        assert_eq!(backups(&folder), ["settings.json.hookhost-backup"]);
         assert_eq!(
-            backups(&folder),
-            [
-                "settings.json.hookhost-backup",
-                "settings.json.hookhost-backup.1"
-            ]
+            fs::read_to_string(folder.join("settings.json.hookhost-backup")).ok(),
+            Some(installed)
+        );
+        assert_eq!(mode(&folder.join("settings.json.hookhost-backup")), private);
+    }
+
+    /// A project's settings are not written through a link the agent put in the project
+    /// (docs/threats.md#n9): `proj/.claude -> ~/.claude` would have made `uninstall --scope
+    /// project` rewrite (or delete) the user's own settings.
+    #[test]
+    fn a_link_on_the_way_to_a_projects_settings_is_refused() {
+        let home = tempdir();
+        let user = home.path().join("user-claude");
+        let project = home.path().join("proj");
+        let _ = fs::create_dir_all(&user);
+        let _ = fs::create_dir_all(&project);
+        let _ = fs::write(user.join("settings.json"), CLAUDE_SETTINGS);
+        let _ = crate::platform::sys::files::symlink_file(&user, &project.join(".claude"));
+        let mut request = run_request(home.path(), AgentKind::ClaudeCode, Action::Install);
+        request.scope = Scope::Project;
+        request.places.project = project.clone();
+        match run(&request, false) {
+            Err(e @ InstallError::LinkInProject { .. }) => assert_eq!(
+                e.to_string(),
+                format!(
+                    "{}: {} is a symbolic link, which hookhost does not follow for a project's settings (it could lead the write to the user's own settings); nothing is written: remove the link, or install with --scope user",
+                    project.join(".claude/settings.json").display(),
+                    project.join(".claude").display()
+                )
+            ),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(
+            fs::read_to_string(user.join("settings.json"))
+                .ok()
+                .as_deref(),
+            Some(CLAUDE_SETTINGS)
         );
     }
 

@@ -15,6 +15,18 @@ pub(crate) fn private_dir_mode(builder: &mut DirBuilder) -> &mut DirBuilder {
     builder.mode(0o700)
 }
 
+/// A file that `options` creates gets mode 0644 (less the umask): others may read it, only
+/// the owner may write it (an agent's settings file that `install` creates).
+pub(crate) fn shared_file_mode(options: &mut OpenOptions) -> &mut OpenOptions {
+    options.mode(0o644)
+}
+
+/// A folder that `builder` creates gets mode 0755 (less the umask): others may enter it,
+/// only the owner may write it.
+pub(crate) fn shared_dir_mode(builder: &mut DirBuilder) -> &mut DirBuilder {
+    builder.mode(0o755)
+}
+
 /// Sets the open `file`'s mode to 0600 (the umask may have taken bits when it was
 /// created).
 pub(crate) fn make_file_private(file: &File) -> std::io::Result<()> {

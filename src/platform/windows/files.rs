@@ -15,6 +15,16 @@ pub(crate) fn private_dir_mode(builder: &mut DirBuilder) -> &mut DirBuilder {
     builder
 }
 
+/// Nothing to add: the folder's inherited ACL decides who may write (no umask).
+pub(crate) fn shared_file_mode(options: &mut OpenOptions) -> &mut OpenOptions {
+    options
+}
+
+/// Nothing to add: the folder's inherited ACL decides who may write (no umask).
+pub(crate) fn shared_dir_mode(builder: &mut DirBuilder) -> &mut DirBuilder {
+    builder
+}
+
 /// Nothing to do (see [`private_file_mode`]).
 pub(crate) fn make_file_private(_file: &File) -> std::io::Result<()> {
     Ok(())
