@@ -87,8 +87,8 @@ pub struct SessionOptions {
     pub default_envelope: EnvelopeShape,
     /// A resumed session keeps the project its record started in rather than `project`
     /// (the bridge: every call of an agent's session is judged against the project the
-    /// session started in, wherever the model has moved the agent's folder since;
-    /// docs/agents.md#the-project).
+    /// session started in, wherever the model has moved the agent's folder since, as long
+    /// as that folder is there; docs/agents.md#the-project).
     pub keep_recorded_project: bool,
 }
 

@@ -103,7 +103,11 @@ impl Session {
         plan: Option<&ResumePlan>,
     ) -> Result<(Session, Option<GuardContext>), StartError> {
         let project = match plan.and_then(|p| p.project.as_deref()) {
-            Some(recorded) if options.keep_recorded_project => absolute_project(recorded)?,
+            // A recorded project that is no longer a folder (moved, deleted) gives way to
+            // the call's own: refusing every later call of the session would not protect it.
+            Some(recorded) if options.keep_recorded_project && recorded.is_dir() => {
+                absolute_project(recorded)?
+            }
             _ => absolute_project(&options.project)?,
         };
         let info = session_info(options, &project);

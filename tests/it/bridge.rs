@@ -1045,6 +1045,8 @@ fn bridge_takes_no_steering_from_the_agents_environment() {
             .hookhost()
             .env("HARNESS_HOME", &planted)
             .env("XDG_STATE_HOME", planted.join("state"))
+            // The state the ignored XDG_STATE_HOME falls back to is this test's own.
+            .env("HOME", scene.root.path().join("home"))
             .env("HOOKHOST_BWRAP", &fake_box)
             .args(["bridge", "--agent", "claude-code"]),
         payload.to_string().as_bytes(),

@@ -103,11 +103,28 @@ fn the_banner_marks_wasm_hooks_and_sandbox_has_no_effect_on_them() {
             "{}",
             String::from_utf8_lossy(&out.stderr)
         );
+        // The banner, each hook's shape, then (for hook a's `tools`) what it does with a
+        // tool hookhost has no name for, and one line per agent naming those it knows.
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let lines: Vec<&str> = stdout.lines().collect();
         assert_eq!(
-            String::from_utf8_lossy(&out.stdout),
-            "hooks: a (bash, wasm) · b (every tool, wasm)\n\
-             hook a reads the spec's envelope everywhere (a WASM hook)\n\
-             hook b reads the spec's envelope everywhere (a WASM hook)\n"
+            lines[..4],
+            [
+                "hooks: a (bash, wasm) · b (every tool, wasm)",
+                "hook a reads the spec's envelope everywhere (a WASM hook)",
+                "hook b reads the spec's envelope everywhere (a WASM hook)",
+                "hook a: behind `hookhost bridge`, a call of a tool hookhost has no name for is blocked (unknown_tools = \"block\")",
+            ],
+            "{stdout}"
+        );
+        assert_eq!(
+            lines.len(),
+            4 + hookhost::bridge::AgentKind::ALL.len(),
+            "{stdout}"
+        );
+        assert!(
+            lines[4].starts_with("Claude Code: no hookhost name for "),
+            "{stdout}"
         );
     }
 }
