@@ -112,7 +112,7 @@ async fn answer(
     }
     let budget_ms = budget_ms.unwrap_or_else(|| kind.default_budget_ms());
     let deadline = started + Duration::from_millis(budget_ms);
-    let host = match start(global, kind, session, &env, deadline, budget_ms).await {
+    let host = match start_within(global, kind, session, &env, deadline, budget_ms).await {
         Ok(host) => host,
         Err(refusal) => return answer(Ruling::refused(&refusal)),
     };
@@ -205,6 +205,40 @@ fn timed_out(verdict: &Verdict, is_prompt: bool, budget_ms: u64) -> Ruling {
         warnings,
         ..Ruling::default()
     }
+}
+
+/// [`start`] on a blocking thread, waited for until `deadline`: the start loads the config
+/// and compiles or loads every WASM hook, and a compile into a cold cache can take longer
+/// than the agent waits, which most agents read as "go ahead" (docs/threats.md#n6). A start
+/// that does not finish in time is a deny that says how to fill the cache; the thread is
+/// left to the process's end (`cli::main` waits for no blocking thread).
+async fn start_within(
+    global: &GlobalOptions,
+    kind: AgentKind,
+    agent: &AgentSession,
+    env: &Environment,
+    deadline: Instant,
+    budget_ms: u64,
+) -> Result<Session, String> {
+    let (global, agent, env) = (global.clone(), agent.clone(), env.clone());
+    let runtime = tokio::runtime::Handle::current();
+    let starting = tokio::task::spawn_blocking(move || {
+        runtime.block_on(start(&global, kind, &agent, &env, deadline, budget_ms))
+    });
+    match tokio::time::timeout_at(deadline.into(), starting).await {
+        Ok(Ok(started)) => started,
+        Ok(Err(panicked)) => Err(format!(
+            "hookhost's start failed ({panicked}), so this call was blocked. This is not a policy decision: tell the user their hookhost bridge could not start."
+        )),
+        Err(_) => Err(start_timeout_message(budget_ms)),
+    }
+}
+
+/// The deny for a start that outlived the budget.
+fn start_timeout_message(budget_ms: u64) -> String {
+    format!(
+        "hookhost could not start its hooks within {budget_ms} ms, the bridge's budget for one call (compiling a WASM hook into an empty compile cache takes longer), so this call was blocked. This is not a policy decision: tell the user to run `hookhost check`, which fills the compile cache, or to raise the budget with `hookhost install AGENT --budget-ms N`."
+    )
 }
 
 /// Starts the session for one call: the project is the one the agent's session started

@@ -1081,3 +1081,64 @@ fn the_agents_table_is_every_agent() {
         flags
     );
 }
+
+/// A start that cannot finish within the budget (a WASM hook compiled into an empty
+/// compile cache) is a deny within the budget that says how to fill the cache, not a
+/// bridge that outlives the agent's timeout (docs/threats.md#n6); once `hookhost check`
+/// has filled the cache, the same call is judged by the hook.
+#[test]
+fn a_start_that_outlives_the_budget_is_a_deny_in_time_and_check_fills_the_cache() {
+    let scene = Scene::new();
+    let wasm = crate::support::plugin(&scene, "no-force-push.wasm");
+    config(
+        &scene,
+        &[pre_hook(
+            "no-force-push",
+            &[wasm.to_str().unwrap()],
+            "tools = [\"bash\"]",
+        )],
+    );
+    let cold = scene.root.path().join("cold-cache");
+    std::fs::create_dir_all(&cold).unwrap();
+    let payload = with_command(
+        sample(&scene, "claude-code/PreToolUse.json"),
+        "git push --force origin main",
+    );
+    let call = |budget: &str| {
+        let started = std::time::Instant::now();
+        let out = crate::support::run_with_stdin(
+            scene.hookhost().env("XDG_CACHE_HOME", &cold).args([
+                "--no-sandbox",
+                "bridge",
+                "--agent",
+                "claude-code",
+                "--budget-ms",
+                budget,
+            ]),
+            payload.to_string().as_bytes(),
+        );
+        (out, started.elapsed())
+    };
+    let (out, took) = call("20");
+    let reason = deny_reason("claude-code", &out);
+    assert!(
+        reason.as_deref().is_some_and(|r| r.starts_with(
+            "hookhost could not start its hooks within 20 ms, the bridge's budget for one call"
+        )),
+        "{out:?}"
+    );
+    // In time: the answer does not wait for the compile (a debug build's process start and
+    // this machine's load are the rest).
+    assert!(took < std::time::Duration::from_secs(5), "{took:?}");
+
+    let (code, _, stderr) = run(scene.hookhost().env("XDG_CACHE_HOME", &cold).arg("check"));
+    assert_eq!(code, 0, "{stderr}");
+    let (out, _) = call("20000");
+    let reason = deny_reason("claude-code", &out);
+    assert!(
+        reason
+            .as_deref()
+            .is_some_and(|r| r.contains("blocked by the user's hook \"no-force-push\"")),
+        "{out:?}"
+    );
+}
