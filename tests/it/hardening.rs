@@ -1145,3 +1145,46 @@ fn install_creates_settings_no_other_user_can_write_under_umask_000() {
     assert_eq!(mode(&folder), 0o755);
     assert_eq!(mode(&folder.join("settings.json")), 0o644);
 }
+
+/// The files a hook runs are pinned with the config (issue 27 item 4): the marker hook's
+/// script rewritten to let everything through (what an agent would do) is refused on the
+/// next call, naming the file and the hook, until `install` shows the change and pins it.
+#[test]
+fn a_rewritten_hook_script_is_refused_until_install_pins_it() {
+    let m = Newcomer::new();
+    m.claude();
+    m.write_marker_config("");
+    let (code, stdout, stderr) = m.run(&["install", "claude-code"]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let script = m.root.path().join("marker.sh");
+    std::fs::write(&script, "#!/bin/sh\nexit 0\n").unwrap();
+    let refused = format!(
+        "the file {} that hookhost's hook \"marker\" runs changed since `hookhost install claude-code` pinned it, so hookhost blocks this agent's calls rather than run a hook it did not pin. If you made this change, check it (`hookhost check`), then run `hookhost install claude-code` to pin it as it is now; if you did not, restore the file.",
+        script.display()
+    );
+    for command in ["echo FORBIDDEN", "echo ok"] {
+        assert_eq!(
+            denied(&m.bridge(&m.bash(command))).as_deref(),
+            Some(refused.as_str()),
+            "{command}"
+        );
+    }
+    // The same bytes again (only its change time moved): as pinned.
+    m.write_marker_config("");
+    assert_eq!(
+        denied(&m.bridge(&m.bash("echo FORBIDDEN"))).as_deref(),
+        Some("blocked by the user's hook \"marker\": FORBIDDEN is not allowed")
+    );
+    // The user's own change, pinned by install, which says what changed.
+    std::fs::write(&script, "#!/bin/sh\nexit 0\n").unwrap();
+    let (code, stdout, stderr) = m.run(&["install", "claude-code"]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(
+        stdout.contains(&format!(
+            "the files hookhost's hooks run changed since they were pinned: {} (hook marker).",
+            script.display()
+        )),
+        "{stdout}"
+    );
+    assert_eq!(denied(&m.bridge(&m.bash("echo FORBIDDEN"))), None);
+}

@@ -39,6 +39,19 @@ pub(crate) fn make_dir_private(dir: &Path) -> std::io::Result<()> {
     std::fs::set_permissions(dir, Permissions::from_mode(0o700))
 }
 
+/// What a file's metadata says of its identity and last change: inode, change time
+/// (seconds, nanoseconds) and size. The change time moves on every write, rename over and
+/// `chmod`, and its owner cannot set it back (only the clock can).
+pub(crate) fn change_stamp(metadata: &Metadata) -> [i64; 4] {
+    use std::os::unix::fs::MetadataExt;
+    [
+        metadata.ino() as i64,
+        metadata.ctime(),
+        metadata.ctime_nsec(),
+        metadata.size() as i64,
+    ]
+}
+
 /// The file's mode bits (type, set-id, sticky and permission bits, as `st_mode`).
 pub(crate) fn mode_bits(metadata: &Metadata) -> u32 {
     metadata.permissions().mode()

@@ -35,6 +35,23 @@ pub(crate) fn make_dir_private(_dir: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
+/// What a file's metadata says of its last change: the last write time (seconds and
+/// nanoseconds since the epoch) and size; Windows has no change time a file's owner
+/// cannot set, so a file whose stamp matches is trusted less than on POSIX.
+pub(crate) fn change_stamp(metadata: &Metadata) -> [i64; 4] {
+    let written = metadata
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .unwrap_or_default();
+    [
+        0,
+        written.as_secs() as i64,
+        i64::from(written.subsec_nanos()),
+        metadata.len() as i64,
+    ]
+}
+
 /// The mode bits POSIX would show: owner-only (`0600`), as the inherited ACL has it.
 pub(crate) fn mode_bits(_metadata: &Metadata) -> u32 {
     0o600

@@ -194,7 +194,12 @@ impl Pin {
             }
         };
         if pinned.file == loaded && pinned.digest == digest_now {
-            return None;
+            return pinned.hook_file_problem().map(|(hook, file, what)| {
+                format!(
+                    "the file {} that hookhost's hook \"{hook}\" runs {what} since `hookhost install {flag}` pinned it, so hookhost blocks this agent's calls rather than run a hook it did not pin. If you made this change, check it (`hookhost check`), then run `hookhost install {flag}{scope}` to pin it as it is now; if you did not, restore the file.",
+                    file.display()
+                )
+            });
         }
         let now = match ConfigPin::now(loaded, env) {
             Ok(now) => now,

@@ -1,5 +1,6 @@
-//! hookhost's own files in a pin: the config the bridge loads and the registered binary's
-//! digest (docs/threats.md#r5), and the digests every pin compares.
+//! hookhost's own files in a pin: the config the bridge loads, the files its hooks run
+//! (programs, scripts, `.wasm` modules) and the registered binary's digest
+//! (docs/threats.md#r5), and the digests every pin compares.
 
 use super::*;
 
@@ -19,6 +20,70 @@ pub struct ConfigPin {
     /// It did not load (a session refuses it), so `hooks` says nothing.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub unloadable: bool,
+    /// The files its hooks run, as they were pinned.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hook_files: Vec<HookFilePin>,
+}
+
+/// A file a hook runs (its program, a script it names, its `.wasm` module), as pinned.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HookFilePin {
+    /// The hook.
+    pub hook: String,
+    /// The file, absolute, as the config names it.
+    pub file: PathBuf,
+    /// `sha256:` of its bytes.
+    pub digest: String,
+    /// What its metadata said (inode, change time, size): a call compares these and hashes
+    /// the file again only when they differ. A change time cannot be set back by the
+    /// file's owner, so an edit, a rename over it or a `chmod` always shows.
+    pub stamp: [i64; 4],
+}
+
+impl HookFilePin {
+    /// The files `hook` runs: its program, and every other argument that is an absolute
+    /// path to a file (a script, a module), each with its digest now. A file that cannot be
+    /// read is left out: the session refuses the hook for it anyway.
+    fn of(hook: &crate::config::HookDef) -> Vec<HookFilePin> {
+        let mut out: Vec<HookFilePin> = Vec::new();
+        for arg in &hook.command {
+            let path = Path::new(arg);
+            if !path.is_absolute() || out.iter().any(|f| f.file == path) {
+                continue;
+            }
+            let Ok(meta) = std::fs::metadata(path) else {
+                continue;
+            };
+            if !meta.is_file() {
+                continue;
+            }
+            if let Ok(digest) = file_digest(path) {
+                out.push(HookFilePin {
+                    hook: hook.name.clone(),
+                    file: path.to_path_buf(),
+                    digest,
+                    stamp: crate::platform::sys::files::change_stamp(&meta),
+                });
+            }
+        }
+        out
+    }
+
+    /// Why this file is not as pinned, if it is not: the common call compares its stamp
+    /// only.
+    pub fn problem(&self) -> Option<&'static str> {
+        let Ok(meta) = std::fs::metadata(&self.file) else {
+            return Some("is gone");
+        };
+        if crate::platform::sys::files::change_stamp(&meta) == self.stamp {
+            return None;
+        }
+        match file_digest(&self.file) {
+            Ok(digest) if digest == self.digest => None,
+            Ok(_) => Some("changed"),
+            Err(_) => Some("cannot be read"),
+        }
+    }
 }
 
 impl ConfigPin {
@@ -32,13 +97,16 @@ impl ConfigPin {
                     &String::from_utf8_lossy(&bytes),
                     env,
                 );
+                let hooks = parsed
+                    .as_ref()
+                    .map(|c| c.hooks.as_slice())
+                    .unwrap_or_default();
                 Ok(ConfigPin {
                     file: file.to_path_buf(),
                     digest: Some(digest_bytes(&bytes)),
                     unloadable: parsed.is_err(),
-                    hooks: parsed
-                        .map(|c| c.hooks.into_iter().map(|h| h.name).collect())
-                        .unwrap_or_default(),
+                    hooks: hooks.iter().map(|h| h.name.clone()).collect(),
+                    hook_files: hooks.iter().flat_map(HookFilePin::of).collect(),
                 })
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(ConfigPin {
@@ -46,6 +114,7 @@ impl ConfigPin {
                 digest: None,
                 hooks: Vec::new(),
                 unloadable: false,
+                hook_files: Vec::new(),
             }),
             Err(source) => Err(PinError::Io {
                 path: file.to_path_buf(),
@@ -54,9 +123,24 @@ impl ConfigPin {
         }
     }
 
-    /// Whether `now` is this file with these bytes.
+    /// Whether `now` is this file with these bytes, and its hooks' files are as pinned.
     pub fn same_as(&self, now: &ConfigPin) -> bool {
-        self.file == now.file && self.digest == now.digest
+        self.file == now.file
+            && self.digest == now.digest
+            && self.hook_files.len() == now.hook_files.len()
+            && self
+                .hook_files
+                .iter()
+                .zip(&now.hook_files)
+                .all(|(a, b)| (&a.hook, &a.file, &a.digest) == (&b.hook, &b.file, &b.digest))
+    }
+
+    /// The first of its hooks' files that is not as pinned, and how: `(hook, file, what)`.
+    pub fn hook_file_problem(&self) -> Option<(&str, &Path, &'static str)> {
+        self.hook_files.iter().find_map(|f| {
+            f.problem()
+                .map(|what| (f.hook.as_str(), f.file.as_path(), what))
+        })
     }
 
     /// What it held, for messages: `no file`, `a config that does not load`, `no hooks`,
@@ -76,6 +160,27 @@ impl ConfigPin {
     pub fn change_to(&self, now: &ConfigPin) -> Option<String> {
         if self.same_as(now) {
             return None;
+        }
+        if self.file == now.file && self.digest == now.digest {
+            let changed: Vec<String> = now
+                .hook_files
+                .iter()
+                .filter(|f| {
+                    !self
+                        .hook_files
+                        .iter()
+                        .any(|p| (&p.hook, &p.file, &p.digest) == (&f.hook, &f.file, &f.digest))
+                })
+                .map(|f| format!("{} (hook {})", f.file.display(), f.hook))
+                .collect();
+            return Some(format!(
+                "the files hookhost's hooks run changed since they were pinned: {}.",
+                if changed.is_empty() {
+                    "some are gone".to_string()
+                } else {
+                    changed.join(", ")
+                }
+            ));
         }
         if self.file != now.file {
             return Some(format!(
