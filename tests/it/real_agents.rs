@@ -1,10 +1,11 @@
 //! The real agent CLIs, with hookhost registered as their hook (issue 26, item 7): Claude
-//! Code 2.1.332 and Codex CLI 0.171.0, installed by `scripts/agents.sh` into
-//! `target/agents/`, each driven offline against the scripted model on 127.0.0.1
-//! ([`ModelServer`]). Each test gives the agent a fresh HOME outside /tmp, a registered
-//! copy of the hookhost binary, `hookhost install AGENT` as the only registration step,
-//! and hookhost's config in `~/.config/harness/config.toml` with the hooks below, the WASM
-//! policies configured as the README shows. It then judges outcomes: a marker file, the
+//! Code 2.1.332 and Codex CLI 0.171.0 (native binaries) and Gemini CLI 0.61.0 (on the
+//! node on PATH), installed by `scripts/agents.sh` into `target/agents/`, each driven
+//! offline against the scripted model on 127.0.0.1 ([`ModelServer`]). Each test gives the
+//! agent a fresh HOME outside /tmp, a registered copy of the hookhost binary, `hookhost
+//! install AGENT` as the only registration step, and hookhost's config in
+//! `~/.config/harness/config.toml` with the hooks below, the WASM policies configured as
+//! the README shows. It then judges outcomes: a marker file, the
 //! bare remote's `main`, the requests the model got and what it read in them.
 //!
 //! Without an agent under `target/agents/` a test prints `SKIPPED …`; with
@@ -18,14 +19,25 @@ use std::time::{Duration, Instant};
 
 use crate::support::{ModelServer, Prerequisite, Scene, run, skip_or_fail, test_root, wasm_dir};
 
+/// Which agent: how it is configured, run and answered.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    ClaudeCode,
+    Codex,
+    Gemini,
+}
+
 /// One real agent CLI, as `scripts/agents.sh` installs it (keep the versions alike).
 struct Agent {
+    kind: Kind,
     /// `hookhost install NAME`.
     install: &'static str,
     package: &'static str,
     version: &'static str,
     /// The binary, under `target/agents/`.
     binary: &'static str,
+    /// The start of every request it sends the model (method and path).
+    api: &'static str,
     /// The shell and file-write tools it offers the model, which the script calls.
     tools: &'static [&'static str],
 }
@@ -34,30 +46,47 @@ impl Agent {
     /// The tool result the model reads when hookhost denies a call of `tool` (Claude
     /// Code's name) running `command`, for `reason`.
     fn denial(&self, tool: &str, reason: &str, command: &str) -> String {
-        if self.install == CLAUDE_CODE.install {
-            format!("PreToolUse:{tool} hook error: {reason}")
-        } else {
-            // hookhost leaves its last period off: Codex adds one.
-            let reason = reason.strip_suffix('.').unwrap_or(reason);
-            format!("Command blocked by PreToolUse hook: {reason}. Command: {command}")
+        match self.kind {
+            Kind::ClaudeCode => format!("PreToolUse:{tool} hook error: {reason}"),
+            Kind::Codex => {
+                // hookhost leaves its last period off: Codex adds one.
+                let reason = reason.strip_suffix('.').unwrap_or(reason);
+                format!("Command blocked by PreToolUse hook: {reason}. Command: {command}")
+            }
+            // The functionResponse's `error`.
+            Kind::Gemini => format!("Tool execution blocked: {reason}"),
         }
     }
 }
 
 const CLAUDE_CODE: Agent = Agent {
+    kind: Kind::ClaudeCode,
     install: "claude-code",
     package: "@anthropic-ai/claude-code",
     version: "2.1.332",
     binary: "node_modules/@anthropic-ai/claude-code-linux-x64/claude",
+    api: "POST /v1/messages",
     tools: &["Bash", "Write"],
 };
 
 const CODEX: Agent = Agent {
+    kind: Kind::Codex,
     install: "codex",
     package: "@openai/codex",
     version: "0.171.0",
     binary: "node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex",
+    api: "POST /v1/responses",
     tools: &["exec_command", "apply_patch"],
+};
+
+const GEMINI: Agent = Agent {
+    kind: Kind::Gemini,
+    install: "gemini",
+    package: "@google/gemini-cli",
+    version: "0.61.0",
+    binary: "node_modules/@google/gemini-cli/bundle/gemini.js",
+    api: "POST /v1beta/models/gemini-2.5-flash:",
+    tools: &["run_shell_command", "write_file"],
 };
 
 /// How long one agent run may take before the test kills it and fails.
@@ -153,7 +182,7 @@ impl World {
             "[[hooks]]\nname = \"no-force-push\"\nevent = \"PreToolUse\"\ntools = [\"bash\", \"exec\"]\n\
              command = [\"{wasm}/no-force-push.wasm\"]\n\n\
              [[hooks]]\nname = \"protect-paths\"\nevent = \"PreToolUse\"\ntools = [\"write_file\", \"edit_file\"]\n\
-             command = [\"{wasm}/protect-paths.wasm\", \".env\", \".git/\"]\n\n\
+             command = [\"{wasm}/protect-paths.wasm\", \".env\", \".git/\", \"secrets/*.pem\"]\n\n\
              [[hooks]]\nname = \"marker\"\nevent = \"PreToolUse\"\ntools = [\"bash\"]\ncommand = {marker}\n\n\
              [[hooks]]\nname = \"failing\"\nevent = \"PreToolUse\"\ntools = [\"bash\"]\ncommand = {failing}\n\n\
              [[hooks]]\nname = \"crashing\"\nevent = \"PreToolUse\"\ntools = [\"bash\"]\ncommand = {crashing}\n\n\
@@ -214,7 +243,25 @@ impl World {
     /// The agent's own settings, before `hookhost install` merges its registration in:
     /// only what it takes to reach the scripted model offline.
     fn configure_agent(&self) {
-        if self.agent.install == CODEX.install {
+        if self.agent.kind == Kind::Gemini {
+            let gemini = self.home.join(".gemini");
+            std::fs::create_dir_all(&gemini).unwrap();
+            // An API key's auth (with a base URL and no setting it would be "gateway"), a
+            // model named (the auto model first asks another for a complexity score), and
+            // nothing that reaches out: updates, usage statistics, telemetry.
+            let settings = serde_json::json!({
+                "security": {"auth": {"selectedType": "gemini-api-key"}},
+                "model": {"name": "gemini-2.5-flash"},
+                "general": {"enableAutoUpdate": false, "enableAutoUpdateNotification": false},
+                "privacy": {"usageStatisticsEnabled": false},
+                "telemetry": {"enabled": false},
+            });
+            std::fs::write(gemini.join("settings.json"), settings.to_string()).unwrap();
+            // `-p` runs only in a trusted folder (else exit 55).
+            let trusted = serde_json::json!({ self.project().to_str().unwrap(): "TRUST_FOLDER" });
+            std::fs::write(gemini.join("trustedFolders.json"), trusted.to_string()).unwrap();
+        }
+        if self.agent.kind == Kind::Codex {
             let codex = self.home.join(".codex");
             std::fs::create_dir_all(&codex).unwrap();
             // gpt-5.5: a slug Codex has metadata for, or it offers no apply_patch.
@@ -257,7 +304,11 @@ impl World {
         let prompt = &prompt.replace("@PROJECT@", self.project().to_str().unwrap());
         let mut cmd = Command::new(&self.binary);
         self.env(&mut cmd);
-        if self.agent.install == CLAUDE_CODE.install {
+        if self.agent.kind == Kind::Gemini {
+            cmd.args(["-p", prompt, "--yolo"])
+                .env("GOOGLE_GEMINI_BASE_URL", self.model.url())
+                .env("GEMINI_API_KEY", "scripted");
+        } else if self.agent.kind == Kind::ClaudeCode {
             cmd.args(["-p", prompt, "--output-format", "json"])
                 .args(["--allowedTools", "Bash,Write"])
                 .env("ANTHROPIC_BASE_URL", self.model.url())
@@ -400,6 +451,14 @@ fn an_allowed_call_runs(test: &str, agent: &'static Agent) {
     );
     assert!(result.contains("wrote-it"), "{}", w.seen(&outcome));
     assert_eq!(outcome.code, 0, "{}", w.seen(&outcome));
+    // The agent asked the scripted model, and only it, for nothing but its API.
+    let paths: Vec<String> = w
+        .model
+        .requests()
+        .iter()
+        .map(|r| format!("{} {}", r.method, r.path))
+        .collect();
+    assert!(paths.iter().all(|p| p.starts_with(agent.api)), "{paths:?}");
     // The tools the scripted model was offered, by the names the tests rely on.
     let tools = w.model.turns()[0].tool_names();
     for name in agent.tools {
@@ -496,22 +555,27 @@ fn codex_force_push_is_blocked_by_no_force_push_wasm() {
     no_force_push_blocks_a_force_push("codex_force_push_is_blocked_by_no_force_push_wasm", &CODEX);
 }
 
-fn protect_paths_blocks_a_dotenv_write(test: &str, agent: &'static Agent, path: &str) {
+/// A write of `file` (relative to the project; `@PROJECT@/` before it where the agent
+/// takes absolute paths) is blocked by protect-paths' `pattern`, and no file appears.
+fn protect_paths_blocks_a_write(test: &str, agent: &'static Agent, file: &str, pattern: &str) {
     let Some(w) = World::new(test, agent) else {
         return;
     };
+    let path = match agent.kind {
+        Kind::ClaudeCode => format!("@PROJECT@/{file}"),
+        Kind::Codex | Kind::Gemini => file.to_string(),
+    };
     let (result, outcome) = w.one_call(&format!("WRITE: {path} SECRET=1"));
-    assert!(!w.project().join(".env").exists(), "{}", w.seen(&outcome));
-    let reason = "blocked by the user's hook \"protect-paths\": write_file on .env is not \
-                  allowed: the path is protected (pattern .env)";
-    // Claude Code's Write; Codex's apply_patch, the patch being what it calls the command.
-    let (tool, command) = (
-        "Write",
-        "*** Begin Patch\n*** Add File: .env\n+SECRET=1\n*** End Patch\n",
+    assert!(!w.project().join(file).exists(), "{}", w.seen(&outcome));
+    let reason = format!(
+        "blocked by the user's hook \"protect-paths\": write_file on {file} is not allowed: the \
+         path is protected (pattern {pattern})"
     );
+    // Claude Code's Write; Codex's apply_patch, the patch being what it calls the command.
+    let patch = format!("*** Begin Patch\n*** Add File: {file}\n+SECRET=1\n*** End Patch\n");
     assert_eq!(
         result,
-        agent.denial(tool, reason, command),
+        agent.denial("Write", &reason, &patch),
         "{}",
         w.seen(&outcome)
     );
@@ -519,19 +583,20 @@ fn protect_paths_blocks_a_dotenv_write(test: &str, agent: &'static Agent, path: 
 
 #[test]
 fn claude_code_write_of_dotenv_is_blocked_by_protect_paths_wasm() {
-    // Claude Code's Write takes an absolute path (`@PROJECT@` is the world's project).
-    protect_paths_blocks_a_dotenv_write(
+    protect_paths_blocks_a_write(
         "claude_code_write_of_dotenv_is_blocked_by_protect_paths_wasm",
         &CLAUDE_CODE,
-        "@PROJECT@/.env",
+        ".env",
+        ".env",
     );
 }
 
 #[test]
 fn codex_apply_patch_adding_dotenv_is_blocked_by_protect_paths_wasm() {
-    protect_paths_blocks_a_dotenv_write(
+    protect_paths_blocks_a_write(
         "codex_apply_patch_adding_dotenv_is_blocked_by_protect_paths_wasm",
         &CODEX,
+        ".env",
         ".env",
     );
 }
@@ -553,7 +618,7 @@ fn prompt_context_reaches_the_model(test: &str, agent: &'static Agent) {
         .find(|(_, text)| text.contains(CONTEXT))
         .unwrap_or_else(|| panic!("the first request lacks the context: {}", turns[0].raw));
     let wrapped = format!("Context from the user's hook \"context\":\n{CONTEXT}");
-    if agent.install == CLAUDE_CODE.install {
+    if agent.kind == Kind::ClaudeCode {
         // A system-role message in the conversation.
         assert_eq!(role, "system");
         assert!(
@@ -562,10 +627,19 @@ fn prompt_context_reaches_the_model(test: &str, agent: &'static Agent) {
             )),
             "{text}"
         );
-    } else {
+    } else if agent.kind == Kind::Codex {
         // A developer message of its own, after the prompt.
         assert_eq!(role, "developer");
         assert_eq!(text, wrapped);
+    } else {
+        // Appended to the prompt in the user's message.
+        assert_eq!(role, "user");
+        assert!(
+            text.ends_with(&format!(
+                "CONTEXT-PLEASE: say hello\n<hook_context>{wrapped}</hook_context>"
+            )),
+            "{text}"
+        );
     }
     // Exactly once, and not for a prompt without the marker word (the other tests).
     assert_eq!(
@@ -597,7 +671,7 @@ fn a_blocked_prompt_sends_nothing(test: &str, agent: &'static Agent) {
     assert_eq!(w.model.requests().len(), 0, "{}", w.seen(&outcome));
     assert!(!w.project().join("hushed-marker").exists());
     assert_eq!(outcome.code, 0, "{}", w.seen(&outcome));
-    if agent.install == CLAUDE_CODE.install {
+    if agent.kind == Kind::ClaudeCode {
         // `-p` reports no error, and its result names the hook and its reason.
         let answer: serde_json::Value = serde_json::from_str(&outcome.stdout).unwrap();
         assert_eq!(answer["is_error"], false);
@@ -609,6 +683,11 @@ fn a_blocked_prompt_sends_nothing(test: &str, agent: &'static Agent) {
                  prompt refused by the hush hook\n"
             ),
             "{result}"
+        );
+    } else if agent.kind == Kind::Gemini {
+        eprintln!(
+            "GEMINI BLOCK {outcome:?}",
+            outcome = (outcome.code, &outcome.stdout, &outcome.stderr)
         );
     } else {
         // `codex exec` says the prompt was blocked, and never prints the reason.
@@ -702,6 +781,76 @@ fn codex_does_not_run_a_call_when_a_hook_crashes() {
     a_failing_hook_fails_closed(
         "codex_does_not_run_a_call_when_a_hook_crashes",
         &CODEX,
+        "CRASHHOOK",
+        "crashing",
+        "was killed by a signal",
+    );
+}
+
+// ---- Gemini CLI 0.61.0: the same tests
+
+#[test]
+fn gemini_runs_an_allowed_call() {
+    an_allowed_call_runs("gemini_runs_an_allowed_call", &GEMINI);
+}
+
+#[test]
+fn gemini_does_not_run_a_call_a_shell_hook_blocks_and_the_model_reads_why() {
+    a_blocked_call_does_not_run(
+        "gemini_does_not_run_a_call_a_shell_hook_blocks_and_the_model_reads_why",
+        &GEMINI,
+    );
+}
+
+#[test]
+fn gemini_force_push_is_blocked_by_no_force_push_wasm() {
+    no_force_push_blocks_a_force_push(
+        "gemini_force_push_is_blocked_by_no_force_push_wasm",
+        &GEMINI,
+    );
+}
+
+#[test]
+fn gemini_write_file_of_a_pem_is_blocked_by_protect_paths_wasm() {
+    // Gemini CLI refuses a write of .env itself, before any hook ("Path not in workspace"),
+    // so its test writes a file only the policy protects.
+    protect_paths_blocks_a_write(
+        "gemini_write_file_of_a_pem_is_blocked_by_protect_paths_wasm",
+        &GEMINI,
+        "secrets/k.pem",
+        "secrets/*.pem",
+    );
+}
+
+#[test]
+fn gemini_hands_the_model_a_prompt_hooks_context() {
+    prompt_context_reaches_the_model("gemini_hands_the_model_a_prompt_hooks_context", &GEMINI);
+}
+
+#[test]
+fn gemini_sends_no_request_for_a_prompt_a_hook_blocks() {
+    a_blocked_prompt_sends_nothing(
+        "gemini_sends_no_request_for_a_prompt_a_hook_blocks",
+        &GEMINI,
+    );
+}
+
+#[test]
+fn gemini_does_not_run_a_call_when_a_hook_exits_1() {
+    a_failing_hook_fails_closed(
+        "gemini_does_not_run_a_call_when_a_hook_exits_1",
+        &GEMINI,
+        "FAILHOOK",
+        "failing",
+        "exited with code 1",
+    );
+}
+
+#[test]
+fn gemini_does_not_run_a_call_when_a_hook_crashes() {
+    a_failing_hook_fails_closed(
+        "gemini_does_not_run_a_call_when_a_hook_crashes",
+        &GEMINI,
         "CRASHHOOK",
         "crashing",
         "was killed by a signal",

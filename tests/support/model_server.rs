@@ -8,12 +8,15 @@
 //!   (`message_start`, `content_block_start`/`_delta`/`_stop`, `message_delta`,
 //!   `message_stop`), or one JSON message when the request does not ask for a stream;
 //! - `POST …/responses`: the OpenAI Responses API (Codex), streamed (`response.created`,
-//!   `response.output_item.added`/`.done`, `response.completed`).
+//!   `response.output_item.added`/`.done`, `response.completed`);
+//! - `POST …/models/M:streamGenerateContent?alt=sse` and `…:generateContent`: the Gemini
+//!   API (Gemini CLI), one `data:` event or one JSON answer.
 //!
 //! The prompt carries the script. A line `RUN: <command>` asks for one call of the
 //! agent's shell tool (its name taken from the request's `tools`: `Bash`;
-//! `exec_command`, `shell_command` or `shell`), a line `WRITE: <path> <text>` for one
-//! file write (`Write`; Codex's `apply_patch`, a custom tool whose input is the patch).
+//! `exec_command`, `shell_command` or `shell`; `run_shell_command`), a line
+//! `WRITE: <path> <text>` for one file write (`Write`; Codex's `apply_patch`, a custom
+//! tool whose input is the patch; `write_file`).
 //! Once a tool result is in a request, the answer is a final text quoting it
 //! (`RESULT: …`). A request without tools, or with no script line, gets a short text.
 //!
@@ -48,19 +51,43 @@ impl ModelRequest {
 
     /// The names of the tools the request offers.
     pub fn tool_names(&self) -> Vec<String> {
-        self.body["tools"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|t| t["name"].as_str().map(str::to_string))
-            .collect()
+        let mut out = Vec::new();
+        for tool in self.body["tools"].as_array().into_iter().flatten() {
+            if let Some(name) = tool["name"].as_str() {
+                out.push(name.to_string());
+            }
+            // Gemini: {"functionDeclarations": [{"name": …}, …]}
+            for f in tool["functionDeclarations"]
+                .as_array()
+                .into_iter()
+                .flatten()
+            {
+                if let Some(name) = f["name"].as_str() {
+                    out.push(name.to_string());
+                }
+            }
+        }
+        out
     }
 
     /// The texts of the tool results this request hands the model, in order: Anthropic
     /// `tool_result` blocks, Responses `function_call_output` / `custom_tool_call_output`
-    /// items.
+    /// items, Gemini `functionResponse` parts (their `output` or `error`, else the JSON).
     pub fn tool_results(&self) -> Vec<String> {
         let mut out = Vec::new();
+        for content in self.body["contents"].as_array().into_iter().flatten() {
+            for part in content["parts"].as_array().into_iter().flatten() {
+                let response = &part["functionResponse"]["response"];
+                if !response.is_null() {
+                    out.push(
+                        response["output"]
+                            .as_str()
+                            .or_else(|| response["error"].as_str())
+                            .map_or_else(|| response.to_string(), str::to_string),
+                    );
+                }
+            }
+        }
         for message in self.body["messages"].as_array().into_iter().flatten() {
             for block in message["content"].as_array().into_iter().flatten() {
                 if block["type"] == "tool_result" {
@@ -78,9 +105,21 @@ impl ModelRequest {
     }
 
     /// Each message of the conversation as (role, text): Anthropic `messages`, Responses
-    /// `input` items that have a role.
+    /// `input` items that have a role, Gemini `contents` (their text parts).
     pub fn messages(&self) -> Vec<(String, String)> {
         let mut out = Vec::new();
+        for c in self.body["contents"].as_array().into_iter().flatten() {
+            let texts: Vec<&str> = c["parts"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|p| p["text"].as_str())
+                .collect();
+            out.push((
+                c["role"].as_str().unwrap_or_default().to_string(),
+                texts.join("\n"),
+            ));
+        }
         for list in [&self.body["messages"], &self.body["input"]] {
             for m in list.as_array().into_iter().flatten() {
                 if let Some(role) = m["role"].as_str() {
@@ -240,7 +279,13 @@ fn serve(
         body: serde_json::from_str(&raw).unwrap_or(Value::Null),
         raw,
     };
-    let (content_type, answer) = if path.contains("/messages") && request.method == "POST" {
+    let (content_type, answer) = if path.contains(":streamGenerateContent") {
+        ("text/event-stream", gemini(&request, ids, true))
+    } else if path.contains(":generateContent") {
+        ("application/json", gemini(&request, ids, false))
+    } else if path.contains(":countTokens") {
+        ("application/json", json!({"totalTokens": 10}).to_string())
+    } else if path.contains("/messages") && request.method == "POST" {
         anthropic(&request, ids)
     } else if path.contains("/responses") && request.method == "POST" {
         ("text/event-stream", responses(&request, ids))
@@ -307,6 +352,12 @@ fn step(request: &ModelRequest) -> Step {
     for item in request.body["input"].as_array().into_iter().flatten() {
         if item["role"] == "user" {
             user.push_str(&text_of(&item["content"]));
+            user.push('\n');
+        }
+    }
+    for (role, text) in request.messages() {
+        if role == "user" && !request.body["contents"].is_null() {
+            user.push_str(&text);
             user.push('\n');
         }
     }
@@ -445,6 +496,67 @@ fn responses(request: &ModelRequest, ids: &AtomicUsize) -> String {
                     "total_tokens": 15}}}),
         ),
     ])
+}
+
+/// The Gemini API: `streamGenerateContent?alt=sse` (one `data:` event) or
+/// `generateContent` (one JSON answer). A side request that asks for JSON by a schema
+/// (`generationConfig.responseSchema` / `responseJsonSchema`) gets the least value of
+/// that shape.
+fn gemini(request: &ModelRequest, _ids: &AtomicUsize, stream: bool) -> String {
+    let tools = request.tool_names();
+    let has = |name: &str| tools.iter().any(|t| t == name);
+    let config = &request.body["generationConfig"];
+    let schema = [&config["responseJsonSchema"], &config["responseSchema"]]
+        .into_iter()
+        .find(|s| !s.is_null());
+    let part = match (schema, step(request)) {
+        (Some(schema), _) => json!({"text": least_of(schema).to_string()}),
+        (None, Step::Run(command)) if has("run_shell_command") => {
+            json!({"functionCall": {"name": "run_shell_command", "args": {"command": command}}})
+        }
+        (None, Step::Write { path, text }) if has("write_file") => json!({"functionCall":
+            {"name": "write_file", "args": {"file_path": path, "content": format!("{text}\n")}}}),
+        (None, Step::Text(text)) => json!({"text": text}),
+        _ => json!({"text": "The script's tool is not offered."}),
+    };
+    let answer = json!({"candidates": [{"content": {"role": "model", "parts": [part]},
+        "finishReason": "STOP", "index": 0}],
+        "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 5,
+            "totalTokenCount": 15},
+        "modelVersion": request.path.split("models/").nth(1)
+            .and_then(|m| m.split(':').next()).unwrap_or("gemini")});
+    if stream {
+        format!("data: {answer}\r\n\r\n")
+    } else {
+        answer.to_string()
+    }
+}
+
+/// The least value of a JSON schema's shape: its required properties filled in.
+fn least_of(schema: &Value) -> Value {
+    if let Some(first) = schema["enum"].as_array().and_then(|e| e.first()) {
+        return first.clone();
+    }
+    let kind = schema["type"]
+        .as_str()
+        .unwrap_or("object")
+        .to_ascii_lowercase();
+    match kind.as_str() {
+        "object" => {
+            let mut out = serde_json::Map::new();
+            if let Some(props) = schema["properties"].as_object() {
+                for (name, sub) in props {
+                    out.insert(name.clone(), least_of(sub));
+                }
+            }
+            Value::Object(out)
+        }
+        "array" => json!([]),
+        "string" => json!(""),
+        "integer" | "number" => json!(1),
+        "boolean" => json!(false),
+        _ => Value::Null,
+    }
 }
 
 fn message_item(id: usize, text: &str) -> Value {
