@@ -475,6 +475,11 @@ fn an_allowed_call_runs(test: &str, agent: &'static Agent) {
     assert_eq!(records.len(), 1, "{records:?}");
     let record = std::fs::read_to_string(&records[0]).unwrap();
     assert!(record.contains("allowed-marker"), "{record}");
+    if agent.kind == Kind::Codex {
+        // Codex ran hooks it never showed in its /hooks review: the trust install wrote.
+        let config = std::fs::read_to_string(w.home.join(".codex/config.toml")).unwrap();
+        assert!(config.contains("trusted_hash = \"sha256:"), "{config}");
+    }
 }
 
 #[test]
