@@ -31,6 +31,7 @@ mod hook_env;
 mod languages;
 mod load;
 mod properties;
+mod real_agents;
 mod record;
 mod record_trust;
 mod sandbox;

@@ -1,7 +1,8 @@
 //! What the integration tests and the benches share: the [`Scene`] (a project, a hooks
 //! folder outside it and a config, and the real `hookhost` binary run against them),
 //! the WASM fixtures ([`wasm_dir`]), one poller ([`wait_until`]), one process runner
-//! ([`run`]), the `serve` harness ([`Server`]) and a world another user can reach
+//! ([`run`]), the `serve` harness ([`Server`]), a scripted model for the real agents
+//! ([`ModelServer`]) and a world another user can reach
 //! ([`OtherUserWorld`], [`as_nobody`]), and the one place a test that lacks bubblewrap,
 //! root, an unprivileged user or a component skips or, with its `HOOKHOST_REQUIRE_*`
 //! switch set, fails ([`skip_or_fail`], [`Prerequisite`]).
@@ -12,6 +13,7 @@
 
 mod check;
 mod fixtures;
+mod model_server;
 mod poll;
 mod prerequisite;
 mod process;
@@ -20,6 +22,7 @@ mod serve;
 
 pub use check::banner_of;
 pub use fixtures::{SLOW_COMPILE_OK, component_or_skip, plugin, python_wasm_or_skip, wasm_dir};
+pub use model_server::{ModelRequest, ModelServer};
 pub use poll::wait_until;
 pub use prerequisite::{Prerequisite, root_or_skip, skip_or_fail};
 pub use process::{

@@ -13,10 +13,12 @@
 //! | `HOOKHOST_REQUIRE_ROOT` | root, with the powers root has on a machine of its own (mount, setpriv, a PID namespace) |
 //! | `HOOKHOST_REQUIRE_OTHER_USER` | the unprivileged user (`nobody`, uid 65534; or a stranger's uid) to run as, with setpriv |
 //! | `HOOKHOST_REQUIRE_COMPONENTS` | the Python and JavaScript components (`plugins/build.sh`) |
+//! | `HOOKHOST_REQUIRE_AGENTS` | the real agent CLIs under `target/agents/` (`scripts/agents.sh`) |
 //!
 //! Every skip for one of these goes through [`skip_or_fail`]: the helpers that probe
 //! ([`super::bwrap_or_skip`], [`root_or_skip`], [`super::nobody_or_skip`],
-//! [`super::OtherUserWorld::new`], [`super::component_or_skip`]) and the tests that find
+//! [`super::OtherUserWorld::new`], [`super::component_or_skip`], the real agents' finder in
+//! `tests/it/real_agents.rs`) and the tests that find
 //! out another way. A skip for anything else (a kernel without Landlock, a checkout path
 //! with a blank in it) has no switch and prints its own line.
 
@@ -34,6 +36,9 @@ pub enum Prerequisite {
     OtherUser,
     /// A component built by another language's toolchain (`HOOKHOST_REQUIRE_COMPONENTS`).
     Components,
+    /// A real agent CLI installed by `scripts/agents.sh` under `target/agents/`
+    /// (`HOOKHOST_REQUIRE_AGENTS`).
+    Agents,
 }
 
 impl Prerequisite {
@@ -44,6 +49,7 @@ impl Prerequisite {
             Prerequisite::Root => "HOOKHOST_REQUIRE_ROOT",
             Prerequisite::OtherUser => "HOOKHOST_REQUIRE_OTHER_USER",
             Prerequisite::Components => "HOOKHOST_REQUIRE_COMPONENTS",
+            Prerequisite::Agents => "HOOKHOST_REQUIRE_AGENTS",
         }
     }
 
@@ -54,6 +60,7 @@ impl Prerequisite {
             Prerequisite::Root => "root",
             Prerequisite::OtherUser => "an unprivileged user",
             Prerequisite::Components => "a built component",
+            Prerequisite::Agents => "a real agent CLI",
         }
     }
 

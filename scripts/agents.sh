@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Installs the real agent CLIs that tests/it/real_agents.rs drives (Claude Code and Codex
+# CLI, native binaries; Gemini CLI, run by the node on PATH), at pinned versions,
+# from npm into target/agents/ (nothing outside target/). Idempotent: a package whose
+# installed version already matches is not fetched again. Prints where each binary is.
+#
+#   bash scripts/agents.sh
+#
+# The tests find the binaries under target/agents/ themselves; with HOOKHOST_REQUIRE_AGENTS
+# set, a missing one fails its test instead of printing SKIPPED (tests/support/prerequisite.rs).
+# Keep the versions here and in tests/it/real_agents.rs (AGENTS) the same.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+prefix=target/agents
+mkdir -p "$prefix"
+
+# package, version, the binary the tests run (relative to $prefix)
+agents=(
+    "@anthropic-ai/claude-code 2.1.332 node_modules/@anthropic-ai/claude-code-linux-x64/claude"
+    "@openai/codex 0.171.0 node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex"
+    "@google/gemini-cli 0.61.0 node_modules/@google/gemini-cli/bundle/gemini.js"
+)
+
+installed_version() {
+    local json="$prefix/node_modules/$1/package.json"
+    [[ -f "$json" ]] || return 0
+    node -e 'process.stdout.write(require(process.argv[1]).version)' "$(realpath "$json")"
+}
+
+command -v npm >/dev/null 2>&1 || {
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm
+}
+
+for entry in "${agents[@]}"; do
+    read -r pkg version bin <<<"$entry"
+    if [[ "$(installed_version "$pkg")" != "$version" || ! -x "$prefix/$bin" ]]; then
+        echo "agents: installing $pkg@$version into $prefix"
+        npm install --prefix "$prefix" --no-audit --no-fund --silent --save-exact "$pkg@$version"
+    fi
+    [[ -x "$prefix/$bin" ]] || {
+        echo "agents: $pkg@$version has no binary at $prefix/$bin" >&2
+        exit 1
+    }
+    echo "agents: $pkg $version: $(realpath "$prefix/$bin")"
+done
