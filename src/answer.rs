@@ -11,8 +11,8 @@ use serde_json::{Map, Value};
 use crate::config::Event;
 use crate::executor::{ExitStatus, RawOutput};
 
-/// Reasons are cut to this many characters.
-pub const REASON_LIMIT: usize = 2000;
+/// Reasons are cut to this many characters (the executors' failure texts share the limit).
+pub use crate::executor::REASON_LIMIT;
 
 /// What one hook said.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -19,6 +19,10 @@ pub use tokio_util::sync::CancellationToken;
 /// The most each of stdout and stderr may hold; more is a failure that says so.
 pub const OUTPUT_CAP: usize = 1 << 20;
 
+/// The most characters of a text a hook wrote that an answer's reason or a failure's
+/// message carries (a crash's stderr tail included), so that what the agent shows stays short.
+pub const REASON_LIMIT: usize = 2000;
+
 /// A boxed future, so that executors stay object-safe.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 

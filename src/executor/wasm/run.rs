@@ -17,7 +17,7 @@ use super::WasmExecutor;
 use super::engine::{Program, TICK};
 use super::limits::{Limits, wall_limit};
 use super::link::NoRequests;
-use crate::answer::REASON_LIMIT;
+use crate::executor::REASON_LIMIT;
 use crate::executor::{
     BoxFuture, CancellationToken, Executor, ExitStatus, Failure, OUTPUT_CAP, RawOutput, Stream,
 };
