@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the real agent CLIs that tests/it/real_agents.rs drives (Claude Code and Codex
-# CLI, native binaries; Gemini CLI, run by the node on PATH), at pinned versions,
+# CLI, native binaries; Gemini CLI, run by the node on PATH; Copilot CLI, a Node single
+# executable from its optional package @github/copilot-linux-x64), at pinned versions,
 # from npm into target/agents/ (nothing outside target/). Idempotent: a package whose
 # installed version already matches is not fetched again. Prints where each binary is.
 #
@@ -20,6 +21,7 @@ agents=(
     "@anthropic-ai/claude-code 2.1.332 node_modules/@anthropic-ai/claude-code-linux-x64/claude"
     "@openai/codex 0.171.0 node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex"
     "@google/gemini-cli 0.61.0 node_modules/@google/gemini-cli/bundle/gemini.js"
+    "@github/copilot 1.0.102 node_modules/@github/copilot-linux-x64/copilot"
 )
 
 installed_version() {

@@ -1,6 +1,7 @@
 //! The real agent CLIs, with hookhost registered as their hook (issue 26, item 7): Claude
-//! Code 2.1.332 and Codex CLI 0.171.0 (native binaries) and Gemini CLI 0.61.0 (on the
-//! node on PATH), installed by `scripts/agents.sh` into `target/agents/`, each driven
+//! Code 2.1.332 and Codex CLI 0.171.0 (native binaries), Gemini CLI 0.61.0 (on the node on
+//! PATH) and Copilot CLI 1.0.102 (a Node single executable, on its BYOK provider setting),
+//! installed by `scripts/agents.sh` into `target/agents/`, each driven
 //! offline against the scripted model on 127.0.0.1 ([`ModelServer`]). Each test gives the
 //! agent a fresh HOME outside /tmp, a registered copy of the hookhost binary, `hookhost
 //! install AGENT` as the only registration step, and hookhost's config in
@@ -25,6 +26,7 @@ enum Kind {
     ClaudeCode,
     Codex,
     Gemini,
+    Copilot,
 }
 
 /// One real agent CLI, as `scripts/agents.sh` installs it (keep the versions alike).
@@ -55,6 +57,7 @@ impl Agent {
             }
             // The functionResponse's `error`.
             Kind::Gemini => format!("Tool execution blocked: {reason}"),
+            Kind::Copilot => format!("Denied by preToolUse hook: {reason}"),
         }
     }
 }
@@ -87,6 +90,16 @@ const GEMINI: Agent = Agent {
     binary: "node_modules/@google/gemini-cli/bundle/gemini.js",
     api: "POST /v1beta/models/gemini-2.5-flash:",
     tools: &["run_shell_command", "write_file"],
+};
+
+const COPILOT: Agent = Agent {
+    kind: Kind::Copilot,
+    install: "copilot",
+    package: "@github/copilot",
+    version: "1.0.102",
+    binary: "node_modules/@github/copilot-linux-x64/copilot",
+    api: "POST /v1/chat/completions",
+    tools: &["bash", "create"],
 };
 
 /// How long one agent run may take before the test kills it and fails.
@@ -319,6 +332,18 @@ impl World {
                 .env("DISABLE_UPDATES", "1")
                 .env("DISABLE_ERROR_REPORTING", "1")
                 .env("CLAUDE_CODE_DISABLE_FEEDBACK_SURVEY", "1");
+        } else if self.agent.kind == Kind::Copilot {
+            // BYOK (`copilot help providers`): the scripted model, no GitHub sign-in, no
+            // network; the JS the executable unpacks is kept outside the throw-away HOME.
+            cmd.args(["-p", prompt, "--allow-all-tools", "--no-auto-update"])
+                .env(
+                    "COPILOT_PROVIDER_BASE_URL",
+                    format!("{}/v1", self.model.url()),
+                )
+                .env("COPILOT_MODEL", "gpt-4.1")
+                .env("COPILOT_OFFLINE", "true")
+                .env("COPILOT_AUTO_UPDATE", "false")
+                .env("COPILOT_PKG_CACHE_HOME", test_root().join("cache/copilot"));
         } else {
             // No shared background server: nothing outlives the run.
             cmd.args(["--no-daemon", "exec", "--skip-git-repo-check", prompt])
@@ -567,7 +592,7 @@ fn protect_paths_blocks_a_write(test: &str, agent: &'static Agent, file: &str, p
         return;
     };
     let path = match agent.kind {
-        Kind::ClaudeCode => format!("@PROJECT@/{file}"),
+        Kind::ClaudeCode | Kind::Copilot => format!("@PROJECT@/{file}"),
         Kind::Codex | Kind::Gemini => file.to_string(),
     };
     let (result, outcome) = w.one_call(&format!("WRITE: {path} SECRET=1"));
@@ -636,6 +661,15 @@ fn prompt_context_reaches_the_model(test: &str, agent: &'static Agent) {
         // A developer message of its own, after the prompt.
         assert_eq!(role, "developer");
         assert_eq!(text, wrapped);
+    } else if agent.kind == Kind::Copilot {
+        // A system reminder at the end of the user's message, after the prompt.
+        assert_eq!(role, "user");
+        assert!(
+            text.ends_with(&format!(
+                "CONTEXT-PLEASE: say hello\n\n<system_reminder>\n{wrapped}\n</system_reminder>"
+            )),
+            "{text:?}"
+        );
     } else {
         // Appended to the prompt in the user's message.
         assert_eq!(role, "user");
@@ -675,6 +709,19 @@ fn a_blocked_prompt_sends_nothing(test: &str, agent: &'static Agent) {
     let outcome = w.run("hush-marker\nRUN: echo ran > hushed-marker");
     assert_eq!(w.model.requests().len(), 0, "{}", w.seen(&outcome));
     assert!(!w.project().join("hushed-marker").exists());
+    if agent.kind == Kind::Copilot {
+        // `-p` exits 1 and shows the reason hookhost gave as a `!` line, on stderr.
+        assert_eq!(outcome.code, 1, "{}", w.seen(&outcome));
+        assert!(
+            outcome.stderr.starts_with(
+                "! ✗ prompt blocked by hook \"hush\": prompt refused by the hush hook\n"
+            ),
+            "{}",
+            outcome.stderr
+        );
+        assert_eq!(outcome.stdout, "");
+        return;
+    }
     assert_eq!(outcome.code, 0, "{}", w.seen(&outcome));
     if agent.kind == Kind::ClaudeCode {
         // `-p` reports no error, and its result names the hook and its reason.
@@ -856,6 +903,74 @@ fn gemini_does_not_run_a_call_when_a_hook_crashes() {
     a_failing_hook_fails_closed(
         "gemini_does_not_run_a_call_when_a_hook_crashes",
         &GEMINI,
+        "CRASHHOOK",
+        "crashing",
+        "was killed by a signal",
+    );
+}
+
+// ---- Copilot CLI 1.0.102: the same tests
+
+#[test]
+fn copilot_runs_an_allowed_call() {
+    an_allowed_call_runs("copilot_runs_an_allowed_call", &COPILOT);
+}
+
+#[test]
+fn copilot_does_not_run_a_call_a_shell_hook_blocks_and_the_model_reads_why() {
+    a_blocked_call_does_not_run(
+        "copilot_does_not_run_a_call_a_shell_hook_blocks_and_the_model_reads_why",
+        &COPILOT,
+    );
+}
+
+#[test]
+fn copilot_force_push_is_blocked_by_no_force_push_wasm() {
+    no_force_push_blocks_a_force_push(
+        "copilot_force_push_is_blocked_by_no_force_push_wasm",
+        &COPILOT,
+    );
+}
+
+#[test]
+fn copilot_create_of_dotenv_is_blocked_by_protect_paths_wasm() {
+    protect_paths_blocks_a_write(
+        "copilot_create_of_dotenv_is_blocked_by_protect_paths_wasm",
+        &COPILOT,
+        ".env",
+        ".env",
+    );
+}
+
+#[test]
+fn copilot_hands_the_model_a_prompt_hooks_context() {
+    prompt_context_reaches_the_model("copilot_hands_the_model_a_prompt_hooks_context", &COPILOT);
+}
+
+#[test]
+fn copilot_sends_no_request_for_a_prompt_a_hook_blocks() {
+    a_blocked_prompt_sends_nothing(
+        "copilot_sends_no_request_for_a_prompt_a_hook_blocks",
+        &COPILOT,
+    );
+}
+
+#[test]
+fn copilot_does_not_run_a_call_when_a_hook_exits_1() {
+    a_failing_hook_fails_closed(
+        "copilot_does_not_run_a_call_when_a_hook_exits_1",
+        &COPILOT,
+        "FAILHOOK",
+        "failing",
+        "exited with code 1",
+    );
+}
+
+#[test]
+fn copilot_does_not_run_a_call_when_a_hook_crashes() {
+    a_failing_hook_fails_closed(
+        "copilot_does_not_run_a_call_when_a_hook_crashes",
+        &COPILOT,
         "CRASHHOOK",
         "crashing",
         "was killed by a signal",

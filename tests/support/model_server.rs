@@ -10,13 +10,16 @@
 //! - `POST …/responses`: the OpenAI Responses API (Codex), streamed (`response.created`,
 //!   `response.output_item.added`/`.done`, `response.completed`);
 //! - `POST …/models/M:streamGenerateContent?alt=sse` and `…:generateContent`: the Gemini
-//!   API (Gemini CLI), one `data:` event or one JSON answer.
+//!   API (Gemini CLI), one `data:` event or one JSON answer;
+//! - `POST …/chat/completions`: OpenAI chat completions (Copilot CLI's BYOK provider),
+//!   streamed (`chat.completion.chunk` events, a tool call as `choices[0].delta.tool_calls`,
+//!   a usage chunk, `data: [DONE]`).
 //!
 //! The prompt carries the script. A line `RUN: <command>` asks for one call of the
 //! agent's shell tool (its name taken from the request's `tools`: `Bash`;
-//! `exec_command`, `shell_command` or `shell`; `run_shell_command`), a line
+//! `exec_command`, `shell_command` or `shell`; `run_shell_command`; `bash`), a line
 //! `WRITE: <path> <text>` for one file write (`Write`; Codex's `apply_patch`, a custom
-//! tool whose input is the patch; `write_file`).
+//! tool whose input is the patch; `write_file`; Copilot's `create`).
 //! Once a tool result is in a request, the answer is a final text quoting it
 //! (`RESULT: …`). A request without tools, or with no script line, gets a short text.
 //!
@@ -56,6 +59,10 @@ impl ModelRequest {
             if let Some(name) = tool["name"].as_str() {
                 out.push(name.to_string());
             }
+            // Chat completions: {"type": "function", "function": {"name": …}}
+            if let Some(name) = tool["function"]["name"].as_str() {
+                out.push(name.to_string());
+            }
             // Gemini: {"functionDeclarations": [{"name": …}, …]}
             for f in tool["functionDeclarations"]
                 .as_array()
@@ -72,7 +79,8 @@ impl ModelRequest {
 
     /// The texts of the tool results this request hands the model, in order: Anthropic
     /// `tool_result` blocks, Responses `function_call_output` / `custom_tool_call_output`
-    /// items, Gemini `functionResponse` parts (their `output` or `error`, else the JSON).
+    /// items, Gemini `functionResponse` parts (their `output` or `error`, else the JSON),
+    /// chat completions' `role: "tool"` messages.
     pub fn tool_results(&self) -> Vec<String> {
         let mut out = Vec::new();
         for content in self.body["contents"].as_array().into_iter().flatten() {
@@ -89,6 +97,10 @@ impl ModelRequest {
             }
         }
         for message in self.body["messages"].as_array().into_iter().flatten() {
+            if message["role"] == "tool" {
+                out.push(text_of(&message["content"]));
+                continue;
+            }
             for block in message["content"].as_array().into_iter().flatten() {
                 if block["type"] == "tool_result" {
                     out.push(text_of(&block["content"]));
@@ -289,6 +301,8 @@ fn serve(
         anthropic(&request, ids)
     } else if path.contains("/responses") && request.method == "POST" {
         ("text/event-stream", responses(&request, ids))
+    } else if path.contains("/chat/completions") && request.method == "POST" {
+        ("text/event-stream", chat(&request, ids))
     } else {
         (
             "application/json",
@@ -496,6 +510,66 @@ fn responses(request: &ModelRequest, ids: &AtomicUsize) -> String {
                     "total_tokens": 15}}}),
         ),
     ])
+}
+
+/// OpenAI chat completions, streamed: the first chunk carries the role and the text or the
+/// one tool call (`delta.tool_calls`, its arguments whole), the second the finish reason, a
+/// third the usage (asked for by `stream_options.include_usage`), then `[DONE]`.
+fn chat(request: &ModelRequest, ids: &AtomicUsize) -> String {
+    let id = ids.fetch_add(1, Ordering::Relaxed);
+    let tools = request.tool_names();
+    let has = |name: &str| tools.iter().any(|t| t == name);
+    let call = |name: &str, arguments: Value| {
+        json!({"role": "assistant", "content": null, "tool_calls": [{"index": 0,
+            "id": format!("call_{id:04}"), "type": "function",
+            "function": {"name": name, "arguments": arguments.to_string()}}]})
+    };
+    let (delta, finish) = match step(request) {
+        Step::Run(command) if has("bash") => (
+            call(
+                "bash",
+                json!({"command": command, "description": "Scripted command"}),
+            ),
+            "tool_calls",
+        ),
+        Step::Write { path, text } if has("create") => (
+            call(
+                "create",
+                json!({"path": path, "file_text": format!("{text}\n")}),
+            ),
+            "tool_calls",
+        ),
+        Step::Text(text) => (json!({"role": "assistant", "content": text}), "stop"),
+        _ => (
+            json!({"role": "assistant", "content": "The script's tool is not offered."}),
+            "stop",
+        ),
+    };
+    let model = request.body["model"].as_str().unwrap_or("gpt-4.1");
+    let chunk = |choices: Value, usage: Option<Value>| {
+        let mut c = json!({"id": format!("chatcmpl-{id:04}"), "object": "chat.completion.chunk",
+            "created": 1_700_000_000, "model": model, "choices": choices});
+        if let Some(usage) = usage {
+            c["usage"] = usage;
+        }
+        format!("data: {c}\n\n")
+    };
+    [
+        chunk(
+            json!([{"index": 0, "delta": delta, "finish_reason": null}]),
+            None,
+        ),
+        chunk(
+            json!([{"index": 0, "delta": {}, "finish_reason": finish}]),
+            None,
+        ),
+        chunk(
+            json!([]),
+            Some(json!({"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15})),
+        ),
+        "data: [DONE]\n\n".to_string(),
+    ]
+    .concat()
 }
 
 /// The Gemini API: `streamGenerateContent?alt=sse` (one `data:` event) or
