@@ -737,10 +737,15 @@ fn a_blocked_prompt_sends_nothing(test: &str, agent: &'static Agent) {
             "{result}"
         );
     } else if agent.kind == Kind::Gemini {
-        eprintln!(
-            "GEMINI BLOCK {outcome:?}",
-            outcome = (outcome.code, &outcome.stdout, &outcome.stderr)
+        // Gemini CLI 0.61.0 says why on stderr, and exits 0 with nothing on stdout.
+        assert!(
+            outcome.stderr.contains(
+                "[WARNING] Agent execution blocked: ✗ prompt blocked by hook \"hush\": prompt refused by the hush hook\n"
+            ),
+            "{}",
+            outcome.stderr
         );
+        assert_eq!(outcome.stdout, "", "{}", outcome.stderr);
     } else {
         // `codex exec` says the prompt was blocked, and never prints the reason.
         assert!(

@@ -396,7 +396,13 @@ pub static UNMAPPED: &[Unmapped] = &[
     ),
     unmapped(
         Copilot,
-        &["store_memory", "sql", "context_board", "report_intent"],
+        &[
+            "store_memory",
+            "sql",
+            "session_store_sql",
+            "context_board",
+            "report_intent",
+        ],
         "the agent's own memory, session store and status line",
     ),
     unmapped(
