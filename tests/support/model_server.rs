@@ -381,7 +381,8 @@ fn step(request: &ModelRequest) -> Step {
             return Step::Run(command.to_string());
         }
         if let Some(rest) = line.strip_prefix("WRITE: ") {
-            let (path, text) = rest.split_once(' ').unwrap_or((rest, ""));
+            // The text is the last word: the path may hold blanks (a checkout's path can).
+            let (path, text) = rest.rsplit_once(' ').unwrap_or((rest, ""));
             return Step::Write {
                 path: path.to_string(),
                 text: text.to_string(),
