@@ -26,6 +26,7 @@ mod tests;
 
 pub use own_files::{ConfigPin, file_digest, short_digest};
 use own_files::{digest, digest_bytes};
+use switch_offs::{ProjectFile, read_project_files, switch_offs_in};
 pub use switch_offs::{project_switch_offs, switches_hooks_off};
 
 use std::path::{Path, PathBuf};
@@ -435,10 +436,17 @@ pub fn drifted(
     cwd: Option<&Path>,
     only_file: Option<&Path>,
 ) -> Vec<String> {
-    match load_for_call(env) {
-        Ok(pins) => drifted_in(&pins, agent, cwd, only_file),
-        Err(refusal) => refusal,
+    let pins = match load_for_call(env) {
+        Ok(pins) => pins,
+        Err(refusal) => return refusal,
+    };
+    let mut drifts = drifted_in(&pins, agent, cwd, only_file);
+    if only_file.is_none()
+        && let Some(cwd) = cwd
+    {
+        drifts.extend(project_switch_offs(agent, cwd));
     }
+    drifts
 }
 
 /// Everything that refuses a tool call or a prompt of `agent` from `cwd` before any hook
@@ -459,6 +467,21 @@ pub fn refused_call(
         Err(refusal) => return refusal,
     };
     let mut refusals = drifted_in(&pins, agent, cwd, None);
+    // The project's settings files, read once for the switch-offs and the unpinned
+    // registrations both (each call walks the cwd's folders once).
+    let user = places(env, cwd.unwrap_or(Path::new("/")));
+    let project_files = match (cwd, &user) {
+        (Some(cwd), Some(user)) => read_project_files(agent, cwd, |folder| {
+            let at = super::Places {
+                project: folder.to_path_buf(),
+                ..user.clone()
+            };
+            agent.declaration().settings.file(Scope::Project, &at)
+        }),
+        (Some(cwd), None) => read_project_files(agent, cwd, |_| None),
+        (None, _) => Vec::new(),
+    };
+    refusals.extend(switch_offs_in(agent, &project_files));
     let covering: Vec<&Pin> = pins
         .iter()
         .filter(|p| p.agent == agent.flag_name() && p.covers(cwd))
@@ -476,7 +499,16 @@ pub fn refused_call(
         }
         refusals.extend(seen);
     }
-    refusals.extend(unpinned_registrations(env, agent, cwd, &pins, hookhost));
+    if let Some(user) = &user {
+        refusals.extend(unpinned_registrations(
+            env,
+            agent,
+            user,
+            &project_files,
+            &pins,
+            hookhost,
+        ));
+    }
     refusals
 }
 
@@ -499,17 +531,10 @@ fn drifted_in(
     only_file: Option<&Path>,
 ) -> Vec<String> {
     let same_file = |pinned: &Path| only_file.is_none_or(|file| same_path(file, pinned));
-    let mut drifts: Vec<String> = pins
-        .iter()
+    pins.iter()
         .filter(|p| p.agent == agent.flag_name() && p.covers(cwd) && same_file(&p.file))
         .filter_map(|p| p.drift().map(|d| p.drift_message(&d)))
-        .collect();
-    if only_file.is_none()
-        && let Some(cwd) = cwd
-    {
-        drifts.extend(project_switch_offs(agent, cwd));
-    }
-    drifts
+        .collect()
 }
 
 /// Whether two paths name one file: equal, or equal once links are resolved.
@@ -540,42 +565,29 @@ fn places(env: &Environment, project: &Path) -> Option<super::Places> {
 fn unpinned_registrations(
     env: &Environment,
     agent: AgentKind,
-    cwd: Option<&Path>,
+    user: &super::Places,
+    project_files: &[ProjectFile],
     pins: &[Pin],
     hookhost: &Path,
 ) -> Vec<String> {
-    let Some(user) = places(env, cwd.unwrap_or(Path::new("/"))) else {
-        return Vec::new();
-    };
     let settings = &agent.declaration().settings;
-    let mut files: Vec<(Scope, PathBuf)> = settings
-        .file(Scope::User, &user)
-        .map(|file| (Scope::User, file))
-        .into_iter()
-        .collect();
-    // An agent with no project scope (Kimi Code) reads no project's file.
-    if let Some(cwd) = cwd {
-        for folder in cwd.ancestors() {
-            let at = super::Places {
-                project: folder.to_path_buf(),
-                ..user.clone()
-            };
-            files.extend(
-                settings
-                    .file(Scope::Project, &at)
-                    .map(|file| (Scope::Project, file)),
-            );
-        }
-    }
+    // The user's file, then the project's (an agent with no project scope, Kimi Code,
+    // has none among them).
+    let user_file = settings.file(Scope::User, user).and_then(|file| {
+        let bytes = crate::access::read_capped(&file, crate::access::caps::SETTINGS).ok()?;
+        Some((Scope::User, file, bytes))
+    });
+    let files = user_file.into_iter().chain(
+        project_files
+            .iter()
+            .filter(|f| f.registration)
+            .map(|f| (Scope::Project, f.file.clone(), f.bytes.clone())),
+    );
     let Ok(pins_file) = pins_path(env) else {
         return Vec::new();
     };
     let mut found = Vec::new();
-    for (scope, file) in files {
-        // Most of these files do not exist: read first, compare with the pins after.
-        let Ok(bytes) = crate::access::read_capped(&file, crate::access::caps::SETTINGS) else {
-            continue;
-        };
+    for (scope, file, bytes) in files {
         if pins
             .iter()
             .any(|p| p.agent == agent.flag_name() && same_path(&p.file, &file))

@@ -60,27 +60,74 @@ pub fn switches_hooks_off(agent: AgentKind, text: &str) -> Option<&'static str> 
     }
 }
 
+/// A settings file of the agent's found in the project, `cwd` or a folder above it, read
+/// once for both per-call checks that look at them: the switch-offs in the files the agent
+/// merges ([`switch_offs_in`]) and the registrations no pin covers (`unpinned_registrations`).
+pub(super) struct ProjectFile {
+    /// Where it is.
+    pub(super) file: PathBuf,
+    /// What it holds (capped at [`crate::access::caps::SETTINGS`]).
+    pub(super) bytes: Vec<u8>,
+    /// One of the files the agent merges over the user's (`merged_project_settings`).
+    pub(super) merged: bool,
+    /// The file a project-scope `install` writes (None for an agent with no project scope).
+    pub(super) registration: bool,
+}
+
+/// The agent's project settings files that exist in `cwd` and the folders above it: each
+/// merged file, and the file a project-scope registration lives in (`registration_file`,
+/// given a folder), each read once, in one walk up from `cwd`.
+pub(super) fn read_project_files(
+    agent: AgentKind,
+    cwd: &Path,
+    registration_file: impl Fn(&Path) -> Option<PathBuf>,
+) -> Vec<ProjectFile> {
+    let merged_names = agent.declaration().merged_project_settings;
+    let mut found = Vec::new();
+    for folder in cwd.ancestors() {
+        let registration = registration_file(folder);
+        let mut candidates: Vec<PathBuf> = merged_names.iter().map(|n| folder.join(n)).collect();
+        if let Some(file) = &registration
+            && !candidates.contains(file)
+        {
+            candidates.push(file.clone());
+        }
+        for file in candidates {
+            // Most of these files do not exist: one failed open each.
+            let Ok(bytes) = crate::access::read_capped(&file, crate::access::caps::SETTINGS) else {
+                continue;
+            };
+            found.push(ProjectFile {
+                merged: merged_names.iter().any(|n| folder.join(n) == file),
+                registration: registration.as_ref() == Some(&file),
+                file,
+                bytes,
+            });
+        }
+    }
+    found
+}
+
 /// A message per project settings file, in `cwd` or a folder above it, that switches
 /// `agent`'s hooks off: the call is denied, naming the file and the key, so that the
 /// user learns of it now rather than find the next session unguarded.
 pub fn project_switch_offs(agent: AgentKind, cwd: &Path) -> Vec<String> {
-    let files = agent.declaration().merged_project_settings;
-    let mut found = Vec::new();
-    for folder in cwd.ancestors() {
-        for name in files {
-            let file = folder.join(name);
-            let Ok(bytes) = crate::access::read_capped(&file, crate::access::caps::SETTINGS) else {
-                continue;
-            };
-            if let Some(key) = switches_hooks_off(agent, &String::from_utf8_lossy(&bytes)) {
-                found.push(format!(
-                    "{} sets {key}, which switches off every {} hook, hookhost's among them, so hookhost blocks this agent's calls. Remove it from {} if you did not put it there (`hookhost doctor` lists every switch-off it finds).",
-                    file.display(),
-                    agent.display_name(),
-                    file.display()
-                ));
-            }
-        }
-    }
-    found
+    switch_offs_in(agent, &read_project_files(agent, cwd, |_| None))
+}
+
+/// [`project_switch_offs`] over files already read.
+pub(super) fn switch_offs_in(agent: AgentKind, files: &[ProjectFile]) -> Vec<String> {
+    files
+        .iter()
+        .filter(|f| f.merged)
+        .filter_map(|f| {
+            let key = switches_hooks_off(agent, &String::from_utf8_lossy(&f.bytes))?;
+            Some(format!(
+                "{} sets {key}, which switches off every {} hook, hookhost's among them, so hookhost blocks this agent's calls. Remove it from {} if you did not put it there (`hookhost doctor` lists every switch-off it finds).",
+                f.file.display(),
+                agent.display_name(),
+                f.file.display()
+            ))
+        })
+        .collect()
 }
