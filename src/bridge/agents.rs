@@ -254,6 +254,22 @@ pub enum SwitchOff {
     /// `[features] hooks = false` (or `codex_hooks`), or `enabled = false` in a
     /// `[hooks.state."…"]` table (Codex).
     CodexFeatures,
+    /// One `[[hooks]]` table that the agent's strict schema refuses makes it drop the
+    /// whole `hooks` section, hookhost's tables with it (Kimi Code): so any table, the
+    /// user's own included, with a key, event, command or timeout outside the schema.
+    StrictHookTables(&'static HookTableSchema),
+}
+
+/// What an agent with [`SwitchOff::StrictHookTables`] accepts in a `[[hooks]]` table, as
+/// its own schema says (docs/agents.md, Kimi Code).
+#[derive(Debug, PartialEq, Eq)]
+pub struct HookTableSchema {
+    /// The keys a table may have (`event`, `matcher`, `command`, `timeout`).
+    pub keys: &'static [&'static str],
+    /// The events `event` may name.
+    pub events: &'static [&'static str],
+    /// The smallest and largest `timeout`, whole seconds.
+    pub timeout_seconds: (i64, i64),
 }
 
 /// Whether a `--version` output names a version at or above `since`; `None` when it names

@@ -22,7 +22,7 @@
 
 use serde_json::{Map, Value};
 
-use super::agents::{Declaration, FailClosedSetting, Settings, Shape, SwitchOff};
+use super::agents::{Declaration, FailClosedSetting, HookTableSchema, Settings, Shape, SwitchOff};
 use super::install::{Change, RegisteredEvent, Registration, TimeUnit};
 use super::{
     AgentKind, BridgeError, Event, Protocol, Reply, Ruling, claude_code, context_dropped_note,
@@ -55,10 +55,41 @@ pub(crate) static DECLARATION: Declaration = Declaration {
     when_hookhost_cannot_answer: WHEN_HOOKHOST_CANNOT_ANSWER,
     project_note: None,
     install_note: Some(which_kimi),
-    switch_off: SwitchOff::None,
+    switch_off: SwitchOff::StrictHookTables(&HOOK_TABLE_SCHEMA),
     project_variable: None,
     merged_project_settings: &[],
     credentials: CREDENTIALS,
+};
+
+/// Kimi Code 2.1.0's schema of a `[[hooks]]` table (`HookDefSchema` in its bundle, a zod
+/// `.strict()` object; TOML keys are read in snake case): one table outside it and Kimi
+/// Code prints `Ignored invalid config section 'hooks'` and runs with no hooks at all
+/// (docs/agents.md, Kimi Code: seen with a `fail_mode` key in the real program).
+static HOOK_TABLE_SCHEMA: HookTableSchema = HookTableSchema {
+    keys: &["event", "matcher", "command", "timeout"],
+    events: &[
+        "PreToolUse",
+        "PostToolUse",
+        "PostToolUseFailure",
+        "PermissionRequest",
+        "PermissionResult",
+        "UserPromptSubmit",
+        "UserPromptQueued",
+        "TurnStarted",
+        "Stop",
+        "StopFailure",
+        "Interrupt",
+        "SessionStart",
+        "SessionEnd",
+        "SessionHeartbeat",
+        "SubagentStart",
+        "SubagentStop",
+        "TaskStarted",
+        "PreCompact",
+        "PostCompact",
+        "Notification",
+    ],
+    timeout_seconds: (1, 600),
 };
 
 /// Kimi Code's login, relative to the home folder ([`super::credentials`]).

@@ -520,6 +520,22 @@ pub enum InstallError {
     /// The binary's path cannot be written into a JSON or TOML string.
     #[error("{}: the hookhost binary's path is not valid UTF-8", .0.display())]
     BinaryNotUtf8(PathBuf),
+    /// After the edit, the settings file would still switch the agent's hooks off by
+    /// something `install` does not remove itself (another handler's table).
+    #[error(
+        "{}: it has {key}; {} would not call hookhost's hooks, so hookhost does not register (or pin) them there: fix or remove that entry, then run `hookhost install {}` again",
+        path.display(),
+        agent.display_name(),
+        agent.flag_name()
+    )]
+    StillSwitchedOff {
+        /// The settings file.
+        path: PathBuf,
+        /// The agent.
+        agent: AgentKind,
+        /// What switches its hooks off.
+        key: &'static str,
+    },
     /// The settings file could not be read.
     #[error("{}: cannot read it: {}", path.display(), crate::access::explain(path, source))]
     Read {
@@ -696,6 +712,19 @@ pub fn run(request: &Request, dry_run: bool) -> Result<Report, InstallError> {
     let file = settings_file(request.agent, request.scope, &request.places)?;
     let existing = read_existing(&file)?;
     let change = plan(request, existing.as_deref())?;
+    // What install cannot switch back on itself (another handler's table that makes Kimi
+    // Code drop the whole section) is refused rather than pinned: a pin of it would say
+    // "as installed" of a registration the agent never calls.
+    if request.action == Action::Install
+        && let Some(after) = &change.after
+        && let Some(key) = pin::switches_hooks_off(request.agent, after)
+    {
+        return Err(InstallError::StillSwitchedOff {
+            path: file,
+            agent: request.agent,
+            key,
+        });
+    }
     let applied = if dry_run { None } else { Some(apply(&change)?) };
     Ok(Report { change, applied })
 }

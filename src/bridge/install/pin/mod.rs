@@ -35,7 +35,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::{Change, ChangeKind, Options, Request, Scope};
-use crate::bridge::{AgentKind, SwitchOff};
+use crate::bridge::{AgentKind, HookTableSchema, SwitchOff};
 use crate::env::Environment;
 
 /// One pinned registration.
@@ -351,8 +351,18 @@ impl Pin {
         } else {
             ""
         };
+        // A table of someone else's that the agent's schema refuses is not install's to
+        // remove: the user fixes it first (install refuses until then).
+        let strict = self
+            .agent()
+            .is_some_and(|a| matches!(a.declaration().switch_off, SwitchOff::StrictHookTables(_)));
+        let fix_first = if strict && matches!(drift, Drift::SwitchedOff(_)) {
+            "fix or remove that table, then "
+        } else {
+            ""
+        };
         format!(
-            "hookhost's registration with {agent} in {} {what} since `hookhost install` pinned it, so hookhost blocks this agent's calls rather than run with its hooks switched off. If you changed it, run `hookhost install {}{scope}` to restore and pin it again, or `hookhost uninstall {}{scope}`.",
+            "hookhost's registration with {agent} in {} {what} since `hookhost install` pinned it, so hookhost blocks this agent's calls rather than run with its hooks switched off. If you changed it, {fix_first}run `hookhost install {}{scope}` to restore and pin it again, or `hookhost uninstall {}{scope}`.",
             self.file.display(),
             self.agent,
             self.agent

@@ -56,7 +56,61 @@ pub fn switches_hooks_off(agent: AgentKind, text: &str) -> Option<&'static str> 
                 .any(|name| name.as_str() == Some(handler_name))
                 .then_some("\"hooksConfig\": {\"disabled\": [\"hookhost\"]}")
         }
+        SwitchOff::StrictHookTables(schema) => {
+            let settings: toml::Table = text.parse().ok()?;
+            let hooks = settings.get("hooks")?;
+            let Some(tables) = hooks.as_array() else {
+                return Some(
+                    "a `hooks` key that is not [[hooks]] tables, which makes the agent drop its whole hooks section",
+                );
+            };
+            tables
+                .iter()
+                .find_map(|table| refused_hook_table(schema, table))
+        }
         SwitchOff::None => None,
+    }
+}
+
+/// Why the agent's strict schema refuses one `[[hooks]]` table, if it does.
+fn refused_hook_table(schema: &HookTableSchema, table: &toml::Value) -> Option<&'static str> {
+    let Some(table) = table.as_table() else {
+        return Some(
+            "a `hooks` entry that is not a table, which makes the agent drop its whole hooks section",
+        );
+    };
+    if table.keys().any(|key| !schema.keys.contains(&key.as_str())) {
+        return Some(
+            "a [[hooks]] table with a key the agent does not know, which makes it drop its whole hooks section",
+        );
+    }
+    let event_known = table
+        .get("event")
+        .and_then(toml::Value::as_str)
+        .is_some_and(|event| schema.events.contains(&event));
+    let command_ok = table
+        .get("command")
+        .and_then(toml::Value::as_str)
+        .is_some_and(|command| !command.is_empty());
+    let matcher_ok = table.get("matcher").is_none_or(toml::Value::is_str);
+    let (least, most) = schema.timeout_seconds;
+    let timeout_ok = table
+        .get("timeout")
+        .is_none_or(|t| t.as_integer().is_some_and(|t| (least..=most).contains(&t)));
+    if !event_known {
+        Some(
+            "a [[hooks]] table with no event or one the agent does not know, which makes it drop its whole hooks section",
+        )
+    } else if !command_ok || !matcher_ok {
+        Some(
+            "a [[hooks]] table whose command or matcher is not a (non-empty) string, which makes the agent drop its whole hooks section",
+        )
+    } else if !timeout_ok {
+        Some(
+            "a [[hooks]] table whose timeout is not a whole number of seconds in the range the agent accepts, which makes it drop its whole hooks section",
+        )
+    } else {
+        None
     }
 }
 

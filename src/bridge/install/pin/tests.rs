@@ -305,3 +305,82 @@ fn a_call_is_refused_for_a_changed_config_and_for_a_registration_without_a_pin()
         "{refused:?}"
     );
 }
+
+/// R7: one `[[hooks]]` table that Kimi Code's strict schema refuses (a key it does not
+/// know, an unknown event, a bad command or timeout), the user's own included, drops the
+/// whole section; install's own tables pass, and install refuses to register (and pin)
+/// into a file Kimi Code would ignore.
+#[test]
+fn a_kimi_table_its_schema_refuses_switches_its_hooks_off_and_install_says_so() {
+    let home = tempfile::tempdir().unwrap();
+    let mut request = request(home.path(), Options::default());
+    request.agent = AgentKind::Kimi;
+    let ours = plan(&request, None).unwrap().after.unwrap();
+    assert_eq!(switches_hooks_off(AgentKind::Kimi, &ours), None, "{ours}");
+    let valid = "[[hooks]]\nevent = \"Stop\"\ncommand = \"true\"\ntimeout = 600\nmatcher = \"x\"\n";
+    assert_eq!(switches_hooks_off(AgentKind::Kimi, valid), None);
+    let refused = [
+        (
+            "[[hooks]]\nevent = \"Stop\"\ncommand = \"true\"\nfail_mode = \"closed\"\n",
+            "a key the agent does not know",
+        ),
+        (
+            "[[hooks]]\nevent = \"BeforeTool\"\ncommand = \"true\"\n",
+            "one the agent does not know",
+        ),
+        ("[[hooks]]\ncommand = \"true\"\n", "no event"),
+        (
+            "[[hooks]]\nevent = \"Stop\"\ncommand = \"\"\n",
+            "command or matcher",
+        ),
+        (
+            "[[hooks]]\nevent = \"Stop\"\ncommand = \"true\"\ntimeout = 601\n",
+            "timeout",
+        ),
+        (
+            "[[hooks]]\nevent = \"Stop\"\ncommand = \"true\"\ntimeout = 1.5\n",
+            "timeout",
+        ),
+        ("hooks = 3\n", "not [[hooks]] tables"),
+    ];
+    for (table, why) in refused {
+        assert!(
+            switches_hooks_off(AgentKind::Kimi, table).is_some_and(|k| k.contains(why)),
+            "{table}: {:?}",
+            switches_hooks_off(AgentKind::Kimi, table)
+        );
+    }
+    // install over a file with such a table: refused, naming the file and the fix.
+    let file = crate::bridge::install::settings_file(AgentKind::Kimi, Scope::User, &request.places)
+        .unwrap();
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(&file, refused[0].0).unwrap();
+    let error = crate::bridge::install::run(&request, false)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.starts_with(&format!(
+            "{}: it has a [[hooks]] table with a key",
+            file.display()
+        )) && error
+            .ends_with("fix or remove that entry, then run `hookhost install kimi-code` again"),
+        "{error}"
+    );
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), refused[0].0);
+    // A pinned registration whose file gains such a table has drifted: switched off.
+    std::fs::write(&file, &ours).unwrap();
+    let change = plan(&request, Some(&ours)).unwrap();
+    let pin = Pin::of(&change, &request);
+    assert_eq!(pin.drift(), None);
+    std::fs::write(&file, format!("{ours}\n{}", refused[0].0)).unwrap();
+    assert!(
+        matches!(pin.drift(), Some(Drift::SwitchedOff(key)) if key.contains("drop its whole hooks section")),
+        "{:?}",
+        pin.drift()
+    );
+    let message = pin.drift_message(&pin.drift().unwrap());
+    assert!(
+        message.contains("If you changed it, fix or remove that table, then run `hookhost install kimi-code` to restore"),
+        "{message}"
+    );
+}
