@@ -304,6 +304,11 @@ impl Pin {
         let Ok(text) = String::from_utf8(text) else {
             return Some(Drift::Unreadable("it is not UTF-8 text".into()));
         };
+        // A switch-off is named as such, whatever else changed with it: "was changed"
+        // would hide the key the user has to look for.
+        if let Some(key) = switches_hooks_off(agent, &text) {
+            return Some(Drift::SwitchedOff(key));
+        }
         let request = Request {
             action: super::Action::Install,
             agent,
@@ -318,9 +323,7 @@ impl Pin {
         };
         match super::plan_file(&request, &self.file, Some(&text)) {
             Ok(change) => match change.outcome {
-                ChangeKind::AlreadyInstalled => {
-                    switches_hooks_off(agent, &text).map(Drift::SwitchedOff)
-                }
+                ChangeKind::AlreadyInstalled => None,
                 ChangeKind::Added => Some(Drift::Removed),
                 _ => Some(Drift::Weakened),
             },

@@ -1,0 +1,383 @@
+//! Every way found to switch an agent's hooks off at user and project scope
+//! (docs/agents.md, each agent's "switch-offs" table; docs/threats.md#r7), each made the
+//! way an agent's shell would make it after `hookhost install AGENT`, and what
+//! `hookhost doctor --json` says of it: the registration drifted, or a switch-off listed,
+//! the detail naming the key, and the report unhealthy (exit 1). Before each move the same
+//! report is healthy for that agent, so the move is what doctor sees.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+use crate::support::{Scene, run};
+
+/// A home of its own and a project, with hookhost installed for one agent.
+struct Machine {
+    scene: Scene,
+    home: PathBuf,
+}
+
+impl Machine {
+    fn new() -> Machine {
+        let scene = Scene::new();
+        let home = scene.root.path().join("home");
+        std::fs::create_dir_all(&home).unwrap();
+        scene.write_config("");
+        Machine { scene, home }
+    }
+
+    fn hookhost(&self) -> Command {
+        let mut cmd = self.scene.hookhost();
+        cmd.env("HOME", &self.home)
+            .current_dir(&self.scene.project)
+            // No agent program on PATH: install writes the settings as for any version.
+            .env("PATH", "/usr/bin:/bin");
+        for folder in [
+            "CODEX_HOME",
+            "COPILOT_HOME",
+            "KIMI_CODE_HOME",
+            "GEMINI_CLI_HOME",
+        ] {
+            cmd.env_remove(folder);
+        }
+        cmd
+    }
+
+    fn doctor(&self) -> (i32, Value) {
+        let (code, stdout, stderr) = run(self.hookhost().args(["doctor", "--json"]));
+        let report = serde_json::from_str(&stdout)
+            .unwrap_or_else(|e| panic!("doctor --json: {e}\n{stdout}\n{stderr}"));
+        (code, report)
+    }
+
+    fn file(&self, relative: &str) -> PathBuf {
+        self.home.join(relative)
+    }
+
+    fn project_file(&self, relative: &str) -> PathBuf {
+        let path = self.scene.project.join(relative);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        path
+    }
+}
+
+/// What doctor says about `agent`: its registrations' (state, detail) and its switch-offs.
+fn about(report: &Value, agent: &str) -> (Vec<(String, String)>, Vec<String>) {
+    let entry = report["agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["agent"] == agent)
+        .unwrap_or_else(|| panic!("no {agent} in {report}"));
+    let registrations = entry["registrations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["state"].as_str().unwrap().to_string(),
+                r["detail"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect();
+    let switch_offs = entry["switch_offs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_str().unwrap().to_string())
+        .collect();
+    (registrations, switch_offs)
+}
+
+fn edit(path: &Path, change: impl FnOnce(String) -> String) {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    std::fs::write(path, change(text)).unwrap();
+}
+
+/// One move: the agent, what it does, and the words doctor's detail must hold.
+struct Move {
+    agent: &'static str,
+    what: &'static str,
+    make: fn(&Machine),
+    says: &'static str,
+}
+
+fn moves() -> Vec<Move> {
+    fn json_set(path: &Path, key: &str, value: Value) {
+        edit(path, |text| {
+            let mut settings: Value = serde_json::from_str(&text).unwrap();
+            settings[key] = value;
+            settings.to_string()
+        });
+    }
+    vec![
+        Move {
+            agent: "claude-code",
+            what: "disableAllHooks in the user's settings",
+            make: |m| {
+                json_set(
+                    &m.file(".claude/settings.json"),
+                    "disableAllHooks",
+                    true.into(),
+                )
+            },
+            says: "is switched off by \"disableAllHooks\": true",
+        },
+        Move {
+            agent: "claude-code",
+            what: "disableAllHooks in the project's settings.local.json",
+            make: |m| {
+                std::fs::write(
+                    m.project_file(".claude/settings.local.json"),
+                    "{\"disableAllHooks\": true}",
+                )
+                .unwrap()
+            },
+            says: "settings.local.json sets \"disableAllHooks\": true",
+        },
+        Move {
+            agent: "claude-code",
+            what: "disableAllHooks in the project's settings.json",
+            make: |m| {
+                std::fs::write(
+                    m.project_file(".claude/settings.json"),
+                    "{\"disableAllHooks\": true}",
+                )
+                .unwrap()
+            },
+            says: ".claude/settings.json sets \"disableAllHooks\": true",
+        },
+        Move {
+            agent: "claude-code",
+            what: "hookhost's PreToolUse group removed",
+            make: |m| {
+                edit(&m.file(".claude/settings.json"), |text| {
+                    let mut settings: Value = serde_json::from_str(&text).unwrap();
+                    settings["hooks"]
+                        .as_object_mut()
+                        .unwrap()
+                        .remove("PreToolUse");
+                    settings.to_string()
+                })
+            },
+            says: "was changed",
+        },
+        Move {
+            agent: "claude-code",
+            what: "the whole registration removed",
+            make: |m| std::fs::write(m.file(".claude/settings.json"), "{}").unwrap(),
+            says: "was removed",
+        },
+        Move {
+            agent: "codex",
+            what: "[features] hooks = false",
+            make: |m| {
+                edit(&m.file(".codex/config.toml"), |t| {
+                    format!("[features]\nhooks = false\n\n{t}")
+                })
+            },
+            says: "[features] hooks = false",
+        },
+        Move {
+            agent: "codex",
+            what: "enabled = false in the handler's [hooks.state] table, as /hooks writes it",
+            make: |m| {
+                edit(&m.file(".codex/config.toml"), |t| {
+                    t.replacen("trusted_hash =", "enabled = false\ntrusted_hash =", 1)
+                })
+            },
+            says: "switched off by enabled = false in [hooks.state]",
+        },
+        Move {
+            agent: "codex",
+            what: "the handler's trust removed (never trusted in /hooks)",
+            make: |m| {
+                edit(&m.file(".codex/config.toml"), |t| {
+                    t.lines()
+                        .filter(|l| !l.starts_with("trusted_hash"))
+                        .collect::<Vec<_>>()
+                        .join("\n")
+                })
+            },
+            says: "was changed",
+        },
+        Move {
+            agent: "codex",
+            what: "[features] hooks = false in the project's .codex/config.toml",
+            make: |m| {
+                std::fs::write(
+                    m.project_file(".codex/config.toml"),
+                    "[features]\nhooks = false\n",
+                )
+                .unwrap()
+            },
+            says: ".codex/config.toml sets [features] hooks = false",
+        },
+        Move {
+            agent: "gemini",
+            what: "hooksConfig.enabled = false",
+            make: |m| {
+                json_set(
+                    &m.file(".gemini/settings.json"),
+                    "hooksConfig",
+                    serde_json::json!({"enabled": false}),
+                )
+            },
+            says: "\"hooksConfig\": {\"enabled\": false}",
+        },
+        Move {
+            agent: "gemini",
+            what: "hooksConfig.disabled names hookhost",
+            make: |m| {
+                json_set(
+                    &m.file(".gemini/settings.json"),
+                    "hooksConfig",
+                    serde_json::json!({"disabled": ["hookhost"]}),
+                )
+            },
+            says: "\"hooksConfig\": {\"disabled\": [\"hookhost\"]}",
+        },
+        Move {
+            agent: "gemini",
+            what: "hooksConfig.enabled = false in the project's .gemini/settings.json",
+            make: |m| {
+                std::fs::write(
+                    m.project_file(".gemini/settings.json"),
+                    "{\"hooksConfig\": {\"enabled\": false}}",
+                )
+                .unwrap()
+            },
+            says: ".gemini/settings.json sets \"hooksConfig\": {\"enabled\": false}",
+        },
+        Move {
+            agent: "qwen-code",
+            what: "disableAllHooks in the user's settings",
+            make: |m| {
+                json_set(
+                    &m.file(".qwen/settings.json"),
+                    "disableAllHooks",
+                    true.into(),
+                )
+            },
+            says: "is switched off by \"disableAllHooks\": true",
+        },
+        Move {
+            agent: "qwen-code",
+            what: "disableAllHooks in the project's .qwen/settings.json",
+            make: |m| {
+                std::fs::write(
+                    m.project_file(".qwen/settings.json"),
+                    "{\"disableAllHooks\": true}",
+                )
+                .unwrap()
+            },
+            says: ".qwen/settings.json sets \"disableAllHooks\": true",
+        },
+        Move {
+            agent: "copilot",
+            what: "the registration file deleted",
+            make: |m| std::fs::remove_file(m.file(".copilot/hooks/hookhost.json")).unwrap(),
+            says: "was removed",
+        },
+        Move {
+            agent: "kimi-code",
+            what: "a [[hooks]] table with a key Kimi Code does not know",
+            make: |m| {
+                edit(&m.file(".kimi-code/config.toml"), |t| {
+                    format!(
+                        "{t}\n[[hooks]]\nevent = \"Stop\"\ncommand = \"true\"\nfail_mode = \"closed\"\n"
+                    )
+                })
+            },
+            says: "a [[hooks]] table with a key the agent does not know",
+        },
+        Move {
+            agent: "kimi-code",
+            what: "hookhost's tables' timeout lowered",
+            make: |m| {
+                edit(&m.file(".kimi-code/config.toml"), |t| {
+                    t.replace("timeout = 30", "timeout = 1")
+                })
+            },
+            says: "was changed",
+        },
+        Move {
+            agent: "cursor",
+            what: "the registration file emptied of hooks",
+            make: |m| {
+                std::fs::write(
+                    m.file(".cursor/hooks.json"),
+                    "{\"version\": 1, \"hooks\": {}}",
+                )
+                .unwrap()
+            },
+            says: "was removed",
+        },
+        Move {
+            agent: "kiro",
+            what: "hookhost's agent file deleted",
+            make: |m| std::fs::remove_file(m.file(".kiro/agents/hookhost.json")).unwrap(),
+            says: "was removed",
+        },
+    ]
+}
+
+/// One move on a fresh machine: healthy after install, then doctor names the move.
+fn check(m: &Move) {
+    let machine = Machine::new();
+    let (code, _, stderr) = run(machine.hookhost().args(["install", m.agent]));
+    assert_eq!(code, 0, "install {}: {stderr}", m.agent);
+    let (_, before) = machine.doctor();
+    let (registrations, switch_offs) = about(&before, m.agent);
+    assert!(
+        registrations.iter().any(|(state, _)| state == "pinned")
+            && registrations.iter().all(|(state, _)| state != "drifted")
+            && switch_offs.is_empty(),
+        "{}: before the move: {registrations:?} {switch_offs:?}",
+        m.agent
+    );
+    (m.make)(&machine);
+    let (code, after) = machine.doctor();
+    let (registrations, switch_offs) = about(&after, m.agent);
+    let named = registrations
+        .iter()
+        .any(|(state, detail)| state == "drifted" && detail.contains(m.says))
+        || switch_offs.iter().any(|s| s.contains(m.says));
+    assert!(
+        named,
+        "{} ({}): doctor does not say {:?}: {registrations:?} {switch_offs:?}",
+        m.agent, m.what, m.says
+    );
+    assert_eq!(after["healthy"], false, "{} ({})", m.agent, m.what);
+    assert_eq!(code, 1, "{} ({}): doctor's exit code", m.agent, m.what);
+}
+
+/// Every move of every agent (four at a time: each is two processes of doctor).
+#[test]
+fn doctor_json_names_every_switch_off_of_every_agent() {
+    let moves = moves();
+    for batch in moves.chunks(4) {
+        std::thread::scope(|s| {
+            for m in batch {
+                s.spawn(move || check(m));
+            }
+        });
+    }
+    // Every agent hookhost installs for has at least one move here.
+    for agent in [
+        "claude-code",
+        "codex",
+        "gemini",
+        "cursor",
+        "copilot",
+        "qwen-code",
+        "kimi-code",
+        "kiro",
+    ] {
+        assert!(
+            moves.iter().any(|m| m.agent == agent),
+            "no move for {agent}"
+        );
+    }
+}
