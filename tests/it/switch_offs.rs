@@ -3,7 +3,9 @@
 //! way an agent's shell would make it after `hookhost install AGENT`, and what
 //! `hookhost doctor --json` says of it: the registration drifted, or a switch-off listed,
 //! the detail naming the key, and the report unhealthy (exit 1). Before each move the same
-//! report is healthy for that agent, so the move is what doctor sees.
+//! report is healthy for that agent, so the move is what doctor sees; after it, `install`
+//! run again restores the registration it wrote (or, for a move only the user may undo,
+//! leaves doctor reporting it), and never pins the switched-off state.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -101,6 +103,27 @@ struct Move {
     what: &'static str,
     make: fn(&Machine),
     says: &'static str,
+}
+
+/// What `hookhost install AGENT`, run again after the move, does.
+#[derive(PartialEq)]
+enum Again {
+    /// Puts the registration back as it wrote it, and doctor is healthy for the agent.
+    Restores,
+    /// Leaves it to the user: the move is in the project's own settings (doctor goes on
+    /// naming it), or in a table not install's to remove (Kimi Code's), which install
+    /// refuses with exit 2 rather than pin.
+    LeavesToTheUser,
+}
+
+impl Move {
+    fn again(&self) -> Again {
+        if self.says.contains(" sets ") || self.says.contains("key the agent does not know") {
+            Again::LeavesToTheUser
+        } else {
+            Again::Restores
+        }
+    }
 }
 
 fn moves() -> Vec<Move> {
@@ -351,6 +374,27 @@ fn check(m: &Move) {
     );
     assert_eq!(after["healthy"], false, "{} ({})", m.agent, m.what);
     assert_eq!(code, 1, "{} ({}): doctor's exit code", m.agent, m.what);
+    // install again: restores what it wrote and pins that, never the switched-off state.
+    let (code, _, stderr) = run(machine.hookhost().args(["install", m.agent]));
+    let (_, again) = machine.doctor();
+    let (registrations, switch_offs) = about(&again, m.agent);
+    let healthy = registrations.iter().any(|(state, _)| state == "pinned")
+        && registrations.iter().all(|(state, _)| state != "drifted")
+        && switch_offs.is_empty();
+    match m.again() {
+        Again::Restores => assert!(
+            code == 0 && healthy,
+            "{} ({}): install again: exit {code}, {stderr}; then {registrations:?} {switch_offs:?}",
+            m.agent,
+            m.what
+        ),
+        Again::LeavesToTheUser => assert!(
+            !healthy && (code == 0 || stderr.contains("fix or remove that entry")),
+            "{} ({}): install again: exit {code}, {stderr}; then {registrations:?} {switch_offs:?}",
+            m.agent,
+            m.what
+        ),
+    }
 }
 
 /// Every move of every agent (four at a time: each is two processes of doctor).
