@@ -19,6 +19,7 @@ pub use hookhost::bridge::install::Action;
 use hookhost::bridge::install::{self, Options, Places, Request, Scope, pin};
 use hookhost::bridge::{AgentKind, Declaration, FailClosedSetting, version_at_least};
 use hookhost::env::Environment;
+use hookhost::{Mode, Session};
 
 use super::exit::Exit;
 use super::{GlobalOptions, line, say};
@@ -50,6 +51,7 @@ pub fn command(
                 .or_else(|| Environment::of_process().config_file())
                 .map(|c| std::path::absolute(&c).unwrap_or(c));
             run(
+                global,
                 &request,
                 dry_run,
                 version_note.as_deref(),
@@ -187,6 +189,7 @@ fn version_output(program: &str) -> Result<String, String> {
 /// Plans and (unless `dry_run`) applies `request`, pins what it wrote with hookhost's own
 /// `config` and binary, and says what it did (and what changed in those since the last pin).
 fn run(
+    global: &GlobalOptions,
     request: &Request,
     dry_run: bool,
     claude_note: Option<&str>,
@@ -232,7 +235,12 @@ fn run(
         let _ = stdout.flush();
     }
     match result {
-        Ok(_) => Exit::Success,
+        Ok(_) => {
+            if request.action == Action::Install && !dry_run {
+                warm_up(global);
+            }
+            Exit::Success
+        }
         Err(e) => {
             say(&format!(
                 "hookhost: the registration is written but not pinned, so a later change to it would go unnoticed: {e}"
@@ -240,6 +248,49 @@ fn run(
             Exit::CouldNotRun
         }
     }
+}
+
+/// Starts the session the registered bridge will start, once, now: its WASM hooks are
+/// compiled into the cache here rather than inside the agent's first call, where a cold
+/// compile (tens of seconds for a Python component) outlasts the bridge's budget and the
+/// call is denied (docs/threats.md#n6). A config that does not start is said now too: the
+/// bridge would deny every call until it does. The project is an empty folder of its own:
+/// compiling depends on no project, and the guard's project rule is the agent's call's.
+fn warm_up(global: &GlobalOptions) {
+    let mut options = global.session_options(Mode::OneShot);
+    options.log = None;
+    // A folder of our own (created, so never one someone else planted), removed after.
+    let project = std::env::temp_dir().join(format!("hookhost-install-{}", std::process::id()));
+    if let Err(e) = std::fs::create_dir(&project) {
+        say(&format!(
+            "hookhost: note: the WASM hooks were not compiled ahead ({}: {e}); run `hookhost check` so that the agent's first call does not wait for it",
+            project.display()
+        ));
+        return;
+    }
+    options.project = project.clone();
+    let started = Instant::now();
+    match Session::start(options) {
+        Ok(session) => {
+            let wasm = session.hooks().filter(|h| h.is_wasm()).count();
+            if wasm > 0 {
+                let mut stdout = std::io::stdout().lock();
+                let _ = writeln!(
+                    stdout,
+                    "{}",
+                    line(&format!(
+                        "hookhost's {wasm} WASM hook(s) are compiled into the cache ({:.1} s), so the agent's first call starts within its budget.",
+                        started.elapsed().as_secs_f64()
+                    ))
+                );
+            }
+        }
+        Err(e) => say(&format!(
+            "hookhost: warning: hookhost's config does not start as it is, so the bridge will deny every call of this agent until it does: {}. Fix it, then run `hookhost check`.",
+            e.to_string().trim_end_matches('.')
+        )),
+    }
+    let _ = std::fs::remove_dir(&project);
 }
 
 /// Pins what `install` wrote, with hookhost's own `config` and binary as they are now (or

@@ -1142,3 +1142,56 @@ fn a_start_that_outlives_the_budget_is_a_deny_in_time_and_check_fills_the_cache(
         "{out:?}"
     );
 }
+
+/// `install` compiles the config's WASM hooks into the cache itself, so that the agent's
+/// first call after it never meets a cold cache (docs/threats.md#n6), and says so.
+#[test]
+fn install_compiles_the_wasm_hooks_so_the_first_call_meets_a_warm_cache() {
+    let scene = Scene::new();
+    let wasm = crate::support::plugin(&scene, "no-force-push.wasm");
+    config(
+        &scene,
+        &[pre_hook(
+            "no-force-push",
+            &[wasm.to_str().unwrap()],
+            "tools = [\"bash\"]",
+        )],
+    );
+    let home = scene.root.path().join("home");
+    let cold = scene.root.path().join("cold-cache");
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::create_dir_all(&cold).unwrap();
+    let hookhost = || {
+        let mut cmd = scene.hookhost();
+        cmd.env("XDG_CACHE_HOME", &cold)
+            .env("HOME", &home)
+            .env("PATH", "/usr/bin:/bin");
+        cmd
+    };
+    let (code, stdout, stderr) = run(hookhost().args(["--no-sandbox", "install", "claude-code"]));
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stdout.contains("hookhost's 1 WASM hook(s) are compiled into the cache (")
+            && stdout.contains("so the agent's first call starts within its budget."),
+        "{stdout}"
+    );
+    assert!(
+        std::fs::read_dir(cold.join("hookhost")).is_ok_and(|mut entries| entries.next().is_some()),
+        "the cache is empty after install"
+    );
+    let payload = with_command(
+        sample(&scene, "claude-code/PreToolUse.json"),
+        "git push --force origin main",
+    );
+    let out = crate::support::run_with_stdin(
+        hookhost().args(["--no-sandbox", "bridge", "--agent", "claude-code"]),
+        payload.to_string().as_bytes(),
+    );
+    let reason = deny_reason("claude-code", &out);
+    assert!(
+        reason
+            .as_deref()
+            .is_some_and(|r| r.contains("blocked by the user's hook \"no-force-push\"")),
+        "{out:?}"
+    );
+}
