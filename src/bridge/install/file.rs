@@ -1,10 +1,12 @@
 //! Reading a settings file and writing a planned change: the backup, then the new text
 //! written atomically (a temporary file in the same folder, renamed over the file), with the
 //! file's own mode, or 0644 for a new file (0755 for a new folder) whatever the umask
-//! (docs/threats.md#n15). A project's settings are never written through a link
-//! (docs/threats.md#n9).
+//! (docs/threats.md#n15). A project's settings are never written through a link: their
+//! folder is held open beneath the project and every name reached from it without
+//! following one (`platform::sys::beneath`; docs/threats.md#n9).
 
 use super::{Change, InstallError};
+use crate::platform::sys::beneath::{BeneathError, Folder};
 use crate::platform::sys::files;
 use std::fs::{self, DirBuilder, OpenOptions};
 use std::io::{self, Write};
@@ -56,7 +58,7 @@ pub fn read_existing(path: &Path) -> Result<Option<String>, InstallError> {
 /// written.
 pub fn apply(change: &Change) -> Result<Applied, InstallError> {
     if let Some(project) = &change.project {
-        refuse_links(project, &change.file)?;
+        return apply_in_project(project, change);
     }
     let file = through_symlink(&change.file);
     if !change.changes_anything() {
@@ -96,6 +98,93 @@ pub fn apply(change: &Change) -> Result<Applied, InstallError> {
     })
 }
 
+/// [`apply`] for a project's settings file: its folder is opened beneath the project one
+/// name at a time, never through a link, and held open for the read, the backup, the
+/// write and the rename, so that a folder the agent swaps for a link meanwhile cannot lead
+/// any of them elsewhere (docs/threats.md#n9).
+fn apply_in_project(project: &Path, change: &Change) -> Result<Applied, InstallError> {
+    let file = &change.file;
+    let (Ok(inside), Some(name)) = (file.strip_prefix(project), file.file_name()) else {
+        return Err(InstallError::OutsideProject {
+            path: file.clone(),
+            project: project.to_path_buf(),
+        });
+    };
+    let folders = inside.parent().unwrap_or(Path::new(""));
+    let beneath_error = |e: BeneathError| match e {
+        BeneathError::Link(link) => InstallError::LinkInProject {
+            path: file.clone(),
+            link,
+        },
+        BeneathError::Io(path, source) => InstallError::Write { path, source },
+    };
+    let create = change.after.is_some() && change.changes_anything();
+    let folder = match Folder::open_beneath(project, folders, create) {
+        Ok(folder) => folder,
+        // Nothing to remove where the folder is not.
+        Err(BeneathError::Io(_, e)) if !create && e.kind() == io::ErrorKind::NotFound => {
+            return Ok(Applied {
+                file: file.clone(),
+                written: false,
+                removed: false,
+                backup: None,
+            });
+        }
+        Err(e) => return Err(beneath_error(e)),
+    };
+    let now = folder
+        .read(name, crate::access::caps::SETTINGS)
+        .map_err(beneath_error)?;
+    if !change.changes_anything() {
+        return Ok(Applied {
+            file: file.clone(),
+            written: false,
+            removed: false,
+            backup: None,
+        });
+    }
+    let text_now = match &now {
+        Some((bytes, _)) => Some(
+            String::from_utf8(bytes.clone())
+                .map_err(|_| InstallError::NotText { path: file.clone() })?,
+        ),
+        None => None,
+    };
+    if text_now != change.before {
+        return Err(InstallError::ChangedMeanwhile { path: file.clone() });
+    }
+    let mode = now.as_ref().map(|(_, mode)| *mode);
+    let backup = match (&change.before, mode) {
+        (Some(before), Some(mode)) => {
+            let mut backup_name = name.to_os_string();
+            backup_name.push(".hookhost-backup");
+            folder
+                .write_atomically(&backup_name, before.as_bytes(), mode)
+                .map_err(beneath_error)?;
+            Some(folder.path().join(backup_name))
+        }
+        _ => None,
+    };
+    let removed = match &change.after {
+        Some(after) => {
+            folder
+                .write_atomically(name, after.as_bytes(), mode.unwrap_or(0o644))
+                .map_err(beneath_error)?;
+            false
+        }
+        None => {
+            folder.remove(name).map_err(beneath_error)?;
+            true
+        }
+    };
+    Ok(Applied {
+        file: file.clone(),
+        written: true,
+        removed,
+        backup,
+    })
+}
+
 /// `path`, or the file it links to when it is a symbolic link whose target exists.
 fn through_symlink(path: &Path) -> PathBuf {
     let is_link = fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
@@ -117,30 +206,6 @@ fn backup(file: &Path, text: &str, permissions: &fs::Permissions) -> Result<Path
     let path = beside(file, ".hookhost-backup");
     write_atomically(&path, text, Some(permissions))?;
     Ok(path)
-}
-
-/// Refuses a link at `file` or at a folder between `project` and it: a project's settings
-/// are the agent's to edit, and a link there could lead hookhost's write (or an
-/// uninstall's delete) to the user's own settings (docs/threats.md#n9). The check runs
-/// right before the write; a swap in between is still possible.
-fn refuse_links(project: &Path, file: &Path) -> Result<(), InstallError> {
-    let Ok(inside) = file.strip_prefix(project) else {
-        return Err(InstallError::OutsideProject {
-            path: file.to_path_buf(),
-            project: project.to_path_buf(),
-        });
-    };
-    let mut at = project.to_path_buf();
-    for part in inside.components() {
-        at.push(part);
-        if fs::symlink_metadata(&at).is_ok_and(|m| m.file_type().is_symlink()) {
-            return Err(InstallError::LinkInProject {
-                path: file.to_path_buf(),
-                link: at,
-            });
-        }
-    }
-    Ok(())
 }
 
 /// Creates `path` (which must not exist) holding `text`; its mode is set before the text is

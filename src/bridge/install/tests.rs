@@ -995,6 +995,70 @@ mod files {
         );
     }
 
+    /// The race of N9 (docs/threats.md#n9): while `install` and `uninstall --scope project`
+    /// run, the agent swaps the project's `.claude` folder for a link to the user's own
+    /// folder and back, as fast as it can. Each run may fail (a link, a file changed
+    /// meanwhile) or write into the project, but the user's settings are never touched.
+    #[test]
+    fn a_folder_swapped_for_a_link_during_a_project_install_never_leads_the_write_out() {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let home = tempdir();
+        let user = home.path().join("user-claude");
+        let project = home.path().join("proj");
+        let _ = fs::create_dir_all(&user);
+        let _ = fs::create_dir_all(project.join(".claude"));
+        let _ = fs::write(user.join("settings.json"), CLAUDE_SETTINGS);
+        let done = AtomicBool::new(false);
+        let mut request = run_request(home.path(), AgentKind::ClaudeCode, Action::Install);
+        request.scope = Scope::Project;
+        request.places.project = project.clone();
+        let (mut wrote, mut refused) = (0, 0);
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                let real = project.join(".claude");
+                let away = project.join(".claude-away");
+                // Each state held a little while, so that a run can meet either, or both.
+                let hold = std::time::Duration::from_micros(150);
+                while !done.load(Ordering::Relaxed) {
+                    if fs::rename(&real, &away).is_ok() {
+                        let _ = crate::platform::sys::files::symlink_file(&user, &real);
+                        std::thread::sleep(hold);
+                        let _ = fs::remove_file(&real);
+                        let _ = fs::rename(&away, &real);
+                        std::thread::sleep(hold);
+                    }
+                }
+            });
+            for round in 0..200 {
+                request.action = if round % 2 == 0 {
+                    Action::Install
+                } else {
+                    Action::Uninstall
+                };
+                match run(&request, false) {
+                    Ok(_) => wrote += 1,
+                    Err(_) => refused += 1,
+                }
+            }
+            done.store(true, Ordering::Relaxed);
+        });
+        assert_eq!(
+            fs::read_to_string(user.join("settings.json"))
+                .ok()
+                .as_deref(),
+            Some(CLAUDE_SETTINGS),
+            "{wrote} runs wrote, {refused} were refused"
+        );
+        let leftovers: Vec<_> = fs::read_dir(&user)
+            .map(|entries| entries.flatten().map(|e| e.file_name()).collect())
+            .unwrap_or_default();
+        assert_eq!(leftovers.len(), 1, "{leftovers:?}");
+        assert!(
+            wrote + refused == 200 && wrote > 0,
+            "{wrote} wrote, {refused} refused"
+        );
+    }
+
     #[test]
     fn a_missing_folder_is_created_and_no_backup_is_made_of_nothing() {
         let home = tempdir();

@@ -1,6 +1,7 @@
 //! What Linux and macOS do alike (POSIX): re-exported by both OS modules, one file per
 //! concept (see [`crate::platform`]).
 
+pub(crate) mod beneath;
 pub(crate) mod box_paths;
 pub(crate) mod file_names;
 pub(crate) mod files;

@@ -2,6 +2,7 @@
 //! hooks are the sandbox here); each hook runs in a Job Object that ends it and all its
 //! descendants.
 
+pub(crate) mod beneath;
 pub(crate) mod boxed;
 pub(crate) mod file_system;
 pub(crate) mod files;
