@@ -58,3 +58,18 @@ pub(crate) struct FileId {
     /// How many names (hard links) it has.
     pub(crate) links: u64,
 }
+
+/// The name of a temporary file beside `name`, for a write that renames it over `name`:
+/// `NAME.hookhost-PID-RANDOM.tmp`, so that two writers never pick the same one and a
+/// leftover says whose it was.
+pub(crate) fn temporary_name(name: &std::ffi::OsStr) -> std::io::Result<std::ffi::OsString> {
+    let mut nonce = [0u8; 8];
+    getrandom::fill(&mut nonce).map_err(|e| std::io::Error::other(e.to_string()))?;
+    let mut tmp = name.to_os_string();
+    tmp.push(format!(
+        ".hookhost-{}-{:016x}.tmp",
+        std::process::id(),
+        u64::from_le_bytes(nonce)
+    ));
+    Ok(tmp)
+}

@@ -247,18 +247,9 @@ fn write_atomically(
             .create(folder)
             .map_err(write_error(folder))?;
     }
-    let mut nonce = [0u8; 8];
-    getrandom::fill(&mut nonce)
-        .map_err(|e| io::Error::other(e.to_string()))
+    let tmp = crate::platform::temporary_name(file.file_name().unwrap_or_default())
+        .map(|name| file.with_file_name(name))
         .map_err(write_error(file))?;
-    let tmp = beside(
-        file,
-        &format!(
-            ".hookhost-{}-{:016x}.tmp",
-            std::process::id(),
-            u64::from_le_bytes(nonce)
-        ),
-    );
     write_new(&tmp, text, permissions).map_err(write_error(&tmp))?;
     fs::rename(&tmp, file).map_err(|source| {
         let _ = fs::remove_file(&tmp);

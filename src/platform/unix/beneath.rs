@@ -181,15 +181,8 @@ impl Folder {
         mode: u32,
     ) -> Result<(), BeneathError> {
         let target = self.path.join(name);
-        let mut nonce = [0u8; 8];
-        getrandom::fill(&mut nonce)
-            .map_err(|e| BeneathError::Io(target.clone(), io::Error::other(e.to_string())))?;
-        let mut tmp_name = name.to_os_string();
-        tmp_name.push(format!(
-            ".hookhost-{}-{:016x}.tmp",
-            std::process::id(),
-            u64::from_le_bytes(nonce)
-        ));
+        let tmp_name = crate::platform::temporary_name(name)
+            .map_err(|e| BeneathError::Io(target.clone(), e))?;
         let tmp_path = self.path.join(&tmp_name);
         let tmp = c_name(&tmp_name).map_err(|e| BeneathError::Io(tmp_path.clone(), e))?;
         let flags = libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW;

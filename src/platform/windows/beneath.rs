@@ -99,15 +99,8 @@ impl Folder {
         _mode: u32,
     ) -> Result<(), BeneathError> {
         let target = self.path.join(name);
-        let mut nonce = [0u8; 8];
-        getrandom::fill(&mut nonce)
-            .map_err(|e| BeneathError::Io(target.clone(), io::Error::other(e.to_string())))?;
-        let mut tmp_name = name.to_os_string();
-        tmp_name.push(format!(
-            ".hookhost-{}-{:016x}.tmp",
-            std::process::id(),
-            u64::from_le_bytes(nonce)
-        ));
+        let tmp_name = crate::platform::temporary_name(name)
+            .map_err(|e| BeneathError::Io(target.clone(), e))?;
         let tmp = self.path.join(tmp_name);
         let written = (|| {
             let mut file = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
