@@ -6,6 +6,10 @@
 //! session), runs the gate inside the time budget and writes the [`Reply`] exactly. It
 //! never returns an [`super::exit::Exit`]: its exit status is the agent's (Codex: 2
 //! denies), so `main` exits with [`Reply::exit_code`].
+//!
+//! `--system` (docs/contract.md#system-mode) runs two sessions per call, the
+//! administrator's and then the user's, and joins their answers with
+//! [`scope::combine`]; [`system_answer`] is the whole of that mode here.
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};

@@ -471,4 +471,34 @@ mod tests {
         let t = arg_targets("hooks/x.sh", p);
         assert_eq!(t, vec![("hooks/x.sh".into(), p.join("hooks/x.sh"))]);
     }
+
+    /// System mode's rule on files every Unix system has: root's `/etc/passwd` passes,
+    /// the sticky, world-writable `/tmp` itself does not (a sticky folder helps only its
+    /// root-owned entries), and a missing file is no file to trust. (The owner and mode
+    /// cases of a file the test makes are in `tests/it/system.rs`, as root.)
+    #[test]
+    fn check_admin_only_holds_to_root_alone() {
+        if !crate::system::SUPPORTED {
+            return;
+        }
+        assert_eq!(check_admin_only(Path::new("/etc/passwd")), Ok(()));
+        assert!(matches!(
+            check_admin_only(Path::new("/tmp")),
+            Err(Refusal::NotAdminOnly {
+                problem: Ownership::OpenItself,
+                ..
+            })
+        ));
+        let missing = check_admin_only(Path::new("/nonexistent-hookhost-test/x"));
+        assert!(
+            matches!(&missing, Err(Refusal::Untraceable { cause, .. }) if cause == "it does not exist"),
+            "{missing:?}"
+        );
+        let text = check_admin_only(Path::new("/tmp")).unwrap_err().to_string();
+        assert!(
+            text.starts_with("system file /tmp is group- or world-writable"),
+            "{text}"
+        );
+        assert!(text.contains("sudo chmod go-w /tmp"), "{text}");
+    }
 }
