@@ -102,8 +102,13 @@ async fn answer(
         .as_deref()
         .filter(|c| !c.is_empty())
         .map(Path::new);
-    let (env, steering) =
+    let (env, mut steering) =
         Environment::of_process().without_agent_steering(cwd.unwrap_or(Path::new("/nonexistent")));
+    if system {
+        // The box program's variables are ignored by both sessions, and the system
+        // line names them (names only): one line, not two, and no value shown.
+        steering.retain(|w| !w.starts_with("hookhost bridge ignores HOOKHOST_"));
+    }
     let answer = |outcome: Ruling| {
         let mut outcome = outcome;
         outcome.warnings.extend(steering.iter().cloned());

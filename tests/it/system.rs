@@ -98,6 +98,14 @@ fn the_environment_does_not_remove_or_replace_the_system_hooks() {
     };
     // An empty config where HARNESS_HOME and XDG_CONFIG_HOME point (outside the project,
     // so that user mode would take them), and a box program the agent wrote.
+    // A boxed system hook too, so that the session looks for its box program.
+    let boxed = root.etc_file("hookhost/hooks/allow.sh", "cat >/dev/null; exit 0\n", 0o755);
+    let config = std::fs::read_to_string(root.outside(Path::new("/etc/hookhost/config.toml")));
+    root.write_config(&format!(
+        "{}\n[[hooks]]\nname = \"boxed\"\nevent = \"PreToolUse\"\ncommand = [\"/bin/sh\", \"{}\"]\n",
+        config.unwrap(),
+        boxed.display()
+    ));
     let empty = root.home_file("empty/config.toml", "", 0o644);
     let empty_dir = empty.parent().unwrap().to_path_buf();
     let marker = root.home.join("fake-bwrap-ran");
@@ -129,6 +137,8 @@ fn the_environment_does_not_remove_or_replace_the_system_hooks() {
         ),
         "{out:?}"
     );
+    // Named once, without its value.
+    assert_eq!(said.matches("HOOKHOST_BWRAP").count(), 1, "{out:?}");
     assert!(!marker.exists(), "the agent's box program ran");
 }
 
