@@ -289,3 +289,50 @@ fn a_system_wasm_hook_runs_only_from_the_cache_check_system_fills() {
     let out = bridge(&root, &payload(&root, "git status"), &[]);
     assert_eq!(denied(&out), None, "{out:?}");
 }
+
+/// A prompt's context: the administrator's first, then the user's.
+#[test]
+fn contexts_join_the_administrators_first() {
+    let Some(root) = SystemRoot::new("contexts_join_the_administrators_first") else {
+        return;
+    };
+    let prompt_hook = |name: &str, script: &Path| {
+        format!(
+            "[[hooks]]\nname = \"{name}\"\nevent = \"UserPromptSubmit\"\ncommand = [\"/bin/sh\", \"{}\"]\nsandbox = false\n",
+            script.display()
+        )
+    };
+    let system = root.etc_file(
+        "hookhost/hooks/context.sh",
+        "cat >/dev/null; echo from-the-administrator\n",
+        0o755,
+    );
+    root.write_config(&prompt_hook("system-context", &system));
+    let user = root.home_file(
+        "hooks/context.sh",
+        "cat >/dev/null; echo from-the-user\n",
+        0o755,
+    );
+    root.home_file(
+        ".config/harness/config.toml",
+        &prompt_hook("user-context", &user),
+        0o644,
+    );
+    let mut payload = payload(&root, "ls");
+    payload["hook_event_name"] = json!("UserPromptSubmit");
+    payload["prompt"] = json!("hello");
+    let (code, stdout, stderr) = bridge(&root, &payload, &[]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let answer: Value = serde_json::from_str(&stdout).expect(&stdout);
+    let context = answer["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap_or_default();
+    let (first, second) = (
+        context.find("from-the-administrator"),
+        context.find("from-the-user"),
+    );
+    assert!(
+        matches!((first, second), (Some(a), Some(b)) if a < b),
+        "{context}"
+    );
+}
