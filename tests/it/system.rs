@@ -87,6 +87,12 @@ fn a_system_hook_blocks_a_call_made_by_nobody() {
             .is_some_and(|r| r.contains("system says no")),
         "{out:?}"
     );
+    // The administrator's session keeps its record beside the user's, in the home the
+    // password database names.
+    let record = root
+        .home
+        .join(".local/state/hookhost/system/claude-code/system-test.jsonl");
+    assert!(record.is_file(), "no record at {}", record.display());
 }
 
 #[test]
@@ -271,9 +277,13 @@ fn a_system_wasm_hook_runs_only_from_the_cache_check_system_fills() {
         module.display()
     ));
     let push = payload(&root, "git push --force origin main");
+    let started = std::time::Instant::now();
     let out = bridge(&root, &push, &[]);
     let reason = denied(&out).unwrap_or_default();
     assert!(reason.contains("sudo hookhost check --system"), "{out:?}");
+    // Nothing was compiled: the deny comes in the time a call takes, not a compile's.
+    let took = started.elapsed();
+    assert!(took < std::time::Duration::from_secs(5), "{took:?}");
 
     // Not as nobody: only root may fill the system cache.
     let (code, _, stderr) = run(root.hookhost_as_nobody().args(["check", "--system"]));
