@@ -120,8 +120,12 @@ impl WasmHooks {
         program: &Path,
         project: &Path,
     ) -> Result<WasmExecutor, WasmError> {
+        // The engine's own message is kept, so that re-wrapping it below says it once.
         let engine = self.engine.get_or_insert_with(|| {
-            WasmEngine::new(&self.settings, self.mode).map_err(|e| e.to_string())
+            WasmEngine::new(&self.settings, self.mode).map_err(|e| match e {
+                WasmError::Engine(message) => message,
+                other => other.to_string(),
+            })
         });
         let engine = match engine {
             Ok(engine) => engine,
