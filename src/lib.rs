@@ -32,6 +32,7 @@
 //! | what a hook reads and answers | [`envelope`] (the spec's envelope and Claude Code's shape), [`answer`] (exit status and JSON answers), `hook_env` (the environment a hook gets) |
 //! | running hooks | [`executor`] (the `Executor` seam; argv, WASM), [`process`] (spawning, process groups, the orphan sweep, hardening), [`sandbox`] (the box's OS-neutral face, hidden homes, the Seatbelt profile) |
 //! | refusing what the agent could rewrite | [`guard`] (the start-up path guard), `paths` (lexical paths, link walking, PATH lookup), `access` (why a path cannot be used) |
+//! | the administrator's policy | [`system`] (the system scope's fixed places and environment; `bridge --system`, `check --system`) |
 //! | what happened | [`record`] (session records: write, read, the hash chain, transcript, replay and the executor that serves it, crash resume), [`doctor`] (is hookhost doing its job on this machine) |
 //! | front ends | [`serve`], [`eval`], [`bridge`] (with [`bridge::install`]), [`signals`] (stop signals for long commands), [`escape`] (control characters in text output) |
 //! | the operating system | `platform` (crate-private: one module per OS, chosen once, each OS's box included; nothing else names `libc`, `cfg` or `std::os::unix`) |
@@ -89,6 +90,8 @@ pub mod serve;
 pub mod session;
 #[doc(hidden)]
 pub mod signals;
+#[doc(hidden)]
+pub mod system;
 
 // Used inside the crate only.
 pub(crate) mod access;

@@ -37,6 +37,7 @@ pub mod kimi;
 pub mod kiro;
 pub mod patch;
 pub mod qwen;
+pub mod scope;
 pub mod tools;
 pub mod touched;
 

@@ -6,19 +6,25 @@
 //! session), runs the gate inside the time budget and writes the [`Reply`] exactly. It
 //! never returns an [`super::exit::Exit`]: its exit status is the agent's (Codex: 2
 //! denies), so `main` exits with [`Reply::exit_code`].
+//!
+//! `--system` (docs/contract.md#system-mode) runs two sessions per call, the
+//! administrator's and then the user's, and joins their answers with
+//! [`scope::combine`]; [`system_answer`] is the whole of that mode here.
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use hookhost::bridge::install::pin;
-use hookhost::bridge::{self, AgentKind, AgentSession, BridgeError, Event, Reply, Ruling, detect};
+use hookhost::bridge::{
+    self, AgentKind, AgentSession, BridgeError, Event, Reply, Ruling, detect, scope,
+};
 use hookhost::call::CallerFacts;
 use hookhost::dispatch::{self, Gate, Verdict};
 use hookhost::env::Environment;
 use hookhost::envelope::EnvelopeShape;
 use hookhost::executor::CancellationToken;
-use hookhost::session::{Mode, Session};
+use hookhost::session::{Mode, Scope, Session};
 
 use super::GlobalOptions;
 
@@ -27,6 +33,7 @@ pub async fn command(
     global: &GlobalOptions,
     flag: Option<AgentKind>,
     budget_ms: Option<u64>,
+    system: bool,
 ) -> Reply {
     let started = Instant::now();
     let fallback = flag.unwrap_or(AgentKind::ClaudeCode);
@@ -46,7 +53,7 @@ pub async fn command(
         }
     };
     let caller = detect::caller(&payload, flag);
-    let reply = answer(global, &payload, caller.agent, budget_ms, started).await;
+    let reply = answer(global, &payload, caller.agent, budget_ms, started, system).await;
     match &caller.note {
         Some(note) => reply.with_note(note),
         None => reply,
@@ -60,13 +67,15 @@ fn caller_facts(session: &AgentSession) -> CallerFacts {
     }
 }
 
-/// The answer to `payload` as `kind` reads it.
+/// The answer to `payload` as `kind` reads it; with `system`, the administrator's policy
+/// first, then the user's ([`system_answer`]).
 async fn answer(
     global: &GlobalOptions,
     payload: &serde_json::Value,
     kind: AgentKind,
     budget_ms: Option<u64>,
     started: Instant,
+    system: bool,
 ) -> Reply {
     let agent = kind.protocol();
     let event = match agent.parse(payload) {
@@ -76,6 +85,11 @@ async fn answer(
     let session = match &event {
         // No hook runs: each agent says so in its own way (a note, or nothing at all).
         Event::Other { .. } => return agent.answer(&event, &Ruling::no_objection()),
+        // In system mode the registration is in a file only root can write: the user's
+        // pins guard the user's registrations, which that call does not come through.
+        Event::SettingsChanged { .. } if system => {
+            return agent.answer(&event, &Ruling::no_objection());
+        }
         Event::SettingsChanged {
             session, file_path, ..
         } => return settings_changed(kind, &event, session, file_path.as_deref()),
@@ -88,13 +102,31 @@ async fn answer(
         .as_deref()
         .filter(|c| !c.is_empty())
         .map(Path::new);
-    let (env, steering) =
+    let (env, mut steering) =
         Environment::of_process().without_agent_steering(cwd.unwrap_or(Path::new("/nonexistent")));
+    if system {
+        // The box program's variables are ignored by both sessions, and the system
+        // line names them (names only): one line, not two, and no value shown.
+        steering.retain(|w| !w.starts_with("hookhost bridge ignores HOOKHOST_"));
+    }
     let answer = |outcome: Ruling| {
         let mut outcome = outcome;
         outcome.warnings.extend(steering.iter().cloned());
         agent.answer(&event, &outcome)
     };
+    let budget_ms = budget_ms.unwrap_or_else(|| kind.default_budget_ms());
+    let deadline = started + Duration::from_millis(budget_ms);
+    let call = Call {
+        global,
+        kind,
+        event: &event,
+        agent: session,
+        deadline,
+        budget_ms,
+    };
+    if system {
+        return answer(system_answer(&call, &env).await);
+    }
     // The registration this call came through must still be the pinned one: a removed
     // or weakened one elsewhere means hooks are being switched off. So must the config
     // this call loads (docs/threats.md#r5), and a registration must have its pin
@@ -110,48 +142,96 @@ async fn answer(
     if !drift.is_empty() {
         return answer(Ruling::block(drift.join("\n")));
     }
-    let budget_ms = budget_ms.unwrap_or_else(|| kind.default_budget_ms());
-    let deadline = started + Duration::from_millis(budget_ms);
-    let host = match start_within(global, kind, session, &env, deadline, budget_ms).await {
-        Ok(host) => host,
-        Err(refusal) => return answer(Ruling::refused(&refusal)),
+    answer(call.judge(&env, Scope::User).await)
+}
+
+/// One bridged call, as every session that judges it needs it.
+struct Call<'a> {
+    global: &'a GlobalOptions,
+    kind: AgentKind,
+    event: &'a Event,
+    agent: &'a AgentSession,
+    deadline: Instant,
+    budget_ms: u64,
+}
+
+impl Call<'_> {
+    /// Starts the `scope` session made from `env` and runs the call's gate in it, all
+    /// within the call's deadline: a refusal at start and a hook that outlives the budget
+    /// are denies.
+    async fn judge(&self, env: &Environment, scope: Scope) -> Ruling {
+        let host = match start_within(self, env, scope).await {
+            Ok(host) => host,
+            Err(refusal) => return Ruling::refused(&refusal),
+        };
+        let cancel = CancellationToken::new();
+        // SIGINT or SIGTERM (the agent giving up on the bridge) ends the hooks in order;
+        // the answer is then a deny.
+        let _stopped = super::cancel_on_stop(cancel.clone());
+        let timer = {
+            let cancel = cancel.clone();
+            let deadline = self.deadline;
+            tokio::spawn(async move {
+                tokio::time::sleep_until(deadline.into()).await;
+                cancel.cancel();
+            })
+        };
+        let verdict = match self.event {
+            Event::PreToolUse { session, call } => {
+                host.pre_tool_use_call(call, &caller_facts(session), &cancel)
+                    .await
+            }
+            Event::Prompt { session, prompt } => {
+                // A prompt starts the agent's next turn: failure warnings may be shown again.
+                host.end_turn();
+                host.prompt_from(prompt, &caller_facts(session), &cancel)
+                    .await
+            }
+            Event::Other { .. } | Event::SettingsChanged { .. } => Verdict::allow(),
+        };
+        timer.abort();
+        let out_of_time = Instant::now() >= self.deadline;
+        let is_prompt = matches!(self.event, Event::Prompt { .. });
+        let outcome = match (&verdict.outcome, out_of_time) {
+            (dispatch::Outcome::Interrupted, true) => {
+                timed_out(&verdict, is_prompt, self.budget_ms)
+            }
+            _ => Ruling::from_verdict(&verdict),
+        };
+        // The record is released before the answer is written: the agent's next call of
+        // this session may be waiting for it.
+        drop(host);
+        outcome
+    }
+}
+
+/// `bridge --system` (docs/contract.md#system-mode): the administrator's session, made
+/// from nothing the agent could set (the fixed config, a stripped environment, this
+/// binary root's alone), then, unless it blocked, the user's own session as without
+/// `--system` (`user_env`: the environment less the agent's steering), the two answers
+/// joined by [`scope::combine`]. The user-scope pin checks do not apply: the
+/// registration lives in a file only root can write.
+async fn system_answer(call: &Call<'_>, user_env: &Environment) -> Ruling {
+    if !hookhost::system::SUPPORTED {
+        return Ruling::block(hookhost::system::NOT_SUPPORTED);
+    }
+    let (env, ignored) = hookhost::system::environment(&Environment::of_process());
+    let ignored: Vec<String> = hookhost::system::ignored_line(&ignored)
+        .into_iter()
+        .collect();
+    let with_ignored = |ruling: Ruling| Ruling {
+        warnings: ignored.iter().cloned().chain(ruling.warnings).collect(),
+        ..ruling
     };
-    let cancel = CancellationToken::new();
-    // SIGINT or SIGTERM (the agent giving up on the bridge) ends the hooks in order;
-    // the answer is then a deny.
-    let _stopped = super::cancel_on_stop(cancel.clone());
-    let timer = {
-        let cancel = cancel.clone();
-        tokio::spawn(async move {
-            tokio::time::sleep_until(deadline.into()).await;
-            cancel.cancel();
-        })
+    if let Err(refusal) = hookhost::system::check_running_binary() {
+        return with_ignored(Ruling::refused(&refusal.to_string()));
+    }
+    let system = call.judge(&env, Scope::System { fill_cache: false }).await;
+    let user = match system.block {
+        Some(_) => None,
+        None => Some(call.judge(user_env, Scope::User).await),
     };
-    let verdict = match &event {
-        Event::PreToolUse { session, call } => {
-            host.pre_tool_use_call(call, &caller_facts(session), &cancel)
-                .await
-        }
-        Event::Prompt { session, prompt } => {
-            // A prompt starts the agent's next turn: failure warnings may be shown again.
-            host.end_turn();
-            host.prompt_from(prompt, &caller_facts(session), &cancel)
-                .await
-        }
-        Event::Other { .. } | Event::SettingsChanged { .. } => Verdict::allow(),
-    };
-    timer.abort();
-    let out_of_time = Instant::now() >= deadline;
-    let outcome = match (&verdict.outcome, out_of_time) {
-        (dispatch::Outcome::Interrupted, true) => {
-            timed_out(&verdict, matches!(event, Event::Prompt { .. }), budget_ms)
-        }
-        _ => Ruling::from_verdict(&verdict),
-    };
-    // The record is released before the answer is written: the agent's next call of
-    // this session may be waiting for it.
-    drop(host);
-    answer(outcome)
+    with_ignored(scope::combine(system, user))
 }
 
 /// A settings file changed while the agent runs: refused when the change removes,
@@ -212,18 +292,18 @@ fn timed_out(verdict: &Verdict, is_prompt: bool, budget_ms: u64) -> Ruling {
 /// than the agent waits, which most agents read as "go ahead" (docs/threats.md#n6). A start
 /// that does not finish in time is a deny that says how to fill the cache; the thread is
 /// left to the process's end (`cli::main` waits for no blocking thread).
-async fn start_within(
-    global: &GlobalOptions,
-    kind: AgentKind,
-    agent: &AgentSession,
-    env: &Environment,
-    deadline: Instant,
-    budget_ms: u64,
-) -> Result<Session, String> {
-    let (global, agent, env) = (global.clone(), agent.clone(), env.clone());
+async fn start_within(call: &Call<'_>, env: &Environment, scope: Scope) -> Result<Session, String> {
+    let (global, agent, env) = (call.global.clone(), call.agent.clone(), env.clone());
+    let (kind, deadline, budget_ms) = (call.kind, call.deadline, call.budget_ms);
     let runtime = tokio::runtime::Handle::current();
     let starting = tokio::task::spawn_blocking(move || {
-        runtime.block_on(start(&global, kind, &agent, &env, deadline, budget_ms))
+        let how = Start {
+            kind,
+            deadline,
+            budget_ms,
+            scope,
+        };
+        runtime.block_on(start(&global, &agent, &env, how))
     });
     match tokio::time::timeout_at(deadline.into(), starting).await {
         Ok(Ok(started)) => started,
@@ -232,6 +312,14 @@ async fn start_within(
         )),
         Err(_) => Err(start_timeout_message(budget_ms)),
     }
+}
+
+/// How [`start`] starts: for which agent, by when, whose policy.
+struct Start {
+    kind: AgentKind,
+    deadline: Instant,
+    budget_ms: u64,
+    scope: Scope,
 }
 
 /// The deny for a start that outlived the budget.
@@ -248,13 +336,18 @@ fn start_timeout_message(budget_ms: u64) -> String {
 /// call holds it). Any error is the refusal text the agent shows.
 async fn start(
     global: &GlobalOptions,
-    kind: AgentKind,
     agent: &AgentSession,
     env: &Environment,
-    deadline: Instant,
-    budget_ms: u64,
+    how: Start,
 ) -> Result<Session, String> {
+    let Start {
+        kind,
+        deadline,
+        budget_ms,
+        scope,
+    } = how;
     let mut options = global.session_options(Mode::OneShot);
+    options.scope = scope;
     if options.env.is_none() {
         options.env = Some(env.vars().to_vec());
     }
@@ -285,11 +378,18 @@ async fn start(
     }
     options.default_envelope = EnvelopeShape::ClaudeCode;
     // `--log FILE` names the record; else the agent's session has one of its own. A call
-    // with no session id is recorded nowhere: there is no session to append to.
-    let record = options.log.take().or_else(|| {
-        let id = agent.session_id.as_deref()?;
-        bridge::record_path(env, kind, id)
-    });
+    // with no session id is recorded nowhere: there is no session to append to. The
+    // system session reads the fixed system config and keeps a record of its own, beside
+    // the user's.
+    let log = options.log.take();
+    let id = agent.session_id.as_deref();
+    let record = match scope {
+        Scope::User => log.or_else(|| bridge::record_path(env, kind, id?)),
+        Scope::System { .. } => {
+            options.config = Some(PathBuf::from(hookhost::system::CONFIG));
+            id.and_then(|id| hookhost::system::record_path(env, kind, id))
+        }
+    };
     let Some(record) = record else {
         return Session::start(options).map_err(|e| e.to_string());
     };

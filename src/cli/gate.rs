@@ -29,10 +29,14 @@ fn start_with(global: &GlobalOptions, resume: &ResumeArgs) -> Result<Session, Ex
 const NO_LANDLOCK: &str = "⚠ this kernel has no Landlock (Linux 5.13+ with Landlock enabled), so a sandboxed hook can write into a host FIFO it can see; the rest of the box holds.";
 
 pub fn check(global: &GlobalOptions) -> Exit {
-    let session = match start(global) {
-        Ok(h) => h,
-        Err(exit) => return exit,
-    };
+    match start(global) {
+        Ok(session) => check_report(&session),
+        Err(exit) => exit,
+    }
+}
+
+/// What `check` prints about a started session: its warnings, banner and hooks.
+fn check_report(session: &Session) -> Exit {
     for w in session.warnings() {
         say(w);
     }
@@ -41,7 +45,7 @@ pub fn check(global: &GlobalOptions) -> Exit {
         say(NO_LANDLOCK);
     }
     let mut stdout = std::io::stdout().lock();
-    let _ = writeln!(stdout, "{}", line(&banner_less_warnings(&session)));
+    let _ = writeln!(stdout, "{}", line(&banner_less_warnings(session)));
     // Which shape each hook reads, by the one rule (`HookDef::input_shape`).
     for hook in session.hooks() {
         let _ = writeln!(stdout, "{}", line(&shape_line(hook)));
@@ -66,7 +70,7 @@ pub fn check(global: &GlobalOptions) -> Exit {
         ));
     }
     // A note, not the banner: stderr, as the design gives `check`'s warnings.
-    if let Some(note) = prompt_context_note(&session) {
+    if let Some(note) = prompt_context_note(session) {
         say(&note);
     }
     Exit::Success
@@ -262,4 +266,44 @@ fn report(verdict: &Verdict, json: bool, prompt: Option<&str>) -> Exit {
     }
     let _ = stdout.flush();
     Exit::of(verdict.outcome)
+}
+
+/// `check --system`, run as root: the system config checked as `bridge --system` checks
+/// it (the config, its hooks' files and this binary root's alone, nothing from the
+/// environment), its WASM hooks compiled into the system cache, which the bridge only
+/// reads (docs/contract.md#system-mode); then `check`'s report.
+pub fn check_system(global: &GlobalOptions) -> Exit {
+    if !hookhost::system::SUPPORTED {
+        say(
+            "hookhost check --system: the system scope is not supported on this operating system yet (Linux and macOS only).",
+        );
+        return Exit::CouldNotRun;
+    }
+    if !hookhost::system::is_root() {
+        say(&format!(
+            "hookhost check --system compiles the system hooks into {}, which only root may write: run it as root (`sudo hookhost check --system`).",
+            hookhost::system::CACHE
+        ));
+        return Exit::CouldNotRun;
+    }
+    let process = hookhost::env::Environment::of_process();
+    let (env, ignored) = hookhost::system::environment(&process);
+    if let Some(line) = hookhost::system::ignored_line(&ignored) {
+        say(&line);
+    }
+    if let Err(refusal) = hookhost::system::check_running_binary() {
+        say(&refusal.to_string());
+        return Exit::CouldNotRun;
+    }
+    let mut options = global.session_options(Mode::OneShot);
+    options.config = Some(hookhost::system::CONFIG.into());
+    options.scope = hookhost::session::Scope::System { fill_cache: true };
+    options.env = Some(env.vars().to_vec());
+    match Session::start(options) {
+        Ok(session) => check_report(&session),
+        Err(e) => {
+            say(&e.to_string());
+            Exit::CouldNotRun
+        }
+    }
 }

@@ -109,7 +109,13 @@ impl ResumeArgs {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Load, validate and guard the hooks; print the banner.
-    Check,
+    Check {
+        /// The administrator's policy: check the system config (/etc/hookhost/config.toml)
+        /// as `bridge --system` does, and compile its WASM hooks into the system cache
+        /// (/var/cache/hookhost). Run as root.
+        #[arg(long)]
+        system: bool,
+    },
     /// Session records.
     Log {
         #[command(subcommand)]
@@ -174,6 +180,11 @@ enum Command {
         /// its own hook timeout); a hook that outlives it is a fail-closed deny.
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
         budget_ms: Option<u64>,
+        /// The administrator's policy first (/etc/hookhost/config.toml, root's alone,
+        /// nothing taken from the environment), then the user's own hooks; what an
+        /// administrator registers in an agent's managed settings.
+        #[arg(long)]
+        system: bool,
     },
     /// Register `hookhost bridge` in an agent's own settings file.
     Install {
@@ -269,6 +280,7 @@ impl GlobalOptions {
             box_entry: Some(hookhost::sandbox::running_binary()),
             default_envelope: hookhost::envelope::EnvelopeShape::Spec,
             keep_recorded_project: false,
+            scope: hookhost::session::Scope::User,
         }
     }
 }
@@ -346,17 +358,22 @@ fn init_logs(verbose: u8) -> Result<(), String> {
 async fn run(cli: Cli) -> ExitCode {
     let global = &cli.global;
     let exit = match cli.command {
-        Command::Bridge { agent, budget_ms } => {
+        Command::Bridge {
+            agent,
+            budget_ms,
+            system,
+        } => {
             let flag = agent
                 .as_deref()
                 .and_then(hookhost::bridge::AgentKind::from_flag);
-            let reply = bridge::command(global, flag, budget_ms).await;
+            let reply = bridge::command(global, flag, budget_ms, system).await;
             bridge::write(&reply);
             // Every agent's statuses fit a byte (0 or 2); anything else would be a bug, and
             // 2 is a deny wherever the status means anything.
             return ExitCode::from(u8::try_from(reply.exit_code).unwrap_or(2));
         }
-        Command::Check => gate::check(global),
+        Command::Check { system: false } => gate::check(global),
+        Command::Check { system: true } => gate::check_system(global),
         Command::Log {
             command: LogCommand::Show { file },
         } => log::log_show(&file),

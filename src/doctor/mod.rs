@@ -322,6 +322,7 @@ fn hook_files_check(
         tmpdir_env: env
             .get(crate::platform::sys::file_system::TEMP_ENV)
             .map(PathBuf::from),
+        admin_only: false,
     };
     let hooks: Vec<HookToGuard> = config
         .hooks

@@ -89,7 +89,8 @@ pub use crate::paths::MAX_LINK_HOPS;
 pub use other_names::{LinkNote, LinkVerdict, MAX_ENTRIES_SEARCHED};
 pub use refusal::{Ownership, Place, Plant, Refusal, Who};
 pub use session_files::{
-    check_cache_dir, check_config_file, check_record_file, scrub_path_for_host_hook,
+    check_admin_only, check_admin_only_as, check_cache_dir, check_config_file, check_record_file,
+    scrub_path_for_host_hook,
 };
 
 use crate::paths::lookup_on_path;
@@ -133,6 +134,10 @@ pub struct GuardContext {
     pub path_env: Option<OsString>,
     /// `$TMPDIR`.
     pub tmpdir_env: Option<PathBuf>,
+    /// System mode (docs/contract.md#system-mode): every file a hook runs or reads must
+    /// be root's alone ([`check_admin_only`]), not "root's or ours", and a later element
+    /// that names an existing file is held to that rule too.
+    pub admin_only: bool,
 }
 
 /// One hook as the guard sees it.
@@ -313,7 +318,11 @@ impl Plan<'_> {
         };
         for arg in command.iter().skip(1) {
             for (subject, path) in arg_targets(arg, &self.ctx.project) {
-                refusals.extend(self.place_refusal(subject, &Examined::new(path)));
+                let seen = Examined::new(path);
+                match self.place_refusal(subject.clone(), &seen) {
+                    Some(refusal) => refusals.push(refusal),
+                    None => refusals.extend(self.admin_only_refusal(&subject, &seen)),
+                }
             }
         }
         match program {
@@ -461,5 +470,35 @@ mod tests {
         assert_eq!(t, vec![("hooks/r.yaml".into(), p.join("hooks/r.yaml"))]);
         let t = arg_targets("hooks/x.sh", p);
         assert_eq!(t, vec![("hooks/x.sh".into(), p.join("hooks/x.sh"))]);
+    }
+
+    /// System mode's rule on files every Unix system has: root's `/etc/passwd` passes,
+    /// the sticky, world-writable `/tmp` itself does not (a sticky folder helps only its
+    /// root-owned entries), and a missing file is no file to trust. (The owner and mode
+    /// cases of a file the test makes are in `tests/it/system.rs`, as root.)
+    #[test]
+    fn check_admin_only_holds_to_root_alone() {
+        if !crate::system::SUPPORTED {
+            return;
+        }
+        assert_eq!(check_admin_only(Path::new("/etc/passwd")), Ok(()));
+        assert!(matches!(
+            check_admin_only(Path::new("/tmp")),
+            Err(Refusal::NotAdminOnly {
+                problem: Ownership::OpenItself,
+                ..
+            })
+        ));
+        let missing = check_admin_only(Path::new("/nonexistent-hookhost-test/x"));
+        assert!(
+            matches!(&missing, Err(Refusal::Untraceable { cause, .. }) if cause == "it does not exist"),
+            "{missing:?}"
+        );
+        let text = check_admin_only(Path::new("/tmp")).unwrap_err().to_string();
+        assert!(
+            text.starts_with("system file /tmp is group- or world-writable"),
+            "{text}"
+        );
+        assert!(text.contains("sudo chmod go-w /tmp"), "{text}");
     }
 }

@@ -6,6 +6,7 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::path::Path;
 
+use super::folders::Examined;
 use super::other_names::{self, LinkNote};
 use super::{Plan, Refusal, Who, refusal::Ownership};
 use crate::paths::{StepKind, Walk};
@@ -19,10 +20,20 @@ impl Plan<'_> {
     pub(super) fn ownership_refusals(&self, subject: &str, walk: &Walk) -> Vec<Refusal> {
         let uid = effective_uid();
         let mut refusals = Vec::new();
-        if let Some(problem) = ownership_problem(walk, uid) {
+        let who = Who::Hook(self.hook.to_owned());
+        let subject_owned = subject.to_owned();
+        if self.ctx.admin_only {
+            if let Some(problem) = ownership_problem(walk, Owners::RootOnly) {
+                refusals.push(Refusal::NotAdminOnly {
+                    who,
+                    subject: subject_owned,
+                    problem,
+                });
+            }
+        } else if let Some(problem) = ownership_problem(walk, Owners::RootOr(uid)) {
             refusals.push(Refusal::Ownership {
-                who: Who::Hook(self.hook.to_owned()),
-                subject: subject.to_owned(),
+                who,
+                subject: subject_owned,
                 problem,
             });
         }
@@ -54,25 +65,75 @@ impl Plan<'_> {
     }
 }
 
+impl Plan<'_> {
+    /// System mode: an existing file a hook's argument names (a script, a rules file)
+    /// that someone other than root could change. Nothing in user mode, where OpenSSH's
+    /// rule is for programs only.
+    pub(super) fn admin_only_refusal(&self, subject: &str, seen: &Examined) -> Option<Refusal> {
+        let walk = seen.walk.as_ref().ok().filter(|w| w.end_exists)?;
+        if !self.ctx.admin_only {
+            return None;
+        }
+        let problem = ownership_problem(walk, Owners::RootOnly)?;
+        Some(Refusal::NotAdminOnly {
+            who: Who::Hook(self.hook.to_owned()),
+            subject: subject.to_owned(),
+            problem,
+        })
+    }
+}
+
+/// Whose files count as safe: the user mode's "root or us" (OpenSSH's rule), or the
+/// system mode's root alone (docs/contract.md#system-mode), where "us" is the very user
+/// the administrator's policy is kept from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Owners {
+    /// Root or this uid.
+    RootOr(u32),
+    /// Root alone.
+    RootOnly,
+}
+
+impl Owners {
+    /// Whether `owner` is not among them.
+    fn foreign(self, owner: u32) -> bool {
+        match self {
+            Owners::RootOr(uid) => owner != 0 && owner != uid,
+            Owners::RootOnly => owner != 0,
+        }
+    }
+
+    /// The problem of a path (`None`: the end itself) owned by `owner`, in this mode's words.
+    fn owned(self, on_the_way: Option<&Path>, owner: u32) -> Ownership {
+        match (self, on_the_way) {
+            (Owners::RootOr(_), None) => Ownership::OwnedItself(owner),
+            (Owners::RootOr(_), Some(path)) => Ownership::OwnedOnTheWay(path.into(), owner),
+            (Owners::RootOnly, None) => Ownership::NotRootItself(owner),
+            (Owners::RootOnly, Some(path)) => Ownership::NotRootOnTheWay(path.into(), owner),
+        }
+    }
+}
+
 /// OpenSSH's `safe_path` rule over everything a walk passed: the end must not be writable
-/// by others (sticky or not) nor owned by another user, and the folders and links on the way must be owned by root or `uid`, the
-/// folders not group- or world-writable unless sticky. Missing parts are skipped.
-pub(super) fn ownership_problem(walk: &Walk, uid: u32) -> Option<Ownership> {
-    let foreign = |owner: u32| owner != 0 && owner != uid;
+/// by others (sticky or not) nor owned by anyone outside `owners`, and the folders and
+/// links on the way must be owned by `owners`, the folders not group- or world-writable
+/// unless sticky (an entry of a sticky folder is then held to `owners` like any other
+/// step). Missing parts are skipped.
+pub(super) fn ownership_problem(walk: &Walk, owners: Owners) -> Option<Ownership> {
     if let Ok(meta) = fs::symlink_metadata(&walk.end) {
         // The end itself: the sticky bit does not help (others could add files to it).
         if writable_by_others(&meta) {
             return Some(Ownership::OpenItself);
         }
-        if foreign(owner_of(&meta)) {
-            return Some(Ownership::OwnedItself(owner_of(&meta)));
+        if owners.foreign(owner_of(&meta)) {
+            return Some(owners.owned(None, owner_of(&meta)));
         }
     }
     for step in walk.steps.iter().filter(|s| s.kind == StepKind::Link) {
         if let Ok(meta) = fs::symlink_metadata(&step.path)
-            && foreign(owner_of(&meta))
+            && owners.foreign(owner_of(&meta))
         {
-            return Some(Ownership::OwnedOnTheWay(step.path.clone(), owner_of(&meta)));
+            return Some(owners.owned(Some(&step.path), owner_of(&meta)));
         }
     }
     let folders: BTreeSet<&Path> = walk
@@ -87,11 +148,8 @@ pub(super) fn ownership_problem(walk: &Walk, uid: u32) -> Option<Ownership> {
         if is_open(&meta) {
             return Some(Ownership::OpenFolder(folder.to_path_buf()));
         }
-        if foreign(owner_of(&meta)) {
-            return Some(Ownership::OwnedOnTheWay(
-                folder.to_path_buf(),
-                owner_of(&meta),
-            ));
+        if owners.foreign(owner_of(&meta)) {
+            return Some(owners.owned(Some(folder), owner_of(&meta)));
         }
     }
     None

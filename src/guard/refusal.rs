@@ -18,6 +18,10 @@ pub enum Who {
     CacheDir,
     /// A session record: `session record `.
     Record,
+    /// A file the system policy depends on (system mode): `system file `.
+    SystemFile,
+    /// The running hookhost binary (system mode): `hookhost binary `.
+    Binary,
 }
 
 impl fmt::Display for Who {
@@ -27,6 +31,8 @@ impl fmt::Display for Who {
             Who::Config => f.write_str("config "),
             Who::CacheDir => f.write_str("[wasm] cache_dir "),
             Who::Record => f.write_str("session record "),
+            Who::SystemFile => f.write_str("system file "),
+            Who::Binary => f.write_str("hookhost binary "),
         }
     }
 }
@@ -124,6 +130,30 @@ pub enum Ownership {
     OwnedItself(u32),
     /// A folder or link on the way is owned by another user.
     OwnedOnTheWay(PathBuf, u32),
+    /// System mode: the path itself is owned by a uid other than root.
+    NotRootItself(u32),
+    /// System mode: a folder or link on the way is owned by a uid other than root.
+    NotRootOnTheWay(PathBuf, u32),
+}
+
+impl Ownership {
+    /// What an administrator runs to make the path (`subject`) root's alone.
+    fn admin_fix(&self, subject: &str) -> String {
+        match self {
+            Ownership::OpenItself => format!("Run `sudo chmod go-w {subject}`."),
+            Ownership::OpenFolder(dir) => format!(
+                "Run `sudo chmod go-w {}`, or keep it under a folder only root can write (such as /etc/hookhost/).",
+                dir.display()
+            ),
+            Ownership::OwnedItself(_) | Ownership::NotRootItself(_) => {
+                format!("Run `sudo chown root {subject}` and `sudo chmod go-w {subject}`.")
+            }
+            Ownership::OwnedOnTheWay(path, _) | Ownership::NotRootOnTheWay(path, _) => format!(
+                "Run `sudo chown root {}`, or keep it under a folder only root can write (such as /etc/hookhost/).",
+                path.display()
+            ),
+        }
+    }
 }
 
 impl fmt::Display for Ownership {
@@ -139,6 +169,12 @@ impl fmt::Display for Ownership {
             Ownership::OwnedOnTheWay(path, uid) => write!(
                 f,
                 "lies under {}, which is owned by another user (uid {uid})",
+                path.display()
+            ),
+            Ownership::NotRootItself(uid) => write!(f, "is owned by uid {uid}, not by root"),
+            Ownership::NotRootOnTheWay(path, uid) => write!(
+                f,
+                "lies under {}, which is owned by uid {uid}, not by root",
                 path.display()
             ),
         }
@@ -213,6 +249,21 @@ pub enum Refusal {
         "{who}{subject} {problem}, so another user could change it. Fix its owner or permissions, or start with --no-hooks."
     )]
     Ownership {
+        /// Whose path.
+        who: Who,
+        /// The path as written.
+        subject: String,
+        /// What is wrong.
+        problem: Ownership,
+    },
+    /// System mode: a file the administrator's policy depends on (the system config, a
+    /// system hook's files, the system compile cache, the running binary) that someone
+    /// other than root could change (docs/contract.md#system-mode).
+    #[error(
+        "{who}{subject} {problem}, so someone other than the administrator could change the system policy; hookhost bridge --system refuses it. {}",
+        .problem.admin_fix(.subject)
+    )]
+    NotAdminOnly {
         /// Whose path.
         who: Who,
         /// The path as written.

@@ -9,7 +9,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use super::folders::{Examined, Folder, find_in, per_process_link};
-use super::ownership::ownership_problem;
+use super::ownership::{Owners, ownership_problem};
 use super::{GuardContext, Place, Refusal, Who};
 use crate::paths::walk;
 use crate::platform::sys::ownership::effective_uid;
@@ -51,10 +51,38 @@ pub fn check_cache_dir(ctx: &GuardContext, dir: &Path) -> Result<(), Refusal> {
         .ok()
         .and_then(|abs| walk(&abs).ok())
         .ok_or_else(|| untraceable(Who::CacheDir, dir, "it cannot be made absolute"))?;
-    match ownership_problem(&walk, effective_uid()) {
+    match ownership_problem(&walk, Owners::RootOr(effective_uid())) {
         Some(problem) => Err(Refusal::Ownership {
             who: Who::CacheDir,
             subject: dir.display().to_string(),
+            problem,
+        }),
+        None => Ok(()),
+    }
+}
+
+/// System mode's rule (docs/contract.md#system-mode): `path` exists, and it and every
+/// folder and link on its way are owned by root and not group- or world-writable (a
+/// sticky folder only with a root-owned entry), so no user but root can change what it
+/// holds. The install side calls it at `install --scope system`; the bridge in system
+/// mode calls it on the system config, the compile cache and its own binary. A refusal
+/// names the file, who could write it and what to run.
+pub fn check_admin_only(path: &Path) -> Result<(), Refusal> {
+    check_admin_only_as(Who::SystemFile, path)
+}
+
+/// [`check_admin_only`], with the refusal's message starting with `who`.
+pub fn check_admin_only_as(who: Who, path: &Path) -> Result<(), Refusal> {
+    let walk = absolute(path)
+        .map_err(|e| untraceable(who.clone(), path, e))
+        .and_then(|abs| walk(&abs).map_err(|e| untraceable(who.clone(), path, e)))?;
+    if !walk.end_exists {
+        return Err(untraceable(who, path, "it does not exist"));
+    }
+    match ownership_problem(&walk, Owners::RootOnly) {
+        Some(problem) => Err(Refusal::NotAdminOnly {
+            who,
+            subject: path.display().to_string(),
             problem,
         }),
         None => Ok(()),

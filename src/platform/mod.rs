@@ -18,6 +18,7 @@
 //! | `file_system` | case kept, `/tmp` | case folded, per-user `$TMPDIR` | case folded, `%TEMP%`, `PATHEXT` |
 //! | `files`, `ownership` | modes and uids | modes and uids | ACLs: private by default, one owner |
 //! | `signal`, `stdio` | Unix signals, event-loop pipes | the same | Ctrl-C/Ctrl-Break, blocking stdio |
+//! | `system_scope` | `/etc/hookhost/config.toml`, `/var/cache/hookhost`, `/usr/bin/bwrap` | the same paths, `/usr/bin/sandbox-exec` | not supported yet |
 //!
 //! What Linux and macOS share (POSIX) lives once in `unix/` and is re-exported by both;
 //! what an OS lacks altogether lives once in `generic/`. Outside this module only the

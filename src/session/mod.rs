@@ -45,7 +45,7 @@ use crate::record::RecordError;
 pub use banner::banner;
 pub use boxed::SessionBox;
 use boxed::SessionSandbox;
-pub use options::{Mode, SessionOptions};
+pub use options::{Mode, Scope, SessionOptions};
 pub use shared::SharedStartError;
 
 /// Why a session could not start (exit 2).

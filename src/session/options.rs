@@ -33,6 +33,7 @@ pub use crate::executor::wasm::EngineMode as Mode;
 /// | `box_entry` | `None`: the box runs without Landlock, and a start-up warning says so |
 /// | `default_envelope` | [`EnvelopeShape::Spec`]: a hook without an `envelope` key reads the spec's envelope (the bridge sets [`EnvelopeShape::ClaudeCode`]) |
 /// | `keep_recorded_project` | `false`: the project is `project` (the bridge keeps the one its session's record started in) |
+/// | `scope` | [`Scope::User`]: the user's own config, guarded as the user's |
 ///
 /// ```
 /// use hookhost::session::{Mode, SessionOptions};
@@ -90,6 +91,34 @@ pub struct SessionOptions {
     /// session started in, wherever the model has moved the agent's folder since, as long
     /// as that folder is there; docs/agents.md#the-project).
     pub keep_recorded_project: bool,
+    /// Whose policy the session runs: the user's, or the administrator's (system mode,
+    /// docs/contract.md#system-mode).
+    pub scope: Scope,
+}
+
+/// Whose policy a session runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Scope {
+    /// The user's: OpenSSH's "root or us" for hook files, the user's compile cache.
+    #[default]
+    User,
+    /// The administrator's (docs/contract.md#system-mode): `config` must name the system
+    /// config, which, every file its hooks run or read, and the system compile cache
+    /// must be root's alone ([`crate::guard::check_admin_only`]); the compile cache is
+    /// the system one whatever `[wasm] cache_dir` says.
+    System {
+        /// Compile into the system cache (`hookhost check --system`, as root); otherwise
+        /// the cache is only read, and a WASM hook without an entry there refuses the
+        /// start rather than compiling inside an agent's call.
+        fill_cache: bool,
+    },
+}
+
+impl Scope {
+    /// Whether this is the administrator's policy.
+    pub fn is_system(self) -> bool {
+        matches!(self, Scope::System { .. })
+    }
 }
 
 impl SessionOptions {
@@ -123,6 +152,7 @@ impl SessionOptions {
             box_entry: None,
             default_envelope: EnvelopeShape::Spec,
             keep_recorded_project: false,
+            scope: Scope::User,
         }
     }
 }

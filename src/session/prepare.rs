@@ -10,11 +10,12 @@ use std::time::Duration;
 
 use super::Mode;
 use super::boxed::SessionSandbox;
+use super::options::Scope;
 use crate::config::{Config, HookDef};
 use crate::dispatch::{LoadedHook, Placement};
 use crate::env::Environment;
 use crate::executor::argv::{ArgvExecutor, HostLauncher, IsolatedHostLauncher, Launcher};
-use crate::executor::wasm::{WasmEngine, WasmExecutor, WasmSettings};
+use crate::executor::wasm::{CacheAccess, WasmEngine, WasmError, WasmExecutor, WasmSettings};
 use crate::executor::{Executor, Unstartable};
 
 /// The session's WASM engine (made on first use) and its settings.
@@ -25,13 +26,29 @@ pub(super) struct WasmHooks {
 }
 
 impl WasmHooks {
-    pub(super) fn new(config: &Config, mode: Mode, env: &Environment) -> WasmHooks {
+    /// The engine's settings from the config, and the compile cache `scope` uses: the
+    /// system scope's is fixed (docs/contract.md#system-mode), only read unless
+    /// `hookhost check --system` fills it; the user's is `[wasm] cache_dir`, else the
+    /// environment's default.
+    pub(super) fn new(config: &Config, mode: Mode, env: &Environment, scope: Scope) -> WasmHooks {
         let defaults = WasmSettings::default();
-        let cache_dir = config
-            .wasm
-            .cache_dir
-            .clone()
-            .or_else(|| env.wasm_cache_dir());
+        let (cache_dir, cache_access) = match scope {
+            Scope::System { fill_cache } => (
+                Some(PathBuf::from(crate::platform::sys::system_scope::CACHE)),
+                match fill_cache {
+                    true => CacheAccess::Shared,
+                    false => CacheAccess::ReadOnly,
+                },
+            ),
+            Scope::User => (
+                config
+                    .wasm
+                    .cache_dir
+                    .clone()
+                    .or_else(|| env.wasm_cache_dir()),
+                CacheAccess::Private,
+            ),
+        };
         WasmHooks {
             settings: WasmSettings {
                 memory_limit_mib: config
@@ -47,6 +64,7 @@ impl WasmHooks {
                     .wasm
                     .compile_timeout
                     .map_or(defaults.compile_deadline, Duration::from_secs),
+                cache_access,
             },
             mode,
             engine: None,
@@ -57,13 +75,15 @@ impl WasmHooks {
     /// linked (an import the host does not provide, say) becomes a hook whose every run
     /// fails with "could not start: …", and a start-up warning says so.
     /// The compile cache's warnings (a damaged cache file compiled again, a cache that
-    /// cannot be written) become start-up warnings too.
+    /// cannot be written) become start-up warnings too. The error: a read-only cache (the
+    /// system scope's) without the hook's entry, which refuses the start, so that the
+    /// call is denied within its budget with what to run.
     pub(super) fn prepare(
         &mut self,
         def: &HookDef,
         program: &Path,
         project: &Path,
-    ) -> (LoadedHook, Vec<String>) {
+    ) -> Result<(LoadedHook, Vec<String>), String> {
         let (executor, warnings): (Arc<dyn Executor>, Vec<String>) =
             match self.compile(def, program, project) {
                 Ok(executor) => {
@@ -71,19 +91,25 @@ impl WasmHooks {
                     let cache = cache.collect();
                     (Arc::new(executor), cache)
                 }
-                Err(why) => (
-                    Arc::new(Unstartable(why.clone())),
-                    vec![format!("⚠ hook {} could not start: {why}", def.name)],
-                ),
+                Err(e @ WasmError::NotCached { .. }) => {
+                    return Err(format!("hook {}: {e}.", def.name));
+                }
+                Err(e) => {
+                    let why = e.to_string();
+                    (
+                        Arc::new(Unstartable(why.clone())),
+                        vec![format!("⚠ hook {} could not start: {why}", def.name)],
+                    )
+                }
             };
-        (
+        Ok((
             LoadedHook {
                 def: def.clone(),
                 placement: Placement::Wasm,
                 executor,
             },
             warnings,
-        )
+        ))
     }
 
     /// [`WasmHooks::prepare`]'s compile and link, on the engine made on first use; the
@@ -93,17 +119,19 @@ impl WasmHooks {
         def: &HookDef,
         program: &Path,
         project: &Path,
-    ) -> Result<WasmExecutor, String> {
+    ) -> Result<WasmExecutor, WasmError> {
+        // The engine's own message is kept, so that re-wrapping it below says it once.
         let engine = self.engine.get_or_insert_with(|| {
-            WasmEngine::new(&self.settings, self.mode).map_err(|e| e.to_string())
+            WasmEngine::new(&self.settings, self.mode).map_err(|e| match e {
+                WasmError::Engine(message) => message,
+                other => other.to_string(),
+            })
         });
         let engine = match engine {
             Ok(engine) => engine,
-            Err(e) => return Err(e.clone()),
+            Err(e) => return Err(WasmError::Engine(e.clone())),
         };
-        engine
-            .prepare(program, &def.command[1..], project, def.timeout())
-            .map_err(|e| e.to_string())
+        engine.prepare(program, &def.command[1..], project, def.timeout())
     }
 }
 

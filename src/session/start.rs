@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use super::banner;
 use super::boxed::{Folders, SessionSandbox};
+use super::options::Scope;
 use super::prepare::{WasmHooks, host_launcher, prepare_argv_hook};
 use super::{Mode, Session, SessionOptions, StartError};
 use crate::config::{Config, HookDef};
@@ -158,6 +159,9 @@ impl Session {
         let banner_notes = sandbox_lines(&sandbox, options, &config, &homes, &mut warnings);
 
         let guard_ctx = guard_context(options, env, &project, folders, &sandbox);
+        if options.scope.is_system() {
+            system_config_is_admin_only(&config)?;
+        }
         let programs = run_guard(&guard_ctx, &config, configured_hooks)?;
         let hooks = prepare_hooks(
             options,
@@ -279,6 +283,50 @@ fn guard_context(
         tmpdir_env: env
             .get(crate::platform::sys::file_system::TEMP_ENV)
             .map(PathBuf::from),
+        admin_only: options.scope.is_system(),
+    }
+}
+
+/// System scope: the config file must be root's alone, hooks or none
+/// (docs/contract.md#system-mode); a system config without hooks is still the
+/// administrator's word that there are none.
+fn system_config_is_admin_only(config: &Config) -> Result<(), StartError> {
+    let Some(path) = &config.path else {
+        return Err(StartError::Refused(vec![
+            "the system config has no file, so this call was blocked.".into(),
+        ]));
+    };
+    guard::check_admin_only_as(guard::Who::Config, path)
+        .map_err(|refusal| StartError::Refused(vec![refusal.to_string()]))
+}
+
+/// The compile cache a session with WASM hooks loads from: the user's, refused where the
+/// agent or others could write it; the system scope's, refused unless it is root's alone,
+/// and when it is missing, named with what to run (filling it, it is made first).
+fn check_wasm_cache(scope: Scope, guard_ctx: &GuardContext, dir: &Path) -> Result<(), StartError> {
+    let refused = |refusal: guard::Refusal| StartError::Refused(vec![refusal.to_string()]);
+    match scope {
+        Scope::User => guard::check_cache_dir(guard_ctx, dir).map_err(refused),
+        Scope::System { fill_cache } => {
+            if fill_cache {
+                crate::platform::sys::files::shared_dir_mode(
+                    std::fs::DirBuilder::new().recursive(true),
+                )
+                .create(dir)
+                .map_err(|e| {
+                    StartError::Refused(vec![format!(
+                        "the system compile cache {} cannot be made: {e}",
+                        dir.display()
+                    )])
+                })?;
+            } else if std::fs::symlink_metadata(dir).is_err() {
+                return Err(StartError::Refused(vec![format!(
+                    "the system compile cache {} does not exist, and hookhost bridge --system never compiles a WASM hook inside an agent's call, so this call was blocked. An administrator must run `sudo hookhost check --system`, which compiles the system hooks into it.",
+                    dir.display()
+                )]));
+            }
+            guard::check_admin_only_as(guard::Who::CacheDir, dir).map_err(refused)
+        }
     }
 }
 
@@ -338,18 +386,19 @@ fn prepare_hooks(
     } else {
         guard::scrub_path_for_host_hook(guard_ctx)
     };
-    let mut wasm = WasmHooks::new(config, options.mode, env);
+    let mut wasm = WasmHooks::new(config, options.mode, env, options.scope);
     if let Some(dir) = wasm.settings.cache_dir.clone()
         && config.hooks.iter().any(HookDef::is_wasm)
-        && let Err(refusal) = guard::check_cache_dir(guard_ctx, &dir)
     {
-        return Err(StartError::Refused(vec![refusal.to_string()]));
+        check_wasm_cache(options.scope, guard_ctx, &dir)?;
     }
     let host_launcher = host_launcher(config, sandbox, warnings);
     let mut hooks = Vec::with_capacity(config.hooks.len());
     for (def, program) in config.hooks.iter().zip(programs) {
         if def.is_wasm() {
-            let (hook, hook_warnings) = wasm.prepare(def, &program, project);
+            let (hook, hook_warnings) = wasm
+                .prepare(def, &program, project)
+                .map_err(|refusal| StartError::Refused(vec![refusal]))?;
             warnings.extend(hook_warnings);
             hooks.push(hook);
             continue;

@@ -38,6 +38,7 @@ mod sandbox;
 mod serve;
 mod shipped_policies;
 mod switch_offs;
+mod system;
 mod unknown_tools;
 mod wasm;
 mod wasm_cache;

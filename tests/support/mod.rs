@@ -3,7 +3,8 @@
 //! the WASM fixtures ([`wasm_dir`]), one poller ([`wait_until`]), one process runner
 //! ([`run`]), the `serve` harness ([`Server`]), a scripted model for the real agents
 //! ([`ModelServer`]) and a world another user can reach
-//! ([`OtherUserWorld`], [`as_nobody`]), and the one place a test that lacks bubblewrap,
+//! ([`OtherUserWorld`], [`as_nobody`]), a machine of the test's own for the system scope
+//! ([`SystemRoot`]: its own `/etc` and `/var/cache` in a private mount namespace), and the one place a test that lacks bubblewrap,
 //! root, an unprivileged user or a component skips or, with its `HOOKHOST_REQUIRE_*`
 //! switch set, fails ([`skip_or_fail`], [`Prerequisite`]).
 //!
@@ -19,6 +20,7 @@ mod prerequisite;
 mod process;
 mod scene;
 mod serve;
+mod system_root;
 
 pub use check::banner_of;
 pub use fixtures::{SLOW_COMPILE_OK, component_or_skip, plugin, python_wasm_or_skip, wasm_dir};
@@ -31,3 +33,4 @@ pub use process::{
 };
 pub use scene::{Scene, hook, message, sh_hook, test_root, verdict};
 pub use serve::{READ_TIMEOUT, Server};
+pub use system_root::{NOBODY, SystemRoot, chmod, chown};

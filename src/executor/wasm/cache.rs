@@ -47,6 +47,7 @@ use wasmtime::component::Component;
 
 use wasmtime::Module;
 
+use super::engine::CacheAccess;
 use crate::platform::sys;
 use crate::platform::sys::snapshot::Snapshot;
 
@@ -219,15 +220,24 @@ fn with_header(artifact: &[u8]) -> Vec<u8> {
     file
 }
 
+/// A read-only cache ([`CacheAccess::ReadOnly`]) has no usable file for a program; the
+/// text says what was there instead.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub(crate) struct NotCached(pub(crate) String);
+
 /// Loads the artifact for `wasm` (whose digest is `digest`) from the cache in `dir`, or
-/// compiles it (and caches it).
+/// compiles it (and caches it, as `access` says).
 ///
 /// A cache file that exists but fails its digest check or does not load (another
 /// build) is compiled again and replaced, with a warning. A cache that cannot be
-/// written is only a warning: the compiled artifact is still used.
+/// written is only a warning: the compiled artifact is still used. A read-only cache
+/// compiles nothing: a missing or unusable file (or, since the system cache must be
+/// root's alone, one that is not root's or that others may write) is a [`NotCached`].
 pub(crate) fn load_or_compile<A: Artifact>(
     engine: &Engine,
     dir: Option<&Path>,
+    access: CacheAccess,
     wasm: &[u8],
     digest: &ProgramDigest,
 ) -> wasmtime::Result<Loaded<A>> {
@@ -240,6 +250,9 @@ pub(crate) fn load_or_compile<A: Artifact>(
         });
     };
     let path = cache_path::<A>(dir, engine, digest);
+    if access == CacheAccess::ReadOnly {
+        return load_read_only(engine, path);
+    }
     let mut warnings = Vec::new();
     if path.is_file() {
         match load_file::<A>(engine, &path) {
@@ -260,7 +273,7 @@ pub(crate) fn load_or_compile<A: Artifact>(
     let artifact = A::compile(engine, wasm)?;
     match artifact.serialize() {
         Ok(bytes) => {
-            if let Err(e) = store(dir, &path, &with_header(&bytes)) {
+            if let Err(e) = store(dir, &path, &with_header(&bytes), access) {
                 warnings.push(format!(
                     "cannot write the WASM cache file {}: {e}; the next start compiles it again",
                     path.display()
@@ -278,6 +291,31 @@ pub(crate) fn load_or_compile<A: Artifact>(
         cache_file: Some(path),
         warnings,
     })
+}
+
+/// [`load_or_compile`] from a read-only cache: the file, or a [`NotCached`].
+fn load_read_only<A: Artifact>(engine: &Engine, path: PathBuf) -> wasmtime::Result<Loaded<A>> {
+    let not_cached = |why: String| wasmtime::Error::new(NotCached(why));
+    let meta = match std::fs::symlink_metadata(&path) {
+        Ok(meta) if meta.is_file() => meta,
+        Ok(_) => return Err(not_cached(format!("{} is not a file", path.display()))),
+        Err(_) => return Err(not_cached(format!("no file {}", path.display()))),
+    };
+    if sys::ownership::owner_of(&meta) != 0 || sys::ownership::writable_by_others(&meta) {
+        return Err(not_cached(format!(
+            "{} is not root's alone",
+            path.display()
+        )));
+    }
+    match load_file::<A>(engine, &path) {
+        Ok(artifact) => Ok(Loaded {
+            artifact,
+            from_cache: true,
+            cache_file: Some(path),
+            warnings: Vec::new(),
+        }),
+        Err(why) => Err(not_cached(format!("{} {why}", path.display()))),
+    }
 }
 
 /// Why a cache file was not used.
@@ -331,9 +369,17 @@ fn load_file<A: Artifact>(engine: &Engine, path: &Path) -> Result<A, Unusable> {
 }
 
 /// Writes `bytes` to `path` atomically: a 0600 temporary file in `dir` (created 0700 if
-/// missing), then a rename over `path`.
-fn store(dir: &Path, path: &Path, bytes: &[u8]) -> io::Result<()> {
-    sys::files::private_dir_mode(DirBuilder::new().recursive(true)).create(dir)?;
+/// missing), then a rename over `path`; with [`CacheAccess::Shared`], 0644 and 0755, so
+/// that every user's bridge can read the system cache.
+fn store(dir: &Path, path: &Path, bytes: &[u8], access: CacheAccess) -> io::Result<()> {
+    let shared = access == CacheAccess::Shared;
+    let mut builder = DirBuilder::new();
+    builder.recursive(true);
+    match shared {
+        true => sys::files::shared_dir_mode(&mut builder),
+        false => sys::files::private_dir_mode(&mut builder),
+    }
+    .create(dir)?;
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -346,9 +392,13 @@ fn store(dir: &Path, path: &Path, bytes: &[u8]) -> io::Result<()> {
         u64::from_le_bytes(nonce)
     ));
     let written = (|| {
-        let mut file =
-            sys::files::private_file_mode(OpenOptions::new().write(true).create_new(true))
-                .open(&tmp)?;
+        let mut options = OpenOptions::new();
+        options.write(true).create_new(true);
+        let mut file = match shared {
+            true => sys::files::shared_file_mode(&mut options),
+            false => sys::files::private_file_mode(&mut options),
+        }
+        .open(&tmp)?;
         file.write_all(bytes)?;
         file.sync_all()?;
         std::fs::rename(&tmp, path)

@@ -68,6 +68,22 @@ pub struct WasmSettings {
     pub cache_dir: Option<PathBuf>,
     /// The longest a program may take to compile (or load from the cache) at start.
     pub compile_deadline: Duration,
+    /// Whether the cache is written, and how (the user's private one, or the system one).
+    pub cache_access: CacheAccess,
+}
+
+/// How a session uses its compile cache.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CacheAccess {
+    /// Read, and written with private modes (0700 folder, 0600 files): the user's cache.
+    #[default]
+    Private,
+    /// Read, and written so that every user can read it (0755, 0644): the system cache,
+    /// filled by `hookhost check --system` as root.
+    Shared,
+    /// Only read: a program without a usable entry is [`super::WasmError::NotCached`],
+    /// never compiled (the bridge in system mode).
+    ReadOnly,
 }
 
 /// The default [`WasmSettings::compile_deadline`].
@@ -87,6 +103,7 @@ impl Default for WasmSettings {
             fuel_per_second: DEFAULT_FUEL_PER_SECOND,
             cache_dir: None,
             compile_deadline: DEFAULT_COMPILE_DEADLINE,
+            cache_access: CacheAccess::Private,
         }
     }
 }
@@ -409,9 +426,17 @@ impl WasmEngine {
         let path = path.to_path_buf();
         let engine = &self.inner.engine;
         let cache_dir = self.inner.settings.cache_dir.as_deref();
-        let compile_error = |e: wasmtime::Error| WasmError::Compile {
-            path: path.clone(),
-            message: format!("{e:#}"),
+        let access = self.inner.settings.cache_access;
+        let compile_error = |e: wasmtime::Error| match e.downcast_ref::<cache::NotCached>() {
+            Some(not_cached) => WasmError::NotCached {
+                path: path.clone(),
+                cache: cache_dir.map(Path::to_path_buf).unwrap_or_default(),
+                why: not_cached.0.clone(),
+            },
+            None => WasmError::Compile {
+                path: path.clone(),
+                message: format!("{e:#}"),
+            },
         };
         let link_error = |e: wasmtime::Error| WasmError::Link {
             path: path.clone(),
@@ -425,8 +450,9 @@ impl WasmEngine {
         check_imports_before_compiling(&path, bytes, kind == Kind::Component)?;
         let (program, from_cache, cache_file, warnings) = match kind {
             Kind::Module => {
-                let loaded = cache::load_or_compile::<Module>(engine, cache_dir, bytes, digest)
-                    .map_err(compile_error)?;
+                let loaded =
+                    cache::load_or_compile::<Module>(engine, cache_dir, access, bytes, digest)
+                        .map_err(compile_error)?;
                 let module = loaded.artifact;
                 if module.get_export("_start").is_none() {
                     return Err(WasmError::Link {
@@ -449,8 +475,9 @@ impl WasmEngine {
                 )
             }
             Kind::Component => {
-                let loaded = cache::load_or_compile::<Component>(engine, cache_dir, bytes, digest)
-                    .map_err(compile_error)?;
+                let loaded =
+                    cache::load_or_compile::<Component>(engine, cache_dir, access, bytes, digest)
+                        .map_err(compile_error)?;
                 let component = loaded.artifact;
                 network = check_component_imports(&path, engine, &component)?;
                 let pooled = self.inner.run_slots.is_some();

@@ -108,8 +108,8 @@ use std::time::Duration;
 use wasmtime_wasi::filesystem::WasiFilesystemCtx;
 
 pub use engine::{
-    DEFAULT_COMPILE_DEADLINE, DEFAULT_FUEL_PER_SECOND, DEFAULT_MEMORY_LIMIT_MIB, EngineMode,
-    WasmEngine, WasmSettings,
+    CacheAccess, DEFAULT_COMPILE_DEADLINE, DEFAULT_FUEL_PER_SECOND, DEFAULT_MEMORY_LIMIT_MIB,
+    EngineMode, WasmEngine, WasmSettings,
 };
 pub use limits::{PoolFootprint, PoolTotals};
 pub use link::{HOOK_WORLD_IMPORTS, HTTP_IMPORTS, NETWORK_IMPORTS};
@@ -192,6 +192,21 @@ pub enum WasmError {
         limit: u32,
         /// Where the limit holds ("one run may have", "`serve`'s WASM pool holds …").
         within: &'static str,
+    },
+    /// A read-only compile cache (system mode) has no usable entry for the program, and
+    /// compiling it inside an agent's call would run past the budget
+    /// (docs/contract.md#system-mode).
+    #[error(
+        "{} has no entry in the system compile cache {} ({why}), and hookhost bridge --system never compiles: an administrator must run `sudo hookhost check --system`, which compiles the system hooks into it",
+        .path.display(), .cache.display()
+    )]
+    NotCached {
+        /// The `.wasm` file.
+        path: PathBuf,
+        /// The cache folder.
+        cache: PathBuf,
+        /// What was found instead (no file, a file that is not root's, a damaged one).
+        why: String,
     },
     /// The project folder cannot be preopened.
     #[error("the project folder {} cannot be opened: {reason}", .path.display())]

@@ -9,4 +9,6 @@ pub(crate) mod pid_namespace;
 pub(crate) mod process;
 pub(crate) mod snapshot;
 
-pub(crate) use super::unix::{beneath, files, folders, interrupt, ownership, signal, stdio, users};
+pub(crate) use super::unix::{
+    beneath, files, folders, interrupt, ownership, signal, stdio, system_scope, users,
+};

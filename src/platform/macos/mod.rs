@@ -8,4 +8,6 @@ pub(crate) mod harden;
 pub(crate) mod process;
 
 pub(crate) use super::generic::{memory, pid_namespace, snapshot};
-pub(crate) use super::unix::{beneath, files, folders, interrupt, ownership, signal, stdio, users};
+pub(crate) use super::unix::{
+    beneath, files, folders, interrupt, ownership, signal, stdio, system_scope, users,
+};

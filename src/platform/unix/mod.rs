@@ -11,5 +11,6 @@ pub(crate) mod ownership;
 pub(crate) mod process;
 pub(crate) mod signal;
 pub(crate) mod stdio;
+pub(crate) mod system_scope;
 pub(crate) mod trial;
 pub(crate) mod users;

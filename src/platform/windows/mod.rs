@@ -13,6 +13,7 @@ pub(crate) mod ownership;
 pub(crate) mod process;
 pub(crate) mod signal;
 pub(crate) mod stdio;
+pub(crate) mod system_scope;
 pub(crate) mod users;
 
 pub(crate) use super::generic::{memory, pid_namespace, snapshot};
