@@ -138,6 +138,14 @@ async fn answer(
         .map(|c| std::path::absolute(&c).unwrap_or(c));
     // Registrations are recognised by the binary's path or its name, `hookhost`.
     let hookhost = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("/hookhost"));
+    // A settings change refused earlier in this session blocks the rest of it.
+    if let Some(earlier) = session
+        .session_id
+        .as_deref()
+        .and_then(|id| pin::refused_sessions::earlier_refusal(&env, kind, id))
+    {
+        return answer(Ruling::block(earlier));
+    }
     let drift = pin::refused_call(&env, kind, cwd, config.as_deref(), &hookhost);
     if !drift.is_empty() {
         return answer(Ruling::block(drift.join("\n")));
@@ -251,6 +259,11 @@ fn settings_changed(
     let (env, _) =
         Environment::of_process().without_agent_steering(cwd.unwrap_or(Path::new("/nonexistent")));
     let problems = pin::refused_change(&env, kind, cwd, file_path.map(Path::new));
+    if !problems.is_empty()
+        && let Some(id) = session.session_id.as_deref()
+    {
+        pin::refused_sessions::remember(&env, kind, id, &problems.join(" "));
+    }
     let outcome = match problems.is_empty() {
         true => Ruling::no_objection(),
         false => Ruling::block(problems.join("\n")),

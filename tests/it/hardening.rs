@@ -1188,3 +1188,42 @@ fn a_rewritten_hook_script_is_refused_until_install_pins_it() {
     );
     assert_eq!(denied(&m.bridge(&m.bash("echo FORBIDDEN"))), None);
 }
+
+/// A settings change that `ConfigChange` refuses blocks the rest of that session, naming
+/// the file and the key, even once the change is undone (docs/threats.md#r4): the user
+/// learns of it at once. Another session is not blocked; `install` run again (pins
+/// changed) lets the session go on.
+#[test]
+fn a_refused_settings_change_blocks_the_rest_of_its_session_until_install() {
+    let m = Machine::new();
+    m.claude("2.1.300");
+    assert_eq!(m.run(&["install", "claude-code"]).0, 0);
+    assert_eq!(denied(&m.bridge("claude-code", &m.call())), None);
+    let local = m.scene.project.join(".claude/settings.local.json");
+    std::fs::create_dir_all(local.parent().unwrap()).unwrap();
+    std::fs::write(&local, "{\"disableAllHooks\": true}").unwrap();
+    let (_, stdout, _) = m.bridge("claude-code", &m.config_change(&local));
+    let answer: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(answer["decision"], "block", "{answer}");
+    // The agent undoes its change at once, to hide it.
+    std::fs::remove_file(&local).unwrap();
+    let reason = denied(&m.bridge("claude-code", &m.call())).expect("the session goes on");
+    assert!(
+        reason.starts_with(
+            "Earlier in this session hookhost refused a change to Claude Code's settings, so it blocks the rest of this session: "
+        ) && reason.contains(&format!(
+            "{} now sets \"disableAllHooks\": true",
+            local.display()
+        )) && reason.ends_with(
+            "run `hookhost install claude-code` again, which pins them and lets this session go on, or start a new session."
+        ),
+        "{reason}"
+    );
+    // Another session of the same agent is not blocked.
+    let mut other = m.call();
+    other["session_id"] = json!("pin-other");
+    assert_eq!(denied(&m.bridge("claude-code", &other)), None);
+    // install again: the pins change, and the session goes on.
+    assert_eq!(m.run(&["install", "claude-code"]).0, 0);
+    assert_eq!(denied(&m.bridge("claude-code", &m.call())), None);
+}

@@ -20,6 +20,7 @@
 //! (docs/threats.md#n8).
 
 mod own_files;
+pub mod refused_sessions;
 mod switch_offs;
 #[cfg(test)]
 mod tests;
