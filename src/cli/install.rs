@@ -34,6 +34,12 @@ pub fn command(
 ) -> Exit {
     match request(global, action, agent, scope, budget_ms) {
         Ok(mut request) => {
+            if request.scope == Scope::System
+                && let Err(refusal) = system_preconditions(&request)
+            {
+                say(&format!("hookhost: {refusal}"));
+                return Exit::CouldNotRun;
+            }
             let declared = request.agent.declaration();
             let version_note = match declared.fail_closed {
                 FailClosedSetting::WhenAsked { since, .. } if action == Action::Install => {
@@ -98,6 +104,19 @@ fn request(
             ..Options::default()
         },
     })
+}
+
+/// What a system-scope install or uninstall needs before anything is read: the agent has
+/// a system scope here (so that its refusal comes first, whoever runs it), and the caller
+/// is the administrator, since the file must stay the administrator's.
+fn system_preconditions(request: &Request) -> Result<(), String> {
+    install::settings_file(request.agent, request.scope, &request.places)
+        .map_err(|e| e.to_string())?;
+    install::system::require_administrator().map_err(|e| e.to_string())?;
+    // AFTER-MERGE (branch s1): the bridge's system mode refuses a binary that anyone but
+    // the administrator can write; install refuses to register one, with the same check:
+    // `crate::guard::check_admin_only(&request.hookhost).map_err(|r| r.to_string())?;`
+    Ok(())
 }
 
 /// How long `AGENT --version` may take before hookhost stops waiting for it.
@@ -252,6 +271,12 @@ fn pin_change(
     config: Option<&std::path::Path>,
     dry_run: bool,
 ) -> Result<Vec<String>, pin::PinError> {
+    // A system registration is in a file only the administrator writes; a pin in the
+    // administrator's own state would guard nothing the user can change
+    // (docs/system-scope.md).
+    if request.scope == Scope::System {
+        return Ok(Vec::new());
+    }
     let env = Environment::of_process();
     let path = match pin::pins_path(&env) {
         Ok(path) => path,
