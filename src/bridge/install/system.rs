@@ -200,3 +200,7 @@ fn remove_toml(at: &mut toml_edit::Table, path: &[&str], value: bool) {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "system_tests.rs"]
+mod tests;
