@@ -37,6 +37,7 @@ mod record_trust;
 mod sandbox;
 mod serve;
 mod shipped_policies;
+mod system_scope;
 mod unknown_tools;
 mod wasm;
 mod wasm_cache;
