@@ -59,6 +59,7 @@ pub(crate) static DECLARATION: Declaration = Declaration {
             }],
             moved_by: None,
             weakened_by: &[],
+            user_switch_offs: &[],
         }),
     },
     default_budget_ms: DEFAULT_BUDGET_MS,

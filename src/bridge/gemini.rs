@@ -57,6 +57,7 @@ pub(crate) static DECLARATION: Declaration = Declaration {
                 "\"hookhost\" in hooksConfig.disabled of the user's or the project's settings.json (Gemini CLI joins those lists, so the system file cannot take it back)",
                 "a folder Gemini CLI does not trust: it then runs no hooks, the system's included",
             ],
+            user_switch_offs: &["\"hooksConfig\": {\"disabled\": [\"hookhost\"]}"],
         }),
     },
     default_budget_ms: DEFAULT_BUDGET_MS,

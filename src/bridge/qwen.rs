@@ -64,6 +64,7 @@ pub(crate) static DECLARATION: Declaration = Declaration {
             }],
             moved_by: Some("QWEN_CODE_SYSTEM_SETTINGS_PATH"),
             weakened_by: &[],
+            user_switch_offs: &[],
         }),
     },
     default_budget_ms: DEFAULT_BUDGET_MS,

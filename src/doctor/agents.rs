@@ -68,6 +68,7 @@ pub(super) fn agent_report(
         when_hookhost_cannot_answer: agent.when_hookhost_cannot_answer(&options).to_string(),
         own_files: Vec::new(),
         switch_offs: Vec::new(),
+        system: SystemReport::default(),
     }
 }
 

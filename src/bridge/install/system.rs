@@ -44,6 +44,10 @@ pub struct SystemFile {
     /// What a user or a project can still write that weakens the managed registration, in
     /// the agent's words, for `doctor`.
     pub weakened_by: &'static [&'static str],
+    /// The switch-offs, as [`super::pin::switches_hooks_off`] names them, that the agent
+    /// still takes from a user's or a project's file over this one (seen in the real
+    /// program: docs/system-scope.md); `doctor` reports each one it finds.
+    pub user_switch_offs: &'static [&'static str],
 }
 
 /// Why `--scope system` is refused for an agent whose system file is known elsewhere but
