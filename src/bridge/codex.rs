@@ -51,7 +51,8 @@ pub(crate) static DECLARATION: Declaration = Declaration {
         // third-party code, not yet seen in the running program).
         system: SystemScope::Managed(SystemFile {
             linux: "/etc/codex/requirements.toml",
-            macos: Some("/etc/codex/requirements.toml"),
+            // Not known for macOS (its managed preferences may take over there) nor Windows.
+            macos: None,
             windows: None,
             lock_down: &[LockDown {
                 path: &["features", "hooks"],
