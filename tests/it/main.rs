@@ -38,6 +38,7 @@ mod sandbox;
 mod serve;
 mod shipped_policies;
 mod system_scope;
+mod system_scope_agents;
 mod unknown_tools;
 mod wasm;
 mod wasm_cache;
