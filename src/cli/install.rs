@@ -35,7 +35,7 @@ pub fn command(
     match request(global, action, agent, scope, budget_ms) {
         Ok(mut request) => {
             if request.scope == Scope::System
-                && let Err(refusal) = system_preconditions(&request)
+                && let Err(refusal) = system_preconditions(&request, dry_run)
             {
                 say(&format!("hookhost: {refusal}"));
                 return Exit::CouldNotRun;
@@ -107,12 +107,15 @@ fn request(
 }
 
 /// What a system-scope install or uninstall needs before anything is read: the agent has
-/// a system scope here (so that its refusal comes first, whoever runs it), and the caller
-/// is the administrator, since the file must stay the administrator's.
-fn system_preconditions(request: &Request) -> Result<(), String> {
+/// a system scope here (so that its refusal comes first, whoever runs it), and, unless it
+/// is a dry run (which writes nothing), the caller is the administrator, since the file
+/// must stay the administrator's.
+fn system_preconditions(request: &Request, dry_run: bool) -> Result<(), String> {
     install::settings_file(request.agent, request.scope, &request.places)
         .map_err(|e| e.to_string())?;
-    install::system::require_administrator().map_err(|e| e.to_string())?;
+    if !dry_run {
+        install::system::require_administrator().map_err(|e| e.to_string())?;
+    }
     // AFTER-MERGE (branch s1): the bridge's system mode refuses a binary that anyone but
     // the administrator can write; install refuses to register one, with the same check:
     // `crate::guard::check_admin_only(&request.hookhost).map_err(|r| r.to_string())?;`

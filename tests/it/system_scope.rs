@@ -60,6 +60,7 @@ echo "owner+mode $(stat -c '%u %a' "$F") folder $(stat -c '%u %a' /etc/claude-co
 echo "registered: $(grep -c -- "bridge --agent claude-code --system" "$F")"
 "$BIN" install claude-code --scope system; echo "second rc=$?"
 setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$ROOT" "$BIN" install claude-code --scope system; echo "nobody rc=$?"
+setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$ROOT" "$BIN" uninstall claude-code --scope system --dry-run; echo "nobody dry run rc=$?"
 "$BIN" uninstall claude-code --scope system; echo "uninstall rc=$?"
 test -e "$F" && echo "file left" || echo "file gone"
 printf '%s\n' '{admins}' > "$F"
@@ -78,6 +79,8 @@ echo "left: $(tr -d '\n' < "$F")"
         "second rc=0",
         "run it as root",
         "nobody rc=2",
+        "Dry run: nothing is written.",
+        "nobody dry run rc=0",
         "uninstall rc=0",
         "file gone",
         "over the admin's rc=0",
