@@ -43,7 +43,7 @@ pub fn command(
             let declared = request.agent.declaration();
             let version_note = match declared.fail_closed {
                 FailClosedSetting::WhenAsked { since, .. } if action == Action::Install => {
-                    let (supports, note) = fail_closed_supported(declared, since);
+                    let (supports, note) = fail_closed_supported(declared, since, request.scope);
                     request.options.claude_on_failure_block = supports;
                     Some(note)
                 }
@@ -127,9 +127,18 @@ const VERSION_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// Whether the agent on `PATH` takes its fail-closed setting (Claude Code's `onFailure:
 /// "block"`, from `since` on), and the line that says what was found and what it means.
-fn fail_closed_supported(agent: &Declaration, since: (u64, u64, u64)) -> (bool, String) {
+fn fail_closed_supported(
+    agent: &Declaration,
+    since: (u64, u64, u64),
+    scope: Scope,
+) -> (bool, String) {
     let name = agent.display_name;
-    let (program, flag) = (agent.program, agent.flag);
+    let program = agent.program;
+    // The command to run again names the scope, unless it is the default.
+    let flag = match scope {
+        Scope::User => agent.flag.to_string(),
+        scope => format!("{} --scope {scope}", agent.flag),
+    };
     let (key, value) = match agent.fail_closed {
         FailClosedSetting::WhenAsked { setting, .. } | FailClosedSetting::Always(setting) => {
             (setting.key(), setting.value().to_string())
