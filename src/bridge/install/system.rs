@@ -122,6 +122,8 @@ pub(super) fn lock_down_json(root: &mut Map<String, Value>, locks: &[LockDown], 
                     let entry = at
                         .entry(key.to_string())
                         .or_insert_with(|| Value::Object(Map::new()));
+                    // Anything but an object there is no setting the agent reads (it would
+                    // refuse or ignore it), so the lock-down takes its place.
                     if !entry.is_object() {
                         *entry = Value::Object(Map::new());
                     }
@@ -170,6 +172,7 @@ pub(super) fn lock_down_toml(root: &mut toml_edit::Table, locks: &[LockDown], ac
                     let entry = at
                         .entry(key)
                         .or_insert_with(|| toml_edit::Item::Table(toml_edit::Table::new()));
+                    // As for JSON: a non-table there is no setting Codex reads.
                     if !entry.is_table() {
                         *entry = toml_edit::Item::Table(toml_edit::Table::new());
                     }
