@@ -19,6 +19,7 @@ use std::path::PathBuf;
 
 use serde_json::{Map, Value};
 
+use super::install::system::SystemScope;
 use super::install::{Change, FailClosed, Places, RegisteredEvent, Registration, Scope, TimeUnit};
 use super::{Protocol, claude_code, codex, copilot, cursor, gemini, kimi, kiro, qwen};
 
@@ -169,6 +170,9 @@ pub struct Settings {
     pub shape: Shape,
     /// The events registered, in the agent's spelling.
     pub events: &'static [RegisteredEvent],
+    /// The administrator-managed file `--scope system` edits (in the same shape), or why
+    /// there is none (docs/system-scope.md).
+    pub system: SystemScope,
 }
 
 impl Settings {
@@ -184,6 +188,12 @@ impl Settings {
                 Some(folder.join(self.user_file))
             }
             Scope::Project => self.project_file.map(|file| places.project.join(file)),
+            Scope::System => match self.system {
+                SystemScope::Managed(file) => file
+                    .path(crate::env::FolderStyle::native())
+                    .map(|path| places.system_file(path)),
+                SystemScope::None(_) => None,
+            },
         }
     }
 }

@@ -18,6 +18,7 @@
 //! Codex reads the same JSON and is answered by the same writers (`pre_tool_use`,
 //! `prompt`) except where it needs exit 2.
 
+use super::install::system::{SystemFile, SystemScope};
 use serde_json::{Map, Value, json};
 
 use super::agents::{Declaration, FailClosedSetting, Settings, Shape, SwitchOff};
@@ -49,6 +50,18 @@ pub(crate) static DECLARATION: Declaration = Declaration {
         project_file: Some(".claude/settings.json"),
         shape: Shape::NestedJson(handler),
         events: EVENTS,
+        // Claude Code 2.1.332 reads `managed-settings.json` (and `managed-settings.d/`) from
+        // a folder fixed per OS, which no variable of the public build moves; its managed
+        // hooks run under a user's or a project's `disableAllHooks` (docs/system-scope.md).
+        system: SystemScope::Managed(SystemFile {
+            linux: "/etc/claude-code/managed-settings.json",
+            macos: Some("/Library/Application Support/ClaudeCode/managed-settings.json"),
+            windows: Some("C:\\Program Files\\ClaudeCode\\managed-settings.json"),
+            lock_down: &[],
+            moved_by: None,
+            weakened_by: &[],
+            user_switch_offs: &[],
+        }),
     },
     default_budget_ms: DEFAULT_BUDGET_MS,
     timeout_unit: TimeUnit::Seconds,

@@ -13,6 +13,7 @@
 //! - prompt context: `hookSpecificOutput{hookEventName:"UserPromptSubmit",
 //!   additionalContext}`, as for Claude Code.
 
+use super::install::system::{LockDown, SystemFile, SystemScope};
 use serde_json::Value;
 
 use super::agents::{Declaration, FailClosedSetting, Settings, Shape, SwitchOff};
@@ -45,6 +46,22 @@ pub(crate) static DECLARATION: Declaration = Declaration {
         project_file: Some(".codex/config.toml"),
         shape: Shape::NestedToml(handler),
         events: EVENTS,
+        // Codex 0.171.0's managed requirements take hooks, and `[features] hooks = true` there
+        // is a requirement no user layer lowers (docs/system-scope.md; from its strings and
+        // third-party code, not yet seen in the running program).
+        system: SystemScope::Managed(SystemFile {
+            linux: "/etc/codex/requirements.toml",
+            // Not known for macOS (its managed preferences may take over there) nor Windows.
+            macos: None,
+            windows: None,
+            lock_down: &[LockDown {
+                path: &["features", "hooks"],
+                value: true,
+            }],
+            moved_by: None,
+            weakened_by: &[],
+            user_switch_offs: &[],
+        }),
     },
     default_budget_ms: DEFAULT_BUDGET_MS,
     timeout_unit: TimeUnit::Seconds,

@@ -18,6 +18,7 @@
 //!   user message in a `<system_reminder>` block. A nested `hookSpecificOutput` is ignored.
 //! - warnings: no field for them; they go to stderr.
 
+use super::install::system::SystemScope;
 use serde_json::{Map, Value, json};
 
 use super::agents::{Declaration, FailClosedSetting, Settings, Shape, SwitchOff};
@@ -48,6 +49,9 @@ pub(crate) static DECLARATION: Declaration = Declaration {
         project_file: Some(".github/hooks/hookhost.json"),
         shape: Shape::FlatJson(handler),
         events: EVENTS,
+        system: SystemScope::None(
+            "Copilot CLI 1.0.102 runs \"policy hooks\" from its organization's policy, but reads them from no local file hookhost could find (docs/system-scope.md)",
+        ),
     },
     default_budget_ms: DEFAULT_BUDGET_MS,
     timeout_unit: TimeUnit::Seconds,

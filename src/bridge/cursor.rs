@@ -18,6 +18,7 @@
 //! - warnings: Cursor has no field for them; they go to stderr (the Hooks output panel)
 //!   and, with a deny, after the reason in `user_message`, which the user sees.
 
+use super::install::system::{SystemFile, SystemScope};
 use serde_json::{Map, Value, json};
 
 use super::agents::{Declaration, FailClosedSetting, Settings, Shape, SwitchOff};
@@ -49,6 +50,16 @@ pub(crate) static DECLARATION: Declaration = Declaration {
         project_file: Some(".cursor/hooks.json"),
         shape: Shape::FlatJson(handler),
         events: EVENTS,
+        // Cursor's enterprise hooks, from its documentation only (docs/system-scope.md).
+        system: SystemScope::Managed(SystemFile {
+            linux: "/etc/cursor/hooks.json",
+            macos: Some("/Library/Application Support/Cursor/hooks.json"),
+            windows: Some("C:\\ProgramData\\Cursor\\hooks.json"),
+            lock_down: &[],
+            moved_by: None,
+            weakened_by: &[],
+            user_switch_offs: &[],
+        }),
     },
     default_budget_ms: DEFAULT_BUDGET_MS,
     timeout_unit: TimeUnit::Seconds,

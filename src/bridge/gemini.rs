@@ -14,6 +14,7 @@
 //! A note on stderr with nothing on stdout (an unknown event) is shown by Gemini as a
 //! system message; that is what a note is for.
 
+use super::install::system::{LockDown, SystemFile, SystemScope};
 use serde_json::{Map, Value, json};
 
 use super::agents::{Declaration, FailClosedSetting, Settings, Shape, SwitchOff};
@@ -40,6 +41,24 @@ pub(crate) static DECLARATION: Declaration = Declaration {
         project_file: Some(".gemini/settings.json"),
         shape: Shape::NestedJson(handler),
         events: EVENTS,
+        // Gemini CLI 0.61.0's system settings override the user's and the project's, but
+        // `hooksConfig.disabled` lists are joined across files, and a variable moves the
+        // file (docs/system-scope.md).
+        system: SystemScope::Managed(SystemFile {
+            linux: "/etc/gemini-cli/settings.json",
+            macos: Some("/Library/Application Support/GeminiCli/settings.json"),
+            windows: Some("C:\\ProgramData\\gemini-cli\\settings.json"),
+            lock_down: &[LockDown {
+                path: &["hooksConfig", "enabled"],
+                value: true,
+            }],
+            moved_by: Some("GEMINI_CLI_SYSTEM_SETTINGS_PATH"),
+            weakened_by: &[
+                "\"hookhost\" in hooksConfig.disabled of the user's or the project's settings.json (Gemini CLI joins those lists, so the system file cannot take it back)",
+                "a folder Gemini CLI does not trust: it then runs no hooks, the system's included",
+            ],
+            user_switch_offs: &["\"hooksConfig\": {\"disabled\": [\"hookhost\"]}"],
+        }),
     },
     default_budget_ms: DEFAULT_BUDGET_MS,
     timeout_unit: TimeUnit::Milliseconds,

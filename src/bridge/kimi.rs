@@ -20,6 +20,7 @@
 //! - a timeout, a crash or another exit status lets the call through (fail open): the
 //!   bridge answers within its budget, below Kimi's 30 s default.
 
+use super::install::system::SystemScope;
 use serde_json::{Map, Value};
 
 use super::agents::{Declaration, FailClosedSetting, HookTableSchema, Settings, Shape, SwitchOff};
@@ -48,6 +49,9 @@ pub(crate) static DECLARATION: Declaration = Declaration {
         project_file: None,
         shape: Shape::FlatToml(handler),
         events: EVENTS,
+        system: SystemScope::None(
+            "Kimi Code 2.1.0 reads hooks only from the user's config.toml and has no administrator-managed settings (docs/system-scope.md)",
+        ),
     },
     default_budget_ms: DEFAULT_BUDGET_MS,
     timeout_unit: TimeUnit::Seconds,

@@ -21,6 +21,7 @@
 //! - a timeout, a crash or another exit status lets the call through (fail open), with
 //!   stderr shown to the user as a warning.
 
+use super::install::system::SystemScope;
 use serde_json::{Map, Value};
 
 use super::agents::{Declaration, FailClosedSetting, Settings, Shape, SwitchOff};
@@ -53,6 +54,9 @@ pub(crate) static DECLARATION: Declaration = Declaration {
         project_file: Some(".kiro/agents/hookhost.json"),
         shape: Shape::AgentJson(handler, new_agent_file),
         events: EVENTS,
+        system: SystemScope::None(
+            "Kiro CLI reads hooks only from agent files in the user's and the project's .kiro/agents and has no administrator-managed settings (docs/system-scope.md)",
+        ),
     },
     default_budget_ms: DEFAULT_BUDGET_MS,
     timeout_unit: TimeUnit::Milliseconds,

@@ -20,6 +20,7 @@
 //! included; those come with an empty `prompt` and no `submitted_prompt` (docs/agents.md).
 //! Such a send is not a prompt and not a turn: no prompt hook runs, nothing is answered.
 
+use super::install::system::{LockDown, SystemFile, SystemScope};
 use serde_json::{Map, Value};
 
 use super::agents::{Declaration, FailClosedSetting, Settings, Shape, SwitchOff};
@@ -51,6 +52,20 @@ pub(crate) static DECLARATION: Declaration = Declaration {
         project_file: Some(".qwen/settings.json"),
         shape: Shape::NestedJson(handler),
         events: EVENTS,
+        // Qwen Code 0.24.4 keeps Gemini CLI's system settings, in its own folder, moved by
+        // its own variable (docs/system-scope.md).
+        system: SystemScope::Managed(SystemFile {
+            linux: "/etc/qwen-code/settings.json",
+            macos: Some("/Library/Application Support/QwenCode/settings.json"),
+            windows: Some("C:\\ProgramData\\qwen-code\\settings.json"),
+            lock_down: &[LockDown {
+                path: &["disableAllHooks"],
+                value: false,
+            }],
+            moved_by: Some("QWEN_CODE_SYSTEM_SETTINGS_PATH"),
+            weakened_by: &[],
+            user_switch_offs: &[],
+        }),
     },
     default_budget_ms: DEFAULT_BUDGET_MS,
     timeout_unit: TimeUnit::Milliseconds,

@@ -33,6 +33,7 @@ pub fn command(global: &GlobalOptions, json: bool) -> Exit {
         config: global.config.clone(),
         writable: global.writable.clone(),
         private_tmp: global.private_tmp.clone(),
+        system_root: None,
     };
     let report =
         hookhost::doctor::examine_with(&Environment::of_process(), &project, &hookhost, &given);

@@ -35,10 +35,16 @@ pub fn command(
 ) -> Exit {
     match request(global, action, agent, scope, budget_ms) {
         Ok(mut request) => {
+            if request.scope == Scope::System
+                && let Err(refusal) = system_preconditions(&request, dry_run)
+            {
+                say(&format!("hookhost: {refusal}"));
+                return Exit::CouldNotRun;
+            }
             let declared = request.agent.declaration();
             let version_note = match declared.fail_closed {
                 FailClosedSetting::WhenAsked { since, .. } if action == Action::Install => {
-                    let (supports, note) = fail_closed_supported(declared, since);
+                    let (supports, note) = fail_closed_supported(declared, since, request.scope);
                     request.options.claude_on_failure_block = supports;
                     Some(note)
                 }
@@ -102,14 +108,40 @@ fn request(
     })
 }
 
+/// What a system-scope install or uninstall needs before anything is read: the agent has
+/// a system scope here (so that its refusal comes first, whoever runs it), and, unless it
+/// is a dry run (which writes nothing), the caller is the administrator, since the file
+/// must stay the administrator's.
+fn system_preconditions(request: &Request, dry_run: bool) -> Result<(), String> {
+    install::settings_file(request.agent, request.scope, &request.places)
+        .map_err(|e| e.to_string())?;
+    if !dry_run {
+        install::system::require_administrator().map_err(|e| e.to_string())?;
+    }
+    // The bridge's system mode refuses a binary that anyone but the administrator can
+    // write; install refuses to register one, with the same check.
+    hookhost::guard::check_admin_only_as(hookhost::guard::Who::Binary, &request.hookhost)
+        .map_err(|refusal| refusal.to_string())?;
+    Ok(())
+}
+
 /// How long `AGENT --version` may take before hookhost stops waiting for it.
 const VERSION_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// Whether the agent on `PATH` takes its fail-closed setting (Claude Code's `onFailure:
 /// "block"`, from `since` on), and the line that says what was found and what it means.
-fn fail_closed_supported(agent: &Declaration, since: (u64, u64, u64)) -> (bool, String) {
+fn fail_closed_supported(
+    agent: &Declaration,
+    since: (u64, u64, u64),
+    scope: Scope,
+) -> (bool, String) {
     let name = agent.display_name;
-    let (program, flag) = (agent.program, agent.flag);
+    let program = agent.program;
+    // The command to run again names the scope, unless it is the default.
+    let flag = match scope {
+        Scope::User => agent.flag.to_string(),
+        scope => format!("{} --scope {scope}", agent.flag),
+    };
     let (key, value) = match agent.fail_closed {
         FailClosedSetting::WhenAsked { setting, .. } | FailClosedSetting::Always(setting) => {
             (setting.key(), setting.value().to_string())
@@ -237,7 +269,7 @@ fn run(
     match result {
         Ok(_) => {
             if request.action == Action::Install && !dry_run {
-                warm_up(global);
+                warm_up(global, request.scope);
             }
             Exit::Success
         }
@@ -256,9 +288,18 @@ fn run(
 /// call is denied (docs/threats.md#n6). A config that does not start is said now too: the
 /// bridge would deny every call until it does. The project is an empty folder of its own:
 /// compiling depends on no project, and the guard's project rule is the agent's call's.
-fn warm_up(global: &GlobalOptions) {
+///
+/// At system scope it is the administrator's session (`check --system`'s): the system
+/// config, an environment with nothing that steers it, and the system cache filled.
+fn warm_up(global: &GlobalOptions, scope: Scope) {
     let mut options = global.session_options(Mode::OneShot);
     options.log = None;
+    if scope == Scope::System {
+        let (env, _) = hookhost::system::environment(&Environment::of_process());
+        options.config = Some(hookhost::system::CONFIG.into());
+        options.scope = hookhost::session::Scope::System { fill_cache: true };
+        options.env = Some(env.vars().to_vec());
+    }
     // A folder of our own (created, so never one someone else planted), removed after.
     let project = std::env::temp_dir().join(format!("hookhost-install-{}", std::process::id()));
     if let Err(e) = std::fs::create_dir(&project) {
@@ -286,8 +327,12 @@ fn warm_up(global: &GlobalOptions) {
             }
         }
         Err(e) => say(&format!(
-            "hookhost: warning: hookhost's config does not start as it is, so the bridge will deny every call of this agent until it does: {}. Fix it, then run `hookhost check`.",
-            e.to_string().trim_end_matches('.')
+            "hookhost: warning: hookhost's config does not start as it is, so the bridge will deny every call of this agent until it does: {}. Fix it, then run `{}`.",
+            e.to_string().trim_end_matches('.'),
+            match scope {
+                Scope::System => "sudo hookhost check --system",
+                _ => "hookhost check",
+            }
         )),
     }
     let _ = std::fs::remove_dir(&project);
@@ -303,6 +348,12 @@ fn pin_change(
     config: Option<&std::path::Path>,
     dry_run: bool,
 ) -> Result<Vec<String>, pin::PinError> {
+    // A system registration is in a file only the administrator writes; a pin in the
+    // administrator's own state would guard nothing the user can change
+    // (docs/system-scope.md).
+    if request.scope == Scope::System {
+        return Ok(Vec::new());
+    }
     let env = Environment::of_process();
     let path = match pin::pins_path(&env) {
         Ok(path) => path,

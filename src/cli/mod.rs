@@ -191,8 +191,9 @@ enum Command {
         /// The agent.
         #[arg(value_name = "AGENT", value_parser = AGENT_NAMES)]
         agent: String,
-        /// The user's settings (in the home folder) or the project's.
-        #[arg(long, value_name = "SCOPE", value_parser = ["user", "project"], default_value = "user")]
+        /// The user's settings (in the home folder), the project's, or the agent's
+        /// administrator-managed settings (`system`: run as root).
+        #[arg(long, value_name = "SCOPE", value_parser = ["user", "project", "system"], default_value = "user")]
         scope: String,
         /// Print the change; write nothing.
         #[arg(long)]
@@ -215,8 +216,9 @@ enum Command {
         /// The agent.
         #[arg(value_name = "AGENT", value_parser = AGENT_NAMES)]
         agent: String,
-        /// The user's settings (in the home folder) or the project's.
-        #[arg(long, value_name = "SCOPE", value_parser = ["user", "project"], default_value = "user")]
+        /// The user's settings (in the home folder), the project's, or the agent's
+        /// administrator-managed settings (`system`: run as root).
+        #[arg(long, value_name = "SCOPE", value_parser = ["user", "project", "system"], default_value = "user")]
         scope: String,
         /// Print the change; write nothing.
         #[arg(long)]

@@ -68,6 +68,7 @@ pub(super) fn agent_report(
         when_hookhost_cannot_answer: agent.when_hookhost_cannot_answer(&options).to_string(),
         own_files: Vec::new(),
         switch_offs: Vec::new(),
+        system: SystemReport::default(),
     }
 }
 
@@ -196,7 +197,9 @@ pub(super) fn codex_review(
     hookhost: &Path,
 ) -> RegistrationReport {
     use install::codex_trust as codex;
-    if report.state == RegistrationState::NotInstalled {
+    // A managed hook is the administrator's: Codex runs it without its users' review
+    // (docs/system-scope.md).
+    if report.state == RegistrationState::NotInstalled || report.scope == Scope::System {
         return report;
     }
     let Ok(Some(text)) = install::read_existing(&report.file) else {
@@ -206,7 +209,7 @@ pub(super) fn codex_review(
         return report;
     };
     let (key_files, state) = match report.scope {
-        Scope::User => (vec![user], Some(text.clone())),
+        Scope::User | Scope::System => (vec![user], Some(text.clone())),
         Scope::Project => {
             let user_file = AgentKind::Codex
                 .declaration()
@@ -228,7 +231,7 @@ pub(super) fn codex_review(
     }
     // The hash is Codex 0.171.0's: a later Codex may compute another, and keep its own.
     let fix = match report.scope {
-        Scope::User => {
+        Scope::User | Scope::System => {
             "run `hookhost install codex`, which trusts hookhost's own hook and switches it back on (if Codex still lists it as not trusted or \"Modified\", trust it there: run `codex`, type /hooks, press t)"
         }
         Scope::Project => {

@@ -24,10 +24,12 @@
 
 mod agents;
 mod report;
+mod system;
 #[cfg(test)]
 mod tests;
 
 use agents::{agent_report, own_files_check, switch_offs_check};
+pub use system::SystemReport;
 
 use std::path::{Path, PathBuf};
 
@@ -112,6 +114,9 @@ pub struct AgentReport {
     /// For an agent hookhost is registered with: the project's settings files that switch
     /// its hooks off, one message each ([`pin::project_switch_offs`]).
     pub switch_offs: Vec<String>,
+    /// Its administrator-managed settings: hookhost's registration there, and what
+    /// weakens it (docs/system-scope.md).
+    pub system: SystemReport,
 }
 
 /// One of hookhost's own files, as a pin holds it.
@@ -132,6 +137,9 @@ pub struct OwnFile {
 pub struct Given {
     /// `--config`: the config file named (it must exist), else the default one.
     pub config: Option<PathBuf>,
+    /// A folder standing for the file system's root, where the agents'
+    /// administrator-managed files are looked for (tests); `None`: `/`.
+    pub system_root: Option<PathBuf>,
     /// `--writable` folders.
     pub writable: Vec<PathBuf>,
     /// `--private-tmp`.
@@ -225,7 +233,10 @@ pub fn examine(env: &Environment, project: &Path, hookhost: &Path) -> Report {
 /// [`examine`], with what the command line gave (`--config`, `--writable`, …).
 pub fn examine_with(env: &Environment, project: &Path, hookhost: &Path, given: &Given) -> Report {
     let home = env.home().unwrap_or_default();
-    let places = Places::from_environment(&home, project, |name| env.get(name).map(Into::into));
+    let mut places = Places::from_environment(&home, project, |name| env.get(name).map(Into::into));
+    if let Some(root) = &given.system_root {
+        places = places.with_system_root(root);
+    }
     let (pins, pins_problem) = match pin::pins_path(env).and_then(|path| pin::load(&path)) {
         Ok(pins) => (pins, None),
         Err(pin::PinError::NoStateFolder) => (Vec::new(), None),
@@ -240,6 +251,10 @@ pub fn examine_with(env: &Environment, project: &Path, hookhost: &Path, given: &
     for report in &mut agents {
         report.own_files = own_files_check(env, report.agent, &pins, &config_file, &mut digests);
         report.switch_offs = switch_offs_check(report, project);
+        report.system = system::system_check(env, report.agent, &places, hookhost);
+        if report.system.registered {
+            report.install = None;
+        }
     }
     let (config, loaded) = config_check(env, given);
     let hook_files = loaded

@@ -17,7 +17,7 @@ impl Report {
         let own_files_ok = self
             .agents
             .iter()
-            .all(|a| a.own_files.iter().all(|f| f.ok) && a.switch_offs.is_empty());
+            .all(|a| a.own_files.iter().all(|f| f.ok) && a.switch_offs.is_empty() && a.system.ok());
         registrations_ok
             && own_files_ok
             && self.missing().is_empty()
@@ -34,9 +34,10 @@ impl Report {
     pub fn missing(&self) -> Vec<Missing> {
         let mut missing = Vec::new();
         let registered = self.agents.iter().any(|a| {
-            a.registrations
-                .iter()
-                .any(|r| r.state != RegistrationState::NotInstalled)
+            a.system.registered
+                || a.registrations
+                    .iter()
+                    .any(|r| r.state != RegistrationState::NotInstalled)
         });
         if !registered {
             let fixes: Vec<String> = self
@@ -104,6 +105,7 @@ impl Report {
                     r.detail
                 ));
             }
+            lines.extend(system_lines(agent));
             for own in &agent.own_files {
                 lines.push(format!(
                     "  {} {} {}: {}",
@@ -218,6 +220,15 @@ impl Report {
                         "detail": f.detail,
                     })).collect::<Vec<_>>(),
                     "switch_offs": a.switch_offs,
+                    "in_force": a.system.in_force(&a.registrations),
+                    "system": {
+                        "file": a.system.file,
+                        "none_because": a.system.none_because,
+                        "registered": a.system.registered,
+                        "as_installed": a.system.as_installed,
+                        "weakened": a.system.weakened,
+                        "could_weaken": a.system.could_weaken,
+                    },
                 })
             })
             .collect();
@@ -253,6 +264,47 @@ impl Report {
             },
         })
     }
+}
+
+/// The system scope's lines for one agent: its file and registration, which scope is in
+/// force, what weakens it; nothing for an agent not found here and not registered there.
+fn system_lines(agent: &AgentReport) -> Vec<String> {
+    let system = &agent.system;
+    let flag = agent.agent.flag_name();
+    let mut lines = Vec::new();
+    match (&system.file, system.none_because) {
+        (Some(file), _) if system.registered => {
+            let in_force = system.in_force(&agent.registrations);
+            let detail = if system.as_installed {
+                format!("hookhost is registered (in force: {in_force})")
+            } else {
+                format!(
+                    "hookhost is registered, but not as `hookhost install {flag} --scope system` writes it: run that as root"
+                )
+            };
+            lines.push(format!(
+                "  {} system scope, {}: {detail}",
+                mark(system.ok()),
+                file.display()
+            ));
+            lines.extend(system.weakened.iter().map(|w| format!("  ✗ {w}")));
+            lines.extend(
+                system
+                    .could_weaken
+                    .iter()
+                    .map(|w| format!("  ! a user could weaken it: {w}")),
+            );
+        }
+        (Some(file), _) if agent.found.is_some() => lines.push(format!(
+            "  - system scope, {}: not registered (`hookhost install {flag} --scope system`, as root)",
+            file.display()
+        )),
+        (None, Some(reason)) if agent.found.is_some() => {
+            lines.push(format!("  - system scope: none: {reason}"))
+        }
+        _ => {}
+    }
+    lines
 }
 
 /// One line per agent naming the tools it offers that have no hookhost name: a hook

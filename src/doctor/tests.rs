@@ -20,6 +20,7 @@ fn report(found: bool, installed: bool, config: ConfigState) -> Report {
         install: (found && !installed).then(|| "hookhost install codex".to_string()),
         own_files: Vec::new(),
         switch_offs: Vec::new(),
+        system: SystemReport::default(),
     };
     let ok = Check {
         ok: true,

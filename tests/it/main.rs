@@ -39,6 +39,8 @@ mod serve;
 mod shipped_policies;
 mod switch_offs;
 mod system;
+mod system_scope;
+mod system_scope_agents;
 mod unknown_tools;
 mod wasm;
 mod wasm_cache;

@@ -17,6 +17,7 @@ pub(super) fn edit(edit: &Edit, handler: FlatTomlHandler) -> Result<Edited, Inst
         registration,
         action,
         ours,
+        lock_down,
     } = *edit;
     let mut doc = parse(path, existing.unwrap_or(""))?;
     let original = doc.to_string();
@@ -44,6 +45,7 @@ pub(super) fn edit(edit: &Edit, handler: FlatTomlHandler) -> Result<Edited, Inst
     if action == Action::Uninstall && now_empty {
         root.remove("hooks");
     }
+    super::system::lock_down_toml(doc.as_table_mut(), lock_down, action);
     let text = doc.to_string();
     let changed = text != original;
     let text = match action {

@@ -46,6 +46,7 @@ pub(super) fn edit(edit: &Edit, handler: JsonHandler) -> Result<Edited, InstallE
         registration,
         action,
         ours,
+        lock_down,
     } = *edit;
     let style = Style::of(existing);
     let mut root = parse(path, existing)?;
@@ -85,6 +86,7 @@ pub(super) fn edit(edit: &Edit, handler: JsonHandler) -> Result<Edited, InstallE
     if desired.is_some() {
         switch_back_on(registration.agent.declaration().switch_off, &mut root);
     }
+    super::system::lock_down_json(&mut root, lock_down, action);
     if matches!(settings.shape, Shape::FlatJson(_))
         && desired.is_some()
         && !root.contains_key("version")

@@ -28,8 +28,10 @@
 
 pub mod codex_trust;
 pub mod pin;
+pub mod system;
 
 mod diff;
+mod error;
 mod file;
 mod flat_toml;
 mod groups;
@@ -41,6 +43,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
+pub use error::InstallError;
 pub use file::{Applied, apply, read_existing};
 
 /// How far above the bridge's budget the agent's timeout is set: the time the bridge needs,
@@ -89,7 +92,8 @@ impl FromStr for AgentKind {
     }
 }
 
-/// Whose settings file: the user's (in the home folder) or the project's.
+/// Whose settings file: the user's (in the home folder), the project's, or the
+/// administrator's (docs/system-scope.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Scope {
     /// The agent's settings in the user's home (the default).
@@ -97,14 +101,18 @@ pub enum Scope {
     User,
     /// The project's settings (checked in, or local to the checkout).
     Project,
+    /// The agent's administrator-managed settings, which its users cannot write
+    /// ([`system::SystemScope`]); only an administrator installs there.
+    System,
 }
 
 impl Scope {
-    /// `user` or `project`.
+    /// `user`, `project` or `system`.
     pub fn name(self) -> &'static str {
         match self {
             Scope::User => "user",
             Scope::Project => "project",
+            Scope::System => "system",
         }
     }
 }
@@ -122,6 +130,7 @@ impl FromStr for Scope {
         match name {
             "user" => Ok(Scope::User),
             "project" => Ok(Scope::Project),
+            "system" => Ok(Scope::System),
             other => Err(InstallError::UnknownScope(other.to_string())),
         }
     }
@@ -146,6 +155,9 @@ pub struct Places {
     /// The agents' own folders moved by their variable (`$CODEX_HOME`, `$COPILOT_HOME`,
     /// `$KIMI_CODE_HOME`: [`crate::bridge::Settings::home_variable`]), by variable name.
     agent_homes: Vec<(&'static str, PathBuf)>,
+    /// A folder standing for the file system's root, under which the system-scope files
+    /// are found (tests); `None`: the real root.
+    system_root: Option<PathBuf>,
 }
 
 impl Places {
@@ -155,7 +167,21 @@ impl Places {
             home: home.into(),
             project: project.into(),
             agent_homes: Vec::new(),
+            system_root: None,
         }
+    }
+
+    /// These places with the system-scope files found under `root` instead of `/` (a
+    /// test's folder standing for the file system's root).
+    pub fn with_system_root(mut self, root: impl Into<PathBuf>) -> Self {
+        self.system_root = Some(root.into());
+        self
+    }
+
+    /// The system-scope file at `file` (an absolute path), under the root these places
+    /// stand for.
+    pub fn system_file(&self, file: &str) -> PathBuf {
+        system::under_root(self.system_root.as_deref(), file)
     }
 
     /// The places for `home` and `project`, with each agent's folder moved where `lookup`
@@ -203,6 +229,9 @@ pub struct Options {
     /// Code 2.1.295 and later), not in Claude Code's documentation up to 2.1.240, so it is
     /// unverified; a caller that has detected a Claude Code that supports it turns it on.
     pub claude_on_failure_block: bool,
+    /// Register the bridge's system mode (`--system`): set by [`plan`] for
+    /// [`Scope::System`], whatever the caller says.
+    pub system: bool,
 }
 
 /// One install or uninstall to plan.
@@ -300,6 +329,9 @@ impl Registration {
             "--agent".to_string(),
             agent.flag_name().to_string(),
         ];
+        if options.system {
+            args.push("--system".to_string());
+        }
         if options
             .budget_ms
             .is_some_and(|b| b != agent.default_budget_ms())
@@ -366,18 +398,31 @@ pub struct RegisteredEvent {
 }
 
 /// The settings file `install` edits for `agent` in `scope`; an error for a scope the
-/// agent does not have ([`Settings::project_file`]).
+/// agent does not have ([`Settings::project_file`], [`Settings::system`]).
 pub fn settings_file(
     agent: AgentKind,
     scope: Scope,
     places: &Places,
 ) -> Result<PathBuf, InstallError> {
-    agent
-        .declaration()
-        .settings
+    let settings = &agent.declaration().settings;
+    settings
         .file(scope, places)
-        .ok_or(InstallError::NoProjectScope(agent))
+        .ok_or(match (scope, settings.system) {
+            (Scope::System, system::SystemScope::None(reason)) => {
+                InstallError::NoSystemScope { agent, reason }
+            }
+            (Scope::System, system::SystemScope::Managed(_)) => InstallError::NoSystemScope {
+                agent,
+                reason: system::NOT_ON_THIS_OS,
+            },
+            _ => InstallError::NoProjectScope(agent),
+        })
 }
+
+/// What an administrator should know after a system-scope install.
+const SYSTEM_NOTE: &str = "The registration runs the bridge's system mode (--system), which \
+    reads the system config and hooks; `hookhost doctor`, run as a user, shows what that user \
+    could still write to weaken it (docs/system-scope.md).";
 
 /// What a change does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -482,7 +527,11 @@ impl Change {
         {
             notes.push(note);
         }
-        if let Some(note) = declared.install_note.and_then(|note| note(self)) {
+        if self.scope == Scope::System {
+            // The agent's own review of a new hook (Codex's) is for the hooks its users
+            // add; a managed hook is the administrator's (docs/system-scope.md).
+            notes.push(SYSTEM_NOTE);
+        } else if let Some(note) = declared.install_note.and_then(|note| note(self)) {
             notes.push(note);
         }
         notes
@@ -492,148 +541,6 @@ impl Change {
     pub fn diff(&self) -> String {
         diff::unified(&self.file, self.before.as_deref(), self.after.as_deref(), 3)
     }
-}
-
-/// Why an install or uninstall could not be planned or applied. Every one leaves the
-/// settings file untouched.
-#[derive(Debug, thiserror::Error)]
-pub enum InstallError {
-    /// An agent name the bridge does not know.
-    #[error(
-        "unknown agent {0:?}: hookhost can be installed for {agents}",
-        agents = AgentKind::flag_names_listed()
-    )]
-    UnknownAgent(String),
-    /// `--scope project` for an agent that reads no project settings for its hooks.
-    #[error("{0} has no project settings file for its hooks: install it with --scope user")]
-    NoProjectScope(AgentKind),
-    /// A scope other than `user` and `project`.
-    #[error("unknown scope {0:?}: the scope is user (the default) or project")]
-    UnknownScope(String),
-    /// The binary to register is a relative path, which the agent would resolve from its
-    /// own working folder.
-    #[error(
-        "{}: the hookhost binary to register must be an absolute path",
-        .0.display()
-    )]
-    BinaryNotAbsolute(PathBuf),
-    /// The binary's path cannot be written into a JSON or TOML string.
-    #[error("{}: the hookhost binary's path is not valid UTF-8", .0.display())]
-    BinaryNotUtf8(PathBuf),
-    /// After the edit, the settings file would still switch the agent's hooks off by
-    /// something `install` does not remove itself (another handler's table).
-    #[error(
-        "{}: it has {key}; {} would not call hookhost's hooks, so hookhost does not register (or pin) them there: fix or remove that entry, then run `hookhost install {}` again",
-        path.display(),
-        agent.display_name(),
-        agent.flag_name()
-    )]
-    StillSwitchedOff {
-        /// The settings file.
-        path: PathBuf,
-        /// The agent.
-        agent: AgentKind,
-        /// What switches its hooks off.
-        key: &'static str,
-    },
-    /// The settings file could not be read.
-    #[error("{}: cannot read it: {}", path.display(), crate::access::explain(path, source))]
-    Read {
-        /// The settings file.
-        path: PathBuf,
-        /// The I/O error.
-        source: std::io::Error,
-    },
-    /// The settings file is not UTF-8 text.
-    #[error("{}: is not UTF-8 text; hookhost leaves it untouched", path.display())]
-    NotText {
-        /// The settings file.
-        path: PathBuf,
-    },
-    /// The settings file does not parse.
-    #[error(
-        "{}: malformed {format} at line {line}, column {column}: {message}; hookhost leaves it untouched",
-        path.display()
-    )]
-    Malformed {
-        /// The settings file.
-        path: PathBuf,
-        /// `JSON` or `TOML`.
-        format: &'static str,
-        /// 1-based line.
-        line: usize,
-        /// 1-based column.
-        column: usize,
-        /// The parser's words.
-        message: String,
-    },
-    /// A JSON settings file holds comments, which rewriting it would drop.
-    #[error(
-        "{}: line {line} holds a comment, which hookhost would lose in rewriting this JSON file; \
-         it leaves the file untouched: remove the comments, or add the registration by hand \
-         (--dry-run shows it)",
-        path.display()
-    )]
-    Comments {
-        /// The settings file.
-        path: PathBuf,
-        /// 1-based line of the first comment.
-        line: usize,
-    },
-    /// A key hookhost must edit holds something other than what the agent expects there.
-    #[error(
-        "{}: {key} is not {expected}; hookhost leaves the file untouched",
-        path.display()
-    )]
-    Unexpected {
-        /// The settings file.
-        path: PathBuf,
-        /// The key, as a path (`hooks.PreToolUse[2].hooks`).
-        key: String,
-        /// What it should be (`an array`).
-        expected: &'static str,
-    },
-    /// The settings file could not be written (or its backup, its folder).
-    #[error("{}: cannot write it: {}", path.display(), crate::access::explain(path, source))]
-    Write {
-        /// The file or folder that could not be written.
-        path: PathBuf,
-        /// The I/O error.
-        source: std::io::Error,
-    },
-    /// A project-scope settings file, or a folder on the way to it, is a symbolic link.
-    #[error(
-        "{}: {} is a symbolic link, which hookhost does not follow for a project's settings (it could lead the write to the user's own settings); nothing is written: remove the link, or install with --scope user",
-        path.display(),
-        link.display()
-    )]
-    LinkInProject {
-        /// The settings file.
-        path: PathBuf,
-        /// The link found on the way.
-        link: PathBuf,
-    },
-    /// A project-scope settings file that is not in the project.
-    #[error(
-        "{}: is not inside the project {}; nothing is written",
-        path.display(),
-        project.display()
-    )]
-    OutsideProject {
-        /// The settings file.
-        path: PathBuf,
-        /// The project.
-        project: PathBuf,
-    },
-    /// The file changed between reading it and writing it.
-    #[error(
-        "{}: changed while hookhost was editing it; nothing is written: run the command again",
-        path.display()
-    )]
-    ChangedMeanwhile {
-        /// The settings file.
-        path: PathBuf,
-    },
 }
 
 /// Plans `request` against the settings file's current text (`None`: the file does not
@@ -654,7 +561,21 @@ pub fn plan_file(
     if request.scope == Scope::Project && settings.project_file.is_none() {
         return Err(InstallError::NoProjectScope(request.agent));
     }
-    let registration = Registration::new(request.agent, &request.hookhost, &request.options)?;
+    let lock_down = match (request.scope, settings.system) {
+        (Scope::System, system::SystemScope::Managed(file)) => file.lock_down,
+        (Scope::System, system::SystemScope::None(reason)) => {
+            return Err(InstallError::NoSystemScope {
+                agent: request.agent,
+                reason,
+            });
+        }
+        _ => &[],
+    };
+    let options = Options {
+        system: request.scope == Scope::System,
+        ..request.options.clone()
+    };
+    let registration = Registration::new(request.agent, &request.hookhost, &options)?;
     let file = file.to_path_buf();
     let ours = Ours {
         binary: &request.hookhost,
@@ -666,6 +587,7 @@ pub fn plan_file(
         registration: &registration,
         action: request.action,
         ours: &ours,
+        lock_down,
     };
     let edited = match settings.shape {
         Shape::NestedJson(handler) | Shape::FlatJson(handler) | Shape::AgentJson(handler, _) => {
@@ -744,6 +666,8 @@ struct Edit<'a> {
     action: Action,
     /// How hookhost's own handlers are recognised.
     ours: &'a Ours<'a>,
+    /// The keys a system-scope registration sets beside it (none for the other scopes).
+    lock_down: &'a [system::LockDown],
 }
 
 /// The result of editing a file's text.

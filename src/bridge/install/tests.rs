@@ -1212,6 +1212,7 @@ mod codex_trust {
             registration: &registration,
             action,
             ours: &ours,
+            lock_down: &[],
         };
         let edit = toml::edit_with(&edit, handler, Some(path));
         edit.unwrap_or_else(|e| panic!("edit failed: {e}"))

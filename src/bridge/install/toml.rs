@@ -51,6 +51,7 @@ pub(super) fn edit_with(
         registration,
         action,
         ours,
+        lock_down,
     } = *edit;
     let mut doc = parse(path, existing.unwrap_or(""))?;
     let original = doc.to_string();
@@ -98,6 +99,7 @@ pub(super) fn edit_with(
     if desired.is_some() {
         switch_back_on(doc.as_table_mut(), trust_file.unwrap_or(path));
     }
+    super::system::lock_down_toml(doc.as_table_mut(), lock_down, action);
     let text = doc.to_string();
     let changed = text != original;
     let text = if desired.is_none() && found && text.trim().is_empty() {

@@ -14,6 +14,12 @@ pub(crate) fn effective_uid() -> u32 {
     unsafe { libc::geteuid() }
 }
 
+/// Whether the caller is the administrator (root): who may write the agents'
+/// administrator-managed settings (`install --scope system`).
+pub(crate) fn is_administrator() -> bool {
+    effective_uid() == 0
+}
+
 /// The uid that owns the file.
 pub(crate) fn owner_of(meta: &Metadata) -> u32 {
     meta.uid()

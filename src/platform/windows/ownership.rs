@@ -18,6 +18,13 @@ pub(crate) fn effective_uid() -> u32 {
     0
 }
 
+/// Whether the caller may write the agents' administrator-managed settings: not asked here
+/// (Windows has no uid 0); the folders under `Program Files` and `ProgramData` refuse a
+/// write by anyone but an administrator, and that refusal is what the user is shown.
+pub(crate) fn is_administrator() -> bool {
+    true
+}
+
 /// Every file counts as the caller's.
 pub(crate) fn owner_of(_meta: &Metadata) -> u32 {
     0

@@ -266,6 +266,7 @@ impl Pin {
         Options {
             budget_ms: self.budget_ms,
             claude_on_failure_block: self.claude_on_failure_block,
+            ..Options::default()
         }
     }
 
