@@ -212,12 +212,9 @@ fn the_binary_in_a_folder_nobody_can_write_is_refused() {
         return;
     };
     // Root's folder, but anyone may write it (no sticky bit): nobody could swap the binary.
-    let bin = root.dir.path().join("bin");
-    std::fs::create_dir(&bin).unwrap();
+    let copy = root.hookhost();
+    let bin = copy.parent().unwrap().to_path_buf();
     chmod(&bin, 0o777);
-    let copy = bin.join("hookhost");
-    std::fs::copy(env!("CARGO_BIN_EXE_hookhost"), &copy).unwrap();
-    chmod(&copy, 0o755);
     let mut cmd = root.as_nobody(&copy);
     cmd.args(["bridge", "--agent", "claude-code", "--system"]);
     let out = run_with_stdin(&mut cmd, payload(&root, "ls").to_string().as_bytes());

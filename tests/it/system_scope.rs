@@ -3,30 +3,18 @@
 //! (docs/system-scope.md). Without root these tests are SKIPPED; under CI
 //! (`HOOKHOST_REQUIRE_ROOT`) that is a failure.
 
-use std::path::Path;
-use std::process::Command;
+use crate::support::SystemRoot;
 
-use crate::support::root_or_skip;
-
-/// Runs `script` (sh) as root in a private mount namespace where `/etc` is a copy of the
-/// machine's in `root`, with `$BIN` the hookhost binary and `$ROOT` the folder. Returns
-/// its stdout and stderr, with the exit status of each step in its own lines.
-fn in_private_etc(root: &Path, script: &str) -> String {
-    let copy = Command::new("cp")
-        .args(["-a", "/etc"])
-        .arg(root.join("etc"))
-        .status();
-    assert!(
-        root.join("etc/passwd").exists(),
-        "the copy of /etc failed: {copy:?}"
-    );
-    let setup = "mount --bind \"$ROOT/etc\" /etc || exit 99\n";
-    let output = Command::new("unshare")
-        .args(["--mount", "--propagation", "private", "sh", "-c"])
-        .arg(format!("{setup}{script}"))
-        .env("BIN", env!("CARGO_BIN_EXE_hookhost"))
-        .env("ROOT", root)
-        .env("HOME", root.join("home"))
+/// Runs `script` (sh) as root in `root`'s private mount namespace (a copy of `/etc`), with
+/// `$BIN` the hookhost binary and `$ROOT` a folder `nobody` can reach. Returns its stdout
+/// and stderr, with the exit status of each step in its own lines.
+fn in_private_etc(root: &SystemRoot, script: &str) -> String {
+    let output = root
+        .command("sh")
+        .args(["-c", script])
+        .env("BIN", root.hookhost())
+        .env("ROOT", root.dir.path())
+        .env("HOME", &root.home)
         .output()
         .unwrap_or_else(|e| panic!("unshare: {e}"));
     let text = format!(
@@ -41,16 +29,12 @@ fn in_private_etc(root: &Path, script: &str) -> String {
 #[test]
 fn a_system_install_writes_the_managed_file_root_owned_0644_and_uninstall_removes_only_ours() {
     let test = "a_system_install_writes_the_managed_file_root_owned_0644";
-    if !root_or_skip(
-        test,
-        "the system scope is written as root, in a mount namespace",
-    ) {
+    let Some(root) = SystemRoot::new(test) else {
         return;
-    }
-    let root = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    };
     let admins = r#"{"permissions":{"deny":["Bash(curl:*)"]}}"#;
     let out = in_private_etc(
-        root.path(),
+        &root,
         &format!(
             r#"
 F=/etc/claude-code/managed-settings.json

@@ -19,14 +19,19 @@ use std::process::Command;
 use tempfile::TempDir;
 
 use super::prerequisite::{Prerequisite, root_or_skip, skip_or_fail};
-use super::test_root;
 
 /// The unprivileged user's uid and gid.
 pub const NOBODY: u32 = 65534;
 
-/// The shell line that mounts the copies and runs the rest of its arguments.
-const MOUNT_AND_RUN: &str =
-    r#"mount --bind "$1" /etc && mount --bind "$2" /var/cache && shift 2 && exec "$@""#;
+/// The shell line that mounts the copies and runs the rest of its arguments: `/etc` and
+/// `/var/cache` (`$1`, `$2`), the binary under test on `$4` (from `$3`), and the real
+/// agents' folder on `$6` (from `$5`, when there is one).
+const MOUNT_AND_RUN: &str = r#"mount --bind "$1" /etc && mount --bind "$2" /var/cache && mount --bind "$3" "$4" && { [ ! -d "$5" ] || mount --bind "$5" "$6"; } && shift 6 && exec "$@""#;
+
+/// The real agents' folder (`scripts/agents.sh`).
+fn agents_outside() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("target/agents")
+}
 
 /// The test's `/etc` and `/var/cache`, and a home for `nobody`.
 pub struct SystemRoot {
@@ -49,11 +54,21 @@ impl SystemRoot {
         if !root_or_skip(test, "the system scope's files must be root's") {
             return None;
         }
+        // Under /var/tmp, not the checkout: `nobody` must reach it, and a checkout may lie
+        // in a folder only root can enter (CI's clone does). The binary under test and the
+        // agents are bind-mounted into it inside the namespace, not copied (the debug
+        // binary is hundreds of MB).
         let dir = tempfile::Builder::new()
-            .prefix("system-root-")
-            .tempdir_in(test_root())
-            .expect("temp dir");
+            .prefix("hookhost-system-root-")
+            .tempdir_in("/var/tmp")
+            .expect("temp dir under /var/tmp");
         chmod(dir.path(), 0o755);
+        for folder in ["bin", "agents"] {
+            fs::create_dir(dir.path().join(folder)).expect("a mount point");
+            chmod(&dir.path().join(folder), 0o755);
+        }
+        fs::write(dir.path().join("bin/hookhost"), "").expect("the binary's mount point");
+        chmod(&dir.path().join("bin/hookhost"), 0o755);
         let (etc, cache, home) = (
             dir.path().join("etc"),
             dir.path().join("cache"),
@@ -118,8 +133,23 @@ impl SystemRoot {
         ])
         .arg(&self.etc)
         .arg(&self.cache)
+        .arg(env!("CARGO_BIN_EXE_hookhost"))
+        .arg(self.hookhost())
+        .arg(agents_outside())
+        .arg(self.agents())
         .arg(program);
         cmd
+    }
+
+    /// Where the binary under test is, inside the namespace: a folder of root's alone
+    /// that `nobody` can reach.
+    pub fn hookhost(&self) -> PathBuf {
+        self.dir.path().join("bin/hookhost")
+    }
+
+    /// Where the real agents' folder (`target/agents/`) is, inside the namespace.
+    pub fn agents(&self) -> PathBuf {
+        self.dir.path().join("agents")
     }
 
     /// `program` run inside the namespace as `nobody` (no groups), with only HOME (its
@@ -137,12 +167,12 @@ impl SystemRoot {
 
     /// The `hookhost` binary under test, run inside as `nobody`.
     pub fn hookhost_as_nobody(&self) -> Command {
-        self.as_nobody(env!("CARGO_BIN_EXE_hookhost"))
+        self.as_nobody(self.hookhost())
     }
 
     /// The `hookhost` binary under test, run inside as root (`check --system`).
     pub fn hookhost_as_root(&self) -> Command {
-        let mut cmd = self.command(env!("CARGO_BIN_EXE_hookhost"));
+        let mut cmd = self.command(self.hookhost());
         cmd.env_remove("XDG_CACHE_HOME").env_remove("HARNESS_HOME");
         cmd
     }
