@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs the real agent CLIs that tests/it/real_agents.rs drives (Claude Code and Codex
+# Installs the real agent CLIs that tests/it/real_agents/ drives (Claude Code and Codex
 # CLI, native binaries; Gemini CLI, run by the node on PATH; Copilot CLI, a Node single
 # executable from its optional package @github/copilot-linux-x64), at pinned versions,
 # from npm into target/agents/ (nothing outside target/). Idempotent: a package whose
@@ -9,7 +9,7 @@
 #
 # The tests find the binaries under target/agents/ themselves; with HOOKHOST_REQUIRE_AGENTS
 # set, a missing one fails its test instead of printing SKIPPED (tests/support/prerequisite.rs).
-# Keep the versions here and in tests/it/real_agents.rs (AGENTS) the same.
+# Keep the versions here and in tests/it/real_agents/ (AGENTS) the same.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 

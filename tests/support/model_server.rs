@@ -1,5 +1,5 @@
 //! A scripted model on 127.0.0.1, for driving the real agent CLIs offline
-//! (`tests/it/real_agents.rs`). Standard library only: a `TcpListener`, a thread per
+//! (`tests/it/real_agents/`). Standard library only: a `TcpListener`, a thread per
 //! connection, HTTP/1.1 with one request per connection (`Connection: close`), answers
 //! streamed as server-sent events with a `Content-Length`.
 //!
