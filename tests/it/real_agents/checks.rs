@@ -80,7 +80,7 @@ pub(super) fn no_force_push_blocks_a_force_push(test: &str, agent: &'static Agen
     let reason = "blocked by the user's hook \"no-force-push\": force-push is not allowed here \
                   (git push --force)";
     assert_eq!(
-        result,
+        agent.shown("Bash", &result),
         agent.denial("Bash", reason, command),
         "{}",
         w.seen(&outcome)
@@ -102,8 +102,8 @@ pub(super) fn protect_paths_blocks_a_write(
         return;
     };
     let path = match agent.kind {
-        Kind::ClaudeCode | Kind::Copilot => format!("@PROJECT@/{file}"),
-        Kind::Codex | Kind::Gemini => file.to_string(),
+        Kind::ClaudeCode | Kind::Copilot | Kind::Qwen => format!("@PROJECT@/{file}"),
+        Kind::Codex | Kind::Gemini | Kind::Kimi => file.to_string(),
     };
     let (result, outcome) = w.one_call(&format!("WRITE: {path} SECRET=1"));
     assert!(!w.project().join(file).exists(), "{}", w.seen(&outcome));
@@ -114,7 +114,7 @@ pub(super) fn protect_paths_blocks_a_write(
     // Claude Code's Write; Codex's apply_patch, the patch being what it calls the command.
     let patch = format!("*** Begin Patch\n*** Add File: {file}\n+SECRET=1\n*** End Patch\n");
     assert_eq!(
-        result,
+        agent.shown("Write", &result),
         agent.denial("Write", &reason, &patch),
         "{}",
         w.seen(&outcome)
@@ -160,6 +160,25 @@ pub(super) fn prompt_context_reaches_the_model(test: &str, agent: &'static Agent
             )),
             "{text:?}"
         );
+    } else if agent.kind == Kind::Qwen {
+        // A text part of the user's message, after the prompt's.
+        assert_eq!(role, "user");
+        assert!(
+            text.ends_with(&format!(
+                "CONTEXT-PLEASE: say hello\n<qwen:user-prompt-submit-context>\n{wrapped}\n\
+                 </qwen:user-prompt-submit-context>"
+            )),
+            "{text:?}"
+        );
+    } else if agent.kind == Kind::Kimi {
+        // hookhost prints the context as plain text; Kimi Code makes it a user message of
+        // its own.
+        assert_eq!(role, "user");
+        assert_eq!(
+            text.trim_end(),
+            format!("<hook_result hook_event=\"UserPromptSubmit\">\n{wrapped}\n</hook_result>"),
+            "{text:?}"
+        );
     } else {
         // Appended to the prompt in the user's message.
         assert_eq!(role, "user");
@@ -199,6 +218,25 @@ pub(super) fn a_blocked_prompt_sends_nothing(test: &str, agent: &'static Agent) 
         assert_eq!(outcome.stdout, "");
         return;
     }
+    if agent.kind == Kind::Kimi {
+        // `-p` exits 1 and shows the reason hookhost gave on stdout.
+        assert_eq!(outcome.code, 1, "{}", w.seen(&outcome));
+        assert_eq!(
+            outcome.stdout,
+            "• UserPromptSubmit hook blocked\n\n  ✗ prompt blocked by hook \"hush\": prompt \
+             refused by the hush hook\n\n",
+            "{}",
+            w.seen(&outcome)
+        );
+        assert!(
+            outcome
+                .stderr
+                .contains("error: failed to run prompt: Prompt hook blocked the request.\n"),
+            "{}",
+            outcome.stderr
+        );
+        return;
+    }
     assert_eq!(outcome.code, 0, "{}", w.seen(&outcome));
     if agent.kind == Kind::ClaudeCode {
         // `-p` reports no error, and its result names the hook and its reason.
@@ -223,6 +261,22 @@ pub(super) fn a_blocked_prompt_sends_nothing(test: &str, agent: &'static Agent) 
             outcome.stderr
         );
         assert_eq!(outcome.stdout, "", "{}", outcome.stderr);
+    } else if agent.kind == Kind::Qwen {
+        // Qwen Code 0.24.4 tells the user nothing: exit 0, an empty result, no reason.
+        eprintln!(
+            "QWEN-STDOUT {}\nQWEN-STDERR {}",
+            outcome.stdout, outcome.stderr
+        );
+        let messages: serde_json::Value = serde_json::from_str(&outcome.stdout).unwrap();
+        let last = messages
+            .as_array()
+            .and_then(|m| m.last())
+            .cloned()
+            .unwrap_or_default();
+        assert_eq!(last["type"], "result", "{last}");
+        assert_eq!(last["result"], "", "{last}");
+        assert!(!outcome.stdout.contains("hush hook"), "{}", outcome.stdout);
+        assert!(!outcome.stderr.contains("hush hook"), "{}", outcome.stderr);
     } else {
         // `codex exec` says the prompt was blocked, and never prints the reason.
         assert!(
@@ -257,7 +311,7 @@ pub(super) fn a_failing_hook_fails_closed(
     );
     let command = format!("echo {word} > {marker}");
     assert_eq!(
-        result,
+        agent.shown("Bash", &result),
         agent.denial("Bash", &reason, &command),
         "{}",
         w.seen(&outcome)

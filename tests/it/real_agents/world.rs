@@ -10,23 +10,29 @@ use crate::support::{ModelServer, Prerequisite, Scene, run, skip_or_fail, test_r
 
 /// The agent's binary under `target/agents/`, or `None` after [`skip_or_fail`].
 fn agent_or_skip(test: &str, agent: &Agent) -> Option<PathBuf> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("target/agents")
-        .join(agent.binary);
-    if path.is_file() {
-        return Some(path);
-    }
+    let path = agents_dir().join(agent.binary);
+    let node = agent.node.map(|node| agents_dir().join(node));
+    let missing = match &node {
+        _ if !path.is_file() => path.clone(),
+        Some(node) if !node.is_file() => node.clone(),
+        _ => return Some(path),
+    };
     skip_or_fail(
         test,
         Prerequisite::Agents,
         &format!(
-            "{} {} is not installed at {} (run scripts/agents.sh)",
+            "{} {} is not installed: no {} (run scripts/agents.sh)",
             agent.package,
             agent.version,
-            path.display()
+            missing.display()
         ),
     );
     None
+}
+
+/// `target/agents/`, where `scripts/agents.sh` installs the agents.
+pub(super) fn agents_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("target/agents")
 }
 
 /// A machine of the agent's own: HOME, the hookhost copy it calls, hookhost's config, a
@@ -156,6 +162,31 @@ impl World {
             let trusted = serde_json::json!({ self.project().to_str().unwrap(): "TRUST_FOLDER" });
             std::fs::write(gemini.join("trustedFolders.json"), trusted.to_string()).unwrap();
         }
+        if self.agent.kind == Kind::Qwen {
+            let qwen = self.home.join(".qwen");
+            std::fs::create_dir_all(&qwen).unwrap();
+            // Nothing that reaches out: usage statistics, telemetry, updates.
+            let settings = serde_json::json!({
+                "privacy": {"usageStatisticsEnabled": false},
+                "telemetry": {"enabled": false},
+                "general": {"enableAutoUpdate": false, "disableAutoUpdate": true,
+                    "disableUpdateNag": true},
+            });
+            std::fs::write(qwen.join("settings.json"), settings.to_string()).unwrap();
+        }
+        if self.agent.kind == Kind::Kimi {
+            let kimi = self.home.join(".kimi-code");
+            std::fs::create_dir_all(&kimi).unwrap();
+            // An OpenAI-compatible provider: the scripted model.
+            let config = format!(
+                "default_model = \"scripted\"\n\n\
+                 [providers.scripted]\ntype = \"openai\"\nbase_url = \"{url}/v1\"\napi_key = \"scripted\"\n\n\
+                 [models.scripted]\nprovider = \"scripted\"\nmodel = \"gpt-4.1\"\n\
+                 max_context_size = 128000\ncapabilities = [\"tool_use\"]\n",
+                url = self.model.url(),
+            );
+            std::fs::write(kimi.join("config.toml"), config).unwrap();
+        }
         if self.agent.kind == Kind::Codex {
             let codex = self.home.join(".codex");
             std::fs::create_dir_all(&codex).unwrap();
@@ -178,11 +209,20 @@ impl World {
     /// The environment every program of this world runs with, and nothing else.
     pub(super) fn env<'c>(&self, cmd: &'c mut Command) -> &'c mut Command {
         let agent_dir = self.binary.parent().unwrap();
+        // The agent's own node first, so that a node it starts is the one it runs on.
+        let node_dir = self
+            .agent
+            .node
+            .map(|node| format!("{}:", agents_dir().join(node).parent().unwrap().display()))
+            .unwrap_or_default();
         cmd.env_clear()
             .env("HOME", &self.home)
             .env(
                 "PATH",
-                format!("{}:/usr/local/bin:/usr/bin:/bin", agent_dir.display()),
+                format!(
+                    "{node_dir}{}:/usr/local/bin:/usr/bin:/bin",
+                    agent_dir.display()
+                ),
             )
             .env("SHELL", "/bin/bash")
             .env("LANG", "C.UTF-8")
@@ -197,7 +237,14 @@ impl World {
     /// Runs the agent on `prompt` to its end, stdin from /dev/null.
     pub(super) fn run(&self, prompt: &str) -> Outcome {
         let prompt = &prompt.replace("@PROJECT@", self.project().to_str().unwrap());
-        let mut cmd = Command::new(&self.binary);
+        let mut cmd = match self.agent.node {
+            Some(node) => {
+                let mut cmd = Command::new(agents_dir().join(node));
+                cmd.arg(&self.binary);
+                cmd
+            }
+            None => Command::new(&self.binary),
+        };
         self.env(&mut cmd);
         if self.agent.kind == Kind::Gemini {
             cmd.args(["-p", prompt, "--yolo"])
@@ -226,6 +273,18 @@ impl World {
                 .env("COPILOT_OFFLINE", "true")
                 .env("COPILOT_AUTO_UPDATE", "false")
                 .env("COPILOT_PKG_CACHE_HOME", test_root().join("cache/copilot"));
+        } else if self.agent.kind == Kind::Qwen {
+            // The OpenAI-compatible provider, from the environment; no telemetry.
+            cmd.args(["-p", prompt, "--output-format", "json", "--yolo"])
+                .env("OPENAI_BASE_URL", format!("{}/v1", self.model.url()))
+                .env("OPENAI_API_KEY", "scripted")
+                .env("OPENAI_MODEL", "gpt-4.1")
+                .env("QWEN_TELEMETRY_ENABLED", "false")
+                .env("QWEN_CODE_SUPPRESS_YOLO_WARNING", "1");
+        } else if self.agent.kind == Kind::Kimi {
+            // `-p` runs in its auto permission mode; the provider is in its config.
+            cmd.args(["-p", prompt])
+                .env("KIMI_CODE_NO_AUTO_UPDATE", "1");
         } else {
             // No shared background server: nothing outlives the run.
             cmd.args(["--no-daemon", "exec", "--skip-git-repo-check", prompt])
