@@ -40,6 +40,9 @@ pub mod qwen;
 pub mod tools;
 pub mod touched;
 
+#[cfg(test)]
+mod captured;
+
 use serde_json::{Map, Value};
 
 use crate::dispatch::{self, Verdict};

@@ -21,6 +21,7 @@
 
 use std::time::Duration;
 
+mod capture;
 mod checks;
 mod world;
 
