@@ -64,21 +64,41 @@ fn qwen_does_not_run_a_call_when_a_hook_crashes() {
 }
 
 /// Qwen Code 0.24.4 fires its prompt event again when it sends a tool result on, with an
-/// empty `prompt` (docs/agents.md): that is not a prompt, so the prompt hooks' context
-/// reaches the model once, not once per send.
+/// empty `prompt` (docs/agents.md): that is not a prompt, so a prompt hook's context
+/// reaches the model once, not once per send. The hook here speaks on every prompt, so a
+/// send taken for a prompt would add its context a second time.
 #[test]
 fn qwen_adds_a_prompt_hooks_context_once_even_after_a_tool_result() {
     let test = "qwen_adds_a_prompt_hooks_context_once_even_after_a_tool_result";
     let Some(w) = World::new(test, &QWEN) else {
         return;
     };
-    let (result, outcome) = w.one_call("CONTEXT-PLEASE\nRUN: echo context-run");
+    let hook = w.scene.script(
+        "every-prompt.sh",
+        "cat > /dev/null\necho 'EVERY-PROMPT-7d2: said for every prompt'",
+    );
+    let config = w.home.join(".config/harness/config.toml");
+    let mut text = std::fs::read_to_string(&config).unwrap();
+    text.push_str(&format!(
+        "\n[[hooks]]\nname = \"every-prompt\"\nevent = \"UserPromptSubmit\"\n\
+         command = [\"/bin/bash\", \"{}\"]\n",
+        hook.display()
+    ));
+    std::fs::write(&config, text).unwrap();
+    // install pins hookhost's config: a second install takes the new hook in.
+    let (code, stdout, stderr) = crate::support::run(
+        w.env(&mut std::process::Command::new(&w.hookhost))
+            .args(["install", "qwen-code"]),
+    );
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let (result, outcome) = w.one_call("RUN: echo context-run");
     assert!(result.contains("context-run"), "{}", w.seen(&outcome));
     let turns = w.model.turns();
+    // The prompt's request and the one that hands the model the tool's result.
     assert_eq!(turns.len(), 2, "{}", w.seen(&outcome));
     for turn in &turns {
         assert_eq!(
-            turn.raw.matches("CTX-TOKEN-93c1").count(),
+            turn.raw.matches("EVERY-PROMPT-7d2").count(),
             1,
             "{}",
             turn.raw
