@@ -31,7 +31,7 @@ fn called(prompt: &str) -> &str {
     prompt
         .lines()
         .filter_map(|l| l.trim().strip_prefix("CALL: "))
-        .last()
+        .next_back()
         .and_then(|l| l.split(' ').next())
         .unwrap_or_default()
 }
