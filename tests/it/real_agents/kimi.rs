@@ -64,3 +64,33 @@ fn kimi_does_not_run_a_call_when_a_hook_crashes() {
         "was killed by a signal",
     );
 }
+
+/// What Kimi Code does instead with a `.env` write: it refuses it itself, before any hook
+/// (so hookhost's record holds no call), and the model reads its reason.
+#[test]
+fn kimi_refuses_a_write_of_dotenv_itself_before_any_hook() {
+    let test = "kimi_refuses_a_write_of_dotenv_itself_before_any_hook";
+    let Some(w) = World::new(test, &KIMI) else {
+        return;
+    };
+    let (result, outcome) = w.one_call("WRITE: .env SECRET=1");
+    assert!(!w.project().join(".env").exists(), "{}", w.seen(&outcome));
+    assert_eq!(
+        result,
+        "<system>ERROR: Tool execution failed.</system>\n\".env\" matches a sensitive-file \
+         pattern (env / credential / SSH key). Access is blocked to protect secrets.",
+        "{}",
+        w.seen(&outcome)
+    );
+    // No PreToolUse reached the bridge: no call's gate (one with `tool_input`) was
+    // recorded, only the prompt's.
+    let folder = w.scene.state().join("hookhost/kimi-code");
+    let records: String = std::fs::read_dir(&folder)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| std::fs::read_to_string(e.path()).ok())
+        .collect();
+    assert!(records.contains("gate.verdict"), "{records}");
+    assert!(!records.contains("\"tool_input\""), "{records}");
+}
