@@ -17,7 +17,9 @@
 //!     bash scripts/agents.sh && cargo test --test it real_agents::
 //!
 //! `world.rs` builds an agent's machine and runs it, `checks.rs` holds the eight checks
-//! every agent gets, and each agent's file names them as its tests.
+//! every agent gets, and each agent's file names them as its tests (with what that agent
+//! does differently). `capture.rs` (ignored; `scripts/capture-payloads.sh`) recaptures
+//! the payloads under `examples/agents/`.
 
 use std::time::Duration;
 
