@@ -167,7 +167,8 @@ mod tests {
     use serde_json::json;
 
     const PRE: &str = include_str!("../../examples/agents/codex/PreToolUse.json");
-    const PATCH: &str = include_str!("../../examples/agents/codex/apply_patch.json");
+    const PATCH: &str =
+        include_str!("../../examples/agents/codex/PreToolUse-apply_patch-update.json");
     const PROMPT_SAMPLE: &str = include_str!("../../examples/agents/codex/UserPromptSubmit.json");
 
     fn pre() -> Event {

@@ -41,6 +41,9 @@ pub mod scope;
 pub mod tools;
 pub mod touched;
 
+#[cfg(test)]
+mod captured;
+
 use serde_json::{Map, Value};
 
 use crate::dispatch::{self, Verdict};

@@ -36,9 +36,9 @@ use super::{
 ///
 /// The `timeout` is written in milliseconds and at least 1000: older Qwen Code reads it
 /// in milliseconds, newer in seconds except that a value of 1000 or more is still taken as
-/// milliseconds (`hook-timeout.ts`), so such a value means the same to both. Newer Qwen
-/// Code has a per-hook `failMode: "closed"`; it is not written, since how an older one
-/// treats the key is not known.
+/// milliseconds (`hook-timeout.ts`), so such a value means the same to both. Qwen Code's
+/// unreleased source has a per-hook `failMode: "closed"`; 0.24.4, the npm latest, has
+/// none (docs/agents.md), so it is not written, nor promised to the user.
 pub(crate) static DECLARATION: Declaration = Declaration {
     kind: AgentKind::Qwen,
     flag: "qwen-code",
@@ -111,9 +111,8 @@ const EVENTS: &[RegisteredEvent] = &[
 
 /// What Qwen Code does when hookhost cannot answer.
 pub const WHEN_HOOKHOST_CANNOT_ANSWER: &str = "Qwen Code lets the call through if hookhost is missing, crashes or outlives the \
-     timeout (its hooks fail open; the failMode: \"closed\" of newer versions is not \
-     written, since older ones may not take it); hookhost answers within its budget, below \
-     that timeout.";
+     timeout: its hooks fail open, and Qwen Code 0.24.4 has no setting that makes them fail \
+     closed. hookhost answers within its budget, below that timeout.";
 
 /// The handler object.
 fn handler(registration: &Registration) -> Map<String, Value> {
@@ -210,6 +209,15 @@ mod tests {
         typed["prompt"] = Value::from("");
         typed["submitted_prompt"] = Value::from("");
         assert!(matches!(Qwen.parse(&typed).unwrap(), Event::Prompt { .. }));
+    }
+
+    /// What the user reads about a failing hookhost promises no setting the released
+    /// Qwen Code lacks (0.24.4 has no `failMode`, docs/threats.md R12).
+    #[test]
+    fn says_qwen_code_fails_open_without_promising_a_fail_closed_key() {
+        assert!(!WHEN_HOOKHOST_CANNOT_ANSWER.contains("failMode"));
+        assert!(!WHEN_HOOKHOST_CANNOT_ANSWER.contains("newer versions"));
+        assert!(WHEN_HOOKHOST_CANNOT_ANSWER.contains("0.24.4 has no setting"));
     }
 
     #[test]

@@ -1,5 +1,5 @@
 //! A scripted model on 127.0.0.1, for driving the real agent CLIs offline
-//! (`tests/it/real_agents.rs`). Standard library only: a `TcpListener`, a thread per
+//! (`tests/it/real_agents/`). Standard library only: a `TcpListener`, a thread per
 //! connection, HTTP/1.1 with one request per connection (`Connection: close`), answers
 //! streamed as server-sent events with a `Content-Length`.
 //!
@@ -19,7 +19,10 @@
 //! agent's shell tool (its name taken from the request's `tools`: `Bash`;
 //! `exec_command`, `shell_command` or `shell`; `run_shell_command`; `bash`), a line
 //! `WRITE: <path> <text>` for one file write (`Write`; Codex's `apply_patch`, a custom
-//! tool whose input is the patch; `write_file`; Copilot's `create`).
+//! tool whose input is the patch; `write_file`; Copilot's `create`; Qwen Code's
+//! `run_shell_command`/`write_file`, Kimi Code's `Bash`/`Write`, their parameter names
+//! taken from the tool's schema). `CALL: <tool> <JSON>` lines call tools by name, one per
+//! turn, in order (for capturing each tool's payload).
 //! Once a tool result is in a request, the answer is a final text quoting it
 //! (`RESULT: …`). A request without tools, or with no script line, gets a short text.
 //!
@@ -140,6 +143,65 @@ impl ModelRequest {
             }
         }
         out
+    }
+
+    /// The JSON schema of the parameters of the tool `name` offers, or `Null`.
+    pub fn tool_schema(&self, name: &str) -> Value {
+        for tool in self.body["tools"].as_array().into_iter().flatten() {
+            if tool["name"] == name {
+                let schema = &tool["input_schema"];
+                return if schema.is_null() {
+                    tool["parameters"].clone()
+                } else {
+                    schema.clone()
+                };
+            }
+            if tool["function"]["name"] == name {
+                return tool["function"]["parameters"].clone();
+            }
+            for f in tool["functionDeclarations"]
+                .as_array()
+                .into_iter()
+                .flatten()
+            {
+                if f["name"] == name {
+                    let schema = &f["parametersJsonSchema"];
+                    return if schema.is_null() {
+                        f["parameters"].clone()
+                    } else {
+                        schema.clone()
+                    };
+                }
+            }
+        }
+        Value::Null
+    }
+
+    /// `known` arguments for a call of `name`, with each required parameter the tool's
+    /// schema names and `known` lacks filled by the least value of its shape (Qwen Code's
+    /// `run_shell_command` requires `is_background`, for one).
+    pub fn arguments(&self, name: &str, known: Value) -> Value {
+        let schema = self.tool_schema(name);
+        let mut out = known;
+        for required in schema["required"].as_array().into_iter().flatten() {
+            let Some(key) = required.as_str() else {
+                continue;
+            };
+            if out.get(key).is_none() {
+                out[key] = least_of(&schema["properties"][key]);
+            }
+        }
+        out
+    }
+
+    /// The first of `names` that the schema of `tool` has as a parameter.
+    pub fn parameter(&self, tool: &str, names: &[&'static str]) -> &'static str {
+        let schema = self.tool_schema(tool);
+        names
+            .iter()
+            .find(|n| !schema["properties"][**n].is_null())
+            .copied()
+            .unwrap_or(names[0])
     }
 
     /// Every text the request holds (system prompt, messages, instructions, input), one
@@ -343,19 +405,28 @@ fn read_chunked(reader: &mut impl BufRead) -> std::io::Result<Vec<u8>> {
 enum Step {
     Text(String),
     Run(String),
-    Write { path: String, text: String },
+    Write {
+        path: String,
+        text: String,
+    },
+    /// `CALL: <tool> <JSON arguments>`: one call of the named tool, as it is (for
+    /// capturing the payloads each tool gives a hook). For a custom tool (Codex's
+    /// `apply_patch`) the arguments are a JSON string, its input.
+    Call {
+        tool: String,
+        arguments: Value,
+    },
 }
 
-/// The script's next step: a final text once a tool result is in the request, else the
-/// first `RUN:` or `WRITE:` line of the user's messages, else a short text.
+/// The script's next step. With `CALL:` lines, the next of them (one per tool result
+/// so far: a sequence, say a read before an edit), then a final text quoting the last
+/// result. Otherwise a final text once a tool result is in the request, else the first
+/// `RUN:` or `WRITE:` line of the user's messages, else a short text.
 fn step(request: &ModelRequest) -> Step {
     if !request.has_tools() {
         return Step::Text("Scripted model.".into());
     }
     let results = request.tool_results();
-    if let Some(last) = results.last() {
-        return Step::Text(format!("RESULT: {last}"));
-    }
     let mut user = String::new();
     for message in request.body["messages"].as_array().into_iter().flatten() {
         if message["role"] == "user" {
@@ -374,6 +445,20 @@ fn step(request: &ModelRequest) -> Step {
             user.push_str(&text);
             user.push('\n');
         }
+    }
+    let calls: Vec<&str> = user
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("CALL: "))
+        .collect();
+    if let Some(rest) = calls.get(results.len()) {
+        let (tool, arguments) = rest.split_once(' ').unwrap_or((rest, "{}"));
+        return Step::Call {
+            tool: tool.to_string(),
+            arguments: serde_json::from_str(arguments).unwrap_or(Value::Null),
+        };
+    }
+    if let Some(last) = results.last() {
+        return Step::Text(format!("RESULT: {last}"));
     }
     for line in user.lines() {
         let line = line.trim();
@@ -412,6 +497,11 @@ fn anthropic(request: &ModelRequest, ids: &AtomicUsize) -> (&'static str, String
         Step::Write { path, text } if tools.iter().any(|t| t == "Write") => (
             json!({"type": "tool_use", "id": format!("toolu_{id:04}"), "name": "Write",
                    "input": {"file_path": path, "content": format!("{text}\n")}}),
+            "tool_use",
+        ),
+        Step::Call { tool, arguments } if tools.contains(&tool) => (
+            json!({"type": "tool_use", "id": format!("toolu_{id:04}"), "name": tool,
+                   "input": request.arguments(&tool, arguments)}),
             "tool_use",
         ),
         Step::Text(text) => (json!({"type": "text", "text": text}), "end_turn"),
@@ -486,6 +576,14 @@ fn responses(request: &ModelRequest, ids: &AtomicUsize) -> String {
         Step::Write { path, text } if has("apply_patch") => json!({"type": "custom_tool_call",
             "id": format!("ctc_{id:04}"), "call_id": call_id, "name": "apply_patch",
             "input": format!("*** Begin Patch\n*** Add File: {path}\n+{text}\n*** End Patch\n")}),
+        Step::Call { tool, arguments } if has(&tool) => match arguments {
+            Value::String(input) => json!({"type": "custom_tool_call",
+                "id": format!("ctc_{id:04}"), "call_id": call_id, "name": tool,
+                "input": input}),
+            arguments => json!({"type": "function_call", "id": format!("fc_{id:04}"),
+                "call_id": call_id, "name": tool,
+                "arguments": request.arguments(&tool, arguments).to_string()}),
+        },
         Step::Text(text) => message_item(id, &text),
         _ => message_item(id, "The script's tool is not offered."),
     };
@@ -525,22 +623,42 @@ fn chat(request: &ModelRequest, ids: &AtomicUsize) -> String {
             "id": format!("call_{id:04}"), "type": "function",
             "function": {"name": name, "arguments": arguments.to_string()}}]})
     };
-    let (delta, finish) = match step(request) {
-        Step::Run(command) if has("bash") => (
-            call(
-                "bash",
-                json!({"command": command, "description": "Scripted command"}),
-            ),
+    // The shell and write tools: Copilot's, Qwen Code's, Kimi Code's.
+    let shell = ["bash", "run_shell_command", "Bash"]
+        .into_iter()
+        .find(|t| has(t));
+    let write = ["create", "write_file", "Write"]
+        .into_iter()
+        .find(|t| has(t));
+    let (delta, finish) = match (step(request), shell, write) {
+        (Step::Run(command), Some(shell), _) => (
+            {
+                let known = json!({"command": command, "description": "Scripted command"});
+                // Copilot's bash is called as it always was.
+                let arguments = if shell == "bash" {
+                    known
+                } else {
+                    request.arguments(shell, known)
+                };
+                call(shell, arguments)
+            },
             "tool_calls",
         ),
-        Step::Write { path, text } if has("create") => (
-            call(
-                "create",
-                json!({"path": path, "file_text": format!("{text}\n")}),
-            ),
+        (Step::Write { path, text }, _, Some(write)) => {
+            let mut arguments = json!({});
+            arguments[request.parameter(write, &["path", "file_path"])] = path.into();
+            arguments[request.parameter(write, &["file_text", "content"])] =
+                format!("{text}\n").into();
+            (
+                call(write, request.arguments(write, arguments)),
+                "tool_calls",
+            )
+        }
+        (Step::Call { tool, arguments }, _, _) if has(&tool) => (
+            call(&tool, request.arguments(&tool, arguments)),
             "tool_calls",
         ),
-        Step::Text(text) => (json!({"role": "assistant", "content": text}), "stop"),
+        (Step::Text(text), _, _) => (json!({"role": "assistant", "content": text}), "stop"),
         _ => (
             json!({"role": "assistant", "content": "The script's tool is not offered."}),
             "stop",
@@ -591,6 +709,9 @@ fn gemini(request: &ModelRequest, _ids: &AtomicUsize, stream: bool) -> String {
         }
         (None, Step::Write { path, text }) if has("write_file") => json!({"functionCall":
             {"name": "write_file", "args": {"file_path": path, "content": format!("{text}\n")}}}),
+        (None, Step::Call { tool, arguments }) if has(&tool) => {
+            json!({"functionCall": {"name": tool, "args": request.arguments(&tool, arguments)}})
+        }
         (None, Step::Text(text)) => json!({"text": text}),
         _ => json!({"text": "The script's tool is not offered."}),
     };

@@ -18,7 +18,7 @@
 //! Every skip for one of these goes through [`skip_or_fail`]: the helpers that probe
 //! ([`super::bwrap_or_skip`], [`root_or_skip`], [`super::nobody_or_skip`],
 //! [`super::OtherUserWorld::new`], [`super::component_or_skip`], the real agents' finder in
-//! `tests/it/real_agents.rs`) and the tests that find
+//! `tests/it/real_agents/`) and the tests that find
 //! out another way. A skip for anything else (a kernel without Landlock, a checkout path
 //! with a blank in it) has no switch and prints its own line.
 

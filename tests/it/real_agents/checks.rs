@@ -1,0 +1,319 @@
+//! The checks every agent gets, each judged by its outcome: a marker file, the remote's
+//! `main`, what the model was sent.
+
+use std::path::PathBuf;
+
+use super::*;
+
+// ---- (a) an allowed call runs
+
+pub(super) fn an_allowed_call_runs(test: &str, agent: &'static Agent) {
+    let Some(w) = World::new(test, agent) else {
+        return;
+    };
+    let (result, outcome) = w.one_call("RUN: echo allowed > allowed-marker && echo wrote-it");
+    assert_eq!(
+        std::fs::read_to_string(w.project().join("allowed-marker")).unwrap(),
+        "allowed\n",
+        "{}",
+        w.seen(&outcome)
+    );
+    assert!(result.contains("wrote-it"), "{}", w.seen(&outcome));
+    assert_eq!(outcome.code, 0, "{}", w.seen(&outcome));
+    // The agent asked the scripted model, and only it, for nothing but its API.
+    let paths: Vec<String> = w
+        .model
+        .requests()
+        .iter()
+        .map(|r| format!("{} {}", r.method, r.path))
+        .collect();
+    assert!(paths.iter().all(|p| p.starts_with(agent.api)), "{paths:?}");
+    // The tools the scripted model was offered, by the names the tests rely on.
+    let tools = w.model.turns()[0].tool_names();
+    for name in agent.tools {
+        assert!(tools.iter().any(|t| t == name), "{name} not in {tools:?}");
+    }
+    // The agent called the registered bridge: one session record holds the call.
+    let records: Vec<PathBuf> =
+        std::fs::read_dir(w.scene.state().join("hookhost").join(agent.install))
+            .expect("a record folder for the agent")
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+            .collect();
+    assert_eq!(records.len(), 1, "{records:?}");
+    let record = std::fs::read_to_string(&records[0]).unwrap();
+    assert!(record.contains("allowed-marker"), "{record}");
+    if agent.kind == Kind::Codex {
+        // Codex ran hooks it never showed in its /hooks review: the trust install wrote.
+        let config = std::fs::read_to_string(w.home.join(".codex/config.toml")).unwrap();
+        assert!(config.contains("trusted_hash = \"sha256:"), "{config}");
+    }
+}
+
+// ---- (b) a call blocked by a shell hook does not run, and the model reads the reason
+
+pub(super) fn a_blocked_call_does_not_run(test: &str, agent: &'static Agent) {
+    let Some(w) = World::new(test, agent) else {
+        return;
+    };
+    let (result, outcome) = w.one_call("RUN: echo FORBIDDEN > blocked-marker");
+    assert!(
+        !w.project().join("blocked-marker").exists(),
+        "{}",
+        w.seen(&outcome)
+    );
+    assert!(result.contains(MARKER_REASON), "{}", w.seen(&outcome));
+    eprintln!("{test}: the model read {result:?}");
+}
+
+// ---- (c) the shipped WASM policies, configured as the README shows
+
+pub(super) fn no_force_push_blocks_a_force_push(test: &str, agent: &'static Agent) {
+    let Some(w) = World::new(test, agent) else {
+        return;
+    };
+    let before = w.remote_main();
+    let command = "git push --force origin main";
+    let (result, outcome) = w.one_call(&format!("RUN: {command}"));
+    assert_eq!(w.remote_main(), before, "{}", w.seen(&outcome));
+    let reason = "blocked by the user's hook \"no-force-push\": force-push is not allowed here \
+                  (git push --force)";
+    assert_eq!(
+        agent.shown("Bash", &result),
+        agent.denial("Bash", reason, command),
+        "{}",
+        w.seen(&outcome)
+    );
+    // The same push, not through the agent, does change the remote: the block was real.
+    git(w.project(), &["push", "-q", "--force", "origin", "main"]);
+    assert_ne!(w.remote_main(), before);
+}
+
+/// A write of `file` (relative to the project; `@PROJECT@/` before it where the agent
+/// takes absolute paths) is blocked by protect-paths' `pattern`, and no file appears.
+pub(super) fn protect_paths_blocks_a_write(
+    test: &str,
+    agent: &'static Agent,
+    file: &str,
+    pattern: &str,
+) {
+    let Some(w) = World::new(test, agent) else {
+        return;
+    };
+    let path = match agent.kind {
+        Kind::ClaudeCode | Kind::Copilot | Kind::Qwen => format!("@PROJECT@/{file}"),
+        Kind::Codex | Kind::Gemini | Kind::Kimi => file.to_string(),
+    };
+    let (result, outcome) = w.one_call(&format!("WRITE: {path} SECRET=1"));
+    assert!(!w.project().join(file).exists(), "{}", w.seen(&outcome));
+    let reason = format!(
+        "blocked by the user's hook \"protect-paths\": write_file on {file} is not allowed: the \
+         path is protected (pattern {pattern})"
+    );
+    // Claude Code's Write; Codex's apply_patch, the patch being what it calls the command.
+    let patch = format!("*** Begin Patch\n*** Add File: {file}\n+SECRET=1\n*** End Patch\n");
+    assert_eq!(
+        agent.shown("Write", &result),
+        agent.denial("Write", &reason, &patch),
+        "{}",
+        w.seen(&outcome)
+    );
+}
+
+// ---- (d) prompt context reaches the model; a blocked prompt sends no request
+
+pub(super) fn prompt_context_reaches_the_model(test: &str, agent: &'static Agent) {
+    let Some(w) = World::new(test, agent) else {
+        return;
+    };
+    let outcome = w.run("CONTEXT-PLEASE: say hello");
+    assert_eq!(outcome.code, 0, "{}", w.seen(&outcome));
+    let turns = w.model.turns();
+    assert!(!turns.is_empty(), "{}", w.seen(&outcome));
+    // The message of the first turn that holds the context: its role and its text.
+    let (role, text) = turns[0]
+        .messages()
+        .into_iter()
+        .find(|(_, text)| text.contains(CONTEXT))
+        .unwrap_or_else(|| panic!("the first request lacks the context: {}", turns[0].raw));
+    let wrapped = format!("Context from the user's hook \"context\":\n{CONTEXT}");
+    if agent.kind == Kind::ClaudeCode {
+        // A system-role message in the conversation.
+        assert_eq!(role, "system");
+        assert!(
+            text.contains(&format!(
+                "UserPromptSubmit hook additional context: {wrapped}\n"
+            )),
+            "{text}"
+        );
+    } else if agent.kind == Kind::Codex {
+        // A developer message of its own, after the prompt.
+        assert_eq!(role, "developer");
+        assert_eq!(text, wrapped);
+    } else if agent.kind == Kind::Copilot {
+        // A system reminder at the end of the user's message, after the prompt.
+        assert_eq!(role, "user");
+        assert!(
+            text.ends_with(&format!(
+                "CONTEXT-PLEASE: say hello\n\n<system_reminder>\n{wrapped}\n</system_reminder>"
+            )),
+            "{text:?}"
+        );
+    } else if agent.kind == Kind::Qwen {
+        // A text part of the user's message, after the prompt's.
+        assert_eq!(role, "user");
+        assert!(
+            text.ends_with(&format!(
+                "CONTEXT-PLEASE: say hello\n<qwen:user-prompt-submit-context>\n{wrapped}\n\
+                 </qwen:user-prompt-submit-context>"
+            )),
+            "{text:?}"
+        );
+    } else if agent.kind == Kind::Kimi {
+        // hookhost prints the context as plain text; Kimi Code makes it a user message of
+        // its own.
+        assert_eq!(role, "user");
+        assert_eq!(
+            text.trim_end(),
+            format!("<hook_result hook_event=\"UserPromptSubmit\">\n{wrapped}\n</hook_result>"),
+            "{text:?}"
+        );
+    } else {
+        // Appended to the prompt in the user's message.
+        assert_eq!(role, "user");
+        assert!(
+            text.ends_with(&format!(
+                "CONTEXT-PLEASE: say hello\n<hook_context>{wrapped}</hook_context>"
+            )),
+            "{text}"
+        );
+    }
+    // Exactly once, and not for a prompt without the marker word (the other tests).
+    assert_eq!(
+        turns[0].raw.matches("CTX-TOKEN-93c1").count(),
+        1,
+        "{}",
+        turns[0].raw
+    );
+}
+
+pub(super) fn a_blocked_prompt_sends_nothing(test: &str, agent: &'static Agent) {
+    let Some(w) = World::new(test, agent) else {
+        return;
+    };
+    let outcome = w.run("hush-marker\nRUN: echo ran > hushed-marker");
+    assert_eq!(w.model.requests().len(), 0, "{}", w.seen(&outcome));
+    assert!(!w.project().join("hushed-marker").exists());
+    if agent.kind == Kind::Copilot {
+        // `-p` exits 1 and shows the reason hookhost gave as a `!` line, on stderr.
+        assert_eq!(outcome.code, 1, "{}", w.seen(&outcome));
+        assert!(
+            outcome.stderr.starts_with(
+                "! ✗ prompt blocked by hook \"hush\": prompt refused by the hush hook\n"
+            ),
+            "{}",
+            outcome.stderr
+        );
+        assert_eq!(outcome.stdout, "");
+        return;
+    }
+    if agent.kind == Kind::Kimi {
+        // `-p` exits 1 and shows the reason hookhost gave on stdout.
+        assert_eq!(outcome.code, 1, "{}", w.seen(&outcome));
+        assert_eq!(
+            outcome.stdout,
+            "• UserPromptSubmit hook blocked\n\n  ✗ prompt blocked by hook \"hush\": prompt \
+             refused by the hush hook\n\n",
+            "{}",
+            w.seen(&outcome)
+        );
+        assert!(
+            outcome
+                .stderr
+                .contains("error: failed to run prompt: Prompt hook blocked the request.\n"),
+            "{}",
+            outcome.stderr
+        );
+        return;
+    }
+    assert_eq!(outcome.code, 0, "{}", w.seen(&outcome));
+    if agent.kind == Kind::ClaudeCode {
+        // `-p` reports no error, and its result names the hook and its reason.
+        let answer: serde_json::Value = serde_json::from_str(&outcome.stdout).unwrap();
+        assert_eq!(answer["is_error"], false);
+        assert_eq!(answer["num_turns"], 0);
+        let result = answer["result"].as_str().unwrap();
+        assert!(
+            result.starts_with(
+                "UserPromptSubmit operation blocked by hook:\n✗ prompt blocked by hook \"hush\": \
+                 prompt refused by the hush hook\n"
+            ),
+            "{result}"
+        );
+    } else if agent.kind == Kind::Gemini {
+        // Gemini CLI 0.61.0 says why on stderr, and exits 0 with nothing on stdout.
+        assert!(
+            outcome.stderr.contains(
+                "[WARNING] Agent execution blocked: ✗ prompt blocked by hook \"hush\": prompt refused by the hush hook\n"
+            ),
+            "{}",
+            outcome.stderr
+        );
+        assert_eq!(outcome.stdout, "", "{}", outcome.stderr);
+    } else if agent.kind == Kind::Qwen {
+        // Qwen Code 0.24.4 tells the user nothing: exit 0, an empty result, no reason.
+        eprintln!(
+            "QWEN-STDOUT {}\nQWEN-STDERR {}",
+            outcome.stdout, outcome.stderr
+        );
+        let messages: serde_json::Value = serde_json::from_str(&outcome.stdout).unwrap();
+        let last = messages
+            .as_array()
+            .and_then(|m| m.last())
+            .cloned()
+            .unwrap_or_default();
+        assert_eq!(last["type"], "result", "{last}");
+        assert_eq!(last["result"], "", "{last}");
+        assert!(!outcome.stdout.contains("hush hook"), "{}", outcome.stdout);
+        assert!(!outcome.stderr.contains("hush hook"), "{}", outcome.stderr);
+    } else {
+        // `codex exec` says the prompt was blocked, and never prints the reason.
+        assert!(
+            outcome.stderr.contains("hook: UserPromptSubmit Blocked\n"),
+            "{}",
+            outcome.stderr
+        );
+        assert!(!outcome.stderr.contains("hush hook"), "{}", outcome.stderr);
+        assert_eq!(outcome.stdout, "");
+    }
+}
+
+// ---- (e) a failing hook fails closed
+
+pub(super) fn a_failing_hook_fails_closed(
+    test: &str,
+    agent: &'static Agent,
+    word: &str,
+    hook: &str,
+    kind: &str,
+) {
+    let Some(w) = World::new(test, agent) else {
+        return;
+    };
+    let marker = format!("{hook}-marker");
+    let (result, outcome) = w.one_call(&format!("RUN: echo {word} > {marker}"));
+    assert!(!w.project().join(&marker).exists(), "{}", w.seen(&outcome));
+    let reason = format!(
+        "the user's hook \"{hook}\" failed ({kind}), so this call was blocked. This is not a \
+         policy decision: retrying or rephrasing the call will not help. Tell the user their \
+         hook is failing."
+    );
+    let command = format!("echo {word} > {marker}");
+    assert_eq!(
+        agent.shown("Bash", &result),
+        agent.denial("Bash", &reason, &command),
+        "{}",
+        w.seen(&outcome)
+    );
+}

@@ -1,0 +1,73 @@
+//! Claude Code 2.1.332: the eight checks.
+
+use super::checks::*;
+use super::*;
+
+#[test]
+fn claude_code_runs_an_allowed_call() {
+    an_allowed_call_runs("claude_code_runs_an_allowed_call", &CLAUDE_CODE);
+}
+
+#[test]
+fn claude_code_does_not_run_a_call_a_shell_hook_blocks_and_the_model_reads_why() {
+    a_blocked_call_does_not_run(
+        "claude_code_does_not_run_a_call_a_shell_hook_blocks_and_the_model_reads_why",
+        &CLAUDE_CODE,
+    );
+}
+
+#[test]
+fn claude_code_force_push_is_blocked_by_no_force_push_wasm() {
+    no_force_push_blocks_a_force_push(
+        "claude_code_force_push_is_blocked_by_no_force_push_wasm",
+        &CLAUDE_CODE,
+    );
+}
+
+#[test]
+fn claude_code_write_of_dotenv_is_blocked_by_protect_paths_wasm() {
+    protect_paths_blocks_a_write(
+        "claude_code_write_of_dotenv_is_blocked_by_protect_paths_wasm",
+        &CLAUDE_CODE,
+        ".env",
+        ".env",
+    );
+}
+
+#[test]
+fn claude_code_hands_the_model_a_prompt_hooks_context() {
+    prompt_context_reaches_the_model(
+        "claude_code_hands_the_model_a_prompt_hooks_context",
+        &CLAUDE_CODE,
+    );
+}
+
+#[test]
+fn claude_code_sends_no_request_for_a_prompt_a_hook_blocks() {
+    a_blocked_prompt_sends_nothing(
+        "claude_code_sends_no_request_for_a_prompt_a_hook_blocks",
+        &CLAUDE_CODE,
+    );
+}
+
+#[test]
+fn claude_code_does_not_run_a_call_when_a_hook_exits_1() {
+    a_failing_hook_fails_closed(
+        "claude_code_does_not_run_a_call_when_a_hook_exits_1",
+        &CLAUDE_CODE,
+        "FAILHOOK",
+        "failing",
+        "exited with code 1",
+    );
+}
+
+#[test]
+fn claude_code_does_not_run_a_call_when_a_hook_crashes() {
+    a_failing_hook_fails_closed(
+        "claude_code_does_not_run_a_call_when_a_hook_crashes",
+        &CLAUDE_CODE,
+        "CRASHHOOK",
+        "crashing",
+        "was killed by a signal",
+    );
+}

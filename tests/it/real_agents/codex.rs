@@ -1,0 +1,64 @@
+//! Codex CLI 0.171.0: the eight checks.
+
+use super::checks::*;
+use super::*;
+
+#[test]
+fn codex_runs_an_allowed_call() {
+    an_allowed_call_runs("codex_runs_an_allowed_call", &CODEX);
+}
+
+#[test]
+fn codex_does_not_run_a_call_a_shell_hook_blocks_and_the_model_reads_why() {
+    a_blocked_call_does_not_run(
+        "codex_does_not_run_a_call_a_shell_hook_blocks_and_the_model_reads_why",
+        &CODEX,
+    );
+}
+
+#[test]
+fn codex_force_push_is_blocked_by_no_force_push_wasm() {
+    no_force_push_blocks_a_force_push("codex_force_push_is_blocked_by_no_force_push_wasm", &CODEX);
+}
+
+#[test]
+fn codex_apply_patch_adding_dotenv_is_blocked_by_protect_paths_wasm() {
+    protect_paths_blocks_a_write(
+        "codex_apply_patch_adding_dotenv_is_blocked_by_protect_paths_wasm",
+        &CODEX,
+        ".env",
+        ".env",
+    );
+}
+
+#[test]
+fn codex_hands_the_model_a_prompt_hooks_context() {
+    prompt_context_reaches_the_model("codex_hands_the_model_a_prompt_hooks_context", &CODEX);
+}
+
+#[test]
+fn codex_sends_no_request_for_a_prompt_a_hook_blocks() {
+    a_blocked_prompt_sends_nothing("codex_sends_no_request_for_a_prompt_a_hook_blocks", &CODEX);
+}
+
+#[test]
+fn codex_does_not_run_a_call_when_a_hook_exits_1() {
+    a_failing_hook_fails_closed(
+        "codex_does_not_run_a_call_when_a_hook_exits_1",
+        &CODEX,
+        "FAILHOOK",
+        "failing",
+        "exited with code 1",
+    );
+}
+
+#[test]
+fn codex_does_not_run_a_call_when_a_hook_crashes() {
+    a_failing_hook_fails_closed(
+        "codex_does_not_run_a_call_when_a_hook_crashes",
+        &CODEX,
+        "CRASHHOOK",
+        "crashing",
+        "was killed by a signal",
+    );
+}

@@ -1,0 +1,70 @@
+//! Copilot CLI 1.0.102: the eight checks.
+
+use super::checks::*;
+use super::*;
+
+#[test]
+fn copilot_runs_an_allowed_call() {
+    an_allowed_call_runs("copilot_runs_an_allowed_call", &COPILOT);
+}
+
+#[test]
+fn copilot_does_not_run_a_call_a_shell_hook_blocks_and_the_model_reads_why() {
+    a_blocked_call_does_not_run(
+        "copilot_does_not_run_a_call_a_shell_hook_blocks_and_the_model_reads_why",
+        &COPILOT,
+    );
+}
+
+#[test]
+fn copilot_force_push_is_blocked_by_no_force_push_wasm() {
+    no_force_push_blocks_a_force_push(
+        "copilot_force_push_is_blocked_by_no_force_push_wasm",
+        &COPILOT,
+    );
+}
+
+#[test]
+fn copilot_create_of_dotenv_is_blocked_by_protect_paths_wasm() {
+    protect_paths_blocks_a_write(
+        "copilot_create_of_dotenv_is_blocked_by_protect_paths_wasm",
+        &COPILOT,
+        ".env",
+        ".env",
+    );
+}
+
+#[test]
+fn copilot_hands_the_model_a_prompt_hooks_context() {
+    prompt_context_reaches_the_model("copilot_hands_the_model_a_prompt_hooks_context", &COPILOT);
+}
+
+#[test]
+fn copilot_sends_no_request_for_a_prompt_a_hook_blocks() {
+    a_blocked_prompt_sends_nothing(
+        "copilot_sends_no_request_for_a_prompt_a_hook_blocks",
+        &COPILOT,
+    );
+}
+
+#[test]
+fn copilot_does_not_run_a_call_when_a_hook_exits_1() {
+    a_failing_hook_fails_closed(
+        "copilot_does_not_run_a_call_when_a_hook_exits_1",
+        &COPILOT,
+        "FAILHOOK",
+        "failing",
+        "exited with code 1",
+    );
+}
+
+#[test]
+fn copilot_does_not_run_a_call_when_a_hook_crashes() {
+    a_failing_hook_fails_closed(
+        "copilot_does_not_run_a_call_when_a_hook_crashes",
+        &COPILOT,
+        "CRASHHOOK",
+        "crashing",
+        "was killed by a signal",
+    );
+}

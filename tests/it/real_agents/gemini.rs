@@ -1,0 +1,72 @@
+//! Gemini CLI 0.61.0: the eight checks.
+
+use super::checks::*;
+use super::*;
+
+#[test]
+fn gemini_runs_an_allowed_call() {
+    an_allowed_call_runs("gemini_runs_an_allowed_call", &GEMINI);
+}
+
+#[test]
+fn gemini_does_not_run_a_call_a_shell_hook_blocks_and_the_model_reads_why() {
+    a_blocked_call_does_not_run(
+        "gemini_does_not_run_a_call_a_shell_hook_blocks_and_the_model_reads_why",
+        &GEMINI,
+    );
+}
+
+#[test]
+fn gemini_force_push_is_blocked_by_no_force_push_wasm() {
+    no_force_push_blocks_a_force_push(
+        "gemini_force_push_is_blocked_by_no_force_push_wasm",
+        &GEMINI,
+    );
+}
+
+#[test]
+fn gemini_write_file_of_a_pem_is_blocked_by_protect_paths_wasm() {
+    // Gemini CLI refuses a write of .env itself, before any hook ("Path not in workspace"),
+    // so its test writes a file only the policy protects.
+    protect_paths_blocks_a_write(
+        "gemini_write_file_of_a_pem_is_blocked_by_protect_paths_wasm",
+        &GEMINI,
+        "secrets/k.pem",
+        "secrets/*.pem",
+    );
+}
+
+#[test]
+fn gemini_hands_the_model_a_prompt_hooks_context() {
+    prompt_context_reaches_the_model("gemini_hands_the_model_a_prompt_hooks_context", &GEMINI);
+}
+
+#[test]
+fn gemini_sends_no_request_for_a_prompt_a_hook_blocks() {
+    a_blocked_prompt_sends_nothing(
+        "gemini_sends_no_request_for_a_prompt_a_hook_blocks",
+        &GEMINI,
+    );
+}
+
+#[test]
+fn gemini_does_not_run_a_call_when_a_hook_exits_1() {
+    a_failing_hook_fails_closed(
+        "gemini_does_not_run_a_call_when_a_hook_exits_1",
+        &GEMINI,
+        "FAILHOOK",
+        "failing",
+        "exited with code 1",
+    );
+}
+
+#[test]
+fn gemini_does_not_run_a_call_when_a_hook_crashes() {
+    a_failing_hook_fails_closed(
+        "gemini_does_not_run_a_call_when_a_hook_crashes",
+        &GEMINI,
+        "CRASHHOOK",
+        "crashing",
+        "was killed by a signal",
+    );
+}

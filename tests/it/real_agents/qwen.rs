@@ -1,0 +1,107 @@
+//! Qwen Code 0.24.4: the eight checks.
+
+use super::checks::*;
+use super::*;
+
+#[test]
+fn qwen_runs_an_allowed_call() {
+    an_allowed_call_runs("qwen_runs_an_allowed_call", &QWEN);
+}
+
+#[test]
+fn qwen_does_not_run_a_call_a_shell_hook_blocks_and_the_model_reads_why() {
+    a_blocked_call_does_not_run(
+        "qwen_does_not_run_a_call_a_shell_hook_blocks_and_the_model_reads_why",
+        &QWEN,
+    );
+}
+
+#[test]
+fn qwen_force_push_is_blocked_by_no_force_push_wasm() {
+    no_force_push_blocks_a_force_push("qwen_force_push_is_blocked_by_no_force_push_wasm", &QWEN);
+}
+
+#[test]
+fn qwen_write_file_of_dotenv_is_blocked_by_protect_paths_wasm() {
+    protect_paths_blocks_a_write(
+        "qwen_write_file_of_dotenv_is_blocked_by_protect_paths_wasm",
+        &QWEN,
+        ".env",
+        ".env",
+    );
+}
+
+#[test]
+fn qwen_hands_the_model_a_prompt_hooks_context() {
+    prompt_context_reaches_the_model("qwen_hands_the_model_a_prompt_hooks_context", &QWEN);
+}
+
+#[test]
+fn qwen_sends_no_request_for_a_prompt_a_hook_blocks() {
+    a_blocked_prompt_sends_nothing("qwen_sends_no_request_for_a_prompt_a_hook_blocks", &QWEN);
+}
+
+#[test]
+fn qwen_does_not_run_a_call_when_a_hook_exits_1() {
+    a_failing_hook_fails_closed(
+        "qwen_does_not_run_a_call_when_a_hook_exits_1",
+        &QWEN,
+        "FAILHOOK",
+        "failing",
+        "exited with code 1",
+    );
+}
+
+#[test]
+fn qwen_does_not_run_a_call_when_a_hook_crashes() {
+    a_failing_hook_fails_closed(
+        "qwen_does_not_run_a_call_when_a_hook_crashes",
+        &QWEN,
+        "CRASHHOOK",
+        "crashing",
+        "was killed by a signal",
+    );
+}
+
+/// Qwen Code 0.24.4 fires its prompt event again when it sends a tool result on, with an
+/// empty `prompt` (docs/agents.md): that is not a prompt, so a prompt hook's context
+/// reaches the model once, not once per send. The hook here speaks on every prompt, so a
+/// send taken for a prompt would add its context a second time.
+#[test]
+fn qwen_adds_a_prompt_hooks_context_once_even_after_a_tool_result() {
+    let test = "qwen_adds_a_prompt_hooks_context_once_even_after_a_tool_result";
+    let Some(w) = World::new(test, &QWEN) else {
+        return;
+    };
+    let hook = w.scene.script(
+        "every-prompt.sh",
+        "cat > /dev/null\necho 'EVERY-PROMPT-7d2: said for every prompt'",
+    );
+    let config = w.home.join(".config/harness/config.toml");
+    let mut text = std::fs::read_to_string(&config).unwrap();
+    text.push_str(&format!(
+        "\n[[hooks]]\nname = \"every-prompt\"\nevent = \"UserPromptSubmit\"\n\
+         command = [\"/bin/bash\", \"{}\"]\n",
+        hook.display()
+    ));
+    std::fs::write(&config, text).unwrap();
+    // install pins hookhost's config: a second install takes the new hook in.
+    let (code, stdout, stderr) = crate::support::run(
+        w.env(&mut std::process::Command::new(&w.hookhost))
+            .args(["install", "qwen-code"]),
+    );
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let (result, outcome) = w.one_call("RUN: echo context-run");
+    assert!(result.contains("context-run"), "{}", w.seen(&outcome));
+    let turns = w.model.turns();
+    // The prompt's request and the one that hands the model the tool's result.
+    assert_eq!(turns.len(), 2, "{}", w.seen(&outcome));
+    for turn in &turns {
+        assert_eq!(
+            turn.raw.matches("EVERY-PROMPT-7d2").count(),
+            1,
+            "{}",
+            turn.raw
+        );
+    }
+}
