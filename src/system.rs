@@ -5,7 +5,6 @@
 //! made from has nothing in it that could move them.
 
 use std::ffi::OsString;
-use std::path::PathBuf;
 
 use crate::env::Environment;
 use crate::platform::sys::system_scope;
@@ -100,22 +99,6 @@ pub fn ignored_line(ignored: &[String]) -> Option<String> {
             ignored.join(", ")
         )
     })
-}
-
-/// Where the system session's record of an agent session lies: beside the user's,
-/// under `system/` (the user's home, so the agent can delete it; docs/threats.md).
-pub fn record_path(
-    env: &Environment,
-    agent: crate::bridge::AgentKind,
-    session_id: &str,
-) -> Option<PathBuf> {
-    let name = crate::record::file_name_for(session_id)?;
-    Some(
-        env.record_dir()?
-            .join("system")
-            .join(agent.flag_name())
-            .join(name),
-    )
 }
 
 #[cfg(test)]

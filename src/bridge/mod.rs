@@ -286,6 +286,23 @@ pub fn record_path(
     Some(env.record_dir()?.join(agent.flag_name()).join(name))
 }
 
+/// Where `bridge --system`'s own record of an agent session lies: beside the user's,
+/// under `system/` (in the user's home, so the agent can delete it; docs/threats.md,
+/// the system scope).
+pub fn system_record_path(
+    env: &crate::env::Environment,
+    agent: AgentKind,
+    session_id: &str,
+) -> Option<std::path::PathBuf> {
+    let name = crate::record::file_name_for(session_id)?;
+    Some(
+        env.record_dir()?
+            .join("system")
+            .join(agent.flag_name())
+            .join(name),
+    )
+}
+
 /// The one-line note for an event the bridge has no hooks for.
 pub fn other_event_note(agent: AgentKind, event_name: &str) -> String {
     format!(

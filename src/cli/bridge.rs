@@ -400,7 +400,7 @@ async fn start(
         Scope::User => log.or_else(|| bridge::record_path(env, kind, id?)),
         Scope::System { .. } => {
             options.config = Some(PathBuf::from(hookhost::system::CONFIG));
-            id.and_then(|id| hookhost::system::record_path(env, kind, id))
+            id.and_then(|id| bridge::system_record_path(env, kind, id))
         }
     };
     let Some(record) = record else {

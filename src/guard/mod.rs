@@ -478,7 +478,7 @@ mod tests {
     /// cases of a file the test makes are in `tests/it/system.rs`, as root.)
     #[test]
     fn check_admin_only_holds_to_root_alone() {
-        if !crate::system::SUPPORTED {
+        if !crate::platform::sys::system_scope::SUPPORTED {
             return;
         }
         assert_eq!(check_admin_only(Path::new("/etc/passwd")), Ok(()));
