@@ -222,6 +222,48 @@ fn blocked(world: &World, model: &ModelServer, marker: &Path) -> Result<(), Stri
     ))
 }
 
+/// The agent's shell makes `make` (a move) and then tries the forbidden call, in one
+/// session (`session` runs one with a prompt and returns the model server); then the next
+/// session, with the move on disk, tries it again. Both must be blocked by the
+/// administrator's hook.
+fn move_then_forbidden(
+    world: &World,
+    what: &str,
+    make: &str,
+    session: &dyn Fn(&str) -> ModelServer,
+) {
+    let marker = world.project.join("FORBIDDEN");
+    let forbidden = format!("touch {}", marker.display());
+    let model = session(&format!("RUN: {make}\nRUN: {forbidden}"));
+    if let Err(e) = blocked(world, &model, &marker) {
+        panic!("{what}, same session: {e}");
+    }
+    // The move itself ran (its shell call was allowed): hookhost's state is gone.
+    assert!(
+        !world.root.home.join(".config").exists() && model.tool_results().len() >= 2,
+        "{what}: the move did not run: {:?}",
+        model.tool_results()
+    );
+    let model = session(&format!("RUN: {forbidden}"));
+    if let Err(e) = blocked(world, &model, &marker) {
+        panic!("{what}, next session: {e}");
+    }
+}
+
+/// The moves the research lists for an agent whose user and project settings are
+/// `settings` (relative to the home and to the project) with `off` in them, plus
+/// hookhost's own state deleted; as one shell command.
+fn settings_moves(world: &World, settings: &str, off: &str) -> String {
+    let home = world.root.home.display();
+    let project = world.project.display();
+    let folder = Path::new(settings)
+        .parent()
+        .map_or(String::new(), |f| f.display().to_string());
+    format!(
+        "mkdir -p {project}/{folder} && printf '%s' '{off}' > {project}/{settings} && rm -rf {home}/.config {home}/.local"
+    )
+}
+
 #[test]
 fn claude_code_a_system_install_blocks_a_forbidden_call_after_every_switch_off_move() {
     let test = "claude_code_a_system_install_blocks_after_every_switch_off_move";
@@ -304,6 +346,19 @@ fn codex_a_system_install_blocks_a_forbidden_prompt_under_a_users_features_hooks
         !model.turns().is_empty(),
         "the allowed prompt did not reach the model"
     );
+    // The agent's own moves, from its shell: the project's `[features] hooks = false`
+    // and hookhost's state deleted, under the user's own switch-off.
+    let session = |prompt: &str| {
+        let model = ModelServer::start();
+        world.user_file(
+            ".codex/config.toml",
+            &codex_config(&model, "[features]\nhooks = false\n"),
+        );
+        world.run(&env, CODEX, &["exec", "--skip-git-repo-check", prompt]);
+        model
+    };
+    let make = settings_moves(&world, ".codex/config.toml", "[features]\nhooks = false\n");
+    move_then_forbidden(&world, "Codex's switch-offs", &make, &session);
 }
 
 const GEMINI: &str = "node_modules/@google/gemini-cli/bundle/gemini.js";
@@ -351,6 +406,32 @@ fn gemini_a_system_install_holds_against_enabled_false_but_not_its_disabled_list
         "hooksConfig.disabled no longer switches it off"
     );
     assert!(run("", true) > 0, "the variable no longer moves the file");
+    // The agent's own moves, from its shell: the project's `hooksConfig.enabled: false`,
+    // hookhost's variables in the project's `.gemini/.env`, hookhost's state deleted.
+    let session = |prompt: &str| {
+        let model = ModelServer::start();
+        world.user_file(
+            ".gemini/settings.json",
+            &format!(r#"{{{base},"hooksConfig":{{"enabled":false}}}}"#),
+        );
+        let env = [
+            ("GEMINI_API_KEY", "scripted".to_string()),
+            ("GOOGLE_GEMINI_BASE_URL", model.url()),
+            ("GEMINI_CLI_TRUST_WORKSPACE", "true".to_string()),
+        ];
+        world.run(&env, "node", &[&gemini, "-p", prompt, "--yolo"]);
+        model
+    };
+    let project = world.project.display().to_string();
+    let make = format!(
+        "{} && printf 'HARNESS_HOME={project}\\nXDG_CONFIG_HOME={project}\\nHOOKHOST_BWRAP=/bin/true\\n' > {project}/.gemini/.env",
+        settings_moves(
+            &world,
+            ".gemini/settings.json",
+            r#"{"hooksConfig":{"enabled":false}}"#
+        )
+    );
+    move_then_forbidden(&world, "Gemini CLI's switch-offs", &make, &session);
 }
 
 const QWEN: &str = "node_modules/@qwen-code/qwen-code/cli.js";
@@ -368,24 +449,7 @@ fn qwen_code_a_system_install_blocks_a_forbidden_prompt_under_a_users_disable_al
     let qwen = qwen.to_string_lossy().into_owned();
     let run = |settings: &str, prompt: &str| {
         let model = ModelServer::start();
-        world.user_file(
-            ".qwen/settings.json",
-            &format!(
-                r#"{{{settings}"privacy":{{"usageStatisticsEnabled":false}},"telemetry":{{"enabled":false}},"general":{{"disableAutoUpdate":true}}}}"#
-            ),
-        );
-        let env = [
-            ("OPENAI_BASE_URL", format!("{}/v1", model.url())),
-            ("OPENAI_API_KEY", "scripted".to_string()),
-            ("OPENAI_MODEL", "fake-model".to_string()),
-            ("QWEN_TELEMETRY_ENABLED", "false".to_string()),
-            ("QWEN_CODE_SUPPRESS_YOLO_WARNING", "1".to_string()),
-        ];
-        world.run(
-            &env,
-            "node",
-            &[&qwen, "-p", prompt, "--output-format", "json", "--yolo"],
-        );
+        run_in(&world, &qwen, &model, settings, prompt);
         model.turns().len()
     };
     assert_eq!(
@@ -396,5 +460,37 @@ fn qwen_code_a_system_install_blocks_a_forbidden_prompt_under_a_users_disable_al
     assert!(
         run(r#""disableAllHooks":true,"#, "hello") > 0,
         "the allowed prompt did not reach the model"
+    );
+    // The agent's own moves, from its shell: the project's `disableAllHooks`, hookhost's
+    // state deleted.
+    let session = |prompt: &str| {
+        let model = ModelServer::start();
+        run_in(&world, &qwen, &model, r#""disableAllHooks":true,"#, prompt);
+        model
+    };
+    let make = settings_moves(&world, ".qwen/settings.json", r#"{"disableAllHooks":true}"#);
+    move_then_forbidden(&world, "Qwen Code's switch-offs", &make, &session);
+}
+
+/// One Qwen Code session as `nobody` with the user's `settings` (a JSON prefix) and the
+/// scripted `model`.
+fn run_in(world: &World, qwen: &str, model: &ModelServer, settings: &str, prompt: &str) {
+    world.user_file(
+        ".qwen/settings.json",
+        &format!(
+            r#"{{{settings}"privacy":{{"usageStatisticsEnabled":false}},"telemetry":{{"enabled":false}},"general":{{"disableAutoUpdate":true}}}}"#
+        ),
+    );
+    let env = [
+        ("OPENAI_BASE_URL", format!("{}/v1", model.url())),
+        ("OPENAI_API_KEY", "scripted".to_string()),
+        ("OPENAI_MODEL", "fake-model".to_string()),
+        ("QWEN_TELEMETRY_ENABLED", "false".to_string()),
+        ("QWEN_CODE_SUPPRESS_YOLO_WARNING", "1".to_string()),
+    ];
+    world.run(
+        &env,
+        "node",
+        &[qwen, "-p", prompt, "--output-format", "json", "--yolo"],
     );
 }

@@ -22,8 +22,9 @@
 //! tool whose input is the patch; `write_file`; Copilot's `create`; Qwen Code's
 //! `run_shell_command`/`write_file`, Kimi Code's `Bash`/`Write`, their parameter names
 //! taken from the tool's schema). `CALL: <tool> <JSON>` lines call tools by name, one per
-//! turn, in order (for capturing each tool's payload).
-//! Once a tool result is in a request, the answer is a final text quoting it
+//! turn, in order (for capturing each tool's payload); several `RUN:` lines likewise run
+//! one shell call each, in order.
+//! Once a tool result is in a request (the last, with several), the answer is a final text quoting it
 //! (`RESULT: …`). A request without tools, or with no script line, gets a short text.
 //!
 //! Every request is logged ([`ModelServer::requests`]), so a test can assert what the
@@ -456,6 +457,17 @@ fn step(request: &ModelRequest) -> Step {
             tool: tool.to_string(),
             arguments: serde_json::from_str(arguments).unwrap_or(Value::Null),
         };
+    }
+    // Several `RUN:` lines: one shell call each, in order, one per tool result so far (a
+    // move the agent makes, then the call that must still be judged).
+    let runs: Vec<&str> = user
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("RUN: "))
+        .collect();
+    if runs.len() > 1
+        && let Some(command) = runs.get(results.len())
+    {
+        return Step::Run(command.to_string());
     }
     if let Some(last) = results.last() {
         return Step::Text(format!("RESULT: {last}"));
