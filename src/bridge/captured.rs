@@ -64,6 +64,20 @@ const CASES: &[Case] = &[
         &["Edit notes.md"],
     ),
     case(
+        ClaudeCode,
+        "PreToolUse-Glob.json",
+        "Glob",
+        Some("glob"),
+        &["Glob docs"],
+    ),
+    case(
+        ClaudeCode,
+        "PreToolUse-Grep.json",
+        "Grep",
+        Some("search"),
+        &["Grep docs"],
+    ),
+    case(
         Codex,
         "PreToolUse-apply_patch-add.json",
         "apply_patch",

@@ -15,15 +15,31 @@ use serde_json::Value;
 
 use super::*;
 
-/// One payload to capture: the file it goes to, the tool whose call it is, the prompt.
+/// One payload to capture: the file it goes to, the tool whose call it is, the prompt,
+/// and what the run needs beyond the agent's usual set-up for the tool to be offered
+/// (arguments after the agent's own, variables over its own).
 struct Capture {
     file: &'static str,
     tool: &'static str,
     prompt: &'static str,
+    args: &'static [&'static str],
+    env: &'static [(&'static str, &'static str)],
 }
 
 const fn capture(file: &'static str, tool: &'static str, prompt: &'static str) -> Capture {
-    Capture { file, tool, prompt }
+    Capture {
+        file,
+        tool,
+        prompt,
+        args: &[],
+        env: &[],
+    }
+}
+
+impl Capture {
+    const fn args(self, args: &'static [&'static str]) -> Capture {
+        Capture { args, ..self }
+    }
 }
 
 /// The tool the prompt's last `CALL:` line calls.
@@ -58,7 +74,7 @@ fn capture_all(agent: &'static Agent, folder: &str, captures: &[Capture]) {
         std::fs::write(w.project().join("notes.md"), "one\ntwo\n").unwrap();
         std::fs::create_dir_all(w.project().join("docs")).unwrap();
         std::fs::write(w.project().join("docs/guide.md"), "guide\n").unwrap();
-        let outcome = w.run(c.prompt);
+        let outcome = w.run_with(c.prompt, c.args, c.env);
         let text = std::fs::read_to_string(&log).unwrap_or_default();
         let found = serde_json::Deserializer::from_str(&text)
             .into_iter::<Value>()
@@ -121,7 +137,21 @@ fn capture_claude_code() {
                 "CALL: Read {\"file_path\": \"@PROJECT@/notes.md\"}\n\
                  CALL: Edit {\"file_path\": \"@PROJECT@/notes.md\", \"old_string\": \"one\", \"new_string\": \"three\"}",
             ),
-            // Its native build offers no Glob or Grep (searches run through Bash).
+            // The native build offers Glob and Grep only to a session whose
+            // `--allowedTools` (or `--tools`) names them; otherwise its Bash's `find` and
+            // `grep` run its embedded bfs and ugrep (docs/agents.md, "Claude Code").
+            capture(
+                "PreToolUse-Glob.json",
+                "Glob",
+                "CALL: Glob {\"pattern\": \"*.md\", \"path\": \"@PROJECT@/docs\"}",
+            )
+            .args(&["--allowedTools", "Glob,Grep"]),
+            capture(
+                "PreToolUse-Grep.json",
+                "Grep",
+                "CALL: Grep {\"pattern\": \"guide\", \"path\": \"@PROJECT@/docs\"}",
+            )
+            .args(&["--allowedTools", "Glob,Grep"]),
         ],
     );
 }
