@@ -254,6 +254,35 @@ const CASES: &[Case] = &[
         Some("search"),
         &["Grep docs"],
     ),
+    // Copilot's `apply_patch` is a freeform tool: its `toolArgs` is the patch itself.
+    case(
+        Copilot,
+        "preToolUse-apply_patch-add.json",
+        "apply_patch",
+        Some("edit_file"),
+        &["Write docs/new.md"],
+    ),
+    case(
+        Copilot,
+        "preToolUse-apply_patch-update.json",
+        "apply_patch",
+        Some("edit_file"),
+        &["Edit notes.md"],
+    ),
+    case(
+        Copilot,
+        "preToolUse-apply_patch-delete.json",
+        "apply_patch",
+        Some("edit_file"),
+        &["Write notes.md"],
+    ),
+    case(
+        Copilot,
+        "preToolUse-apply_patch-move.json",
+        "apply_patch",
+        Some("edit_file"),
+        &["Edit notes.md", "Write docs/notes.md"],
+    ),
 ];
 
 /// The captures' project.

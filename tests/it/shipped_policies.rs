@@ -418,7 +418,8 @@ fn every_file_a_call_touches_reaches_the_path_policies() {
         ),
         (
             "copilot",
-            copilot("p1", "apply_patch", json!({"input": update})),
+            // As Copilot CLI 1.0.102 sends it (captured): `toolArgs` is the patch.
+            copilot("p1", "apply_patch", json!(update)),
             "protect-paths",
         ),
         (

@@ -40,6 +40,10 @@ impl Capture {
     const fn args(self, args: &'static [&'static str]) -> Capture {
         Capture { args, ..self }
     }
+
+    const fn env(self, env: &'static [(&'static str, &'static str)]) -> Capture {
+        Capture { env, ..self }
+    }
 }
 
 /// The tool the prompt's last `CALL:` line calls.
@@ -339,6 +343,32 @@ fn capture_copilot() {
                 "grep",
                 "CALL: grep {\"pattern\": \"guide\", \"path\": \"@PROJECT@/docs\"}",
             ),
+            // apply_patch (a freeform tool: the patch is the call's input) is offered to
+            // a gpt-5 model that is not plain `gpt-5` (docs/agents.md, "Copilot CLI").
+            capture(
+                "preToolUse-apply_patch-add.json",
+                "apply_patch",
+                "CALL: apply_patch \"*** Begin Patch\\n*** Add File: docs/new.md\\n+hello\\n*** End Patch\\n\"",
+            )
+            .env(GPT_5_5),
+            capture(
+                "preToolUse-apply_patch-update.json",
+                "apply_patch",
+                "CALL: apply_patch \"*** Begin Patch\\n*** Update File: notes.md\\n@@\\n-one\\n+three\\n two\\n*** End Patch\\n\"",
+            )
+            .env(GPT_5_5),
+            capture(
+                "preToolUse-apply_patch-delete.json",
+                "apply_patch",
+                "CALL: apply_patch \"*** Begin Patch\\n*** Delete File: notes.md\\n*** End Patch\\n\"",
+            )
+            .env(GPT_5_5),
+            capture(
+                "preToolUse-apply_patch-move.json",
+                "apply_patch",
+                "CALL: apply_patch \"*** Begin Patch\\n*** Update File: notes.md\\n*** Move to: docs/notes.md\\n@@\\n-one\\n+three\\n two\\n*** End Patch\\n\"",
+            )
+            .env(GPT_5_5),
         ],
     );
 }
