@@ -213,7 +213,9 @@ fn capture_gemini() {
                 "read_file",
                 "CALL: read_file {\"file_path\": \"notes.md\"}",
             ),
-            // read_many_files is not offered to the model by 0.61.0's default tools.
+            // Not read_many_files: 0.61.0 never offers it to the model, and runs it for a
+            // prompt's `@path` without a BeforeTool (docs/agents.md, "Gemini CLI", "In
+            // the tests").
             capture(
                 "BeforeTool-glob.json",
                 "glob",
