@@ -254,6 +254,13 @@ const CASES: &[Case] = &[
         Some("search"),
         &["Grep docs"],
     ),
+    case(
+        Copilot,
+        "preToolUse-rg.json",
+        "Grep",
+        Some("search"),
+        &["Grep docs"],
+    ),
     // Copilot's `apply_patch` is a freeform tool: its `toolArgs` is the patch itself.
     case(
         Copilot,

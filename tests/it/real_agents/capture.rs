@@ -345,6 +345,13 @@ fn capture_copilot() {
                 "grep",
                 "CALL: grep {\"pattern\": \"guide\", \"path\": \"@PROJECT@/docs\"}",
             ),
+            // On the models that get apply_patch, `rg` takes grep's place.
+            capture(
+                "preToolUse-rg.json",
+                "rg",
+                "CALL: rg {\"pattern\": \"guide\", \"path\": \"@PROJECT@/docs\"}",
+            )
+            .env(GPT_5_5),
             // apply_patch (a freeform tool: the patch is the call's input) is offered to
             // a gpt-5 model that is not plain `gpt-5` (docs/agents.md, "Copilot CLI").
             capture(
