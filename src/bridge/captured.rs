@@ -64,6 +64,20 @@ const CASES: &[Case] = &[
         &["Edit notes.md"],
     ),
     case(
+        ClaudeCode,
+        "PreToolUse-Glob.json",
+        "Glob",
+        Some("glob"),
+        &["Glob docs"],
+    ),
+    case(
+        ClaudeCode,
+        "PreToolUse-Grep.json",
+        "Grep",
+        Some("search"),
+        &["Grep docs"],
+    ),
+    case(
         Codex,
         "PreToolUse-apply_patch-add.json",
         "apply_patch",
@@ -239,6 +253,42 @@ const CASES: &[Case] = &[
         "Grep",
         Some("search"),
         &["Grep docs"],
+    ),
+    case(
+        Copilot,
+        "preToolUse-rg.json",
+        "Grep",
+        Some("search"),
+        &["Grep docs"],
+    ),
+    // Copilot's `apply_patch` is a freeform tool: its `toolArgs` is the patch itself.
+    case(
+        Copilot,
+        "preToolUse-apply_patch-add.json",
+        "apply_patch",
+        Some("edit_file"),
+        &["Write docs/new.md"],
+    ),
+    case(
+        Copilot,
+        "preToolUse-apply_patch-update.json",
+        "apply_patch",
+        Some("edit_file"),
+        &["Edit notes.md"],
+    ),
+    case(
+        Copilot,
+        "preToolUse-apply_patch-delete.json",
+        "apply_patch",
+        Some("edit_file"),
+        &["Write notes.md"],
+    ),
+    case(
+        Copilot,
+        "preToolUse-apply_patch-move.json",
+        "apply_patch",
+        Some("edit_file"),
+        &["Edit notes.md", "Write docs/notes.md"],
     ),
 ];
 

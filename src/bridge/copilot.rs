@@ -4,7 +4,8 @@
 //! Input, camelCase: no `hook_event_name` (the event is told by its fields: `toolName`
 //! for a call, `prompt` for a prompt), `sessionId`, a numeric `timestamp`, `cwd`,
 //! Copilot's runtime tool names (`bash`, `view`, `create`, `edit`) and `toolArgs` as a
-//! **JSON-encoded string** (an object is accepted too). PascalCase: snake_case fields,
+//! **JSON-encoded string** (an object is accepted too), or, for the freeform
+//! `apply_patch`, the patch itself (read as `{"input": PATCH}`). PascalCase: snake_case fields,
 //! Claude Code's tool names, an ISO `timestamp`, no `transcript_path`.
 //!
 //! Answers, the same for both spellings, as Copilot CLI 1.0.102 obeyed them (docs/agents.md):
@@ -140,7 +141,19 @@ impl Protocol for Copilot {
         if map.contains_key("toolName") {
             let event = "preToolUse";
             let tool = required_str(agent, event, map, "toolName")?;
-            let input = tool_input_field(agent, event, map, "toolArgs")?;
+            let input = match map.get("toolArgs") {
+                // `apply_patch` is a freeform tool (its input is the patch, not JSON), and
+                // Copilot hands the hook that text as it is: `{"input": PATCH}` to the
+                // mapping, which reads its files (docs/agents.md, "Every file a call
+                // touches"). Refused as unreadable, every patch would be denied.
+                Some(Value::String(patch))
+                    if tool == "apply_patch"
+                        && !serde_json::from_str::<Value>(patch).is_ok_and(|v| v.is_object()) =>
+                {
+                    json!({ "input": patch })
+                }
+                _ => tool_input_field(agent, event, map, "toolArgs")?,
+            };
             let session = session(event);
             let call = tools::map_call(
                 agent,
@@ -372,6 +385,32 @@ mod tests {
                 stderr: "hookhost: Copilot CLI event \"SessionStart\" has no hookhost hooks; no objection.\n".into(),
                 exit_code: 0,
             }
+        );
+    }
+
+    #[test]
+    fn a_freeform_apply_patch_is_its_patch() {
+        // As Copilot CLI 1.0.102 sent it (examples/agents/copilot/preToolUse-apply_patch-*).
+        let patch = "*** Begin Patch\n*** Add File: .env\n+K=1\n*** End Patch\n";
+        let event = Copilot
+            .parse(&json!({"sessionId": "s", "cwd": "/home/u/p", "toolName": "apply_patch", "toolArgs": patch}))
+            .unwrap();
+        let Event::PreToolUse { call, .. } = event else {
+            panic!("not a call")
+        };
+        assert_eq!(call.tool, "apply_patch");
+        assert_eq!(call.tool_input, json!({ "input": patch }));
+        let files: Vec<_> = call
+            .files
+            .iter()
+            .map(|f| &f.tool_input["file_path"])
+            .collect();
+        assert_eq!(files, [&json!("/home/u/p/.env")]);
+        // Any other tool's non-JSON text stays unreadable.
+        assert!(
+            Copilot
+                .parse(&json!({"sessionId": "s", "toolName": "create", "toolArgs": patch}))
+                .is_err()
         );
     }
 

@@ -418,7 +418,8 @@ fn every_file_a_call_touches_reaches_the_path_policies() {
         ),
         (
             "copilot",
-            copilot("p1", "apply_patch", json!({"input": update})),
+            // As Copilot CLI 1.0.102 sends it (captured): `toolArgs` is the patch.
+            copilot("p1", "apply_patch", json!(update)),
             "protect-paths",
         ),
         (
@@ -439,6 +440,8 @@ fn every_file_a_call_touches_reaches_the_path_policies() {
             ),
             "no-force-push",
         ),
+        // Hand-written: Gemini CLI 0.61.0 never offers read_many_files to the model, so
+        // no real payload exists (docs/agents.md, "Gemini CLI", "In the tests").
         (
             "gemini",
             gemini(

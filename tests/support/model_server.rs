@@ -615,7 +615,10 @@ fn responses(request: &ModelRequest, ids: &AtomicUsize) -> String {
         ),
         (
             "response.completed",
+            // The item again in the completed response: Copilot CLI reads it there
+            // ("No response was returned" without it), Codex from the events above.
             json!({"type": "response.completed", "response": {"id": response_id,
+                "status": "completed", "output": [item],
                 "usage": {"input_tokens": 10, "input_tokens_details": null,
                     "output_tokens": 5, "output_tokens_details": null,
                     "total_tokens": 15}}}),

@@ -15,15 +15,35 @@ use serde_json::Value;
 
 use super::*;
 
-/// One payload to capture: the file it goes to, the tool whose call it is, the prompt.
+/// One payload to capture: the file it goes to, the tool whose call it is, the prompt,
+/// and what the run needs beyond the agent's usual set-up for the tool to be offered
+/// (arguments after the agent's own, variables over its own).
 struct Capture {
     file: &'static str,
     tool: &'static str,
     prompt: &'static str,
+    args: &'static [&'static str],
+    env: &'static [(&'static str, &'static str)],
 }
 
 const fn capture(file: &'static str, tool: &'static str, prompt: &'static str) -> Capture {
-    Capture { file, tool, prompt }
+    Capture {
+        file,
+        tool,
+        prompt,
+        args: &[],
+        env: &[],
+    }
+}
+
+impl Capture {
+    const fn args(self, args: &'static [&'static str]) -> Capture {
+        Capture { args, ..self }
+    }
+
+    const fn env(self, env: &'static [(&'static str, &'static str)]) -> Capture {
+        Capture { env, ..self }
+    }
 }
 
 /// The tool the prompt's last `CALL:` line calls.
@@ -58,7 +78,7 @@ fn capture_all(agent: &'static Agent, folder: &str, captures: &[Capture]) {
         std::fs::write(w.project().join("notes.md"), "one\ntwo\n").unwrap();
         std::fs::create_dir_all(w.project().join("docs")).unwrap();
         std::fs::write(w.project().join("docs/guide.md"), "guide\n").unwrap();
-        let outcome = w.run(c.prompt);
+        let outcome = w.run_with(c.prompt, c.args, c.env);
         let text = std::fs::read_to_string(&log).unwrap_or_default();
         let found = serde_json::Deserializer::from_str(&text)
             .into_iter::<Value>()
@@ -121,7 +141,21 @@ fn capture_claude_code() {
                 "CALL: Read {\"file_path\": \"@PROJECT@/notes.md\"}\n\
                  CALL: Edit {\"file_path\": \"@PROJECT@/notes.md\", \"old_string\": \"one\", \"new_string\": \"three\"}",
             ),
-            // Its native build offers no Glob or Grep (searches run through Bash).
+            // The native build offers Glob and Grep only to a session whose
+            // `--allowedTools` (or `--tools`) names them; otherwise its Bash's `find` and
+            // `grep` run its embedded bfs and ugrep (docs/agents.md, "Claude Code").
+            capture(
+                "PreToolUse-Glob.json",
+                "Glob",
+                "CALL: Glob {\"pattern\": \"*.md\", \"path\": \"@PROJECT@/docs\"}",
+            )
+            .args(&["--allowedTools", "Glob,Grep"]),
+            capture(
+                "PreToolUse-Grep.json",
+                "Grep",
+                "CALL: Grep {\"pattern\": \"guide\", \"path\": \"@PROJECT@/docs\"}",
+            )
+            .args(&["--allowedTools", "Glob,Grep"]),
         ],
     );
 }
@@ -179,7 +213,9 @@ fn capture_gemini() {
                 "read_file",
                 "CALL: read_file {\"file_path\": \"notes.md\"}",
             ),
-            // read_many_files is not offered to the model by 0.61.0's default tools.
+            // Not read_many_files: 0.61.0 never offers it to the model, and runs it for a
+            // prompt's `@path` without a BeforeTool (docs/agents.md, "Gemini CLI", "In
+            // the tests").
             capture(
                 "BeforeTool-glob.json",
                 "glob",
@@ -309,6 +345,39 @@ fn capture_copilot() {
                 "grep",
                 "CALL: grep {\"pattern\": \"guide\", \"path\": \"@PROJECT@/docs\"}",
             ),
+            // On the models that get apply_patch, `rg` takes grep's place.
+            capture(
+                "preToolUse-rg.json",
+                "rg",
+                "CALL: rg {\"pattern\": \"guide\", \"path\": \"@PROJECT@/docs\"}",
+            )
+            .env(GPT_5_5),
+            // apply_patch (a freeform tool: the patch is the call's input) is offered to
+            // a gpt-5 model that is not plain `gpt-5` (docs/agents.md, "Copilot CLI").
+            capture(
+                "preToolUse-apply_patch-add.json",
+                "apply_patch",
+                "CALL: apply_patch \"*** Begin Patch\\n*** Add File: docs/new.md\\n+hello\\n*** End Patch\\n\"",
+            )
+            .env(GPT_5_5),
+            capture(
+                "preToolUse-apply_patch-update.json",
+                "apply_patch",
+                "CALL: apply_patch \"*** Begin Patch\\n*** Update File: notes.md\\n@@\\n-one\\n+three\\n two\\n*** End Patch\\n\"",
+            )
+            .env(GPT_5_5),
+            capture(
+                "preToolUse-apply_patch-delete.json",
+                "apply_patch",
+                "CALL: apply_patch \"*** Begin Patch\\n*** Delete File: notes.md\\n*** End Patch\\n\"",
+            )
+            .env(GPT_5_5),
+            capture(
+                "preToolUse-apply_patch-move.json",
+                "apply_patch",
+                "CALL: apply_patch \"*** Begin Patch\\n*** Update File: notes.md\\n*** Move to: docs/notes.md\\n@@\\n-one\\n+three\\n two\\n*** End Patch\\n\"",
+            )
+            .env(GPT_5_5),
         ],
     );
 }

