@@ -409,16 +409,7 @@ fn doctor_json_names_every_switch_off_of_every_agent() {
         });
     }
     // Every agent hookhost installs for has at least one move here.
-    for agent in [
-        "claude-code",
-        "codex",
-        "gemini",
-        "cursor",
-        "copilot",
-        "qwen-code",
-        "kimi-code",
-        "kiro",
-    ] {
+    for agent in hookhost::bridge::AgentKind::ALL.map(|a| a.flag_name()) {
         assert!(
             moves.iter().any(|m| m.agent == agent),
             "no move for {agent}"
