@@ -56,7 +56,7 @@ pub fn is_root() -> bool {
 /// of `process` it ignored (set and not empty; values are not shown, they may be long or
 /// private).
 ///
-/// Gone: every variable that chooses hookhost's folders or box ([`STEERING`]), wherever
+/// Gone: every variable that chooses hookhost's folders or box (`STEERING`), wherever
 /// it points. Replaced: `HOME`, by the real user's home in the password database (named
 /// as ignored when it said otherwise; removed when there is no entry), since records and
 /// the box's hidden folders follow it; `PATH`, by the system's fixed one, since the

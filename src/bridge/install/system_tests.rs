@@ -191,10 +191,12 @@ fn the_user_scope_registration_has_no_system_flag() {
     );
 }
 
-#[cfg(unix)]
 #[test]
 fn the_file_is_0644_and_new_folders_0755_whatever_the_umask() {
-    use std::os::unix::fs::PermissionsExt;
+    // Modes are POSIX's: where the system scope runs (docs/system-scope.md).
+    if !crate::platform::sys::system_scope::SUPPORTED {
+        return;
+    }
     let root = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let report = run(
         &request(Action::Install, AgentKind::ClaudeCode, root.path()),
@@ -203,7 +205,7 @@ fn the_file_is_0644_and_new_folders_0755_whatever_the_umask() {
     .unwrap_or_else(|e| panic!("{e}"));
     let mode = |p: &Path| {
         std::fs::metadata(p)
-            .map(|m| m.permissions().mode() & 0o7777)
+            .map(|m| crate::platform::sys::files::mode_bits(&m) & 0o7777)
             .unwrap_or(0)
     };
     assert_eq!(mode(&report.change.file), 0o644);
