@@ -81,7 +81,9 @@ pub async fn replay(reading: &Reading) -> ReplayReport {
                     cwd: s.cwd.clone(),
                     permission_mode: s.permission_mode.clone(),
                 };
-                let session = Session::with_hooks(session, hooks);
+                let mut session = Session::with_hooks(session, hooks);
+                // The messages name whose hooks these are, as the live session did.
+                session.set_owner(s.owner);
                 // A resume within a turn remembers which hooks already warned in it, as
                 // the live resumed session did (`ResumePlan::warned_this_turn`).
                 if matches!(record.body, Body::Resumed(_)) {
