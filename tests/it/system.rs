@@ -80,19 +80,29 @@ fn a_system_hook_blocks_a_call_made_by_nobody() {
         return;
     };
     let out = bridge(&root, &payload(&root, "ls"), &[]);
-    let reason = denied(&out);
-    assert!(
-        reason
-            .as_deref()
-            .is_some_and(|r| r.contains("system says no")),
-        "{out:?}"
-    );
+    // The message names the administrator's hook, not the user's.
+    let blocked = "blocked by the administrator's hook \"system-deny\": system says no";
+    assert_eq!(denied(&out).as_deref(), Some(blocked), "{out:?}");
     // The administrator's session keeps its record beside the user's, in the home the
     // password database names.
     let record = root
         .home
         .join(".local/state/hookhost/system/claude-code/system-test.jsonl");
     assert!(record.is_file(), "no record at {}", record.display());
+    // The record says whose hooks they are, so that a replay and a transcript say what
+    // the live call said.
+    let text = std::fs::read_to_string(&record).unwrap();
+    let started: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    assert_eq!(started["owner"], "administrator", "{text}");
+    let (code, stdout, stderr) = run(root.hookhost_as_nobody().arg("replay").arg(&record));
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(
+        stdout.contains("1 of 1 verdicts matched"),
+        "{stdout}{stderr}"
+    );
+    let (code, stdout, stderr) = run(root.hookhost_as_nobody().args(["log", "show"]).arg(&record));
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(stdout.contains(blocked), "{stdout}{stderr}");
 }
 
 #[test]
@@ -245,11 +255,10 @@ fn the_users_hooks_add_a_block_after_a_system_allow() {
         0o644,
     );
     let out = bridge(&root, &payload(&root, "ls"), &[]);
-    let reason = denied(&out);
-    assert!(
-        reason
-            .as_deref()
-            .is_some_and(|r| r.contains("user says no")),
+    // The user's hook is named as the user's, to the letter of the spec.
+    assert_eq!(
+        denied(&out).as_deref(),
+        Some("blocked by the user's hook \"user-deny\": user says no"),
         "{out:?}"
     );
     // A broken user config is a deny naming it.
@@ -334,9 +343,12 @@ fn contexts_join_the_administrators_first() {
     let context = answer["hookSpecificOutput"]["additionalContext"]
         .as_str()
         .unwrap_or_default();
+    // Each frame names whose hook it is.
     let (first, second) = (
-        context.find("from-the-administrator"),
-        context.find("from-the-user"),
+        context.find(
+            "Context from the administrator's hook \"system-context\":\nfrom-the-administrator",
+        ),
+        context.find("Context from the user's hook \"user-context\":\nfrom-the-user"),
     );
     assert!(
         matches!((first, second), (Some(a), Some(b)) if a < b),
