@@ -3,7 +3,9 @@
 //! The first block ends the run. A failure follows the hook's `on_failure`: `block`
 //! blocks with the spec's fixed message, `continue` skips the hook; either way one
 //! warning per hook per turn. Contexts are framed and cut; a block drops them all.
-//! Every message here is the spec's, to the letter.
+//! Every message here is the spec's, to the letter, for the user's hooks; a session of
+//! the administrator's hooks ([`HookOwner`]) names them so instead
+//! (docs/contract.md#verdict-messages lists both).
 
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
