@@ -105,6 +105,30 @@ fn a_system_hook_blocks_a_call_made_by_nobody() {
     assert!(stdout.contains(blocked), "{stdout}{stderr}");
 }
 
+/// A failing system hook blocks with the administrator named, and the model is told the
+/// user cannot fix it.
+#[test]
+fn a_failing_system_hook_sends_the_user_to_their_administrator() {
+    let Some(root) = SystemRoot::new("a_failing_system_hook_sends_the_user_to_their_administrator")
+    else {
+        return;
+    };
+    let script = root.etc_file(
+        "hookhost/hooks/broken.sh",
+        "cat >/dev/null; exit 1\n",
+        0o755,
+    );
+    root.write_config(&sh_hook("system-broken", &script));
+    let out = bridge(&root, &payload(&root, "ls"), &[]);
+    assert_eq!(
+        denied(&out).as_deref(),
+        Some(
+            "the administrator's hook \"system-broken\" failed (exited with code 1), so this call was blocked. This is not a policy decision: retrying or rephrasing the call will not help. Tell the user their administrator's hook is failing. The user cannot fix it: only their administrator can."
+        ),
+        "{out:?}"
+    );
+}
+
 #[test]
 fn the_environment_does_not_remove_or_replace_the_system_hooks() {
     let Some((root, _)) =
