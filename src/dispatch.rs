@@ -536,7 +536,7 @@ async fn run_hooks(
         if turn.first_warning(name) {
             verdict
                 .warnings
-                .push(failure_warning(event, name, &kind, blocks));
+                .push(failure_warning(event, owner, name, &kind, blocks));
         }
         if blocks {
             let message = failure_message(gate, owner, name, &kind);
@@ -590,12 +590,31 @@ pub fn failure_message(gate: Gate<'_>, owner: HookOwner, hook: &str, kind: &str)
     }
 }
 
-/// The once-per-turn warning for a failing hook.
-pub fn failure_warning(event: Event, hook: &str, kind: &str, blocks: bool) -> String {
+/// The once-per-turn warning for a failing hook. The user's is the spec's; the
+/// administrator's names the administrator and says that only they can fix it (the
+/// user can neither change the hook nor start without it).
+pub fn failure_warning(
+    event: Event,
+    owner: HookOwner,
+    hook: &str,
+    kind: &str,
+    blocks: bool,
+) -> String {
     let (covered, through) = match event {
         Event::PreToolUse => ("the calls it covers are blocked", "the call"),
         Event::UserPromptSubmit => ("your prompts are blocked", "the prompt"),
     };
+    if owner == HookOwner::Administrator {
+        return if blocks {
+            format!(
+                "⚠ the administrator's hook {hook} is failing ({kind}), so {covered}. Only your administrator can fix it."
+            )
+        } else {
+            format!(
+                "⚠ the administrator's hook {hook} failed ({kind}); on_failure = \"continue\" let {through} through."
+            )
+        };
+    }
     if blocks {
         format!(
             "⚠ hook {hook} is failing ({kind}), so {covered}. Fix it, set on_failure = \"continue\", or restart with --no-hooks."
@@ -742,6 +761,36 @@ mod tests {
         assert_eq!(
             call_message(HookOwner::Administrator, late()).await,
             "the administrator's hook \"x\" failed (timed out after 10 s), so this call was blocked. This is not a policy decision: retrying or rephrasing the call will not help. Tell the user their administrator's hook is failing. The user cannot fix it: only their administrator can."
+        );
+    }
+
+    #[tokio::test]
+    async fn a_failure_warning_says_who_can_fix_it() {
+        let warnings = |owner| async move {
+            let verdict = run(owner, CALL, hook(Event::PreToolUse, exited(1, "", ""))).await;
+            verdict.warnings
+        };
+        assert_eq!(
+            warnings(HookOwner::User).await,
+            [
+                "⚠ hook x is failing (exited with code 1), so the calls it covers are blocked. Fix it, set on_failure = \"continue\", or restart with --no-hooks."
+            ]
+        );
+        assert_eq!(
+            warnings(HookOwner::Administrator).await,
+            [
+                "⚠ the administrator's hook x is failing (exited with code 1), so the calls it covers are blocked. Only your administrator can fix it."
+            ]
+        );
+        assert_eq!(
+            failure_warning(
+                Event::UserPromptSubmit,
+                HookOwner::Administrator,
+                "x",
+                "exited with code 1",
+                false
+            ),
+            "⚠ the administrator's hook x failed (exited with code 1); on_failure = \"continue\" let the prompt through."
         );
     }
 

@@ -40,6 +40,7 @@ pub(crate) fn failed_call() -> Ruling {
         )),
         warnings: vec![failure_warning(
             crate::config::Event::PreToolUse,
+            HookOwner::User,
             "no-force-push",
             kind,
             true,
@@ -53,6 +54,7 @@ pub(crate) fn continued_call() -> Ruling {
     Ruling {
         warnings: vec![failure_warning(
             crate::config::Event::PreToolUse,
+            HookOwner::User,
             "audit",
             "exited with code 1",
             false,

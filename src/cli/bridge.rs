@@ -292,7 +292,7 @@ fn timed_out(verdict: &Verdict, owner: HookOwner, is_prompt: bool, budget_ms: u6
         )
     };
     let mut warnings = verdict.warnings.clone();
-    warnings.push(dispatch::failure_warning(event, hook, &kind, true));
+    warnings.push(dispatch::failure_warning(event, owner, hook, &kind, true));
     Ruling {
         block: Some(dispatch::failure_message(gate, owner, hook, &kind)),
         warnings,

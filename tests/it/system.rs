@@ -127,6 +127,12 @@ fn a_failing_system_hook_sends_the_user_to_their_administrator() {
         ),
         "{out:?}"
     );
+    // The warning the user sees sends them to the administrator as well.
+    let warning = "⚠ the administrator's hook system-broken is failing (exited with code 1), so the calls it covers are blocked. Only your administrator can fix it.";
+    assert!(
+        out.1.contains(warning) || out.2.contains(warning),
+        "{out:?}"
+    );
 }
 
 #[test]
