@@ -3,7 +3,9 @@
 //! The first block ends the run. A failure follows the hook's `on_failure`: `block`
 //! blocks with the spec's fixed message, `continue` skips the hook; either way one
 //! warning per hook per turn. Contexts are framed and cut; a block drops them all.
-//! Every message here is the spec's, to the letter.
+//! Every message here is the spec's, to the letter, for the user's hooks; a session of
+//! the administrator's hooks ([`HookOwner`]) names them so instead
+//! (docs/contract.md#verdict-messages lists both).
 
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
@@ -38,6 +40,60 @@ impl Placement {
             Placement::Host => "host",
             Placement::Boxed => "box",
             Placement::Wasm => "wasm",
+        }
+    }
+}
+
+/// Whose hooks a session runs, as every message that names a hook says it: the user's own
+/// (`[[hooks]]` in their config), or the administrator's (the system config of
+/// `bridge --system`, docs/contract.md#system-mode). A property of the session, decided
+/// where the session is made and recorded in its `session.started` line; the wording of
+/// both lives here and nowhere else.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum HookOwner {
+    /// The user's hooks: the spec's wording, to the letter.
+    #[default]
+    User,
+    /// The administrator's system hooks, which the user cannot change.
+    Administrator,
+}
+
+impl HookOwner {
+    /// `the user's` or `the administrator's`, as in `blocked by the user's hook "x"`.
+    pub fn possessive(self) -> &'static str {
+        match self {
+            HookOwner::User => "the user's",
+            HookOwner::Administrator => "the administrator's",
+        }
+    }
+
+    /// Whether these are the user's own hooks (the record leaves the field out then).
+    pub fn is_user(&self) -> bool {
+        *self == HookOwner::User
+    }
+
+    /// What the model is asked to tell the user about a failing hook: the spec's
+    /// sentence for the user's own, and for the administrator's, that the user cannot
+    /// fix it.
+    fn failing_advice(self) -> &'static str {
+        match self {
+            HookOwner::User => "Tell the user their hook is failing.",
+            HookOwner::Administrator => {
+                "Tell the user their administrator's hook is failing. The user cannot fix it: only their administrator can."
+            }
+        }
+    }
+
+    /// Who can let a call of an unknown tool through, and where.
+    fn unknown_tools_advice(self) -> &'static str {
+        match self {
+            HookOwner::User => {
+                "tell the user, who can let such calls through with unknown_tools = \"allow\" in that hook or at the top of their hookhost config."
+            }
+            HookOwner::Administrator => {
+                "tell the user. The user cannot change it: only their administrator can let such calls through, with unknown_tools = \"allow\" in that hook or at the top of the system hookhost config."
+            }
         }
     }
 }
@@ -97,14 +153,19 @@ pub struct ContextBlock {
     pub hook: String,
     /// Its text, cut to [`CONTEXT_LIMIT`] characters.
     pub text: String,
+    /// Whose hook it is (named in the frame; not part of the `--json` verdict).
+    #[serde(skip)]
+    pub owner: HookOwner,
 }
 
 impl ContextBlock {
     /// The block as the model reads it, framed.
     pub fn framed(&self) -> String {
         format!(
-            "Context from the user's hook \"{}\":\n{}",
-            self.hook, self.text
+            "Context from {} hook \"{}\":\n{}",
+            self.owner.possessive(),
+            self.hook,
+            self.text
         )
     }
 }
@@ -332,6 +393,7 @@ pub fn input_digest(bytes: &[u8]) -> String {
 /// prompts and tool inputs.
 pub async fn run_gate(
     hooks: &[&LoadedHook],
+    owner: HookOwner,
     gate: Gate<'_>,
     inputs: &Inputs,
     turn: &Turn,
@@ -351,7 +413,7 @@ pub async fn run_gate(
             tracing::debug_span!("gate", event = "UserPromptSubmit", hooks = hooks.len())
         }
     };
-    run_hooks(hooks, gate, inputs, turn, recorder, cancel)
+    run_hooks(hooks, owner, gate, inputs, turn, recorder, cancel)
         .instrument(span)
         .await
 }
@@ -359,6 +421,7 @@ pub async fn run_gate(
 /// [`run_gate`]'s work, inside its span.
 async fn run_hooks(
     hooks: &[&LoadedHook],
+    owner: HookOwner,
     gate: Gate<'_>,
     inputs: &Inputs,
     turn: &Turn,
@@ -418,7 +481,7 @@ async fn run_hooks(
             Err(Failure::Interrupted) => {
                 span.record("outcome", "interrupted");
                 decide(recorder, name, gate, Decision::Interrupted, "interrupted");
-                let message = interrupted_message(gate, name);
+                let message = interrupted_message(gate, owner, name);
                 return verdict.ended_by(Outcome::Interrupted, name, message);
             }
             Err(failure) => Err(FailureKind::Run(failure.clone())),
@@ -431,7 +494,7 @@ async fn run_hooks(
             Ok(Answer::Block(reason)) => {
                 span.record("outcome", "block");
                 decide(recorder, name, gate, Decision::Block, &reason);
-                let message = block_message(gate, name, &reason);
+                let message = block_message(gate, owner, name, &reason);
                 return verdict.ended_by(Outcome::Block, name, message);
             }
             Ok(Answer::Context(text)) => {
@@ -446,6 +509,7 @@ async fn run_hooks(
                 verdict.context.push(ContextBlock {
                     hook: name.to_string(),
                     text,
+                    owner,
                 });
                 continue;
             }
@@ -472,10 +536,10 @@ async fn run_hooks(
         if turn.first_warning(name) {
             verdict
                 .warnings
-                .push(failure_warning(event, name, &kind, blocks));
+                .push(failure_warning(event, owner, name, &kind, blocks));
         }
         if blocks {
-            let message = failure_message(gate, name, &kind);
+            let message = failure_message(gate, owner, name, &kind);
             return verdict.ended_by(Outcome::Block, name, message);
         }
     }
@@ -483,9 +547,12 @@ async fn run_hooks(
 }
 
 /// What the model reads when a hook blocks a call, or what the user sees for a prompt.
-pub fn block_message(gate: Gate<'_>, hook: &str, reason: &str) -> String {
+pub fn block_message(gate: Gate<'_>, owner: HookOwner, hook: &str, reason: &str) -> String {
     match gate {
-        Gate::Call { .. } => format!("blocked by the user's hook \"{hook}\": {reason}"),
+        Gate::Call { .. } => format!(
+            "blocked by {} hook \"{hook}\": {reason}",
+            owner.possessive()
+        ),
         Gate::Prompt { .. } => format!("✗ prompt blocked by hook \"{hook}\": {reason}"),
     }
 }
@@ -493,32 +560,61 @@ pub fn block_message(gate: Gate<'_>, hook: &str, reason: &str) -> String {
 /// The verdict on a call of `agent`'s tool `tool`, which hookhost has no name for, blocked
 /// because hook `hook` lists `tools` and has `unknown_tools = "block"`
 /// (docs/contract.md#unknown_tools). The model reads the message (and most agents show
-/// it to the user): it names the tool, the agent and the key to change.
-pub fn unknown_tool_verdict(hook: &str, tools: &[String], agent: &str, tool: &str) -> Verdict {
+/// it to the user): it names the tool, the agent, whose hook it is and the key to change.
+pub fn unknown_tool_verdict(
+    owner: HookOwner,
+    hook: &str,
+    tools: &[String],
+    agent: &str,
+    tool: &str,
+) -> Verdict {
     let listed: Vec<String> = tools.iter().map(|t| format!("{t:?}")).collect();
     let message = format!(
-        "hookhost has no name for {agent}'s tool \"{tool}\", so the user's hook \"{hook}\" (tools = [{}]) cannot tell whether this call is one it guards, and the call was blocked (unknown_tools = \"block\"). This is not a judgement of the call: tell the user, who can let such calls through with unknown_tools = \"allow\" in that hook or at the top of their hookhost config.",
-        listed.join(", ")
+        "hookhost has no name for {agent}'s tool \"{tool}\", so {} hook \"{hook}\" (tools = [{}]) cannot tell whether this call is one it guards, and the call was blocked (unknown_tools = \"block\"). This is not a judgement of the call: {}",
+        owner.possessive(),
+        listed.join(", "),
+        owner.unknown_tools_advice()
     );
     Verdict::allow().ended_by(Outcome::Block, hook, message)
 }
 
 /// The fixed message for a failure that `on_failure = "block"` turned into a block.
-pub fn failure_message(gate: Gate<'_>, hook: &str, kind: &str) -> String {
+pub fn failure_message(gate: Gate<'_>, owner: HookOwner, hook: &str, kind: &str) -> String {
     match gate {
         Gate::Call { .. } => format!(
-            "the user's hook \"{hook}\" failed ({kind}), so this call was blocked. This is not a policy decision: retrying or rephrasing the call will not help. Tell the user their hook is failing."
+            "{} hook \"{hook}\" failed ({kind}), so this call was blocked. This is not a policy decision: retrying or rephrasing the call will not help. {}",
+            owner.possessive(),
+            owner.failing_advice()
         ),
         Gate::Prompt { .. } => format!("✗ prompt blocked: hook \"{hook}\" failed ({kind})"),
     }
 }
 
-/// The once-per-turn warning for a failing hook.
-pub fn failure_warning(event: Event, hook: &str, kind: &str, blocks: bool) -> String {
+/// The once-per-turn warning for a failing hook. The user's is the spec's; the
+/// administrator's names the administrator and says that only they can fix it (the
+/// user can neither change the hook nor start without it).
+pub fn failure_warning(
+    event: Event,
+    owner: HookOwner,
+    hook: &str,
+    kind: &str,
+    blocks: bool,
+) -> String {
     let (covered, through) = match event {
         Event::PreToolUse => ("the calls it covers are blocked", "the call"),
         Event::UserPromptSubmit => ("your prompts are blocked", "the prompt"),
     };
+    if owner == HookOwner::Administrator {
+        return if blocks {
+            format!(
+                "⚠ the administrator's hook {hook} is failing ({kind}), so {covered}. Only your administrator can fix it."
+            )
+        } else {
+            format!(
+                "⚠ the administrator's hook {hook} failed ({kind}); on_failure = \"continue\" let {through} through."
+            )
+        };
+    }
     if blocks {
         format!(
             "⚠ hook {hook} is failing ({kind}), so {covered}. Fix it, set on_failure = \"continue\", or restart with --no-hooks."
@@ -529,11 +625,12 @@ pub fn failure_warning(event: Event, hook: &str, kind: &str, blocks: bool) -> St
 }
 
 /// What the model (or the user) reads when a hook was interrupted.
-pub fn interrupted_message(gate: Gate<'_>, hook: &str) -> String {
+pub fn interrupted_message(gate: Gate<'_>, owner: HookOwner, hook: &str) -> String {
     match gate {
-        Gate::Call { .. } => {
-            format!("interrupted while the user's hook \"{hook}\" ran; the call did not run.")
-        }
+        Gate::Call { .. } => format!(
+            "interrupted while {} hook \"{hook}\" ran; the call did not run.",
+            owner.possessive()
+        ),
         Gate::Prompt { .. } => {
             format!("✗ prompt interrupted while hook \"{hook}\" ran; the prompt was not sent.")
         }
@@ -567,5 +664,212 @@ fn decide(
             decision,
             reason,
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! Whose hook the messages name: the user's wording is the spec's, to the letter; a
+    //! system session's names the administrator.
+    use super::*;
+    use crate::config::OnFailure;
+    use crate::executor::{BoxFuture, ExitStatus};
+
+    /// A hook that always gives the same result.
+    struct Fixed(Result<RawOutput, Failure>);
+
+    impl Executor for Fixed {
+        fn run<'a>(
+            &'a self,
+            _stdin: Arc<[u8]>,
+            _cancel: &'a CancellationToken,
+        ) -> BoxFuture<'a, Result<RawOutput, Failure>> {
+            Box::pin(std::future::ready(self.0.clone()))
+        }
+    }
+
+    fn hook(event: Event, result: Result<RawOutput, Failure>) -> LoadedHook {
+        LoadedHook {
+            def: HookDef {
+                name: "x".into(),
+                event,
+                command: vec!["/hooks/x".into()],
+                tools: None,
+                timeout: 10,
+                sandbox: false,
+                on_failure: OnFailure::Block,
+                envelope: None,
+            },
+            placement: Placement::Host,
+            executor: Arc::new(Fixed(result)),
+        }
+    }
+
+    fn exited(code: i32, stdout: &str, stderr: &str) -> Result<RawOutput, Failure> {
+        Ok(RawOutput {
+            status: ExitStatus::Code(code),
+            stdout: stdout.into(),
+            stderr: stderr.into(),
+        })
+    }
+
+    const CALL: Gate<'static> = Gate::Call {
+        tool_name: "bash",
+        tool_use_id: "t",
+    };
+
+    async fn run(owner: HookOwner, gate: Gate<'_>, hook: LoadedHook) -> Verdict {
+        let inputs = Inputs::spec(Arc::from(&b"{}\n"[..]));
+        let cancel = CancellationToken::new();
+        run_gate(
+            &[&hook],
+            owner,
+            gate,
+            &inputs,
+            &Turn::default(),
+            None,
+            &cancel,
+        )
+        .await
+    }
+
+    async fn call_message(owner: HookOwner, result: Result<RawOutput, Failure>) -> String {
+        let verdict = run(owner, CALL, hook(Event::PreToolUse, result)).await;
+        verdict.message.unwrap_or_default()
+    }
+
+    #[tokio::test]
+    async fn a_block_names_whose_hook_it_is() {
+        let no = || exited(2, "", "force-push is not allowed here");
+        assert_eq!(
+            call_message(HookOwner::User, no()).await,
+            "blocked by the user's hook \"x\": force-push is not allowed here"
+        );
+        assert_eq!(
+            call_message(HookOwner::Administrator, no()).await,
+            "blocked by the administrator's hook \"x\": force-push is not allowed here"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_failure_tells_whom_to_ask() {
+        let late = || Err(Failure::TimedOut(std::time::Duration::from_secs(10)));
+        assert_eq!(
+            call_message(HookOwner::User, late()).await,
+            "the user's hook \"x\" failed (timed out after 10 s), so this call was blocked. This is not a policy decision: retrying or rephrasing the call will not help. Tell the user their hook is failing."
+        );
+        assert_eq!(
+            call_message(HookOwner::Administrator, late()).await,
+            "the administrator's hook \"x\" failed (timed out after 10 s), so this call was blocked. This is not a policy decision: retrying or rephrasing the call will not help. Tell the user their administrator's hook is failing. The user cannot fix it: only their administrator can."
+        );
+    }
+
+    #[tokio::test]
+    async fn a_failure_warning_says_who_can_fix_it() {
+        let warnings = |owner| async move {
+            let verdict = run(owner, CALL, hook(Event::PreToolUse, exited(1, "", ""))).await;
+            verdict.warnings
+        };
+        assert_eq!(
+            warnings(HookOwner::User).await,
+            [
+                "⚠ hook x is failing (exited with code 1), so the calls it covers are blocked. Fix it, set on_failure = \"continue\", or restart with --no-hooks."
+            ]
+        );
+        assert_eq!(
+            warnings(HookOwner::Administrator).await,
+            [
+                "⚠ the administrator's hook x is failing (exited with code 1), so the calls it covers are blocked. Only your administrator can fix it."
+            ]
+        );
+        assert_eq!(
+            failure_warning(
+                Event::UserPromptSubmit,
+                HookOwner::Administrator,
+                "x",
+                "exited with code 1",
+                false
+            ),
+            "⚠ the administrator's hook x failed (exited with code 1); on_failure = \"continue\" let the prompt through."
+        );
+    }
+
+    #[tokio::test]
+    async fn an_interrupt_names_whose_hook_it_is() {
+        let stopped = || Err(Failure::Interrupted);
+        assert_eq!(
+            call_message(HookOwner::User, stopped()).await,
+            "interrupted while the user's hook \"x\" ran; the call did not run."
+        );
+        assert_eq!(
+            call_message(HookOwner::Administrator, stopped()).await,
+            "interrupted while the administrator's hook \"x\" ran; the call did not run."
+        );
+    }
+
+    #[tokio::test]
+    async fn a_context_is_framed_with_whose_hook_it_is() {
+        let prompt = Gate::Prompt { prompt: "p" };
+        let context = |owner| async move {
+            let said = exited(0, "use the seed skill", "");
+            let verdict = run(owner, prompt, hook(Event::UserPromptSubmit, said)).await;
+            verdict
+                .context
+                .iter()
+                .map(ContextBlock::framed)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            context(HookOwner::User).await,
+            ["Context from the user's hook \"x\":\nuse the seed skill"]
+        );
+        assert_eq!(
+            context(HookOwner::Administrator).await,
+            ["Context from the administrator's hook \"x\":\nuse the seed skill"]
+        );
+        // The owner is not part of the `--json` verdict.
+        let verdict = run(
+            HookOwner::Administrator,
+            prompt,
+            hook(Event::UserPromptSubmit, exited(0, "c", "")),
+        )
+        .await;
+        assert_eq!(
+            serde_json::to_value(&verdict.context).unwrap(),
+            serde_json::json!([{"hook": "x", "text": "c"}])
+        );
+    }
+
+    #[test]
+    fn an_unknown_tool_says_who_can_let_it_through() {
+        let tools = ["bash".to_string()];
+        let message = |owner| {
+            unknown_tool_verdict(owner, "x", &tools, "Claude Code", "Frobnicate")
+                .message
+                .unwrap_or_default()
+        };
+        assert_eq!(
+            message(HookOwner::User),
+            "hookhost has no name for Claude Code's tool \"Frobnicate\", so the user's hook \"x\" (tools = [\"bash\"]) cannot tell whether this call is one it guards, and the call was blocked (unknown_tools = \"block\"). This is not a judgement of the call: tell the user, who can let such calls through with unknown_tools = \"allow\" in that hook or at the top of their hookhost config."
+        );
+        assert_eq!(
+            message(HookOwner::Administrator),
+            "hookhost has no name for Claude Code's tool \"Frobnicate\", so the administrator's hook \"x\" (tools = [\"bash\"]) cannot tell whether this call is one it guards, and the call was blocked (unknown_tools = \"block\"). This is not a judgement of the call: tell the user. The user cannot change it: only their administrator can let such calls through, with unknown_tools = \"allow\" in that hook or at the top of the system hookhost config."
+        );
+    }
+
+    #[test]
+    fn prompt_messages_name_no_owner() {
+        let prompt = Gate::Prompt { prompt: "p" };
+        for owner in [HookOwner::User, HookOwner::Administrator] {
+            assert_eq!(
+                block_message(prompt, owner, "x", "no"),
+                "✗ prompt blocked by hook \"x\": no"
+            );
+            assert_eq!(
+                failure_message(prompt, owner, "x", "timed out after 5 s"),
+                "✗ prompt blocked: hook \"x\" failed (timed out after 5 s)"
+            );
+        }
     }
 }

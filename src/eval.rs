@@ -640,6 +640,7 @@ expect.outcome.in = ["blocked"]
         verdict.context.push(ContextBlock {
             hook: "k".into(),
             text: "the seed skill".into(),
+            owner: Default::default(),
         });
         assert!(check(&case, verdict.clone(), true).passed());
         verdict.outcome = Outcome::Block;

@@ -154,7 +154,8 @@ impl Event {
 pub struct Ruling {
     /// `Some(reason)` to deny the call or block the prompt; `None` for no objection.
     /// The reason is the text the agent shows: the verdict's message (`blocked by the
-    /// user's hook "x": …`, the spec's failure message, the refusal at start).
+    /// user's hook "x": …`, or the administrator's in system mode, the spec's failure
+    /// message, the refusal at start).
     pub block: Option<String>,
     /// Context for the prompt, framed, hooks in file order, joined by a blank line;
     /// `None` when there is none (always `None` with a block).

@@ -1,6 +1,6 @@
 //! What every agent's tests feed its `answer`: the outcomes of real verdicts.
 use super::*;
-use crate::dispatch::{Gate, block_message, failure_message, failure_warning};
+use crate::dispatch::{Gate, HookOwner, block_message, failure_message, failure_warning};
 
 pub(crate) const CALL: Gate<'static> = Gate::Call {
     tool_name: "bash",
@@ -12,6 +12,7 @@ pub(crate) const PROMPT: Gate<'static> = Gate::Prompt { prompt: "p" };
 pub(crate) fn blocked_call() -> Ruling {
     Ruling::block(block_message(
         CALL,
+        HookOwner::User,
         "no-force-push",
         "force-push is not allowed here",
     ))
@@ -19,16 +20,27 @@ pub(crate) fn blocked_call() -> Ruling {
 
 /// A hook blocked the prompt.
 pub(crate) fn blocked_prompt() -> Ruling {
-    Ruling::block(block_message(PROMPT, "keywords", "not today"))
+    Ruling::block(block_message(
+        PROMPT,
+        HookOwner::User,
+        "keywords",
+        "not today",
+    ))
 }
 
 /// A hook timed out with `on_failure = "block"`: the spec's fixed message and warning.
 pub(crate) fn failed_call() -> Ruling {
     let kind = "timed out after 10 s";
     Ruling {
-        block: Some(failure_message(CALL, "no-force-push", kind)),
+        block: Some(failure_message(
+            CALL,
+            HookOwner::User,
+            "no-force-push",
+            kind,
+        )),
         warnings: vec![failure_warning(
             crate::config::Event::PreToolUse,
+            HookOwner::User,
             "no-force-push",
             kind,
             true,
@@ -42,6 +54,7 @@ pub(crate) fn continued_call() -> Ruling {
     Ruling {
         warnings: vec![failure_warning(
             crate::config::Event::PreToolUse,
+            HookOwner::User,
             "audit",
             "exited with code 1",
             false,

@@ -1,6 +1,6 @@
 //! The bridge's own tests: events read, answers written, across the agents.
 use super::*;
-use crate::dispatch::{ContextBlock, Outcome as GateOutcome};
+use crate::dispatch::{ContextBlock, HookOwner, Outcome as GateOutcome};
 
 #[test]
 fn every_agent_is_named_once_by_its_flag() {
@@ -45,10 +45,12 @@ fn a_verdict_becomes_an_outcome() {
         ContextBlock {
             hook: "a".into(),
             text: "one".into(),
+            owner: HookOwner::User,
         },
         ContextBlock {
             hook: "b".into(),
             text: "two".into(),
+            owner: HookOwner::User,
         },
     ];
     with_context.warnings = vec!["⚠ w".into()];
@@ -61,6 +63,14 @@ fn a_verdict_becomes_an_outcome() {
     );
     assert_eq!(outcome.context_hooks, ["a", "b"]);
     assert_eq!(outcome.warning_text().as_deref(), Some("⚠ w"));
+    // A system session's context names the administrator in its frame.
+    with_context.context[0].owner = HookOwner::Administrator;
+    assert_eq!(
+        Ruling::from_verdict(&with_context).context.as_deref(),
+        Some(
+            "Context from the administrator's hook \"a\":\none\n\nContext from the user's hook \"b\":\ntwo"
+        )
+    );
 }
 
 #[test]

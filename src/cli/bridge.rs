@@ -20,7 +20,7 @@ use hookhost::bridge::{
     self, AgentKind, AgentSession, BridgeError, Event, Reply, Ruling, detect, scope,
 };
 use hookhost::call::CallerFacts;
-use hookhost::dispatch::{self, Gate, Verdict};
+use hookhost::dispatch::{self, Gate, HookOwner, Verdict};
 use hookhost::env::Environment;
 use hookhost::envelope::EnvelopeShape;
 use hookhost::executor::CancellationToken;
@@ -202,7 +202,7 @@ impl Call<'_> {
         let is_prompt = matches!(self.event, Event::Prompt { .. });
         let outcome = match (&verdict.outcome, out_of_time) {
             (dispatch::Outcome::Interrupted, true) => {
-                timed_out(&verdict, is_prompt, self.budget_ms)
+                timed_out(&verdict, scope.owner(), is_prompt, self.budget_ms)
             }
             _ => Ruling::from_verdict(&verdict),
         };
@@ -272,8 +272,8 @@ fn settings_changed(
 }
 
 /// A hook that outlived the bridge's budget: a failure, fail closed, with the spec's
-/// message for the hook that was running.
-fn timed_out(verdict: &Verdict, is_prompt: bool, budget_ms: u64) -> Ruling {
+/// message for the hook that was running, named as `owner`'s.
+fn timed_out(verdict: &Verdict, owner: HookOwner, is_prompt: bool, budget_ms: u64) -> Ruling {
     let kind = format!("timed out after {budget_ms} ms, the bridge's budget for one call");
     let hook = verdict.hook.as_deref().unwrap_or("unnamed");
     // The failure message names only the gate's kind, not its fields.
@@ -292,9 +292,9 @@ fn timed_out(verdict: &Verdict, is_prompt: bool, budget_ms: u64) -> Ruling {
         )
     };
     let mut warnings = verdict.warnings.clone();
-    warnings.push(dispatch::failure_warning(event, hook, &kind, true));
+    warnings.push(dispatch::failure_warning(event, owner, hook, &kind, true));
     Ruling {
-        block: Some(dispatch::failure_message(gate, hook, &kind)),
+        block: Some(dispatch::failure_message(gate, owner, hook, &kind)),
         warnings,
         ..Ruling::default()
     }

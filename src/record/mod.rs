@@ -30,7 +30,10 @@
 //!   `timeout`, `sandbox`, `on_failure`), `banner` (the `hooks:` line), `version`; a
 //!   resume adds `clean`, `skipped` (recorded hooks it does not run), `warnings` and
 //!   `warned_this_turn` (the hooks that had warned in its turn by then, so that the next
-//!   resume reads back no further than this line: [`read_for_resume`]).
+//!   resume reads back no further than this line: [`read_for_resume`]). A session of the
+//!   administrator's hooks (`bridge --system`) adds `"owner": "administrator"`; without
+//!   `owner` the hooks are the user's (every older record), and the messages of a
+//!   transcript or replay name them so.
 //! - `hook.started`: before each run: `hook`, `input_digest`, and what it gates (`tool`
 //!   and `tool_use_id`, or `prompt`).
 //! - `effect`: after each run: `hook`, `input_digest` (`sha256:` of the exact stdin
@@ -84,7 +87,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use crate::config::HookDef;
-use crate::dispatch::{Decision, Gate};
+use crate::dispatch::{Decision, Gate, HookOwner};
 use crate::executor::{ExitStatus, Failure, RawOutput, Stream};
 
 pub use read::{Reading, read_file, read_for_resume, read_head, read_str, verify_file};
@@ -284,6 +287,12 @@ pub struct SessionBody {
     /// read further back than this line: with the bridge every call is a resume.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub warned_this_turn: Option<Vec<String>>,
+    /// Whose hooks the session runs: absent for the user's own (every record written
+    /// before the field existed reads so), `"administrator"` for the system config's
+    /// (`bridge --system`), so that a transcript and a replay name them as the live
+    /// messages did.
+    #[serde(default, skip_serializing_if = "HookOwner::is_user")]
+    pub owner: HookOwner,
     /// The hookhost that wrote it.
     #[serde(default)]
     pub version: String,

@@ -396,6 +396,7 @@ mod tests {
             skipped: Vec::new(),
             warnings: Vec::new(),
             warned_this_turn: None,
+            owner: Default::default(),
             version: "test".into(),
         }
     }

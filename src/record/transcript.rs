@@ -2,12 +2,18 @@
 //! with the same message functions the gates use.
 
 use super::{Body, Reading, resume};
-use crate::dispatch::{self, Decision, Gate};
+use crate::dispatch::{self, Decision, Gate, HookOwner};
 
 /// The transcript rows of a record, in order.
 pub fn rows(reading: &Reading) -> Vec<String> {
     let mut rows = Vec::new();
+    // Whose hooks the messages name: the session line's, until the next one.
+    let mut owner = HookOwner::User;
     for record in &reading.records {
+        match &record.body {
+            Body::Started(s) | Body::Resumed(s) => owner = s.owner,
+            _ => {}
+        }
         match &record.body {
             Body::Started(s) => rows.push(s.banner.clone()),
             Body::Resumed(s) => {
@@ -27,9 +33,9 @@ pub fn rows(reading: &Reading) -> Vec<String> {
             Body::Decided(d) => {
                 let gate = d.gate.gate();
                 rows.push(match d.decision {
-                    Decision::Block => dispatch::block_message(gate, &d.hook, &d.reason),
+                    Decision::Block => dispatch::block_message(gate, owner, &d.hook, &d.reason),
                     Decision::FailureBlocked => {
-                        dispatch::failure_message(gate, &d.hook, &d.reason)
+                        dispatch::failure_message(gate, owner, &d.hook, &d.reason)
                     }
                     Decision::FailureContinued => {
                         let what = match gate {
@@ -38,7 +44,7 @@ pub fn rows(reading: &Reading) -> Vec<String> {
                         };
                         format!("· hook {} failed ({}); {what} went ahead", d.hook, d.reason)
                     }
-                    Decision::Interrupted => dispatch::interrupted_message(gate, &d.hook),
+                    Decision::Interrupted => dispatch::interrupted_message(gate, owner, &d.hook),
                     Decision::Skipped => format!(
                         "· hook {} was not run: it is changed in your config since the session was recorded",
                         d.hook

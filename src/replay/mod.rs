@@ -81,7 +81,9 @@ pub async fn replay(reading: &Reading) -> ReplayReport {
                     cwd: s.cwd.clone(),
                     permission_mode: s.permission_mode.clone(),
                 };
-                let session = Session::with_hooks(session, hooks);
+                let mut session = Session::with_hooks(session, hooks);
+                // The messages name whose hooks these are, as the live session did.
+                session.set_owner(s.owner);
                 // A resume within a turn remembers which hooks already warned in it, as
                 // the live resumed session did (`ResumePlan::warned_this_turn`).
                 if matches!(record.body, Body::Resumed(_)) {
@@ -189,5 +191,95 @@ fn describe(v: &Value) -> String {
     match v["message"].as_str() {
         Some(m) => format!("{} ({m})", outcome(v)),
         None => outcome(v),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! A replay names whose hooks they are as the live session did: the session line's
+    //! `owner`, and the user's for a record without one (every older record).
+    use super::*;
+    use crate::dispatch::{self, HookOwner};
+    use crate::record::read::read_str;
+    use serde_json::json;
+
+    /// A bridged session of Claude Code whose one hook (`x`, `tools = ["bash"]`) blocked a
+    /// call of a tool hookhost has no name for; the session line with `owner` (or none),
+    /// the verdict with the message `recorded` names.
+    fn record(owner: Option<&str>, recorded: HookOwner) -> String {
+        let tools = ["bash".to_string()];
+        let verdict =
+            dispatch::unknown_tool_verdict(recorded, "x", &tools, "Claude Code", "Frobnicate");
+        let mut started = json!({
+            "type": "session.started", "at": "2026-01-01T00:00:00.000Z", "session_id": "s",
+            "cwd": "/p", "permission_mode": "default", "no_hooks": false,
+            "hooks": [{"name": "x", "event": "PreToolUse", "command": ["/hooks/x"],
+                       "tools": ["bash"], "timeout": 10, "sandbox": false, "on_failure": "block"}],
+            "banner": "hooks: x (bash)", "version": "test",
+        });
+        if let Some(owner) = owner {
+            started["owner"] = json!(owner);
+        }
+        let decided = json!({
+            "type": "hook.decided", "at": "2026-01-01T00:00:00.001Z", "session_id": "s",
+            "hook": "x", "tool": "Frobnicate", "tool_use_id": "t1", "decision": "block",
+            "reason": "no",
+        });
+        let gate = json!({
+            "type": "gate.verdict", "at": "2026-01-01T00:00:00.002Z", "session_id": "s",
+            "tool": "Frobnicate", "tool_use_id": "t1",
+            "verdict": serde_json::to_value(&verdict).unwrap(),
+            "bridged": {"default_envelope": "claude-code", "tool_name": "Frobnicate",
+                        "tool_input": {}, "unknown_to": "Claude Code"},
+        });
+        format!("{started}\n{decided}\n{gate}\n")
+    }
+
+    async fn matched(text: &str) -> usize {
+        let report = replay(&read_str(text)).await;
+        assert_eq!(report.gates, 1, "{:?}", report.rows);
+        report.matched
+    }
+
+    #[tokio::test]
+    async fn a_system_session_replays_with_the_administrators_wording() {
+        let system = record(Some("administrator"), HookOwner::Administrator);
+        assert_eq!(matched(&system).await, 1);
+        let rows = crate::record::transcript::rows(&read_str(&system));
+        assert!(
+            rows.contains(&"blocked by the administrator's hook \"x\": no".to_string()),
+            "{rows:?}"
+        );
+        // The administrator's wording is not what a user's session says.
+        let told_wrong = record(None, HookOwner::Administrator);
+        assert_eq!(matched(&told_wrong).await, 0);
+    }
+
+    #[tokio::test]
+    async fn a_record_without_an_owner_replays_as_the_users() {
+        let old = record(None, HookOwner::User);
+        assert_eq!(matched(&old).await, 1);
+        let rows = crate::record::transcript::rows(&read_str(&old));
+        assert!(
+            rows.contains(&"blocked by the user's hook \"x\": no".to_string()),
+            "{rows:?}"
+        );
+    }
+
+    #[test]
+    fn the_owner_is_written_only_for_the_administrator() {
+        let text = record(Some("administrator"), HookOwner::Administrator);
+        let reading = read_str(&text);
+        let Body::Started(s) = &reading.records[0].body else {
+            panic!("no session line")
+        };
+        assert_eq!(s.owner, HookOwner::Administrator);
+        let written = serde_json::to_value(s).unwrap();
+        assert_eq!(written["owner"], "administrator");
+        let user = crate::record::SessionBody {
+            owner: HookOwner::User,
+            ..s.clone()
+        };
+        assert!(serde_json::to_value(&user).unwrap().get("owner").is_none());
     }
 }

@@ -36,7 +36,7 @@ use serde_json::Value;
 use crate::call::{CallerFacts, ClaudeInputSource, ToolCall};
 use crate::config::{ConfigError, Event, HookDef, UnknownTools};
 use crate::dispatch::{
-    self, Decision, Gate, Inputs, LoadedHook, Recorder, RunEvent, Turn, Verdict,
+    self, Decision, Gate, HookOwner, Inputs, LoadedHook, Recorder, RunEvent, Turn, Verdict,
 };
 use crate::envelope::{self, EnvelopeShape, SessionInfo};
 use crate::executor::CancellationToken;
@@ -90,6 +90,8 @@ pub struct Session {
     skipped: Vec<HookDef>,
     /// The input shape of a hook without an `envelope` key.
     default_envelope: EnvelopeShape,
+    /// Whose hooks these are, as the messages name them (the scope's, [`Scope::owner`]).
+    owner: HookOwner,
     _sandbox: SessionSandbox,
 }
 
@@ -115,6 +117,7 @@ impl Session {
             no_hooks: false,
             skipped: Vec::new(),
             default_envelope: EnvelopeShape::Spec,
+            owner: HookOwner::User,
             _sandbox: sandbox,
         }
     }
@@ -165,6 +168,11 @@ impl Session {
     /// Whether `--no-hooks` was given.
     pub fn no_hooks(&self) -> bool {
         self.no_hooks
+    }
+
+    /// Whose hooks this session runs: the user's, or the administrator's (system mode).
+    pub fn owner(&self) -> HookOwner {
+        self.owner
     }
 
     /// One PreToolUse gate for a call of hookhost's own tool `tool_name` (`bash`,
@@ -314,7 +322,8 @@ impl Session {
             .as_ref()
             .map(|t| t.names().to_vec())
             .unwrap_or_default();
-        let verdict = dispatch::unknown_tool_verdict(&hook.name, &listed, agent, &call.tool);
+        let verdict =
+            dispatch::unknown_tool_verdict(self.owner, &hook.name, &listed, agent, &call.tool);
         // `log show` tells the story from the decisions: this one too.
         if let Some(r) = &self.recorder {
             let reason = format!(
@@ -416,6 +425,7 @@ impl Session {
     ) -> Verdict {
         let verdict = dispatch::run_gate(
             hooks,
+            self.owner,
             gate,
             inputs,
             &self.turn,
@@ -437,6 +447,11 @@ impl Session {
     /// gate, which records the one its session had).
     pub(crate) fn set_default_envelope(&mut self, shape: EnvelopeShape) {
         self.default_envelope = shape;
+    }
+
+    /// Sets whose hooks the session runs (replay, from the recorded session line).
+    pub(crate) fn set_owner(&mut self, owner: HookOwner) {
+        self.owner = owner;
     }
 
     /// Starts a new turn: failure warnings may be shown again.

@@ -119,6 +119,14 @@ impl Scope {
     pub fn is_system(self) -> bool {
         matches!(self, Scope::System { .. })
     }
+
+    /// Whose hooks a session of this scope runs, as its messages name them.
+    pub fn owner(self) -> crate::dispatch::HookOwner {
+        match self {
+            Scope::User => crate::dispatch::HookOwner::User,
+            Scope::System { .. } => crate::dispatch::HookOwner::Administrator,
+        }
+    }
 }
 
 impl SessionOptions {

@@ -39,6 +39,7 @@ impl Session {
         let (mut session, guard_ctx) = Session::start_hooks(&options, &env, plan)?;
         let guard_ctx = guard_ctx.as_ref();
         session.default_envelope = options.default_envelope;
+        session.owner = options.scope.owner();
         if let Some(resumed) = &resumed {
             session
                 .turn
@@ -84,6 +85,7 @@ impl Session {
                 Vec::new()
             },
             warned_this_turn: plan.map(|p| p.warned_this_turn.clone()),
+            owner: self.owner,
             version: env!("CARGO_PKG_VERSION").into(),
         };
         let body = match plan {

@@ -80,19 +80,59 @@ fn a_system_hook_blocks_a_call_made_by_nobody() {
         return;
     };
     let out = bridge(&root, &payload(&root, "ls"), &[]);
-    let reason = denied(&out);
-    assert!(
-        reason
-            .as_deref()
-            .is_some_and(|r| r.contains("system says no")),
-        "{out:?}"
-    );
+    // The message names the administrator's hook, not the user's.
+    let blocked = "blocked by the administrator's hook \"system-deny\": system says no";
+    assert_eq!(denied(&out).as_deref(), Some(blocked), "{out:?}");
     // The administrator's session keeps its record beside the user's, in the home the
     // password database names.
     let record = root
         .home
         .join(".local/state/hookhost/system/claude-code/system-test.jsonl");
     assert!(record.is_file(), "no record at {}", record.display());
+    // The record says whose hooks they are, so that a replay and a transcript say what
+    // the live call said.
+    let text = std::fs::read_to_string(&record).unwrap();
+    let started: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    assert_eq!(started["owner"], "administrator", "{text}");
+    let (code, stdout, stderr) = run(root.hookhost_as_nobody().arg("replay").arg(&record));
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(
+        stdout.contains("1 of 1 verdicts matched"),
+        "{stdout}{stderr}"
+    );
+    let (code, stdout, stderr) = run(root.hookhost_as_nobody().args(["log", "show"]).arg(&record));
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(stdout.contains(blocked), "{stdout}{stderr}");
+}
+
+/// A failing system hook blocks with the administrator named, and the model is told the
+/// user cannot fix it.
+#[test]
+fn a_failing_system_hook_sends_the_user_to_their_administrator() {
+    let Some(root) = SystemRoot::new("a_failing_system_hook_sends_the_user_to_their_administrator")
+    else {
+        return;
+    };
+    let script = root.etc_file(
+        "hookhost/hooks/broken.sh",
+        "cat >/dev/null; exit 1\n",
+        0o755,
+    );
+    root.write_config(&sh_hook("system-broken", &script));
+    let out = bridge(&root, &payload(&root, "ls"), &[]);
+    assert_eq!(
+        denied(&out).as_deref(),
+        Some(
+            "the administrator's hook \"system-broken\" failed (exited with code 1), so this call was blocked. This is not a policy decision: retrying or rephrasing the call will not help. Tell the user their administrator's hook is failing. The user cannot fix it: only their administrator can."
+        ),
+        "{out:?}"
+    );
+    // The warning the user sees sends them to the administrator as well.
+    let warning = "⚠ the administrator's hook system-broken is failing (exited with code 1), so the calls it covers are blocked. Only your administrator can fix it.";
+    assert!(
+        out.1.contains(warning) || out.2.contains(warning),
+        "{out:?}"
+    );
 }
 
 #[test]
@@ -245,11 +285,10 @@ fn the_users_hooks_add_a_block_after_a_system_allow() {
         0o644,
     );
     let out = bridge(&root, &payload(&root, "ls"), &[]);
-    let reason = denied(&out);
-    assert!(
-        reason
-            .as_deref()
-            .is_some_and(|r| r.contains("user says no")),
+    // The user's hook is named as the user's, to the letter of the spec.
+    assert_eq!(
+        denied(&out).as_deref(),
+        Some("blocked by the user's hook \"user-deny\": user says no"),
         "{out:?}"
     );
     // A broken user config is a deny naming it.
@@ -334,9 +373,12 @@ fn contexts_join_the_administrators_first() {
     let context = answer["hookSpecificOutput"]["additionalContext"]
         .as_str()
         .unwrap_or_default();
+    // Each frame names whose hook it is.
     let (first, second) = (
-        context.find("from-the-administrator"),
-        context.find("from-the-user"),
+        context.find(
+            "Context from the administrator's hook \"system-context\":\nfrom-the-administrator",
+        ),
+        context.find("Context from the user's hook \"user-context\":\nfrom-the-user"),
     );
     assert!(
         matches!((first, second), (Some(a), Some(b)) if a < b),
