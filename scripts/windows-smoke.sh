@@ -159,8 +159,14 @@ timeout_out="$SMOKE/timeout.out"
     echo "exit $?" >>"$timeout_out"
 ) &
 gate=$!
-sleep 2
-if pgrep -f 'ping.exe -n 120' >/dev/null; then
+# Looked for until the gate ends, not at a fixed moment: on a loaded machine wine may
+# take more than a second or two to start hookhost, cmd and ping.
+seen=false
+while kill -0 "$gate" 2>/dev/null; do
+    pgrep -f 'ping.exe -n 120' >/dev/null && { seen=true; break; }
+    sleep 0.2
+done
+if $seen; then
     pass "the slow hook's grandchild is running while the hook waits"
 else
     fail "the slow hook's grandchild never started, so the Job Object test below proves nothing"
