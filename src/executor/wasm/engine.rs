@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -141,6 +141,9 @@ pub(super) struct EngineInner {
     programs: Mutex<HashMap<cache::ProgramDigest, Prepared>>,
     /// Whether pooled memory is reset by page scan (see [`page_scan_is_sound`]).
     reset_by_page_scan: bool,
+    /// How many compile threads were started (a cache hit starts none; the tests read
+    /// it through `compile_threads_started`).
+    compile_threads: AtomicUsize,
     /// Admission to the pool ([`SERVE_POOL`]): [`ADMISSION_UNITS`] permits, of which a
     /// run takes its program's [`Prepared::permits`] for its length, so that a burst
     /// waits for room instead of failing with wasmtime's "maximum concurrent limit …
@@ -278,6 +281,7 @@ impl WasmEngine {
                 _ticker: ticker,
                 programs: Mutex::default(),
                 reset_by_page_scan,
+                compile_threads: AtomicUsize::new(0),
                 run_slots: (mode == EngineMode::Serve)
                     .then(|| Arc::new(tokio::sync::Semaphore::new(ADMISSION_UNITS as usize))),
                 guest_pool: if mode == EngineMode::Serve {
@@ -317,7 +321,7 @@ impl WasmEngine {
         let (prepared, cache_warnings) = match known {
             Some(prepared) => (prepared, Vec::new()),
             None => {
-                let (prepared, warnings) = self.compile_within_deadline(&path, bytes, digest)?;
+                let (prepared, warnings) = self.compile(&path, bytes, &digest)?;
                 self.programs().insert(digest, prepared.clone());
                 (prepared, warnings)
             }
@@ -381,28 +385,50 @@ impl WasmEngine {
             .unwrap_or_else(|p| p.into_inner())
     }
 
-    /// [`Self::compile`] on a thread of its own, given up after the settings'
-    /// `compile_deadline`. The thread cannot be stopped: it finishes in the background
-    /// and its result is dropped (a session refuses the hook, and a one-shot command
-    /// exits, which ends it).
+    /// How many compile threads this engine has started: one per program that had to
+    /// be compiled, none for a program loaded from the cache.
+    #[cfg(test)]
+    pub(super) fn compile_threads_started(&self) -> usize {
+        self.inner.compile_threads.load(Ordering::Relaxed)
+    }
+
+    /// Compiles the program `bytes` (read from `path`) on a thread of its own, given up
+    /// after the settings' `compile_deadline`, after a cache [`cache::Lookup::Miss`]. The
+    /// thread cannot be stopped: it finishes in the background and its result is dropped
+    /// (a session refuses the hook, and a one-shot command exits, which ends it).
     fn compile_within_deadline(
         &self,
         path: &Path,
-        bytes: Vec<u8>,
-        digest: cache::ProgramDigest,
-    ) -> Result<(Prepared, Vec<String>), WasmError> {
+        bytes: &Arc<Vec<u8>>,
+        kind: Kind,
+        cache_file: Option<PathBuf>,
+        warnings: Vec<String>,
+    ) -> Result<wasmtime::Result<Loaded>, WasmError> {
         let deadline = self.inner.settings.compile_deadline;
         let (done, result) = std::sync::mpsc::channel();
         let engine = self.clone();
-        let file = path.to_path_buf();
+        let bytes = Arc::clone(bytes);
+        self.inner.compile_threads.fetch_add(1, Ordering::Relaxed);
         std::thread::Builder::new()
             .name("hookhost-compile".into())
             .spawn(move || {
-                let _ = done.send(engine.compile(&file, &bytes, &digest));
+                let inner = &engine.inner;
+                let (engine, access) = (&inner.engine, inner.settings.cache_access);
+                let compiled = match kind {
+                    Kind::Module => {
+                        cache::compile_and_store(engine, access, &bytes, cache_file, warnings)
+                            .map(Loaded::Module)
+                    }
+                    Kind::Component => {
+                        cache::compile_and_store(engine, access, &bytes, cache_file, warnings)
+                            .map(Loaded::Component)
+                    }
+                };
+                let _ = done.send(compiled);
             })
             .map_err(|e| WasmError::Engine(format!("cannot start a compiler thread: {e}")))?;
         match result.recv_timeout(deadline) {
-            Ok(compiled) => compiled,
+            Ok(compiled) => Ok(compiled),
             Err(std::sync::mpsc::RecvTimeoutError::Timeout) => Err(WasmError::CompileTooSlow {
                 path: path.to_path_buf(),
                 deadline,
@@ -415,12 +441,18 @@ impl WasmEngine {
     }
 
     /// Checks the imports (first, so that a program the host cannot link is refused
-    /// without being compiled), compiles `bytes` (read from `path`) or loads them from
-    /// the cache, and pre-links the program; also returns the cache's warnings.
+    /// without being compiled), loads `bytes` (read from `path`) from the cache or
+    /// compiles them, and pre-links the program; also returns the cache's warnings.
+    ///
+    /// A cache hit is loaded here, on the calling thread: a load is bounded by the
+    /// artifact's size (and the bridge runs the whole start on a thread it waits for only
+    /// until its budget ends), and starting and joining a thread for it cost more than
+    /// the load of a small module. Only a compile, which has no such bound (security
+    /// review F16), runs on a thread given up after the compile deadline.
     fn compile(
         &self,
         path: &Path,
-        bytes: &[u8],
+        bytes: Vec<u8>,
         digest: &cache::ProgramDigest,
     ) -> Result<(Prepared, Vec<String>), WasmError> {
         let path = path.to_path_buf();
@@ -443,16 +475,31 @@ impl WasmEngine {
             message: format!("{e:#}"),
         };
 
+        let kind = kind_of(&bytes).ok_or_else(|| WasmError::NotWasm { path: path.clone() })?;
+        // Refused at once rather than after a compile of seconds (or minutes).
+        check_imports_before_compiling(&path, &bytes, kind == Kind::Component)?;
+        let looked_up = match kind {
+            Kind::Module => cache::lookup::<Module>(engine, cache_dir, access, digest)
+                .map(|found| found.map(Loaded::Module)),
+            Kind::Component => cache::lookup::<Component>(engine, cache_dir, access, digest)
+                .map(|found| found.map(Loaded::Component)),
+        }
+        .map_err(compile_error)?;
+        let bytes = Arc::new(bytes);
+        let loaded = match looked_up {
+            cache::Lookup::Hit(loaded) => loaded,
+            cache::Lookup::Miss {
+                cache_file,
+                warnings,
+            } => self
+                .compile_within_deadline(&path, &bytes, kind, cache_file, warnings)?
+                .map_err(compile_error)?,
+        };
+
         let mut network = false;
         let footprint;
-        let kind = kind_of(bytes).ok_or_else(|| WasmError::NotWasm { path: path.clone() })?;
-        // Refused at once rather than after a compile of seconds (or minutes).
-        check_imports_before_compiling(&path, bytes, kind == Kind::Component)?;
-        let (program, from_cache, cache_file, warnings) = match kind {
-            Kind::Module => {
-                let loaded =
-                    cache::load_or_compile::<Module>(engine, cache_dir, access, bytes, digest)
-                        .map_err(compile_error)?;
+        let (program, from_cache, cache_file, warnings) = match loaded {
+            Loaded::Module(loaded) => {
                 let module = loaded.artifact;
                 if module.get_export("_start").is_none() {
                     return Err(WasmError::Link {
@@ -474,14 +521,11 @@ impl WasmEngine {
                     loaded.warnings,
                 )
             }
-            Kind::Component => {
-                let loaded =
-                    cache::load_or_compile::<Component>(engine, cache_dir, access, bytes, digest)
-                        .map_err(compile_error)?;
+            Loaded::Component(loaded) => {
                 let component = loaded.artifact;
                 network = check_component_imports(&path, engine, &component)?;
                 let pooled = self.inner.run_slots.is_some();
-                footprint = PoolFootprint::of_component(&component, bytes, pooled);
+                footprint = PoolFootprint::of_component(&component, &bytes, pooled);
                 let pre = self
                     .inner
                     .component_linker
@@ -526,6 +570,12 @@ impl WasmEngine {
         };
         Ok((prepared, warnings))
     }
+}
+
+/// A program's artifact from the cache or the compiler, of either kind.
+enum Loaded {
+    Module(cache::Loaded<Module>),
+    Component(cache::Loaded<Component>),
 }
 
 /// Whether the pooling allocator may reset memory by PAGEMAP_SCAN: the kernel has the

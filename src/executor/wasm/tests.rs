@@ -445,3 +445,53 @@ fn cached_programs_run_from_a_sealed_snapshot_not_the_file() {
         drop(loaded);
     }
 }
+
+/// Only a compile runs on a compile thread (bounded by the compile deadline): a program
+/// loaded from the cache, a core module or a component, is loaded on the calling thread,
+/// and so is a damaged cache file's check (it is then compiled, on a thread, again).
+#[test]
+fn a_cache_hit_starts_no_compile_thread() {
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let cache = tempfile::tempdir().expect("tempdir");
+    let project = tempfile::tempdir().expect("tempdir");
+    let settings = WasmSettings {
+        cache_dir: Some(cache.path().to_path_buf()),
+        ..WasmSettings::default()
+    };
+    for name in ["fixture-p1.wasm", "fixture-p2.wasm"] {
+        let path = repo.join("target/wasm").join(name);
+        if !path.is_file() {
+            eprintln!("SKIPPED {name}: not built (bash plugins/build.sh)");
+            continue;
+        }
+        // A fresh engine each time, as a fresh process would have.
+        let prepare = || {
+            let engine = WasmEngine::new(&settings, EngineMode::OneShot).expect("engine");
+            let exec = engine
+                .prepare(&path, &[], project.path(), Duration::from_secs(10))
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            (exec, engine.compile_threads_started())
+        };
+        let (compiled, threads) = prepare();
+        assert!(!compiled.from_cache, "{name}: compiled first");
+        assert_eq!(threads, 1, "{name}: a compile runs on its thread");
+        let (loaded, threads) = prepare();
+        assert!(loaded.from_cache, "{name}: then loaded");
+        assert_eq!(threads, 0, "{name}: a cache hit starts no thread");
+        // Damaged: a miss, with its warning, compiled on a thread again.
+        let file = loaded.cache_file().expect("a cache file").to_path_buf();
+        let mut bytes = std::fs::read(&file).expect("read");
+        let last = bytes.len() - 1;
+        bytes[last] ^= 1;
+        std::fs::write(&file, &bytes).expect("write");
+        let (again, threads) = prepare();
+        assert!(!again.from_cache, "{name}: compiled again");
+        assert_eq!(threads, 1, "{name}");
+        assert_eq!(again.cache_warnings.len(), 1, "{:?}", again.cache_warnings);
+        assert!(
+            again.cache_warnings[0].contains("does not match its SHA-256"),
+            "{:?}",
+            again.cache_warnings
+        );
+    }
+}
