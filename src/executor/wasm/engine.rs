@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use wasmtime::component::Component;
@@ -120,7 +120,9 @@ pub enum EngineMode {
     Serve,
 }
 
-/// The one wasmtime engine of a process, with its linkers and epoch ticker.
+/// The one wasmtime engine of a process, with its linkers and epoch ticker (each made
+/// when first needed: a session of core modules never builds the component linker, and
+/// no ticker runs before a guest does).
 ///
 /// Cheap to clone (shared); every [`WasmExecutor`] it prepares keeps it alive.
 #[derive(Clone)]
@@ -131,10 +133,17 @@ pub struct WasmEngine {
 /// What a [`WasmEngine`] shares with the executors it prepares.
 pub(super) struct EngineInner {
     pub(super) engine: Engine,
-    module_linker: wasmtime::Linker<ModuleState>,
-    component_linker: wasmtime::component::Linker<ComponentState>,
+    /// The preview-1 linker, built when the first core module is prepared (or why it
+    /// could not be).
+    module_linker: OnceLock<Result<wasmtime::Linker<ModuleState>, String>>,
+    /// The hook world's linker (WASI p2, wasi:http), built when the first component is
+    /// prepared: the larger of the two, and one a session of core modules never needs.
+    component_linker: OnceLock<Result<wasmtime::component::Linker<ComponentState>, String>>,
     pub(super) settings: WasmSettings,
-    _ticker: Ticker,
+    /// The epoch ticker, started by the first run ([`EngineInner::start_ticker`]): the
+    /// epoch matters only while a guest runs (each run's wall-clock deadline is checked
+    /// at its ticks), so nothing is lost by not ticking before one does.
+    ticker: OnceLock<Ticker>,
     /// The programs this engine has prepared, by the SHA-256 of their bytes: hooks that
     /// run the same file (often with different arguments) share one compiled program,
     /// so its code is loaded once and stays warm in the CPU's caches.
@@ -222,8 +231,9 @@ pub(super) const SERVE_POOL: PoolTotals = PoolTotals {
 pub(super) const POOL_RUNS: usize = 64;
 
 impl WasmEngine {
-    /// Creates the engine: fuel and epoch instrumentation, the allocator `mode` asks for,
-    /// the two linkers, and the epoch ticker thread (which ends with the engine).
+    /// Creates the engine: fuel and epoch instrumentation and the allocator `mode` asks
+    /// for. The linkers are built when a program of their kind is first prepared, and the
+    /// epoch ticker thread (which ends with the engine) starts with the first run.
     pub fn new(settings: &WasmSettings, mode: EngineMode) -> Result<Self, WasmError> {
         let engine_error = |e: wasmtime::Error| WasmError::Engine(format!("{e:#}"));
         let mut config = Config::new();
@@ -264,21 +274,13 @@ impl WasmEngine {
             config.allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
         }
         let engine = Engine::new(&config).map_err(engine_error)?;
-
-        let mut module_linker = wasmtime::Linker::new(&engine);
-        link_preview1(&mut module_linker).map_err(engine_error)?;
-        let mut component_linker = wasmtime::component::Linker::new(&engine);
-        link_hook_world(&mut component_linker).map_err(engine_error)?;
-
-        let ticker = Ticker::start(engine.weak())
-            .map_err(|e| WasmError::Engine(format!("cannot start the epoch ticker: {e}")))?;
         Ok(WasmEngine {
             inner: Arc::new(EngineInner {
                 engine,
-                module_linker,
-                component_linker,
+                module_linker: OnceLock::new(),
+                component_linker: OnceLock::new(),
                 settings: settings.clone(),
-                _ticker: ticker,
+                ticker: OnceLock::new(),
                 programs: Mutex::default(),
                 reset_by_page_scan,
                 compile_threads: AtomicUsize::new(0),
@@ -383,6 +385,18 @@ impl WasmEngine {
             .programs
             .lock()
             .unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Which of the parts made on first use exist: the preview-1 linker, the component
+    /// linker, the epoch ticker.
+    #[cfg(test)]
+    pub(super) fn built(&self) -> (bool, bool, bool) {
+        let inner = &self.inner;
+        (
+            inner.module_linker.get().is_some(),
+            inner.component_linker.get().is_some(),
+            inner.ticker.get().is_some(),
+        )
     }
 
     /// How many compile threads this engine has started: one per program that had to
@@ -511,7 +525,7 @@ impl WasmEngine {
                 footprint = PoolFootprint::of_module(&module);
                 let pre = self
                     .inner
-                    .module_linker
+                    .module_linker()?
                     .instantiate_pre(&module)
                     .map_err(link_error)?;
                 (
@@ -528,7 +542,7 @@ impl WasmEngine {
                 footprint = PoolFootprint::of_component(&component, &bytes, pooled);
                 let pre = self
                     .inner
-                    .component_linker
+                    .component_linker()?
                     .instantiate_pre(&component)
                     .map_err(link_error)?;
                 let pre = CommandPre::new(pre).map_err(|e| WasmError::Link {
@@ -569,6 +583,45 @@ impl WasmEngine {
             permits,
         };
         Ok((prepared, warnings))
+    }
+}
+
+impl EngineInner {
+    /// The preview-1 linker, built on first use.
+    fn module_linker(&self) -> Result<&wasmtime::Linker<ModuleState>, WasmError> {
+        self.module_linker
+            .get_or_init(|| {
+                let mut linker = wasmtime::Linker::new(&self.engine);
+                link_preview1(&mut linker)
+                    .map(|()| linker)
+                    .map_err(|e| format!("{e:#}"))
+            })
+            .as_ref()
+            .map_err(|e| WasmError::Engine(e.clone()))
+    }
+
+    /// The hook world's component linker, built on first use.
+    fn component_linker(&self) -> Result<&wasmtime::component::Linker<ComponentState>, WasmError> {
+        self.component_linker
+            .get_or_init(|| {
+                let mut linker = wasmtime::component::Linker::new(&self.engine);
+                link_hook_world(&mut linker)
+                    .map(|()| linker)
+                    .map_err(|e| format!("{e:#}"))
+            })
+            .as_ref()
+            .map_err(|e| WasmError::Engine(e.clone()))
+    }
+
+    /// Starts the epoch ticker if it is not running yet: called by every run before its
+    /// guest starts (in [`super::limits`]'s `arm`), since the run's wall-clock deadline
+    /// is checked only at ticks. Two first runs at once may both start one; the one not
+    /// kept is dropped, which stops its thread at its next tick.
+    pub(super) fn start_ticker(&self) -> std::io::Result<()> {
+        if self.ticker.get().is_none() {
+            let _ = self.ticker.set(Ticker::start(self.engine.weak())?);
+        }
+        Ok(())
     }
 }
 

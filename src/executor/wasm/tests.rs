@@ -10,7 +10,7 @@ use super::engine::{Kind, kind_of};
 use super::limits::{fuel_for, wall_limit};
 use super::*;
 use crate::config::{Event, HookDef, OnFailure};
-use crate::executor::{CancellationToken, Executor, Failure};
+use crate::executor::{CancellationToken, Executor, ExitStatus, Failure};
 
 /// `(module (func (export "_start") (loop (br 0))))`, encoded by hand.
 const LOOP_MODULE: &[u8] = &[
@@ -494,4 +494,47 @@ fn a_cache_hit_starts_no_compile_thread() {
             again.cache_warnings
         );
     }
+}
+
+/// `(module (func (export "_start")))`, encoded by hand.
+const EMPTY_MODULE: &[u8] = &[
+    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, // header
+    0x01, 0x04, 0x01, 0x60, 0x00, 0x00, // type section: [] -> []
+    0x03, 0x02, 0x01, 0x00, // function section: one func of type 0
+    0x07, 0x0a, 0x01, 0x06, b'_', b's', b't', b'a', b'r', b't', 0x00, 0x00, // export
+    0x0a, 0x04, 0x01, 0x02, 0x00, 0x0b, // code: an empty body
+];
+
+/// An engine builds only the linker its programs need, and starts its epoch ticker with
+/// the first run, not before: a one-shot call of a core module never builds the
+/// component linker.
+#[tokio::test]
+async fn an_engine_builds_what_its_programs_need_when_they_need_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let wasm = dir.path().join("empty.wasm");
+    std::fs::write(&wasm, EMPTY_MODULE).expect("write");
+    let engine = test_engine();
+    assert_eq!(engine.built(), (false, false, false), "a new engine");
+    let exec = engine
+        .prepare(&wasm, &[], dir.path(), Duration::from_secs(1))
+        .expect("prepare");
+    assert_eq!(engine.built(), (true, false, false), "a module prepared");
+    let outcome = exec
+        .run(Arc::from(&b""[..]), &CancellationToken::new())
+        .await
+        .expect("it runs");
+    assert_eq!(outcome.status, ExitStatus::Code(0));
+    assert_eq!(engine.built(), (true, false, true), "after a run");
+
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let component = repo.join("target/wasm/fixture-p2.wasm");
+    if !component.is_file() {
+        eprintln!("SKIPPED fixture-p2.wasm: not built (bash plugins/build.sh)");
+        return;
+    }
+    let engine = test_engine();
+    engine
+        .prepare(&component, &[], dir.path(), Duration::from_secs(10))
+        .expect("prepare");
+    assert_eq!(engine.built(), (false, true, false), "a component prepared");
 }
