@@ -538,3 +538,40 @@ async fn an_engine_builds_what_its_programs_need_when_they_need_it() {
         .expect("prepare");
     assert_eq!(engine.built(), (false, true, false), "a component prepared");
 }
+
+/// A second hook of the same program (`for_another_hook`) shares the first's compiled
+/// program with its own arguments, fuel and project, without reading the file again:
+/// replaced by something that is not WASM at all, it still gets the program the first
+/// hook was prepared from, and no cache warnings.
+#[tokio::test]
+async fn another_hook_of_a_program_shares_it_without_reading_the_file() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let other_project = tempfile::tempdir().expect("tempdir");
+    let wasm = dir.path().join("empty.wasm");
+    std::fs::write(&wasm, EMPTY_MODULE).expect("write");
+    let engine = test_engine();
+    let first = engine
+        .prepare(&wasm, &["a".into()], dir.path(), Duration::from_secs(1))
+        .expect("prepare");
+    std::fs::write(&wasm, b"not wasm").expect("write");
+    let second = first
+        .for_another_hook(
+            &["b".into(), "c".into()],
+            other_project.path(),
+            Duration::from_secs(2),
+        )
+        .expect("shared");
+    assert_eq!(second.argv(), ["empty.wasm", "b", "c"]);
+    assert_eq!(second.fuel(), 2 * first.fuel());
+    assert!(second.cache_warnings().is_empty());
+    let outcome = second
+        .run(Arc::from(&b""[..]), &CancellationToken::new())
+        .await
+        .expect("it runs");
+    assert_eq!(outcome.status, ExitStatus::Code(0));
+    // The engine itself reads the file again.
+    assert!(matches!(
+        engine.prepare(&wasm, &[], dir.path(), Duration::from_secs(1)),
+        Err(WasmError::NotWasm { .. })
+    ));
+}
