@@ -66,7 +66,8 @@ pub struct WasmSettings {
     /// The caller must have checked (path guard) that it is private to the user and not
     /// writable by the agent: artifacts are native code, loaded without verification.
     pub cache_dir: Option<PathBuf>,
-    /// The longest a program may take to compile (or load from the cache) at start.
+    /// The longest a program may take to compile at start. A load from the cache is not
+    /// under it: it runs on the calling thread, bounded by the artifact's size.
     pub compile_deadline: Duration,
     /// Whether the cache is written, and how (the user's private one, or the system one).
     pub cache_access: CacheAccess,
