@@ -3,6 +3,7 @@
 //! environment, folder and launcher (the box, or the host, in a PID namespace of the
 //! session's own where one can be made).
 
+use std::collections::HashMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -23,6 +24,10 @@ pub(super) struct WasmHooks {
     pub(super) settings: WasmSettings,
     mode: Mode,
     engine: Option<Result<WasmEngine, String>>,
+    /// The programs this start has prepared, by path: a second hook of the same file
+    /// shares the first's program without reading and hashing the file again (this
+    /// lives for one start only, so a later start reads the file afresh).
+    by_path: HashMap<PathBuf, Arc<WasmExecutor>>,
 }
 
 impl WasmHooks {
@@ -68,6 +73,7 @@ impl WasmHooks {
             },
             mode,
             engine: None,
+            by_path: HashMap::new(),
         }
     }
 
@@ -89,7 +95,7 @@ impl WasmHooks {
                 Ok(executor) => {
                     let cache = executor.cache_warnings().iter().map(|w| format!("⚠ {w}"));
                     let cache = cache.collect();
-                    (Arc::new(executor), cache)
+                    (executor, cache)
                 }
                 Err(e @ WasmError::NotCached { .. }) => {
                     return Err(format!("hook {}: {e}.", def.name));
@@ -119,7 +125,13 @@ impl WasmHooks {
         def: &HookDef,
         program: &Path,
         project: &Path,
-    ) -> Result<WasmExecutor, WasmError> {
+    ) -> Result<Arc<WasmExecutor>, WasmError> {
+        if let Some(first) = self.by_path.get(program) {
+            let args = &def.command[1..];
+            return first
+                .for_another_hook(args, project, def.timeout())
+                .map(Arc::new);
+        }
         // The engine's own message is kept, so that re-wrapping it below says it once.
         let engine = self.engine.get_or_insert_with(|| {
             WasmEngine::new(&self.settings, self.mode).map_err(|e| match e {
@@ -131,7 +143,11 @@ impl WasmHooks {
             Ok(engine) => engine,
             Err(e) => return Err(WasmError::Engine(e.clone())),
         };
-        engine.prepare(program, &def.command[1..], project, def.timeout())
+        let executor =
+            Arc::new(engine.prepare(program, &def.command[1..], project, def.timeout())?);
+        self.by_path
+            .insert(program.to_path_buf(), Arc::clone(&executor));
+        Ok(executor)
     }
 }
 

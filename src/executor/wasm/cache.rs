@@ -226,43 +226,70 @@ fn with_header(artifact: &[u8]) -> Vec<u8> {
 #[error("{0}")]
 pub(crate) struct NotCached(pub(crate) String);
 
-/// Loads the artifact for `wasm` (whose digest is `digest`) from the cache in `dir`, or
-/// compiles it (and caches it, as `access` says).
+/// What the cache has for a program, before anything is compiled ([`lookup`]).
+pub(crate) enum Lookup<T> {
+    /// A usable cache file: the artifact, loaded.
+    Hit(T),
+    /// Nothing usable: the program must be compiled ([`compile_and_store`]), and the
+    /// result written to `cache_file` (if there is a cache); `warnings` say why a file
+    /// that was there was not used.
+    Miss {
+        cache_file: Option<PathBuf>,
+        warnings: Vec<String>,
+    },
+}
+
+impl<T> Lookup<T> {
+    /// The same answer, a hit made into `f`'s.
+    pub(crate) fn map<U>(self, f: impl FnOnce(T) -> U) -> Lookup<U> {
+        match self {
+            Lookup::Hit(found) => Lookup::Hit(f(found)),
+            Lookup::Miss {
+                cache_file,
+                warnings,
+            } => Lookup::Miss {
+                cache_file,
+                warnings,
+            },
+        }
+    }
+}
+
+/// Looks for the artifact of the program with digest `digest` in the cache in `dir`,
+/// compiling nothing. A caller that must bound a compile's time runs only
+/// [`compile_and_store`] on a thread of its own (a load is bounded by the file's size,
+/// a compile is not: the engine starts its compile thread only for a [`Lookup::Miss`]).
 ///
 /// A cache file that exists but fails its digest check or does not load (another
-/// build) is compiled again and replaced, with a warning. A cache that cannot be
-/// written is only a warning: the compiled artifact is still used. A read-only cache
-/// compiles nothing: a missing or unusable file (or, since the system cache must be
-/// root's alone, one that is not root's or that others may write) is a [`NotCached`].
-pub(crate) fn load_or_compile<A: Artifact>(
+/// build) is a miss, with a warning that names it. A read-only cache compiles nothing: a
+/// missing or unusable file (or, since the system cache must be root's alone, one that
+/// is not root's or that others may write) is a [`NotCached`], never a miss.
+pub(crate) fn lookup<A: Artifact>(
     engine: &Engine,
     dir: Option<&Path>,
     access: CacheAccess,
-    wasm: &[u8],
     digest: &ProgramDigest,
-) -> wasmtime::Result<Loaded<A>> {
+) -> wasmtime::Result<Lookup<Loaded<A>>> {
     let Some(dir) = dir else {
-        return Ok(Loaded {
-            artifact: A::compile(engine, wasm)?,
-            from_cache: false,
+        return Ok(Lookup::Miss {
             cache_file: None,
             warnings: Vec::new(),
         });
     };
     let path = cache_path::<A>(dir, engine, digest);
     if access == CacheAccess::ReadOnly {
-        return load_read_only(engine, path);
+        return load_read_only(engine, path).map(Lookup::Hit);
     }
     let mut warnings = Vec::new();
     if path.is_file() {
         match load_file::<A>(engine, &path) {
             Ok(artifact) => {
-                return Ok(Loaded {
+                return Ok(Lookup::Hit(Loaded {
                     artifact,
                     from_cache: true,
                     cache_file: Some(path),
                     warnings,
-                });
+                }));
             }
             Err(why) => warnings.push(format!(
                 "the WASM cache file {} {why}, so it was compiled again",
@@ -270,7 +297,33 @@ pub(crate) fn load_or_compile<A: Artifact>(
             )),
         }
     }
+    Ok(Lookup::Miss {
+        cache_file: Some(path),
+        warnings,
+    })
+}
+
+/// Compiles `wasm` after a [`Lookup::Miss`] and writes the artifact to its `cache_file`
+/// (as `access` says), keeping the miss's `warnings` first. A cache that cannot be
+/// written is only a warning: the compiled artifact is still used. Never called for a
+/// read-only cache (its lookup never misses).
+pub(crate) fn compile_and_store<A: Artifact>(
+    engine: &Engine,
+    access: CacheAccess,
+    wasm: &[u8],
+    cache_file: Option<PathBuf>,
+    mut warnings: Vec<String>,
+) -> wasmtime::Result<Loaded<A>> {
     let artifact = A::compile(engine, wasm)?;
+    let Some(path) = cache_file else {
+        return Ok(Loaded {
+            artifact,
+            from_cache: false,
+            cache_file: None,
+            warnings,
+        });
+    };
+    let dir = path.parent().unwrap_or(Path::new("."));
     match artifact.serialize() {
         Ok(bytes) => {
             if let Err(e) = store(dir, &path, &with_header(&bytes), access) {
@@ -293,7 +346,7 @@ pub(crate) fn load_or_compile<A: Artifact>(
     })
 }
 
-/// [`load_or_compile`] from a read-only cache: the file, or a [`NotCached`].
+/// [`lookup`] in a read-only cache: the file, or a [`NotCached`].
 fn load_read_only<A: Artifact>(engine: &Engine, path: PathBuf) -> wasmtime::Result<Loaded<A>> {
     let not_cached = |why: String| wasmtime::Error::new(NotCached(why));
     let meta = match std::fs::symlink_metadata(&path) {

@@ -6,8 +6,8 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use wasmtime::component::Component;
@@ -66,7 +66,8 @@ pub struct WasmSettings {
     /// The caller must have checked (path guard) that it is private to the user and not
     /// writable by the agent: artifacts are native code, loaded without verification.
     pub cache_dir: Option<PathBuf>,
-    /// The longest a program may take to compile (or load from the cache) at start.
+    /// The longest a program may take to compile at start. A load from the cache is not
+    /// under it: it runs on the calling thread, bounded by the artifact's size.
     pub compile_deadline: Duration,
     /// Whether the cache is written, and how (the user's private one, or the system one).
     pub cache_access: CacheAccess,
@@ -120,7 +121,9 @@ pub enum EngineMode {
     Serve,
 }
 
-/// The one wasmtime engine of a process, with its linkers and epoch ticker.
+/// The one wasmtime engine of a process, with its linkers and epoch ticker (each made
+/// when first needed: a session of core modules never builds the component linker, and
+/// no ticker runs before a guest does).
 ///
 /// Cheap to clone (shared); every [`WasmExecutor`] it prepares keeps it alive.
 #[derive(Clone)]
@@ -131,16 +134,26 @@ pub struct WasmEngine {
 /// What a [`WasmEngine`] shares with the executors it prepares.
 pub(super) struct EngineInner {
     pub(super) engine: Engine,
-    module_linker: wasmtime::Linker<ModuleState>,
-    component_linker: wasmtime::component::Linker<ComponentState>,
+    /// The preview-1 linker, built when the first core module is prepared (or why it
+    /// could not be).
+    module_linker: OnceLock<Result<wasmtime::Linker<ModuleState>, String>>,
+    /// The hook world's linker (WASI p2, wasi:http), built when the first component is
+    /// prepared: the larger of the two, and one a session of core modules never needs.
+    component_linker: OnceLock<Result<wasmtime::component::Linker<ComponentState>, String>>,
     pub(super) settings: WasmSettings,
-    _ticker: Ticker,
+    /// The epoch ticker, started by the first run ([`EngineInner::start_ticker`]): the
+    /// epoch matters only while a guest runs (each run's wall-clock deadline is checked
+    /// at its ticks), so nothing is lost by not ticking before one does.
+    ticker: OnceLock<Ticker>,
     /// The programs this engine has prepared, by the SHA-256 of their bytes: hooks that
     /// run the same file (often with different arguments) share one compiled program,
     /// so its code is loaded once and stays warm in the CPU's caches.
     programs: Mutex<HashMap<cache::ProgramDigest, Prepared>>,
     /// Whether pooled memory is reset by page scan (see [`page_scan_is_sound`]).
     reset_by_page_scan: bool,
+    /// How many compile threads were started (a cache hit starts none; the tests read
+    /// it through `compile_threads_started`).
+    compile_threads: AtomicUsize,
     /// Admission to the pool ([`SERVE_POOL`]): [`ADMISSION_UNITS`] permits, of which a
     /// run takes its program's [`Prepared::permits`] for its length, so that a burst
     /// waits for room instead of failing with wasmtime's "maximum concurrent limit …
@@ -219,8 +232,9 @@ pub(super) const SERVE_POOL: PoolTotals = PoolTotals {
 pub(super) const POOL_RUNS: usize = 64;
 
 impl WasmEngine {
-    /// Creates the engine: fuel and epoch instrumentation, the allocator `mode` asks for,
-    /// the two linkers, and the epoch ticker thread (which ends with the engine).
+    /// Creates the engine: fuel and epoch instrumentation and the allocator `mode` asks
+    /// for. The linkers are built when a program of their kind is first prepared, and the
+    /// epoch ticker thread (which ends with the engine) starts with the first run.
     pub fn new(settings: &WasmSettings, mode: EngineMode) -> Result<Self, WasmError> {
         let engine_error = |e: wasmtime::Error| WasmError::Engine(format!("{e:#}"));
         let mut config = Config::new();
@@ -261,23 +275,16 @@ impl WasmEngine {
             config.allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
         }
         let engine = Engine::new(&config).map_err(engine_error)?;
-
-        let mut module_linker = wasmtime::Linker::new(&engine);
-        link_preview1(&mut module_linker).map_err(engine_error)?;
-        let mut component_linker = wasmtime::component::Linker::new(&engine);
-        link_hook_world(&mut component_linker).map_err(engine_error)?;
-
-        let ticker = Ticker::start(engine.weak())
-            .map_err(|e| WasmError::Engine(format!("cannot start the epoch ticker: {e}")))?;
         Ok(WasmEngine {
             inner: Arc::new(EngineInner {
                 engine,
-                module_linker,
-                component_linker,
+                module_linker: OnceLock::new(),
+                component_linker: OnceLock::new(),
                 settings: settings.clone(),
-                _ticker: ticker,
+                ticker: OnceLock::new(),
                 programs: Mutex::default(),
                 reset_by_page_scan,
+                compile_threads: AtomicUsize::new(0),
                 run_slots: (mode == EngineMode::Serve)
                     .then(|| Arc::new(tokio::sync::Semaphore::new(ADMISSION_UNITS as usize))),
                 guest_pool: if mode == EngineMode::Serve {
@@ -317,7 +324,7 @@ impl WasmEngine {
         let (prepared, cache_warnings) = match known {
             Some(prepared) => (prepared, Vec::new()),
             None => {
-                let (prepared, warnings) = self.compile_within_deadline(&path, bytes, digest)?;
+                let (prepared, warnings) = self.compile(&path, bytes, &digest)?;
                 self.programs().insert(digest, prepared.clone());
                 (prepared, warnings)
             }
@@ -381,28 +388,62 @@ impl WasmEngine {
             .unwrap_or_else(|p| p.into_inner())
     }
 
-    /// [`Self::compile`] on a thread of its own, given up after the settings'
-    /// `compile_deadline`. The thread cannot be stopped: it finishes in the background
-    /// and its result is dropped (a session refuses the hook, and a one-shot command
-    /// exits, which ends it).
+    /// Which of the parts made on first use exist: the preview-1 linker, the component
+    /// linker, the epoch ticker.
+    #[cfg(test)]
+    pub(super) fn built(&self) -> (bool, bool, bool) {
+        let inner = &self.inner;
+        (
+            inner.module_linker.get().is_some(),
+            inner.component_linker.get().is_some(),
+            inner.ticker.get().is_some(),
+        )
+    }
+
+    /// How many compile threads this engine has started: one per program that had to
+    /// be compiled, none for a program loaded from the cache.
+    #[cfg(test)]
+    pub(super) fn compile_threads_started(&self) -> usize {
+        self.inner.compile_threads.load(Ordering::Relaxed)
+    }
+
+    /// Compiles the program `bytes` (read from `path`) on a thread of its own, given up
+    /// after the settings' `compile_deadline`, after a cache [`cache::Lookup::Miss`]. The
+    /// thread cannot be stopped: it finishes in the background and its result is dropped
+    /// (a session refuses the hook, and a one-shot command exits, which ends it).
     fn compile_within_deadline(
         &self,
         path: &Path,
-        bytes: Vec<u8>,
-        digest: cache::ProgramDigest,
-    ) -> Result<(Prepared, Vec<String>), WasmError> {
+        bytes: &Arc<Vec<u8>>,
+        kind: Kind,
+        cache_file: Option<PathBuf>,
+        warnings: Vec<String>,
+    ) -> Result<wasmtime::Result<Loaded>, WasmError> {
         let deadline = self.inner.settings.compile_deadline;
         let (done, result) = std::sync::mpsc::channel();
         let engine = self.clone();
-        let file = path.to_path_buf();
+        let bytes = Arc::clone(bytes);
+        self.inner.compile_threads.fetch_add(1, Ordering::Relaxed);
         std::thread::Builder::new()
             .name("hookhost-compile".into())
             .spawn(move || {
-                let _ = done.send(engine.compile(&file, &bytes, &digest));
+                let inner = &engine.inner;
+                let (engine, access) = (&inner.engine, inner.settings.cache_access);
+                let compiled = match kind {
+                    Kind::Module => {
+                        cache::compile_and_store(engine, access, &bytes, cache_file, warnings)
+                            .map(Loaded::Module)
+                    }
+                    Kind::Component => {
+                        cache::compile_and_store(engine, access, &bytes, cache_file, warnings)
+                            .map(Loaded::Component)
+                    }
+                };
+                let _ = done.send(compiled);
             })
             .map_err(|e| WasmError::Engine(format!("cannot start a compiler thread: {e}")))?;
         match result.recv_timeout(deadline) {
-            Ok(compiled) => compiled,
+            Ok(compiled) => Ok(compiled),
             Err(std::sync::mpsc::RecvTimeoutError::Timeout) => Err(WasmError::CompileTooSlow {
                 path: path.to_path_buf(),
                 deadline,
@@ -415,12 +456,18 @@ impl WasmEngine {
     }
 
     /// Checks the imports (first, so that a program the host cannot link is refused
-    /// without being compiled), compiles `bytes` (read from `path`) or loads them from
-    /// the cache, and pre-links the program; also returns the cache's warnings.
+    /// without being compiled), loads `bytes` (read from `path`) from the cache or
+    /// compiles them, and pre-links the program; also returns the cache's warnings.
+    ///
+    /// A cache hit is loaded here, on the calling thread: a load is bounded by the
+    /// artifact's size (and the bridge runs the whole start on a thread it waits for only
+    /// until its budget ends), and starting and joining a thread for it cost more than
+    /// the load of a small module. Only a compile, which has no such bound (security
+    /// review F16), runs on a thread given up after the compile deadline.
     fn compile(
         &self,
         path: &Path,
-        bytes: &[u8],
+        bytes: Vec<u8>,
         digest: &cache::ProgramDigest,
     ) -> Result<(Prepared, Vec<String>), WasmError> {
         let path = path.to_path_buf();
@@ -443,16 +490,31 @@ impl WasmEngine {
             message: format!("{e:#}"),
         };
 
+        let kind = kind_of(&bytes).ok_or_else(|| WasmError::NotWasm { path: path.clone() })?;
+        // Refused at once rather than after a compile of seconds (or minutes).
+        check_imports_before_compiling(&path, &bytes, kind == Kind::Component)?;
+        let looked_up = match kind {
+            Kind::Module => cache::lookup::<Module>(engine, cache_dir, access, digest)
+                .map(|found| found.map(Loaded::Module)),
+            Kind::Component => cache::lookup::<Component>(engine, cache_dir, access, digest)
+                .map(|found| found.map(Loaded::Component)),
+        }
+        .map_err(compile_error)?;
+        let bytes = Arc::new(bytes);
+        let loaded = match looked_up {
+            cache::Lookup::Hit(loaded) => loaded,
+            cache::Lookup::Miss {
+                cache_file,
+                warnings,
+            } => self
+                .compile_within_deadline(&path, &bytes, kind, cache_file, warnings)?
+                .map_err(compile_error)?,
+        };
+
         let mut network = false;
         let footprint;
-        let kind = kind_of(bytes).ok_or_else(|| WasmError::NotWasm { path: path.clone() })?;
-        // Refused at once rather than after a compile of seconds (or minutes).
-        check_imports_before_compiling(&path, bytes, kind == Kind::Component)?;
-        let (program, from_cache, cache_file, warnings) = match kind {
-            Kind::Module => {
-                let loaded =
-                    cache::load_or_compile::<Module>(engine, cache_dir, access, bytes, digest)
-                        .map_err(compile_error)?;
+        let (program, from_cache, cache_file, warnings) = match loaded {
+            Loaded::Module(loaded) => {
                 let module = loaded.artifact;
                 if module.get_export("_start").is_none() {
                     return Err(WasmError::Link {
@@ -464,7 +526,7 @@ impl WasmEngine {
                 footprint = PoolFootprint::of_module(&module);
                 let pre = self
                     .inner
-                    .module_linker
+                    .module_linker()?
                     .instantiate_pre(&module)
                     .map_err(link_error)?;
                 (
@@ -474,17 +536,14 @@ impl WasmEngine {
                     loaded.warnings,
                 )
             }
-            Kind::Component => {
-                let loaded =
-                    cache::load_or_compile::<Component>(engine, cache_dir, access, bytes, digest)
-                        .map_err(compile_error)?;
+            Loaded::Component(loaded) => {
                 let component = loaded.artifact;
                 network = check_component_imports(&path, engine, &component)?;
                 let pooled = self.inner.run_slots.is_some();
-                footprint = PoolFootprint::of_component(&component, bytes, pooled);
+                footprint = PoolFootprint::of_component(&component, &bytes, pooled);
                 let pre = self
                     .inner
-                    .component_linker
+                    .component_linker()?
                     .instantiate_pre(&component)
                     .map_err(link_error)?;
                 let pre = CommandPre::new(pre).map_err(|e| WasmError::Link {
@@ -526,6 +585,51 @@ impl WasmEngine {
         };
         Ok((prepared, warnings))
     }
+}
+
+impl EngineInner {
+    /// The preview-1 linker, built on first use.
+    fn module_linker(&self) -> Result<&wasmtime::Linker<ModuleState>, WasmError> {
+        self.module_linker
+            .get_or_init(|| {
+                let mut linker = wasmtime::Linker::new(&self.engine);
+                link_preview1(&mut linker)
+                    .map(|()| linker)
+                    .map_err(|e| format!("{e:#}"))
+            })
+            .as_ref()
+            .map_err(|e| WasmError::Engine(e.clone()))
+    }
+
+    /// The hook world's component linker, built on first use.
+    fn component_linker(&self) -> Result<&wasmtime::component::Linker<ComponentState>, WasmError> {
+        self.component_linker
+            .get_or_init(|| {
+                let mut linker = wasmtime::component::Linker::new(&self.engine);
+                link_hook_world(&mut linker)
+                    .map(|()| linker)
+                    .map_err(|e| format!("{e:#}"))
+            })
+            .as_ref()
+            .map_err(|e| WasmError::Engine(e.clone()))
+    }
+
+    /// Starts the epoch ticker if it is not running yet: called by every run before its
+    /// guest starts (in [`super::limits`]'s `arm`), since the run's wall-clock deadline
+    /// is checked only at ticks. Two first runs at once may both start one; the one not
+    /// kept is dropped, which stops its thread at its next tick.
+    pub(super) fn start_ticker(&self) -> std::io::Result<()> {
+        if self.ticker.get().is_none() {
+            let _ = self.ticker.set(Ticker::start(self.engine.weak())?);
+        }
+        Ok(())
+    }
+}
+
+/// A program's artifact from the cache or the compiler, of either kind.
+enum Loaded {
+    Module(cache::Loaded<Module>),
+    Component(cache::Loaded<Component>),
 }
 
 /// Whether the pooling allocator may reset memory by PAGEMAP_SCAN: the kernel has the

@@ -118,6 +118,10 @@ impl WasmExecutor {
         limits: fn(&mut T) -> &mut Limits,
     ) -> Result<(), Failure> {
         store.limiter(move |s| limits(s) as &mut dyn ResourceLimiter);
+        // The epoch ticker starts with the engine's first run (no tick is needed before).
+        self.engine
+            .start_ticker()
+            .map_err(|e| Failure::CouldNotStart(format!("cannot start the epoch ticker: {e}")))?;
         store
             .set_fuel(self.fuel)
             .map_err(|e| Failure::CouldNotStart(format!("cannot set fuel: {e}")))?;

@@ -270,6 +270,45 @@ impl WasmExecutor {
         &self.cache_warnings
     }
 
+    /// The same program for another hook, with its own `args` (`command[1..]`), project
+    /// and timeout, without reading, hashing or loading the file again: what
+    /// [`WasmEngine::prepare`] would give for a second hook of the same file, but for the
+    /// cost of the per-hook parts (the arguments, the fuel, the project preopen when the
+    /// project differs). It has no cache warnings (they went with this one).
+    ///
+    /// Meant for the hooks of one start, which read each file once: the program is the
+    /// bytes this executor was prepared from, so a file changed since is not seen (use
+    /// [`WasmEngine::prepare`] to read it again).
+    pub fn for_another_hook(
+        &self,
+        args: &[String],
+        project: &Path,
+        timeout: Duration,
+    ) -> Result<WasmExecutor, WasmError> {
+        let preopens = match project == self.project {
+            true => self.preopens.clone(),
+            false => link::open_project(project)?,
+        };
+        let mut argv = Vec::with_capacity(args.len() + 1);
+        argv.extend(self.argv.first().cloned());
+        argv.extend(args.iter().cloned());
+        Ok(WasmExecutor {
+            engine: Arc::clone(&self.engine),
+            program: self.program.clone(),
+            argv,
+            project: project.to_path_buf(),
+            preopens,
+            timeout,
+            fuel: limits::fuel_for(timeout, self.engine.settings.fuel_per_second),
+            from_cache: self.from_cache,
+            cache_file: self.cache_file.clone(),
+            cache_warnings: Vec::new(),
+            network: self.network,
+            footprint: self.footprint,
+            permits: self.permits,
+        })
+    }
+
     /// The fuel each run starts with (`timeout × fuel_per_second`).
     pub fn fuel(&self) -> u64 {
         self.fuel

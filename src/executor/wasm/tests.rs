@@ -10,7 +10,7 @@ use super::engine::{Kind, kind_of};
 use super::limits::{fuel_for, wall_limit};
 use super::*;
 use crate::config::{Event, HookDef, OnFailure};
-use crate::executor::{CancellationToken, Executor, Failure};
+use crate::executor::{CancellationToken, Executor, ExitStatus, Failure};
 
 /// `(module (func (export "_start") (loop (br 0))))`, encoded by hand.
 const LOOP_MODULE: &[u8] = &[
@@ -444,4 +444,134 @@ fn cached_programs_run_from_a_sealed_snapshot_not_the_file() {
         assert_eq!(mappings(&cache_dir), Vec::<String>::new(), "{name}");
         drop(loaded);
     }
+}
+
+/// Only a compile runs on a compile thread (bounded by the compile deadline): a program
+/// loaded from the cache, a core module or a component, is loaded on the calling thread,
+/// and so is a damaged cache file's check (it is then compiled, on a thread, again).
+#[test]
+fn a_cache_hit_starts_no_compile_thread() {
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let cache = tempfile::tempdir().expect("tempdir");
+    let project = tempfile::tempdir().expect("tempdir");
+    let settings = WasmSettings {
+        cache_dir: Some(cache.path().to_path_buf()),
+        ..WasmSettings::default()
+    };
+    for name in ["fixture-p1.wasm", "fixture-p2.wasm"] {
+        let path = repo.join("target/wasm").join(name);
+        if !path.is_file() {
+            eprintln!("SKIPPED {name}: not built (bash plugins/build.sh)");
+            continue;
+        }
+        // A fresh engine each time, as a fresh process would have.
+        let prepare = || {
+            let engine = WasmEngine::new(&settings, EngineMode::OneShot).expect("engine");
+            let exec = engine
+                .prepare(&path, &[], project.path(), Duration::from_secs(10))
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            (exec, engine.compile_threads_started())
+        };
+        let (compiled, threads) = prepare();
+        assert!(!compiled.from_cache, "{name}: compiled first");
+        assert_eq!(threads, 1, "{name}: a compile runs on its thread");
+        let (loaded, threads) = prepare();
+        assert!(loaded.from_cache, "{name}: then loaded");
+        assert_eq!(threads, 0, "{name}: a cache hit starts no thread");
+        // Damaged: a miss, with its warning, compiled on a thread again.
+        let file = loaded.cache_file().expect("a cache file").to_path_buf();
+        let mut bytes = std::fs::read(&file).expect("read");
+        let last = bytes.len() - 1;
+        bytes[last] ^= 1;
+        std::fs::write(&file, &bytes).expect("write");
+        let (again, threads) = prepare();
+        assert!(!again.from_cache, "{name}: compiled again");
+        assert_eq!(threads, 1, "{name}");
+        assert_eq!(again.cache_warnings.len(), 1, "{:?}", again.cache_warnings);
+        assert!(
+            again.cache_warnings[0].contains("does not match its SHA-256"),
+            "{:?}",
+            again.cache_warnings
+        );
+    }
+}
+
+/// `(module (func (export "_start")))`, encoded by hand.
+const EMPTY_MODULE: &[u8] = &[
+    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, // header
+    0x01, 0x04, 0x01, 0x60, 0x00, 0x00, // type section: [] -> []
+    0x03, 0x02, 0x01, 0x00, // function section: one func of type 0
+    0x07, 0x0a, 0x01, 0x06, b'_', b's', b't', b'a', b'r', b't', 0x00, 0x00, // export
+    0x0a, 0x04, 0x01, 0x02, 0x00, 0x0b, // code: an empty body
+];
+
+/// An engine builds only the linker its programs need, and starts its epoch ticker with
+/// the first run, not before: a one-shot call of a core module never builds the
+/// component linker.
+#[tokio::test]
+async fn an_engine_builds_what_its_programs_need_when_they_need_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let wasm = dir.path().join("empty.wasm");
+    std::fs::write(&wasm, EMPTY_MODULE).expect("write");
+    let engine = test_engine();
+    assert_eq!(engine.built(), (false, false, false), "a new engine");
+    let exec = engine
+        .prepare(&wasm, &[], dir.path(), Duration::from_secs(1))
+        .expect("prepare");
+    assert_eq!(engine.built(), (true, false, false), "a module prepared");
+    let outcome = exec
+        .run(Arc::from(&b""[..]), &CancellationToken::new())
+        .await
+        .expect("it runs");
+    assert_eq!(outcome.status, ExitStatus::Code(0));
+    assert_eq!(engine.built(), (true, false, true), "after a run");
+
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let component = repo.join("target/wasm/fixture-p2.wasm");
+    if !component.is_file() {
+        eprintln!("SKIPPED fixture-p2.wasm: not built (bash plugins/build.sh)");
+        return;
+    }
+    let engine = test_engine();
+    engine
+        .prepare(&component, &[], dir.path(), Duration::from_secs(10))
+        .expect("prepare");
+    assert_eq!(engine.built(), (false, true, false), "a component prepared");
+}
+
+/// A second hook of the same program (`for_another_hook`) shares the first's compiled
+/// program with its own arguments, fuel and project, without reading the file again:
+/// replaced by something that is not WASM at all, it still gets the program the first
+/// hook was prepared from, and no cache warnings.
+#[tokio::test]
+async fn another_hook_of_a_program_shares_it_without_reading_the_file() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let other_project = tempfile::tempdir().expect("tempdir");
+    let wasm = dir.path().join("empty.wasm");
+    std::fs::write(&wasm, EMPTY_MODULE).expect("write");
+    let engine = test_engine();
+    let first = engine
+        .prepare(&wasm, &["a".into()], dir.path(), Duration::from_secs(1))
+        .expect("prepare");
+    std::fs::write(&wasm, b"not wasm").expect("write");
+    let second = first
+        .for_another_hook(
+            &["b".into(), "c".into()],
+            other_project.path(),
+            Duration::from_secs(2),
+        )
+        .expect("shared");
+    assert_eq!(second.argv(), ["empty.wasm", "b", "c"]);
+    assert_eq!(second.fuel(), 2 * first.fuel());
+    assert!(second.cache_warnings().is_empty());
+    let outcome = second
+        .run(Arc::from(&b""[..]), &CancellationToken::new())
+        .await
+        .expect("it runs");
+    assert_eq!(outcome.status, ExitStatus::Code(0));
+    // The engine itself reads the file again.
+    assert!(matches!(
+        engine.prepare(&wasm, &[], dir.path(), Duration::from_secs(1)),
+        Err(WasmError::NotWasm { .. })
+    ));
 }
