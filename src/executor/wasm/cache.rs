@@ -16,24 +16,29 @@
 //! the user and not writable by the agent or by hooks (WASM hooks cannot write anything:
 //! their only preopen is the read-only project).
 //!
-//! A file is [`HEADER`] (a magic line, then the SHA-256 of the artifact) followed by the
-//! artifact. Its digest is checked before wasmtime sees a byte, and exactly the bytes
-//! checked are deserialized: a bit flipped on disk would otherwise be run as native code
-//! (a crash, or a hook that quietly answers otherwise; docs/threats.md#f19). Where the OS
-//! can make one (Linux), the artifact is copied once, inside the kernel, into a sealed
-//! snapshot that no process can change ([`sys::snapshot`]); the digest is checked over
-//! the snapshot and wasmtime maps that same snapshot, instead of the file being read into
-//! memory and wasmtime copying it again (and again for a memory image). The cache file
-//! itself is never mapped: its pages would follow later writes and re-reads from disk,
-//! which the digest did not see. Elsewhere the file is read whole, checked, and
-//! deserialized from that buffer. The digest is integrity, not authentication
-//! (docs/threats.md#i1): whoever can write the folder can reseal a file, which is why the
-//! guard refuses a cache folder the agent could write; no cheaper check would hold
-//! against that writer either, and a key would have to live where the same user reads
-//! it, so the digest stays SHA-256 and only its copies go. A file
-//! that fails the check (damaged, truncated, or written by an older hookhost without a
-//! digest) is compiled again and replaced, with a warning that names it. Warnings (also
-//! for a cache that cannot be written) go back to the caller ([`Loaded::warnings`]),
+//! A file is [`HEADER`] (a magic line, then the XXH3-128 checksum of the artifact)
+//! followed by the artifact. Its checksum is checked before wasmtime sees a byte, and
+//! exactly the bytes checked are deserialized: a bit flipped on disk would otherwise be
+//! run as native code (a crash, or a hook that quietly answers otherwise;
+//! docs/threats.md#f19). Where the OS can make one (Linux), the artifact is copied once,
+//! inside the kernel, into a sealed snapshot that no process can change
+//! ([`sys::snapshot`]); the checksum is checked over the snapshot and wasmtime maps that
+//! same snapshot, instead of the file being read into memory and wasmtime copying it
+//! again (and again for a memory image). The cache file itself is never mapped: its pages
+//! would follow later writes and re-reads from disk, which the check did not see.
+//! Elsewhere the file is read whole, checked, and deserialized from that buffer.
+//!
+//! Why a checksum and not a cryptographic digest: the check is integrity, not
+//! authentication (docs/threats.md#i1). Whoever can write the folder can reseal a file
+//! whatever the hash, which is why the guard refuses a cache folder the agent could
+//! write, and a key would have to live where the same user reads it. Against damage
+//! (a flipped bit, a torn or truncated write), a 128-bit non-cryptographic checksum
+//! misses with odds of 2^-128, as SHA-256 would, at a small fraction of its cost: it is
+//! one pass over the artifact on every start, 38 MB for a Python component. A file
+//! that fails the check (damaged, truncated, or without a header) is compiled again and
+//! replaced, with a warning that names it. Files of the earlier format (a SHA-256
+//! header) are not even looked at: the format is part of every file's name. Warnings
+//! (also for a cache that cannot be written) go back to the caller ([`Loaded::warnings`]),
 //! which shows them as start-up warnings.
 
 use std::fs::{DirBuilder, File, OpenOptions};
@@ -143,7 +148,8 @@ pub(crate) fn cache_path<A: Artifact>(
 ) -> PathBuf {
     use std::hash::Hash;
     let mut sha = Sha256::new();
-    sha.update(b"hookhost-wasm-cache-v2\0");
+    // v3: the XXH3-128 header (v2 files, with a SHA-256 one, are simply not found).
+    sha.update(b"hookhost-wasm-cache-v3\0");
     sha.update(WASMTIME_VERSION.as_bytes());
     sha.update(b"\0");
     sha.update(A::EXT.as_bytes());
@@ -173,11 +179,11 @@ pub(crate) struct Loaded<A> {
     pub warnings: Vec<String>,
 }
 
-/// The start of every cache file: a magic line naming the format, then the SHA-256 of
-/// the artifact that follows ([`DIGEST_LEN`] bytes).
-const MAGIC: &[u8] = b"hookhost wasm artifact, sha256\n";
-/// The length of the digest after [`MAGIC`].
-const DIGEST_LEN: usize = 32;
+/// The start of every cache file: a magic line naming the format, then the XXH3-128
+/// checksum of the artifact that follows ([`DIGEST_LEN`] bytes, big-endian).
+const MAGIC: &[u8] = b"hookhost wasm artifact, xxh3-128\n";
+/// The length of the checksum after [`MAGIC`].
+const DIGEST_LEN: usize = 16;
 /// How many bytes come before the artifact.
 pub(crate) const HEADER: usize = MAGIC.len() + DIGEST_LEN;
 
@@ -185,37 +191,42 @@ pub(crate) const HEADER: usize = MAGIC.len() + DIGEST_LEN;
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum Unverified {
     /// No header: written by an older hookhost, or damaged at the start.
-    #[error("has no digest (it was written by an older hookhost, or damaged)")]
+    #[error("has no checksum (it was written by an older hookhost, or damaged)")]
     NoDigest,
     /// The artifact is not what was written.
-    #[error("does not match its SHA-256 (it is damaged)")]
+    #[error("does not match its checksum (it is damaged)")]
     Mismatch,
 }
 
-/// The artifact of a cache file's bytes, once its SHA-256 matches the header's.
+/// The artifact of a cache file's bytes, once its checksum matches the header's.
 pub(crate) fn verified_artifact(file: &[u8]) -> Result<&[u8], Unverified> {
     let (header, artifact) = file.split_at_checked(HEADER).ok_or(Unverified::NoDigest)?;
     check_digest(header, artifact)?;
     Ok(artifact)
 }
 
-/// Whether `header` is a cache file's header whose digest is `artifact`'s SHA-256.
+/// Whether `header` is a cache file's header whose checksum is `artifact`'s.
 fn check_digest(header: &[u8], artifact: &[u8]) -> Result<(), Unverified> {
     let digest = header.strip_prefix(MAGIC).ok_or(Unverified::NoDigest)?;
     if digest.len() != DIGEST_LEN {
         return Err(Unverified::NoDigest);
     }
-    if Sha256::digest(artifact).as_slice() != digest {
+    if checksum(artifact).as_slice() != digest {
         return Err(Unverified::Mismatch);
     }
     Ok(())
+}
+
+/// The XXH3-128 checksum of an artifact, as its cache file's header holds it.
+fn checksum(artifact: &[u8]) -> [u8; DIGEST_LEN] {
+    xxhash_rust::xxh3::xxh3_128(artifact).to_be_bytes()
 }
 
 /// The bytes of a cache file for `artifact`: the header, then the artifact.
 fn with_header(artifact: &[u8]) -> Vec<u8> {
     let mut file = Vec::with_capacity(HEADER + artifact.len());
     file.extend_from_slice(MAGIC);
-    file.extend_from_slice(&Sha256::digest(artifact));
+    file.extend_from_slice(&checksum(artifact));
     file.extend_from_slice(artifact);
     file
 }
@@ -260,7 +271,7 @@ impl<T> Lookup<T> {
 /// [`compile_and_store`] on a thread of its own (a load is bounded by the file's size,
 /// a compile is not: the engine starts its compile thread only for a [`Lookup::Miss`]).
 ///
-/// A cache file that exists but fails its digest check or does not load (another
+/// A cache file that exists but fails its checksum or does not load (another
 /// build) is a miss, with a warning that names it. A read-only cache compiles nothing: a
 /// missing or unusable file (or, since the system cache must be root's alone, one that
 /// is not root's or that others may write) is a [`NotCached`], never a miss.
@@ -382,13 +393,13 @@ enum Unusable {
     Load(wasmtime::Error),
 }
 
-/// Reads a cache file, checks its digest and deserializes exactly the bytes checked:
+/// Reads a cache file, checks its checksum and deserializes exactly the bytes checked:
 /// from a sealed snapshot where the OS makes one, else from the file read whole.
 ///
 /// Why loading is sound (the `unsafe` below): the cache folder is private to this user
 /// and not writable by the agent or by hooks (the caller's path guard checks it before
 /// any hook is prepared), so every file in it was written by `store` from
-/// `A::serialize`; and the bytes loaded are exactly what was written (their SHA-256 is
+/// `A::serialize`; and the bytes loaded are exactly what was written (their checksum is
 /// the one stored with them, checked over those very bytes, which nothing can change
 /// after: a sealed snapshot, or our own buffer), so a file damaged since is never
 /// deserialized (docs/threats.md#f19). The name carries the wasmtime version and engine

@@ -264,7 +264,7 @@ impl WasmExecutor {
     }
 
     /// What went wrong with the compile cache when this hook's program was prepared
-    /// (a cache file that failed its SHA-256 check and was compiled again, one that could
+    /// (a cache file that failed its checksum and was compiled again, one that could
     /// not be written), each naming the file; empty for a later hook sharing the program.
     pub fn cache_warnings(&self) -> &[String] {
         &self.cache_warnings
