@@ -489,7 +489,7 @@ fn a_cache_hit_starts_no_compile_thread() {
         assert_eq!(threads, 1, "{name}");
         assert_eq!(again.cache_warnings.len(), 1, "{:?}", again.cache_warnings);
         assert!(
-            again.cache_warnings[0].contains("does not match its SHA-256"),
+            again.cache_warnings[0].contains("does not match its checksum"),
             "{:?}",
             again.cache_warnings
         );
