@@ -131,7 +131,15 @@ impl OtherUserWorld {
             .root
             .path()
             .join(from.file_name().expect("a file name"));
-        std::fs::copy(from, &to).expect("copy the executable into the other user's world");
+        // Copied by `cp`, not by this process: a file this process had open for writing
+        // would be inherited by any child another test thread forks meanwhile, and
+        // executing it then fails with "Text file busy" (ETXTBSY) until that child execs.
+        let copied = Command::new("cp")
+            .arg(from)
+            .arg(&to)
+            .status()
+            .expect("run cp");
+        assert!(copied.success(), "cp {} {}: {copied}", from.display(), to.display());
         std::fs::set_permissions(&to, std::fs::Permissions::from_mode(0o755)).expect("chmod");
         to
     }
