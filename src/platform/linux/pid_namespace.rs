@@ -377,21 +377,20 @@ fn env_block() -> Option<(u64, u64)> {
 }
 
 /// Whether `error`, from spawning a command made by [`enter_before_exec`], is the
-/// namespace's set-up failing before exec (the hook has not run): then why, and this
-/// process remembers it, so that its later host hooks start without trying (and the
-/// start-up warnings, [`HookNamespace::for_this_process`], say so). `None` for any other
-/// error, the program's own exec failing included.
+/// namespace's set-up failing before exec (the hook has not run) in a process that had
+/// not found out yet whether it can make one: then why, and this process remembers it,
+/// so that its later host hooks start without trying (and the start-up warnings,
+/// [`HookNamespace::for_this_process`], say so), as a failed probe did. `None` for any
+/// other error, the program's own exec failing included, and where the namespace is
+/// known to work: a set-up that fails there (a namespace limit reached in a burst) fails
+/// the run as before, rather than running that hook without its namespace.
 pub(crate) fn setup_failure(error: &std::io::Error) -> Option<NoHookNamespace> {
     let code = error.raw_os_error()?;
     if code & SETUP_FAILED == 0 {
         return None;
     }
     let why = NoHookNamespace(std::io::Error::from_raw_os_error(code & !SETUP_FAILED).to_string());
-    Some(match KNOWN.get_or_init(|| Err(why.clone())) {
-        Err(known) => known.clone(),
-        // A probe found that it works, and this spawn's set-up failed all the same.
-        Ok(_) => why,
-    })
+    KNOWN.get_or_init(|| Err(why)).clone().err()
 }
 
 /// Makes `command`'s child enter `namespace` before it execs (see
