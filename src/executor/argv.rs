@@ -50,6 +50,9 @@ pub trait Launcher: Send + Sync {
     fn fallback(&self, _error: &std::io::Error) -> Option<Arc<dyn Launcher>> {
         None
     }
+
+    /// A command of this launcher was spawned (its set-up reached the program's exec).
+    fn started(&self) {}
 }
 
 /// The status bubblewrap (or a shell) reports for a child killed by a signal: 128 + the
@@ -119,6 +122,12 @@ impl Launcher for IsolatedHostLauncher {
         let why = sys::pid_namespace::setup_failure(error)?;
         tracing::warn!("{}", process::no_namespace_warning(&why));
         Some(Arc::new(HostLauncher))
+    }
+
+    /// The namespace was made: from now on this process knows it works, and a set-up
+    /// that fails later fails its run rather than falling back.
+    fn started(&self) {
+        sys::pid_namespace::made(&self.namespace);
     }
 }
 
@@ -231,7 +240,10 @@ impl ArgvExecutor {
                 Some(fallback) => process::spawn(self.command(fallback.as_ref())?).await,
                 None => Err(e),
             },
-            spawned => spawned,
+            spawned => {
+                self.launcher.started();
+                spawned
+            }
         };
         spawned.map_err(|e| Failure::CouldNotStart(describe_spawn_error(&self.program_name(), &e)))
     }

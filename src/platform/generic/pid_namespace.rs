@@ -43,6 +43,9 @@ pub(crate) fn setup_failure(_error: &std::io::Error) -> Option<NoHookNamespace> 
     None
 }
 
+/// Nothing to remember: no namespace is made here.
+pub(crate) fn made(_namespace: &HookNamespace) {}
+
 /// Nothing to enter (no [`HookNamespace`] is ever made here).
 pub(crate) fn enter_before_exec(
     _command: &mut std::process::Command,

@@ -393,6 +393,13 @@ pub(crate) fn setup_failure(error: &std::io::Error) -> Option<NoHookNamespace> {
     KNOWN.get_or_init(|| Err(why)).clone().err()
 }
 
+/// A spawn of a command made by [`enter_before_exec`] succeeded. When it entered
+/// `namespace` (this process did not know it failed), the namespace works: the process
+/// remembers that, as a probe that succeeded did.
+pub(crate) fn made(namespace: &HookNamespace) {
+    let _ = KNOWN.get_or_init(|| Ok(namespace.clone()));
+}
+
 /// Makes `command`'s child enter `namespace` before it execs (see
 /// [`HookNamespace::enter_in_child`]).
 pub(crate) fn enter_before_exec(
