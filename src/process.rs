@@ -25,6 +25,15 @@ use crate::platform::sys;
 
 pub use crate::platform::sys::pid_namespace::{HookNamespace, NoHookNamespace};
 
+/// The start-up warning for host hooks that run without a PID namespace of their own,
+/// `why` being the reason the namespace could not be made. One text, whether an
+/// up-front probe or a hook's own spawn found out.
+pub fn no_namespace_warning(why: &NoHookNamespace) -> String {
+    format!(
+        "⚠ host hooks run without a PID namespace of their own, so they can see your other processes, the agent's included: making one failed: {why}."
+    )
+}
+
 /// Whether this process adopts orphaned grandchildren (see [`harden_host_process`]).
 static SUBREAPER: AtomicBool = AtomicBool::new(false);
 

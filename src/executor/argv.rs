@@ -43,6 +43,16 @@ pub trait Launcher: Send + Sync {
     fn reports_signals_as_exit_codes(&self) -> bool {
         false
     }
+
+    /// When spawning a command of this launcher failed with `error` in the launcher's
+    /// own set-up, before the program was executed (so it has not run): the launcher to
+    /// start it with instead. `None` (the default) for every other failure.
+    fn fallback(&self, _error: &std::io::Error) -> Option<Arc<dyn Launcher>> {
+        None
+    }
+
+    /// A command of this launcher was spawned (its set-up reached the program's exec).
+    fn started(&self) {}
 }
 
 /// The status bubblewrap (or a shell) reports for a child killed by a signal: 128 + the
@@ -98,8 +108,26 @@ impl Launcher for IsolatedHostLauncher {
         cwd: &std::path::Path,
     ) -> std::io::Result<std::process::Command> {
         let mut command = HostLauncher.command(argv, env, cwd)?;
-        sys::pid_namespace::enter_before_exec(&mut command, self.namespace.clone());
+        // A spawn of this process found that the namespace cannot be made: the later
+        // hooks start without trying again (the warning says so once).
+        if process::HookNamespace::known_failure().is_none() {
+            sys::pid_namespace::enter_before_exec(&mut command, self.namespace.clone());
+        }
         Ok(command)
+    }
+
+    /// The namespace could not be entered (the hook has not run): the hook starts on the
+    /// host as where no namespace can be made at all, and the start-up warning says why.
+    fn fallback(&self, error: &std::io::Error) -> Option<Arc<dyn Launcher>> {
+        let why = sys::pid_namespace::setup_failure(error)?;
+        tracing::warn!("{}", process::no_namespace_warning(&why));
+        Some(Arc::new(HostLauncher))
+    }
+
+    /// The namespace was made: from now on this process knows it works, and a set-up
+    /// that fails later fails its run rather than falling back.
+    fn started(&self) {
+        sys::pid_namespace::made(&self.namespace);
     }
 }
 
@@ -205,8 +233,25 @@ impl ArgvExecutor {
     /// Starts the hook through the launcher (on the host or in the box), its stdio
     /// piped, in a process group of its own that dies with the thread that spawned it.
     async fn spawn(&self) -> Result<tokio::process::Child, Failure> {
-        let mut command = self
-            .launcher
+        let spawned = match process::spawn(self.command(self.launcher.as_ref())?).await {
+            // The launcher's set-up failed before exec: the hook has not run, and starts
+            // once more the way the launcher says.
+            Err(e) => match self.launcher.fallback(&e) {
+                Some(fallback) => process::spawn(self.command(fallback.as_ref())?).await,
+                None => Err(e),
+            },
+            spawned => {
+                self.launcher.started();
+                spawned
+            }
+        };
+        spawned.map_err(|e| Failure::CouldNotStart(describe_spawn_error(&self.program_name(), &e)))
+    }
+
+    /// The hook's command through `launcher`, its stdio piped, in a process group of its
+    /// own that dies with the thread that spawned it.
+    fn command(&self, launcher: &dyn Launcher) -> Result<tokio::process::Command, Failure> {
+        let mut command = launcher
             .command(&self.argv, &self.env, &self.cwd)
             .map_err(|e| Failure::CouldNotStart(format!("{}: {e}", self.program_name())))?;
         command
@@ -216,9 +261,7 @@ impl ArgvExecutor {
         sys::process::own_group_dying_with_spawner(&mut command);
         let mut command = tokio::process::Command::from(command);
         command.kill_on_drop(true);
-        process::spawn(command)
-            .await
-            .map_err(|e| Failure::CouldNotStart(describe_spawn_error(&self.program_name(), &e)))
+        Ok(command)
     }
 }
 

@@ -83,6 +83,11 @@ pub struct Session {
     hooks: Vec<LoadedHook>,
     banner: String,
     warnings: Vec<String>,
+    /// Host hooks try their PID namespace at spawn without an up-front probe
+    /// ([`prepare::host_launcher`]): [`Session::warnings`] asks whether it can be made.
+    namespace_untried: bool,
+    /// [`Session::warnings`]' answer, made at the first look.
+    shown_warnings: std::sync::OnceLock<Vec<String>>,
     turn: Turn,
     recorder: Option<Arc<dyn Recorder>>,
     no_hooks: bool,
@@ -112,6 +117,8 @@ impl Session {
             hooks,
             banner,
             warnings: Vec::new(),
+            namespace_untried: false,
+            shown_warnings: std::sync::OnceLock::new(),
             turn: Turn::default(),
             recorder: None,
             no_hooks: false,
@@ -141,9 +148,23 @@ impl Session {
         self._sandbox.spec().is_some()
     }
 
-    /// Start-up warnings, the spec's lines.
+    /// Start-up warnings, the spec's lines. The first look at them asks, where the
+    /// session's host hooks have not found out yet, whether this process can give them
+    /// a PID namespace (a probe, once per process), so that its warning is among them
+    /// as before the first hook runs; a session nobody asks (the bridge) probes nothing.
     pub fn warnings(&self) -> &[String] {
-        &self.warnings
+        self.shown_warnings.get_or_init(|| {
+            let mut all = self.warnings.clone();
+            if self.namespace_untried
+                && let Err(why) = crate::process::HookNamespace::for_this_process()
+            {
+                let line = crate::process::no_namespace_warning(&why);
+                if !all.contains(&line) {
+                    all.push(line);
+                }
+            }
+            all
+        })
     }
 
     /// The hooks as the session runs them.

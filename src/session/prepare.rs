@@ -153,6 +153,13 @@ impl WasmHooks {
 
 /// How this session starts host hooks: in a PID namespace of their own where this
 /// process can make one, else directly, with a warning that says why (once per start).
+///
+/// Nothing is probed here: each hook's spawn tries the namespace, and one whose set-up
+/// fails before exec starts the hook without it ([`IsolatedHostLauncher`]). A process
+/// that knows already that it cannot make one (this OS has none, or a probe or spawn
+/// found out) warns now; otherwise the session's start-up warnings ask at the first
+/// look ([`super::Session::warnings`]), so that what is shown before any hook runs is as
+/// with an up-front probe, and the bridge, which shows none, pays for no probe.
 pub(super) fn host_launcher(
     config: &Config,
     sandbox: &SessionSandbox,
@@ -165,12 +172,10 @@ pub(super) fn host_launcher(
     if !any_on_host {
         return Arc::new(HostLauncher);
     }
-    match crate::process::HookNamespace::for_this_process() {
+    match crate::process::HookNamespace::at_spawn() {
         Ok(namespace) => Arc::new(IsolatedHostLauncher::new(namespace)),
         Err(why) => {
-            warnings.push(format!(
-                "⚠ host hooks run without a PID namespace of their own, so they can see your other processes, the agent's included: making one failed: {why}."
-            ));
+            warnings.push(crate::process::no_namespace_warning(&why));
             Arc::new(HostLauncher)
         }
     }

@@ -13,7 +13,7 @@ use super::options::Scope;
 use super::prepare::{WasmHooks, host_launcher, prepare_argv_hook};
 use super::{Mode, Session, SessionOptions, StartError};
 use crate::config::{Config, HookDef};
-use crate::dispatch::LoadedHook;
+use crate::dispatch::{LoadedHook, Placement};
 use crate::env::Environment;
 use crate::envelope::SessionInfo;
 use crate::guard::{self, GuardContext, HookToGuard};
@@ -176,8 +176,13 @@ impl Session {
         )?;
         warnings.dedup();
         let banner = banner::with_notes(&hooks, banner_notes);
+        // Host hooks that will try their namespace at spawn, this process not knowing yet
+        // whether it can make one (see `prepare::host_launcher`).
+        let namespace_untried = hooks.iter().any(|h| h.placement == Placement::Host)
+            && crate::process::HookNamespace::known_failure().is_none();
         let session = Session {
             warnings,
+            namespace_untried,
             skipped,
             ..Session::from_parts(info, project, hooks, banner, sandbox)
         };

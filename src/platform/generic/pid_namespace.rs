@@ -22,11 +22,29 @@ impl HookNamespace {
         ))
     }
 
+    /// Always the reason, as [`HookNamespace::for_this_process`] (nothing to probe here).
+    pub fn at_spawn() -> Result<HookNamespace, NoHookNamespace> {
+        HookNamespace::for_this_process()
+    }
+
+    /// Always the reason: this OS has no PID namespaces.
+    pub fn known_failure() -> Option<NoHookNamespace> {
+        HookNamespace::for_this_process().err()
+    }
+
     /// Whether the namespaces sit in a user namespace: never here.
     pub fn has_user_namespace(&self) -> bool {
         false
     }
 }
+
+/// Never a namespace's set-up failure: nothing is entered here.
+pub(crate) fn setup_failure(_error: &std::io::Error) -> Option<NoHookNamespace> {
+    None
+}
+
+/// Nothing to remember: no namespace is made here.
+pub(crate) fn made(_namespace: &HookNamespace) {}
 
 /// Nothing to enter (no [`HookNamespace`] is ever made here).
 pub(crate) fn enter_before_exec(

@@ -40,12 +40,23 @@ struct IdMaps {
 #[error("{0}")]
 pub struct NoHookNamespace(String);
 
+/// What this process knows of its namespace: set once, by the up-front probe
+/// ([`HookNamespace::for_this_process`]) or by the first spawn whose set-up failed
+/// ([`setup_failure`]), whichever comes first.
+static KNOWN: OnceLock<Result<HookNamespace, NoHookNamespace>> = OnceLock::new();
+
+/// Marks an error of the set-up between fork and exec (the hook has not run) in the errno
+/// that std hands from the child to the spawner, so that [`setup_failure`] can tell it
+/// from the program's own exec failing. std passes the child's error as a full 32-bit
+/// value; real errnos stay far below this bit.
+const SETUP_FAILED: i32 = 1 << 30;
+
 impl HookNamespace {
     /// The namespace this process can give host hooks, tried once per process (a fork
-    /// that sets it up and exits); why not when it cannot.
+    /// that sets it up and exits); why not when it cannot. A spawn that already found
+    /// out (see [`HookNamespace::at_spawn`]) answers without a probe.
     pub fn for_this_process() -> Result<HookNamespace, NoHookNamespace> {
-        static PROBED: OnceLock<Result<HookNamespace, NoHookNamespace>> = OnceLock::new();
-        PROBED
+        KNOWN
             .get_or_init(|| {
                 let ns = HookNamespace::new();
                 match ns.probe() {
@@ -54,6 +65,24 @@ impl HookNamespace {
                 }
             })
             .clone()
+    }
+
+    /// The namespace to try at each host hook's own spawn, without the up-front probe
+    /// (a fork of this whole process, a fifth of a bridged host hook's call): `Err` only
+    /// when this process already knows it cannot make one. A spawn whose set-up fails
+    /// before exec says so through [`setup_failure`], and the hook is then started
+    /// without it.
+    pub fn at_spawn() -> Result<HookNamespace, NoHookNamespace> {
+        match KNOWN.get() {
+            Some(known) => known.clone(),
+            None => Ok(HookNamespace::new()),
+        }
+    }
+
+    /// Why this process cannot make the namespace, when it knows (a probe or a spawn
+    /// found out); `None` when it can or has not tried.
+    pub fn known_failure() -> Option<NoHookNamespace> {
+        KNOWN.get().and_then(|known| known.clone().err())
     }
 
     fn new() -> HookNamespace {
@@ -84,7 +113,7 @@ impl HookNamespace {
                 return Err(std::io::Error::last_os_error());
             }
             if pid == 0 {
-                let code = match self.enter_in_child() {
+                let code = match self.enter_untagged() {
                     Ok(()) => 0,
                     Err(e) => e.raw_os_error().unwrap_or(libc::EINVAL).clamp(1, 255),
                 };
@@ -107,9 +136,18 @@ impl HookNamespace {
     /// Run in a forked child between fork and exec (a std `pre_exec` closure): returns
     /// only in the hook's process, PID 2 of a fresh PID namespace with its own `/proc`
     /// (or with an error, before anything was forked or from the init, which std then
-    /// reports as a spawn error). The keeper and the init never return. Makes only
-    /// async-signal-safe syscalls and allocates nothing.
+    /// reports as a spawn error, marked so that [`setup_failure`] knows it for the
+    /// namespace's). The keeper and the init never return. Makes only async-signal-safe
+    /// syscalls and allocates nothing.
     pub fn enter_in_child(&self) -> std::io::Result<()> {
+        self.enter_untagged().map_err(|e| {
+            let errno = e.raw_os_error().unwrap_or(libc::EINVAL);
+            std::io::Error::from_raw_os_error(SETUP_FAILED | errno)
+        })
+    }
+
+    /// [`HookNamespace::enter_in_child`] with the plain errno (for the probe).
+    fn enter_untagged(&self) -> std::io::Result<()> {
         use std::io::Error;
         // SAFETY: every call below is a plain syscall on this (single-threaded, forked)
         // process's own ids, fds, signal mask and mounts, with pointers to C string
@@ -336,6 +374,30 @@ fn env_block() -> Option<(u64, u64)> {
     let start = fields.get(50 - 3)?.parse().ok()?;
     let end = fields.get(51 - 3)?.parse().ok()?;
     (start < end).then_some((start, end))
+}
+
+/// Whether `error`, from spawning a command made by [`enter_before_exec`], is the
+/// namespace's set-up failing before exec (the hook has not run) in a process that had
+/// not found out yet whether it can make one: then why, and this process remembers it,
+/// so that its later host hooks start without trying (and the start-up warnings,
+/// [`HookNamespace::for_this_process`], say so), as a failed probe did. `None` for any
+/// other error, the program's own exec failing included, and where the namespace is
+/// known to work: a set-up that fails there (a namespace limit reached in a burst) fails
+/// the run as before, rather than running that hook without its namespace.
+pub(crate) fn setup_failure(error: &std::io::Error) -> Option<NoHookNamespace> {
+    let code = error.raw_os_error()?;
+    if code & SETUP_FAILED == 0 {
+        return None;
+    }
+    let why = NoHookNamespace(std::io::Error::from_raw_os_error(code & !SETUP_FAILED).to_string());
+    KNOWN.get_or_init(|| Err(why)).clone().err()
+}
+
+/// A spawn of a command made by [`enter_before_exec`] succeeded. When it entered
+/// `namespace` (this process did not know it failed), the namespace works: the process
+/// remembers that, as a probe that succeeded did.
+pub(crate) fn made(namespace: &HookNamespace) {
+    let _ = KNOWN.get_or_init(|| Ok(namespace.clone()));
 }
 
 /// Makes `command`'s child enter `namespace` before it execs (see
