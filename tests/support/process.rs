@@ -139,7 +139,12 @@ impl OtherUserWorld {
             .arg(&to)
             .status()
             .expect("run cp");
-        assert!(copied.success(), "cp {} {}: {copied}", from.display(), to.display());
+        assert!(
+            copied.success(),
+            "cp {} {}: {copied}",
+            from.display(),
+            to.display()
+        );
         std::fs::set_permissions(&to, std::fs::Permissions::from_mode(0o755)).expect("chmod");
         to
     }
