@@ -675,6 +675,7 @@ mod tests {
     fn common_fields_then_the_body() {
         use crate::call::ClaudeInputSource;
         use crate::dispatch::Decision;
+        use crate::dispatch::HookOwner;
         use crate::envelope::EnvelopeShape;
         use crate::executor::{ExitStatus, Failure, RawOutput};
         use crate::record::{ContextRecord, Cut, Decided, Effect, HookStarted, SessionBody};
@@ -704,6 +705,20 @@ mod tests {
                 warnings: Vec::new(),
                 warned_this_turn: Some(Vec::new()),
                 version: "0.1.0".into(),
+                owner: HookOwner::User,
+            }),
+            Body::Started(SessionBody {
+                cwd: "/p".into(),
+                permission_mode: "default".into(),
+                no_hooks: false,
+                hooks: Vec::new(),
+                banner: "hooks: (none)".into(),
+                clean: None,
+                skipped: Vec::new(),
+                warnings: vec!["w".into()],
+                warned_this_turn: None,
+                version: "0.1.0".into(),
+                owner: HookOwner::Administrator,
             }),
             Body::HookStarted(HookStarted {
                 hook: "h".into(),
