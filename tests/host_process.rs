@@ -285,6 +285,22 @@ fn a_host_hook_run_by_nobody_cannot_see_the_agent() {
     the_agent_is_out_of_sight(test, true);
 }
 
+/// `hookhost --config … --project … --no-sandbox ARGS` for `scene`, run by root without
+/// CAP_SYS_ADMIN (`setpriv`), where no PID namespace can be made.
+fn without_sys_admin(scene: &Scene, args: &[&str]) -> std::process::Command {
+    let mut cmd = std::process::Command::new("setpriv");
+    cmd.arg("--bounding-set=-sys_admin")
+        .arg(env!("CARGO_BIN_EXE_hookhost"))
+        .arg("--config")
+        .arg(&scene.config)
+        .arg("--project")
+        .arg(&scene.project)
+        .args(["--no-sandbox"])
+        .args(args)
+        .env("XDG_STATE_HOME", scene.root.path().join("state"));
+    cmd
+}
+
 /// Where no namespace can be made (here: root without CAP_SYS_ADMIN), host hooks run as
 /// before and the start-up warnings say why, once.
 #[test]
@@ -296,19 +312,7 @@ fn without_a_namespace_host_hooks_run_as_before_and_check_says_so() {
     let scene = Scene::new();
     let script = scene.script("ok.sh", "exit 0");
     scene.write_config(&sh_hook("ok", &script, "sandbox = false"));
-    let run = |args: &[&str]| {
-        let mut cmd = std::process::Command::new("setpriv");
-        cmd.arg("--bounding-set=-sys_admin")
-            .arg(env!("CARGO_BIN_EXE_hookhost"))
-            .arg("--config")
-            .arg(&scene.config)
-            .arg("--project")
-            .arg(&scene.project)
-            .args(["--no-sandbox"])
-            .args(args)
-            .env("XDG_STATE_HOME", scene.root.path().join("state"));
-        cmd.output().unwrap()
-    };
+    let run = |args: &[&str]| without_sys_admin(&scene, args).output().unwrap();
     let out = run(&["check"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     if !out.status.success() && stderr.contains("setpriv") {
@@ -345,18 +349,10 @@ fn a_namespace_failing_at_spawn_still_runs_the_hook_and_warns() {
     let script = scene.script("ran.sh", "cat >/dev/null\necho hook ran >&2\nexit 2");
     scene.write_config(&sh_hook("ran", &script, "sandbox = false"));
     let run = |args: &[&str]| {
-        let mut cmd = std::process::Command::new("setpriv");
-        cmd.arg("--bounding-set=-sys_admin")
-            .arg(env!("CARGO_BIN_EXE_hookhost"))
-            .arg("--config")
-            .arg(&scene.config)
-            .arg("--project")
-            .arg(&scene.project)
-            .args(["--no-sandbox"])
-            .args(args)
+        without_sys_admin(&scene, args)
             .env("HOOKHOST_LOG", "warn")
-            .env("XDG_STATE_HOME", scene.root.path().join("state"));
-        cmd.output().unwrap()
+            .output()
+            .unwrap()
     };
     let warning = "⚠ host hooks run without a PID namespace of their own, so they can see your other processes, the agent's included: making one failed: Operation not permitted (os error 1).";
     // --json shows no start-up warnings, so nothing probes: the spawn finds out.
