@@ -8,28 +8,9 @@
 # extra pass over wasmtime and cranelift. Release binaries for every OS, both Macs
 # included, come from scripts/cross-build.sh, on demand.
 #
-# The builds go to target/other-os, a target folder of their own: cargo locks the host's
-# build folder (target/debug) for as long as a build runs, so a cross check in target/
-# would wait for the tests' build, or they for it. That lets .ci/run start them in the
-# background at idle priority (`build`), where they use the cores the habits and the
-# tests leave idle, and run the wine smoke test once they are done (`smoke`).
-#
-#   bash scripts/other-os-ci.sh          # both: build, then smoke
-#   bash scripts/other-os-ci.sh build    # the macOS check, the Windows build, the wine prefix
-#   bash scripts/other-os-ci.sh smoke    # the Windows binary under wine
+#   bash scripts/other-os-ci.sh
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-mode=${1:-all}
-case $mode in
-    all | build | smoke) ;;
-    *) echo "other-os-ci: unknown mode '$mode' (all, build or smoke)" >&2; exit 2 ;;
-esac
-dir=$PWD/target/other-os
-exe=$dir/x86_64-pc-windows-gnu/smoke/hookhost.exe
-if [[ $mode == smoke ]]; then
-    [[ -f $exe ]] || { echo "other-os-ci: $exe was not built (bash scripts/other-os-ci.sh build)" >&2; exit 1; }
-    exec bash scripts/windows-smoke.sh "$exe"
-fi
 
 command -v cargo-zigbuild >/dev/null 2>&1 || {
     echo "other-os-ci: cargo-zigbuild is missing (pip install cargo-zigbuild ziglang)" >&2
@@ -46,13 +27,13 @@ run() {
         exit 1
     fi
     # rustc asks xcrun for a macOS SDK only to stamp its version; zig links without one.
-    grep -E '^(warning|error|SKIPPED)' "$log" | grep -v -e 'xcrun' -e 'generated 1 warning' || true
+    grep -E '^(warning|error)' "$log" | grep -v -e 'xcrun' -e 'generated 1 warning' || true
     echo "$what: $((SECONDS - start)) s"
 }
 run "check aarch64-apple-darwin" target/macos-check.log \
-    cargo-zigbuild check --locked --target-dir "$dir" --bin hookhost --target aarch64-apple-darwin
+    cargo-zigbuild check --locked --bin hookhost --target aarch64-apple-darwin
 run "build x86_64-pc-windows-gnu (smoke profile)" target/windows-build.log \
-    cargo-zigbuild build --locked --target-dir "$dir" --profile smoke --bin hookhost --target x86_64-pc-windows-gnu
+    cargo-zigbuild build --locked --profile smoke --bin hookhost --target x86_64-pc-windows-gnu
+exe=target/x86_64-pc-windows-gnu/smoke/hookhost.exe
 [[ -f $exe ]] || { echo "other-os-ci: $exe was not built" >&2; exit 1; }
-run "wine prefix" target/wine-prefix.log bash scripts/windows-smoke.sh --prefix-only
-[[ $mode == build ]] || bash scripts/windows-smoke.sh "$exe"
+bash scripts/windows-smoke.sh "$exe"
