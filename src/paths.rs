@@ -17,7 +17,7 @@
 //! path's walk passes `/`, `/home`, the project's parents; every writable folder is
 //! compared by identity against every folder on the way): [`memoised`] answers each
 //! question about a path once per check ([`lstat`], [`stat`], [`read_link`],
-//! [`identity`]), which cut a bridged host hook's ~390 `statx` to ~40 (BENCHMARKS.md,
+//! [`identity`]), which cut a bridged host hook's 387 `statx` to 99 (BENCHMARKS.md,
 //! seventh sitting). The answers live only while the check runs, so a check still sees
 //! the file system as it is when it starts, as before.
 

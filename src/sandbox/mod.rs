@@ -166,7 +166,8 @@ pub fn default_hidden_with(home: &Path, extra: &[PathBuf]) -> Vec<PathBuf> {
     // `p` is inside a listed `q` exactly when one of its ancestors (itself included)
     // equals `q`, component by component as `starts_with` compares: a set of the listed
     // paths answers that in a few look-ups per path, where comparing every pair cost
-    // about 40 % of a bridged call's instructions (BENCHMARKS.md, seventh sitting).
+    // 43 % of a no-hook bridged call's instructions with two homes (BENCHMARKS.md,
+    // seventh sitting).
     let mut listed: std::collections::BTreeSet<PathBuf> = out.iter().cloned().collect();
     for p in extra {
         let p = home.join(p);
