@@ -33,15 +33,17 @@ use crate::platform::FileId;
 use crate::platform::sys;
 use crate::platform::sys::ownership;
 
-/// What one check has learnt of the file system, by path (see [`memoised`]). An error
-/// is kept only when it is the OS's (an errno), so that it reads the same when it is made
-/// again; any other error is asked for again.
+/// What one check has learnt of the file system, by path (see [`memoised`]). Keyed by the
+/// path's exact bytes, not by `Path`'s equality, which takes `a/`, `a/.` and `a` for one
+/// path: `lstat` of the first two follows a link at `a`, of the last it does not. An
+/// error is kept only when it is the OS's (an errno), so that it reads the same when it
+/// is made again; any other error is asked for again.
 #[derive(Default)]
 struct Lookups {
-    lstat: HashMap<PathBuf, Result<fs::Metadata, i32>>,
-    stat: HashMap<PathBuf, Result<fs::Metadata, i32>>,
-    links: HashMap<PathBuf, Result<PathBuf, i32>>,
-    ids: HashMap<PathBuf, Option<FileId>>,
+    lstat: HashMap<OsString, Result<fs::Metadata, i32>>,
+    stat: HashMap<OsString, Result<fs::Metadata, i32>>,
+    links: HashMap<OsString, Result<PathBuf, i32>>,
+    ids: HashMap<OsString, Option<FileId>>,
 }
 
 thread_local! {
@@ -79,14 +81,14 @@ pub(crate) fn memoised<T>(check: impl FnOnce() -> T) -> T {
 /// One question about `path`, answered from `table` of the running check when it was
 /// asked before, else by `ask` (and remembered when a check runs).
 fn remembered<V: Clone>(
-    table: fn(&mut Lookups) -> &mut HashMap<PathBuf, Result<V, i32>>,
+    table: fn(&mut Lookups) -> &mut HashMap<OsString, Result<V, i32>>,
     path: &Path,
     ask: impl FnOnce(&Path) -> io::Result<V>,
 ) -> io::Result<V> {
     let known = LOOKUPS.with(|l| {
         l.borrow_mut()
             .as_mut()
-            .map(|lookups| table(lookups).get(path).cloned())
+            .map(|lookups| table(lookups).get(path.as_os_str()).cloned())
     });
     match known {
         Some(Some(Ok(v))) => return Ok(v),
@@ -102,7 +104,7 @@ fn remembered<V: Clone>(
         if let Some(kept) = kept {
             LOOKUPS.with(|l| {
                 if let Some(lookups) = l.borrow_mut().as_mut() {
-                    table(lookups).insert(path.to_path_buf(), kept);
+                    table(lookups).insert(path.as_os_str().to_owned(), kept);
                 }
             });
         }
@@ -131,7 +133,7 @@ pub(crate) fn identity(path: &Path) -> Option<FileId> {
     let known = LOOKUPS.with(|l| {
         l.borrow()
             .as_ref()
-            .map(|lookups| lookups.ids.get(path).copied())
+            .map(|lookups| lookups.ids.get(path.as_os_str()).copied())
     });
     if let Some(Some(id)) = known {
         return id;
@@ -140,7 +142,7 @@ pub(crate) fn identity(path: &Path) -> Option<FileId> {
     if known.is_some() {
         LOOKUPS.with(|l| {
             if let Some(lookups) = l.borrow_mut().as_mut() {
-                lookups.ids.insert(path.to_path_buf(), id);
+                lookups.ids.insert(path.as_os_str().to_owned(), id);
             }
         });
     }
@@ -373,5 +375,24 @@ mod tests {
             PathBuf::from("/a/b/d")
         );
         assert_eq!(lexical(Path::new("/../..")), PathBuf::from("/"));
+    }
+
+    /// Within one check a path is asked once, and its answer kept until the check ends;
+    /// `f` and `f/` are two questions (the second is "not a folder"), though `Path`
+    /// takes them for one path.
+    #[test]
+    fn memoised_answers_each_spelling_once_per_check() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let file = dir.path().join("f");
+        fs::write(&file, b"x").unwrap_or_else(|e| panic!("{e}"));
+        let slash = dir.path().join("f/");
+        memoised(|| {
+            assert!(lstat(&file).is_ok());
+            assert!(lstat(&slash).is_err());
+            fs::remove_file(&file).unwrap_or_else(|e| panic!("{e}"));
+            assert!(lstat(&file).is_ok(), "the check's first answer is kept");
+            assert!(identity(dir.path()).is_some());
+        });
+        assert!(lstat(&file).is_err(), "a later check asks again");
     }
 }
