@@ -12,15 +12,142 @@
 //!   longest existing prefix, and takes a link it cannot read as the end of the path.
 //!
 //! Merging them would change what one of them refuses, so both stay, with one limit.
+//!
+//! The guard asks the same questions of the same folders many times in one check (every
+//! path's walk passes `/`, `/home`, the project's parents; every writable folder is
+//! compared by identity against every folder on the way): [`memoised`] answers each
+//! question about a path once per check ([`lstat`], [`stat`], [`read_link`],
+//! [`identity`]), which cut a bridged host hook's 387 `statx` to 99 (BENCHMARKS.md,
+//! seventh sitting). The answers live only while the check runs, so a check still sees
+//! the file system as it is when it starts, as before.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::env;
 use std::ffi::{OsStr, OsString};
 use std::fs;
 use std::io;
 use std::path::{Component, Path, PathBuf};
 
+use crate::platform::FileId;
 use crate::platform::sys;
 use crate::platform::sys::ownership;
+
+/// What one check has learnt of the file system, by path (see [`memoised`]). Keyed by the
+/// path's exact bytes, not by `Path`'s equality, which takes `a/`, `a/.` and `a` for one
+/// path: `lstat` of the first two follows a link at `a`, of the last it does not. An
+/// error is kept only when it is the OS's (an errno), so that it reads the same when it
+/// is made again; any other error is asked for again.
+#[derive(Default)]
+struct Lookups {
+    lstat: HashMap<OsString, Result<fs::Metadata, i32>>,
+    stat: HashMap<OsString, Result<fs::Metadata, i32>>,
+    links: HashMap<OsString, Result<PathBuf, i32>>,
+    ids: HashMap<OsString, Option<FileId>>,
+}
+
+thread_local! {
+    /// The lookups of the check running on this thread, if one runs in [`memoised`].
+    static LOOKUPS: RefCell<Option<Lookups>> = const { RefCell::new(None) };
+}
+
+/// Runs `check` with each of [`lstat`], [`stat`], [`read_link`] and [`identity`] asked
+/// of the file system at most once per path (a second question is answered from the
+/// first); within an outer `memoised`, shares its answers. Everything is forgotten when
+/// the outermost one returns.
+pub(crate) fn memoised<T>(check: impl FnOnce() -> T) -> T {
+    let outer = LOOKUPS.with(|l| {
+        let mut l = l.borrow_mut();
+        let outer = l.is_some();
+        if !outer {
+            *l = Some(Lookups::default());
+        }
+        outer
+    });
+    // Forget the answers however `check` ends (a panic included), so that no later
+    // check on this thread trusts them.
+    struct Forget(bool);
+    impl Drop for Forget {
+        fn drop(&mut self) {
+            if !self.0 {
+                LOOKUPS.with(|l| *l.borrow_mut() = None);
+            }
+        }
+    }
+    let _forget = Forget(outer);
+    check()
+}
+
+/// One question about `path`, answered from `table` of the running check when it was
+/// asked before, else by `ask` (and remembered when a check runs).
+fn remembered<V: Clone>(
+    table: fn(&mut Lookups) -> &mut HashMap<OsString, Result<V, i32>>,
+    path: &Path,
+    ask: impl FnOnce(&Path) -> io::Result<V>,
+) -> io::Result<V> {
+    let known = LOOKUPS.with(|l| {
+        l.borrow_mut()
+            .as_mut()
+            .map(|lookups| table(lookups).get(path.as_os_str()).cloned())
+    });
+    match known {
+        Some(Some(Ok(v))) => return Ok(v),
+        Some(Some(Err(errno))) => return Err(io::Error::from_raw_os_error(errno)),
+        Some(None) | None => {}
+    }
+    let answer = ask(path);
+    if known.is_some() {
+        let kept = match &answer {
+            Ok(v) => Some(Ok(v.clone())),
+            Err(e) => e.raw_os_error().map(Err),
+        };
+        if let Some(kept) = kept {
+            LOOKUPS.with(|l| {
+                if let Some(lookups) = l.borrow_mut().as_mut() {
+                    table(lookups).insert(path.as_os_str().to_owned(), kept);
+                }
+            });
+        }
+    }
+    answer
+}
+
+/// [`fs::symlink_metadata`], once per path within [`memoised`].
+pub(crate) fn lstat(path: &Path) -> io::Result<fs::Metadata> {
+    remembered(|l| &mut l.lstat, path, |p| fs::symlink_metadata(p))
+}
+
+/// [`fs::metadata`] (links followed), once per path within [`memoised`].
+pub(crate) fn stat(path: &Path) -> io::Result<fs::Metadata> {
+    remembered(|l| &mut l.stat, path, |p| fs::metadata(p))
+}
+
+/// [`fs::read_link`], once per path within [`memoised`].
+pub(crate) fn read_link(path: &Path) -> io::Result<PathBuf> {
+    remembered(|l| &mut l.links, path, |p| fs::read_link(p))
+}
+
+/// The OS's identity of what `path` names (links followed), once per path within
+/// [`memoised`].
+pub(crate) fn identity(path: &Path) -> Option<FileId> {
+    let known = LOOKUPS.with(|l| {
+        l.borrow()
+            .as_ref()
+            .map(|lookups| lookups.ids.get(path.as_os_str()).copied())
+    });
+    if let Some(Some(id)) = known {
+        return id;
+    }
+    let id = ownership::identity(path);
+    if known.is_some() {
+        LOOKUPS.with(|l| {
+            if let Some(lookups) = l.borrow_mut().as_mut() {
+                lookups.ids.insert(path.as_os_str().to_owned(), id);
+            }
+        });
+    }
+    id
+}
 
 /// The most links followed while resolving one path; more is refused as a loop (the
 /// kernel's own limit).
@@ -181,7 +308,7 @@ pub(crate) fn walk(start: &Path) -> Result<Walk, TraceError> {
         let meta = if missing {
             None
         } else {
-            match fs::symlink_metadata(&next) {
+            match lstat(&next) {
                 Ok(meta) => Some(meta),
                 Err(e) if is_missing(&e) => None,
                 Err(e) => return Err(e.into()),
@@ -192,7 +319,7 @@ pub(crate) fn walk(start: &Path) -> Result<Walk, TraceError> {
             if hops > MAX_LINK_HOPS {
                 return Err(TraceError::Loop);
             }
-            let target = fs::read_link(&next)?;
+            let target = read_link(&next)?;
             let kind = StepKind::Link;
             steps.push(Step {
                 path: next.clone(),
@@ -248,5 +375,24 @@ mod tests {
             PathBuf::from("/a/b/d")
         );
         assert_eq!(lexical(Path::new("/../..")), PathBuf::from("/"));
+    }
+
+    /// Within one check a path is asked once, and its answer kept until the check ends;
+    /// `f` and `f/` are two questions (the second is "not a folder"), though `Path`
+    /// takes them for one path.
+    #[test]
+    fn memoised_answers_each_spelling_once_per_check() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let file = dir.path().join("f");
+        fs::write(&file, b"x").unwrap_or_else(|e| panic!("{e}"));
+        let slash = dir.path().join("f/");
+        memoised(|| {
+            assert!(lstat(&file).is_ok());
+            assert!(lstat(&slash).is_err());
+            fs::remove_file(&file).unwrap_or_else(|e| panic!("{e}"));
+            assert!(lstat(&file).is_ok(), "the check's first answer is kept");
+            assert!(identity(dir.path()).is_some());
+        });
+        assert!(lstat(&file).is_err(), "a later check asks again");
     }
 }

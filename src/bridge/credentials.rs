@@ -41,10 +41,13 @@ pub fn stores(agent: AgentKind) -> &'static [&'static str] {
 /// order: the extra default hidden paths the front end gives the session.
 pub fn hidden_paths() -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = Vec::new();
+    // Every bridged call makes this list: a set finds a repeat in a few comparisons
+    // where `out.contains` compared each path with all before it.
+    let mut seen = std::collections::BTreeSet::new();
     for agent in AgentKind::ALL {
         for path in stores(agent) {
             let path = PathBuf::from(path);
-            if !out.contains(&path) {
+            if seen.insert(path.clone()) {
                 out.push(path);
             }
         }

@@ -7,9 +7,8 @@ use std::collections::BTreeSet;
 use std::path::{Component, Path, PathBuf};
 
 use super::Place;
-use crate::paths::{StepKind, TraceError, Walk, lexical, walk};
+use crate::paths::{StepKind, TraceError, Walk, identity, lexical, walk};
 use crate::platform::sys::file_system::case_insensitive_fs;
-use crate::platform::sys::ownership::identity;
 
 /// A folder the agent can write (or the sandbox hides), ready for comparisons.
 #[derive(Debug, Clone)]

@@ -82,7 +82,6 @@ mod shebang;
 mod worktree;
 
 use std::ffi::{OsStr, OsString};
-use std::fs;
 use std::path::{Path, PathBuf};
 
 pub use crate::paths::MAX_LINK_HOPS;
@@ -238,16 +237,40 @@ fn guard_hooks(
     ctx: &GuardContext,
     hooks: &[HookToGuard],
 ) -> (Result<Vec<GuardedHook>, Vec<Refusal>>, Vec<LinkNote>) {
+    crate::paths::memoised(|| guard_hooks_memoised(ctx, hooks))
+}
+
+/// [`guard_hooks`], inside its check's memo of the file system.
+fn guard_hooks_memoised(
+    ctx: &GuardContext,
+    hooks: &[HookToGuard],
+) -> (Result<Vec<GuardedHook>, Vec<Refusal>>, Vec<LinkNote>) {
+    use std::cell::OnceCell;
     let names = Names::default();
-    let base = ctx.writable_folders();
-    let mut boxed = base.clone();
-    boxed.push(Folder::new("/tmp".into(), WHY_SANDBOX_TMP, &ctx.project));
-    let hidden: Vec<Folder> = ctx
-        .hidden
-        .iter()
-        .map(|h| Folder::new(h.clone(), "", &ctx.project))
-        .collect();
-    let host_path = scrub_path_for_host_hook(ctx);
+    // Each set of folders is made (each folder walked) only when a hook is checked
+    // against it: the box's `/tmp` and the hidden folders only for a sandboxed hook in a
+    // sandboxed session, the scrubbed PATH only for a host hook in one.
+    let base = OnceCell::new();
+    let base = || base.get_or_init(|| ctx.writable_folders());
+    let boxed = OnceCell::new();
+    let boxed = || {
+        boxed.get_or_init(|| {
+            let mut boxed = base().clone();
+            boxed.push(Folder::new("/tmp".into(), WHY_SANDBOX_TMP, &ctx.project));
+            boxed
+        })
+    };
+    let hidden = OnceCell::new();
+    let hidden = || {
+        hidden.get_or_init(|| {
+            ctx.hidden
+                .iter()
+                .map(|h| Folder::new(h.clone(), "", &ctx.project))
+                .collect::<Vec<Folder>>()
+        })
+    };
+    let host_path = OnceCell::new();
+    let host_path = || host_path.get_or_init(|| scrub_path_for_host_hook(ctx));
     let mut guarded = Vec::new();
     let mut refusals = Vec::new();
     for hook in hooks {
@@ -255,17 +278,17 @@ fn guard_hooks(
         let plan = Plan {
             hook: hook.name,
             ctx,
-            writable: if in_box { &boxed } else { &base },
+            writable: if in_box { boxed() } else { base() },
             in_box,
             names: &names,
-            hidden: if in_box { Some(&hidden) } else { None },
+            hidden: if in_box { Some(hidden()) } else { None },
             cwd: if in_box {
                 ctx.project.clone()
             } else {
                 "/".into()
             },
             runtime_path: if ctx.sandboxed_session && !hook.sandbox {
-                host_path.clone()
+                host_path().clone()
             } else {
                 ctx.path_env.clone()
             },
@@ -453,7 +476,7 @@ fn path_shaped(s: &str) -> bool {
 
 /// Whether anything (a dangling link included) is at `path`.
 fn exists(path: &Path) -> bool {
-    fs::symlink_metadata(path).is_ok()
+    crate::paths::lstat(path).is_ok()
 }
 
 #[cfg(test)]

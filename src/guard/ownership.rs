@@ -9,10 +9,8 @@ use std::path::Path;
 use super::folders::Examined;
 use super::other_names::{self, LinkNote};
 use super::{Plan, Refusal, Who, refusal::Ownership};
-use crate::paths::{StepKind, Walk};
-use crate::platform::sys::ownership::{
-    effective_uid, identity, is_sticky, owner_of, writable_by_others,
-};
+use crate::paths::{StepKind, Walk, identity, lstat, stat};
+use crate::platform::sys::ownership::{effective_uid, is_sticky, owner_of, writable_by_others};
 
 impl Plan<'_> {
     /// OpenSSH's `safe_path` rule and the hard-link rule, as refusals; a program with
@@ -37,7 +35,7 @@ impl Plan<'_> {
                 problem,
             });
         }
-        if let Ok(meta) = fs::metadata(&walk.end)
+        if let Ok(meta) = stat(&walk.end)
             && meta.is_file()
             && let Some(id) = identity(&walk.end)
             && id.links > 1
@@ -120,7 +118,7 @@ impl Owners {
 /// unless sticky (an entry of a sticky folder is then held to `owners` like any other
 /// step). Missing parts are skipped.
 pub(super) fn ownership_problem(walk: &Walk, owners: Owners) -> Option<Ownership> {
-    if let Ok(meta) = fs::symlink_metadata(&walk.end) {
+    if let Ok(meta) = lstat(&walk.end) {
         // The end itself: the sticky bit does not help (others could add files to it).
         if writable_by_others(&meta) {
             return Some(Ownership::OpenItself);
@@ -130,7 +128,7 @@ pub(super) fn ownership_problem(walk: &Walk, owners: Owners) -> Option<Ownership
         }
     }
     for step in walk.steps.iter().filter(|s| s.kind == StepKind::Link) {
-        if let Ok(meta) = fs::symlink_metadata(&step.path)
+        if let Ok(meta) = lstat(&step.path)
             && owners.foreign(owner_of(&meta))
         {
             return Some(owners.owned(Some(&step.path), owner_of(&meta)));
@@ -142,7 +140,7 @@ pub(super) fn ownership_problem(walk: &Walk, owners: Owners) -> Option<Ownership
         .flat_map(|s| s.path.ancestors().skip(1))
         .collect();
     for folder in folders {
-        let Ok(meta) = fs::symlink_metadata(folder) else {
+        let Ok(meta) = lstat(folder) else {
             continue;
         };
         if is_open(&meta) {

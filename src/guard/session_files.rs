@@ -11,36 +11,43 @@ use std::path::{Path, PathBuf};
 use super::folders::{Examined, Folder, find_in, per_process_link};
 use super::ownership::{Owners, ownership_problem};
 use super::{GuardContext, Place, Refusal, Who};
-use crate::paths::walk;
+use crate::paths::{memoised, walk};
 use crate::platform::sys::ownership::effective_uid;
 
 /// Refuses a config file (one that holds `[[hooks]]`) that lies where the agent can write.
 pub fn check_config_file(ctx: &GuardContext, config: &Path) -> Result<(), Refusal> {
-    let place = locate_outside(ctx, config, Who::Config)?;
-    match place {
-        Some(place) => Err(Refusal::Config {
-            path: config.to_path_buf(),
-            place,
-        }),
-        None => Ok(()),
-    }
+    memoised(|| {
+        let place = locate_outside(ctx, config, Who::Config)?;
+        match place {
+            Some(place) => Err(Refusal::Config {
+                path: config.to_path_buf(),
+                place,
+            }),
+            None => Ok(()),
+        }
+    })
 }
 
 /// Refuses a session record (to write with `--log`, or to resume) that lies where the
 /// agent can write: it could rewrite the hooks a resume keeps. It need not exist yet.
 pub fn check_record_file(ctx: &GuardContext, record: &Path) -> Result<(), Refusal> {
-    match locate_outside(ctx, record, Who::Record)? {
+    memoised(|| match locate_outside(ctx, record, Who::Record)? {
         Some(place) => Err(Refusal::Record {
             path: record.to_path_buf(),
             place,
         }),
         None => Ok(()),
-    }
+    })
 }
 
 /// Refuses a WASM compile cache folder the agent could write, or others could (OpenSSH's
 /// rule, on the folder and every folder on its way). It need not exist yet.
 pub fn check_cache_dir(ctx: &GuardContext, dir: &Path) -> Result<(), Refusal> {
+    memoised(|| check_cache_dir_memoised(ctx, dir))
+}
+
+/// [`check_cache_dir`], inside its check's memo of the file system.
+fn check_cache_dir_memoised(ctx: &GuardContext, dir: &Path) -> Result<(), Refusal> {
     if let Some(place) = locate_outside(ctx, dir, Who::CacheDir)? {
         return Err(Refusal::CacheDir {
             path: dir.to_path_buf(),
@@ -73,6 +80,11 @@ pub fn check_admin_only(path: &Path) -> Result<(), Refusal> {
 
 /// [`check_admin_only`], with the refusal's message starting with `who`.
 pub fn check_admin_only_as(who: Who, path: &Path) -> Result<(), Refusal> {
+    memoised(|| check_admin_only_memoised(who, path))
+}
+
+/// [`check_admin_only_as`], inside its check's memo of the file system.
+fn check_admin_only_memoised(who: Who, path: &Path) -> Result<(), Refusal> {
     let walk = absolute(path)
         .map_err(|e| untraceable(who.clone(), path, e))
         .and_then(|abs| walk(&abs).map_err(|e| untraceable(who.clone(), path, e)))?;
@@ -97,6 +109,11 @@ pub fn scrub_path_for_host_hook(ctx: &GuardContext) -> Option<OsString> {
     if !ctx.sandboxed_session {
         return ctx.path_env.clone();
     }
+    memoised(|| scrub_path_memoised(ctx))
+}
+
+/// [`scrub_path_for_host_hook`] in a sandboxed session, inside its check's memo.
+fn scrub_path_memoised(ctx: &GuardContext) -> Option<OsString> {
     let path = ctx.path_env.as_ref()?;
     let folders = ctx.writable_folders();
     let kept: Vec<PathBuf> = env::split_paths(path)

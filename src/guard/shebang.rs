@@ -83,7 +83,7 @@ impl Plan<'_> {
 
 /// The `#!` line of a regular file, split on blanks; `None` if it has none.
 pub(super) fn read_shebang(path: &Path) -> Option<Vec<OsString>> {
-    if !fs::metadata(path).is_ok_and(|m| m.is_file()) {
+    if !crate::paths::stat(path).is_ok_and(|m| m.is_file()) {
         return None; // never open a FIFO or a device
     }
     let mut head = Vec::new();

@@ -12,7 +12,7 @@ use crate::platform::sys::file_system::os_str_from_bytes;
 /// `X/commondir` names the common directory, relative to X.
 pub(super) fn linked_worktree_common_dir(project: &Path) -> Option<PathBuf> {
     let dot_git = project.join(".git");
-    if !fs::metadata(&dot_git).is_ok_and(|m| m.is_file()) {
+    if !crate::paths::stat(&dot_git).is_ok_and(|m| m.is_file()) {
         return None;
     }
     let text = read_small(&dot_git)?;
