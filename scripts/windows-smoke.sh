@@ -5,6 +5,7 @@
 # hook's Job Object), `serve` answering requests, and `eval`.
 #
 #   bash scripts/windows-smoke.sh [path/to/hookhost.exe]
+#   bash scripts/windows-smoke.sh --prefix-only   # only make the wine prefix (no timing in it)
 #
 # Needs wine (Debian: wine64) and the WASM plugins (plugins/build.sh). The wine prefix
 # lives in target/wine, so nothing is kept outside target/. What wine cannot show (a
@@ -12,8 +13,10 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 REPO="$PWD"
+PREFIX_ONLY=false
+[[ "${1-}" == --prefix-only ]] && PREFIX_ONLY=true
 EXE="${1:-$REPO/target/x86_64-pc-windows-gnu/release/hookhost.exe}"
-[[ -f "$EXE" ]] || { echo "windows-smoke: no $EXE (build it with cargo zigbuild --release --target x86_64-pc-windows-gnu)" >&2; exit 2; }
+$PREFIX_ONLY || [[ -f "$EXE" ]] || { echo "windows-smoke: no $EXE (build it with cargo zigbuild --release --target x86_64-pc-windows-gnu)" >&2; exit 2; }
 command -v wine >/dev/null 2>&1 || { echo "windows-smoke: wine is not installed (Debian: apt install wine64)" >&2; exit 2; }
 
 export WINEPREFIX="$REPO/target/wine"
@@ -35,6 +38,10 @@ if ! wine cmd /c exit 0 >/dev/null 2>&1 || [[ ! -f "$SHIM" ]] || ! grep -q Proce
         scripts/wine/bcryptprimitives.c -ladvapi32
     mv "$SHIM.new" "$SHIM"
     echo "SKIPPED-ON-WINE bcryptprimitives: wine $(wine --version) lacks ProcessPrng; a stand-in is installed in target/wine (Windows 10+ has the real one)"
+fi
+if $PREFIX_ONLY; then
+    wineserver --wait || true
+    exit 0
 fi
 
 # A Linux path as wine's Windows programs name it (Z: is the root).
