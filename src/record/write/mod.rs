@@ -8,7 +8,13 @@
 //! Beside the record, the writer keeps its head (`FILE.head`, [`chain::Head`]): created
 //! with the record (0600), rewritten in place by one small write after every
 //! `gate.verdict`, after a `record.cut` and when the writer is dropped, only while the
-//! record's lock is held, so that the head always describes a prefix the writer wrote.
+//! record's lock is held, so that the head always describes a prefix the writer wrote
+//! (`head`). Each line is written field by field (`line`); the dispatcher's events reach
+//! the writer as its `Recorder` (`recorder`).
+
+mod head;
+mod line;
+mod recorder;
 
 use std::fs::{DirBuilder, File, OpenOptions, TryLockError};
 use std::io::{Read, Seek, SeekFrom, Write};
@@ -16,13 +22,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use serde_json::Value;
+use head::{HeadFile, head_or_warn, update_head};
 
 use super::chain::{self, Head, HeadSeen};
-use super::{
-    Body, ContextRecord, Decided, Effect, GateFields, GateVerdict, HookStarted, RecordError,
-};
-use crate::dispatch::{Recorder, RunEvent};
+use super::{Body, RecordError};
 use crate::platform::sys;
 
 /// The size a session record stops at: a record is the session's history, not a policy,
@@ -74,99 +77,6 @@ struct Tail {
     /// The digest of the line before a torn line this writer closed: the next line it
     /// writes carries it as `torn_prev` ([`super::chain`]).
     torn_prev: Option<String>,
-}
-
-/// The record's head file, open to be rewritten in place.
-#[derive(Debug)]
-struct HeadFile {
-    file: File,
-    path: PathBuf,
-}
-
-impl HeadFile {
-    /// The head of a record created a moment ago (whose lock is held): 0600, saying no
-    /// line yet, in place of one a removed record of that name left.
-    fn create(record: &Path) -> std::io::Result<HeadFile> {
-        let path = chain::head_path(record);
-        match std::fs::remove_file(&path) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
-            _ => {}
-        }
-        let file = sys::files::private_file_mode(
-            OpenOptions::new().read(true).write(true).create_new(true),
-        )
-        .open(&path)?;
-        sys::files::make_file_private(&file)?;
-        let mut head = HeadFile { file, path };
-        head.write(&Head {
-            lines: 0,
-            end: 0,
-            last: None,
-        })?;
-        Ok(head)
-    }
-
-    /// The head of a resumed record, as it is.
-    fn open(record: &Path) -> std::io::Result<HeadFile> {
-        let path = chain::head_path(record);
-        let file = sys::files::open_without_blocking(OpenOptions::new().read(true).write(true))
-            .open(&path)?;
-        crate::access::check_regular(&file)?;
-        Ok(HeadFile { file, path })
-    }
-
-    /// Rewrites the head: one write of [`chain::HEAD_LEN`] bytes at its start.
-    fn write(&mut self, head: &Head) -> std::io::Result<()> {
-        self.file.seek(SeekFrom::Start(0))?;
-        self.file.write_all(&head.encode())
-    }
-}
-
-/// Writes the head for the lines written so far; a failure is said once, and the head is
-/// not kept from then on (the record is: `log verify` then notes the lines after it).
-fn update_head(tail: &mut Tail) {
-    let (Some(end), Some(lines), Some(head)) = (tail.len, tail.lines, tail.head.as_mut()) else {
-        return;
-    };
-    if lines > 0 && tail.last_digest.is_none() {
-        return;
-    }
-    let state = Head {
-        lines,
-        end,
-        last: tail.last_digest.clone().filter(|_| lines > 0),
-    };
-    match head.write(&state) {
-        Ok(()) => tail.head_stale = false,
-        Err(e) => {
-            let warning = format!(
-                "⚠ the session record's head {} could not be written ({e}); `hookhost log verify` cannot check the record's end past this point.",
-                head.path.display()
-            );
-            tail.head = None;
-            let _ = writeln!(
-                std::io::stderr(),
-                "{}",
-                crate::escape::for_terminal(&warning)
-            );
-        }
-    }
-}
-
-/// A head that could not be made: said once, and the record is written without one.
-fn head_or_warn(head: std::io::Result<HeadFile>, record: &Path) -> Option<HeadFile> {
-    head.map_err(|e| {
-        let warning = format!(
-            "⚠ the head of the session record {} could not be made ({e}); `hookhost log verify` cannot check the record's end.",
-            record.display()
-        );
-        let _ = writeln!(
-            std::io::stderr(),
-            "{}",
-            crate::escape::for_terminal(&warning)
-        );
-    })
-    .ok()
 }
 
 impl RecordWriter {
@@ -398,53 +308,6 @@ impl RecordWriter {
         }
     }
 
-    /// The record's line: the common fields (`prev` first, the digest of the line before
-    /// it, if any, so that even a torn line keeps its link; `chain_head` on a session's
-    /// first line when the writer keeps a head; `torn_prev` after a torn line), the
-    /// body's, and a newline.
-    fn line(
-        &self,
-        body: &Body,
-        prev: Option<&str>,
-        chain_head: bool,
-        torn_prev: Option<&str>,
-    ) -> Result<Vec<u8>, RecordError> {
-        // Written field by field rather than through a `Value` map: the same text (the
-        // common fields first, then the body's, `common_fields_then_the_body`), without
-        // building and hashing a map of every line first.
-        let fields = body.to_json();
-        let mut line = Vec::with_capacity(fields.len() + 256);
-        fn field(line: &mut Vec<u8>, key: &str, value: &str) {
-            line.extend_from_slice(if line.is_empty() { b"{\"" } else { b",\"" });
-            line.extend_from_slice(key.as_bytes());
-            line.extend_from_slice(b"\":");
-            // Writing a string into a Vec cannot fail.
-            let _ = serde_json::to_writer(&mut *line, value);
-        }
-        if let Some(prev) = prev {
-            field(&mut line, "prev", prev);
-        }
-        field(&mut line, "type", body.type_name());
-        field(&mut line, "at", &super::now_rfc3339());
-        field(&mut line, "session_id", &self.session_id);
-        if chain_head {
-            line.extend_from_slice(b",\"chain_head\":true");
-        }
-        if let Some(torn_prev) = torn_prev {
-            field(&mut line, "torn_prev", torn_prev);
-        }
-        // The body's object without its `{`: `}` alone for an empty one.
-        match &fields[1..] {
-            b"}" => line.push(b'}'),
-            rest => {
-                line.push(b',');
-                line.extend_from_slice(rest);
-            }
-        }
-        line.push(b'\n');
-        Ok(line)
-    }
-
     /// After a failed write: drops its torn part and ends the record with a
     /// `record.cut` record if there is room. If there is none, a last `hook.started`
     /// goes too, so that the record does not read as killed while that hook ran.
@@ -553,56 +416,6 @@ fn append(file: &mut File, line: &[u8]) -> std::io::Result<()> {
     file.write_all(line).and_then(|_| file.flush())
 }
 
-impl Recorder for RecordWriter {
-    fn record(&self, event: RunEvent<'_>) {
-        let body = match event {
-            RunEvent::HookStarted {
-                hook,
-                input_digest,
-                gate,
-            } => Body::HookStarted(HookStarted {
-                hook: hook.into(),
-                input_digest: input_digest.into(),
-                gate: GateFields::of(gate),
-            }),
-            RunEvent::Effect {
-                hook,
-                input_digest,
-                result,
-            } => Body::Effect(Effect::capture(hook, input_digest, result)),
-            RunEvent::Decided {
-                hook,
-                gate,
-                decision,
-                reason,
-            } => Body::Decided(Decided {
-                hook: hook.into(),
-                gate: GateFields::of(gate),
-                decision,
-                reason: reason.into(),
-            }),
-            RunEvent::Context { hook, text } => Body::Context(ContextRecord {
-                hook: hook.into(),
-                characters: text.chars().count(),
-                text: text.into(),
-            }),
-            RunEvent::Verdict {
-                gate,
-                tool_input,
-                verdict,
-                bridged,
-            } => Body::Verdict(GateVerdict {
-                gate: GateFields::of(gate),
-                tool_input: tool_input.cloned(),
-                verdict: serde_json::to_value(verdict).unwrap_or(Value::Null),
-                bridged: bridged.cloned(),
-            }),
-            RunEvent::TurnEnded => Body::TurnEnded,
-        };
-        self.write_or_warn(&body);
-    }
-}
-
 /// Creates `dir` and its missing parents, each 0700 whatever the umask; folders that
 /// exist already are left as they are (they are the user's).
 pub(crate) fn create_private_dirs(dir: &Path) -> std::io::Result<()> {
@@ -634,8 +447,7 @@ fn lock(file: &File, path: &Path) -> Result<(), RecordError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::{Body, GateFields, GateVerdict, chain, read_file};
-    use serde_json::Map;
+    use crate::record::{Body, chain, read_file};
 
     /// A record stops at its size limit: it ends with a `record.cut` saying so, whole
     /// lines only, its chain intact, and nothing is written after it.
@@ -666,209 +478,5 @@ mod tests {
         let lines = bytes.iter().filter(|&&b| b == b'\n').count();
         let verified = crate::record::verify_file(&path).unwrap().unwrap();
         assert_eq!(verified.end, Some(chain::End::Matches { lines }));
-    }
-
-    /// Lines written field by field are the text the `Value` map they replace gave,
-    /// byte for byte (the chain links those bytes): the common fields first, in their
-    /// order, then the body's, for every kind of body.
-    #[test]
-    fn common_fields_then_the_body() {
-        use crate::call::ClaudeInputSource;
-        use crate::dispatch::Decision;
-        use crate::dispatch::HookOwner;
-        use crate::envelope::EnvelopeShape;
-        use crate::executor::{ExitStatus, Failure, RawOutput};
-        use crate::record::{ContextRecord, Cut, Decided, Effect, HookStarted, SessionBody};
-        use serde_json::json;
-
-        let dir = tempfile::tempdir().unwrap();
-        let writer = RecordWriter::create(&dir.path().join("r.jsonl"), "S \"1\"").unwrap();
-        let gate = GateFields {
-            tool: Some("bash".into()),
-            tool_use_id: Some("toolu_1".into()),
-            prompt: None,
-        };
-        let ran = Ok(RawOutput {
-            status: ExitStatus::Code(2),
-            stdout: b"{\"decision\":\"block\"}\n".to_vec(),
-            stderr: vec![0xff, 0x00],
-        });
-        let bodies = [
-            Body::Started(SessionBody {
-                cwd: "/p \u{e9}".into(),
-                permission_mode: "auto".into(),
-                no_hooks: false,
-                hooks: Vec::new(),
-                banner: "hooks: (none)".into(),
-                clean: Some(true),
-                skipped: vec!["x".into()],
-                warnings: Vec::new(),
-                warned_this_turn: Some(Vec::new()),
-                version: "0.1.0".into(),
-                owner: HookOwner::User,
-            }),
-            Body::Started(SessionBody {
-                cwd: "/p".into(),
-                permission_mode: "default".into(),
-                no_hooks: false,
-                hooks: Vec::new(),
-                banner: "hooks: (none)".into(),
-                clean: None,
-                skipped: Vec::new(),
-                warnings: vec!["w".into()],
-                warned_this_turn: None,
-                version: "0.1.0".into(),
-                owner: HookOwner::Administrator,
-            }),
-            Body::HookStarted(HookStarted {
-                hook: "h".into(),
-                input_digest: "sha256:00".into(),
-                gate: gate.clone(),
-            }),
-            Body::Effect(Effect::capture("h", "sha256:00", &ran)),
-            Body::Effect(Effect::capture(
-                "h",
-                "sha256:00",
-                &Err(Failure::Interrupted),
-            )),
-            Body::Decided(Decided {
-                hook: "h".into(),
-                gate: gate.clone(),
-                decision: Decision::Block,
-                reason: "no \"force\"\n".into(),
-            }),
-            Body::Context(ContextRecord {
-                hook: "h".into(),
-                characters: 3,
-                text: "a\tb".into(),
-            }),
-            Body::Verdict(GateVerdict {
-                gate: GateFields {
-                    tool: None,
-                    tool_use_id: None,
-                    prompt: Some("ooo".into()),
-                },
-                tool_input: Some(json!({"command": "git push -f", "n": 1.5, "big": 1u64 << 63})),
-                verdict: json!({"outcome": "allow", "message": null, "warnings": []}),
-                bridged: Some(ClaudeInputSource {
-                    default_envelope: EnvelopeShape::ClaudeCode,
-                    transcript_path: Some("/t.jsonl".into()),
-                    tool_name: Some("Bash".into()),
-                    tool_input: Some(json!({"command": "ls"})),
-                    unknown_to: None,
-                }),
-            }),
-            Body::TurnEnded,
-            Body::Cut(Cut {
-                reason: "disk full".into(),
-            }),
-        ];
-        for body in &bodies {
-            for (prev, chain_head, torn_prev) in [
-                (None, true, None),
-                (Some("sha256:ab"), false, None),
-                (Some("sha256:ab"), false, Some("sha256:cd")),
-            ] {
-                let line = writer.line(body, prev, chain_head, torn_prev).unwrap();
-                let written: Value = serde_json::from_slice(&line).unwrap();
-                let mut map = Map::new();
-                if let Some(prev) = prev {
-                    map.insert("prev".into(), Value::String(prev.into()));
-                }
-                map.insert("type".into(), Value::String(body.type_name().into()));
-                map.insert("at".into(), written["at"].clone());
-                map.insert("session_id".into(), Value::String("S \"1\"".into()));
-                if chain_head {
-                    map.insert("chain_head".into(), Value::Bool(true));
-                }
-                if let Some(torn_prev) = torn_prev {
-                    map.insert("torn_prev".into(), Value::String(torn_prev.into()));
-                }
-                map.extend(body.to_map());
-                let mut want = serde_json::to_vec(&Value::Object(map)).unwrap();
-                want.push(b'\n');
-                assert_eq!(
-                    String::from_utf8_lossy(&line),
-                    String::from_utf8_lossy(&want)
-                );
-            }
-        }
-    }
-
-    fn verdict() -> Body {
-        Body::Verdict(GateVerdict {
-            gate: GateFields::default(),
-            tool_input: None,
-            verdict: Value::Null,
-            bridged: None,
-        })
-    }
-
-    fn resume(path: &Path) -> RecordWriter {
-        let (file, reading, _) = RecordWriter::resume(path, false).unwrap();
-        reading.chain.as_ref().unwrap();
-        RecordWriter::resumed(path, "S", file, reading.last_line_digest).unwrap()
-    }
-
-    fn lines(path: &Path) -> usize {
-        std::fs::read(path)
-            .unwrap()
-            .iter()
-            .filter(|&&b| b == b'\n')
-            .count()
-    }
-
-    /// The head follows the record across writers (each call of a bridged session is a
-    /// process of its own): one write per verdict, one at the end; a record from before
-    /// heads gets one on its first resume, and a torn line is closed and vouched for.
-    #[test]
-    fn the_head_follows_the_record_across_resumes() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("r.jsonl");
-        let writer = RecordWriter::create(&path, "S").unwrap();
-        writer.write(&Body::TurnEnded).unwrap();
-        writer.write(&verdict()).unwrap();
-        writer.write(&Body::TurnEnded).unwrap();
-        let head = || crate::record::read_head(&path).unwrap();
-        let HeadSeen::Found(h) = head() else { panic!() };
-        assert_eq!(h.lines, 2, "the verdict wrote the head");
-        drop(writer);
-        let end = |path: &Path| crate::record::verify_file(path).unwrap().unwrap().end;
-        assert_eq!(end(&path), Some(chain::End::Matches { lines: 3 }));
-        for _ in 0..3 {
-            let writer = resume(&path);
-            writer.write(&verdict()).unwrap();
-            drop(writer);
-            assert_eq!(
-                end(&path),
-                Some(chain::End::Matches {
-                    lines: lines(&path)
-                })
-            );
-        }
-        // A crash's torn line: closed by the next resume, whose first line vouches for
-        // the line before it.
-        let mut torn = std::fs::read(&path).unwrap();
-        torn.extend_from_slice(b"{\"prev\":\"sha");
-        std::fs::write(&path, &torn).unwrap();
-        assert!(crate::record::verify_file(&path).unwrap().is_ok());
-        let writer = resume(&path);
-        writer.write(&Body::TurnEnded).unwrap();
-        drop(writer);
-        let text = std::fs::read_to_string(&path).unwrap();
-        assert!(text.lines().last().unwrap().contains("\"torn_prev\":"));
-        assert_eq!(
-            end(&path),
-            Some(chain::End::Matches {
-                lines: lines(&path)
-            })
-        );
-
-        // A record from before heads: none expected, one made on resume.
-        let old = dir.path().join("old.jsonl");
-        std::fs::write(&old, "{\"type\":\"turn.ended\"}\n").unwrap();
-        assert_eq!(end(&old), Some(chain::End::NoHead));
-        drop(resume(&old));
-        assert_eq!(end(&old), Some(chain::End::Matches { lines: 1 }));
     }
 }
