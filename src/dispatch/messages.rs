@@ -93,6 +93,12 @@ pub fn unknown_tool_verdict(
     Verdict::allow().ended_by(Outcome::Block, hook, message)
 }
 
+/// The message of a block whose verdict carries none (every block of a gate's run has
+/// one; a verdict built elsewhere may not): whose hook it was, as every other message says.
+pub fn unnamed_block_message(owner: HookOwner) -> String {
+    format!("blocked by {} hook", owner.possessive())
+}
+
 /// The fixed message for a failure that `on_failure = "block"` turned into a block.
 pub fn failure_message(gate: Gate<'_>, owner: HookOwner, hook: &str, kind: &str) -> String {
     match gate {
@@ -150,4 +156,15 @@ pub fn interrupted_message(gate: Gate<'_>, owner: HookOwner, hook: &str) -> Stri
             format!("✗ prompt interrupted while hook \"{hook}\" ran; the prompt was not sent.")
         }
     }
+}
+
+/// The warning for a context of `total` characters, cut to the first
+/// [`super::CONTEXT_LIMIT`]. The user's is the spec's; the administrator's names the
+/// administrator, as the failing-hook warning does.
+pub fn context_cut_warning(owner: HookOwner, hook: &str, total: usize) -> String {
+    let whose = match owner {
+        HookOwner::User => format!("hook {hook}"),
+        HookOwner::Administrator => format!("the administrator's hook {hook}"),
+    };
+    format!("⚠ {whose} added {total} characters of context; only the first 10,000 are kept.")
 }

@@ -16,8 +16,8 @@ mod verdict;
 
 pub use events::{Recorder, RunEvent};
 pub use messages::{
-    HookOwner, block_message, failure_message, failure_warning, interrupted_message,
-    unknown_tool_verdict,
+    HookOwner, block_message, context_cut_warning, failure_message, failure_warning,
+    interrupted_message, unknown_tool_verdict, unnamed_block_message,
 };
 pub use verdict::{ContextBlock, Decision, FailureKind, Outcome, Verdict};
 
@@ -287,7 +287,7 @@ async fn run_hooks(
             }
             Ok(Answer::Context(text)) => {
                 span.record("outcome", "context");
-                let text = cut_context(name, text, &mut verdict.warnings);
+                let text = cut_context(owner, name, text, &mut verdict.warnings);
                 if let Some(r) = recorder {
                     r.record(RunEvent::Context {
                         hook: name,
@@ -334,14 +334,12 @@ async fn run_hooks(
     verdict
 }
 
-fn cut_context(hook: &str, text: String, warnings: &mut Vec<String>) -> String {
+/// `text` cut to [`CONTEXT_LIMIT`] characters, with a warning when it was longer.
+fn cut_context(owner: HookOwner, hook: &str, text: String, warnings: &mut Vec<String>) -> String {
     match text.char_indices().nth(CONTEXT_LIMIT) {
         None => text,
         Some((cut, _)) => {
-            let total = text.chars().count();
-            warnings.push(format!(
-                "⚠ hook {hook} added {total} characters of context; only the first 10,000 are kept."
-            ));
+            warnings.push(context_cut_warning(owner, hook, text.chars().count()));
             text[..cut].to_string()
         }
     }

@@ -170,6 +170,31 @@ async fn a_context_is_framed_with_whose_hook_it_is() {
     );
 }
 
+/// A context cut to its limit warns in the owner's words: the user's is the spec's.
+#[tokio::test]
+async fn a_cut_context_warning_names_whose_hook_it_is() {
+    let prompt = Gate::Prompt { prompt: "p" };
+    let long = "é".repeat(CONTEXT_LIMIT + 5);
+    let cut = |owner| {
+        let said = exited(0, &long, "");
+        async move {
+            let verdict = run(owner, prompt, hook(Event::UserPromptSubmit, said)).await;
+            assert_eq!(verdict.context[0].text.chars().count(), CONTEXT_LIMIT);
+            verdict.warnings
+        }
+    };
+    assert_eq!(
+        cut(HookOwner::User).await,
+        ["⚠ hook x added 10005 characters of context; only the first 10,000 are kept."]
+    );
+    assert_eq!(
+        cut(HookOwner::Administrator).await,
+        [
+            "⚠ the administrator's hook x added 10005 characters of context; only the first 10,000 are kept."
+        ]
+    );
+}
+
 #[test]
 fn an_unknown_tool_says_who_can_let_it_through() {
     let tools = ["bash".to_string()];
