@@ -79,40 +79,35 @@ fn a_verdict_becomes_an_outcome() {
     );
 }
 
-/// A block that came without a message names whose hook it was, as every message does.
+/// A block that came without a message names whose hook it was, as every message does;
+/// a message of its own is kept whoever's hook it was.
 #[test]
 fn a_block_without_a_message_names_whose_hook_it_is() {
-    for (outcome, owner, want) in [
+    let own = "blocked by the user's hook \"h\": no";
+    for (outcome, message, owner, want) in [
         (
             GateOutcome::Block,
+            None,
             HookOwner::User,
             "blocked by the user's hook",
         ),
         (
             GateOutcome::Block,
+            None,
             HookOwner::Administrator,
             "blocked by the administrator's hook",
         ),
         (
             GateOutcome::Interrupted,
+            None,
             HookOwner::Administrator,
             "blocked by the administrator's hook",
         ),
+        (GateOutcome::Block, Some(own), HookOwner::Administrator, own),
     ] {
-        let ruling = Ruling::from_verdict(&verdict(outcome, None), owner);
+        let ruling = Ruling::from_verdict(&verdict(outcome, message), owner);
         assert_eq!(ruling.block.as_deref(), Some(want), "{owner:?}");
     }
-    // A message of its own is kept whoever's hook it was.
-    let blocked = verdict(
-        GateOutcome::Block,
-        Some("blocked by the user's hook \"h\": no"),
-    );
-    assert_eq!(
-        Ruling::from_verdict(&blocked, HookOwner::Administrator)
-            .block
-            .as_deref(),
-        Some("blocked by the user's hook \"h\": no")
-    );
 }
 
 #[test]

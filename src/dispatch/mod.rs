@@ -30,7 +30,7 @@ use tracing::Instrument;
 use crate::answer::{self, Answer};
 use crate::config::{Event, HookDef, OnFailure};
 use crate::envelope::EnvelopeShape;
-use crate::executor::{CancellationToken, Executor, Failure, RawOutput};
+use crate::executor::{CancellationToken, Executor, Failure};
 
 /// Contexts are cut to this many characters.
 pub const CONTEXT_LIMIT: usize = 10_000;
@@ -84,11 +84,19 @@ pub enum Gate<'a> {
     },
 }
 
-impl Gate<'_> {
+impl<'a> Gate<'a> {
     fn event(&self) -> Event {
         match self {
             Gate::Call { .. } => Event::PreToolUse,
             Gate::Prompt { .. } => Event::UserPromptSubmit,
+        }
+    }
+
+    /// The tool's name, for a call (the `gate` span's `tool`).
+    fn tool_name(&self) -> Option<&'a str> {
+        match self {
+            Gate::Call { tool_name, .. } => Some(tool_name),
+            Gate::Prompt { .. } => None,
         }
     }
 }
@@ -179,35 +187,13 @@ pub fn input_digest(bytes: &[u8]) -> String {
 /// and a `hook` span per hook with its name, executor kind, outcome and failure kind.
 /// The envelope itself is logged at trace level only, since it carries the agent's
 /// prompts and tool inputs.
+#[tracing::instrument(
+    level = "debug",
+    name = "gate",
+    skip_all,
+    fields(event = gate.event().as_str(), tool = gate.tool_name(), hooks = hooks.len())
+)]
 pub async fn run_gate(
-    hooks: &[&LoadedHook],
-    owner: HookOwner,
-    gate: Gate<'_>,
-    inputs: &Inputs,
-    turn: &Turn,
-    recorder: Option<&dyn Recorder>,
-    cancel: &CancellationToken,
-) -> Verdict {
-    let span = match gate {
-        Gate::Call { tool_name, .. } => {
-            tracing::debug_span!(
-                "gate",
-                event = "PreToolUse",
-                tool = tool_name,
-                hooks = hooks.len()
-            )
-        }
-        Gate::Prompt { .. } => {
-            tracing::debug_span!("gate", event = "UserPromptSubmit", hooks = hooks.len())
-        }
-    };
-    run_hooks(hooks, owner, gate, inputs, turn, recorder, cancel)
-        .instrument(span)
-        .await
-}
-
-/// [`run_gate`]'s work, inside its span.
-async fn run_hooks(
     hooks: &[&LoadedHook],
     owner: HookOwner,
     gate: Gate<'_>,

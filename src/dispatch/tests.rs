@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::config::OnFailure;
-use crate::executor::{BoxFuture, ExitStatus};
+use crate::executor::{BoxFuture, ExitStatus, RawOutput};
 
 /// A hook that always gives the same result.
 struct Fixed(Result<RawOutput, Failure>);

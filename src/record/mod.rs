@@ -87,7 +87,9 @@ pub mod write;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value, json};
+use serde_json::Value;
+#[cfg(test)]
+use serde_json::{Map, json};
 
 use crate::config::HookDef;
 use crate::dispatch::{Decision, Gate, HookOwner};
