@@ -6,7 +6,7 @@ use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use crate::support::{lossy, wasm_dir};
-use hookhost::executor::wasm::{EngineMode, WasmEngine, WasmError, WasmSettings};
+use hookhost::executor::wasm::{EngineMode, WasmEngine, WasmError, WasmExecutor, WasmSettings};
 use hookhost::executor::{
     CancellationToken, Executor, ExitStatus, Failure, OUTPUT_CAP, RawOutput, Stream,
 };
@@ -43,10 +43,15 @@ struct Run {
     took: Duration,
 }
 
-async fn run_in(file: &str, args: &[&str], stdin: &[u8], timeout: Duration, project: &Path) -> Run {
-    let exec = engine()
+/// `file` with `args`, prepared by the shared engine to run in `project`.
+fn prepared(file: &str, args: &[&str], project: &Path, timeout: Duration) -> WasmExecutor {
+    engine()
         .prepare(&wasm(file), &strings(args), project, timeout)
-        .expect("prepare");
+        .expect("prepare")
+}
+
+async fn run_in(file: &str, args: &[&str], stdin: &[u8], timeout: Duration, project: &Path) -> Run {
+    let exec = prepared(file, args, project, timeout);
     let cancel = CancellationToken::new();
     let began = Instant::now();
     let outcome = exec.run(Arc::from(stdin), &cancel).await;
@@ -297,14 +302,12 @@ async fn fuel_is_deterministic() {
 #[tokio::test(flavor = "multi_thread")]
 async fn the_same_loop_fails_the_same_way_twice() {
     let project = project();
-    let exec = engine()
-        .prepare(
-            &wasm("fixture-p1.wasm"),
-            &strings(&["loop"]),
-            project.path(),
-            Duration::from_secs(1),
-        )
-        .expect("prepare");
+    let exec = prepared(
+        "fixture-p1.wasm",
+        &["loop"],
+        project.path(),
+        Duration::from_secs(1),
+    );
     let cancel = CancellationToken::new();
     let first = exec.run(Arc::from(&b""[..]), &cancel).await;
     let second = exec.run(Arc::from(&b""[..]), &cancel).await;
@@ -318,14 +321,7 @@ async fn cancel_after(
     after: Duration,
 ) -> (Result<RawOutput, Failure>, Duration) {
     let project = project();
-    let exec = engine()
-        .prepare(
-            &wasm(file),
-            &strings(args),
-            project.path(),
-            Duration::from_secs(30),
-        )
-        .expect("prepare");
+    let exec = prepared(file, args, project.path(), Duration::from_secs(30));
     let cancel = CancellationToken::new();
     let trigger = cancel.clone();
     tokio::spawn(async move {
@@ -337,24 +333,24 @@ async fn cancel_after(
     (r, began.elapsed())
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn cancel_stops_a_busy_loop_promptly() {
+/// On both fixtures: `args` cancelled at 300 ms ends as interrupted within 600 ms.
+async fn assert_cancel_is_prompt(args: &[&str]) {
     for f in BOTH {
-        let (r, took) = cancel_after(f, &["loop"], Duration::from_millis(300)).await;
-        eprintln!("{f}: loop cancelled at 300 ms ended after {took:?}");
+        let (r, took) = cancel_after(f, args, Duration::from_millis(300)).await;
+        eprintln!("{f}: {} cancelled at 300 ms ended after {took:?}", args[0]);
         assert_eq!(r, Err(Failure::Interrupted), "{f}");
         assert!(took < Duration::from_millis(600), "{f} took {took:?}");
     }
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn cancel_stops_a_busy_loop_promptly() {
+    assert_cancel_is_prompt(&["loop"]).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn cancel_stops_a_sleep_promptly() {
-    for f in BOTH {
-        let (r, took) = cancel_after(f, &["sleep", "100"], Duration::from_millis(300)).await;
-        eprintln!("{f}: sleep cancelled at 300 ms ended after {took:?}");
-        assert_eq!(r, Err(Failure::Interrupted), "{f}");
-        assert!(took < Duration::from_millis(600), "{f} took {took:?}");
-    }
+    assert_cancel_is_prompt(&["sleep", "100"]).await;
 }
 
 /// On a current-thread runtime too (the guest yields at every epoch tick, so the timer
@@ -394,14 +390,12 @@ async fn timeouts_and_cancel_work_on_a_current_thread_runtime() {
 #[tokio::test(flavor = "multi_thread")]
 async fn an_already_cancelled_token_runs_nothing() {
     let project = project();
-    let exec = engine()
-        .prepare(
-            &wasm("fixture-p1.wasm"),
-            &strings(&["echo"]),
-            project.path(),
-            Duration::from_secs(5),
-        )
-        .expect("prepare");
+    let exec = prepared(
+        "fixture-p1.wasm",
+        &["echo"],
+        project.path(),
+        Duration::from_secs(5),
+    );
     let cancel = CancellationToken::new();
     cancel.cancel();
     assert_eq!(
@@ -433,14 +427,7 @@ async fn allocating_without_end_fails_cleanly_at_the_memory_limit() {
 async fn a_panic_is_a_trap_with_the_message_on_stderr() {
     for f in BOTH {
         let project = project();
-        let exec = engine()
-            .prepare(
-                &wasm(f),
-                &strings(&["panic"]),
-                project.path(),
-                Duration::from_secs(5),
-            )
-            .expect("prepare");
+        let exec = prepared(f, &["panic"], project.path(), Duration::from_secs(5));
         let r = exec
             .run(Arc::from(&b""[..]), &CancellationToken::new())
             .await;
@@ -1019,14 +1006,7 @@ async fn an_on_demand_engine_runs_a_hook_many_times() {
     // call of the on-demand allocator gets a fresh instance that answers in full.
     let project = project();
     for f in BOTH {
-        let exec = engine()
-            .prepare(
-                &wasm(f),
-                &strings(&["echo"]),
-                project.path(),
-                Duration::from_secs(5),
-            )
-            .expect("prepare");
+        let exec = prepared(f, &["echo"], project.path(), Duration::from_secs(5));
         let cancel = CancellationToken::new();
         for i in 0..100 {
             let line = format!("{{\"call\":{i}}}");
