@@ -3,6 +3,9 @@
 //! Each test probes bwrap first. Where it truly cannot run, the test prints a loud
 //! `SKIPPED <test>: bubblewrap cannot run here (…)` line to stderr and returns, or, with
 //! `HOOKHOST_REQUIRE_BOX` set, fails.
+//!
+//! The file system, the process and the namespaces are here; the network and the kernel,
+//! the probe and Landlock have modules of their own.
 
 use crate::support::{self, Prerequisite, lossy};
 use std::ffi::{OsStr, OsString};
@@ -104,6 +107,10 @@ fn ok(o: &Output) -> String {
     );
     lossy(&o.stdout)
 }
+
+mod kernel;
+mod landlock;
+mod probe;
 
 #[test]
 fn writes_outside_the_project_fail_and_leave_nothing() {
@@ -247,145 +254,6 @@ fn a_missing_hidden_path_in_a_writable_folder_cannot_be_created() {
 }
 
 #[test]
-fn no_network_to_a_host_tcp_port() {
-    let Some(f) = fixture("no_network_to_a_host_tcp_port") else {
-        return;
-    };
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-    listener.set_nonblocking(true).expect("nonblocking");
-    let port = listener.local_addr().expect("addr").port();
-    let o = py(
-        &f.spec,
-        &format!(
-            "import socket\ntry:\n socket.create_connection(('127.0.0.1', {port}), timeout=3)\n print('CONNECTED')\nexcept OSError as e:\n print('REFUSED', e)"
-        ),
-    );
-    let out = ok(&o);
-    assert!(out.starts_with("REFUSED"), "{out}");
-    assert!(
-        listener.accept().is_err(),
-        "the host listener got a connection"
-    );
-}
-
-/// A Unix socket server on the host, in the project (readable in the box).
-fn unix_server(dir: &Path) -> (PathBuf, UnixListener) {
-    let path = dir.join("host.sock");
-    let l = UnixListener::bind(&path).expect("bind unix");
-    l.set_nonblocking(true).expect("nonblocking");
-    (path, l)
-}
-
-const CONNECT_UNIX: &str = "import socket, sys
-try:
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-except OSError as e:
-    print('SOCKET', e.errno); sys.exit(0)
-try:
-    s.connect(sys.argv[1]); print('CONNECTED')
-except OSError as e:
-    print('CONNECT', e.errno)";
-
-fn accepted(l: &UnixListener) -> bool {
-    let deadline = Instant::now() + Duration::from_secs(2);
-    while Instant::now() < deadline {
-        if l.accept().is_ok() {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    false
-}
-
-#[test]
-fn no_way_out_through_a_host_unix_socket() {
-    let Some(f) = fixture("no_way_out_through_a_host_unix_socket") else {
-        return;
-    };
-    let (path, listener) = unix_server(&f.project);
-    let o = run_in(
-        &f.spec,
-        &["python3", "-c", CONNECT_UNIX, path.to_str().expect("utf-8")],
-    );
-    assert_eq!(
-        ok(&o).trim(),
-        format!("SOCKET {}", libc::EPERM),
-        "socket() itself must fail"
-    );
-    assert!(!accepted(&listener));
-}
-
-#[test]
-fn without_the_seccomp_filter_the_same_box_would_connect() {
-    let Some(f) = fixture("without_the_seccomp_filter_the_same_box_would_connect") else {
-        return;
-    };
-    let (path, listener) = unix_server(&f.project);
-    let argv: Vec<OsString> = ["python3", "-c", CONNECT_UNIX, path.to_str().expect("utf-8")]
-        .iter()
-        .map(OsString::from)
-        .collect();
-    let mut args = f.spec.bwrap_args(0, None, &argv).expect("args");
-    let at = args
-        .iter()
-        .position(|a| a == "--seccomp")
-        .expect("--seccomp is there");
-    args.drain(at..at + 2);
-    let o = Command::new(&f.spec.program)
-        .args(&args)
-        .env_clear()
-        .envs(env())
-        .stdin(Stdio::null())
-        .output()
-        .expect("spawn");
-    assert_eq!(ok(&o).trim(), "CONNECTED");
-    assert!(accepted(&listener));
-}
-
-#[test]
-fn io_uring_and_tiocsti_are_refused() {
-    let Some(f) = fixture("io_uring_and_tiocsti_are_refused") else {
-        return;
-    };
-    let code = format!(
-        "import ctypes, fcntl, os, termios
-libc = ctypes.CDLL(None, use_errno=True)
-libc.syscall({nr}, 1, ctypes.c_void_p(0)); print('uring', ctypes.get_errno())
-try:
-    fcntl.ioctl(0, termios.TIOCSTI, b'x'); print('tiocsti 0')
-except OSError as e:
-    print('tiocsti', e.errno)
-import socket
-a, b = socket.socketpair(); print('stream pair ok')
-try:
-    socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM); print('dgram pair ok')
-except OSError as e:
-    print('dgram pair', e.errno)",
-        nr = libc::SYS_io_uring_setup
-    );
-    let out = ok(&py(&f.spec, &code));
-    let eperm = libc::EPERM;
-    assert_eq!(
-        out,
-        format!("uring {eperm}\ntiocsti {eperm}\nstream pair ok\ndgram pair {eperm}\n"),
-        "{out}"
-    );
-}
-
-#[test]
-fn no_capabilities_and_no_new_privileges() {
-    let Some(f) = fixture("no_capabilities_and_no_new_privileges") else {
-        return;
-    };
-    let status = ok(&sh(&f.spec, "cat /proc/self/status"));
-    assert!(
-        status.lines().any(|l| l == "CapEff:\t0000000000000000"),
-        "{status}"
-    );
-    assert!(status.lines().any(|l| l == "NoNewPrivs:\t1"), "{status}");
-}
-
-#[test]
 fn the_environment_is_exactly_the_one_given() {
     let Some(f) = fixture("the_environment_is_exactly_the_one_given") else {
         return;
@@ -513,79 +381,6 @@ fn killing_bwrap_kills_everything_in_the_box() {
         std::thread::sleep(Duration::from_millis(50));
     }
     assert_eq!(pgrep(&marker), 0, "something in the box survived");
-}
-
-#[test]
-fn probe_finds_bwrap_on_path() {
-    let Some(f) = fixture("probe_finds_bwrap_on_path") else {
-        return;
-    };
-    let info = sandbox::probe(None, Some(OsStr::new("relative:/usr/bin:/bin")), &f.project);
-    let info = info.expect("probe");
-    assert!(info.path.is_absolute());
-}
-
-#[test]
-fn probe_reports_a_missing_bwrap_loudly() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let missing = dir.path().join("no-such-bwrap");
-    let e: Unavailable = sandbox::probe(Some(&missing), None, dir.path()).expect_err("missing");
-    assert!(e.reason.starts_with("bwrap was not found"), "{}", e.reason);
-    let shown = e.to_string();
-    assert!(
-        shown.starts_with("bubblewrap cannot run here (bwrap was not found"),
-        "{shown}"
-    );
-    assert!(shown.contains("so this session has no sandbox: every hook runs on the host."));
-    assert!(shown.contains("install bubblewrap") || shown.contains("Install bubblewrap"));
-    assert!(shown.contains("WASM"));
-
-    let e = sandbox::probe(None, Some(OsStr::new("")), dir.path()).expect_err("empty PATH");
-    assert_eq!(e.reason, "bwrap was not found on PATH");
-    let e = sandbox::probe(Some(Path::new("bwrap")), None, dir.path()).expect_err("relative");
-    assert!(e.reason.contains("not an absolute path"), "{}", e.reason);
-}
-
-#[test]
-fn probe_ignores_a_bwrap_in_the_project_or_a_relative_path_entry() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let bin = dir.path().join("bin");
-    std::fs::create_dir(&bin).expect("mkdir");
-    let fake = bin.join("bwrap");
-    std::fs::write(&fake, "#!/bin/sh\nexit 0\n").expect("write");
-    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).expect("chmod");
-    let path = std::env::join_paths([&bin]).expect("join");
-    let e = sandbox::probe(None, Some(&path), dir.path()).expect_err("bwrap in the project");
-    assert_eq!(e.reason, "bwrap was not found on PATH");
-}
-
-#[test]
-fn probe_explains_a_bwrap_that_fails() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let fake = dir.path().join("bwrap");
-    std::fs::write(
-        &fake,
-        "#!/bin/sh\necho 'bwrap: setting up uid map: Permission denied' >&2\nexit 1\n",
-    )
-    .expect("write");
-    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).expect("chmod");
-    let project = tempfile::tempdir().expect("tempdir");
-    let e = sandbox::probe(Some(&fake), None, project.path()).expect_err("fails");
-    assert!(
-        e.reason.contains("setting up uid map: Permission denied"),
-        "{}",
-        e.reason
-    );
-    let shown = e.to_string();
-    assert!(
-        shown.contains("kernel.unprivileged_userns_clone"),
-        "{shown}"
-    );
-    assert!(
-        shown.contains("kernel.apparmor_restrict_unprivileged_userns"),
-        "{shown}"
-    );
-    eprintln!("{shown}");
 }
 
 #[test]
@@ -787,106 +582,6 @@ fn a_box_dies_with_the_thread_that_spawned_it() {
     );
 }
 
-/// A FIFO at `path` on the host, with a reader already open (non-blocking, so neither
-/// the box's writer nor this reader ever waits).
-fn host_fifo(path: &Path) -> std::fs::File {
-    use std::os::unix::ffi::OsStrExt;
-    use std::os::unix::fs::OpenOptionsExt;
-    let c = std::ffi::CString::new(path.as_os_str().as_bytes()).expect("no NUL");
-    // SAFETY: mkfifo with a NUL-terminated path and a mode.
-    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o666) }, 0, "mkfifo");
-    std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK)
-        .open(path)
-        .expect("open the FIFO's reader")
-}
-
-/// Everything written into the FIFO so far (an empty FIFO gives EOF or EAGAIN at once).
-fn drained(reader: &mut std::fs::File) -> String {
-    use std::io::Read;
-    let mut got = Vec::new();
-    let mut buf = [0u8; 256];
-    while let Ok(n @ 1..) = reader.read(&mut buf) {
-        got.extend_from_slice(&buf[..n]);
-    }
-    lossy(&got)
-}
-
-/// docs/threats.md#f6: a read-only bind does not stop opening a FIFO for writing; the
-/// entry point's Landlock rules do.
-#[test]
-fn a_host_fifo_outside_the_writable_folders_cannot_be_written() {
-    let test = "a_host_fifo_outside_the_writable_folders_cannot_be_written";
-    let Some(f) = fixture(test) else { return };
-    if sandbox::landlock_abi().is_none() {
-        eprintln!(
-            "SKIPPED {test}: this kernel has no Landlock, so the box can write host FIFOs (as the README says)"
-        );
-        return;
-    }
-    let fifo = f.outside.join("ctl.fifo");
-    let mut reader = host_fifo(&fifo);
-    let o = sh(&f.spec, &format!("echo BOX-WROTE > '{}'", fifo.display()));
-    assert!(
-        !o.status.success(),
-        "the write into the host FIFO succeeded"
-    );
-    assert!(
-        lossy(&o.stderr).contains("Permission denied"),
-        "{}",
-        lossy(&o.stderr)
-    );
-    assert_eq!(
-        drained(&mut reader),
-        "",
-        "the host received what the box wrote"
-    );
-    // The same box without its entry point writes it: this is what the rules stop.
-    let mut open = f.spec.clone();
-    open.entry = None;
-    ok(&sh(
-        &open,
-        &format!("echo BOX-WROTE > '{}'", fifo.display()),
-    ));
-    assert_eq!(drained(&mut reader), "BOX-WROTE\n");
-}
-
-/// Under Landlock the box still writes where it may: a FIFO in the project, /tmp,
-/// /dev/null and /dev/shm, a rename across project folders, a truncation, and a reopened
-/// stderr that is a host file outside every writable folder.
-#[test]
-fn writes_the_box_may_make_still_work_under_landlock() {
-    let Some(f) = fixture("writes_the_box_may_make_still_work_under_landlock") else {
-        return;
-    };
-    let fifo = f.project.join("in-project.fifo");
-    let mut reader = host_fifo(&fifo);
-    let stderr_file = f.outside.join("stderr.txt");
-    let o = f
-        .spec
-        .command(
-            &[
-                "sh".into(),
-                "-c".into(),
-                "set -e; echo TO-FIFO > in-project.fifo; echo t > /tmp/t; mkfifo /tmp/ff; echo n > /dev/null; \
-                 echo s > /dev/shm/s; mkdir -p a b; echo r > a/r; mv a/r b/r; : > b/r; echo reopened > /dev/stderr; echo done"
-                    .into(),
-            ],
-            &env(),
-        )
-        .expect("command")
-        .stdin(Stdio::null())
-        .stderr(std::fs::File::create(&stderr_file).expect("create the stderr file"))
-        .output()
-        .expect("spawn");
-    let said = std::fs::read_to_string(&stderr_file).expect("read stderr");
-    assert_eq!(ok(&o), "done\n", "{said}");
-    assert_eq!(said, "reopened\n");
-    assert_eq!(drained(&mut reader), "TO-FIFO\n");
-    assert_eq!(std::fs::read(f.project.join("b/r")).expect("read"), b"");
-}
-
 /// The credential stores of the agents hookhost serves, and of gh, npm, pip and git,
 /// are hidden by default (docs/threats.md#f8).
 #[test]
@@ -982,71 +677,4 @@ fn hookhost_box_hides_every_agents_credential_stores() {
     // On the host every one of them reads (the test wrote what it meant to).
     let host = support::run(Command::new("sh").args(["-c", &script])).1;
     assert_eq!(host.matches("SECRET ").count(), stores.len(), "{host}");
-}
-
-/// Security review I1: only the socket families a hook needs can be created; vsock
-/// (which the network namespace does not scope on every kernel), packet and Bluetooth
-/// sockets are refused like Unix ones, with EPERM.
-#[test]
-fn only_inet_inet6_and_netlink_sockets_can_be_created() {
-    let Some(f) = fixture("only_inet_inet6_and_netlink_sockets_can_be_created") else {
-        return;
-    };
-    // SAFETY: socket and close with plain integer arguments.
-    let host_has_inet6 = unsafe {
-        let fd = libc::socket(libc::AF_INET6, libc::SOCK_DGRAM, 0);
-        fd >= 0 && libc::close(fd) == 0
-    };
-    let code = format!(
-        "import socket
-for name, family, kind in [('vsock', {vsock}, 1), ('packet', {packet}, 3), ('bluetooth', {bt}, 1),
-                           ('unix', {unix}, 1), ('inet', {inet}, 1), ('inet6', {inet6}, 2), ('netlink', {netlink}, 3)]:
-    try:
-        socket.socket(family, kind, 0).close(); print(name, 'ok')
-    except OSError as e:
-        print(name, e.errno)",
-        vsock = libc::AF_VSOCK,
-        packet = libc::AF_PACKET,
-        bt = libc::AF_BLUETOOTH,
-        unix = libc::AF_UNIX,
-        inet = libc::AF_INET,
-        inet6 = libc::AF_INET6,
-        netlink = libc::AF_NETLINK,
-    );
-    let out = ok(&py(&f.spec, &code));
-    let eperm = libc::EPERM;
-    let inet6 = if host_has_inet6 {
-        "inet6 ok".to_string()
-    } else {
-        eprintln!("this host has no IPv6 sockets: inet6 is not checked");
-        out.lines()
-            .find(|l| l.starts_with("inet6"))
-            .unwrap_or("inet6")
-            .to_string()
-    };
-    assert_eq!(
-        out,
-        format!(
-            "vsock {eperm}\npacket {eperm}\nbluetooth {eperm}\nunix {eperm}\ninet ok\n{inet6}\nnetlink ok\n"
-        )
-    );
-}
-
-/// Landlock grants no write under `/proc` (the box's own procfs): as root the box could
-/// otherwise write root-only files outside `/proc/sys`.
-#[test]
-fn proc_is_not_writable_under_landlock() {
-    let test = "proc_is_not_writable_under_landlock";
-    let Some(f) = fixture(test) else { return };
-    if sandbox::landlock_abi().is_none() {
-        eprintln!("SKIPPED {test}: this kernel has no Landlock");
-        return;
-    }
-    let o = sh(&f.spec, "echo 0 > /proc/self/oom_score_adj");
-    assert!(!o.status.success(), "/proc/self/oom_score_adj was written");
-    assert!(
-        lossy(&o.stderr).contains("Permission denied"),
-        "{}",
-        lossy(&o.stderr)
-    );
 }
