@@ -1,4 +1,5 @@
-//! A killed session's private temp folder: removed by the next start, swept by a start given one of its own.
+//! A killed session's private temp folder: removed by the next start, and swept by a
+//! start given one of its own.
 
 use super::*;
 
@@ -13,6 +14,25 @@ fn private_tmps(tmp: &Path, tag: &str) -> Vec<PathBuf> {
         .collect()
 }
 
+/// A scene with a sticky folder anyone can write (as `/tmp` is) and a sandboxed policy
+/// hook: the sessions [`serve_in`] starts make their private temp folders there.
+fn scene_with_shared_tmp() -> (Scene, PathBuf) {
+    let scene = Scene::new();
+    let tmp = scene.root.path().join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o1777)).unwrap();
+    let script = policy_script(&scene, "policy.sh");
+    scene.write_config(&direct_hook("policy", &script, "\"bash\"", ""));
+    (scene, tmp)
+}
+
+/// `serve` for session `id`, with `TMPDIR` set to `tmp`.
+fn serve_in(scene: &Scene, tmp: &Path, id: &str) -> Command {
+    let mut cmd = scene.hookhost();
+    cmd.env("TMPDIR", tmp).args(["--session-id", id, "serve"]);
+    cmd
+}
+
 /// Item 5 (review F17): a session killed with SIGKILL leaves its private temp folder;
 /// the next start removes it, and only it: a live session's folder, folders of other
 /// names, another user's folder, a link and a file that look like ours all stay.
@@ -22,17 +42,8 @@ fn the_next_start_removes_a_killed_sessions_temp_folder_and_nothing_else() {
     if !bwrap_or_skip(test) {
         return;
     }
-    let scene = Scene::new();
-    let tmp = scene.root.path().join("tmp");
-    std::fs::create_dir_all(&tmp).unwrap();
-    std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o1777)).unwrap();
-    let script = policy_script(&scene, "policy.sh");
-    scene.write_config(&direct_hook("policy", &script, "\"bash\"", ""));
-    let serve = |id: &str| {
-        let mut cmd = scene.hookhost();
-        cmd.env("TMPDIR", &tmp).args(["--session-id", id, "serve"]);
-        cmd
-    };
+    let (scene, tmp) = scene_with_shared_tmp();
+    let serve = |id: &str| serve_in(&scene, &tmp, id);
 
     let mut live = Server::ready(serve("live"));
     let live_tmp = private_tmps(&tmp, "live");
@@ -140,17 +151,8 @@ fn a_start_given_private_tmp_sweeps_killed_sessions_temp_folders_but_not_its_own
     if !bwrap_or_skip(test) {
         return;
     }
-    let scene = Scene::new();
-    let tmp = scene.root.path().join("tmp");
-    std::fs::create_dir_all(&tmp).unwrap();
-    std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o1777)).unwrap();
-    let script = policy_script(&scene, "policy.sh");
-    scene.write_config(&direct_hook("policy", &script, "\"bash\"", ""));
-    let serve = |id: &str| {
-        let mut cmd = scene.hookhost();
-        cmd.env("TMPDIR", &tmp).args(["--session-id", id, "serve"]);
-        cmd
-    };
+    let (scene, tmp) = scene_with_shared_tmp();
+    let serve = |id: &str| serve_in(&scene, &tmp, id);
     let mut live = Server::ready(serve("live"));
     let live_tmp = private_tmps(&tmp, "live");
     assert_eq!(live_tmp.len(), 1, "{live_tmp:?}");

@@ -2,50 +2,47 @@
 
 use super::*;
 
+/// `file` with `args` under a 1 s timeout times out, within 1.6 s; how long it took.
+async fn times_out_on_time(file: &str, args: &[&str]) -> Duration {
+    let project = project();
+    let r = run_in(file, args, b"", Duration::from_secs(1), project.path()).await;
+    eprintln!(
+        "{file}: {} with a 1 s timeout ended after {:?}",
+        args.join(" "),
+        r.took
+    );
+    assert_eq!(
+        r.outcome,
+        Err(Failure::TimedOut(Duration::from_secs(1))),
+        "{file}"
+    );
+    assert!(
+        r.took < Duration::from_millis(1600),
+        "{file} took {:?}",
+        r.took
+    );
+    r.took
+}
+
+/// [`times_out_on_time`] on both fixtures, in [`BOTH`]'s order.
+async fn assert_times_out_on_time(args: &[&str]) -> Vec<Duration> {
+    let mut took = Vec::new();
+    for f in BOTH {
+        took.push(times_out_on_time(f, args).await);
+    }
+    took
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_busy_loop_times_out_on_time() {
-    for f in BOTH {
-        let project = project();
-        let r = run_in(f, &["loop"], b"", Duration::from_secs(1), project.path()).await;
-        eprintln!("{f}: loop with a 1 s timeout ended after {:?}", r.took);
-        assert_eq!(
-            r.outcome,
-            Err(Failure::TimedOut(Duration::from_secs(1))),
-            "{f}"
-        );
-        assert!(
-            r.took < Duration::from_millis(1600),
-            "{f} took {:?}",
-            r.took
-        );
-        assert!(r.took > Duration::from_millis(300), "{f} took {:?}", r.took);
+    for (f, took) in BOTH.iter().zip(assert_times_out_on_time(&["loop"]).await) {
+        assert!(took > Duration::from_millis(300), "{f} took {took:?}");
     }
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_guest_blocked_in_sleep_times_out_on_time() {
-    for f in BOTH {
-        let project = project();
-        let r = run_in(
-            f,
-            &["sleep", "100"],
-            b"",
-            Duration::from_secs(1),
-            project.path(),
-        )
-        .await;
-        eprintln!("{f}: sleep 100 with a 1 s timeout ended after {:?}", r.took);
-        assert_eq!(
-            r.outcome,
-            Err(Failure::TimedOut(Duration::from_secs(1))),
-            "{f}"
-        );
-        assert!(
-            r.took < Duration::from_millis(1600),
-            "{f} took {:?}",
-            r.took
-        );
-    }
+    assert_times_out_on_time(&["sleep", "100"]).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -152,27 +149,8 @@ async fn cancel_stops_a_sleep_promptly() {
 /// and the canceller get to run).
 #[tokio::test(flavor = "current_thread")]
 async fn timeouts_and_cancel_work_on_a_current_thread_runtime() {
-    let project = project();
-    let r = run_in(
-        "fixture-p2.wasm",
-        &["loop"],
-        b"",
-        Duration::from_secs(1),
-        project.path(),
-    )
-    .await;
-    assert_eq!(r.outcome, Err(Failure::TimedOut(Duration::from_secs(1))));
-    assert!(r.took < Duration::from_millis(1600), "took {:?}", r.took);
-    let r = run_in(
-        "fixture-p1.wasm",
-        &["sleep", "100"],
-        b"",
-        Duration::from_secs(1),
-        project.path(),
-    )
-    .await;
-    assert_eq!(r.outcome, Err(Failure::TimedOut(Duration::from_secs(1))));
-    assert!(r.took < Duration::from_millis(1600), "took {:?}", r.took);
+    times_out_on_time("fixture-p2.wasm", &["loop"]).await;
+    times_out_on_time("fixture-p1.wasm", &["sleep", "100"]).await;
     for f in BOTH {
         let (r, took) = cancel_after(f, &["loop"], Duration::from_millis(200)).await;
         assert_eq!(r, Err(Failure::Interrupted), "{f}");
