@@ -8,17 +8,19 @@
 //! (docs/contract.md#verdict-messages lists both).
 //!
 //! The verdict and its parts are in `verdict`, what a run tells its recorder in `events`,
-//! and every message, worded by the hooks' owner, in `messages`.
+//! whose hooks they are in `owner`, and every message, worded by that owner, in `messages`.
 
 mod events;
 mod messages;
+mod owner;
 mod verdict;
 
 pub use events::{Recorder, RunEvent};
 pub use messages::{
-    HookOwner, block_message, context_cut_warning, failure_message, failure_warning,
-    interrupted_message, unknown_tool_verdict, unnamed_block_message,
+    block_message, context_cut_warning, failure_message, failure_warning, interrupted_message,
+    unknown_tool_verdict, unnamed_block_message,
 };
+pub use owner::HookOwner;
 pub use verdict::{ContextBlock, Decision, FailureKind, Outcome, Verdict};
 
 use std::collections::HashSet;
