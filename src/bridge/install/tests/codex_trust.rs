@@ -2,7 +2,8 @@
 //! user's config.toml, as Codex computes the trust.
 
 use super::*;
-use crate::bridge::install::codex_trust::{HookIdentity, Review, review, trust_key, trusted_hash};
+use crate::bridge::install::codex_review::{Review, review};
+use crate::bridge::install::codex_trust::{HookIdentity, trust_key, trusted_hash};
 
 const USER_CONFIG: &str = "/home/ada/.codex/config.toml";
 const COMMAND: &str = "/usr/local/bin/hookhost bridge --agent codex";
