@@ -7,7 +7,7 @@
 # The integration tests are one binary, tests/it (one module per former tests/*.rs),
 # plus tests/host_process.rs and tests/no_leaks.rs, which need a process of their own:
 #   cargo test --test it serve::          # one module; any part of a test's name works
-# tests/it/properties.rs runs a few thousand generated cases; a long run of them:
+# tests/it/properties/ runs a few thousand generated cases; a long run of them:
 #   PROPTEST_CASES=100000 cargo test --release --test it properties::
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."

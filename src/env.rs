@@ -33,25 +33,9 @@
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 
-/// Whose rules name the user's folders: the XDG Base Directory rules (Linux), macOS's
-/// `~/Library`, or Windows' `%APPDATA%` and `%LOCALAPPDATA%`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FolderStyle {
-    /// `$XDG_CONFIG_HOME`, `$XDG_STATE_HOME`, `$XDG_CACHE_HOME`, else under `~/.config`,
-    /// `~/.local/state` and `~/.cache`.
-    Xdg,
-    /// The XDG variables when set, else under `~/Library`.
-    MacOs,
-    /// The XDG variables when set, else under `%APPDATA%` and `%LOCALAPPDATA%`.
-    Windows,
-}
-
-impl FolderStyle {
-    /// The running OS's style.
-    pub fn native() -> FolderStyle {
-        crate::platform::sys::file_system::FOLDER_STYLE
-    }
-}
+// Defined in the platform seam, which picks the running OS's; re-exported here, where its
+// rules are applied, so that `platform` needs nothing from this module.
+pub use crate::platform::FolderStyle;
 
 impl Default for FolderStyle {
     /// The running OS's style ([`FolderStyle::native`]).

@@ -27,15 +27,15 @@
 //!
 //! | concern | modules |
 //! |---|---|
-//! | a session, start to verdict | [`session`] (start pipeline, options, banner, the box for `hookhost box`), [`dispatch`] (a gate's hooks in order; verdicts, messages, warnings) |
+//! | a session, start to verdict | [`session`] (start pipeline, options, banner, the box for `hookhost box`), [`call`] (the one tool-call type every front end builds, and the tool vocabulary), [`dispatch`] (a gate's hooks in order; the verdict, the run's events, the messages by owner) |
 //! | the user's config | [`config`] (`[[hooks]]`, `[sandbox]`, every load error), `toml_file` (reading TOML files, problems by item), [`env`](mod@env) (the environment and the user's folders, read once) |
-//! | what a hook reads and answers | [`envelope`] (the spec's envelope and Claude Code's shape), [`answer`] (exit status and JSON answers), `hook_env` (the environment a hook gets) |
+//! | what a hook reads and answers | [`envelope`] (the spec's envelope and Claude Code's shape), [`answer`] (exit status and JSON answers), `hook_env` (the environment a hook gets: name patterns, value checks) |
 //! | running hooks | [`executor`] (the `Executor` seam; argv, WASM), [`process`] (spawning, process groups, the orphan sweep, hardening), [`sandbox`] (the box's OS-neutral face, hidden homes, the Seatbelt profile) |
 //! | refusing what the agent could rewrite | [`guard`] (the start-up path guard), `paths` (lexical paths, link walking, PATH lookup), `access` (why a path cannot be used) |
 //! | the administrator's policy | [`system`] (the system scope's fixed places and environment; `bridge --system`, `check --system`) |
-//! | what happened | [`record`] (session records: write, read, the hash chain, transcript, replay and the executor that serves it, crash resume), [`doctor`] (is hookhost doing its job on this machine) |
-//! | front ends | [`serve`], [`eval`], [`bridge`] (with [`bridge::install`]), [`signals`] (stop signals for long commands), [`escape`] (control characters in text output) |
-//! | the operating system | `platform` (crate-private: one module per OS, chosen once, each OS's box included; nothing else names `libc`, `cfg` or `std::os::unix`) |
+//! | what happened | [`record`] (session records: the format, effects, write with its head, read, the hash chain, transcript, crash resume), [`doctor`] (is hookhost doing its job on this machine) |
+//! | front ends | [`serve`], [`eval`], [`replay`] (a record's gates re-run with every effect served from it), [`bridge`] (with [`bridge::install`]), [`signals`] (stop signals for long commands), [`escape`] (control characters in text output) |
+//! | the operating system | `platform` (crate-private: one module per OS, chosen once, each OS's box included; the types both sides name, such as `FolderStyle` and `Stop`, defined there; nothing else names `libc`, `cfg` or `std::os::unix`) |
 //!
 //! Linux (x86_64 and aarch64: the box's seccomp filter names their syscalls), macOS and
 //! Windows; WASM hooks are the sandbox that does not depend on the OS.

@@ -9,14 +9,9 @@ use std::io;
 
 use crate::platform::sys::signal as sys;
 
-/// Which signal asked the process to stop.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Stop {
-    /// SIGINT (Ctrl-C).
-    Interrupt,
-    /// SIGTERM.
-    Terminate,
-}
+/// Which signal asked the process to stop: defined in the platform seam, whose listeners
+/// return it, so that `platform` needs nothing from this module.
+pub use crate::platform::Stop;
 
 /// Listeners for [`Stop`] signals. Made before the work starts, so that no signal arriving
 /// later finds the default action (which would end the process with nothing flushed).

@@ -193,15 +193,18 @@ impl Ruling {
     /// Every text is made safe to show ([`crate::escape::for_terminal`]: control
     /// characters as visible escapes), since each agent shows some of them to the user,
     /// JSON answers included, and the hooks' texts may quote the model (docs/threats.md#n17).
-    pub fn from_verdict(verdict: &Verdict) -> Ruling {
+    ///
+    /// `owner` is whose hooks the session ran: a block without a message names them
+    /// ([`dispatch::unnamed_block_message`]), as every other message does.
+    pub fn from_verdict(verdict: &Verdict, owner: dispatch::HookOwner) -> Ruling {
         let shown = |text: &str| crate::escape::for_terminal(text).into_owned();
         let block = match verdict.outcome {
             dispatch::Outcome::Allow => None,
             dispatch::Outcome::Block | dispatch::Outcome::Interrupted => Some(shown(
-                verdict
+                &verdict
                     .message
-                    .as_deref()
-                    .unwrap_or("blocked by the user's hook"),
+                    .clone()
+                    .unwrap_or_else(|| dispatch::unnamed_block_message(owner)),
             )),
         };
         let (context, context_hooks) = if block.is_some() || verdict.context.is_empty() {

@@ -24,7 +24,7 @@ fn verdict(outcome: GateOutcome, message: Option<&str>) -> Verdict {
 #[test]
 fn a_verdict_becomes_an_outcome() {
     assert_eq!(
-        Ruling::from_verdict(&Verdict::allow()),
+        Ruling::from_verdict(&Verdict::allow(), HookOwner::User),
         Ruling::no_objection()
     );
     let blocked = verdict(
@@ -32,12 +32,16 @@ fn a_verdict_becomes_an_outcome() {
         Some("blocked by the user's hook \"h\": no"),
     );
     assert_eq!(
-        Ruling::from_verdict(&blocked).block.as_deref(),
+        Ruling::from_verdict(&blocked, HookOwner::User)
+            .block
+            .as_deref(),
         Some("blocked by the user's hook \"h\": no")
     );
     let interrupted = verdict(GateOutcome::Interrupted, Some("interrupted"));
     assert_eq!(
-        Ruling::from_verdict(&interrupted).block.as_deref(),
+        Ruling::from_verdict(&interrupted, HookOwner::User)
+            .block
+            .as_deref(),
         Some("interrupted")
     );
     let mut with_context = Verdict::allow();
@@ -54,7 +58,7 @@ fn a_verdict_becomes_an_outcome() {
         },
     ];
     with_context.warnings = vec!["⚠ w".into()];
-    let outcome = Ruling::from_verdict(&with_context);
+    let outcome = Ruling::from_verdict(&with_context, HookOwner::User);
     assert_eq!(
         outcome.context.as_deref(),
         Some(
@@ -66,11 +70,44 @@ fn a_verdict_becomes_an_outcome() {
     // A system session's context names the administrator in its frame.
     with_context.context[0].owner = HookOwner::Administrator;
     assert_eq!(
-        Ruling::from_verdict(&with_context).context.as_deref(),
+        Ruling::from_verdict(&with_context, HookOwner::User)
+            .context
+            .as_deref(),
         Some(
             "Context from the administrator's hook \"a\":\none\n\nContext from the user's hook \"b\":\ntwo"
         )
     );
+}
+
+/// A block that came without a message names whose hook it was, as every message does;
+/// a message of its own is kept whoever's hook it was.
+#[test]
+fn a_block_without_a_message_names_whose_hook_it_is() {
+    let own = "blocked by the user's hook \"h\": no";
+    for (outcome, message, owner, want) in [
+        (
+            GateOutcome::Block,
+            None,
+            HookOwner::User,
+            "blocked by the user's hook",
+        ),
+        (
+            GateOutcome::Block,
+            None,
+            HookOwner::Administrator,
+            "blocked by the administrator's hook",
+        ),
+        (
+            GateOutcome::Interrupted,
+            None,
+            HookOwner::Administrator,
+            "blocked by the administrator's hook",
+        ),
+        (GateOutcome::Block, Some(own), HookOwner::Administrator, own),
+    ] {
+        let ruling = Ruling::from_verdict(&verdict(outcome, message), owner);
+        assert_eq!(ruling.block.as_deref(), Some(want), "{owner:?}");
+    }
 }
 
 #[test]

@@ -204,7 +204,7 @@ impl Call<'_> {
             (dispatch::Outcome::Interrupted, true) => {
                 timed_out(&verdict, scope.owner(), is_prompt, self.budget_ms)
             }
-            _ => Ruling::from_verdict(&verdict),
+            _ => Ruling::from_verdict(&verdict, scope.owner()),
         };
         // The record is released before the answer is written: the agent's next call of
         // this session may be waiting for it.

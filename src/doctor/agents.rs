@@ -221,11 +221,12 @@ pub(super) fn codex_review(
             (files, install::read_existing(&user_file).ok().flatten())
         }
     };
-    let skipped: Vec<String> = codex::review(&text, &key_files, state.as_deref(), hookhost)
-        .into_iter()
-        .filter(|h| h.review != codex::Review::Trusted)
-        .map(|h| format!("its {} hook is {}", h.event, h.review.describe()))
-        .collect();
+    let skipped: Vec<String> =
+        install::codex_review::review(&text, &key_files, state.as_deref(), hookhost)
+            .into_iter()
+            .filter(|h| h.review != install::codex_review::Review::Trusted)
+            .map(|h| format!("its {} hook is {}", h.event, h.review.describe()))
+            .collect();
     if skipped.is_empty() {
         return report;
     }

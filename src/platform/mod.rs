@@ -24,6 +24,13 @@
 //! what an OS lacks altogether lives once in `generic/`. Outside this module only the
 //! box's OS-neutral face (`sandbox/`) and the tests may name `libc` or `cfg(`;
 //! `scripts/check-platform.sh` enforces that in CI.
+//!
+//! The seam sits below the rest of the crate: the few types both sides name
+//! ([`FolderStyle`], [`Stop`], `FileId`) are defined here and re-exported by the modules
+//! that apply them (`env`, `signals`), so that no OS module imports them from above. The
+//! one exception is the box: each OS's `boxed` (with `unix/box_paths`) implements
+//! `sandbox`'s neutral types ([`crate::sandbox::BoxSpec`], `SandboxError`) and uses
+//! `paths`' lexical helpers, so `platform`, `sandbox` and `paths` know each other there.
 
 #[cfg(unix)]
 pub(crate) mod unix;
@@ -45,6 +52,37 @@ pub(crate) use macos as sys;
 pub(crate) mod windows;
 #[cfg(windows)]
 pub(crate) use windows as sys;
+
+/// Whose rules name the user's folders: the XDG Base Directory rules (Linux), macOS's
+/// `~/Library`, or Windows' `%APPDATA%` and `%LOCALAPPDATA%`. Applied, and re-exported,
+/// by [`crate::env`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FolderStyle {
+    /// `$XDG_CONFIG_HOME`, `$XDG_STATE_HOME`, `$XDG_CACHE_HOME`, else under `~/.config`,
+    /// `~/.local/state` and `~/.cache`.
+    Xdg,
+    /// The XDG variables when set, else under `~/Library`.
+    MacOs,
+    /// The XDG variables when set, else under `%APPDATA%` and `%LOCALAPPDATA%`.
+    Windows,
+}
+
+impl FolderStyle {
+    /// The running OS's style.
+    pub fn native() -> FolderStyle {
+        sys::file_system::FOLDER_STYLE
+    }
+}
+
+/// Which signal asked the process to stop (each OS's `signal::Listeners` says which);
+/// re-exported as [`crate::signals::Stop`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stop {
+    /// SIGINT (Ctrl-C).
+    Interrupt,
+    /// SIGTERM.
+    Terminate,
+}
 
 /// Who a file is, wherever it is named from: equal `dev` and `ino` for two names of the
 /// same file or folder (a bind mount, an 8.3 name, a `subst` drive included), and how many

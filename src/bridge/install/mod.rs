@@ -26,6 +26,7 @@
 //! bridge's budget, so that the bridge answers (fail-closed) before the agent gives up and
 //! lets the call through.
 
+pub mod codex_review;
 pub mod codex_trust;
 pub mod pin;
 pub mod system;

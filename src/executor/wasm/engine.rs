@@ -42,7 +42,7 @@ pub const DEFAULT_MEMORY_LIMIT_MIB: u64 = 64;
 ///
 /// 10¹⁰ sits just under the typical compiled-code rate: a busy hook runs out of fuel
 /// (deterministically) at roughly 0.75–0.9 × its timeout on an idle machine (0.74 s for
-/// a 1 s timeout in `tests/it/wasm.rs`); code that burns fuel more slowly, or a loaded
+/// a 1 s timeout in `tests/it/wasm/time.rs`); code that burns fuel more slowly, or a loaded
 /// machine, meets the wall-clock backstop at 1.25 × the timeout instead. Either way the
 /// result is "timed out".
 pub const DEFAULT_FUEL_PER_SECOND: u64 = 10_000_000_000;

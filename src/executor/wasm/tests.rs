@@ -1,5 +1,5 @@
 //! Unit tests of the WASM executor's internals (the behaviour on real hooks is in
-//! `tests/it/wasm.rs`).
+//! `tests/it/wasm/`).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -25,4 +25,4 @@ pub(crate) fn system_temp_folders() -> &'static [&'static str] {
 }
 
 /// The user's folders follow the XDG Base Directory rules.
-pub(crate) const FOLDER_STYLE: crate::env::FolderStyle = crate::env::FolderStyle::Xdg;
+pub(crate) const FOLDER_STYLE: crate::platform::FolderStyle = crate::platform::FolderStyle::Xdg;

@@ -25,4 +25,4 @@ pub(crate) fn system_temp_folders() -> &'static [&'static str] {
 }
 
 /// The user's folders are under `~/Library` unless the XDG variables say otherwise.
-pub(crate) const FOLDER_STYLE: crate::env::FolderStyle = crate::env::FolderStyle::MacOs;
+pub(crate) const FOLDER_STYLE: crate::platform::FolderStyle = crate::platform::FolderStyle::MacOs;

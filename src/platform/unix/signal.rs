@@ -4,7 +4,7 @@ use std::io;
 
 use tokio::signal::unix::{Signal, SignalKind, signal};
 
-use crate::signals::Stop;
+use crate::platform::Stop;
 
 /// One listener per stop signal.
 #[derive(Debug)]

@@ -23,7 +23,7 @@ pub(crate) fn system_temp_folders() -> &'static [&'static str] {
 
 /// The user's folders are under `%APPDATA%` and `%LOCALAPPDATA%` unless the XDG
 /// variables say otherwise.
-pub(crate) const FOLDER_STYLE: crate::env::FolderStyle = crate::env::FolderStyle::Windows;
+pub(crate) const FOLDER_STYLE: crate::platform::FolderStyle = crate::platform::FolderStyle::Windows;
 
 /// Bytes read from a file as a file name: Windows names are Unicode, so bytes that are
 /// not UTF-8 name nothing that exists (U+FFFD).

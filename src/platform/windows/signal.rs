@@ -4,7 +4,7 @@ use std::io;
 
 use tokio::signal::windows::{CtrlBreak, CtrlC, ctrl_break, ctrl_c};
 
-use crate::signals::Stop;
+use crate::platform::Stop;
 
 /// One listener per stop event.
 #[derive(Debug)]

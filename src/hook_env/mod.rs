@@ -1,0 +1,163 @@
+//! The environment a hook runs with: the host's, less every variable that looks like a
+//! credential, by its name or by its value.
+//!
+//! The rules, in the style of Codex's `shell_environment_policy` default excludes:
+//!
+//! - a name that matches one of [`SECRET_PATTERNS`] (`*KEY*`, `*TOKEN*`, `*SECRET*`,
+//!   `*PASSWORD*`, `*_PASS`, `*_PWD`, `*PASSPHRASE*`, `*_JWT`, `*_AUTH`, …; ignoring
+//!   case, on the name's bytes) is removed, unless it is one of the few harmless names
+//!   the patterns would catch ([`HARMLESS`]);
+//! - a value that holds a credential is removed whatever its name ([`value_holds_secret`]):
+//!   a URL with a password (`postgres://user:password@host`, a proxy's
+//!   `http://user:password@proxy:3128`) or with a token for its user
+//!   (`https://ghp_…@github.com`), a password, key or token as a parameter (`?password=…`,
+//!   `;Password=…;`, `AccountKey=…`, `token=…`), a JWT (`eyJ….eyJ….…`), or a provider's
+//!   token on its own (`ghp_…`, `sk-ant-…`, `AKIA…`); and under a name that can hold a
+//!   connection string ([`DSN_PATTERNS`]: `*_URL*`, `*DSN*`, `*PROXY*`, …) the scheme-less
+//!   DSN `user:password@tcp(host)/db`;
+//! - the user's `[sandbox] remove_env` entries remove more, and `[sandbox] keep_env`
+//!   names pass through whatever matched them ([`EnvPolicy`]).
+//!
+//! Host hooks and boxed hooks get the same environment; WASM hooks get none at all.
+//!
+//! The names are matched by [`EnvPattern`]s (`pattern`), the values read by `value`;
+//! this module holds the lists and puts the rules together.
+
+mod pattern;
+mod value;
+
+pub use pattern::{EnvPattern, PatternError, parse_kept_name};
+pub use value::value_holds_secret;
+
+use std::ffi::{OsStr, OsString};
+
+/// Name patterns (`*` is any run of characters, case is ignored) of the variables a
+/// hook never sees. `*KEY*` and `*TOKEN*` stay substrings, as they always were: they
+/// cost a few harmless names (`MONKEYPATCH`; `keep_env` them), and a narrower rule would
+/// let `OPENAI_KEY_V2` or `GH_TOKEN_2` through. The newer patterns are narrower, because
+/// their words are common in settings: `*_PASS` (not `*PASS*`, which would take
+/// `GIT_ASKPASS`), `*_AUTH`/`*_AUTH_*` (not `*AUTH*`, which would take
+/// `GIT_AUTHOR_NAME`), `*_JWT` (not `JWT_ALGORITHM`), `BW_SESSION` (not `*SESSION`, which
+/// would take `DESKTOP_SESSION`).
+pub const SECRET_PATTERNS: &[&str] = &[
+    "*KEY*",
+    "*TOKEN*",
+    "*SECRET*",
+    "*PASSWORD*",
+    "*PASSWD*",
+    "*CREDENTIAL*",
+    // GitHub personal access tokens (`GITHUB_PAT`, read by gh's and R's tooling).
+    "*_PAT",
+    // Passwords by their short names: `DB_PASS`, `SMTP_PASS`, `REDIS_PASS`, `MYSQL_PWD`
+    // (`PWD` and `OLDPWD`, the working folders, do not match).
+    "PASS",
+    "*_PASS",
+    "*_PWD",
+    // `GPG_PASSPHRASE`, `SSH_PASSPHRASE`, `BORG_PASSPHRASE`.
+    "*PASSPHRASE*",
+    // CI identity tokens: GitLab's `CI_JOB_JWT`, `CI_JOB_JWT_V2`.
+    "JWT",
+    "*_JWT",
+    "*_JWT_*",
+    // Credentials named for what they authenticate: `NPM_CONFIG__AUTH` (npm's base64
+    // `user:password`), `BASIC_AUTH`, `DOCKER_AUTH_CONFIG` (registry logins),
+    // `HTTP_AUTHORIZATION`. `SSH_AUTH_SOCK` is a socket path ([`HARMLESS`]).
+    "AUTH",
+    "*_AUTH",
+    "*_AUTH_*",
+    "*AUTHORIZATION*",
+    // Session cookies.
+    "COOKIE",
+    "*_COOKIE",
+    // Password managers' unlocked sessions: Bitwarden's, 1Password's `OP_SESSION_<account>`.
+    "BW_SESSION",
+    "OP_SESSION_*",
+    // Connection strings: `AZURE_STORAGE_CONNECTION_STRING` (`AccountKey=…`), .NET's
+    // `ConnectionStrings__Default` (`Password=…`).
+    "*CONNECTION_STRING*",
+    "CONNECTIONSTRINGS__*",
+    // Headers that carry an `Authorization:` or an API key.
+    "ANTHROPIC_CUSTOM_HEADERS",
+    "OTEL_EXPORTER_OTLP*HEADERS",
+];
+
+/// Names whose value may be a connection string without a scheme, withheld when it is a
+/// DSN with a password (`user:password@tcp(db:3306)/app`, a proxy's
+/// `user:password@proxy:3128`). Only under these names: elsewhere `a:b@c` is too often
+/// something else (`LANGUAGE=sr_RS:sr@latin`, an image `name:tag@sha256:…`).
+pub const DSN_PATTERNS: &[&str] = &[
+    "*DSN*",
+    "URL",
+    "*_URL*",
+    "URI",
+    "*_URI*",
+    "*CONN*",
+    "*DATABASE*",
+    "*_DB",
+    "*PROXY*",
+];
+
+/// Names the patterns catch that hold no secret, kept so that the hooks' tools behave
+/// as in the user's shell. Each is a setting or a path, never a credential (a value that
+/// holds one is withheld all the same):
+pub const HARMLESS: &[&str] = &[
+    // zsh and the Linux console: the keyboard map.
+    "KEYMAP",
+    // zsh: how long to wait for the next key of a sequence.
+    "KEYTIMEOUT",
+    // Hugging Face tokenizers: whether to use threads (it warns on every fork without it).
+    "TOKENIZERS_PARALLELISM",
+    // The ssh agent's socket: git over ssh in a host hook needs it (the box cannot
+    // connect to a host socket anyway).
+    "SSH_AUTH_SOCK",
+    // pass(1)'s store: a folder of GPG-encrypted files, which a hook running `pass` needs
+    // to find (the key that opens them is not in the environment).
+    "PASSWORD_STORE_DIR",
+];
+
+/// What the user's config adds to the built-in rules: `[sandbox] keep_env` and
+/// `remove_env`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EnvPolicy {
+    /// Exact names passed through even though a rule matches them.
+    pub keep: Vec<String>,
+    /// More names or patterns to remove.
+    pub remove: Vec<EnvPattern>,
+}
+
+impl EnvPolicy {
+    /// Whether the variable `name=value` is withheld from hooks.
+    pub fn withholds(&self, name: &OsStr, value: &OsStr) -> bool {
+        if self.keep.iter().any(|k| OsStr::new(k) == name) {
+            return false;
+        }
+        let name = name.as_encoded_bytes();
+        self.remove.iter().any(|p| p.matches(name)) || is_secret(name, value.as_encoded_bytes())
+    }
+}
+
+/// Whether the built-in rules remove `name=value` (see the module docs).
+pub fn is_secret(name: &[u8], value: &[u8]) -> bool {
+    let harmless = HARMLESS.iter().any(|h| name == h.as_bytes());
+    (!harmless && matches_any(SECRET_PATTERNS, name)) || value_holds_secret(name, value)
+}
+
+fn matches_any(patterns: &[&str], name: &[u8]) -> bool {
+    patterns
+        .iter()
+        .any(|p| pattern::glob_matches(p.as_bytes(), name))
+}
+
+/// The host's environment without what `policy` and the built-in rules withhold, and
+/// without `PATH` (the caller sets `PATH` as the session's rules say).
+pub fn scrubbed(
+    vars: impl IntoIterator<Item = (OsString, OsString)>,
+    policy: &EnvPolicy,
+) -> Vec<(OsString, OsString)> {
+    vars.into_iter()
+        .filter(|(k, v)| k != "PATH" && !policy.withholds(k, v))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests;

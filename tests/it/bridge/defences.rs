@@ -1,0 +1,205 @@
+//! What the agent cannot use against the bridge: a link at the record path, user advice in an exit-2 agent's answer, a project file that switches hooks off, steering from its environment.
+
+use super::*;
+
+/// N3: a link planted at a session's record path (dangling, or to a file elsewhere) is
+/// refused, never followed, and the call is denied at once, not after looping past the
+/// budget (which most agents read as "go ahead").
+#[test]
+fn bridge_refuses_a_link_at_the_record_path_at_once() {
+    let scene = Scene::new();
+    let marker = scene.script("marker.sh", "grep -q FORBIDDEN && exit 2; exit 0");
+    config(
+        &scene,
+        &[pre_hook(
+            "marker",
+            &["/bin/sh", marker.to_str().unwrap()],
+            "",
+        )],
+    );
+    let dir = scene.state().join("hookhost/codex");
+    std::fs::create_dir_all(&dir).unwrap();
+    let elsewhere = scene.root.path().join("elsewhere.jsonl");
+    std::fs::write(&elsewhere, "").unwrap();
+    for (session, target) in [
+        ("victim", scene.root.path().join("nonexistent/elsewhere")),
+        ("victim-2", elsewhere.clone()),
+    ] {
+        let record = dir.join(format!("{session}.jsonl"));
+        std::os::unix::fs::symlink(&target, &record).unwrap();
+        let payload = with_session(
+            with_command(sample(&scene, "codex/PreToolUse.json"), "echo ok"),
+            session,
+        );
+        let started = Instant::now();
+        let reply = bridge(
+            &scene,
+            &["--agent", "codex", "--budget-ms", "2000"],
+            &payload.to_string(),
+        );
+        assert!(started.elapsed() < Duration::from_secs(2), "{reply:?}");
+        let reason = deny_reason("codex", &reply).unwrap_or_default();
+        assert!(
+            reason.contains("is a symbolic link, which hookhost never follows"),
+            "{session}: {reply:?}"
+        );
+        assert_eq!(std::fs::read_to_string(&elsewhere).unwrap(), "");
+    }
+    // An empty session id is recorded nowhere, and shares nothing.
+    let payload = with_session(
+        with_command(sample(&scene, "codex/PreToolUse.json"), "echo ok"),
+        "",
+    );
+    let reply = bridge(&scene, &["--agent", "codex"], &payload.to_string());
+    assert_eq!(reply.0, 0, "{reply:?}");
+    assert!(!dir.join(".jsonl").exists());
+}
+
+/// R12: the text Codex, Kimi Code and Kiro CLI hand the model (a deny's stderr) is the
+/// spec's failure message for the model, never the user's warning with its
+/// `--no-hooks` advice; Codex's own `. Command: …` follows it without a doubled period.
+#[test]
+fn bridge_the_model_reads_no_user_advice_from_an_exit_2_agent() {
+    let scene = Scene::new();
+    let slow = scene.script("slow.sh", "cat >/dev/null; sleep 10");
+    config(
+        &scene,
+        &[pre_hook(
+            "slow",
+            &["/bin/sh", slow.to_str().unwrap()],
+            "timeout = 1",
+        )],
+    );
+    for (agent, pre, _) in AGENTS
+        .iter()
+        .filter(|(a, _, _)| matches!(*a, "codex" | "kimi-code" | "kiro"))
+    {
+        let (code, stdout, stderr) = bridge_json(&scene, agent, &sample(&scene, pre));
+        assert_eq!((code, stdout.as_str()), (2, ""), "{agent}: {stderr}");
+        assert!(!stderr.contains("--no-hooks"), "{agent}: {stderr}");
+        assert!(
+            stderr.starts_with(
+                "the user's hook \"slow\" failed (timed out after 1 s), so this call was blocked."
+            ),
+            "{agent}: {stderr}"
+        );
+        assert_eq!(stderr.lines().count(), 1, "{agent}: {stderr}");
+        if *agent == "codex" {
+            assert!(
+                stderr.ends_with("Tell the user their hook is failing\n"),
+                "{stderr}"
+            );
+        }
+    }
+}
+
+/// R4/N7: a project settings file that switches the agent's hooks off (for its next
+/// session) makes every call of this session a deny naming the file and the key.
+#[test]
+fn bridge_denies_while_a_project_file_switches_the_agents_hooks_off() {
+    let scene = Scene::new();
+    let ok = scene.script("ok.sh", "exit 0");
+    config(
+        &scene,
+        &[pre_hook("ok", &["/bin/sh", ok.to_str().unwrap()], "")],
+    );
+    let payload = |file: &str| sample(&scene, file).to_string();
+    let cases = [
+        (
+            "claude-code",
+            "claude-code/PreToolUse.json",
+            ".claude/settings.local.json",
+            "{\"disableAllHooks\": true}",
+        ),
+        (
+            "qwen-code",
+            "qwen-code/PreToolUse.json",
+            ".qwen/settings.json",
+            "{\"disableAllHooks\": true}",
+        ),
+        (
+            "gemini",
+            "gemini/BeforeTool.json",
+            ".gemini/settings.json",
+            "{\"hooksConfig\": {\"enabled\": false}}",
+        ),
+        (
+            "codex",
+            "codex/PreToolUse.json",
+            ".codex/config.toml",
+            "[features]\nhooks = false\n",
+        ),
+    ];
+    for (agent, sample_file, settings, text) in cases {
+        assert_no_objection(
+            agent,
+            &bridge(&scene, &["--agent", agent], &payload(sample_file)),
+        );
+        let file = scene.project.join(settings);
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(&file, text).unwrap();
+        let reply = bridge(&scene, &["--agent", agent], &payload(sample_file));
+        let reason = deny_reason(agent, &reply).unwrap_or_default();
+        assert!(
+            reason.contains(&format!("{} sets", file.display())),
+            "{agent}: {reply:?}"
+        );
+        std::fs::remove_file(&file).unwrap();
+    }
+}
+
+/// N11: an environment the agent's settings can set does not steer the bridge: a box
+/// program (`HOOKHOST_BWRAP`) is ignored, and `HARNESS_HOME`/`XDG_STATE_HOME` inside the
+/// project are ignored, each with a warning naming it; the user's own config still runs.
+#[test]
+fn bridge_takes_no_steering_from_the_agents_environment() {
+    let scene = Scene::new();
+    let marker = scene.script(
+        "marker.sh",
+        "grep -q FORBIDDEN && { echo no >&2; exit 2; }; exit 0",
+    );
+    config(
+        &scene,
+        &[pre_hook(
+            "marker",
+            &["/bin/sh", marker.to_str().unwrap()],
+            "",
+        )],
+    );
+    // What an agent would plant: an empty config and a "box" that runs anything on the host.
+    let planted = scene.project.join(".agent");
+    std::fs::create_dir_all(&planted).unwrap();
+    std::fs::write(planted.join("config.toml"), "").unwrap();
+    let fake_box = planted.join("bwrap");
+    std::fs::write(&fake_box, "#!/bin/sh\ntouch \"$0.ran\"\nexit 0\n").unwrap();
+    let payload = with_command(
+        sample(&scene, "claude-code/PreToolUse.json"),
+        "echo FORBIDDEN",
+    );
+    let out = crate::support::run_with_stdin(
+        scene
+            .hookhost()
+            .env("HARNESS_HOME", &planted)
+            .env("XDG_STATE_HOME", planted.join("state"))
+            // The state the ignored XDG_STATE_HOME falls back to is this test's own.
+            .env("HOME", scene.root.path().join("home"))
+            .env("HOOKHOST_BWRAP", &fake_box)
+            .args(["bridge", "--agent", "claude-code"]),
+        payload.to_string().as_bytes(),
+    );
+    let reason = deny_reason("claude-code", &out);
+    assert!(
+        reason
+            .as_deref()
+            .is_some_and(|r| r.contains("blocked by the user's hook \"marker\"")),
+        "{out:?}"
+    );
+    for name in ["HOOKHOST_BWRAP", "HARNESS_HOME", "XDG_STATE_HOME"] {
+        assert!(
+            out.1.contains(&format!("hookhost bridge ignores {name}=")),
+            "{name}: {out:?}"
+        );
+    }
+    assert!(!planted.join("bwrap.ran").exists());
+    assert!(!planted.join("state").exists());
+}

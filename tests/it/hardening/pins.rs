@@ -1,0 +1,351 @@
+//! What `install` pins and the bridge checks on each call: the config, the pins file, the
+//! hook scripts, the registered binary, the settings a refused change names, and the
+//! modes `install` writes with.
+
+use super::*;
+
+/// hookhost's own config is pinned at install (issue 27 item 4; docs/threats.md#r5): the
+/// config emptied the way an agent would (`: > config.toml`) is refused on the next call,
+/// naming the file and the fix; a legitimate edit is refused too until `install` shows the
+/// change and pins it, after which the hooks run as edited.
+#[test]
+fn an_emptied_config_is_refused_until_install_shows_the_change_and_pins_it() {
+    let m = Newcomer::new();
+    m.claude();
+    m.write_marker_config("");
+    let config = m.config_file();
+    let (code, stdout, stderr) = m.run(&["install", "claude-code"]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(
+        stdout.contains(&format!(
+            "hookhost's config {} (1 hook: marker) is pinned with the registration: after you edit it, check it and run `hookhost install claude-code` again to pin it; until then hookhost blocks this agent's calls.",
+            config.display()
+        )),
+        "{stdout}"
+    );
+    assert_eq!(
+        denied(&m.bridge(&m.bash("echo FORBIDDEN"))).as_deref(),
+        Some("blocked by the user's hook \"marker\": FORBIDDEN is not allowed")
+    );
+
+    // Emptied: the next call is refused, and so is every other call, until it is pinned.
+    std::fs::write(&config, "").unwrap();
+    let emptied = format!(
+        "hookhost's config {} changed since `hookhost install claude-code` pinned it (1 hook: marker then, no hooks now), so hookhost blocks this agent's calls rather than run hooks it did not pin. If you made this change, check it (`hookhost check`), then run `hookhost install claude-code`, which shows the change and pins the config as it is now; if you did not, restore the file.",
+        config.display()
+    );
+    for command in ["echo FORBIDDEN", "echo ok"] {
+        assert_eq!(
+            denied(&m.bridge(&m.bash(command))).as_deref(),
+            Some(emptied.as_str()),
+            "{command}"
+        );
+    }
+    let (code, stdout, _) = m.run(&["doctor"]);
+    assert_eq!(code, 1, "{stdout}");
+    assert!(
+        stdout.contains(&format!("  ✗ config {}: {emptied}", config.display())),
+        "{stdout}"
+    );
+
+    // The user's own edit (a second hook): refused until installed again, which says
+    // what changed.
+    m.write_marker_config(
+        "\n[[hooks]]\nname = \"other\"\nevent = \"UserPromptSubmit\"\ncommand = [\"/bin/true\"]\n",
+    );
+    let reason = denied(&m.bridge(&m.bash("echo ok"))).unwrap_or_default();
+    assert!(
+        reason.contains("(1 hook: marker then, 2 hooks: marker, other now)"),
+        "{reason}"
+    );
+    let (code, stdout, stderr) = m.run(&["install", "claude-code"]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(
+        stdout.contains(&format!(
+            "hookhost is already installed for Claude Code in {}; nothing to change.",
+            m.claude_settings().display()
+        )),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(&format!(
+            "hookhost's config {} changed since it was pinned: 1 hook: marker then, 2 hooks: marker, other now (hooks removed: none; added: other). It is pinned as it is now, for every agent whose registration loads it.",
+            config.display()
+        )),
+        "{stdout}"
+    );
+    assert_eq!(denied(&m.bridge(&m.bash("echo ok"))), None);
+    assert_eq!(
+        denied(&m.bridge(&m.bash("echo FORBIDDEN"))).as_deref(),
+        Some("blocked by the user's hook \"marker\": FORBIDDEN is not allowed")
+    );
+}
+
+/// Deleting or emptying the pins file does not turn the pin check off (N8): the bridge
+/// finds hookhost's registration in the agent's settings with no pin, and refuses; a
+/// settings change that also removes the registration is refused by `ConfigChange`.
+#[test]
+fn the_pins_file_removed_or_emptied_is_refused() {
+    let m = Newcomer::new();
+    m.claude();
+    m.write_marker_config("");
+    assert_eq!(m.run(&["install", "claude-code"]).0, 0);
+    assert_eq!(denied(&m.bridge(&m.bash("echo ok"))), None);
+    let settings = m.claude_settings();
+    let pins = m.pins();
+    let unpinned = format!(
+        "hookhost is registered with Claude Code in {}, but no pin covers it ({} is missing or holds no pin for it), so hookhost blocks this agent's calls: without its pin, a change to the registration or to hookhost's config would go unnoticed. If you did not remove the pins, something did: check {} and hookhost's config, then run `hookhost install claude-code` to pin them again.",
+        settings.display(),
+        pins.display(),
+        settings.display()
+    );
+    std::fs::remove_file(&pins).unwrap();
+    assert_eq!(
+        denied(&m.bridge(&m.bash("echo ok"))).as_deref(),
+        Some(unpinned.as_str())
+    );
+    std::fs::write(&pins, "{\"version\":1,\"pins\":[]}").unwrap();
+    assert_eq!(
+        denied(&m.bridge(&m.bash("echo ok"))).as_deref(),
+        Some(unpinned.as_str())
+    );
+    // With the registration removed in the same command, Claude Code's ConfigChange (the
+    // session's loaded hooks still call hookhost) refuses the change.
+    std::fs::remove_file(&pins).unwrap();
+    std::fs::write(&settings, "{}").unwrap();
+    let change = json!({
+        "session_id": "own-1", "transcript_path": null, "cwd": m.project,
+        "permission_mode": "default", "hook_event_name": "ConfigChange",
+        "source": "user_settings", "file_path": settings,
+    });
+    let (code, stdout, stderr) = m.bridge(&change);
+    assert_eq!(code, 0, "{stderr}");
+    let answer: Value = serde_json::from_str(&stdout).unwrap_or_else(|_| panic!("{stdout:?}"));
+    assert_eq!(answer["decision"], "block", "{answer}");
+    assert_eq!(
+        answer["reason"],
+        format!(
+            "Claude Code called hookhost's settings-change hook, so hookhost is registered, but no pin covers it ({} is missing or holds no pin for it); hookhost refuses this change to {}, so this session keeps hookhost's hooks. If you ran `hookhost uninstall claude-code`, they go with the next session; if not, something removed the pins: check {}, then run `hookhost install claude-code` to pin the registration again.",
+            pins.display(),
+            settings.display(),
+            settings.display()
+        )
+    );
+    // Installing again pins it all; the calls go ahead.
+    assert_eq!(m.run(&["install", "claude-code"]).0, 0);
+    assert_eq!(denied(&m.bridge(&m.bash("echo ok"))), None);
+}
+
+/// `doctor` checks, per installed agent, the registered binary against its pinned digest
+/// (a bridge whose binary was replaced runs none of hookhost's checks; docs/threats.md#r5)
+/// and the project's switch-offs (N7).
+#[test]
+fn doctor_reports_a_project_switch_off_and_a_replaced_binary() {
+    use sha2::Digest;
+    let m = Newcomer::new();
+    m.claude();
+    m.write_marker_config("");
+    // The binary registered is a second name of the test's; it is replaced below by a
+    // rename, which leaves the test's own binary as it is.
+    let registered = m.root.path().join("installed/hookhost");
+    std::fs::create_dir_all(registered.parent().unwrap()).unwrap();
+    std::fs::hard_link(env!("CARGO_BIN_EXE_hookhost"), &registered).unwrap();
+    let (code, stdout, stderr) = run(&mut m.command(&registered, &["install", "claude-code"]));
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let digest = |path: &Path| {
+        let mut file = std::fs::File::open(path).unwrap();
+        let mut hasher = sha2::Sha256::new();
+        std::io::copy(&mut file, &mut hasher).unwrap();
+        format!("sha256:{}", &hex::encode(hasher.finalize())[..12])
+    };
+    let then = digest(&registered);
+    let (_, stdout, _) = m.run(&["doctor"]);
+    assert!(
+        stdout.contains(&format!("  ✓ binary {}: as pinned ", registered.display())),
+        "{stdout}"
+    );
+
+    let fake = m.root.path().join("installed/fake");
+    std::fs::write(&fake, "#!/bin/sh\nexit 0\n").unwrap();
+    std::fs::rename(&fake, &registered).unwrap();
+    let now = digest(&registered);
+    let local = m.project.join(".claude/settings.local.json");
+    std::fs::create_dir_all(local.parent().unwrap()).unwrap();
+    std::fs::write(&local, "{\"disableAllHooks\": true}").unwrap();
+
+    let (code, stdout, _) = m.run(&["doctor"]);
+    assert_eq!(code, 1, "{stdout}");
+    let binary = format!(
+        "the hookhost binary {} changed since `hookhost install claude-code` pinned it ({then}… then, {now}… now): the agent runs whatever is there, and a replaced binary need not run hookhost's checks at all. If you upgraded hookhost, run `hookhost install claude-code` to pin it; if not, reinstall hookhost, then run it",
+        registered.display()
+    );
+    let switch_off = format!(
+        "{} sets \"disableAllHooks\": true, which switches off every Claude Code hook, hookhost's among them, so hookhost blocks this agent's calls. Remove it from {} if you did not put it there (`hookhost doctor` lists every switch-off it finds).",
+        local.display(),
+        local.display()
+    );
+    assert!(
+        stdout.contains(&format!("  ✗ binary {}: {binary}\n", registered.display())),
+        "{stdout}"
+    );
+    assert!(stdout.contains(&format!("  ✗ {switch_off}\n")), "{stdout}");
+    let (code, report) = m.doctor_json();
+    assert_eq!(code, 1);
+    let claude = &report["agents"][0];
+    assert_eq!(claude["switch_offs"], json!([switch_off]), "{report}");
+    let own = claude["own_files"].as_array().unwrap();
+    assert!(
+        own.contains(&json!({"what": "binary", "file": registered, "ok": false, "detail": binary})),
+        "{report}"
+    );
+    assert!(
+        own.iter().any(|f| f["what"] == "config" && f["ok"] == true),
+        "{report}"
+    );
+}
+
+/// `install claude-code` asks `claude --version` of a `claude` in an absolute PATH folder
+/// only: one that a relative entry (`.`) would find in the project never runs, and the
+/// note says why onFailure is not written (docs/threats.md#n16).
+#[test]
+fn install_never_runs_a_claude_the_project_put_on_a_relative_path_entry() {
+    use std::os::unix::fs::PermissionsExt;
+    let m = Machine::new();
+    let marker = m.scene.root.path().join("ran");
+    let planted = m.scene.project.join("claude");
+    std::fs::write(
+        &planted,
+        format!(
+            "#!/bin/sh\ntouch '{}'\necho '2.1.300 (Claude Code)'\n",
+            marker.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&planted, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let (code, stdout, stderr) = run(m
+        .hookhost()
+        .current_dir(&m.scene.project)
+        .env("PATH", format!(".:{}", m.bin.display()))
+        .args(["install", "claude-code"]));
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(!marker.exists(), "the project's claude ran");
+    assert!(
+        stdout.contains(
+            "No Claude Code found to ask its version (`claude` is in no absolute folder of PATH), so onFailure is not written"
+        ),
+        "{stdout}"
+    );
+    let settings = std::fs::read_to_string(m.claude_settings()).unwrap();
+    assert!(!settings.contains("onFailure"), "{settings}");
+}
+
+/// A settings file and folders `install` creates are 0644 and 0755 whatever the umask
+/// (docs/threats.md#n15): under `umask 000` they were 0666 and 0777, so that any local
+/// user could register their own hook, run as this user.
+#[test]
+fn install_creates_settings_no_other_user_can_write_under_umask_000() {
+    use std::os::unix::fs::PermissionsExt;
+    let m = Machine::new();
+    let hookhost = m.hookhost();
+    let mut command = Command::new("sh");
+    command
+        .arg("-c")
+        .arg("umask 000; exec \"$0\" \"$@\"")
+        .arg(hookhost.get_program())
+        .args(hookhost.get_args())
+        .args(["install", "gemini"]);
+    for (name, value) in hookhost.get_envs() {
+        match value {
+            Some(value) => command.env(name, value),
+            None => command.env_remove(name),
+        };
+    }
+    let (code, stdout, stderr) = run(&mut command);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    let folder = m.home.join(".gemini");
+    assert_eq!(mode(&folder), 0o755);
+    assert_eq!(mode(&folder.join("settings.json")), 0o644);
+}
+
+/// The files a hook runs are pinned with the config (issue 27 item 4): the marker hook's
+/// script rewritten to let everything through (what an agent would do) is refused on the
+/// next call, naming the file and the hook, until `install` shows the change and pins it.
+#[test]
+fn a_rewritten_hook_script_is_refused_until_install_pins_it() {
+    let m = Newcomer::new();
+    m.claude();
+    m.write_marker_config("");
+    let (code, stdout, stderr) = m.run(&["install", "claude-code"]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let script = m.root.path().join("marker.sh");
+    std::fs::write(&script, "#!/bin/sh\nexit 0\n").unwrap();
+    let refused = format!(
+        "the file {} that hookhost's hook \"marker\" runs changed since `hookhost install claude-code` pinned it, so hookhost blocks this agent's calls rather than run a hook it did not pin. If you made this change, check it (`hookhost check`), then run `hookhost install claude-code` to pin it as it is now; if you did not, restore the file.",
+        script.display()
+    );
+    for command in ["echo FORBIDDEN", "echo ok"] {
+        assert_eq!(
+            denied(&m.bridge(&m.bash(command))).as_deref(),
+            Some(refused.as_str()),
+            "{command}"
+        );
+    }
+    // The same bytes again (only its change time moved): as pinned.
+    m.write_marker_config("");
+    assert_eq!(
+        denied(&m.bridge(&m.bash("echo FORBIDDEN"))).as_deref(),
+        Some("blocked by the user's hook \"marker\": FORBIDDEN is not allowed")
+    );
+    // The user's own change, pinned by install, which says what changed.
+    std::fs::write(&script, "#!/bin/sh\nexit 0\n").unwrap();
+    let (code, stdout, stderr) = m.run(&["install", "claude-code"]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(
+        stdout.contains(&format!(
+            "the files hookhost's hooks run changed since they were pinned: {} (hook marker).",
+            script.display()
+        )),
+        "{stdout}"
+    );
+    assert_eq!(denied(&m.bridge(&m.bash("echo FORBIDDEN"))), None);
+}
+
+/// A settings change that `ConfigChange` refuses blocks the rest of that session, naming
+/// the file and the key, even once the change is undone (docs/threats.md#r4): the user
+/// learns of it at once. Another session is not blocked; `install` run again (pins
+/// changed) lets the session go on.
+#[test]
+fn a_refused_settings_change_blocks_the_rest_of_its_session_until_install() {
+    let m = Machine::new();
+    m.claude("2.1.300");
+    assert_eq!(m.run(&["install", "claude-code"]).0, 0);
+    assert_eq!(denied(&m.bridge("claude-code", &m.call())), None);
+    let local = m.scene.project.join(".claude/settings.local.json");
+    std::fs::create_dir_all(local.parent().unwrap()).unwrap();
+    std::fs::write(&local, "{\"disableAllHooks\": true}").unwrap();
+    let (_, stdout, _) = m.bridge("claude-code", &m.config_change(&local));
+    let answer: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(answer["decision"], "block", "{answer}");
+    // The agent undoes its change at once, to hide it.
+    std::fs::remove_file(&local).unwrap();
+    let reason = denied(&m.bridge("claude-code", &m.call())).expect("the session goes on");
+    assert!(
+        reason.starts_with(
+            "Earlier in this session hookhost refused a change to Claude Code's settings, so it blocks the rest of this session: "
+        ) && reason.contains(&format!(
+            "{} now sets \"disableAllHooks\": true",
+            local.display()
+        )) && reason.ends_with(
+            "run `hookhost install claude-code` again, which pins them and lets this session go on, or start a new session."
+        ),
+        "{reason}"
+    );
+    // Another session of the same agent is not blocked.
+    let mut other = m.call();
+    other["session_id"] = json!("pin-other");
+    assert_eq!(denied(&m.bridge("claude-code", &other)), None);
+    // install again: the pins change, and the session goes on.
+    assert_eq!(m.run(&["install", "claude-code"]).0, 0);
+    assert_eq!(denied(&m.bridge("claude-code", &m.call())), None);
+}
