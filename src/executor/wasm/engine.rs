@@ -166,6 +166,7 @@ pub(super) struct EngineInner {
 /// A program compiled (or loaded from the cache) and pre-linked, and where it came from.
 #[derive(Clone)]
 struct Prepared {
+    /// The program (declared before `backing`, which must outlive it).
     program: Program,
     from_cache: bool,
     cache_file: Option<PathBuf>,
@@ -176,6 +177,8 @@ struct Prepared {
     /// The admission permits one run takes ([`PoolTotals::admission`]; 0 where the
     /// engine has no pool).
     permits: u32,
+    /// The memory the program runs from when it was loaded in place ([`cache::Backing`]).
+    backing: Option<cache::Backing>,
 }
 
 /// Stops the epoch ticker thread when the engine goes away.
@@ -244,6 +247,9 @@ impl WasmEngine {
         // largest single cost of a warm run. Failures are read from the trap code and
         // the error itself, never from a backtrace.
         config.wasm_backtrace_max_frames(None);
+        // Where a cache hit runs from the mapping of its file, code is made executable by
+        // hookhost's publisher (see `cache::code_memory`); elsewhere by wasmtime.
+        config.with_custom_code_memory(cache::code_memory());
         let reset_by_page_scan = mode == EngineMode::Serve && page_scan_is_sound();
         if mode == EngineMode::Serve {
             let memory = usize::try_from(settings.memory_limit_mib.saturating_mul(1 << 20))
@@ -336,6 +342,7 @@ impl WasmEngine {
             network,
             footprint,
             permits,
+            backing,
         } = prepared;
 
         let name = wasm
@@ -360,6 +367,7 @@ impl WasmEngine {
             network,
             footprint,
             permits,
+            backing,
         })
     }
 
@@ -513,7 +521,9 @@ impl WasmEngine {
 
         let mut network = false;
         let footprint;
-        let (program, from_cache, cache_file, warnings) = match loaded {
+        // Each arm binds the artifact after `loaded`, so that on every way out the
+        // artifact is dropped before the rest of `loaded`, its backing memory included.
+        let (program, from_cache, cache_file, warnings, backing) = match loaded {
             Loaded::Module(loaded) => {
                 let module = loaded.artifact;
                 if module.get_export("_start").is_none() {
@@ -534,6 +544,7 @@ impl WasmEngine {
                     loaded.from_cache,
                     loaded.cache_file,
                     loaded.warnings,
+                    loaded.backing,
                 )
             }
             Loaded::Component(loaded) => {
@@ -555,6 +566,7 @@ impl WasmEngine {
                     loaded.from_cache,
                     loaded.cache_file,
                     loaded.warnings,
+                    loaded.backing,
                 )
             }
         };
@@ -582,6 +594,7 @@ impl WasmEngine {
             network,
             footprint,
             permits,
+            backing,
         };
         Ok((prepared, warnings))
     }

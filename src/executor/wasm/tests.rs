@@ -388,11 +388,13 @@ async fn pool_footprint_is_what_a_run_holds() {
     }
 }
 
-/// A program loaded from the cache runs from wasmtime's mapping of a sealed snapshot of
-/// the cache file, a core module and a component alike; the cache file itself is never
-/// mapped, so what runs is what the digest was checked over (docs/threats.md#f19).
+/// A program loaded from the cache runs in place from the one mapping of its cache file
+/// that its checksum was checked over, a core module and a component alike (where code
+/// may run from a mapping: Linux on x86-64); a damaged file found in that mapping is
+/// refused with a warning, compiled again and replaced, and its mapping is gone
+/// (docs/threats.md#f19).
 #[test]
-fn cached_programs_run_from_a_sealed_snapshot_not_the_file() {
+fn cached_programs_run_in_place_from_the_checked_mapping() {
     let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let cache = tempfile::tempdir().expect("tempdir");
     let project = tempfile::tempdir().expect("tempdir");
@@ -400,14 +402,23 @@ fn cached_programs_run_from_a_sealed_snapshot_not_the_file() {
         cache_dir: Some(cache.path().to_path_buf()),
         ..WasmSettings::default()
     };
-    let mappings = |what: &str| {
+    let cache_dir = cache.path().to_string_lossy().into_owned();
+    // This process's mappings of files in the cache folder: (permissions, path).
+    let mappings = || {
         std::fs::read_to_string("/proc/self/maps")
             .expect("maps")
             .lines()
-            .filter(|l| l.contains(what))
-            .map(str::to_owned)
+            .filter(|l| l.contains(&cache_dir))
+            .map(|l| {
+                let fields: Vec<&str> = l.split_whitespace().collect();
+                (fields[1].to_owned(), fields[fields.len() - 1].to_owned())
+            })
             .collect::<Vec<_>>()
     };
+    if !crate::platform::sys::mapped::CAN_RUN_CODE {
+        eprintln!("SKIPPED: code does not run from a mapping on this platform");
+        return;
+    }
     for name in ["fixture-p1.wasm", "fixture-p2.wasm"] {
         let path = repo.join("target/wasm").join(name);
         if !path.is_file() {
@@ -420,30 +431,106 @@ fn cached_programs_run_from_a_sealed_snapshot_not_the_file() {
                 .prepare(&path, &[], project.path(), Duration::from_secs(10))
                 .unwrap_or_else(|e| panic!("{name}: {e}"))
         };
-        assert!(!prepare().from_cache, "{name}: compiled first");
-        // Executable mappings of snapshots (other tests may load some too).
-        let code = || {
-            let mut code = mappings("memfd:hookhost-artifact");
-            code.retain(|l| l.contains(" r-xp "));
-            code
-        };
-        let before = code();
+        let compiled = prepare();
+        assert!(!compiled.from_cache, "{name}: compiled first");
+        assert_eq!(
+            mappings(),
+            Vec::new(),
+            "{name}: a compile maps no cache file"
+        );
+        let file = compiled.cache_file().expect("a cache file").to_path_buf();
+        let file_name = file.to_string_lossy().into_owned();
+        drop(compiled);
+
         let loaded = prepare();
         assert!(loaded.from_cache, "{name}");
+        assert!(loaded.backing.is_some(), "{name}: loaded in place");
         assert!(
             loaded.cache_warnings.is_empty(),
             "{:?}",
             loaded.cache_warnings
         );
-        let now = code();
+        // One mapping of the file, its code executable, nothing of it writable.
+        let mapped = mappings();
         assert!(
-            now.iter().any(|l| !before.contains(l)),
-            "{name}: no new executable mapping of a snapshot: {now:?}"
+            mapped.iter().all(|(_, p)| *p == file_name),
+            "{name}: {mapped:?}"
         );
-        let cache_dir = cache.path().to_string_lossy().into_owned();
-        assert_eq!(mappings(&cache_dir), Vec::<String>::new(), "{name}");
+        assert!(
+            mapped.iter().any(|(perms, _)| perms == "r-xp"),
+            "{name}: no executable mapping of the cache file: {mapped:?}"
+        );
+        assert!(
+            mapped.iter().all(|(perms, _)| !perms.contains('w')),
+            "{name}: {mapped:?}"
+        );
+        // A clone for another hook keeps the mapping alive after the first is gone.
+        let other = loaded
+            .for_another_hook(&[], project.path(), Duration::from_secs(10))
+            .expect("another hook");
         drop(loaded);
+        assert!(
+            !mappings().is_empty(),
+            "{name}: unmapped under a live program"
+        );
+        drop(other);
+        assert_eq!(mappings(), Vec::new(), "{name}: unmapped with its program");
+
+        // One bit of the artifact's code flipped: found in the mapping, refused with a
+        // warning, compiled again (on a thread), the file replaced, nothing left mapped.
+        let mut bytes = std::fs::read(&file).expect("read");
+        let middle = bytes.len() / 2;
+        bytes[middle] ^= 1;
+        std::fs::write(&file, &bytes).expect("write");
+        let again = prepare();
+        assert!(!again.from_cache, "{name}: compiled again");
+        assert!(again.backing.is_none(), "{name}");
+        assert_eq!(again.cache_warnings.len(), 1, "{:?}", again.cache_warnings);
+        assert!(
+            again.cache_warnings[0].contains("does not match its checksum"),
+            "{:?}",
+            again.cache_warnings
+        );
+        assert_eq!(
+            mappings(),
+            Vec::new(),
+            "{name}: the damaged file is not mapped"
+        );
+        assert_ne!(
+            std::fs::read(&file).expect("read"),
+            bytes,
+            "{name}: replaced"
+        );
+        drop(again);
+        assert!(prepare().from_cache, "{name}: the replacement loads");
     }
+}
+
+/// A cache file is the artifact, then its trailer: a file cut short, one without the
+/// trailer's magic, and one whose artifact changed are each refused for what they are.
+#[test]
+fn a_cache_file_is_checked_by_its_trailer() {
+    let artifact = b"\x7fELF an artifact".to_vec();
+    let file = cache::with_trailer(artifact.clone());
+    assert_eq!(file.len(), artifact.len() + cache::TRAILER);
+    assert_eq!(
+        cache::verified_artifact(&file).expect("verified"),
+        &artifact[..]
+    );
+    assert!(matches!(
+        cache::verified_artifact(&file[..cache::TRAILER - 1]),
+        Err(cache::Unverified::NoDigest)
+    ));
+    assert!(matches!(
+        cache::verified_artifact(&artifact),
+        Err(cache::Unverified::NoDigest)
+    ));
+    let mut changed = file.clone();
+    changed[0] ^= 1;
+    assert!(matches!(
+        cache::verified_artifact(&changed),
+        Err(cache::Unverified::Mismatch)
+    ));
 }
 
 /// Only a compile runs on a compile thread (bounded by the compile deadline): a program
