@@ -37,7 +37,7 @@
 //! (a flipped bit, a torn or truncated write), a 128-bit non-cryptographic checksum
 //! misses with odds of 2^-128, as SHA-256 would, at a small fraction of its cost: it is
 //! one pass over the artifact on every start, 38 MB for a Python component. A file
-//! that fails the check (damaged, truncated, or without a header) is compiled again and
+//! that fails the check (damaged, truncated, or without a trailer) is compiled again and
 //! replaced, with a warning that names it. Files of the earlier formats (a header before
 //! the artifact) are not even looked at: the format is part of every file's name. Warnings
 //! (also for a cache that cannot be written) go back to the caller ([`Loaded::warnings`]),
