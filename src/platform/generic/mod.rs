@@ -55,6 +55,9 @@ pub(crate) mod memory {
     pub(crate) fn swap_in_use() -> bool {
         true
     }
+
+    /// Nothing to advise here: large buffers are backed as the OS backs them.
+    pub(crate) fn prefer_huge_pages(_buffer: &[std::mem::MaybeUninit<u8>]) {}
 }
 
 /// Where hookhost does not run code from a mapping of a file (Linux's is on x86-64 only):
