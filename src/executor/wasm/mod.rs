@@ -80,10 +80,12 @@
 //!
 //! # Files
 //!
-//! - `engine.rs`: [`WasmEngine`] and its configuration ([`EngineMode`], [`WasmSettings`],
-//!   the pooling allocator and its page-scan reset, the epoch ticker, how the default
-//!   fuel rate was calibrated), and preparing a program once per engine;
-//! - `engine.rs` also bounds compiling ([`WasmSettings::compile_deadline`]);
+//! - `engine/`: [`WasmEngine`], one file per concept: `mod.rs` the engine itself
+//!   (wasmtime's configuration, the pooling allocator and its page-scan reset, the
+//!   linkers, the programs it has prepared), `settings.rs` its settings ([`EngineMode`],
+//!   [`WasmSettings`], how the default fuel rate was calibrated), `ticker.rs` the epoch
+//!   ticker, `program.rs` preparing a program once per engine (cache or compile, the
+//!   compile bounded by [`WasmSettings::compile_deadline`], pre-linking);
 //! - `link.rs`: what a hook can reach: the two linkers, the import policy
 //!   ([`HOOK_WORLD_IMPORTS`]; the network and HTTP linked, every use denied), and the
 //!   WASI context of each run;
