@@ -662,3 +662,164 @@ async fn another_hook_of_a_program_shares_it_without_reading_the_file() {
         Err(WasmError::NotWasm { .. })
     ));
 }
+
+/// What a test compares of one prepared hook: its argv, whether it came from the
+/// cache and its cache warnings, or its error's text.
+fn summary(result: &Result<WasmExecutor, WasmError>) -> String {
+    match result {
+        Ok(exec) => format!(
+            "ok {:?} from_cache={} {:?}",
+            exec.argv(),
+            exec.from_cache(),
+            exec.cache_warnings()
+        ),
+        Err(e) => format!("error: {e}"),
+    }
+}
+
+/// `requests` prepared in turn and with `prepare_many`, each on a fresh engine made by
+/// `engine` after `before` (which resets whatever the first run changed).
+fn in_turn_and_at_once(
+    engine: impl Fn() -> WasmEngine,
+    before: impl Fn(),
+    requests: &[Request<'_>],
+) -> (Vec<String>, Vec<String>) {
+    before();
+    let turn = engine();
+    let in_turn = requests
+        .iter()
+        .map(|r| summary(&turn.prepare(r.wasm, r.args, r.project, r.timeout)))
+        .collect();
+    before();
+    let at_once = engine().prepare_many(requests);
+    (in_turn, at_once.iter().map(summary).collect())
+}
+
+/// `prepare_many` gives what preparing each request in turn gives, in the same order,
+/// whichever of the programs are broken and wherever they stand: good and broken
+/// programs, the same bytes under two names (shared, or the second failing again with
+/// its own name after the first failed), a missing file; a read-only cache refusing
+/// each program with its own name; and damaged cache files, each hook's warning with
+/// that hook.
+#[test]
+fn many_programs_prepare_as_they_would_in_turn() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = |name: &str, bytes: &[u8]| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, bytes).expect("write");
+        path
+    };
+    // Valid header, garbage after it: does not compile.
+    let garbage = b"\0asm\x01\0\0\0\xff\xff\xff";
+    let files = [
+        file("good.wasm", EMPTY_MODULE),
+        file("bad.wasm", b"not wasm"),
+        file("loop.wasm", LOOP_MODULE),
+        file("garbage.wasm", garbage),
+        file("same.wasm", EMPTY_MODULE),
+        file("garbage-too.wasm", garbage),
+        dir.path().join("missing.wasm"),
+    ];
+    let args = [vec!["a".to_string()], vec![], vec!["b".into(), "c".into()]];
+    let requests = |order: &[usize]| -> Vec<Request<'_>> {
+        order
+            .iter()
+            .map(|&i| Request {
+                wasm: &files[i],
+                args: &args[i % args.len()],
+                project: dir.path(),
+                timeout: Duration::from_secs(1 + i as u64),
+            })
+            .collect()
+    };
+    let forward: Vec<usize> = (0..files.len()).collect();
+    let backward: Vec<usize> = forward.iter().rev().copied().collect();
+    let orders = [
+        forward,
+        backward,
+        vec![1, 0],
+        vec![0, 1],
+        vec![3, 2],
+        vec![2, 3],
+    ];
+    for order in &orders {
+        let requests = requests(order);
+        let (in_turn, at_once) = in_turn_and_at_once(test_engine, || {}, &requests);
+        assert_eq!(in_turn, at_once, "order {order:?}");
+    }
+    let (in_turn, _) = in_turn_and_at_once(test_engine, || {}, &requests(&orders[0]));
+    assert!(in_turn[0].starts_with("ok"), "{in_turn:?}");
+    assert!(in_turn[1].contains("bad header"), "{in_turn:?}");
+    assert!(
+        in_turn[3].contains("garbage.wasm does not compile"),
+        "{in_turn:?}"
+    );
+    assert!(
+        in_turn[5].contains("garbage-too.wasm does not compile"),
+        "{in_turn:?}"
+    );
+    assert!(in_turn[6].contains("cannot read"), "{in_turn:?}");
+
+    // A read-only cache without the programs refuses each, by name.
+    let cache = tempfile::tempdir().expect("tempdir");
+    let read_only = || {
+        let settings = WasmSettings {
+            cache_dir: Some(cache.path().to_path_buf()),
+            cache_access: CacheAccess::ReadOnly,
+            ..WasmSettings::default()
+        };
+        WasmEngine::new(&settings, EngineMode::OneShot).expect("engine")
+    };
+    for order in [&[0, 2][..], &[2, 0], &[1, 2, 0]] {
+        let requests = requests(order);
+        let (in_turn, at_once) = in_turn_and_at_once(read_only, || {}, &requests);
+        assert_eq!(in_turn, at_once, "order {order:?}");
+        let refused = in_turn
+            .iter()
+            .filter(|s| s.contains("system compile cache"));
+        assert_eq!(refused.count(), order.iter().filter(|&&i| i != 1).count());
+    }
+
+    // Damaged cache files: each program's warning goes with its own (first) hook.
+    let private = || {
+        let settings = WasmSettings {
+            cache_dir: Some(cache.path().to_path_buf()),
+            ..WasmSettings::default()
+        };
+        WasmEngine::new(&settings, EngineMode::OneShot).expect("engine")
+    };
+    let requests = requests(&[2, 0, 4]);
+    let filled = private().prepare_many(&requests);
+    let mut cache_files: Vec<_> = filled
+        .iter()
+        .map(|r| {
+            r.as_ref()
+                .expect("prepared")
+                .cache_file()
+                .expect("a file")
+                .to_path_buf()
+        })
+        .collect();
+    cache_files.dedup(); // same.wasm's is good.wasm's
+    assert_eq!(cache_files.len(), 2);
+    let damage = || {
+        for file in &cache_files {
+            let mut bytes = std::fs::read(file).expect("read");
+            let last = bytes.len() - 1;
+            bytes[last] ^= 1;
+            std::fs::write(file, &bytes).expect("write");
+        }
+    };
+    let (in_turn, at_once) = in_turn_and_at_once(private, damage, &requests);
+    assert_eq!(in_turn, at_once);
+    assert!(
+        in_turn[0].contains("does not match its checksum"),
+        "{in_turn:?}"
+    );
+    assert!(
+        in_turn[1].contains("does not match its checksum"),
+        "{in_turn:?}"
+    );
+    // same.wasm shares good.wasm's program: no warning of its own.
+    assert!(in_turn[2].ends_with("[]"), "{in_turn:?}");
+}

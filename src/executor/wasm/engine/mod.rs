@@ -14,10 +14,14 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use wasmtime::{Config, Enabled, Engine, InstanceAllocationStrategy, PoolingAllocationConfig};
+use wasmtime_wasi::filesystem::WasiFilesystemCtx;
 
+mod many;
 mod program;
 mod settings;
 mod ticker;
+
+pub use many::Request;
 
 use program::Prepared;
 pub(super) use program::Program;
@@ -186,26 +190,40 @@ impl WasmEngine {
         project: &Path,
         timeout: Duration,
     ) -> Result<WasmExecutor, WasmError> {
-        let path = wasm.to_path_buf();
-        let bytes =
-            crate::access::read_capped(wasm, crate::access::caps::WASM).map_err(|source| {
-                WasmError::Read {
-                    path: path.clone(),
-                    source,
-                }
-            })?;
-        let preopens = open_project(project)?;
-        let digest = cache::program_digest(&bytes);
+        let (bytes, preopens, digest) = read_program(wasm, project)?;
         let known = self.programs().get(&digest).cloned();
         // The cache's warnings go with the first hook that prepares a program only.
         let (prepared, cache_warnings) = match known {
             Some(prepared) => (prepared, Vec::new()),
             None => {
-                let (prepared, warnings) = self.compile(&path, bytes, &digest)?;
+                let (prepared, warnings) = self.compile(wasm, bytes, &digest)?;
                 self.programs().insert(digest, prepared.clone());
                 (prepared, warnings)
             }
         };
+        Ok(self.executor(
+            wasm,
+            args,
+            project,
+            timeout,
+            preopens,
+            prepared,
+            cache_warnings,
+        ))
+    }
+
+    /// The executor of a program prepared for one hook.
+    #[allow(clippy::too_many_arguments)]
+    fn executor(
+        &self,
+        wasm: &Path,
+        args: &[String],
+        project: &Path,
+        timeout: Duration,
+        preopens: WasiFilesystemCtx,
+        prepared: Prepared,
+        cache_warnings: Vec<String>,
+    ) -> WasmExecutor {
         let Prepared {
             program,
             from_cache,
@@ -224,7 +242,7 @@ impl WasmEngine {
         argv.push(name);
         argv.extend(args.iter().cloned());
         let fuel = fuel_for(timeout, self.inner.settings.fuel_per_second);
-        Ok(WasmExecutor {
+        WasmExecutor {
             engine: Arc::clone(&self.inner),
             program,
             argv,
@@ -239,7 +257,7 @@ impl WasmEngine {
             footprint,
             permits,
             backing,
-        })
+        }
     }
 
     /// Whether this engine resets pooled memory by copying back only the pages a run
@@ -342,4 +360,21 @@ impl EngineInner {
 fn page_scan_is_sound() -> bool {
     PoolingAllocationConfig::is_pagemap_scan_available()
         && !crate::platform::sys::memory::swap_in_use()
+}
+
+/// Reads the program at `wasm` (capped), opens `project` for it, and hashes the bytes:
+/// the first part of [`WasmEngine::prepare`], errors in its order.
+fn read_program(
+    wasm: &Path,
+    project: &Path,
+) -> Result<(Vec<u8>, WasiFilesystemCtx, cache::ProgramDigest), WasmError> {
+    let bytes = crate::access::read_capped(wasm, crate::access::caps::WASM).map_err(|source| {
+        WasmError::Read {
+            path: wasm.to_path_buf(),
+            source,
+        }
+    })?;
+    let preopens = open_project(project)?;
+    let digest = cache::program_digest(&bytes);
+    Ok((bytes, preopens, digest))
 }
