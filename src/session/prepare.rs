@@ -16,7 +16,9 @@ use crate::config::{Config, HookDef};
 use crate::dispatch::{LoadedHook, Placement};
 use crate::env::Environment;
 use crate::executor::argv::{ArgvExecutor, HostLauncher, IsolatedHostLauncher, Launcher};
-use crate::executor::wasm::{CacheAccess, WasmEngine, WasmError, WasmExecutor, WasmSettings};
+use crate::executor::wasm::{
+    CacheAccess, Request, WasmEngine, WasmError, WasmExecutor, WasmSettings,
+};
 use crate::executor::{Executor, Unstartable};
 
 /// The session's WASM engine (made on first use) and its settings.
@@ -28,6 +30,9 @@ pub(super) struct WasmHooks {
     /// shares the first's program without reading and hashing the file again (this
     /// lives for one start only, so a later start reads the file afresh).
     by_path: HashMap<PathBuf, Arc<WasmExecutor>>,
+    /// The programs [`WasmHooks::prepare_ahead`] prepared, by path, each for the first
+    /// hook of its file, which takes it (result and all) when its turn comes.
+    ahead: HashMap<PathBuf, Result<WasmExecutor, WasmError>>,
 }
 
 impl WasmHooks {
@@ -74,6 +79,7 @@ impl WasmHooks {
             mode,
             engine: None,
             by_path: HashMap::new(),
+            ahead: HashMap::new(),
         }
     }
 
@@ -118,6 +124,60 @@ impl WasmHooks {
         ))
     }
 
+    /// Prepares the programs of `hooks` (WASM hooks with their absolute programs, in
+    /// config order) in parallel ([`WasmEngine::prepare_many`]) when there are two
+    /// files or more not prepared yet, each for the first hook of its file: then each
+    /// hook's [`WasmHooks::prepare`] gives what it would have given in turn, in turn
+    /// (its warnings, its error, the first refusal). With one file, nothing is done
+    /// here: it is prepared on the calling thread when its hook's turn comes.
+    pub(super) fn prepare_ahead<'a>(
+        &mut self,
+        hooks: impl IntoIterator<Item = (&'a HookDef, &'a Path)>,
+        project: &Path,
+    ) {
+        let mut firsts: Vec<(&HookDef, &Path)> = Vec::new();
+        for (def, program) in hooks {
+            let known = self.by_path.contains_key(program) || self.ahead.contains_key(program);
+            if !known && !firsts.iter().any(|(_, p)| *p == program) {
+                firsts.push((def, program));
+            }
+        }
+        if firsts.len() < 2 {
+            return;
+        }
+        let Ok(engine) = self.engine() else {
+            return; // each hook says so in turn
+        };
+        let requests: Vec<Request<'_>> = firsts
+            .iter()
+            .map(|(def, program)| Request {
+                wasm: program,
+                args: &def.command[1..],
+                project,
+                timeout: def.timeout(),
+            })
+            .collect();
+        let results = engine.prepare_many(&requests);
+        for ((_, program), result) in firsts.into_iter().zip(results) {
+            self.ahead.insert(program.to_path_buf(), result);
+        }
+    }
+
+    /// The session's engine, made on first use (or why it cannot be).
+    fn engine(&mut self) -> Result<&WasmEngine, WasmError> {
+        // The engine's own message is kept, so that re-wrapping it below says it once.
+        let engine = self.engine.get_or_insert_with(|| {
+            WasmEngine::new(&self.settings, self.mode).map_err(|e| match e {
+                WasmError::Engine(message) => message,
+                other => other.to_string(),
+            })
+        });
+        match engine {
+            Ok(engine) => Ok(engine),
+            Err(e) => Err(WasmError::Engine(e.clone())),
+        }
+    }
+
     /// [`WasmHooks::prepare`]'s compile and link, on the engine made on first use; the
     /// error is why the hook cannot start (every run fails with "could not start: " and it).
     fn compile(
@@ -132,19 +192,15 @@ impl WasmHooks {
                 .for_another_hook(args, project, def.timeout())
                 .map(Arc::new);
         }
-        // The engine's own message is kept, so that re-wrapping it below says it once.
-        let engine = self.engine.get_or_insert_with(|| {
-            WasmEngine::new(&self.settings, self.mode).map_err(|e| match e {
-                WasmError::Engine(message) => message,
-                other => other.to_string(),
-            })
-        });
-        let engine = match engine {
-            Ok(engine) => engine,
-            Err(e) => return Err(WasmError::Engine(e.clone())),
+        let executor = match self.ahead.remove(program) {
+            Some(prepared) => Arc::new(prepared?),
+            None => Arc::new(self.engine()?.prepare(
+                program,
+                &def.command[1..],
+                project,
+                def.timeout(),
+            )?),
         };
-        let executor =
-            Arc::new(engine.prepare(program, &def.command[1..], project, def.timeout())?);
         self.by_path
             .insert(program.to_path_buf(), Arc::clone(&executor));
         Ok(executor)

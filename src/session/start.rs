@@ -400,6 +400,9 @@ fn prepare_hooks(
         check_wasm_cache(options.scope, guard_ctx, &dir)?;
     }
     let host_launcher = host_launcher(config, sandbox, warnings);
+    let wasm_hooks = config.hooks.iter().zip(&programs);
+    let wasm_hooks = wasm_hooks.filter(|(def, _)| def.is_wasm());
+    wasm.prepare_ahead(wasm_hooks.map(|(def, p)| (def, p.as_path())), project);
     let mut hooks = Vec::with_capacity(config.hooks.len());
     for (def, program) in config.hooks.iter().zip(programs) {
         if def.is_wasm() {

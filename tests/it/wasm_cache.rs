@@ -84,9 +84,11 @@ fn a_cache_file_without_a_checksum_is_compiled_again() {
     force_push(&scene);
     let file = cache_file(&cache);
     let good = std::fs::read(&file).unwrap();
-    // What an older hookhost wrote: the bare artifact, which wasmtime would load as is.
-    let magic_end = good.iter().position(|b| *b == b'\n').unwrap() + 1;
-    std::fs::write(&file, &good[magic_end + 16..]).unwrap();
+    // The bare artifact, which wasmtime would load as is: the file less its trailer (a
+    // magic line, then a 16-byte checksum).
+    let trailer = b"hookhost wasm artifact, xxh3-128\n".len() + 16;
+    assert!(good[..good.len() - 16].ends_with(b"hookhost wasm artifact, xxh3-128\n"));
+    std::fs::write(&file, &good[..good.len() - trailer]).unwrap();
     let stderr = force_push(&scene);
     let warning = format!(
         "⚠ the WASM cache file {} has no checksum (it was written by an older hookhost, or damaged), so it was compiled again",

@@ -16,17 +16,19 @@
 //! the user and not writable by the agent or by hooks (WASM hooks cannot write anything:
 //! their only preopen is the read-only project).
 //!
-//! A file is [`HEADER`] (a magic line, then the XXH3-128 checksum of the artifact)
-//! followed by the artifact. Its checksum is checked before wasmtime sees a byte, and
-//! exactly the bytes checked are deserialized: a bit flipped on disk would otherwise be
-//! run as native code (a crash, or a hook that quietly answers otherwise;
-//! docs/threats.md#f19). Where the OS can make one (Linux), the artifact is copied once,
-//! inside the kernel, into a sealed snapshot that no process can change
-//! ([`sys::snapshot`]); the checksum is checked over the snapshot and wasmtime maps that
-//! same snapshot, instead of the file being read into memory and wasmtime copying it
-//! again (and again for a memory image). The cache file itself is never mapped: its pages
-//! would follow later writes and re-reads from disk, which the check did not see.
-//! Elsewhere the file is read whole, checked, and deserialized from that buffer.
+//! A file is the artifact followed by [`TRAILER`] bytes (a magic line, then the XXH3-128
+//! checksum of the artifact): the artifact starts the file, so that a mapping of the file
+//! has its code at page-aligned addresses. Its checksum is checked before wasmtime sees a
+//! byte, and exactly the bytes checked are deserialized: a bit flipped on disk would
+//! otherwise be run as native code (a crash, or a hook that quietly answers otherwise;
+//! docs/threats.md#f19). Where hookhost can run code from a mapping of a file (Linux on
+//! x86-64, [`sys::mapped`]), the file is mapped once, the checksum is checked over that
+//! mapping, and wasmtime runs that same mapping ([`CodeMemory`] makes its code
+//! executable in place), kept alive as long as the program ([`Backing`]): no copy, where
+//! it used to be a copy into a sealed memfd (~34 ms of a Python component's 38 MB). That
+//! a mapping follows the file is sound because nothing writes a cache file in place
+//! (docs/threats.md#f19). Elsewhere, or where the mapped code cannot be made executable
+//! (a `noexec` mount), the checked bytes are copied by wasmtime.
 //!
 //! Why a checksum and not a cryptographic digest: the check is integrity, not
 //! authentication (docs/threats.md#i1). Whoever can write the folder can reseal a file
@@ -35,9 +37,9 @@
 //! (a flipped bit, a torn or truncated write), a 128-bit non-cryptographic checksum
 //! misses with odds of 2^-128, as SHA-256 would, at a small fraction of its cost: it is
 //! one pass over the artifact on every start, 38 MB for a Python component. A file
-//! that fails the check (damaged, truncated, or without a header) is compiled again and
-//! replaced, with a warning that names it. Files of the earlier format (a SHA-256
-//! header) are not even looked at: the format is part of every file's name. Warnings
+//! that fails the check (damaged, truncated, or without a trailer) is compiled again and
+//! replaced, with a warning that names it. Files of the earlier formats (a header before
+//! the artifact) are not even looked at: the format is part of every file's name. Warnings
 //! (also for a cache that cannot be written) go back to the caller ([`Loaded::warnings`]),
 //! which shows them as start-up warnings.
 
@@ -45,6 +47,8 @@ use std::fs::{DirBuilder, File, OpenOptions};
 use std::hash::Hasher;
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
+use std::ptr::NonNull;
+use std::sync::Arc;
 
 use sha2::{Digest, Sha256};
 use wasmtime::Engine;
@@ -54,7 +58,7 @@ use wasmtime::Module;
 
 use super::engine::CacheAccess;
 use crate::platform::sys;
-use crate::platform::sys::snapshot::Snapshot;
+use crate::platform::sys::mapped::Mapping;
 
 /// The wasmtime release the artifacts are compiled by (part of every key).
 const WASMTIME_VERSION: &str = "48.0.8";
@@ -70,12 +74,13 @@ pub(crate) trait Artifact: Sized {
     /// # Safety
     /// The bytes must have been made by [`Artifact::serialize`] of this wasmtime.
     unsafe fn load(engine: &Engine, bytes: &[u8]) -> wasmtime::Result<Self>;
-    /// Loads it from a sealed snapshot of a cache file's artifact, which wasmtime maps
-    /// rather than copies.
+    /// Loads it from memory the caller owns, in place: wasmtime neither copies it nor
+    /// writes it, and makes its code executable through the engine's [`CodeMemory`].
     ///
     /// # Safety
-    /// As [`Artifact::load`], for the snapshot's bytes.
-    unsafe fn load_snapshot(engine: &Engine, snapshot: &Snapshot) -> wasmtime::Result<Self>;
+    /// As [`Artifact::load`]; and the memory must stay mapped and unchanged for as long
+    /// as the artifact (and every clone of it) lives.
+    unsafe fn load_in_place(engine: &Engine, memory: NonNull<[u8]>) -> wasmtime::Result<Self>;
     /// Serializes it for the cache.
     fn serialize(&self) -> wasmtime::Result<Vec<u8>>;
 }
@@ -89,11 +94,9 @@ impl Artifact for Module {
         // SAFETY: forwarded to the caller (see the trait method).
         unsafe { Module::deserialize(engine, bytes) }
     }
-    unsafe fn load_snapshot(engine: &Engine, snapshot: &Snapshot) -> wasmtime::Result<Self> {
-        let file = snapshot.file()?;
-        // SAFETY: forwarded to the caller; the snapshot is sealed, so the file wasmtime
-        // maps cannot change for as long as the module lives.
-        unsafe { Module::deserialize_open_file(engine, file) }
+    unsafe fn load_in_place(engine: &Engine, memory: NonNull<[u8]>) -> wasmtime::Result<Self> {
+        // SAFETY: forwarded to the caller (see the trait method).
+        unsafe { Module::deserialize_raw(engine, memory) }
     }
     fn serialize(&self) -> wasmtime::Result<Vec<u8>> {
         Module::serialize(self)
@@ -109,10 +112,9 @@ impl Artifact for Component {
         // SAFETY: forwarded to the caller (see the trait method).
         unsafe { Component::deserialize(engine, bytes) }
     }
-    unsafe fn load_snapshot(engine: &Engine, snapshot: &Snapshot) -> wasmtime::Result<Self> {
-        // SAFETY: as for `Module` (wasmtime loads a component from a path only: the
-        // path opens the same sealed file).
-        unsafe { Component::deserialize_file(engine, snapshot.path()) }
+    unsafe fn load_in_place(engine: &Engine, memory: NonNull<[u8]>) -> wasmtime::Result<Self> {
+        // SAFETY: forwarded to the caller (see the trait method).
+        unsafe { Component::deserialize_raw(engine, memory) }
     }
     fn serialize(&self) -> wasmtime::Result<Vec<u8>> {
         Component::serialize(self)
@@ -148,8 +150,9 @@ pub(crate) fn cache_path<A: Artifact>(
 ) -> PathBuf {
     use std::hash::Hash;
     let mut sha = Sha256::new();
-    // v3: the XXH3-128 header (v2 files, with a SHA-256 one, are simply not found).
-    sha.update(b"hookhost-wasm-cache-v3\0");
+    // v4: the XXH3-128 trailer (v3 files, with the checksum in a header, and v2 ones,
+    // with a SHA-256 header, are simply not found).
+    sha.update(b"hookhost-wasm-cache-v4\0");
     sha.update(WASMTIME_VERSION.as_bytes());
     sha.update(b"\0");
     sha.update(A::EXT.as_bytes());
@@ -166,9 +169,14 @@ pub(crate) fn cache_path<A: Artifact>(
     dir.join(name)
 }
 
+/// The memory a program loaded in place runs from: the mapping of its cache file, which
+/// must outlive the program. Whoever holds the program holds this too, in a field
+/// declared after the program's, so that it is dropped (unmapped) after it.
+pub(crate) type Backing = Arc<Mapping>;
+
 /// How an artifact was obtained.
 pub(crate) struct Loaded<A> {
-    /// The artifact.
+    /// The artifact. (Declared before `backing`: fields drop in declaration order.)
     pub artifact: A,
     /// Whether it came from the cache file rather than the compiler.
     pub from_cache: bool,
@@ -177,20 +185,23 @@ pub(crate) struct Loaded<A> {
     /// What went wrong with the cache (a file that failed its check, one that could not
     /// be written); each line names the file. The artifact is good either way.
     pub warnings: Vec<String>,
+    /// The memory the artifact runs from, if it was loaded in place; it must live as
+    /// long as the artifact and every clone of it.
+    pub backing: Option<Backing>,
 }
 
-/// The start of every cache file: a magic line naming the format, then the XXH3-128
-/// checksum of the artifact that follows ([`DIGEST_LEN`] bytes, big-endian).
+/// The end of every cache file: a magic line naming the format, then the XXH3-128
+/// checksum of the artifact before it ([`DIGEST_LEN`] bytes, big-endian).
 const MAGIC: &[u8] = b"hookhost wasm artifact, xxh3-128\n";
 /// The length of the checksum after [`MAGIC`].
 const DIGEST_LEN: usize = 16;
-/// How many bytes come before the artifact.
-pub(crate) const HEADER: usize = MAGIC.len() + DIGEST_LEN;
+/// How many bytes come after the artifact.
+pub(crate) const TRAILER: usize = MAGIC.len() + DIGEST_LEN;
 
 /// Why a cache file's artifact cannot be trusted.
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum Unverified {
-    /// No header: written by an older hookhost, or damaged at the start.
+    /// No trailer: written by an older hookhost, or damaged at the end.
     #[error("has no checksum (it was written by an older hookhost, or damaged)")]
     NoDigest,
     /// The artifact is not what was written.
@@ -198,37 +209,71 @@ pub(crate) enum Unverified {
     Mismatch,
 }
 
-/// The artifact of a cache file's bytes, once its checksum matches the header's.
+/// The artifact of a cache file's bytes, once its checksum matches the trailer's.
 pub(crate) fn verified_artifact(file: &[u8]) -> Result<&[u8], Unverified> {
-    let (header, artifact) = file.split_at_checked(HEADER).ok_or(Unverified::NoDigest)?;
-    check_digest(header, artifact)?;
-    Ok(artifact)
-}
-
-/// Whether `header` is a cache file's header whose checksum is `artifact`'s.
-fn check_digest(header: &[u8], artifact: &[u8]) -> Result<(), Unverified> {
-    let digest = header.strip_prefix(MAGIC).ok_or(Unverified::NoDigest)?;
-    if digest.len() != DIGEST_LEN {
-        return Err(Unverified::NoDigest);
-    }
+    let split = file
+        .len()
+        .checked_sub(TRAILER)
+        .ok_or(Unverified::NoDigest)?;
+    let (artifact, trailer) = file.split_at(split);
+    let digest = trailer.strip_prefix(MAGIC).ok_or(Unverified::NoDigest)?;
     if checksum(artifact).as_slice() != digest {
         return Err(Unverified::Mismatch);
     }
-    Ok(())
+    Ok(artifact)
 }
 
-/// The XXH3-128 checksum of an artifact, as its cache file's header holds it.
+/// The XXH3-128 checksum of an artifact, as its cache file's trailer holds it.
 fn checksum(artifact: &[u8]) -> [u8; DIGEST_LEN] {
     xxhash_rust::xxh3::xxh3_128(artifact).to_be_bytes()
 }
 
-/// The bytes of a cache file for `artifact`: the header, then the artifact.
-fn with_header(artifact: &[u8]) -> Vec<u8> {
-    let mut file = Vec::with_capacity(HEADER + artifact.len());
-    file.extend_from_slice(MAGIC);
-    file.extend_from_slice(&checksum(artifact));
-    file.extend_from_slice(artifact);
-    file
+/// The bytes of a cache file for `artifact`: the artifact, then the trailer.
+pub(crate) fn with_trailer(mut artifact: Vec<u8>) -> Vec<u8> {
+    let digest = checksum(&artifact);
+    artifact.reserve_exact(TRAILER);
+    artifact.extend_from_slice(MAGIC);
+    artifact.extend_from_slice(&digest);
+    artifact
+}
+
+/// The engine's publisher of code (wasmtime's [`wasmtime::CustomCodeMemory`]) where code
+/// may run from a mapping of a cache file ([`sys::mapped::CAN_RUN_CODE`]), else `None`
+/// (wasmtime's own). wasmtime makes memory it owns executable itself, but memory a
+/// caller owns ([`Artifact::load_in_place`]) only through such a publisher; it then uses
+/// it for every program of the engine, compiled ones too, which is the same `mprotect`
+/// wasmtime would make.
+pub(crate) fn code_memory() -> Option<Arc<dyn wasmtime::CustomCodeMemory>> {
+    match sys::mapped::CAN_RUN_CODE {
+        true => Some(Arc::new(CodeMemory)),
+        false => None,
+    }
+}
+
+/// Makes published code executable with the platform's page protections.
+struct CodeMemory;
+
+impl wasmtime::CustomCodeMemory for CodeMemory {
+    fn required_alignment(&self) -> usize {
+        sys::mapped::page_size()
+    }
+
+    fn publish_executable(&self, ptr: *const u8, len: usize) -> wasmtime::Result<()> {
+        // SAFETY: wasmtime hands over the page-aligned text of a code image it holds
+        // (its own memory, or a [`Backing`] kept alive as long as the program), which
+        // nothing writes once published.
+        unsafe { sys::mapped::make_executable(ptr, len) }
+            .map_err(|e| wasmtime::Error::msg(format!("cannot make code executable: {e}")))
+    }
+
+    fn unpublish_executable(&self, ptr: *const u8, len: usize) -> wasmtime::Result<()> {
+        // wasmtime calls this as it drops a code image (and panics on an error), just
+        // before the memory is unmapped (its own, or the [`Backing`] right after): a
+        // failure to switch it back changes nothing, so it is not one.
+        // SAFETY: the range published above; no code runs from it any more.
+        let _ = unsafe { sys::mapped::make_writable(ptr, len) };
+        Ok(())
+    }
 }
 
 /// A read-only cache ([`CacheAccess::ReadOnly`]) has no usable file for a program; the
@@ -294,12 +339,13 @@ pub(crate) fn lookup<A: Artifact>(
     let mut warnings = Vec::new();
     if path.is_file() {
         match load_file::<A>(engine, &path) {
-            Ok(artifact) => {
+            Ok((artifact, backing)) => {
                 return Ok(Lookup::Hit(Loaded {
                     artifact,
                     from_cache: true,
                     cache_file: Some(path),
                     warnings,
+                    backing,
                 }));
             }
             Err(why) => warnings.push(format!(
@@ -332,12 +378,13 @@ pub(crate) fn compile_and_store<A: Artifact>(
             from_cache: false,
             cache_file: None,
             warnings,
+            backing: None,
         });
     };
     let dir = path.parent().unwrap_or(Path::new("."));
     match artifact.serialize() {
         Ok(bytes) => {
-            if let Err(e) = store(dir, &path, &with_header(&bytes), access) {
+            if let Err(e) = store(dir, &path, &with_trailer(bytes), access) {
                 warnings.push(format!(
                     "cannot write the WASM cache file {}: {e}; the next start compiles it again",
                     path.display()
@@ -354,6 +401,7 @@ pub(crate) fn compile_and_store<A: Artifact>(
         from_cache: false,
         cache_file: Some(path),
         warnings,
+        backing: None,
     })
 }
 
@@ -372,11 +420,12 @@ fn load_read_only<A: Artifact>(engine: &Engine, path: PathBuf) -> wasmtime::Resu
         )));
     }
     match load_file::<A>(engine, &path) {
-        Ok(artifact) => Ok(Loaded {
+        Ok((artifact, backing)) => Ok(Loaded {
             artifact,
             from_cache: true,
             cache_file: Some(path),
             warnings: Vec::new(),
+            backing,
         }),
         Err(why) => Err(not_cached(format!("{} {why}", path.display()))),
     }
@@ -393,43 +442,49 @@ enum Unusable {
     Load(wasmtime::Error),
 }
 
-/// Reads a cache file, checks its checksum and deserializes exactly the bytes checked:
-/// from a sealed snapshot where the OS makes one, else from the file read whole.
+/// Opens a cache file, checks its checksum and deserializes exactly the bytes checked:
+/// in place from one mapping of the file where code may run from one (then with the
+/// mapping, which must outlive the artifact), else copied from the file read whole.
 ///
 /// Why loading is sound (the `unsafe` below): the cache folder is private to this user
 /// and not writable by the agent or by hooks (the caller's path guard checks it before
 /// any hook is prepared), so every file in it was written by `store` from
-/// `A::serialize`; and the bytes loaded are exactly what was written (their checksum is
-/// the one stored with them, checked over those very bytes, which nothing can change
-/// after: a sealed snapshot, or our own buffer), so a file damaged since is never
-/// deserialized (docs/threats.md#f19). The name carries the wasmtime version and engine
-/// compatibility hash, and wasmtime itself rejects artifacts from another version or
-/// configuration.
-fn load_file<A: Artifact>(engine: &Engine, path: &Path) -> Result<A, Unusable> {
+/// `A::serialize`; and the bytes loaded are exactly what was written: their checksum is
+/// the one stored with them, checked over those very bytes (the mapping wasmtime then
+/// runs, or our own buffer), so a file damaged before the load is never deserialized.
+/// The mapping follows the file after the check, which is sound only because no writer
+/// changes a cache file in place: `store` renames a whole new file over the name (the
+/// mapped file is then no longer named, and unchanged), and whoever could write one in
+/// place could as well reseal it before the check (docs/threats.md#f19 and #i1). The
+/// name carries the wasmtime version and engine compatibility hash, and wasmtime itself
+/// rejects artifacts from another version or configuration.
+fn load_file<A: Artifact>(engine: &Engine, path: &Path) -> Result<(A, Option<Backing>), Unusable> {
     let mut file = File::open(path).map_err(Unusable::Read)?;
-    let mut header = Vec::with_capacity(HEADER);
-    (&mut file)
-        .take(HEADER as u64)
-        .read_to_end(&mut header)
-        .map_err(Unusable::Read)?;
-    // A snapshot that cannot be made is no error: the file is read as before.
-    if let Ok(Some(snapshot)) = sys::snapshot::take(&file, HEADER as u64) {
-        check_digest(&header, snapshot.bytes()).map_err(Unusable::Unverified)?;
-        // SAFETY: the snapshot's bytes are the checked ones (see above), sealed.
-        let mapped = unsafe { A::load_snapshot(engine, &snapshot) };
-        return match mapped {
-            Ok(artifact) => Ok(artifact),
-            // Mapping it may be refused (no executable mappings of a memfd, no /proc):
-            // the same checked bytes, copied by wasmtime, as without a snapshot.
-            // SAFETY: as above.
-            Err(_) => unsafe { A::load(engine, snapshot.bytes()) }.map_err(Unusable::Load),
-        };
+    if sys::mapped::CAN_RUN_CODE {
+        // A file that cannot be mapped is no error: it is read as elsewhere.
+        if let Ok(Some(mapping)) = sys::mapped::map(&file) {
+            let artifact = verified_artifact(mapping.bytes()).map_err(Unusable::Unverified)?;
+            let memory = NonNull::from(artifact);
+            // SAFETY: the checked bytes (see above), in a mapping that is returned with
+            // the artifact for its holders to keep as long as it lives.
+            return match unsafe { A::load_in_place(engine, memory) } {
+                Ok(loaded) => Ok((loaded, Some(Arc::new(mapping)))),
+                // Its code may not be made executable (a `noexec` mount): the same
+                // checked bytes, copied by wasmtime into memory of its own.
+                // SAFETY: as above; the copy needs the mapping only while it is made.
+                Err(_) => unsafe { A::load(engine, artifact) }
+                    .map(|loaded| (loaded, None))
+                    .map_err(Unusable::Load),
+            };
+        }
     }
-    let mut whole = header;
+    let mut whole = Vec::new();
     file.read_to_end(&mut whole).map_err(Unusable::Read)?;
     let artifact = verified_artifact(&whole).map_err(Unusable::Unverified)?;
     // SAFETY: our own buffer, checked (see above).
-    unsafe { A::load(engine, artifact) }.map_err(Unusable::Load)
+    unsafe { A::load(engine, artifact) }
+        .map(|loaded| (loaded, None))
+        .map_err(Unusable::Load)
 }
 
 /// Writes `bytes` to `path` atomically: a 0600 temporary file in `dir` (created 0700 if

@@ -80,10 +80,12 @@
 //!
 //! # Files
 //!
-//! - `engine.rs`: [`WasmEngine`] and its configuration ([`EngineMode`], [`WasmSettings`],
-//!   the pooling allocator and its page-scan reset, the epoch ticker, how the default
-//!   fuel rate was calibrated), and preparing a program once per engine;
-//! - `engine.rs` also bounds compiling ([`WasmSettings::compile_deadline`]);
+//! - `engine/`: [`WasmEngine`], one file per concept: `mod.rs` the engine itself
+//!   (wasmtime's configuration, the pooling allocator and its page-scan reset, the
+//!   linkers, the programs it has prepared), `settings.rs` its settings ([`EngineMode`],
+//!   [`WasmSettings`], how the default fuel rate was calibrated), `ticker.rs` the epoch
+//!   ticker, `program.rs` preparing a program once per engine (cache or compile, the
+//!   compile bounded by [`WasmSettings::compile_deadline`], pre-linking);
 //! - `link.rs`: what a hook can reach: the two linkers, the import policy
 //!   ([`HOOK_WORLD_IMPORTS`]; the network and HTTP linked, every use denied), and the
 //!   WASI context of each run;
@@ -109,7 +111,7 @@ use wasmtime_wasi::filesystem::WasiFilesystemCtx;
 
 pub use engine::{
     CacheAccess, DEFAULT_COMPILE_DEADLINE, DEFAULT_FUEL_PER_SECOND, DEFAULT_MEMORY_LIMIT_MIB,
-    EngineMode, WasmEngine, WasmSettings,
+    EngineMode, Request, WasmEngine, WasmSettings,
 };
 pub use limits::{PoolFootprint, PoolTotals};
 pub use link::{HOOK_WORLD_IMPORTS, HTTP_IMPORTS, NETWORK_IMPORTS};
@@ -221,6 +223,7 @@ pub enum WasmError {
 /// A WASM hook, compiled and pre-linked, ready to run any number of times.
 pub struct WasmExecutor {
     engine: Arc<EngineInner>,
+    /// The program (declared before `backing`, which must outlive it).
     program: Program,
     argv: Vec<String>,
     project: PathBuf,
@@ -237,6 +240,9 @@ pub struct WasmExecutor {
     footprint: limits::PoolFootprint,
     /// The pool's admission permits one run takes (0 without a pool).
     permits: u32,
+    /// The memory the program runs from when it was loaded in place from its cache file
+    /// (see `cache::Backing`); dropped after `program`.
+    backing: Option<cache::Backing>,
 }
 
 impl std::fmt::Debug for WasmExecutor {
@@ -306,6 +312,7 @@ impl WasmExecutor {
             network: self.network,
             footprint: self.footprint,
             permits: self.permits,
+            backing: self.backing.clone(),
         })
     }
 

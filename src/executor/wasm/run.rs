@@ -137,7 +137,8 @@ impl WasmExecutor {
                 self.arm(&mut store, |s| &mut s.limits)
                     .map_err(|e| wasmtime::Error::msg(e.to_string()))?;
                 pre.instantiate_async(&mut store).await?;
-                Ok(Box::new(store))
+                // The store holds the program: its backing memory goes with it, after it.
+                Ok(Box::new((store, self.backing.clone())))
             }
             Program::Component(pre) => {
                 let mut ctx = wasi.build();
@@ -153,7 +154,7 @@ impl WasmExecutor {
                 self.arm(&mut store, |s| &mut s.limits)
                     .map_err(|e| wasmtime::Error::msg(e.to_string()))?;
                 pre.instantiate_async(&mut store).await?;
-                Ok(Box::new(store))
+                Ok(Box::new((store, self.backing.clone())))
             }
         }
     }

@@ -388,11 +388,13 @@ async fn pool_footprint_is_what_a_run_holds() {
     }
 }
 
-/// A program loaded from the cache runs from wasmtime's mapping of a sealed snapshot of
-/// the cache file, a core module and a component alike; the cache file itself is never
-/// mapped, so what runs is what the digest was checked over (docs/threats.md#f19).
+/// A program loaded from the cache runs in place from the one mapping of its cache file
+/// that its checksum was checked over, a core module and a component alike (where code
+/// may run from a mapping: Linux on x86-64); a damaged file found in that mapping is
+/// refused with a warning, compiled again and replaced, and its mapping is gone
+/// (docs/threats.md#f19).
 #[test]
-fn cached_programs_run_from_a_sealed_snapshot_not_the_file() {
+fn cached_programs_run_in_place_from_the_checked_mapping() {
     let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let cache = tempfile::tempdir().expect("tempdir");
     let project = tempfile::tempdir().expect("tempdir");
@@ -400,14 +402,23 @@ fn cached_programs_run_from_a_sealed_snapshot_not_the_file() {
         cache_dir: Some(cache.path().to_path_buf()),
         ..WasmSettings::default()
     };
-    let mappings = |what: &str| {
+    let cache_dir = cache.path().to_string_lossy().into_owned();
+    // This process's mappings of files in the cache folder: (permissions, path).
+    let mappings = || {
         std::fs::read_to_string("/proc/self/maps")
             .expect("maps")
             .lines()
-            .filter(|l| l.contains(what))
-            .map(str::to_owned)
+            .filter(|l| l.contains(&cache_dir))
+            .map(|l| {
+                let fields: Vec<&str> = l.split_whitespace().collect();
+                (fields[1].to_owned(), fields[fields.len() - 1].to_owned())
+            })
             .collect::<Vec<_>>()
     };
+    if !crate::platform::sys::mapped::CAN_RUN_CODE {
+        eprintln!("SKIPPED: code does not run from a mapping on this platform");
+        return;
+    }
     for name in ["fixture-p1.wasm", "fixture-p2.wasm"] {
         let path = repo.join("target/wasm").join(name);
         if !path.is_file() {
@@ -420,30 +431,106 @@ fn cached_programs_run_from_a_sealed_snapshot_not_the_file() {
                 .prepare(&path, &[], project.path(), Duration::from_secs(10))
                 .unwrap_or_else(|e| panic!("{name}: {e}"))
         };
-        assert!(!prepare().from_cache, "{name}: compiled first");
-        // Executable mappings of snapshots (other tests may load some too).
-        let code = || {
-            let mut code = mappings("memfd:hookhost-artifact");
-            code.retain(|l| l.contains(" r-xp "));
-            code
-        };
-        let before = code();
+        let compiled = prepare();
+        assert!(!compiled.from_cache, "{name}: compiled first");
+        assert_eq!(
+            mappings(),
+            Vec::new(),
+            "{name}: a compile maps no cache file"
+        );
+        let file = compiled.cache_file().expect("a cache file").to_path_buf();
+        let file_name = file.to_string_lossy().into_owned();
+        drop(compiled);
+
         let loaded = prepare();
         assert!(loaded.from_cache, "{name}");
+        assert!(loaded.backing.is_some(), "{name}: loaded in place");
         assert!(
             loaded.cache_warnings.is_empty(),
             "{:?}",
             loaded.cache_warnings
         );
-        let now = code();
+        // One mapping of the file, its code executable, nothing of it writable.
+        let mapped = mappings();
         assert!(
-            now.iter().any(|l| !before.contains(l)),
-            "{name}: no new executable mapping of a snapshot: {now:?}"
+            mapped.iter().all(|(_, p)| *p == file_name),
+            "{name}: {mapped:?}"
         );
-        let cache_dir = cache.path().to_string_lossy().into_owned();
-        assert_eq!(mappings(&cache_dir), Vec::<String>::new(), "{name}");
+        assert!(
+            mapped.iter().any(|(perms, _)| perms == "r-xp"),
+            "{name}: no executable mapping of the cache file: {mapped:?}"
+        );
+        assert!(
+            mapped.iter().all(|(perms, _)| !perms.contains('w')),
+            "{name}: {mapped:?}"
+        );
+        // A clone for another hook keeps the mapping alive after the first is gone.
+        let other = loaded
+            .for_another_hook(&[], project.path(), Duration::from_secs(10))
+            .expect("another hook");
         drop(loaded);
+        assert!(
+            !mappings().is_empty(),
+            "{name}: unmapped under a live program"
+        );
+        drop(other);
+        assert_eq!(mappings(), Vec::new(), "{name}: unmapped with its program");
+
+        // One bit of the artifact's code flipped: found in the mapping, refused with a
+        // warning, compiled again (on a thread), the file replaced, nothing left mapped.
+        let mut bytes = std::fs::read(&file).expect("read");
+        let middle = bytes.len() / 2;
+        bytes[middle] ^= 1;
+        std::fs::write(&file, &bytes).expect("write");
+        let again = prepare();
+        assert!(!again.from_cache, "{name}: compiled again");
+        assert!(again.backing.is_none(), "{name}");
+        assert_eq!(again.cache_warnings.len(), 1, "{:?}", again.cache_warnings);
+        assert!(
+            again.cache_warnings[0].contains("does not match its checksum"),
+            "{:?}",
+            again.cache_warnings
+        );
+        assert_eq!(
+            mappings(),
+            Vec::new(),
+            "{name}: the damaged file is not mapped"
+        );
+        assert_ne!(
+            std::fs::read(&file).expect("read"),
+            bytes,
+            "{name}: replaced"
+        );
+        drop(again);
+        assert!(prepare().from_cache, "{name}: the replacement loads");
     }
+}
+
+/// A cache file is the artifact, then its trailer: a file cut short, one without the
+/// trailer's magic, and one whose artifact changed are each refused for what they are.
+#[test]
+fn a_cache_file_is_checked_by_its_trailer() {
+    let artifact = b"\x7fELF an artifact".to_vec();
+    let file = cache::with_trailer(artifact.clone());
+    assert_eq!(file.len(), artifact.len() + cache::TRAILER);
+    assert_eq!(
+        cache::verified_artifact(&file).expect("verified"),
+        &artifact[..]
+    );
+    assert!(matches!(
+        cache::verified_artifact(&file[..cache::TRAILER - 1]),
+        Err(cache::Unverified::NoDigest)
+    ));
+    assert!(matches!(
+        cache::verified_artifact(&artifact),
+        Err(cache::Unverified::NoDigest)
+    ));
+    let mut changed = file.clone();
+    changed[0] ^= 1;
+    assert!(matches!(
+        cache::verified_artifact(&changed),
+        Err(cache::Unverified::Mismatch)
+    ));
 }
 
 /// Only a compile runs on a compile thread (bounded by the compile deadline): a program
@@ -574,4 +661,165 @@ async fn another_hook_of_a_program_shares_it_without_reading_the_file() {
         engine.prepare(&wasm, &[], dir.path(), Duration::from_secs(1)),
         Err(WasmError::NotWasm { .. })
     ));
+}
+
+/// What a test compares of one prepared hook: its argv, whether it came from the
+/// cache and its cache warnings, or its error's text.
+fn summary(result: &Result<WasmExecutor, WasmError>) -> String {
+    match result {
+        Ok(exec) => format!(
+            "ok {:?} from_cache={} {:?}",
+            exec.argv(),
+            exec.from_cache(),
+            exec.cache_warnings()
+        ),
+        Err(e) => format!("error: {e}"),
+    }
+}
+
+/// `requests` prepared in turn and with `prepare_many`, each on a fresh engine made by
+/// `engine` after `before` (which resets whatever the first run changed).
+fn in_turn_and_at_once(
+    engine: impl Fn() -> WasmEngine,
+    before: impl Fn(),
+    requests: &[Request<'_>],
+) -> (Vec<String>, Vec<String>) {
+    before();
+    let turn = engine();
+    let in_turn = requests
+        .iter()
+        .map(|r| summary(&turn.prepare(r.wasm, r.args, r.project, r.timeout)))
+        .collect();
+    before();
+    let at_once = engine().prepare_many(requests);
+    (in_turn, at_once.iter().map(summary).collect())
+}
+
+/// `prepare_many` gives what preparing each request in turn gives, in the same order,
+/// whichever of the programs are broken and wherever they stand: good and broken
+/// programs, the same bytes under two names (shared, or the second failing again with
+/// its own name after the first failed), a missing file; a read-only cache refusing
+/// each program with its own name; and damaged cache files, each hook's warning with
+/// that hook.
+#[test]
+fn many_programs_prepare_as_they_would_in_turn() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = |name: &str, bytes: &[u8]| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, bytes).expect("write");
+        path
+    };
+    // Valid header, garbage after it: does not compile.
+    let garbage = b"\0asm\x01\0\0\0\xff\xff\xff";
+    let files = [
+        file("good.wasm", EMPTY_MODULE),
+        file("bad.wasm", b"not wasm"),
+        file("loop.wasm", LOOP_MODULE),
+        file("garbage.wasm", garbage),
+        file("same.wasm", EMPTY_MODULE),
+        file("garbage-too.wasm", garbage),
+        dir.path().join("missing.wasm"),
+    ];
+    let args = [vec!["a".to_string()], vec![], vec!["b".into(), "c".into()]];
+    let requests = |order: &[usize]| -> Vec<Request<'_>> {
+        order
+            .iter()
+            .map(|&i| Request {
+                wasm: &files[i],
+                args: &args[i % args.len()],
+                project: dir.path(),
+                timeout: Duration::from_secs(1 + i as u64),
+            })
+            .collect()
+    };
+    let forward: Vec<usize> = (0..files.len()).collect();
+    let backward: Vec<usize> = forward.iter().rev().copied().collect();
+    let orders = [
+        forward,
+        backward,
+        vec![1, 0],
+        vec![0, 1],
+        vec![3, 2],
+        vec![2, 3],
+    ];
+    for order in &orders {
+        let requests = requests(order);
+        let (in_turn, at_once) = in_turn_and_at_once(test_engine, || {}, &requests);
+        assert_eq!(in_turn, at_once, "order {order:?}");
+    }
+    let (in_turn, _) = in_turn_and_at_once(test_engine, || {}, &requests(&orders[0]));
+    assert!(in_turn[0].starts_with("ok"), "{in_turn:?}");
+    assert!(in_turn[1].contains("bad header"), "{in_turn:?}");
+    assert!(
+        in_turn[3].contains("garbage.wasm does not compile"),
+        "{in_turn:?}"
+    );
+    assert!(
+        in_turn[5].contains("garbage-too.wasm does not compile"),
+        "{in_turn:?}"
+    );
+    assert!(in_turn[6].contains("cannot read"), "{in_turn:?}");
+
+    // A read-only cache without the programs refuses each, by name.
+    let cache = tempfile::tempdir().expect("tempdir");
+    let read_only = || {
+        let settings = WasmSettings {
+            cache_dir: Some(cache.path().to_path_buf()),
+            cache_access: CacheAccess::ReadOnly,
+            ..WasmSettings::default()
+        };
+        WasmEngine::new(&settings, EngineMode::OneShot).expect("engine")
+    };
+    for order in [&[0, 2][..], &[2, 0], &[1, 2, 0]] {
+        let requests = requests(order);
+        let (in_turn, at_once) = in_turn_and_at_once(read_only, || {}, &requests);
+        assert_eq!(in_turn, at_once, "order {order:?}");
+        let refused = in_turn
+            .iter()
+            .filter(|s| s.contains("system compile cache"));
+        assert_eq!(refused.count(), order.iter().filter(|&&i| i != 1).count());
+    }
+
+    // Damaged cache files: each program's warning goes with its own (first) hook.
+    let private = || {
+        let settings = WasmSettings {
+            cache_dir: Some(cache.path().to_path_buf()),
+            ..WasmSettings::default()
+        };
+        WasmEngine::new(&settings, EngineMode::OneShot).expect("engine")
+    };
+    let requests = requests(&[2, 0, 4]);
+    let filled = private().prepare_many(&requests);
+    let mut cache_files: Vec<_> = filled
+        .iter()
+        .map(|r| {
+            r.as_ref()
+                .expect("prepared")
+                .cache_file()
+                .expect("a file")
+                .to_path_buf()
+        })
+        .collect();
+    cache_files.dedup(); // same.wasm's is good.wasm's
+    assert_eq!(cache_files.len(), 2);
+    let damage = || {
+        for file in &cache_files {
+            let mut bytes = std::fs::read(file).expect("read");
+            let last = bytes.len() - 1;
+            bytes[last] ^= 1;
+            std::fs::write(file, &bytes).expect("write");
+        }
+    };
+    let (in_turn, at_once) = in_turn_and_at_once(private, damage, &requests);
+    assert_eq!(in_turn, at_once);
+    assert!(
+        in_turn[0].contains("does not match its checksum"),
+        "{in_turn:?}"
+    );
+    assert!(
+        in_turn[1].contains("does not match its checksum"),
+        "{in_turn:?}"
+    );
+    // same.wasm shares good.wasm's program: no warning of its own.
+    assert!(in_turn[2].ends_with("[]"), "{in_turn:?}");
 }

@@ -55,37 +55,54 @@ pub(crate) mod memory {
     pub(crate) fn swap_in_use() -> bool {
         true
     }
+
+    /// Nothing to advise here: large buffers are backed as the OS backs them.
+    pub(crate) fn prefer_huge_pages(_buffer: &[std::mem::MaybeUninit<u8>]) {}
 }
 
-/// Where the OS makes no sealed snapshot of a file (Linux's is a sealed memfd): none, and
-/// the WASM compile cache reads its files whole, as it always did.
-pub(crate) mod snapshot {
+/// Where hookhost does not run code from a mapping of a file (Linux's is on x86-64 only):
+/// no mapping, and the WASM compile cache reads its files whole, checks the buffer and
+/// has wasmtime copy it.
+pub(crate) mod mapped {
     use std::fs::File;
     use std::io;
-    use std::path::PathBuf;
+
+    /// Code never runs from a mapping here.
+    pub(crate) const CAN_RUN_CODE: bool = false;
 
     /// Never made here.
-    pub(crate) enum Snapshot {}
+    pub(crate) enum Mapping {}
 
-    impl Snapshot {
-        /// Never called: there is no snapshot.
+    impl Mapping {
+        /// Never called: there is no mapping.
         pub(crate) fn bytes(&self) -> &[u8] {
-            match *self {}
-        }
-
-        /// Never called: there is no snapshot.
-        pub(crate) fn file(&self) -> io::Result<File> {
-            match *self {}
-        }
-
-        /// Never called: there is no snapshot.
-        pub(crate) fn path(&self) -> PathBuf {
             match *self {}
         }
     }
 
     /// Always `None`.
-    pub(crate) fn take(_file: &File, _offset: u64) -> io::Result<Option<Snapshot>> {
+    pub(crate) fn map(_file: &File) -> io::Result<Option<Mapping>> {
         Ok(None)
+    }
+
+    /// The page size wasmtime's own code memory is aligned to (unused: no mapping).
+    pub(crate) fn page_size() -> usize {
+        4096
+    }
+
+    /// Never called ([`CAN_RUN_CODE`] is `false`): refuses.
+    ///
+    /// # Safety
+    /// None needed: it does nothing.
+    pub(crate) unsafe fn make_executable(_ptr: *const u8, _len: usize) -> io::Result<()> {
+        Err(io::Error::from(io::ErrorKind::Unsupported))
+    }
+
+    /// Never called ([`CAN_RUN_CODE`] is `false`): refuses.
+    ///
+    /// # Safety
+    /// None needed: it does nothing.
+    pub(crate) unsafe fn make_writable(_ptr: *const u8, _len: usize) -> io::Result<()> {
+        Err(io::Error::from(io::ErrorKind::Unsupported))
     }
 }

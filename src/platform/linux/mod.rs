@@ -4,10 +4,10 @@
 pub(crate) mod boxed;
 pub(crate) mod file_system;
 pub(crate) mod harden;
+pub(crate) mod mapped;
 pub(crate) mod memory;
 pub(crate) mod pid_namespace;
 pub(crate) mod process;
-pub(crate) mod snapshot;
 
 pub(crate) use super::unix::{
     beneath, files, folders, interrupt, ownership, signal, stdio, system_scope, users,

@@ -16,4 +16,4 @@ pub(crate) mod stdio;
 pub(crate) mod system_scope;
 pub(crate) mod users;
 
-pub(crate) use super::generic::{memory, pid_namespace, snapshot};
+pub(crate) use super::generic::{mapped, memory, pid_namespace};
