@@ -78,18 +78,36 @@ pub(crate) fn memoised<T>(check: impl FnOnce() -> T) -> T {
     check()
 }
 
-/// One question about `path`, answered from `table` of the running check when it was
-/// asked before, else by `ask` (and remembered when a check runs).
-fn remembered<V: Clone>(
-    table: fn(&mut Lookups) -> &mut HashMap<OsString, Result<V, i32>>,
-    path: &Path,
-    ask: impl FnOnce(&Path) -> io::Result<V>,
-) -> io::Result<V> {
-    let known = LOOKUPS.with(|l| {
+/// One table of [`Lookups`].
+type Table<E> = fn(&mut Lookups) -> &mut HashMap<OsString, E>;
+
+/// What `table` of the running check holds for `path`: `None` when no check runs,
+/// `Some(None)` when this check has not asked yet.
+fn recalled<E: Clone>(table: Table<E>, path: &Path) -> Option<Option<E>> {
+    LOOKUPS.with(|l| {
         l.borrow_mut()
             .as_mut()
             .map(|lookups| table(lookups).get(path.as_os_str()).cloned())
+    })
+}
+
+/// Keeps `entry` for `path` in `table` of the running check, if one runs.
+fn remember<E>(table: Table<E>, path: &Path, entry: E) {
+    LOOKUPS.with(|l| {
+        if let Some(lookups) = l.borrow_mut().as_mut() {
+            table(lookups).insert(path.as_os_str().to_owned(), entry);
+        }
     });
+}
+
+/// One question about `path`, answered from `table` of the running check when it was
+/// asked before, else by `ask` (and remembered when a check runs).
+fn remembered<V: Clone>(
+    table: Table<Result<V, i32>>,
+    path: &Path,
+    ask: impl FnOnce(&Path) -> io::Result<V>,
+) -> io::Result<V> {
+    let known = recalled(table, path);
     match known {
         Some(Some(Ok(v))) => return Ok(v),
         Some(Some(Err(errno))) => return Err(io::Error::from_raw_os_error(errno)),
@@ -102,11 +120,7 @@ fn remembered<V: Clone>(
             Err(e) => e.raw_os_error().map(Err),
         };
         if let Some(kept) = kept {
-            LOOKUPS.with(|l| {
-                if let Some(lookups) = l.borrow_mut().as_mut() {
-                    table(lookups).insert(path.as_os_str().to_owned(), kept);
-                }
-            });
+            remember(table, path, kept);
         }
     }
     answer
@@ -130,21 +144,13 @@ pub(crate) fn read_link(path: &Path) -> io::Result<PathBuf> {
 /// The OS's identity of what `path` names (links followed), once per path within
 /// [`memoised`].
 pub(crate) fn identity(path: &Path) -> Option<FileId> {
-    let known = LOOKUPS.with(|l| {
-        l.borrow()
-            .as_ref()
-            .map(|lookups| lookups.ids.get(path.as_os_str()).copied())
-    });
+    let known = recalled(|l| &mut l.ids, path);
     if let Some(Some(id)) = known {
         return id;
     }
     let id = ownership::identity(path);
     if known.is_some() {
-        LOOKUPS.with(|l| {
-            if let Some(lookups) = l.borrow_mut().as_mut() {
-                lookups.ids.insert(path.as_os_str().to_owned(), id);
-            }
-        });
+        remember(|l| &mut l.ids, path, id);
     }
     id
 }
