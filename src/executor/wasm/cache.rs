@@ -522,6 +522,12 @@ fn store(dir: &Path, path: &Path, bytes: &[u8], access: CacheAccess) -> io::Resu
         .open(&tmp)?;
         file.write_all(bytes)?;
         file.sync_all()?;
+        drop(file);
+        // The system cache's files must be the administrator's (on Windows an elevated
+        // administrator's new file may be owned by its own account; docs/system-scope.md).
+        if shared {
+            sys::files::give_to_administrators(&tmp)?;
+        }
         std::fs::rename(&tmp, path)
     })();
     if written.is_err() {

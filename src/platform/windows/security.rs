@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use windows_sys::Win32::Foundation::{CloseHandle, HANDLE, LocalFree};
 use windows_sys::Win32::Security::Authorization::{
     ConvertStringSecurityDescriptorToSecurityDescriptorW, ConvertStringSidToSidW, GetSecurityInfo,
-    SDDL_REVISION_1, SE_FILE_OBJECT,
+    SDDL_REVISION_1, SE_FILE_OBJECT, SetSecurityInfo,
 };
 use windows_sys::Win32::Security::{
     ACL, CheckTokenMembership, CreateWellKnownSid, DACL_SECURITY_INFORMATION, GetLengthSid,
@@ -23,7 +23,7 @@ use windows_sys::Win32::Security::{
 };
 use windows_sys::Win32::Storage::FileSystem::{
     CreateDirectoryW, FILE_FLAG_BACKUP_SEMANTICS, FILE_FLAG_OPEN_REPARSE_POINT, FILE_SHARE_DELETE,
-    FILE_SHARE_READ, FILE_SHARE_WRITE, READ_CONTROL,
+    FILE_SHARE_READ, FILE_SHARE_WRITE, READ_CONTROL, WRITE_OWNER,
 };
 use windows_sys::Win32::System::Threading::{GetCurrentProcess, OpenProcessToken};
 use windows_sys::Win32::UI::Shell::GetUserProfileDirectoryW;
@@ -162,6 +162,50 @@ pub(crate) fn is_elevated_administrator() -> bool {
     let asked =
         unsafe { CheckTokenMembership(std::ptr::null_mut(), sid.as_mut_ptr().cast(), &mut member) };
     asked != 0 && member != 0
+}
+
+/// Makes Administrators the owner of `path` (a file the system scope's administrator just
+/// wrote): an elevated token may name its Administrators group as owner, and where the
+/// machine's policy makes an administrator's own account the default owner of what it
+/// creates, the file would otherwise fail the administrator-only rule (that account is
+/// also the one the agent runs as, unelevated).
+pub(crate) fn give_to_administrators(path: &Path) -> io::Result<()> {
+    let file = OpenOptions::new()
+        .access_mode(WRITE_OWNER)
+        .share_mode(FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE)
+        .custom_flags(FILE_FLAG_BACKUP_SEMANTICS | FILE_FLAG_OPEN_REPARSE_POINT)
+        .open(path)?;
+    let mut sid = [0u8; SECURITY_MAX_SID_SIZE as usize];
+    let mut size = sid.len() as u32;
+    // SAFETY: `sid` is ours, `size` its length; a BUILTIN group needs no domain SID.
+    let made = unsafe {
+        CreateWellKnownSid(
+            WinBuiltinAdministratorsSid,
+            std::ptr::null_mut(),
+            sid.as_mut_ptr().cast(),
+            &mut size,
+        )
+    };
+    if made == 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: the handle is live (owned by `file`) and opened for WRITE_OWNER; `sid` is a
+    // valid SID (made above); nothing but the owner is set.
+    let status = unsafe {
+        SetSecurityInfo(
+            file.as_raw_handle() as HANDLE,
+            SE_FILE_OBJECT,
+            OWNER_SECURITY_INFORMATION,
+            sid.as_mut_ptr().cast(),
+            std::ptr::null_mut(),
+            std::ptr::null(),
+            std::ptr::null(),
+        )
+    };
+    match status {
+        0 => Ok(()),
+        error => Err(io::Error::from_raw_os_error(error as i32)),
+    }
 }
 
 /// The profile folder of the user this process runs as, from the token (the profile list
