@@ -285,3 +285,48 @@ pub(crate) fn make_admin_folders(dir: &Path) -> io::Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::platform::acl::{ADMINISTRATORS, Standing, judge};
+
+    /// On Windows itself, as an elevated administrator (elsewhere it says why it did
+    /// nothing): the folders `install --scope system` makes, and a cache file given to
+    /// Administrators, are owned by Administrators and pass the rule. Not under wine,
+    /// which keeps no security a program sets (docs/system-scope.md#windows).
+    #[test]
+    fn what_the_system_scope_makes_is_the_administrators_alone() {
+        if !is_elevated_administrator() {
+            eprintln!("SKIPPED: not an elevated administrator");
+            return;
+        }
+        let root = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let cache = root.path().join("hookhost").join("cache");
+        make_admin_folders(&cache).unwrap_or_else(|e| panic!("{e}"));
+        let file = cache.join("artifact");
+        std::fs::write(&file, b"x").unwrap_or_else(|e| panic!("{e}"));
+        give_to_administrators(&file).unwrap_or_else(|e| panic!("{e}"));
+        for path in [root.path().join("hookhost"), cache, file] {
+            let (owner, dacl) = owner_and_dacl(&path).unwrap_or_else(|e| panic!("{e}"));
+            if owner == "S-1-5-21-0-0-0-1000" {
+                eprintln!("SKIPPED: wine, which keeps no owner a program sets");
+                return;
+            }
+            assert_eq!(owner, ADMINISTRATORS, "{}", path.display());
+            assert_eq!(
+                judge(&owner, dacl.as_deref(), Standing::End),
+                None,
+                "{}",
+                path.display()
+            );
+        }
+    }
+
+    #[test]
+    fn well_known_accounts_are_named() {
+        let name = account_name(ADMINISTRATORS).unwrap_or_default();
+        assert!(name.ends_with("Administrators"), "{name}");
+        assert_eq!(account_name("not a SID"), None);
+    }
+}
