@@ -1,9 +1,9 @@
 //! The system scope (docs/contract.md#system-mode): the administrator's policy, which a
 //! same-user agent cannot weaken. Its config and compile cache are at fixed places (not
 //! from the environment, not from a user's files), every file they depend on must be
-//! root's alone (on Windows: owned by SYSTEM, Administrators or TrustedInstaller, and
-//! writable by no one else) ([`crate::guard::check_admin_only`]), and the environment its session is
-//! made from has nothing in it that could move them.
+//! root's alone ([`crate::guard::check_admin_only`]; on Windows: owned by SYSTEM,
+//! Administrators or TrustedInstaller, and writable by no one else), and the environment
+//! its session is made from has nothing in it that could move them.
 
 use std::ffi::{OsStr, OsString};
 
@@ -18,7 +18,8 @@ pub const SUPPORTED: bool = system_scope::SUPPORTED;
 /// `C:\ProgramData\hookhost\config.toml` on Windows).
 pub const CONFIG: &str = system_scope::CONFIG;
 
-/// The system compile cache (`/var/cache/hookhost`), filled by `hookhost check --system`.
+/// The system compile cache (`/var/cache/hookhost`, `C:\ProgramData\hookhost\cache` on
+/// Windows), filled by `hookhost check --system`.
 pub const CACHE: &str = system_scope::CACHE;
 
 /// Who may run `check --system` and `install --scope system`, in messages: root, or on
@@ -35,7 +36,8 @@ pub const INSTALL_MAKES: &[&str] = system_scope::INSTALL_MAKES;
 
 /// Makes `dir` (and any missing folder above it) as the system scope's folders are made:
 /// on Windows owned by Administrators with a protected DACL (SYSTEM and Administrators
-/// full control, Users read); elsewhere mode 0755. An existing folder is left as it is.
+/// full control, Users read); elsewhere mode 0755 less the umask. An existing folder is
+/// left as it is.
 pub fn make_admin_folder(dir: &std::path::Path) -> std::io::Result<()> {
     system_scope::make_admin_folder(dir)
 }
@@ -83,8 +85,9 @@ pub fn is_root() -> bool {
 /// `LOCALAPPDATA`), by the real user's home in the password database (Windows: the
 /// token's profile), each named as ignored when it said otherwise, removed when there is
 /// no entry, since records and the box's hidden folders follow it (Windows'
-/// `HOMEDRIVE`/`HOMEPATH` stay: with `HOME` set they choose nothing); `PATH`, by the system's fixed one, since the system hooks' bare names and
-/// the box program are looked up on it. Set: the box program's variable, to where the
+/// `HOMEDRIVE`/`HOMEPATH` stay: with `HOME` set they choose nothing); `PATH`, by the
+/// system's fixed one, since the system hooks' bare names and the box program are looked
+/// up on it. Set: the box program's variable, to where the
 /// OS keeps it, so no lookup is made at all. Names are matched as the OS matches them
 /// (on Windows, without ASCII case).
 pub fn environment(process: &Environment) -> (Environment, Vec<String>) {
