@@ -2,7 +2,8 @@
 # The Windows binary, tested under wine: `check`, gates with WASM hooks (a
 # wasip1 and a wasip2 component: block, allow, prompt context), a host argv hook run by
 # `cmd /c` (exit 2 with a reason), a timeout that ends the hook and its grandchild (the
-# hook's Job Object), `serve` answering requests, and `eval`.
+# hook's Job Object), `serve` answering requests, `eval`, and the system scope's refusal
+# of a binary that is not an administrator's (all that wine's file security can show).
 #
 #   bash scripts/windows-smoke.sh [path/to/hookhost.exe]
 #   bash scripts/windows-smoke.sh --prefix-only   # only make the wine prefix (no timing in it)
@@ -217,10 +218,67 @@ expect.outcome.in = ["completed"]
 TOML
 expect "eval runs cases" 0 "2 passed|2/2" -- eval "$(win "$SMOKE/cases.toml")"
 
+# The system scope (docs/system-scope.md#windows): every file the administrator's policy
+# depends on must be owned by SYSTEM, Administrators or TrustedInstaller with a DACL that
+# lets no one else write. Wine derives a file's security from its Unix mode and uid (this
+# wine keeps no owner or DACL a program sets: its wineserver has no xattr support), so
+# here every file's owner is the wine user's S-1-5-21-0-0-0-1000, and the refusals are
+# what can be shown: each system command judges the real binary by what wine reports,
+# refuses it by name with the icacls fix, and writes nothing.
+SD="$SMOKE/sd.exe"
+python3 -m ziglang cc -target x86_64-windows-gnu -O1 -o "$SD" scripts/wine/sd.c -ladvapi32 -lshell32
+exe_win=$(win "$(realpath "$EXE")")
+exe_sd=$(wine "$SD" get "$exe_win" 2>&1 | tr -d '\r')
+managed="$WINEPREFIX/drive_c/Program Files/ClaudeCode/managed-settings.json"
+rm -f "$managed"
+system_refusal="hookhost binary $(sed 's/[][\\.*^$]/\\&/g' <<<"$exe_win") is owned by [^,]*S-1-5-21-0-0-0-1000\\)?, not by SYSTEM, Administrators or TrustedInstaller, so someone other than the administrator could change the system policy"
+# expect_system NAME STATUS PATTERN -- ARGS…: like `expect`, without the user's config.
+expect_system() {
+    local name=$1 want_status=$2 pattern=$3
+    shift 4
+    local out status
+    set +e
+    out=$(wine "$EXE" "$@" 2>&1 </dev/null | tr -d '\r')
+    status=$?
+    set -e
+    if [[ $status == "$want_status" ]] && grep -qE -- "$pattern" <<<"$out"; then
+        pass "$name (exit $status)"
+    else
+        fail "$name: exit $status (wanted $want_status), output: $out"
+    fi
+}
+if grep -q '^O:S-1-5-21-0-0-0-1000D:' <<<"$exe_sd"; then
+    pass "wine reports the binary's owner as its user's SID ($exe_sd)"
+else
+    fail "the binary's security under wine: $exe_sd"
+fi
+expect_system "install --scope system refuses a binary an administrator's account does not own" 2 \
+    "$system_refusal.*icacls \"[^\"]*hookhost.exe\" /setowner \*S-1-5-32-544" -- \
+    install claude-code --scope system
+if [[ -e "$managed" ]]; then
+    fail "install --scope system wrote $managed after refusing"
+else
+    pass "install --scope system refused before writing the managed settings"
+fi
+expect_system "check --system runs as wine's elevated administrator and refuses the binary" 2 \
+    "$system_refusal" -- check --system
+set +e
+bridge_out=$(printf '%s' '{"session_id":"s","transcript_path":"","cwd":"C:\\\\","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}' |
+    wine "$EXE" bridge --agent claude-code --system --budget-ms 20000 2>&1 | tr -d '\r')
+set -e
+if grep -q '"deny"' <<<"$bridge_out" &&
+    grep -qE -- 'hookhost binary [^"]*hookhost.exe is owned by [^,]*S-1-5-21-0-0-0-1000\)?, not by SYSTEM, Administrators or TrustedInstaller' <<<"$bridge_out"; then
+    pass "bridge --system denies the call, naming the binary and its owner"
+else
+    fail "bridge --system: $bridge_out"
+fi
+echo "SKIPPED-ON-WINE system scope, passing path: wine $(wine --version)'s wineserver keeps no owner or DACL a program sets (no xattr support), so no file is an administrator's here; install writing managed-settings.json and the protected C:\\ProgramData\\hookhost, a system hook's block, and a config Users may write refused by name need Windows (the rule is unit-tested: cargo test --lib platform::acl)"
+
 wineserver --kill 2>/dev/null || true
 echo
 echo "Checked only on Windows itself, not under wine: a real console's Ctrl-C, Windows"
-echo "Defender's scan of each new process (the agents' 17-25 s per command), ACLs."
+echo "Defender's scan of each new process (the agents' 17-25 s per command), ACLs (a"
+echo "passing system-scope call)."
 if ((failures > 0)); then
     echo "windows-smoke: $failures failed" >&2
     exit 1

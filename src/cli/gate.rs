@@ -281,8 +281,10 @@ pub fn check_system(global: &GlobalOptions) -> Exit {
     }
     if !hookhost::system::is_root() {
         say(&format!(
-            "hookhost check --system compiles the system hooks into {}, which only root may write: run it as root (`sudo hookhost check --system`).",
-            hookhost::system::CACHE
+            "hookhost check --system compiles the system hooks into {}, which only {admin} may write: run it as {admin} (`{}`).",
+            hookhost::system::CACHE,
+            hookhost::system::CHECK_COMMAND,
+            admin = hookhost::system::ADMINISTRATOR
         ));
         return Exit::CouldNotRun;
     }

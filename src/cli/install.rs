@@ -122,6 +122,28 @@ fn system_preconditions(request: &Request, dry_run: bool) -> Result<(), String> 
     // write; install refuses to register one, with the same check.
     hookhost::guard::check_admin_only_as(hookhost::guard::Who::Binary, &request.hookhost)
         .map_err(|refusal| refusal.to_string())?;
+    if request.action == Action::Install && !dry_run {
+        make_system_folders()?;
+    }
+    Ok(())
+}
+
+/// The system scope's own folders, where the OS has install make them (Windows: the
+/// config's and the cache under `C:\ProgramData`, which would otherwise inherit "Users may
+/// create files"), made the administrator's alone when missing and checked as the bridge
+/// checks them. One that exists and fails is refused with its fix, never re-ACLed: what a
+/// user could write into it may already be there (docs/system-scope.md).
+fn make_system_folders() -> Result<(), String> {
+    for folder in hookhost::system::INSTALL_MAKES {
+        let folder = std::path::Path::new(folder);
+        hookhost::system::make_admin_folder(folder)
+            .map_err(|e| format!("the system folder {} cannot be made: {e}", folder.display()))?;
+        hookhost::guard::check_admin_only(folder).map_err(|refusal| {
+            format!(
+                "{refusal} install --scope system does not change the permissions of a folder it did not make: look at what it holds first."
+            )
+        })?;
+    }
     Ok(())
 }
 
@@ -330,7 +352,7 @@ fn warm_up(global: &GlobalOptions, scope: Scope) {
             "hookhost: warning: hookhost's config does not start as it is, so the bridge will deny every call of this agent until it does: {}. Fix it, then run `{}`.",
             e.to_string().trim_end_matches('.'),
             match scope {
-                Scope::System => "sudo hookhost check --system",
+                Scope::System => hookhost::system::CHECK_COMMAND,
                 _ => "hookhost check",
             }
         )),

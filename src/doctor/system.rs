@@ -135,18 +135,32 @@ pub(super) fn system_check(
 }
 
 /// Why `file` (or its folder) is not the administrator's alone, if it is not: someone
-/// else who can write it can take hookhost's registration out.
+/// else who can write it can take hookhost's registration out. Each is judged as the OS
+/// says "the administrator's alone" (POSIX: root's, no group or world write; Windows: the
+/// owner and DACL), the folder as strictly as the file, since whoever may add to it can
+/// add a settings file or drop-in beside it.
 fn not_the_administrators(file: &Path) -> Option<String> {
-    use crate::platform::sys::ownership::{owner_of, writable_by_others};
+    use crate::platform::sys::ownership::{admin_only_problem, owner_of};
+    use crate::platform::{AdminProblem, Standing};
     let folder = file.parent()?;
     for path in [file, folder] {
         let meta = std::fs::metadata(path).ok()?;
-        if owner_of(&meta) != 0 || writable_by_others(&meta) {
-            return Some(format!(
-                "{} can be written by someone other than the administrator (owner {}, or group- or world-writable): chown it to root and chmod it 0644 (a folder 0755)",
-                path.display(),
-                owner_of(&meta)
-            ));
+        match admin_only_problem(path, &meta, Standing::End) {
+            None => {}
+            Some(AdminProblem::Acl(problem)) => {
+                return Some(format!(
+                    "{} {problem}, so someone other than the administrator can change it: fix its owner and permissions as administrator (`icacls \"{}\"` shows them)",
+                    path.display(),
+                    path.display()
+                ));
+            }
+            Some(AdminProblem::OpenMode | AdminProblem::OwnerUid(_)) => {
+                return Some(format!(
+                    "{} can be written by someone other than the administrator (owner {}, or group- or world-writable): chown it to root and chmod it 0644 (a folder 0755)",
+                    path.display(),
+                    owner_of(&meta)
+                ));
+            }
         }
     }
     None

@@ -86,7 +86,7 @@ use std::path::{Path, PathBuf};
 
 pub use crate::paths::MAX_LINK_HOPS;
 pub use other_names::{LinkNote, LinkVerdict, MAX_ENTRIES_SEARCHED};
-pub use refusal::{Ownership, Place, Plant, Refusal, Who};
+pub use refusal::{Account, AclProblem, Ownership, Place, Plant, Refusal, Who};
 pub use session_files::{
     check_admin_only, check_admin_only_as, check_cache_dir, check_config_file, check_record_file,
     scrub_path_for_host_hook,
@@ -501,7 +501,8 @@ mod tests {
     /// cases of a file the test makes are in `tests/it/system.rs`, as root.)
     #[test]
     fn check_admin_only_holds_to_root_alone() {
-        if !crate::platform::sys::system_scope::SUPPORTED {
+        // Unix files and modes; Windows' owner-and-DACL rule is `platform::acl`'s tests.
+        if crate::platform::FolderStyle::native() == crate::platform::FolderStyle::Windows {
             return;
         }
         assert_eq!(check_admin_only(Path::new("/etc/passwd")), Ok(()));

@@ -4,13 +4,16 @@
 
 use std::collections::BTreeSet;
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::folders::Examined;
 use super::other_names::{self, LinkNote};
 use super::{Plan, Refusal, Who, refusal::Ownership};
 use crate::paths::{StepKind, Walk, identity, lstat, stat};
-use crate::platform::sys::ownership::{effective_uid, is_sticky, owner_of, writable_by_others};
+use crate::platform::sys::ownership::{
+    admin_only_problem, effective_uid, is_sticky, owner_of, writable_by_others,
+};
+use crate::platform::{AdminProblem, Standing};
 
 impl Plan<'_> {
     /// OpenSSH's `safe_path` rule and the hard-link rule, as refusals; a program with
@@ -88,69 +91,111 @@ impl Plan<'_> {
 pub(super) enum Owners {
     /// Root or this uid.
     RootOr(u32),
-    /// Root alone.
+    /// Root alone (on Windows: SYSTEM, Administrators or TrustedInstaller, with a DACL
+    /// that lets no one else write).
     RootOnly,
-}
-
-impl Owners {
-    /// Whether `owner` is not among them.
-    fn foreign(self, owner: u32) -> bool {
-        match self {
-            Owners::RootOr(uid) => owner != 0 && owner != uid,
-            Owners::RootOnly => owner != 0,
-        }
-    }
-
-    /// The problem of a path (`None`: the end itself) owned by `owner`, in this mode's words.
-    fn owned(self, on_the_way: Option<&Path>, owner: u32) -> Ownership {
-        match (self, on_the_way) {
-            (Owners::RootOr(_), None) => Ownership::OwnedItself(owner),
-            (Owners::RootOr(_), Some(path)) => Ownership::OwnedOnTheWay(path.into(), owner),
-            (Owners::RootOnly, None) => Ownership::NotRootItself(owner),
-            (Owners::RootOnly, Some(path)) => Ownership::NotRootOnTheWay(path.into(), owner),
-        }
-    }
 }
 
 /// OpenSSH's `safe_path` rule over everything a walk passed: the end must not be writable
 /// by others (sticky or not) nor owned by anyone outside `owners`, and the folders and
 /// links on the way must be owned by `owners`, the folders not group- or world-writable
 /// unless sticky (an entry of a sticky folder is then held to `owners` like any other
-/// step). Missing parts are skipped.
+/// step). Missing parts are skipped. Root alone is each OS's own answer
+/// ([`admin_only_problem`]).
 pub(super) fn ownership_problem(walk: &Walk, owners: Owners) -> Option<Ownership> {
+    let uid = match owners {
+        Owners::RootOr(uid) => uid,
+        Owners::RootOnly => return admin_only_walk_problem(walk),
+    };
+    let foreign = |owner: u32| owner != 0 && owner != uid;
     if let Ok(meta) = lstat(&walk.end) {
         // The end itself: the sticky bit does not help (others could add files to it).
         if writable_by_others(&meta) {
             return Some(Ownership::OpenItself);
         }
-        if owners.foreign(owner_of(&meta)) {
-            return Some(owners.owned(None, owner_of(&meta)));
+        if foreign(owner_of(&meta)) {
+            return Some(Ownership::OwnedItself(owner_of(&meta)));
         }
     }
-    for step in walk.steps.iter().filter(|s| s.kind == StepKind::Link) {
-        if let Ok(meta) = lstat(&step.path)
-            && owners.foreign(owner_of(&meta))
+    for step in links_on_the_way(walk) {
+        if let Ok(meta) = lstat(step)
+            && foreign(owner_of(&meta))
         {
-            return Some(owners.owned(Some(&step.path), owner_of(&meta)));
+            return Some(Ownership::OwnedOnTheWay(
+                step.to_path_buf(),
+                owner_of(&meta),
+            ));
         }
     }
-    let folders: BTreeSet<&Path> = walk
-        .steps
-        .iter()
-        .flat_map(|s| s.path.ancestors().skip(1))
-        .collect();
-    for folder in folders {
+    for folder in folders_on_the_way(walk) {
         let Ok(meta) = lstat(folder) else {
             continue;
         };
         if is_open(&meta) {
             return Some(Ownership::OpenFolder(folder.to_path_buf()));
         }
-        if owners.foreign(owner_of(&meta)) {
-            return Some(owners.owned(Some(folder), owner_of(&meta)));
+        if foreign(owner_of(&meta)) {
+            return Some(Ownership::OwnedOnTheWay(
+                folder.to_path_buf(),
+                owner_of(&meta),
+            ));
         }
     }
     None
+}
+
+/// System mode's rule over everything a walk passed, in the same order as the user
+/// mode's (the end, the links, the folders), each path judged by the OS
+/// ([`admin_only_problem`]: POSIX's uid 0 and mode bits, Windows' owner and DACL).
+fn admin_only_walk_problem(walk: &Walk) -> Option<Ownership> {
+    let judged = |path: &Path, standing: Standing| {
+        let meta = lstat(path).ok()?;
+        let problem = admin_only_problem(path, &meta, standing)?;
+        let on_the_way = (standing != Standing::End).then(|| path.to_path_buf());
+        Some(worded(on_the_way, meta.is_dir(), problem))
+    };
+    if let Some(problem) = judged(&walk.end, Standing::End) {
+        return Some(problem);
+    }
+    links_on_the_way(walk)
+        .find_map(|link| judged(link, Standing::Link))
+        .or_else(|| {
+            folders_on_the_way(walk)
+                .into_iter()
+                .find_map(|folder| judged(folder, Standing::Folder))
+        })
+}
+
+/// An OS's answer in the guard's words (`on_the_way`: the folder or link it is about,
+/// `None` for the end itself; `folder`: that path is a folder).
+fn worded(on_the_way: Option<PathBuf>, folder: bool, problem: AdminProblem) -> Ownership {
+    match (problem, on_the_way) {
+        (AdminProblem::OpenMode, None) => Ownership::OpenItself,
+        (AdminProblem::OpenMode, Some(dir)) => Ownership::OpenFolder(dir),
+        (AdminProblem::OwnerUid(uid), None) => Ownership::NotRootItself(uid),
+        (AdminProblem::OwnerUid(uid), Some(path)) => Ownership::NotRootOnTheWay(path, uid),
+        (AdminProblem::Acl(problem), on_the_way) => Ownership::NotAdminAcl {
+            on_the_way,
+            folder,
+            problem: Box::new(problem),
+        },
+    }
+}
+
+/// The links a walk followed.
+fn links_on_the_way(walk: &Walk) -> impl Iterator<Item = &Path> {
+    walk.steps
+        .iter()
+        .filter(|s| s.kind == StepKind::Link)
+        .map(|s| s.path.as_path())
+}
+
+/// Every folder above a place the walk passed, once each, in path order.
+fn folders_on_the_way(walk: &Walk) -> BTreeSet<&Path> {
+    walk.steps
+        .iter()
+        .flat_map(|s| s.path.ancestors().skip(1))
+        .collect()
 }
 
 /// Group- or world-writable, and not a sticky folder.

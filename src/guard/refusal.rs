@@ -6,6 +6,8 @@ use std::fmt;
 use std::path::PathBuf;
 
 use super::WHY_PROJECT;
+use crate::platform::acl;
+pub use crate::platform::acl::{Account, AclProblem};
 
 /// Whose path a refusal is about; its `Display` is the start of the message line.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -134,6 +136,79 @@ pub enum Ownership {
     NotRootItself(u32),
     /// System mode: a folder or link on the way is owned by a uid other than root.
     NotRootOnTheWay(PathBuf, u32),
+    /// System mode on Windows: the path's owner or DACL lets someone other than the
+    /// administrator change it (docs/contract.md#system-mode).
+    NotAdminAcl {
+        /// The folder or link on the way it is about; `None`: the path itself.
+        on_the_way: Option<PathBuf>,
+        /// That path is a folder (the fix then names what its entries inherit).
+        folder: bool,
+        /// What its owner or DACL allows (boxed: refusals travel in `Result`s).
+        problem: Box<AclProblem>,
+    },
+}
+
+/// The `icacls` arguments that give a path the permissions `install --scope system`
+/// makes its folders with: nothing inherited, SYSTEM and Administrators full control,
+/// Users read and execute (on a folder, for everything in it too).
+fn icacls_admin_only(path: &str, folder: bool) -> String {
+    let inherit = if folder { "(OI)(CI)" } else { "" };
+    format!(
+        "icacls \"{path}\" /inheritance:r /grant:r *{system}:{inherit}F *{admins}:{inherit}F *{users}:{inherit}RX",
+        system = acl::SYSTEM,
+        admins = acl::ADMINISTRATORS,
+        users = acl::USERS,
+    )
+}
+
+impl AclProblem {
+    /// What an administrator runs on `path` (a folder when `folder`) to fix it.
+    fn admin_fix(&self, path: &str, folder: bool) -> String {
+        let reset = icacls_admin_only(path, folder);
+        match self {
+            AclProblem::Owner(_) => format!(
+                "Run, as administrator, `icacls \"{path}\" /setowner *{}` and `{reset}`.",
+                acl::ADMINISTRATORS
+            ),
+            AclProblem::Grants { who, .. } | AclProblem::Creator(who) if who.sid != acl::USERS => {
+                format!("Run, as administrator, `{reset} /remove:g *{}`.", who.sid)
+            }
+            AclProblem::Unreadable(_) => format!(
+                "Run, as administrator, `icacls \"{path}\"` to see who may change it, then `icacls \"{path}\" /setowner *{}` and `{reset}`.",
+                acl::ADMINISTRATORS
+            ),
+            _ => format!("Run, as administrator, `{reset}`."),
+        }
+    }
+}
+
+impl fmt::Display for AclProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AclProblem::Owner(who) => write!(
+                f,
+                "is owned by {who}, not by SYSTEM, Administrators or TrustedInstaller"
+            ),
+            AclProblem::NullDacl => f.write_str("has no DACL, so everyone may write it"),
+            AclProblem::Grants { who, rights } => {
+                write!(f, "lets {who} write it ({})", acl::Rights(*rights))
+            }
+            AclProblem::Creator(who) => write!(
+                f,
+                "has a DACL entry for {who} that applies to it (such entries are only for what it holds)"
+            ),
+            AclProblem::UnknownAce(kind) => write!(
+                f,
+                "has a DACL entry of a type hookhost does not know ({kind:#04x}), which might let others write it"
+            ),
+            AclProblem::Unreadable(cause) => {
+                write!(
+                    f,
+                    "has an owner and permissions hookhost cannot read ({cause})"
+                )
+            }
+        }
+    }
 }
 
 impl Ownership {
@@ -151,6 +226,19 @@ impl Ownership {
             Ownership::OwnedOnTheWay(path, _) | Ownership::NotRootOnTheWay(path, _) => format!(
                 "Run `sudo chown root {}`, or keep it under a folder only root can write (such as /etc/hookhost/).",
                 path.display()
+            ),
+            Ownership::NotAdminAcl {
+                on_the_way: None,
+                folder,
+                problem,
+            } => problem.admin_fix(subject, *folder),
+            Ownership::NotAdminAcl {
+                on_the_way: Some(path),
+                folder,
+                problem,
+            } => format!(
+                "{} Or keep it under a folder only administrators can write (such as C:\\ProgramData\\hookhost\\).",
+                problem.admin_fix(&path.display().to_string(), *folder),
             ),
         }
     }
@@ -177,6 +265,16 @@ impl fmt::Display for Ownership {
                 "lies under {}, which is owned by uid {uid}, not by root",
                 path.display()
             ),
+            Ownership::NotAdminAcl {
+                on_the_way: None,
+                problem,
+                ..
+            } => write!(f, "{problem}"),
+            Ownership::NotAdminAcl {
+                on_the_way: Some(path),
+                problem,
+                ..
+            } => write!(f, "lies under {}, which {problem}", path.display()),
         }
     }
 }

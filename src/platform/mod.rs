@@ -18,7 +18,8 @@
 //! | `file_system` | case kept, `/tmp` | case folded, per-user `$TMPDIR` | case folded, `%TEMP%`, `PATHEXT` |
 //! | `files`, `ownership` | modes and uids | modes and uids | ACLs: private by default, one owner |
 //! | `signal`, `stdio` | Unix signals, event-loop pipes | the same | Ctrl-C/Ctrl-Break, blocking stdio |
-//! | `system_scope` | `/etc/hookhost/config.toml`, `/var/cache/hookhost`, `/usr/bin/bwrap` | the same paths, `/usr/bin/sandbox-exec` | not supported yet |
+//! | `system_scope` | `/etc/hookhost/config.toml`, `/var/cache/hookhost`, `/usr/bin/bwrap` | the same paths, `/usr/bin/sandbox-exec` | `C:\ProgramData\hookhost\config.toml`, `…\cache`, no box |
+//! | "the administrator's alone" (`ownership::admin_only_problem`) | uid 0, no group or world write | the same | owner and DACL, judged by the OS-neutral `acl` |
 //!
 //! What Linux and macOS share (POSIX) lives once in `unix/` and is re-exported by both;
 //! what an OS lacks altogether lives once in `generic/`. Outside this module only the
@@ -31,6 +32,8 @@
 //! one exception is the box: each OS's `boxed` (with `unix/box_paths`) implements
 //! `sandbox`'s neutral types ([`crate::sandbox::BoxSpec`], `SandboxError`) and uses
 //! `paths`' lexical helpers, so `platform`, `sandbox` and `paths` know each other there.
+
+pub(crate) mod acl;
 
 #[cfg(unix)]
 pub(crate) mod unix;
@@ -82,6 +85,24 @@ pub enum Stop {
     Interrupt,
     /// SIGTERM.
     Terminate,
+}
+
+pub(crate) use acl::Standing;
+
+/// Why a path is not the administrator's alone (system mode), in the terms of the OS that
+/// found it; each OS's `ownership::admin_only_problem` answers, and the guard words it
+/// (docs/contract.md#system-mode).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum AdminProblem {
+    /// POSIX: group- or world-writable (a folder on the way: and not sticky).
+    #[cfg_attr(windows, allow(dead_code))]
+    OpenMode,
+    /// POSIX: owned by this uid, not by root.
+    #[cfg_attr(windows, allow(dead_code))]
+    OwnerUid(u32),
+    /// Windows: what its owner or DACL lets someone else do.
+    #[cfg_attr(not(windows), allow(dead_code))]
+    Acl(acl::AclProblem),
 }
 
 /// Who a file is, wherever it is named from: equal `dev` and `ino` for two names of the

@@ -316,11 +316,7 @@ fn check_wasm_cache(scope: Scope, guard_ctx: &GuardContext, dir: &Path) -> Resul
         Scope::User => guard::check_cache_dir(guard_ctx, dir).map_err(refused),
         Scope::System { fill_cache } => {
             if fill_cache {
-                crate::platform::sys::files::shared_dir_mode(
-                    std::fs::DirBuilder::new().recursive(true),
-                )
-                .create(dir)
-                .map_err(|e| {
+                crate::platform::sys::system_scope::make_admin_folder(dir).map_err(|e| {
                     StartError::Refused(vec![format!(
                         "the system compile cache {} cannot be made: {e}",
                         dir.display()
@@ -328,8 +324,9 @@ fn check_wasm_cache(scope: Scope, guard_ctx: &GuardContext, dir: &Path) -> Resul
                 })?;
             } else if std::fs::symlink_metadata(dir).is_err() {
                 return Err(StartError::Refused(vec![format!(
-                    "the system compile cache {} does not exist, and hookhost bridge --system never compiles a WASM hook inside an agent's call, so this call was blocked. An administrator must run `sudo hookhost check --system`, which compiles the system hooks into it.",
-                    dir.display()
+                    "the system compile cache {} does not exist, and hookhost bridge --system never compiles a WASM hook inside an agent's call, so this call was blocked. An administrator must run `{}`, which compiles the system hooks into it.",
+                    dir.display(),
+                    crate::system::CHECK_COMMAND
                 )]));
             }
             guard::check_admin_only_as(guard::Who::CacheDir, dir).map_err(refused)

@@ -193,8 +193,8 @@ fn the_user_scope_registration_has_no_system_flag() {
 
 #[test]
 fn the_file_is_0644_and_new_folders_0755_whatever_the_umask() {
-    // Modes are POSIX's: where the system scope runs (docs/system-scope.md).
-    if !crate::platform::sys::system_scope::SUPPORTED {
+    // Modes are POSIX's (on Windows, the folders' DACLs decide: docs/system-scope.md).
+    if crate::platform::FolderStyle::native() == crate::platform::FolderStyle::Windows {
         return;
     }
     let root = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));

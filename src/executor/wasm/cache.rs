@@ -413,7 +413,9 @@ fn load_read_only<A: Artifact>(engine: &Engine, path: PathBuf) -> wasmtime::Resu
         Ok(_) => return Err(not_cached(format!("{} is not a file", path.display()))),
         Err(_) => return Err(not_cached(format!("no file {}", path.display()))),
     };
-    if sys::ownership::owner_of(&meta) != 0 || sys::ownership::writable_by_others(&meta) {
+    // The administrator's alone, as the OS says it (root's and no group or world write;
+    // on Windows, the owner and DACL: docs/contract.md#system-mode).
+    if sys::ownership::admin_only_problem(&path, &meta, crate::platform::Standing::End).is_some() {
         return Err(not_cached(format!(
             "{} is not root's alone",
             path.display()
@@ -520,6 +522,12 @@ fn store(dir: &Path, path: &Path, bytes: &[u8], access: CacheAccess) -> io::Resu
         .open(&tmp)?;
         file.write_all(bytes)?;
         file.sync_all()?;
+        drop(file);
+        // The system cache's files must be the administrator's (on Windows an elevated
+        // administrator's new file may be owned by its own account; docs/system-scope.md).
+        if shared {
+            sys::files::give_to_administrators(&tmp)?;
+        }
         std::fs::rename(&tmp, path)
     })();
     if written.is_err() {

@@ -199,8 +199,8 @@ pub enum WasmError {
     /// compiling it inside an agent's call would run past the budget
     /// (docs/contract.md#system-mode).
     #[error(
-        "{} has no entry in the system compile cache {} ({why}), and hookhost bridge --system never compiles: an administrator must run `sudo hookhost check --system`, which compiles the system hooks into it",
-        .path.display(), .cache.display()
+        "{} has no entry in the system compile cache {} ({why}), and hookhost bridge --system never compiles: an administrator must run `{}`, which compiles the system hooks into it",
+        .path.display(), .cache.display(), crate::system::CHECK_COMMAND
     )]
     NotCached {
         /// The `.wasm` file.

@@ -26,6 +26,7 @@ pub(crate) fn owner_of(meta: &Metadata) -> u32 {
 }
 
 pub(crate) use crate::platform::FileId;
+use crate::platform::{AdminProblem, Standing};
 
 /// The identity of what `path` names (links followed); `None` when it cannot be read.
 pub(crate) fn identity(path: &Path) -> Option<FileId> {
@@ -46,6 +47,30 @@ pub(crate) fn writable_by_others(meta: &Metadata) -> bool {
 /// it, as in `/tmp`.
 pub(crate) fn is_sticky(meta: &Metadata) -> bool {
     meta.permissions().mode() & 0o1000 != 0
+}
+
+/// System mode's rule for one path a walk passed (`meta`: its own, links not followed):
+/// the end must not be group- or world-writable, a folder on the way not unless it is
+/// sticky, and each of them, links included, must be root's (docs/contract.md#system-mode).
+pub(crate) fn admin_only_problem(
+    _path: &Path,
+    meta: &Metadata,
+    standing: Standing,
+) -> Option<AdminProblem> {
+    let open = match standing {
+        // The end itself: the sticky bit does not help (others could add files to it).
+        Standing::End => writable_by_others(meta),
+        Standing::Link => false,
+        Standing::Folder => {
+            let sticky_dir = meta.is_dir() && is_sticky(meta);
+            !meta.file_type().is_symlink() && writable_by_others(meta) && !sticky_dir
+        }
+    };
+    if open {
+        return Some(AdminProblem::OpenMode);
+    }
+    let owner = owner_of(meta);
+    (owner != 0).then_some(AdminProblem::OwnerUid(owner))
 }
 
 /// Any execute bit (mode `0o111`).

@@ -25,6 +25,12 @@ pub(crate) fn shared_dir_mode(builder: &mut DirBuilder) -> &mut DirBuilder {
     builder
 }
 
+/// Makes the system compile cache's new file `path` the administrator's: owned by
+/// Administrators (its DACL is inherited from the cache folder, made protected).
+pub(crate) fn give_to_administrators(path: &Path) -> std::io::Result<()> {
+    super::security::give_to_administrators(path)
+}
+
 /// Nothing to do (see [`private_file_mode`]).
 pub(crate) fn make_file_private(_file: &File) -> std::io::Result<()> {
     Ok(())

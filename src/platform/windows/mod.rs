@@ -11,6 +11,7 @@ pub(crate) mod harden;
 pub(crate) mod interrupt;
 pub(crate) mod ownership;
 pub(crate) mod process;
+pub(crate) mod security;
 pub(crate) mod signal;
 pub(crate) mod stdio;
 pub(crate) mod system_scope;

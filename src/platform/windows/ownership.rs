@@ -1,7 +1,8 @@
-//! Windows: the guard's ownership questions, answered without uids or mode bits. Files
-//! are the user's (ACLs decide, and the profile's are private) and nothing is writable
-//! by others through a mode (the README says so); a file's identity and link count come
-//! from the file itself.
+//! Windows: the guard's ownership questions, answered without uids or mode bits. At user
+//! scope files are the user's (ACLs decide, and the profile's are private) and nothing is
+//! writable by others through a mode (the README says so); system mode's "the
+//! administrator's alone" reads each path's owner and DACL ([`admin_only_problem`]); a
+//! file's identity and link count come from the file itself.
 
 use std::fs::{Metadata, OpenOptions};
 use std::os::windows::fs::OpenOptionsExt;
@@ -18,11 +19,10 @@ pub(crate) fn effective_uid() -> u32 {
     0
 }
 
-/// Whether the caller may write the agents' administrator-managed settings: not asked here
-/// (Windows has no uid 0); the folders under `Program Files` and `ProgramData` refuse a
-/// write by anyone but an administrator, and that refusal is what the user is shown.
+/// Whether the caller is the administrator: its token has BUILTIN\Administrators enabled
+/// (elevated). An administrator's unelevated process, as an agent runs, is not.
 pub(crate) fn is_administrator() -> bool {
-    true
+    super::security::is_elevated_administrator()
 }
 
 /// Every file counts as the caller's.
@@ -31,6 +31,27 @@ pub(crate) fn owner_of(_meta: &Metadata) -> u32 {
 }
 
 pub(crate) use crate::platform::FileId;
+use crate::platform::{AdminProblem, Standing, acl};
+
+/// System mode's rule for one path a walk passed, from its owner and DACL (a link's own,
+/// not its target's), judged by [`acl::judge`]; a path whose security cannot be read is a
+/// problem too, since it cannot be shown to be the administrator's.
+pub(crate) fn admin_only_problem(
+    path: &Path,
+    _meta: &Metadata,
+    standing: Standing,
+) -> Option<AdminProblem> {
+    let problem = match super::security::owner_and_dacl(path) {
+        Ok((owner, dacl)) => acl::judge(&owner, dacl.as_deref(), standing),
+        Err(e) => Some(acl::AclProblem::Unreadable(e.to_string())),
+    };
+    problem.map(|mut problem| {
+        if let Some(account) = problem.account_mut() {
+            account.name = super::security::account_name(&account.sid);
+        }
+        AdminProblem::Acl(problem)
+    })
+}
 
 /// The identity of what `path` names (links followed), from the file itself
 /// (`GetFileInformationByHandle`; std gives no file index on stable Rust); `None` when
