@@ -246,7 +246,9 @@ const TAIL_CHUNK: u64 = 64 * 1024;
 /// record, so reading the whole record made each call slower than the one before.
 /// Reading from the end makes a call's cost that of its turn, not of its session. The
 /// result is what [`read_str`] of the whole text gives for those records (notes too,
-/// with their line numbers), so a resume decides the same either way.
+/// with their line numbers), so a resume decides the same either way. The chain is
+/// checked over the lines read and the one line before them ([`check_resume_head`] then
+/// checks the end); the whole record is `log verify`'s.
 pub fn read_for_resume(
     file: &mut File,
     path: &Path,
@@ -286,10 +288,31 @@ pub fn read_for_resume(
         return Ok(read_bytes(&tail));
     }
     let skip = (from - tail_from) as usize;
-    let mut reading = read_bytes(&tail[skip..]);
-    // The chain over every whole line in hand, so that the first line the resume
-    // depends on is also checked against the line before it.
-    reading.chain = chain::verify(&tail[whole_from..], 0);
+    let depended_on = &tail[skip..];
+    let mut reading = Reading {
+        last_line_digest: chain::last_line_digest(depended_on),
+        ..read_lines(&String::from_utf8_lossy(depended_on), 0)
+    };
+    // The chain over the lines the resume depends on and the one line before them, so
+    // that the first of them is checked against its link too; the head then checks the
+    // end. Not over every line in hand: the first chunk holds ~40 calls of a bridged
+    // session, and parsing each of them for its link was most of a resumed call's work
+    // (BENCHMARKS.md, eighth sitting). `log verify` checks the whole record.
+    let linked_from = match tail[whole_from..skip].split_last() {
+        // What comes before ends with the newline of the line before the first one
+        // depended on; that line starts after the newline before it.
+        Some((_, before)) => before
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(whole_from, |newline| whole_from + newline + 1),
+        None => whole_from,
+    };
+    reading.chain = chain::verify(&tail[linked_from..], 0).map(|mut verified| {
+        // A head is expected when any session line in hand says its writer keeps one,
+        // as when every line in hand was verified.
+        verified.head_expected |= sessions_keep_a_head(&tail[whole_from..linked_from]);
+        verified
+    });
     let head = read_first_line(file, path)?;
     let first = read_str(&head);
     let starts = matches!(first.records.as_slice(), [r] if matches!(r.body, Body::Started(_)));
@@ -342,6 +365,18 @@ fn resume_boundary(lines: &[u8], keeps_hooks: bool) -> Option<usize> {
         }
     }
     None
+}
+
+/// Whether a `session.started` or `session.resumed` among `lines` says its writer keeps a
+/// head (`"chain_head":true`, which the writer puts at the top level of those lines
+/// alone; their nested values have fixed keys, so the bytes cannot come from elsewhere).
+fn sessions_keep_a_head(lines: &[u8]) -> bool {
+    lines.split(|&b| b == b'\n').any(|line| {
+        matches!(
+            record_type(line),
+            Some(b"session.started" | b"session.resumed")
+        ) && contains(line, b"\"chain_head\":true")
+    })
 }
 
 /// The value of a line's `"type"` key, read without parsing the line.
@@ -513,6 +548,21 @@ mod tests {
         let line = edited[..last_decided].matches('\n').count() + 1;
         assert_eq!(tail.chain.unwrap_err().line, line);
 
+        // So does an edit of the line before the first one the resume depends on (the
+        // last call's `session.resumed`): that line's link is checked too.
+        let lines: Vec<&str> = text.split_inclusive('\n').collect();
+        let before_resumed = lines
+            .iter()
+            .rposition(|l| l.contains("\"type\":\"session.resumed\""))
+            .unwrap();
+        let mut edited: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+        edited[before_resumed - 1] =
+            edited[before_resumed - 1].replacen("\"at\":\"", "\"at\":\"1", 1);
+        std::fs::write(&edited_path, edited.concat()).unwrap();
+        let mut file = File::open(&edited_path).unwrap();
+        let tail = read_for_resume(&mut file, &edited_path, false).unwrap();
+        assert_eq!(tail.chain.unwrap_err().line, before_resumed);
+
         // A torn line in the tail: the notes keep the file's line numbers.
         let mut text = std::fs::read_to_string(&path).unwrap();
         text.push_str("{\"type\":\"effect\",\"at");
@@ -521,6 +571,21 @@ mod tests {
         let tail = read_for_resume(&mut file, &path, false).unwrap();
         assert_eq!(plan(&tail, true), plan(&read_str(&text), true));
         assert!(plan(&tail, true).contains("is torn"));
+    }
+
+    #[test]
+    fn a_head_is_expected_from_the_session_lines_that_say_so() {
+        let started = "{\"prev\":\"sha256:00\",\"type\":\"session.started\",\"chain_head\":true}";
+        let resumed = "{\"type\":\"session.resumed\",\"chain_head\":true,\"cwd\":\"/p\"}";
+        let old = "{\"type\":\"session.resumed\",\"cwd\":\"/p\"}";
+        // The key inside a tool's input (a gate line) says nothing about the writer.
+        let gate = "{\"type\":\"gate.verdict\",\"tool_input\":{\"chain_head\":true}}";
+        assert!(sessions_keep_a_head(format!("{started}\n").as_bytes()));
+        assert!(sessions_keep_a_head(
+            format!("{gate}\n{resumed}\n").as_bytes()
+        ));
+        assert!(!sessions_keep_a_head(format!("{old}\n{gate}\n").as_bytes()));
+        assert!(!sessions_keep_a_head(b""));
     }
 
     #[test]
