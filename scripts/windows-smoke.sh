@@ -97,13 +97,15 @@ fail() { echo "FAILED: $1" >&2; failures=$((failures + 1)); }
 
 hh() { wine "$EXE" --config "$(win "$CONFIG")" --project "$(win "$SMOKE/project")" "$@"; }
 
-# expect NAME STATUS OUTPUT-PATTERN -- ARGS…
-expect() {
-    local name=$1 want_status=$2 pattern=$3
-    shift 4
+# expect NAME STATUS OUTPUT-PATTERN -- ARGS…: runs hookhost with ARGS (`hh`).
+expect() { expect_by hh "$@"; }
+# expect_by RUNNER NAME STATUS OUTPUT-PATTERN -- ARGS…: the same, run by RUNNER.
+expect_by() {
+    local run=$1 name=$2 want_status=$3 pattern=$4
+    shift 5
     local out status
     set +e
-    out=$(hh "$@" 2>&1 | tr -d '\r')
+    out=$("$run" "$@" 2>&1 | tr -d '\r')
     status=$?
     set -e
     if [[ $status == "$want_status" ]] && grep -qE -- "$pattern" <<<"$out"; then
@@ -232,21 +234,10 @@ exe_sd=$(wine "$SD" get "$exe_win" 2>&1 | tr -d '\r')
 managed="$WINEPREFIX/drive_c/Program Files/ClaudeCode/managed-settings.json"
 rm -f "$managed"
 system_refusal="hookhost binary $(sed 's/[][\\.*^$]/\\&/g' <<<"$exe_win") is owned by [^,]*S-1-5-21-0-0-0-1000\\)?, not by SYSTEM, Administrators or TrustedInstaller, so someone other than the administrator could change the system policy"
-# expect_system NAME STATUS PATTERN -- ARGS…: like `expect`, without the user's config.
-expect_system() {
-    local name=$1 want_status=$2 pattern=$3
-    shift 4
-    local out status
-    set +e
-    out=$(wine "$EXE" "$@" 2>&1 </dev/null | tr -d '\r')
-    status=$?
-    set -e
-    if [[ $status == "$want_status" ]] && grep -qE -- "$pattern" <<<"$out"; then
-        pass "$name (exit $status)"
-    else
-        fail "$name: exit $status (wanted $want_status), output: $out"
-    fi
-}
+# The binary as the system scope runs it: without the user's config, no input.
+system_hh() { wine "$EXE" "$@" </dev/null; }
+# expect_system NAME STATUS PATTERN -- ARGS…: like `expect`, run by `system_hh`.
+expect_system() { expect_by system_hh "$@"; }
 if grep -q '^O:S-1-5-21-0-0-0-1000D:' <<<"$exe_sd"; then
     pass "wine reports the binary's owner as its user's SID ($exe_sd)"
 else

@@ -138,13 +138,11 @@ pub(crate) fn account_name(sid: &str) -> Option<String> {
     })
 }
 
-/// Whether this process's token has BUILTIN\Administrators enabled: an elevated
-/// administrator. A UAC-filtered token (an administrator's unelevated process, which is
-/// what an agent runs as) holds the group for deny only, and answers `false`.
-pub(crate) fn is_elevated_administrator() -> bool {
+/// BUILTIN\Administrators' SID, in a buffer of the largest SID's size.
+fn administrators_sid() -> io::Result<[u8; SECURITY_MAX_SID_SIZE as usize]> {
     let mut sid = [0u8; SECURITY_MAX_SID_SIZE as usize];
     let mut size = sid.len() as u32;
-    // SAFETY: `sid` is ours, `size` its length; no domain SID is needed for a BUILTIN group.
+    // SAFETY: `sid` is ours, `size` its length; a BUILTIN group needs no domain SID.
     let made = unsafe {
         CreateWellKnownSid(
             WinBuiltinAdministratorsSid,
@@ -153,9 +151,19 @@ pub(crate) fn is_elevated_administrator() -> bool {
             &mut size,
         )
     };
-    if made == 0 {
-        return false;
+    match made {
+        0 => Err(io::Error::last_os_error()),
+        _ => Ok(sid),
     }
+}
+
+/// Whether this process's token has BUILTIN\Administrators enabled: an elevated
+/// administrator. A UAC-filtered token (an administrator's unelevated process, which is
+/// what an agent runs as) holds the group for deny only, and answers `false`.
+pub(crate) fn is_elevated_administrator() -> bool {
+    let Ok(mut sid) = administrators_sid() else {
+        return false;
+    };
     let mut member = 0;
     // SAFETY: a null token asks about this thread's (else this process's) token; `sid`
     // is a valid SID (made above); `member` is ours.
@@ -175,20 +183,7 @@ pub(crate) fn give_to_administrators(path: &Path) -> io::Result<()> {
         .share_mode(FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE)
         .custom_flags(FILE_FLAG_BACKUP_SEMANTICS | FILE_FLAG_OPEN_REPARSE_POINT)
         .open(path)?;
-    let mut sid = [0u8; SECURITY_MAX_SID_SIZE as usize];
-    let mut size = sid.len() as u32;
-    // SAFETY: `sid` is ours, `size` its length; a BUILTIN group needs no domain SID.
-    let made = unsafe {
-        CreateWellKnownSid(
-            WinBuiltinAdministratorsSid,
-            std::ptr::null_mut(),
-            sid.as_mut_ptr().cast(),
-            &mut size,
-        )
-    };
-    if made == 0 {
-        return Err(io::Error::last_os_error());
-    }
+    let mut sid = administrators_sid()?;
     // SAFETY: the handle is live (owned by `file`) and opened for WRITE_OWNER; `sid` is a
     // valid SID (made above); nothing but the owner is set.
     let status = unsafe {
