@@ -52,13 +52,30 @@ impl RecordWriter {
     }
 }
 
-/// Calls `f` with the time a line says it was written.
+/// Calls `f` with the time a line says it was written (`crate::record::now_rfc3339`).
+/// The text is made once per millisecond and thread: the lines of a gate are mostly
+/// written within one, and formatting the date was ~3k instructions a line.
 fn with_now<T>(f: impl FnOnce(&str) -> T) -> T {
+    use std::cell::RefCell;
+    thread_local! {
+        static LAST: RefCell<(i64, String)> = const { RefCell::new((i64::MIN, String::new())) };
+    }
     #[cfg(test)]
     if let Some(at) = tests::FIXED_AT.with(|at| at.borrow().clone()) {
         return f(&at);
     }
-    f(&crate::record::now_rfc3339())
+    // As `now_rfc3339` reads the clock.
+    let millis = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_millis() as i64;
+    LAST.with(|last| {
+        let mut last = last.borrow_mut();
+        if last.0 != millis {
+            *last = (millis, crate::record::rfc3339(millis));
+        }
+        f(&last.1)
+    })
 }
 
 #[cfg(test)]
