@@ -230,7 +230,7 @@ impl Request {
         };
         let value: Value = serde_json::from_slice(line)
             .map_err(|e| bad(None, format!("the line is not JSON: {e}")))?;
-        let Value::Object(object) = value else {
+        let Value::Object(mut object) = value else {
             return Err(bad(None, "a request must be a JSON object".into()));
         };
         let id = match object.get("id") {
@@ -260,22 +260,24 @@ impl Request {
             "pre_tool_use" => {
                 let id = need_id()?;
                 let tool_name = string("tool_name")?;
-                let tool_input = match object.get("tool_input") {
+                match object.get("tool_input") {
                     None | Some(Value::Null) => {
                         return Err(bad(
                             Some(&id),
                             "missing field \"tool_input\" in a pre_tool_use request".into(),
                         ));
                     }
-                    Some(v @ Value::Object(_)) => v.clone(),
+                    Some(Value::Object(_)) => {}
                     Some(_) => {
                         return Err(bad(Some(&id), "\"tool_input\" must be an object".into()));
                     }
-                };
+                }
                 let tool_use_id = match object.get("tool_use_id") {
                     None | Some(Value::Null) => None,
                     Some(_) => Some(string("tool_use_id")?),
                 };
+                // Taken out of the line's object rather than copied (an object: above).
+                let tool_input = object.remove("tool_input").unwrap_or_default();
                 Ok(Request::PreToolUse {
                     id,
                     tool_name,
@@ -337,9 +339,23 @@ pub fn error_line(id: Option<&Id>, error: &str) -> String {
     })
 }
 
-/// The answer line for request `id`.
+/// The answer line for request `id`: [`Answer`]'s text, `{"id":` and the id as written,
+/// then the verdict's fields, made without serde's flattening map and without checking
+/// the id's text again as JSON (it was read as such).
 pub fn answer_line(id: &Id, verdict: &Verdict) -> String {
-    to_line(&Answer { id, verdict })
+    let fields = to_line(verdict);
+    let mut line = String::with_capacity(8 + id.0.len() + fields.len());
+    line.push_str("{\"id\":");
+    line.push_str(&id.0);
+    // The verdict is a struct of five fields: never `{}`.
+    match fields.strip_prefix('{') {
+        Some(rest) if rest != "}" => {
+            line.push(',');
+            line.push_str(rest);
+        }
+        _ => line.push('}'),
+    }
+    line
 }
 
 fn to_line(value: &impl Serialize) -> String {
@@ -713,6 +729,29 @@ mod tests {
                 .message
                 .starts_with("unknown type \"bogus\"")
         );
+    }
+
+    #[test]
+    fn answer_lines_are_the_answers_serde() {
+        let block = Verdict {
+            outcome: crate::dispatch::Outcome::Block,
+            message: Some("no \"x\"\n".into()),
+            hook: Some("h".into()),
+            context: Vec::new(),
+            warnings: vec!["w\u{e9}".into()],
+        };
+        for verdict in [Verdict::allow(), block] {
+            for id in [json!(1), json!("a\"b"), json!(-1.5)] {
+                let id = Id::of(&id);
+                assert_eq!(
+                    answer_line(&id, &verdict),
+                    to_line(&Answer {
+                        id: &id,
+                        verdict: &verdict
+                    })
+                );
+            }
+        }
     }
 
     #[test]
