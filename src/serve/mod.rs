@@ -793,6 +793,70 @@ mod tests {
         assert_eq!(error_line(None, "x"), r#"{"type":"error","error":"x"}"#);
     }
 
+    /// Each `poll_write` the writer makes, as one write.
+    #[derive(Clone, Default)]
+    struct Writes(Arc<Mutex<Vec<String>>>);
+
+    impl AsyncWrite for Writes {
+        fn poll_write(
+            self: std::pin::Pin<&mut Self>,
+            _: &mut std::task::Context<'_>,
+            buf: &[u8],
+        ) -> std::task::Poll<std::io::Result<usize>> {
+            let text = String::from_utf8_lossy(buf).into_owned();
+            self.0.lock().unwrap().push(text);
+            std::task::Poll::Ready(Ok(buf.len()))
+        }
+        fn poll_flush(
+            self: std::pin::Pin<&mut Self>,
+            _: &mut std::task::Context<'_>,
+        ) -> std::task::Poll<std::io::Result<()>> {
+            std::task::Poll::Ready(Ok(()))
+        }
+        fn poll_shutdown(
+            self: std::pin::Pin<&mut Self>,
+            _: &mut std::task::Context<'_>,
+        ) -> std::task::Poll<std::io::Result<()>> {
+            std::task::Poll::Ready(Ok(()))
+        }
+    }
+
+    /// With other requests running, an answer waits for the tasks that are ready, and
+    /// the answers they send meanwhile share its write; with none running, it is
+    /// written at once.
+    #[tokio::test]
+    async fn answers_finished_together_share_a_write() {
+        for running in [true, false] {
+            let (lines, receiver) = mpsc::unbounded_channel::<Out>();
+            let writes = Writes::default();
+            let in_flight: InFlight = Arc::default();
+            if running {
+                lock(&in_flight).insert("7".into(), CancellationToken::new());
+            }
+            let writer = tokio::spawn(write_lines(
+                receiver,
+                writes.clone(),
+                CancellationToken::new(),
+                in_flight,
+            ));
+            let _ = lines.send(("a".into(), None));
+            // A task that is ready when the writer first runs, and answers.
+            let other = lines.clone();
+            tokio::spawn(async move {
+                let _ = other.send(("b".into(), None));
+            });
+            drop(lines);
+            writer.await.unwrap();
+            let writes = writes.0.lock().unwrap().clone();
+            let want: &[&str] = if running {
+                &["a\nb\n"]
+            } else {
+                &["a\n", "b\n"]
+            };
+            assert_eq!(writes, want, "other requests running: {running}");
+        }
+    }
+
     #[tokio::test]
     async fn long_lines_are_skipped_without_being_kept() {
         let mut input = vec![b'x'; 100];
