@@ -18,7 +18,10 @@
 //! the run (its `effect`, then any `hook.decided` and `hook.context`) is made and linked
 //! at once and held until the gate's next line (its `gate.verdict`, or the next hook's
 //! `hook.started`), which the same thread writes before it waits for anything, and goes
-//! out in that line's `write` (`RecordWriter::put`). Every line stays whole and the
+//! out in that line's `write` (`RecordWriter::put`), or in the write of whatever line
+//! another gate of the session (`serve` runs them concurrently) records first: lines
+//! are linked in the order they are made, so the file is what line-by-line writing
+//! gives for the same events. Every line stays whole and the
 //! bytes are the same; a gate of one hook is two writes instead of three. A process
 //! killed between the two (no await lies between them, only the reading of the hook's
 //! answer) leaves a record that ends with the `hook.started`: killed before the tool
