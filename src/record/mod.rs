@@ -3,8 +3,9 @@
 //!
 //! # The file
 //!
-//! JSON lines, one record per line, appended and written to the OS record by record
-//! (one `write` of the whole line to a file opened with `O_APPEND`), never rewritten
+//! JSON lines, one record per line, appended whole lines at a time (one `write` of the
+//! whole line to a file opened with `O_APPEND`; a hook's `effect` and what follows it go
+//! out in the same write as the gate's next line, see [`write`]), never rewritten
 //! (except that a line the session failed to write whole is cut off again: `record.cut`).
 //! A session holds an exclusive `flock` on its record for as long as it runs, so two
 //! sessions never write one file; a new session never writes into an existing file

@@ -1,7 +1,7 @@
 //! A record's line, as bytes: the common fields, then the body's, then a newline.
 
-use super::RecordWriter;
-use crate::record::{Body, RecordError};
+use super::{Fields, RecordWriter};
+use crate::record::RecordError;
 
 impl RecordWriter {
     /// The record's line: the common fields (`prev` first, the digest of the line before
@@ -10,7 +10,7 @@ impl RecordWriter {
     /// body's, and a newline.
     pub(super) fn line(
         &self,
-        body: &Body,
+        record: &Fields,
         prev: Option<&str>,
         chain_head: bool,
         torn_prev: Option<&str>,
@@ -18,7 +18,7 @@ impl RecordWriter {
         // Written field by field rather than through a `Value` map: the same text (the
         // common fields first, then the body's, `common_fields_then_the_body`), without
         // building and hashing a map of every line first.
-        let fields = body.to_json();
+        let fields = &record.json;
         let mut line = Vec::with_capacity(fields.len() + 256);
         fn field(line: &mut Vec<u8>, key: &str, value: &str) {
             line.extend_from_slice(if line.is_empty() { b"{\"" } else { b",\"" });
@@ -30,8 +30,8 @@ impl RecordWriter {
         if let Some(prev) = prev {
             field(&mut line, "prev", prev);
         }
-        field(&mut line, "type", body.type_name());
-        field(&mut line, "at", &crate::record::now_rfc3339());
+        field(&mut line, "type", record.type_name);
+        with_now(|at| field(&mut line, "at", at));
         field(&mut line, "session_id", &self.session_id);
         if chain_head {
             line.extend_from_slice(b",\"chain_head\":true");
@@ -52,11 +52,44 @@ impl RecordWriter {
     }
 }
 
+/// Calls `f` with the time a line says it was written (`crate::record::now_rfc3339`).
+/// The text is made once per millisecond and thread: the lines of a gate are mostly
+/// written within one, and formatting the date was ~3k instructions a line.
+fn with_now<T>(f: impl FnOnce(&str) -> T) -> T {
+    use std::cell::RefCell;
+    thread_local! {
+        static LAST: RefCell<(i64, String)> = const { RefCell::new((i64::MIN, String::new())) };
+    }
+    #[cfg(test)]
+    if let Some(at) = tests::FIXED_AT.with(|at| at.borrow().clone()) {
+        return f(&at);
+    }
+    // As `now_rfc3339` reads the clock.
+    let millis = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_millis() as i64;
+    LAST.with(|last| {
+        let mut last = last.borrow_mut();
+        if last.0 != millis {
+            *last = (millis, crate::record::rfc3339(millis));
+        }
+        f(&last.1)
+    })
+}
+
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
-    use crate::record::{GateFields, GateVerdict};
+    use crate::record::{Body, GateFields, GateVerdict};
     use serde_json::{Map, Value};
+
+    thread_local! {
+        /// The `at` of every line this thread makes, when set: two writers' records can
+        /// then be compared byte for byte.
+        pub(in crate::record::write) static FIXED_AT: std::cell::RefCell<Option<String>> =
+            const { std::cell::RefCell::new(None) };
+    }
 
     /// Lines written field by field are the text the `Value` map they replace gave,
     /// byte for byte (the chain links those bytes): the common fields first, in their
@@ -159,7 +192,9 @@ mod tests {
                 (Some("sha256:ab"), false, None),
                 (Some("sha256:ab"), false, Some("sha256:cd")),
             ] {
-                let line = writer.line(body, prev, chain_head, torn_prev).unwrap();
+                let line = writer
+                    .line(&Fields::of(body), prev, chain_head, torn_prev)
+                    .unwrap();
                 let written: Value = serde_json::from_slice(&line).unwrap();
                 let mut map = Map::new();
                 if let Some(prev) = prev {

@@ -11,6 +11,21 @@
 //! record's lock is held, so that the head always describes a prefix the writer wrote
 //! (`head`). Each line is written field by field (`line`); the dispatcher's events reach
 //! the writer as its `Recorder` (`recorder`).
+//!
+//! A gate's lines reach the OS in as few writes as its order allows: a `hook.started` is
+//! written before its hook runs (a record that ends with it says the session was killed
+//! while the hook ran: `crate::record::resume::killed_message`), but what comes after
+//! the run (its `effect`, then any `hook.decided` and `hook.context`) is made and linked
+//! at once and held until the gate's next line (its `gate.verdict`, or the next hook's
+//! `hook.started`), which the same thread writes before it waits for anything, and goes
+//! out in that line's `write` (`RecordWriter::put`), or in the write of whatever line
+//! another gate of the session (`serve` runs them concurrently) records first: lines
+//! are linked in the order they are made, so the file is what line-by-line writing
+//! gives for the same events. Every line stays whole and the
+//! bytes are the same; a gate of one hook is two writes instead of three. A process
+//! killed between the two (no await lies between them, only the reading of the hook's
+//! answer) leaves a record that ends with the `hook.started`: killed before the tool
+//! ran, which it never did, since its verdict was not out either.
 
 mod head;
 mod line;
@@ -77,6 +92,66 @@ struct Tail {
     /// The digest of the line before a torn line this writer closed: the next line it
     /// writes carries it as `torn_prev` ([`super::chain`]).
     torn_prev: Option<String>,
+    /// Lines made and linked but not yet handed to the OS (`RecordWriter::put`); the
+    /// fields above describe the file without them.
+    held: Held,
+}
+
+/// A record to write: its `type`, its own fields, and what the writer does with it.
+pub(super) struct Fields {
+    /// The record's `type`.
+    type_name: &'static str,
+    /// Its own fields, as a JSON object's text (`{…}`, [`Body::to_json`]).
+    json: Vec<u8>,
+    kind: Kind,
+}
+
+/// What the writer does with a record besides writing it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Kind {
+    /// `session.started`, `session.resumed`: says whether the writer keeps a head.
+    Session,
+    /// `hook.started`: written before its run; a cut with no room for its marker drops
+    /// it too ([`RecordWriter::cut`]).
+    HookStarted,
+    /// `effect`: may be held.
+    Effect,
+    /// `hook.decided`, `hook.context`: may be held after an effect.
+    Note,
+    /// `gate.verdict`: the head is written after it.
+    Verdict,
+    /// Anything else.
+    Other,
+}
+
+impl Fields {
+    /// The record of `body`.
+    pub(super) fn of(body: &Body) -> Fields {
+        let kind = match body {
+            Body::Started(_) | Body::Resumed(_) => Kind::Session,
+            Body::HookStarted(_) => Kind::HookStarted,
+            Body::Effect(_) => Kind::Effect,
+            Body::Decided(_) | Body::Context(_) => Kind::Note,
+            Body::Verdict(_) => Kind::Verdict,
+            Body::TurnEnded | Body::Cut(_) => Kind::Other,
+        };
+        Fields {
+            type_name: body.type_name(),
+            json: body.to_json(),
+            kind,
+        }
+    }
+}
+
+/// Whole lines waiting for the next write (see the module docs).
+#[derive(Debug, Default)]
+struct Held {
+    /// The lines' bytes, newlines included.
+    bytes: Vec<u8>,
+    /// How many lines.
+    lines: usize,
+    /// The digest of the last of them, which the next line links to.
+    last_digest: Option<String>,
 }
 
 impl RecordWriter {
@@ -227,6 +302,7 @@ impl RecordWriter {
                 head,
                 head_stale,
                 torn_prev,
+                held: Held::default(),
             }),
             limit: MAX_RECORD_BYTES,
             failed: AtomicBool::new(false),
@@ -245,10 +321,20 @@ impl RecordWriter {
         &self.path
     }
 
-    /// Appends one record and hands it to the OS before returning. When that fails, the
-    /// record is cut back to its last whole line (see [`RecordWriter`]), and no later
-    /// record is written.
+    /// Appends one record and hands it to the OS before returning (with the lines held
+    /// before it, in the same write). When that fails, the record is cut back to its
+    /// last whole line (see [`RecordWriter`]), and no later record is written.
     pub fn write(&self, body: &Body) -> Result<(), RecordError> {
+        self.put(&Fields::of(body), false)
+    }
+
+    /// Writes `record`; or, with `hold`, when it follows a hook's run (an `effect`, or
+    /// a `hook.decided` or `hook.context` after one), makes and links it but holds it
+    /// for the next record's write (see the module docs): the caller writes that next
+    /// record before it waits for anything. Any other record (a `hook.decided` of a
+    /// skipped hook, which no run precedes) is written at once. Dropping the writer
+    /// writes what it holds.
+    fn put(&self, record: &Fields, hold: bool) -> Result<(), RecordError> {
         let mut tail = self
             .file
             .lock()
@@ -259,18 +345,56 @@ impl RecordWriter {
                 std::io::Error::other("it stopped at an earlier error"),
             ));
         }
-        // Under the lock: the line links to the one written just before it.
-        let chain_head = tail.head.is_some() && matches!(body, Body::Started(_) | Body::Resumed(_));
+        // Under the lock: the line links to the one made just before it (held or
+        // written), and only the first line after a torn one carries `torn_prev`.
+        let chain_head = tail.head.is_some() && record.kind == Kind::Session;
+        let tail = &mut *tail;
+        let prev = tail.held.last_digest.as_ref().or(tail.last_digest.as_ref());
+        let torn_prev = tail.torn_prev.as_ref().filter(|_| tail.held.lines == 0);
         let line = self.line(
-            body,
-            tail.last_digest.as_deref(),
+            record,
+            prev.map(String::as_str),
             chain_head,
-            tail.torn_prev.as_deref(),
+            torn_prev.map(String::as_str),
         )?;
-        let start = tail.len;
         // The record's size bound: the line that would pass it is not written, and the
         // record ends as after a write error, with a `record.cut` saying why.
-        let over = start.is_some_and(|len| len + line.len() as u64 > self.limit);
+        let end = tail
+            .len
+            .map(|len| len + (tail.held.bytes.len() + line.len()) as u64);
+        let over = end.is_some_and(|end| end > self.limit);
+        let hold = hold
+            && match record.kind {
+                Kind::Effect => true,
+                Kind::Note => tail.held.lines > 0,
+                _ => false,
+            };
+        if hold && !over {
+            tail.held.last_digest = Some(line_digest(&line[..line.len() - 1]));
+            tail.held.bytes.extend_from_slice(&line);
+            tail.held.lines += 1;
+            return Ok(());
+        }
+        if over && tail.held.lines > 0 {
+            // The held lines fit: written on their own first, as line by line.
+            self.append_held(tail, None)?;
+        }
+        self.append_held(tail, Some((&line, record.kind, over)))
+    }
+
+    /// Writes the held lines, then `line` (unless it is `over` the size limit), in one
+    /// write, and moves the record's end past them; a failure cuts the record (see
+    /// [`RecordWriter::cut`]).
+    fn append_held(
+        &self,
+        tail: &mut Tail,
+        line: Option<(&[u8], Kind, bool)>,
+    ) -> Result<(), RecordError> {
+        let held = std::mem::take(&mut tail.held);
+        let start = tail.len;
+        let mut batch = held.bytes;
+        let line_at = batch.len() as u64;
+        let over = line.is_some_and(|(_, _, over)| over);
         let written = if over {
             let limit = match self.limit {
                 l if l >= 1 << 20 => format!("{} MiB", l >> 20),
@@ -280,32 +404,42 @@ impl RecordWriter {
                 "it reached its size limit of {limit}"
             )))
         } else {
-            append(&mut tail.file, &line)
-        };
-        match written {
-            Ok(()) => {
-                tail.len = start.map(|len| len + line.len() as u64);
-                tail.lines = tail.lines.map(|n| n + 1);
-                tail.torn_prev = None;
-                tail.head_stale = true;
-                let digest = chain::digest(&line[..line.len() - 1]);
-                let before = tail.last_digest.replace(digest);
-                (tail.pending_start, tail.digest_before_pending) = match body {
-                    Body::HookStarted(_) => (start, before),
-                    _ => (None, None),
-                };
-                // One head write per gate: after its verdict.
-                if matches!(body, Body::Verdict(_)) {
-                    update_head(&mut tail);
-                }
-                Ok(())
+            if let Some((line, _, _)) = line {
+                batch.extend_from_slice(line);
             }
-            Err(e) => {
-                self.failed.store(true, Ordering::SeqCst);
-                self.cut(&mut tail, &e);
-                Err(RecordError::io(&self.path, e))
+            append(&mut tail.file, &batch)
+        };
+        if let Err(e) = written {
+            self.failed.store(true, Ordering::SeqCst);
+            self.cut(tail, &e);
+            return Err(RecordError::io(&self.path, e));
+        }
+        tail.len = start.map(|len| len + batch.len() as u64);
+        tail.torn_prev = None;
+        tail.head_stale = true;
+        if held.lines > 0 {
+            // None of them is a `hook.started`.
+            tail.lines = tail.lines.map(|n| n + held.lines);
+            tail.last_digest = held.last_digest;
+            (tail.pending_start, tail.digest_before_pending) = (None, None);
+        }
+        if let Some((line, kind, _)) = line {
+            tail.lines = tail.lines.map(|n| n + 1);
+            let digest = line_digest(&line[..line.len() - 1]);
+            let before = tail.last_digest.replace(digest);
+            (tail.pending_start, tail.digest_before_pending) = match kind {
+                Kind::HookStarted => (start.map(|s| s + line_at), before),
+                _ => (None, None),
+            };
+            // One head write per gate: after its verdict.
+            if kind == Kind::Verdict {
+                update_head(tail);
             }
         }
+        // The buffer is kept for the next gate's held lines.
+        batch.clear();
+        tail.held.bytes = batch;
+        Ok(())
     }
 
     /// After a failed write: drops its torn part and ends the record with a
@@ -314,12 +448,14 @@ impl RecordWriter {
     /// Best effort: with the length unknown, the file is left as it is.
     /// The head is written for where the record ends, when that is known.
     fn cut(&self, tail: &mut Tail, error: &std::io::Error) {
-        // Until the record's end is known again, the head stays where it was.
+        // Until the record's end is known again, the head stays where it was. Lines still
+        // held were not written, and never will be.
         tail.head_stale = false;
+        tail.held = Held::default();
         let Some(len) = tail.len else { return };
-        let cut = Body::Cut(super::Cut {
+        let cut = Fields::of(&Body::Cut(super::Cut {
             reason: error.to_string(),
-        });
+        }));
         // Each place the record may end at, with the digest its marker links to and the
         // lines dropped to get there.
         let mut ends = vec![(len, tail.last_digest.clone(), 0)];
@@ -355,38 +491,51 @@ impl RecordWriter {
         }
     }
 
-    /// Writes a record; the first error is reported on stderr, once. The record stops
-    /// there.
-    fn write_or_warn(&self, body: &Body) {
+    /// Writes (or, with `hold`, holds: `RecordWriter::put`) a record; the first error
+    /// is reported on stderr, once. The record stops there.
+    fn write_or_warn(&self, record: &Fields, hold: bool) {
         if self.failed.load(Ordering::SeqCst) {
             return;
         }
-        if let Err(e) = self.write(body)
-            && !self.warned.swap(true, Ordering::SeqCst)
-        {
-            // Not eprintln!, which panics when the write fails: serve's stderr may share
-            // a non-blocking pipe with its stdout (`2>&1`).
-            let warning = format!(
-                "⚠ {e}; the record stops here: the rest of this session is not recorded. Verdicts are not affected."
-            );
-            let _ = writeln!(
-                std::io::stderr(),
-                "{}",
-                crate::escape::for_terminal(&warning)
-            );
+        if let Err(e) = self.put(record, hold) {
+            self.warn(&e);
         }
+    }
+
+    /// Reports the first write error on stderr, once.
+    fn warn(&self, e: &RecordError) {
+        if self.warned.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        // Not eprintln!, which panics when the write fails: serve's stderr may share a
+        // non-blocking pipe with its stdout (`2>&1`).
+        let warning = format!(
+            "⚠ {e}; the record stops here: the rest of this session is not recorded. Verdicts are not affected."
+        );
+        let _ = writeln!(
+            std::io::stderr(),
+            "{}",
+            crate::escape::for_terminal(&warning)
+        );
     }
 }
 
 impl Drop for RecordWriter {
     /// The session ends: the head covers every line written since its last write.
+    /// The lines still held are written first.
     fn drop(&mut self) {
-        let tail = match self.file.get_mut() {
+        let mut tail = match self.file.lock() {
             Ok(tail) => tail,
             Err(poisoned) => poisoned.into_inner(),
         };
+        if tail.held.lines > 0
+            && !self.failed.load(Ordering::SeqCst)
+            && let Err(e) = self.append_held(&mut tail, None)
+        {
+            self.warn(&e);
+        }
         if tail.head_stale {
-            update_head(tail);
+            update_head(&mut tail);
         }
     }
 }
@@ -411,7 +560,21 @@ fn lines_after(file: &mut File, from: u64, len: u64) -> std::io::Result<(usize, 
     }
 }
 
-/// One whole line, in one `write` where the OS allows (the file is `O_APPEND`).
+/// [`chain::digest`] of a line, the same text made without `hex::encode`'s char-by-char
+/// `String` (two of every recorded gate's ~25k instructions of digests were the hex).
+fn line_digest(line: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut text = String::with_capacity(7 + 64);
+    text.push_str("sha256:");
+    for byte in Sha256::digest(line) {
+        text.push(char::from(HEX[usize::from(byte >> 4)]));
+        text.push(char::from(HEX[usize::from(byte & 15)]));
+    }
+    text
+}
+
+/// Whole lines, in one `write` where the OS allows (the file is `O_APPEND`).
 fn append(file: &mut File, line: &[u8]) -> std::io::Result<()> {
     file.write_all(line).and_then(|_| file.flush())
 }
@@ -447,7 +610,244 @@ fn lock(file: &File, path: &Path) -> Result<(), RecordError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::{Body, chain, read_file};
+    use crate::dispatch::Decision;
+    use crate::executor::{ExitStatus, RawOutput};
+    use crate::record::{
+        Body, ContextRecord, Decided, Effect, GateFields, GateVerdict, HookStarted, SessionBody,
+        chain, read_file, resume,
+    };
+
+    fn gate(i: usize) -> GateFields {
+        GateFields {
+            tool: Some("bash".into()),
+            tool_use_id: Some(format!("toolu_{i}")),
+            prompt: None,
+        }
+    }
+
+    /// A gate's records as the dispatcher makes them (each with whether the recorder
+    /// holds it): one hook that allows, one that blocks, one that adds context.
+    fn gate_bodies(i: usize) -> Vec<(Body, bool)> {
+        let started = |hook: &str| HookStarted {
+            hook: hook.into(),
+            input_digest: "sha256:00".into(),
+            gate: gate(i),
+        };
+        let ran = |stdout: &[u8], code| {
+            Ok(RawOutput {
+                status: ExitStatus::Code(code),
+                stdout: stdout.to_vec(),
+                stderr: Vec::new(),
+            })
+        };
+        let verdict = |outcome: &str| {
+            Body::Verdict(GateVerdict {
+                gate: gate(i),
+                tool_input: Some(serde_json::json!({"command": "git status"})),
+                verdict: serde_json::json!({"outcome": outcome, "message": null}),
+                bridged: None,
+            })
+        };
+        match i % 3 {
+            0 => vec![
+                (Body::HookStarted(started("a")), false),
+                (
+                    Body::Effect(Effect::capture("a", "sha256:00", &ran(b"", 0))),
+                    true,
+                ),
+                (verdict("allow"), false),
+            ],
+            1 => vec![
+                (Body::HookStarted(started("a")), false),
+                (
+                    Body::Effect(Effect::capture("a", "sha256:00", &ran(b"", 0))),
+                    true,
+                ),
+                (Body::HookStarted(started("b")), false),
+                (
+                    Body::Effect(Effect::capture("b", "sha256:00", &ran(b"no", 2))),
+                    true,
+                ),
+                (
+                    Body::Decided(Decided {
+                        hook: "b".into(),
+                        gate: gate(i),
+                        decision: Decision::Block,
+                        reason: "no".into(),
+                    }),
+                    true,
+                ),
+                (verdict("block"), false),
+            ],
+            _ => vec![
+                (Body::HookStarted(started("c")), false),
+                (
+                    Body::Effect(Effect::capture("c", "sha256:00", &ran(b"ctx", 0))),
+                    true,
+                ),
+                (
+                    Body::Context(ContextRecord {
+                        hook: "c".into(),
+                        characters: 3,
+                        text: "ctx".into(),
+                    }),
+                    true,
+                ),
+                (verdict("allow"), false),
+                (Body::TurnEnded, false),
+            ],
+        }
+    }
+
+    fn session() -> Body {
+        Body::Started(SessionBody {
+            cwd: "/p".into(),
+            permission_mode: "default".into(),
+            no_hooks: false,
+            hooks: Vec::new(),
+            banner: "hooks: a".into(),
+            clean: None,
+            skipped: Vec::new(),
+            warnings: Vec::new(),
+            warned_this_turn: None,
+            owner: Default::default(),
+            version: "test".into(),
+        })
+    }
+
+    fn with_fixed_clock<T>(f: impl FnOnce() -> T) -> T {
+        line::tests::FIXED_AT.with(|at| *at.borrow_mut() = Some("2026-12-04T12:00:00.000Z".into()));
+        let out = f();
+        line::tests::FIXED_AT.with(|at| *at.borrow_mut() = None);
+        out
+    }
+
+    #[test]
+    fn line_digest_is_the_chains() {
+        for line in [
+            &b""[..],
+            b"{}",
+            "{\"a\":\"\u{e9}\"}".as_bytes(),
+            &[0xff; 300],
+        ] {
+            assert_eq!(line_digest(line), chain::digest(line));
+        }
+    }
+
+    /// Held lines change when lines reach the OS, never what is written: a record whose
+    /// effects, decisions and contexts were held is, byte for byte, the record written
+    /// line by line, and so is its head. A held line is not in the file until the gate's
+    /// next line is, and a writer dropped while holding writes it.
+    #[test]
+    fn held_lines_are_the_bytes_written_line_by_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let (held, plain) = (
+            dir.path().join("held.jsonl"),
+            dir.path().join("plain.jsonl"),
+        );
+        with_fixed_clock(|| {
+            let a = RecordWriter::create(&held, "S").unwrap();
+            let b = RecordWriter::create(&plain, "S").unwrap();
+            a.write(&session()).unwrap();
+            b.write(&session()).unwrap();
+            for i in 0..30 {
+                for (body, hold) in gate_bodies(i) {
+                    let before = std::fs::metadata(&held).unwrap().len();
+                    a.put(&Fields::of(&body), hold).unwrap();
+                    let after = std::fs::metadata(&held).unwrap().len();
+                    assert_eq!(hold, before == after, "{}", body.type_name());
+                    b.write(&body).unwrap();
+                }
+                assert_eq!(
+                    std::fs::read(&held).unwrap(),
+                    std::fs::read(&plain).unwrap()
+                );
+            }
+            // The last thing held is written when the writer goes.
+            let (body, hold) = gate_bodies(0).swap_remove(1);
+            assert!(hold);
+            a.put(&Fields::of(&body), true).unwrap();
+            b.write(&body).unwrap();
+            drop((a, b));
+        });
+        assert_eq!(
+            std::fs::read(&held).unwrap(),
+            std::fs::read(&plain).unwrap()
+        );
+        let head = |p: &Path| std::fs::read(chain::head_path(p)).unwrap();
+        assert_eq!(head(&held), head(&plain));
+        assert!(crate::record::verify_file(&held).unwrap().is_ok());
+    }
+
+    /// A process killed anywhere in a gate's last write (its `effect` and `gate.verdict`,
+    /// written together) leaves a record read as the record docs say: the head from the
+    /// gate before, the lines after it noted, a torn line noted, and a record that ends
+    /// with the `hook.started` (or a torn line after it) read as killed before the tool
+    /// ran. Each resumes, and the resumed record verifies to its end. (The `hook.started`
+    /// itself is a write of its own, before the run, as before.)
+    #[test]
+    fn a_kill_inside_a_gates_write_reads_as_the_record_docs_say() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.jsonl");
+        let writer = RecordWriter::create(&path, "S").unwrap();
+        writer.write(&session()).unwrap();
+        for (body, hold) in gate_bodies(0) {
+            writer.put(&Fields::of(&body), hold).unwrap();
+        }
+        let head_after_gate_1 = std::fs::read(chain::head_path(&path)).unwrap();
+        let mut bodies = gate_bodies(3).into_iter();
+        let (started, _) = bodies.next().unwrap();
+        writer.write(&started).unwrap();
+        let started_end = std::fs::metadata(&path).unwrap().len() as usize;
+        for (body, hold) in bodies {
+            writer.put(&Fields::of(&body), hold).unwrap();
+        }
+        drop(writer);
+        let whole = std::fs::read(&path).unwrap();
+        let effect_end = started_end
+            + whole[started_end..]
+                .iter()
+                .position(|&b| b == b'\n')
+                .unwrap()
+            + 1;
+        let cut = dir.path().join("cut.jsonl");
+        for end in started_end..=whole.len() {
+            let _ = std::fs::remove_file(&cut);
+            std::fs::write(&cut, &whole[..end]).unwrap();
+            std::fs::write(chain::head_path(&cut), &head_after_gate_1).unwrap();
+            let verified = crate::record::verify_file(&cut).unwrap();
+            assert!(verified.is_ok(), "cut at {end}: {verified:?}");
+            let reading = read_file(&cut).unwrap();
+            let killed = resume::killed_message(&reading.records);
+            // A last line whole but for its newline is read as a record.
+            if end + 1 < effect_end {
+                assert_eq!(
+                    killed.as_deref(),
+                    Some("This session was killed before bash ran. It never ran."),
+                    "cut at {end}"
+                );
+            } else {
+                assert_eq!(killed, None, "cut at {end}");
+            }
+            let torn = ![started_end, effect_end - 1, effect_end, whole.len() - 1].contains(&end)
+                && end != whole.len();
+            assert_eq!(
+                reading.notes.iter().any(|n| n.contains("torn")),
+                torn,
+                "cut at {end}: {:?}",
+                reading.notes
+            );
+            let (file, reading, _) = RecordWriter::resume(&cut, false).unwrap();
+            let resumed = RecordWriter::resumed(&cut, "S", file, reading.last_line_digest).unwrap();
+            resumed.write(&Body::TurnEnded).unwrap();
+            drop(resumed);
+            let verified = crate::record::verify_file(&cut).unwrap();
+            assert!(
+                matches!(&verified, Ok(v) if matches!(v.end, Some(chain::End::Matches { .. }))),
+                "resumed after a cut at {end}: {verified:?}"
+            );
+        }
+    }
 
     /// A record stops at its size limit: it ends with a `record.cut` saying so, whole
     /// lines only, its chain intact, and nothing is written after it.
