@@ -21,6 +21,7 @@ $PREFIX_ONLY || [[ -f "$EXE" ]] || { echo "windows-smoke: no $EXE (build it with
 command -v wine >/dev/null 2>&1 || { echo "windows-smoke: wine is not installed (Debian: apt install wine64)" >&2; exit 2; }
 
 export WINEPREFIX="$REPO/target/wine"
+mkdir -p "$REPO/target"   # wine makes the prefix, but not the folder it goes in
 export WINEDEBUG=-all
 export WINEDLLOVERRIDES="mscoree,mshtml="   # no Mono or Gecko installer prompts
 if [[ ! -f "$WINEPREFIX/system.reg" ]]; then
