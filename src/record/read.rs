@@ -247,7 +247,7 @@ const TAIL_CHUNK: u64 = 64 * 1024;
 /// Reading from the end makes a call's cost that of its turn, not of its session. The
 /// result is what [`read_str`] of the whole text gives for those records (notes too,
 /// with their line numbers), so a resume decides the same either way. The chain is
-/// checked over the lines read and the one line before them ([`check_resume_head`] then
+/// checked over the lines read and the one line before them (`check_resume_head` then
 /// checks the end); the whole record is `log verify`'s.
 pub fn read_for_resume(
     file: &mut File,
