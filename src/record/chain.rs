@@ -233,19 +233,38 @@ pub struct Head {
 pub const HEAD_LEN: usize = 160;
 
 impl Head {
-    /// The head's bytes: [`HEAD_LEN`] of them, ending with a newline.
+    /// The head's bytes: [`HEAD_LEN`] of them, ending with a newline:
+    /// `{"lines":N,"end":N,"last":"sha256:…"}` (or `"last":null`), padded with spaces.
+    /// Written straight rather than through a `json!` map: the writer rewrites the head
+    /// after every gate, and the map was ~8k instructions of a recorded call (the text
+    /// is the map's, `record::write::head`'s `encoded_as_the_map_was` holds them equal).
     pub fn encode(&self) -> Vec<u8> {
-        let mut text = serde_json::json!({
-            "lines": self.lines,
-            "end": self.end,
-            "last": self.last,
-        })
-        .to_string();
-        while text.len() < HEAD_LEN - 1 {
-            text.push(' ');
+        use std::fmt::Write as _;
+        let mut text = String::with_capacity(HEAD_LEN);
+        // Writing into a String cannot fail.
+        let _ = write!(
+            text,
+            "{{\"lines\":{},\"end\":{},\"last\":",
+            self.lines, self.end
+        );
+        match &self.last {
+            // A digest is `sha256:` and hex, which JSON writes as it is; anything else
+            // goes through serde's escaping.
+            Some(last) if last.bytes().all(|b| b.is_ascii_alphanumeric() || b == b':') => {
+                text.push('"');
+                text.push_str(last);
+                text.push('"');
+            }
+            Some(last) => text.push_str(&serde_json::Value::String(last.clone()).to_string()),
+            None => text.push_str("null"),
         }
-        text.push('\n');
-        text.into_bytes()
+        text.push('}');
+        let mut bytes = text.into_bytes();
+        if bytes.len() < HEAD_LEN - 1 {
+            bytes.resize(HEAD_LEN - 1, b' ');
+        }
+        bytes.push(b'\n');
+        bytes
     }
 
     /// A head read back; `None` when `bytes` are not one.
