@@ -10,6 +10,10 @@
 //! `--system` (docs/contract.md#system-mode) runs two sessions per call, the
 //! administrator's and then the user's, and joins their answers with
 //! [`scope::combine`]; [`system_answer`] is the whole of that mode here.
+//!
+//! Everything a call reads from the process it runs in is one [`Caller`]: this process's,
+//! or that of a bridge that handed its call to `hookhost warm` (`super::warm`), which
+//! runs this same code for it.
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -24,9 +28,66 @@ use hookhost::dispatch::{self, Gate, HookOwner, Verdict};
 use hookhost::env::Environment;
 use hookhost::envelope::EnvelopeShape;
 use hookhost::executor::CancellationToken;
+use hookhost::executor::wasm::EngineShelf;
 use hookhost::session::{Mode, Scope, Session};
 
 use super::GlobalOptions;
+
+/// The process a bridged call came from: everything the call reads from it.
+pub struct Caller {
+    /// Its whole environment (the agent's steering is taken out per call).
+    pub env: Environment,
+    /// Its working folder, against which relative paths are resolved; `None`: this
+    /// process's own (the call runs in the process the agent started).
+    pub cwd: Option<PathBuf>,
+    /// The binary the agent ran: registrations are recognised by its path.
+    pub exe: PathBuf,
+    /// Its stdin, read to the end (or why it could not be).
+    pub stdin: std::io::Result<Vec<u8>>,
+    /// When it started: the call's time budget counts from here.
+    pub started: Instant,
+    /// Cancelled when the caller gives up on the call; `None`: this process's SIGINT or
+    /// SIGTERM.
+    pub stop: Option<CancellationToken>,
+    /// Why the call is blocked without being judged: the warm server took it and never
+    /// answered within its budget, and judging it again here would outlive the agent's
+    /// timeout.
+    pub unanswered: Option<String>,
+    /// The WASM engines of a process that judges many calls (the warm server), kept
+    /// between them; `None`: this call makes its own.
+    pub engines: Option<EngineShelf>,
+}
+
+impl Caller {
+    /// This process, started at `started`; `stdin` when `main` has already read it.
+    pub fn this_process(stdin: Option<Vec<u8>>, started: Instant) -> Caller {
+        let stdin = match stdin {
+            Some(bytes) => Ok(bytes),
+            None => {
+                let mut bytes = Vec::new();
+                std::io::stdin().read_to_end(&mut bytes).map(|_| bytes)
+            }
+        };
+        Caller {
+            env: Environment::of_process(),
+            cwd: None,
+            exe: std::env::current_exe().unwrap_or_else(|_| PathBuf::from("/hookhost")),
+            stdin,
+            started,
+            stop: None,
+            unanswered: None,
+            engines: None,
+        }
+    }
+
+    /// `path` as the caller names it: relative to its folder when it has one of its own.
+    fn resolve(&self, path: PathBuf) -> PathBuf {
+        match &self.cwd {
+            Some(cwd) if path.is_relative() => cwd.join(path),
+            _ => path,
+        }
+    }
+}
 
 /// Runs one bridged call; returns what to write and the exit status, the agent's.
 pub async fn command(
@@ -34,16 +95,18 @@ pub async fn command(
     flag: Option<AgentKind>,
     budget_ms: Option<u64>,
     system: bool,
+    caller: Caller,
 ) -> Reply {
-    let started = Instant::now();
     let fallback = flag.unwrap_or(AgentKind::ClaudeCode);
-    let mut bytes = Vec::new();
-    if let Err(e) = std::io::stdin().read_to_end(&mut bytes) {
-        return fallback.protocol().refuse(&format!(
-            "hookhost could not read this call (stdin: {e}), so it was blocked. This is not a policy decision: tell the user their hookhost bridge cannot read the agent's hook input."
-        ));
-    }
-    let payload: serde_json::Value = match serde_json::from_slice(&bytes) {
+    let bytes = match &caller.stdin {
+        Ok(bytes) => bytes,
+        Err(e) => {
+            return fallback.protocol().refuse(&format!(
+                "hookhost could not read this call (stdin: {e}), so it was blocked. This is not a policy decision: tell the user their hookhost bridge cannot read the agent's hook input."
+            ));
+        }
+    };
+    let payload: serde_json::Value = match serde_json::from_slice(bytes) {
         Ok(value) => value,
         Err(_) => {
             let error = BridgeError::NotAnObject { agent: fallback };
@@ -52,9 +115,12 @@ pub async fn command(
                 .refuse(&bridge::unreadable_message(&error));
         }
     };
-    let caller = detect::caller(&payload, flag);
-    let reply = answer(global, &payload, caller.agent, budget_ms, started, system).await;
-    match &caller.note {
+    let detected = detect::caller(&payload, flag);
+    if let Some(why) = &caller.unanswered {
+        return detected.agent.protocol().refuse(why);
+    }
+    let reply = answer(global, &payload, detected.agent, budget_ms, &caller, system).await;
+    match &detected.note {
         Some(note) => reply.with_note(note),
         None => reply,
     }
@@ -74,7 +140,7 @@ async fn answer(
     payload: &serde_json::Value,
     kind: AgentKind,
     budget_ms: Option<u64>,
-    started: Instant,
+    caller: &Caller,
     system: bool,
 ) -> Reply {
     let agent = kind.protocol();
@@ -92,7 +158,7 @@ async fn answer(
         }
         Event::SettingsChanged {
             session, file_path, ..
-        } => return settings_changed(kind, &event, session, file_path.as_deref()),
+        } => return settings_changed(kind, &event, session, file_path.as_deref(), caller),
         Event::PreToolUse { session, .. } | Event::Prompt { session, .. } => session,
     };
     // Nothing that decides where hookhost's own files are, or which box it runs, is taken
@@ -101,9 +167,11 @@ async fn answer(
         .cwd
         .as_deref()
         .filter(|c| !c.is_empty())
-        .map(Path::new);
-    let (env, mut steering) =
-        Environment::of_process().without_agent_steering(cwd.unwrap_or(Path::new("/nonexistent")));
+        .map(|c| caller.resolve(PathBuf::from(c)));
+    let cwd = cwd.as_deref();
+    let (env, mut steering) = caller
+        .env
+        .without_agent_steering(cwd.unwrap_or(Path::new("/nonexistent")));
     if system {
         // The box program's variables are ignored by both sessions, and the system
         // line names them (names only): one line, not two, and no value shown.
@@ -115,7 +183,7 @@ async fn answer(
         agent.answer(&event, &outcome)
     };
     let budget_ms = budget_ms.unwrap_or_else(|| kind.default_budget_ms());
-    let deadline = started + Duration::from_millis(budget_ms);
+    let deadline = caller.started + Duration::from_millis(budget_ms);
     let call = Call {
         global,
         kind,
@@ -123,6 +191,7 @@ async fn answer(
         agent: session,
         deadline,
         budget_ms,
+        caller,
     };
     if system {
         return answer(system_answer(&call, &env).await);
@@ -135,9 +204,12 @@ async fn answer(
         .config
         .clone()
         .or_else(|| env.config_file())
-        .map(|c| std::path::absolute(&c).unwrap_or(c));
+        .map(|c| match &caller.cwd {
+            Some(_) => caller.resolve(c),
+            None => std::path::absolute(&c).unwrap_or(c),
+        });
     // Registrations are recognised by the binary's path or its name, `hookhost`.
-    let hookhost = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("/hookhost"));
+    let hookhost = &caller.exe;
     // A settings change refused earlier in this session blocks the rest of it.
     if let Some(earlier) = session
         .session_id
@@ -146,7 +218,7 @@ async fn answer(
     {
         return answer(Ruling::block(earlier));
     }
-    let drift = pin::refused_call(&env, kind, cwd, config.as_deref(), &hookhost);
+    let drift = pin::refused_call(&env, kind, cwd, config.as_deref(), hookhost);
     if !drift.is_empty() {
         return answer(Ruling::block(drift.join("\n")));
     }
@@ -161,6 +233,7 @@ struct Call<'a> {
     agent: &'a AgentSession,
     deadline: Instant,
     budget_ms: u64,
+    caller: &'a Caller,
 }
 
 impl Call<'_> {
@@ -172,10 +245,17 @@ impl Call<'_> {
             Ok(host) => host,
             Err(refusal) => return Ruling::refused(&refusal),
         };
-        let cancel = CancellationToken::new();
-        // SIGINT or SIGTERM (the agent giving up on the bridge) ends the hooks in order;
-        // the answer is then a deny.
-        let _stopped = super::cancel_on_stop(cancel.clone());
+        // SIGINT or SIGTERM (the agent giving up on the bridge), or the bridge that handed
+        // this call over closing its connection, ends the hooks in order; the answer is
+        // then a deny.
+        let (cancel, _stopped) = match &self.caller.stop {
+            Some(stop) => (stop.child_token(), None),
+            None => {
+                let cancel = CancellationToken::new();
+                let stopped = super::cancel_on_stop(cancel.clone());
+                (cancel, Some(stopped))
+            }
+        };
         let timer = {
             let cancel = cancel.clone();
             let deadline = self.deadline;
@@ -223,7 +303,7 @@ async fn system_answer(call: &Call<'_>, user_env: &Environment) -> Ruling {
     if !hookhost::system::SUPPORTED {
         return Ruling::block(hookhost::system::NOT_SUPPORTED);
     }
-    let (env, ignored) = hookhost::system::environment(&Environment::of_process());
+    let (env, ignored) = hookhost::system::environment(&call.caller.env);
     let ignored: Vec<String> = hookhost::system::ignored_line(&ignored)
         .into_iter()
         .collect();
@@ -250,15 +330,19 @@ fn settings_changed(
     event: &Event,
     session: &AgentSession,
     file_path: Option<&str>,
+    caller: &Caller,
 ) -> Reply {
     let cwd = session
         .cwd
         .as_deref()
         .filter(|c| !c.is_empty())
-        .map(Path::new);
-    let (env, _) =
-        Environment::of_process().without_agent_steering(cwd.unwrap_or(Path::new("/nonexistent")));
-    let problems = pin::refused_change(&env, kind, cwd, file_path.map(Path::new));
+        .map(|c| caller.resolve(PathBuf::from(c)));
+    let cwd = cwd.as_deref();
+    let (env, _) = caller
+        .env
+        .without_agent_steering(cwd.unwrap_or(Path::new("/nonexistent")));
+    let file_path = file_path.map(|f| caller.resolve(PathBuf::from(f)));
+    let problems = pin::refused_change(&env, kind, cwd, file_path.as_deref());
     if !problems.is_empty()
         && let Some(id) = session.session_id.as_deref()
     {
@@ -307,6 +391,8 @@ fn timed_out(verdict: &Verdict, owner: HookOwner, is_prompt: bool, budget_ms: u6
 /// left to the process's end (`cli::main` waits for no blocking thread).
 async fn start_within(call: &Call<'_>, env: &Environment, scope: Scope) -> Result<Session, String> {
     let (global, agent, env) = (call.global.clone(), call.agent.clone(), env.clone());
+    let folder = call.caller.cwd.clone();
+    let engines = call.caller.engines.clone();
     let (kind, deadline, budget_ms) = (call.kind, call.deadline, call.budget_ms);
     let runtime = tokio::runtime::Handle::current();
     let starting = tokio::task::spawn_blocking(move || {
@@ -315,6 +401,8 @@ async fn start_within(call: &Call<'_>, env: &Environment, scope: Scope) -> Resul
             deadline,
             budget_ms,
             scope,
+            folder,
+            engines,
         };
         runtime.block_on(start(&global, &agent, &env, how))
     });
@@ -327,12 +415,15 @@ async fn start_within(call: &Call<'_>, env: &Environment, scope: Scope) -> Resul
     }
 }
 
-/// How [`start`] starts: for which agent, by when, whose policy.
+/// How [`start`] starts: for which agent, by when, whose policy, from which folder
+/// (`None`: this process's).
 struct Start {
     kind: AgentKind,
     deadline: Instant,
     budget_ms: u64,
     scope: Scope,
+    folder: Option<PathBuf>,
+    engines: Option<EngineShelf>,
 }
 
 /// The deny for a start that outlived the budget.
@@ -358,9 +449,12 @@ async fn start(
         deadline,
         budget_ms,
         scope,
+        folder,
+        engines,
     } = how;
     let mut options = global.session_options(Mode::OneShot);
     options.scope = scope;
+    options.engines = engines;
     if options.env.is_none() {
         options.env = Some(env.vars().to_vec());
     }
@@ -381,6 +475,14 @@ async fn start(
             .map(PathBuf::from)
     }) {
         options.project = project;
+    }
+    // A call handed over by another process names its folders from its own.
+    if let Some(folder) = folder {
+        if options.project.as_os_str().is_empty() {
+            options.project = folder;
+        } else if options.project.is_relative() {
+            options.project = folder.join(&options.project);
+        }
     }
     options.keep_recorded_project = true;
     if let Some(id) = &agent.session_id {

@@ -23,6 +23,9 @@ mod gate;
 mod install;
 mod log;
 mod serve;
+mod warm;
+
+pub use warm::{Prepared, hand_over};
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -185,6 +188,19 @@ enum Command {
         /// administrator registers in an agent's managed settings.
         #[arg(long)]
         system: bool,
+        /// Hand the call to the `hookhost warm` listening at this socket (absolute path;
+        /// default: /run/user/UID/hookhost/warm.sock when it exists). With no server there
+        /// the call runs in this process.
+        #[arg(long = "warm-socket", value_name = "SOCKET")]
+        warm_socket: Option<PathBuf>,
+    },
+    /// Answer bridged calls from one long-running process: every `hookhost bridge` of this
+    /// user hands its call here (same checks, same answers, without a process's start).
+    Warm {
+        /// The socket (absolute path; its folder is made 0700 when missing; default:
+        /// /run/user/UID/hookhost/warm.sock).
+        #[arg(long = "warm-socket", value_name = "SOCKET")]
+        warm_socket: Option<PathBuf>,
     },
     /// Register `hookhost bridge` in an agent's own settings file.
     Install {
@@ -283,12 +299,15 @@ impl GlobalOptions {
             default_envelope: hookhost::envelope::EnvelopeShape::Spec,
             keep_recorded_project: false,
             scope: hookhost::session::Scope::User,
+            engines: None,
         }
     }
 }
 
-/// Runs the command line; returns the exit status.
-pub fn main() -> ExitCode {
+/// Runs the command line; returns the exit status. `prepared`: a bridged call the warm
+/// server did not answer, its stdin already read ([`hand_over`]).
+pub fn main(prepared: Option<Prepared>) -> ExitCode {
+    let started = std::time::Instant::now();
     let cli = Cli::parse();
     if let Err(e) = init_logs(cli.global.verbose) {
         say(&format!("hookhost: {e}"));
@@ -302,7 +321,7 @@ pub fn main() -> ExitCode {
     let _ = hookhost::process::raise_open_file_limit();
     // `serve` runs requests in parallel; every other command runs one thing at a time.
     let mut builder = match cli.command {
-        Command::Serve { .. } => {
+        Command::Serve { .. } | Command::Warm { .. } => {
             let mut b = tokio::runtime::Builder::new_multi_thread();
             b.worker_threads(2);
             b
@@ -316,7 +335,7 @@ pub fn main() -> ExitCode {
             return Exit::CouldNotRun.into();
         }
     };
-    let code = runtime.block_on(run(cli));
+    let code = runtime.block_on(run(cli, prepared, started));
     // A read of stdin may still be pending on a blocking thread (`serve` after a
     // signal): do not wait for it.
     runtime.shutdown_timeout(std::time::Duration::from_millis(100));
@@ -357,18 +376,23 @@ fn init_logs(verbose: u8) -> Result<(), String> {
 /// other command with hookhost's own ([`Exit`]).
 ///
 /// [`Reply`]: hookhost::bridge::Reply
-async fn run(cli: Cli) -> ExitCode {
+async fn run(cli: Cli, prepared: Option<Prepared>, started: std::time::Instant) -> ExitCode {
     let global = &cli.global;
     let exit = match cli.command {
         Command::Bridge {
             agent,
             budget_ms,
             system,
+            warm_socket: _,
         } => {
             let flag = agent
                 .as_deref()
                 .and_then(hookhost::bridge::AgentKind::from_flag);
-            let reply = bridge::command(global, flag, budget_ms, system).await;
+            let caller = match prepared {
+                Some(prepared) => prepared.caller(),
+                None => bridge::Caller::this_process(None, started),
+            };
+            let reply = bridge::command(global, flag, budget_ms, system, caller).await;
             bridge::write(&reply);
             // Every agent's statuses fit a byte (0 or 2); anything else would be a bug, and
             // 2 is a deny wherever the status means anything.
@@ -393,6 +417,7 @@ async fn run(cli: Cli) -> ExitCode {
         Command::Prompt { resume, text, json } => gate::prompt(global, &resume, text, json).await,
         Command::Boxed { argv } => boxed::run_in_box(global, &argv),
         Command::Serve { resume } => serve::command(global, &resume).await,
+        Command::Warm { warm_socket } => warm::command(warm_socket).await,
         Command::Eval { cases } => eval::command(global, &cases).await,
         Command::Doctor { json } => doctor::command(global, json),
         Command::Install {

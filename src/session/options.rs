@@ -34,6 +34,7 @@ pub use crate::executor::wasm::EngineMode as Mode;
 /// | `default_envelope` | [`EnvelopeShape::Spec`]: a hook without an `envelope` key reads the spec's envelope (the bridge sets [`EnvelopeShape::ClaudeCode`]) |
 /// | `keep_recorded_project` | `false`: the project is `project` (the bridge keeps the one its session's record started in) |
 /// | `scope` | [`Scope::User`]: the user's own config, guarded as the user's |
+/// | `engines` | `None`: the session makes its own WASM engine |
 ///
 /// ```
 /// use hookhost::session::{Mode, SessionOptions};
@@ -94,6 +95,9 @@ pub struct SessionOptions {
     /// Whose policy the session runs: the user's, or the administrator's (system mode,
     /// docs/contract.md#system-mode).
     pub scope: Scope,
+    /// WASM engines shared with the process's other sessions (the warm server), each
+    /// keeping the programs it has prepared; `None`: the session makes its own.
+    pub engines: Option<crate::executor::wasm::EngineShelf>,
 }
 
 /// Whose policy a session runs.
@@ -161,6 +165,7 @@ impl SessionOptions {
             default_envelope: EnvelopeShape::Spec,
             keep_recorded_project: false,
             scope: Scope::User,
+            engines: None,
         }
     }
 }

@@ -17,7 +17,7 @@ use crate::dispatch::{LoadedHook, Placement};
 use crate::env::Environment;
 use crate::executor::argv::{ArgvExecutor, HostLauncher, IsolatedHostLauncher, Launcher};
 use crate::executor::wasm::{
-    CacheAccess, Request, WasmEngine, WasmError, WasmExecutor, WasmSettings,
+    CacheAccess, EngineShelf, Request, WasmEngine, WasmError, WasmExecutor, WasmSettings,
 };
 use crate::executor::{Executor, Unstartable};
 
@@ -25,6 +25,8 @@ use crate::executor::{Executor, Unstartable};
 pub(super) struct WasmHooks {
     pub(super) settings: WasmSettings,
     mode: Mode,
+    /// Where the engine comes from when the process keeps engines across sessions.
+    shelf: Option<EngineShelf>,
     engine: Option<Result<WasmEngine, String>>,
     /// The programs this start has prepared, by path: a second hook of the same file
     /// shares the first's program without reading and hashing the file again (this
@@ -40,7 +42,13 @@ impl WasmHooks {
     /// system scope's is fixed (docs/contract.md#system-mode), only read unless
     /// `hookhost check --system` fills it; the user's is `[wasm] cache_dir`, else the
     /// environment's default.
-    pub(super) fn new(config: &Config, mode: Mode, env: &Environment, scope: Scope) -> WasmHooks {
+    pub(super) fn new(
+        config: &Config,
+        mode: Mode,
+        env: &Environment,
+        scope: Scope,
+        shelf: Option<EngineShelf>,
+    ) -> WasmHooks {
         let defaults = WasmSettings::default();
         let (cache_dir, cache_access) = match scope {
             Scope::System { fill_cache } => (
@@ -77,6 +85,7 @@ impl WasmHooks {
                 cache_access,
             },
             mode,
+            shelf,
             engine: None,
             by_path: HashMap::new(),
             ahead: HashMap::new(),
@@ -167,7 +176,11 @@ impl WasmHooks {
     fn engine(&mut self) -> Result<&WasmEngine, WasmError> {
         // The engine's own message is kept, so that re-wrapping it below says it once.
         let engine = self.engine.get_or_insert_with(|| {
-            WasmEngine::new(&self.settings, self.mode).map_err(|e| match e {
+            let made = match &self.shelf {
+                Some(shelf) => shelf.engine(&self.settings),
+                None => WasmEngine::new(&self.settings, self.mode),
+            };
+            made.map_err(|e| match e {
                 WasmError::Engine(message) => message,
                 other => other.to_string(),
             })

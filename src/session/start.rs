@@ -390,7 +390,13 @@ fn prepare_hooks(
     } else {
         guard::scrub_path_for_host_hook(guard_ctx)
     };
-    let mut wasm = WasmHooks::new(config, options.mode, env, options.scope);
+    let mut wasm = WasmHooks::new(
+        config,
+        options.mode,
+        env,
+        options.scope,
+        options.engines.clone(),
+    );
     if let Some(dir) = wasm.settings.cache_dir.clone()
         && config.hooks.iter().any(HookDef::is_wasm)
     {

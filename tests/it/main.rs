@@ -42,6 +42,7 @@ mod system;
 mod system_scope;
 mod system_scope_agents;
 mod unknown_tools;
+mod warm;
 mod wasm;
 mod wasm_cache;
 mod wasm_hooks;

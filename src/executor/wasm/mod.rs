@@ -111,7 +111,7 @@ use wasmtime_wasi::filesystem::WasiFilesystemCtx;
 
 pub use engine::{
     CacheAccess, DEFAULT_COMPILE_DEADLINE, DEFAULT_FUEL_PER_SECOND, DEFAULT_MEMORY_LIMIT_MIB,
-    EngineMode, Request, WasmEngine, WasmSettings,
+    EngineMode, EngineShelf, Request, WasmEngine, WasmSettings,
 };
 pub use limits::{PoolFootprint, PoolTotals};
 pub use link::{HOOK_WORLD_IMPORTS, HTTP_IMPORTS, NETWORK_IMPORTS};

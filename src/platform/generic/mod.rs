@@ -2,6 +2,7 @@
 //! [`crate::platform`]).
 
 pub(crate) mod pid_namespace;
+pub(crate) mod warm;
 
 /// Where the OS offers no hardening of hookhost's own process that these calls make:
 /// nothing to open first, no non-dumpable flag, no child subreaper. Each OS says in its

@@ -8,6 +8,7 @@ pub(crate) mod mapped;
 pub(crate) mod memory;
 pub(crate) mod pid_namespace;
 pub(crate) mod process;
+pub(crate) mod warm;
 
 pub(crate) use super::unix::{
     beneath, files, folders, interrupt, ownership, signal, stdio, system_scope, users,

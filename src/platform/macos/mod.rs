@@ -7,7 +7,7 @@ pub(crate) mod file_system;
 pub(crate) mod harden;
 pub(crate) mod process;
 
-pub(crate) use super::generic::{mapped, memory, pid_namespace};
+pub(crate) use super::generic::{mapped, memory, pid_namespace, warm};
 pub(crate) use super::unix::{
     beneath, files, folders, interrupt, ownership, signal, stdio, system_scope, users,
 };

@@ -17,4 +17,4 @@ pub(crate) mod stdio;
 pub(crate) mod system_scope;
 pub(crate) mod users;
 
-pub(crate) use super::generic::{mapped, memory, pid_namespace};
+pub(crate) use super::generic::{mapped, memory, pid_namespace, warm};

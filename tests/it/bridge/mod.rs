@@ -74,7 +74,7 @@ pub(crate) fn sample(scene: &Scene, file: &str) -> Value {
 }
 
 /// The payload with its shell command set to `command` (each agent keeps it elsewhere).
-fn with_command(mut payload: Value, command: &str) -> Value {
+pub(crate) fn with_command(mut payload: Value, command: &str) -> Value {
     if payload.get("tool_input").is_some_and(Value::is_object) {
         payload["tool_input"]["command"] = json!(command);
     } else if let Some(args) = payload.get("toolArgs").and_then(Value::as_str) {
@@ -88,7 +88,7 @@ fn with_command(mut payload: Value, command: &str) -> Value {
 }
 
 /// The payload with its session id set to `id` (each agent names it differently).
-fn with_session(mut payload: Value, id: &str) -> Value {
+pub(crate) fn with_session(mut payload: Value, id: &str) -> Value {
     for key in ["session_id", "sessionId", "conversation_id"] {
         if payload.get(key).is_some() {
             payload[key] = json!(id);
@@ -111,6 +111,18 @@ fn bridge(scene: &Scene, args: &[&str], payload: &str) -> (i32, String, String) 
 
 pub(crate) fn bridge_json(scene: &Scene, agent: &str, payload: &Value) -> (i32, String, String) {
     bridge(scene, &["--agent", agent], &payload.to_string())
+}
+
+/// [`bridge_json`] with `extra` arguments after the agent's.
+pub(crate) fn bridge_json_with(
+    scene: &Scene,
+    agent: &str,
+    payload: &Value,
+    extra: &[&str],
+) -> (i32, String, String) {
+    let mut args = vec!["--agent", agent];
+    args.extend(extra);
+    bridge(scene, &args, &payload.to_string())
 }
 
 /// The deny reason of a pre-tool answer in `agent`'s form, or `None` when it is not a deny.

@@ -19,9 +19,11 @@ use wasmtime_wasi::filesystem::WasiFilesystemCtx;
 mod many;
 mod program;
 mod settings;
+mod shelf;
 mod ticker;
 
 pub use many::Request;
+pub use shelf::EngineShelf;
 
 use program::Prepared;
 pub(super) use program::Program;
@@ -54,6 +56,9 @@ pub struct WasmEngine {
     pub(super) inner: Arc<EngineInner>,
 }
 
+/// Each program file's metadata stamp when it was read, and the digest of what was read.
+type Stamps = HashMap<std::path::PathBuf, ([i64; 4], cache::ProgramDigest)>;
+
 /// What a [`WasmEngine`] shares with the executors it prepares.
 pub(super) struct EngineInner {
     pub(super) engine: Engine,
@@ -72,6 +77,11 @@ pub(super) struct EngineInner {
     /// run the same file (often with different arguments) share one compiled program,
     /// so its code is loaded once and stays warm in the CPU's caches.
     programs: Mutex<HashMap<cache::ProgramDigest, Prepared>>,
+    /// For an engine on an [`EngineShelf`]: each program file's digest with the metadata
+    /// stamp it was read under (`files::change_stamp`), so that a file whose stamp has
+    /// not moved is not read and hashed again. `None` for every other engine, which reads
+    /// each file once anyway.
+    stamps: OnceLock<Mutex<Stamps>>,
     /// Whether pooled memory is reset by page scan (see [`page_scan_is_sound`]).
     reset_by_page_scan: bool,
     /// How many compile threads were started (a cache hit starts none; the tests read
@@ -164,6 +174,7 @@ impl WasmEngine {
                 settings: settings.clone(),
                 ticker: OnceLock::new(),
                 programs: Mutex::default(),
+                stamps: OnceLock::new(),
                 reset_by_page_scan,
                 compile_threads: AtomicUsize::new(0),
                 run_slots: (mode == EngineMode::Serve)
@@ -190,7 +201,25 @@ impl WasmEngine {
         project: &Path,
         timeout: Duration,
     ) -> Result<WasmExecutor, WasmError> {
+        if let Some((digest, preopens)) = self.known_unchanged(wasm, project)? {
+            let known = self.programs().get(&digest).cloned();
+            if let Some(prepared) = known {
+                return Ok(self.executor(
+                    wasm,
+                    args,
+                    project,
+                    timeout,
+                    preopens,
+                    prepared,
+                    Vec::new(),
+                ));
+            }
+        }
+        let stamp = self.stamp_of(wasm);
         let (bytes, preopens, digest) = read_program(wasm, project)?;
+        if let Some(stamp) = stamp {
+            self.remember(wasm, stamp, digest);
+        }
         let known = self.programs().get(&digest).cloned();
         // The cache's warnings go with the first hook that prepares a program only.
         let (prepared, cache_warnings) = match known {
@@ -276,6 +305,51 @@ impl WasmEngine {
             .map(|m| m.unused_warm_memories())
     }
 
+    /// For a shelf engine, the digest of the program at `wasm` when its file's stamp is
+    /// the one it was read under, with the project opened for it; `None` when it must be
+    /// read.
+    fn known_unchanged(
+        &self,
+        wasm: &Path,
+        project: &Path,
+    ) -> Result<Option<(cache::ProgramDigest, WasiFilesystemCtx)>, WasmError> {
+        let Some(stamps) = self.inner.stamps.get() else {
+            return Ok(None);
+        };
+        let Some(stamp) = self.stamp_of(wasm) else {
+            return Ok(None);
+        };
+        let known = stamps
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(wasm)
+            .filter(|(then, _)| *then == stamp)
+            .map(|(_, digest)| *digest);
+        match known {
+            Some(digest) => Ok(Some((digest, open_project(project)?))),
+            None => Ok(None),
+        }
+    }
+
+    /// The stamp of the regular file at `wasm`, for a shelf engine only.
+    fn stamp_of(&self, wasm: &Path) -> Option<[i64; 4]> {
+        self.inner.stamps.get()?;
+        let meta = std::fs::metadata(wasm).ok().filter(|m| m.is_file())?;
+        Some(crate::platform::sys::files::change_stamp(&meta))
+    }
+
+    /// Remembers that `wasm`, read under `stamp` (taken before the read, so that a write
+    /// during it moves the stamp and the next session reads the file again), hashed to
+    /// `digest`.
+    fn remember(&self, wasm: &Path, stamp: [i64; 4], digest: cache::ProgramDigest) {
+        if let Some(stamps) = self.inner.stamps.get() {
+            stamps
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .insert(wasm.to_path_buf(), (stamp, digest));
+        }
+    }
+
     /// The engine's programs, by digest.
     fn programs(&self) -> std::sync::MutexGuard<'_, HashMap<cache::ProgramDigest, Prepared>> {
         // A panic while holding the lock leaves the map whole (inserts are single calls).
@@ -306,6 +380,11 @@ impl WasmEngine {
 }
 
 impl EngineInner {
+    /// Makes this engine remember each program file's stamp ([`EngineShelf`]).
+    fn remember_stamps(&self) {
+        let _ = self.stamps.set(Mutex::default());
+    }
+
     /// The preview-1 linker, built on first use.
     fn module_linker(&self) -> Result<&wasmtime::Linker<ModuleState>, WasmError> {
         self.module_linker

@@ -1,0 +1,447 @@
+//! `hookhost warm`, and the bridge's hand-over to it ([`hookhost::warm`],
+//! docs/contract.md#the-warm-server).
+//!
+//! - [`hand_over`] runs in `main` before anything else (no argument parser, no runtime):
+//!   a `hookhost bridge` process reads its stdin and hands the call to the user's
+//!   running server; with no server it can vouch for, it runs the call itself, with the
+//!   stdin it read ([`Prepared`]).
+//! - [`command`] is the server: it takes each call on a thread of its own and runs
+//!   [`super::bridge::command`] with the caller's arguments, environment, folder and
+//!   stdin, exactly as a bridge process would.
+
+use std::ffi::OsString;
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use hookhost::bridge::AgentKind;
+use hookhost::env::Environment;
+use hookhost::executor::CancellationToken;
+use hookhost::executor::wasm::EngineShelf;
+use hookhost::signals::StopSignals;
+use hookhost::warm::{self, Answer, Request, Server};
+
+use super::bridge::{self as bridge_cli, Caller};
+use super::exit::Exit;
+use super::{Cli, Command, say};
+
+/// What the hand-over leaves to a bridge that runs its call itself.
+pub struct Prepared {
+    /// Its stdin, already read.
+    pub stdin: std::io::Result<Vec<u8>>,
+    /// When the process started.
+    pub started: Instant,
+    /// The server took the call and did not answer in time: block it with this reason.
+    pub unanswered: Option<String>,
+}
+
+impl Prepared {
+    /// The caller: this process, with what was read.
+    pub fn caller(self) -> Caller {
+        let mut caller = Caller::this_process(Some(Vec::new()), self.started);
+        caller.stdin = self.stdin;
+        caller.unanswered = self.unanswered;
+        caller
+    }
+}
+
+/// How long past the call's budget the bridge waits for the server before it blocks the
+/// call itself: the server's own budget deny needs a moment to arrive, and the agent's
+/// timeout is set [`hookhost::bridge::install::TIMEOUT_MARGIN_MS`] above the budget.
+const ANSWER_GRACE: Duration = Duration::from_millis(1_000);
+
+/// The bridge's hand-over, before anything else runs: `Ok` is the finished call's exit
+/// status; `Err` is a call this process must run itself (`Some`: with its stdin read).
+pub fn hand_over(started: Instant) -> Result<ExitCode, Option<Prepared>> {
+    if !warm::SUPPORTED {
+        return Err(None);
+    }
+    let argv: Vec<OsString> = std::env::args_os().collect();
+    if subcommand(&argv) != Some("bridge") {
+        return Err(None);
+    }
+    // Calls whose output is this process's own (logs, help) or that the server never takes
+    // (the administrator's) run here.
+    let own = |a: &OsString| {
+        let a = a.to_string_lossy();
+        a == "--system"
+            || a == "--help"
+            || a == "-h"
+            || a == "--version"
+            || a == "-V"
+            || a == "--verbose"
+            || (a.starts_with("-v") && a.chars().skip(1).all(|c| c == 'v'))
+    };
+    if argv.iter().skip(2).any(own) || std::env::var_os(super::LOG_ENV).is_some() {
+        return Err(None);
+    }
+    let Some(socket) = warm::socket_for(&argv) else {
+        return Err(None);
+    };
+    // No server: nothing read yet, the call runs as it always did.
+    if std::fs::symlink_metadata(&socket).is_err() {
+        return Err(None);
+    }
+    let mut stdin = Vec::new();
+    if let Err(e) = std::io::stdin().read_to_end(&mut stdin) {
+        return Err(Some(Prepared {
+            stdin: Err(e),
+            started,
+            unanswered: None,
+        }));
+    }
+    let here = |stdin: Vec<u8>, unanswered: Option<String>| {
+        Some(Prepared {
+            stdin: Ok(stdin),
+            started,
+            unanswered,
+        })
+    };
+    let (Ok(cwd), Ok(exe)) = (std::env::current_dir(), std::env::current_exe()) else {
+        return Err(here(stdin, None));
+    };
+    let budget_ms = budget_ms(&argv);
+    let request = Request {
+        argv,
+        env: std::env::vars_os().collect(),
+        cwd,
+        exe,
+        waited_us: u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX),
+        stdin,
+    };
+    let wait = (Duration::from_millis(budget_ms) + ANSWER_GRACE).saturating_sub(started.elapsed());
+    match warm::hand_over(&socket, &request, wait) {
+        Ok(Answer::Reply {
+            stdout,
+            stderr,
+            exit_code,
+        }) => {
+            let mut out = std::io::stdout().lock();
+            let _ = out.write_all(&stdout);
+            let _ = out.flush();
+            let mut err = std::io::stderr().lock();
+            let _ = err.write_all(&stderr);
+            let _ = err.flush();
+            Ok(ExitCode::from(u8::try_from(exit_code).unwrap_or(2)))
+        }
+        Ok(Answer::Declined(_)) => Err(here(request.stdin, None)),
+        // It took the call and ran out of time: judging it again here would outlive the
+        // agent's timeout, which most agents read as "go ahead".
+        Err(failed) if failed.sent && failed.timed_out => {
+            let why = format!(
+                "hookhost's warm server took this call and did not answer within {budget_ms} ms, the bridge's budget for one call ({}), so this call was blocked. This is not a policy decision: tell the user to restart `hookhost warm`, or to stop it (then every call runs in its own process).",
+                failed.why
+            );
+            Err(here(request.stdin, Some(why)))
+        }
+        // Never sent, or the server failed before answering: this process judges it (a
+        // hook the server had started may run twice; none is skipped).
+        Err(_) => Err(here(request.stdin, None)),
+    }
+}
+
+/// The global options that take a value (`--config FILE`): the subcommand is the first
+/// argument that is neither an option nor such a value. A test holds this list to the
+/// parser's.
+const GLOBAL_WITH_VALUE: [&str; 7] = [
+    "--config",
+    "--project",
+    "--writable",
+    "--private-tmp",
+    "--session-id",
+    "--permission-mode",
+    "--log",
+];
+
+/// The subcommand `argv` names, read without the parser.
+fn subcommand(argv: &[OsString]) -> Option<&str> {
+    let mut args = argv.iter().skip(1);
+    while let Some(arg) = args.next() {
+        let arg = arg.to_str()?;
+        if GLOBAL_WITH_VALUE.contains(&arg) {
+            args.next();
+        } else if !arg.starts_with('-') {
+            return Some(arg);
+        }
+    }
+    None
+}
+
+/// The call's budget as the bridge will count it: `--budget-ms N`, else the named
+/// agent's default, else the smallest agent default.
+fn budget_ms(argv: &[OsString]) -> u64 {
+    let value = |flag: &str| {
+        let mut args = argv.iter().map(|a| a.to_string_lossy());
+        while let Some(arg) = args.next() {
+            if arg == flag {
+                return args.next().map(|v| v.into_owned());
+            }
+            if let Some(v) = arg.strip_prefix(flag).and_then(|v| v.strip_prefix('=')) {
+                return Some(v.to_string());
+            }
+        }
+        None
+    };
+    if let Some(ms) = value("--budget-ms").and_then(|v| v.parse::<u64>().ok()) {
+        return ms;
+    }
+    match value("--agent").and_then(|a| AgentKind::from_flag(&a)) {
+        Some(kind) => kind.default_budget_ms(),
+        None => AgentKind::ALL
+            .iter()
+            .map(|k| k.default_budget_ms())
+            .min()
+            .unwrap_or(1_000),
+    }
+}
+
+/// `hookhost warm`: answers bridged calls at `socket` (else the user's default) until
+/// SIGINT or SIGTERM, or until the hookhost binary it runs is replaced.
+pub async fn command(socket: Option<PathBuf>) -> Exit {
+    let Some(socket) = socket.or_else(warm::default_socket) else {
+        say(&format!("hookhost warm: {}", warm::WarmError::NoSocket));
+        return Exit::CouldNotRun;
+    };
+    if !socket.is_absolute() {
+        say(&format!(
+            "hookhost warm: --warm-socket {} is not an absolute path; the bridge takes absolute ones only",
+            socket.display()
+        ));
+        return Exit::CouldNotRun;
+    }
+    let server = match Server::listen(&socket) {
+        Ok(server) => Arc::new(server),
+        Err(e) => {
+            say(&format!("hookhost warm: {e}"));
+            return Exit::CouldNotRun;
+        }
+    };
+    say(&format!(
+        "hookhost warm: answering bridged calls at {} (pid {}); stop it with Ctrl-C or SIGTERM",
+        socket.display(),
+        std::process::id()
+    ));
+    let runtime = tokio::runtime::Handle::current();
+    let (replaced_tx, mut replaced) = tokio::sync::mpsc::unbounded_channel::<()>();
+    {
+        let server = server.clone();
+        std::thread::Builder::new()
+            .name("hookhost-warm-accept".into())
+            .spawn(move || accept_forever(server, EngineShelf::new(), runtime, replaced_tx))
+            .map_err(|e| say(&format!("hookhost warm: {e}")))
+            .ok();
+    }
+    let stop = async {
+        match StopSignals::listen() {
+            Ok(mut signals) => {
+                signals.recv().await;
+            }
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    };
+    // A replaced binary is noticed at the next call, or within this period when idle.
+    let watch = async {
+        loop {
+            tokio::time::sleep(Duration::from_secs(10)).await;
+            if server.binary_replaced() {
+                return;
+            }
+        }
+    };
+    let why = tokio::select! {
+        _ = stop => "stopped",
+        _ = replaced.recv() => "its binary was replaced",
+        _ = watch => "its binary was replaced",
+    };
+    // Calls in flight are abandoned with the process: their bridges see the connection
+    // close and judge the call themselves.
+    let _ = std::fs::remove_file(&socket);
+    say(&format!("hookhost warm: {why}; no longer answering"));
+    Exit::Success
+}
+
+/// Takes connections until the listener fails, each on a thread of its own.
+fn accept_forever(
+    server: Arc<Server>,
+    engines: EngineShelf,
+    runtime: tokio::runtime::Handle,
+    replaced: tokio::sync::mpsc::UnboundedSender<()>,
+) {
+    loop {
+        let connection = match server.accept() {
+            Ok(connection) => connection,
+            Err(e) => {
+                say(&format!("hookhost warm: the socket failed: {e}"));
+                let _ = replaced.send(());
+                return;
+            }
+        };
+        let (server, runtime, replaced) = (server.clone(), runtime.clone(), replaced.clone());
+        let engines = engines.clone();
+        let _ = std::thread::Builder::new()
+            .name("hookhost-warm-call".into())
+            .spawn(move || one_call(&engines, &server, connection, &runtime, &replaced));
+    }
+}
+
+/// Reads, judges and answers one bridged call.
+fn one_call(
+    engines: &EngineShelf,
+    server: &Server,
+    mut connection: warm::Connection,
+    runtime: &tokio::runtime::Handle,
+    replaced: &tokio::sync::mpsc::UnboundedSender<()>,
+) {
+    // Checked before the call is read: a bridge of the new binary greets, sees another
+    // binary, and leaves without sending one.
+    if server.binary_replaced() {
+        let _ = replaced.send(());
+        return;
+    }
+    let taken = Instant::now();
+    let Ok(request) = connection.read_call(server) else {
+        return;
+    };
+    let answer = match bridged(&request) {
+        Err(why) => Answer::Declined(why),
+        Ok((global, flag, budget_ms)) => {
+            let stop = CancellationToken::new();
+            let gone = stop.clone();
+            if connection.on_close(move || gone.cancel()).is_err() {
+                let _ = connection.answer(&Answer::Declined("no thread to watch the call".into()));
+                return;
+            }
+            let waited = Duration::from_micros(request.waited_us);
+            let caller = Caller {
+                env: Environment::from_vars(request.env),
+                cwd: Some(request.cwd),
+                exe: request.exe,
+                stdin: Ok(request.stdin),
+                started: Instant::now()
+                    .checked_sub(waited)
+                    .unwrap_or_else(Instant::now),
+                stop: Some(stop),
+                unanswered: None,
+                engines: Some(engines.clone()),
+            };
+            let reply =
+                runtime.block_on(bridge_cli::command(&global, flag, budget_ms, false, caller));
+            Answer::Reply {
+                stdout: reply.stdout.into_bytes(),
+                stderr: reply.stderr.into_bytes(),
+                exit_code: reply.exit_code,
+            }
+        }
+    };
+    let outcome = match &answer {
+        Answer::Reply { exit_code, .. } => format!("answered, exit {exit_code}"),
+        Answer::Declined(why) => format!("declined ({why})"),
+    };
+    let _ = connection.answer(&answer);
+    tracing::debug!(
+        took_us = taken.elapsed().as_micros() as u64,
+        "hookhost warm: a bridged call {outcome}"
+    );
+}
+
+/// The bridge call `request` makes, when it is one the server takes.
+fn bridged(
+    request: &Request,
+) -> Result<(super::GlobalOptions, Option<AgentKind>, Option<u64>), String> {
+    // The parser is built once: clap builds its whole command tree on every parse, which
+    // was a good part of a warm call's own work.
+    static PARSER: std::sync::OnceLock<clap::Command> = std::sync::OnceLock::new();
+    let parser = PARSER.get_or_init(|| {
+        let mut parser = <Cli as clap::CommandFactory>::command();
+        parser.build();
+        parser
+    });
+    let matches = parser
+        .clone()
+        .try_get_matches_from(&request.argv)
+        .map_err(|e| e.kind().to_string())?;
+    let cli = <Cli as clap::FromArgMatches>::from_arg_matches(&matches)
+        .map_err(|e| e.kind().to_string())?;
+    match cli.command {
+        Command::Bridge {
+            agent,
+            budget_ms,
+            system: false,
+            ..
+        } if cli.global.verbose == 0 => {
+            // A relative path names a file from the bridge's own folder, and its messages
+            // name it as given: that call is the bridge's own to run.
+            let global = &cli.global;
+            let relative = |p: &Option<PathBuf>| p.as_deref().is_some_and(|p| p.is_relative());
+            if relative(&global.config)
+                || relative(&global.project)
+                || relative(&global.log)
+                || relative(&global.private_tmp)
+                || global.writable.iter().any(|p| p.is_relative())
+            {
+                return Err("a relative path among its options".into());
+            }
+            let flag = agent.as_deref().and_then(AgentKind::from_flag);
+            Ok((cli.global, flag, budget_ms))
+        }
+        _ => Err("not a bridged call the warm server takes".into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_global_options_with_a_value_are_the_parsers() {
+        let parser = Cli::command();
+        let mut taking: Vec<String> = parser
+            .get_arguments()
+            .filter(|a| a.is_global_set() && a.get_action().takes_values())
+            .filter_map(|a| a.get_long().map(|l| format!("--{l}")))
+            .collect();
+        taking.sort();
+        let mut ours = GLOBAL_WITH_VALUE.map(String::from).to_vec();
+        ours.sort();
+        assert_eq!(taking, ours);
+    }
+
+    #[test]
+    fn the_subcommand_is_found_past_the_global_options() {
+        let argv = |a: &[&str]| a.iter().map(OsString::from).collect::<Vec<_>>();
+        assert_eq!(
+            subcommand(&argv(&[
+                "hookhost",
+                "--config",
+                "bridge",
+                "--no-hooks",
+                "bridge"
+            ])),
+            Some("bridge")
+        );
+        assert_eq!(
+            subcommand(&argv(&["hookhost", "--config=c.toml", "check"])),
+            Some("check")
+        );
+        assert_eq!(subcommand(&argv(&["hookhost", "--log", "x"])), None);
+    }
+
+    #[test]
+    fn the_budget_waited_for_is_the_bridges() {
+        let argv = |a: &[&str]| a.iter().map(OsString::from).collect::<Vec<_>>();
+        assert_eq!(
+            budget_ms(&argv(&["h", "bridge", "--budget-ms", "700"])),
+            700
+        );
+        assert_eq!(budget_ms(&argv(&["h", "bridge", "--budget-ms=900"])), 900);
+        assert_eq!(
+            budget_ms(&argv(&["h", "bridge", "--agent", "codex"])),
+            AgentKind::Codex.default_budget_ms()
+        );
+    }
+}

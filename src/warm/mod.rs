@@ -1,0 +1,294 @@
+//! The warm server: `hookhost warm` keeps one process running for the user, and a
+//! `hookhost bridge` process hands its call to it instead of starting hookhost's runtime
+//! itself (docs/contract.md#the-warm-server).
+//!
+//! Every agent starts a fresh bridge for every tool call, and most of a fresh bridge's
+//! time is its own start, not the hooks' work (BENCHMARKS.md, issue 28). The server runs
+//! the very same bridge code per call, with the call's arguments, environment, folder and
+//! stdin: the config, the pins, the path guard and the budget are checked per call exactly
+//! as in a bridge process. What this module owns:
+//!
+//! - [`wire`]: the three messages and their frames;
+//! - [`hand_over`]: the bridge's half. It hands a call over only to a server it can
+//!   vouch for (below), and any failure before an answer arrives is an `Err` the bridge
+//!   answers by running the call itself;
+//! - [`Server`]: the server's half, which takes calls from this user's processes only.
+//!
+//! **What the bridge checks before handing a call over** (docs/threats.md#w1): the socket
+//! is the one its registration names (`--warm-socket`) or the user's default, chosen from
+//! the uid and never from the environment the agent can set; its folder is the user's,
+//! mode 0700, and no link; the process listening runs as the same user and is not
+//! traced; it says it runs this very binary (device, inode, size, change time) and this
+//! version. A server of a replaced binary is never used, and exits at its next call. The
+//! administrator's `bridge --system` never hands a call over: a user's process cannot
+//! stand between the user's agent and the administrator's policy.
+
+pub mod wire;
+
+use std::ffi::OsString;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::platform::sys::warm as os;
+
+pub use wire::{Answer, Hello, Request};
+
+/// Whether this OS has the warm server (Linux for now).
+pub const SUPPORTED: bool = os::SUPPORTED;
+
+/// The flag of `bridge` and `warm` that names the socket.
+pub const SOCKET_FLAG: &str = "--warm-socket";
+
+/// How long either side waits for the other's greeting or request: both are written at
+/// once, so a peer that sends nothing for this long is stuck (a stopped server, say),
+/// and the bridge still has most of its budget to judge the call itself.
+const GREETING: Duration = Duration::from_secs(1);
+
+/// The socket the bridge with arguments `argv` uses: the one `--warm-socket` names
+/// (absolute only), else the user's default (`/run/user/UID/hookhost/warm.sock` on Linux).
+/// `None`: none to try.
+pub fn socket_for(argv: &[OsString]) -> Option<PathBuf> {
+    let mut args = argv.iter();
+    while let Some(arg) = args.next() {
+        if arg == SOCKET_FLAG {
+            return args.next().map(PathBuf::from).filter(|p| p.is_absolute());
+        }
+        if let Some(path) = arg
+            .to_str()
+            .and_then(|a| a.strip_prefix(SOCKET_FLAG))
+            .and_then(|a| a.strip_prefix('='))
+        {
+            return Some(PathBuf::from(path)).filter(|p| p.is_absolute());
+        }
+    }
+    default_socket()
+}
+
+/// The user's default socket, when the OS gives the user a private run folder.
+pub fn default_socket() -> Option<PathBuf> {
+    os::default_socket()
+}
+
+/// Why a call handed over got no answer.
+#[derive(Debug)]
+pub struct NotAnswered {
+    /// Whether the call had reached the server (it may have run hooks).
+    pub sent: bool,
+    /// Whether the wait for the answer ran out (rather than the connection failing).
+    pub timed_out: bool,
+    /// What went wrong, for `-v`'s log and the deny's text.
+    pub why: String,
+}
+
+impl NotAnswered {
+    fn before(why: impl Into<String>) -> NotAnswered {
+        NotAnswered {
+            sent: false,
+            timed_out: false,
+            why: why.into(),
+        }
+    }
+}
+
+/// The bridge's half: hands `request` to the server at `socket` and waits up to `wait`
+/// for its answer. `Err` says why there is none; a call that was never sent is the
+/// bridge's to run itself.
+pub fn hand_over(socket: &Path, request: &Request, wait: Duration) -> Result<Answer, NotAnswered> {
+    let mut connection = os::connect(socket).map_err(|e| NotAnswered::before(e.to_string()))?;
+    let peer = os::peer(&connection).map_err(|e| NotAnswered::before(format!("its peer: {e}")))?;
+    if peer.uid != os::own_uid() {
+        return Err(NotAnswered::before(format!(
+            "its server runs as uid {}",
+            peer.uid
+        )));
+    }
+    if os::traced(peer.pid) {
+        return Err(NotAnswered::before(format!(
+            "its server (pid {}) is traced",
+            peer.pid
+        )));
+    }
+    connection
+        .set_read_timeout(Some(GREETING.min(wait).max(Duration::from_millis(1))))
+        .map_err(|e| NotAnswered::before(e.to_string()))?;
+    let hello = Hello::read(&mut connection)
+        .map_err(|e| NotAnswered::before(format!("its greeting: {e}")))?;
+    if hello.version != env!("CARGO_PKG_VERSION") {
+        return Err(NotAnswered::before(format!(
+            "its server is hookhost {}",
+            hello.version
+        )));
+    }
+    let own = os::running_binary().map_err(|e| NotAnswered::before(format!("this binary: {e}")))?;
+    if hello.binary != own {
+        return Err(NotAnswered::before(
+            "its server runs another hookhost binary",
+        ));
+    }
+    let sent = |e: io::Error| {
+        let timed_out = matches!(
+            e.kind(),
+            io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+        );
+        NotAnswered {
+            sent: true,
+            timed_out,
+            why: match timed_out {
+                true => format!("pid {} gave no answer", peer.pid),
+                false => format!("pid {}: {e}", peer.pid),
+            },
+        }
+    };
+    // A stopped server stops reading: the write waits no longer than the answer would.
+    let wait = wait.max(Duration::from_millis(1));
+    connection.set_write_timeout(Some(wait)).map_err(sent)?;
+    request.write(&mut connection).map_err(sent)?;
+    connection.set_read_timeout(Some(wait)).map_err(sent)?;
+    Answer::read(&mut connection).map_err(sent)
+}
+
+/// The server's half: a listening socket that takes this user's calls.
+pub struct Server {
+    listener: os::Listener,
+    /// The binary as it was when the server started.
+    binary: [u64; 4],
+    /// Where it was started from: a file there that is not `binary` means hookhost was
+    /// upgraded or replaced, and this server must not answer for the new one.
+    exe: PathBuf,
+}
+
+/// Why `hookhost warm` could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum WarmError {
+    /// This OS has no warm server.
+    #[error("the warm server is not available on this system (Linux only for now)")]
+    NotSupported,
+    /// No socket was named and the user has no run folder.
+    #[error(
+        "there is no /run/user/UID folder for this user, so the warm server has no default socket; name one with --warm-socket /ABSOLUTE/PATH (its folder must be yours, mode 0700), and register the bridge with the same flag"
+    )]
+    NoSocket,
+    /// The socket could not be made.
+    #[error("cannot listen at {path}: {source}")]
+    Listen {
+        /// The socket.
+        path: PathBuf,
+        /// Why.
+        source: io::Error,
+    },
+    /// The running binary could not be identified.
+    #[error("cannot identify the running hookhost binary: {0}")]
+    Binary(io::Error),
+}
+
+impl Server {
+    /// Listens at `socket` (made in its folder, which is made 0700 when missing).
+    pub fn listen(socket: &Path) -> Result<Server, WarmError> {
+        if !SUPPORTED {
+            return Err(WarmError::NotSupported);
+        }
+        let binary = os::running_binary().map_err(WarmError::Binary)?;
+        let exe = std::env::current_exe().map_err(WarmError::Binary)?;
+        let listener = os::listen(socket).map_err(|source| WarmError::Listen {
+            path: socket.to_path_buf(),
+            source,
+        })?;
+        Ok(Server {
+            listener,
+            binary,
+            exe,
+        })
+    }
+
+    /// Waits for the next connection. Connections from other users are closed unread.
+    pub fn accept(&self) -> io::Result<Connection> {
+        loop {
+            let (connection, _) = self.listener.accept()?;
+            match os::peer(&connection) {
+                Ok(peer) if peer.uid == os::own_uid() => return Ok(Connection { connection }),
+                _ => continue,
+            }
+        }
+    }
+
+    /// Whether the binary at the path this server started from is another file now.
+    pub fn binary_replaced(&self) -> bool {
+        os::identity(&self.exe).map_or(true, |now| now != self.binary)
+    }
+
+    /// The greeting this server sends.
+    fn hello(&self) -> Hello {
+        Hello {
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            binary: self.binary,
+        }
+    }
+}
+
+/// One bridge's connection to the server.
+pub struct Connection {
+    connection: os::Connection,
+}
+
+impl Connection {
+    /// Greets the bridge and reads its call.
+    pub fn read_call(&mut self, server: &Server) -> io::Result<Request> {
+        self.connection.set_read_timeout(Some(GREETING))?;
+        server.hello().write(&mut self.connection)?;
+        let request = Request::read(&mut self.connection)?;
+        self.connection.set_read_timeout(None)?;
+        Ok(request)
+    }
+
+    /// Calls `gone` once the bridge closes its end or dies (it gave up on the call: the
+    /// agent's timeout or a signal), from a thread that waits for that.
+    pub fn on_close(&self, gone: impl FnOnce() + Send + 'static) -> io::Result<()> {
+        let mut watch = self.connection.try_clone()?;
+        std::thread::Builder::new()
+            .name("hookhost-warm-watch".into())
+            .spawn(move || {
+                let mut byte = [0u8; 1];
+                // The bridge sends nothing after its call: a read ends only with the
+                // connection (or with bytes it should not have sent; either way it is done).
+                let _ = io::Read::read(&mut watch, &mut byte);
+                gone();
+            })?;
+        Ok(())
+    }
+
+    /// Sends the answer and closes the connection.
+    pub fn answer(mut self, answer: &Answer) -> io::Result<()> {
+        let sent = answer.write(&mut self.connection);
+        let _ = self.connection.shutdown(std::net::Shutdown::Both);
+        sent
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn argv(args: &[&str]) -> Vec<OsString> {
+        args.iter().map(OsString::from).collect()
+    }
+
+    #[test]
+    fn the_socket_is_the_flags_when_absolute_and_none_when_relative() {
+        let named = argv(&["hookhost", "bridge", "--warm-socket", "/run/x/w.sock"]);
+        assert_eq!(socket_for(&named), Some(PathBuf::from("/run/x/w.sock")));
+        let joined = argv(&["hookhost", "bridge", "--warm-socket=/run/x/w.sock"]);
+        assert_eq!(socket_for(&joined), Some(PathBuf::from("/run/x/w.sock")));
+        // A relative one would be resolved against whatever folder the agent is in.
+        assert_eq!(
+            socket_for(&argv(&["hookhost", "bridge", "--warm-socket", "w.sock"])),
+            None
+        );
+        assert_eq!(
+            socket_for(&argv(&["hookhost", "bridge", "--warm-socket"])),
+            None
+        );
+        // Without the flag: the default, which no variable of the environment moves.
+        assert_eq!(socket_for(&argv(&["hookhost", "bridge"])), default_socket());
+    }
+}

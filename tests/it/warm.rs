@@ -1,0 +1,436 @@
+//! `hookhost warm` and the bridge's hand-over to it (docs/contract.md#the-warm-server),
+//! through the real binary: the server answers every agent byte for byte as a bridge
+//! process does, a bridge hands its call only to a server it can vouch for, and a server
+//! that fails, stops or outlives its binary never lets a call through unjudged.
+
+use std::io::{BufRead, BufReader};
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::bridge::{bridge_json_with, deny_reason, sample, with_command, with_session};
+use crate::support::{Scene, run_with_stdin, wait_until};
+
+/// A running `hookhost -v warm`, its stderr collected.
+struct Warm {
+    child: Child,
+    socket: PathBuf,
+    lines: Arc<Mutex<Vec<String>>>,
+}
+
+impl Warm {
+    /// Starts the server of `binary` at `socket` and waits until it listens.
+    fn start(binary: &Path, socket: &Path) -> Warm {
+        let mut child = Command::new(binary)
+            .args(["-v", "warm", "--warm-socket"])
+            .arg(socket)
+            .env_clear()
+            .env("PATH", "/usr/bin:/bin")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start hookhost warm");
+        let lines = Arc::new(Mutex::new(Vec::new()));
+        let stderr = child.stderr.take().unwrap();
+        let seen = lines.clone();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                seen.lock().unwrap().push(line);
+            }
+        });
+        let warm = Warm {
+            child,
+            socket: socket.to_path_buf(),
+            lines,
+        };
+        assert!(
+            wait_until(|| warm.said("answering bridged calls")),
+            "hookhost warm did not start: {:?}",
+            warm.lines.lock().unwrap()
+        );
+        warm
+    }
+
+    /// Whether a line of its stderr contains `text`.
+    fn said(&self, text: &str) -> bool {
+        self.lines.lock().unwrap().iter().any(|l| l.contains(text))
+    }
+
+    /// How many calls it has answered.
+    fn answered(&self) -> usize {
+        let lines = self.lines.lock().unwrap();
+        lines
+            .iter()
+            .filter(|l| l.contains("a bridged call answered"))
+            .count()
+    }
+
+    /// The bridge's arguments that name this server.
+    fn flag(&self) -> [&str; 2] {
+        ["--warm-socket", self.socket.to_str().unwrap()]
+    }
+}
+
+impl Drop for Warm {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A folder for the server's socket: the user's alone, as the bridge requires.
+fn private_folder(scene: &Scene) -> PathBuf {
+    let dir = scene.root.path().join("run");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).unwrap();
+    dir
+}
+
+/// The scene of `bridge`'s own answers test: a blocking hook (`rm -rf`) and a failing one
+/// (`crash`), each an argv hook on the host, and the shipped Rust policy against force
+/// pushes as a WASM hook.
+fn policy_scene() -> Scene {
+    let scene = Scene::new();
+    let blocker = scene.script(
+        "no-force.sh",
+        "grep -q 'rm -rf' && { echo 'rm -rf is not allowed here' >&2; exit 2; }; exit 0",
+    );
+    let broken = scene.script("broken.sh", "grep -q 'crash' || exit 0; exit 7");
+    let wasm = crate::support::wasm_dir().join("no-force-push.wasm");
+    scene.write_config(&format!(
+        "{}{}{}",
+        crate::support::hook(
+            "no-force",
+            "PreToolUse",
+            &["/bin/sh", blocker.to_str().unwrap()],
+            ""
+        ),
+        crate::support::hook(
+            "broken",
+            "PreToolUse",
+            &["/bin/sh", broken.to_str().unwrap()],
+            "on_failure = \"block\""
+        ),
+        crate::support::hook(
+            "no-force-push",
+            "PreToolUse",
+            &[wasm.to_str().unwrap()],
+            "envelope = \"spec\""
+        ),
+    ));
+    scene
+}
+
+const AGENTS: [(&str, &str); 8] = [
+    ("claude-code", "claude-code/PreToolUse.json"),
+    ("codex", "codex/PreToolUse.json"),
+    ("gemini", "gemini/BeforeTool.json"),
+    ("cursor", "cursor/beforeShellExecution.json"),
+    ("copilot", "copilot/preToolUse.json"),
+    ("qwen-code", "qwen-code/PreToolUse.json"),
+    ("kimi-code", "kimi-code/PreToolUse.json"),
+    ("kiro", "kiro/preToolUse.json"),
+];
+
+#[test]
+fn the_warm_server_answers_every_agent_as_a_bridge_process_does() {
+    let scene = policy_scene();
+    let warm = Warm::start(
+        Path::new(env!("CARGO_BIN_EXE_hookhost")),
+        &private_folder(&scene).join("w.sock"),
+    );
+    let mut handed = 0;
+    for (agent, pre) in AGENTS {
+        for command in ["ls", "rm -rf /", "git push --force", "crash now"] {
+            // Each call a session of its own: a failure's warning is shown once per turn of
+            // a session, so the second call of one would differ from the first.
+            let payload = with_command(sample(&scene, pre), command);
+            let alone = bridge_json_with(
+                &scene,
+                agent,
+                &with_session(payload.clone(), &format!("alone-{agent}-{handed}")),
+                &[],
+            );
+            let served = bridge_json_with(
+                &scene,
+                agent,
+                &with_session(
+                    payload,
+                    &format!("alone-{agent}-{handed}").replace("alone", "served"),
+                ),
+                &warm.flag(),
+            );
+            handed += 1;
+            assert_eq!(served, alone, "{agent}, `{command}`");
+            let reason = deny_reason(agent, &served);
+            match command {
+                "ls" => assert_eq!(reason, None, "{agent}: {served:?}"),
+                _ => assert!(reason.is_some(), "{agent}, `{command}`: {served:?}"),
+            }
+        }
+        // A payload the bridge cannot read is refused alike.
+        let alone = run_with_stdin(
+            scene
+                .hookhost()
+                .args(["--no-sandbox", "bridge", "--agent", agent]),
+            b"not json",
+        );
+        let served = run_with_stdin(
+            scene
+                .hookhost()
+                .args(["--no-sandbox", "bridge", "--agent", agent])
+                .args(warm.flag()),
+            b"not json",
+        );
+        handed += 1;
+        assert_eq!(served, alone, "{agent}: unreadable payload");
+    }
+    assert!(
+        wait_until(|| warm.answered() == handed),
+        "the server answered {} of {handed} calls",
+        warm.answered()
+    );
+}
+
+#[test]
+fn a_call_with_a_relative_config_is_the_bridges_own() {
+    let scene = policy_scene();
+    let warm = Warm::start(
+        Path::new(env!("CARGO_BIN_EXE_hookhost")),
+        &private_folder(&scene).join("w.sock"),
+    );
+    let config = scene.config.file_name().unwrap().to_str().unwrap();
+    let folder = scene.config.parent().unwrap();
+    let mut payload = with_command(
+        sample(&scene, "claude-code/PreToolUse.json"),
+        "git push --force",
+    );
+    payload["cwd"] = Value::from("");
+    let call = |extra: &[&str]| {
+        run_with_stdin(
+            Command::new(env!("CARGO_BIN_EXE_hookhost"))
+                .current_dir(folder)
+                .args([
+                    "--no-sandbox",
+                    "--config",
+                    config,
+                    "bridge",
+                    "--agent",
+                    "claude-code",
+                ])
+                .args(extra)
+                .env("XDG_STATE_HOME", scene.state()),
+            payload.to_string().as_bytes(),
+        )
+    };
+    let alone = call(&[]);
+    let served = call(&warm.flag());
+    assert_eq!(served, alone);
+    assert!(deny_reason("claude-code", &served).is_some(), "{served:?}");
+    // The server declined it: the relative path names a file from the bridge's folder,
+    // and the messages name it as given.
+    assert!(wait_until(|| warm.said("declined (a relative path")));
+    assert_eq!(warm.answered(), 0);
+}
+
+#[test]
+fn a_bridge_hands_its_call_only_to_a_server_it_can_vouch_for() {
+    let scene = policy_scene();
+    let payload = with_command(
+        sample(&scene, "claude-code/PreToolUse.json"),
+        "git push --force",
+    );
+    // A folder others may enter: the bridge does not connect.
+    let open = scene.root.path().join("open");
+    std::fs::create_dir_all(&open).unwrap();
+    std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o700)).unwrap();
+    let warm = Warm::start(
+        Path::new(env!("CARGO_BIN_EXE_hookhost")),
+        &open.join("w.sock"),
+    );
+    std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let reply = bridge_json_with(&scene, "claude-code", &payload, &warm.flag());
+    assert!(deny_reason("claude-code", &reply).is_some(), "{reply:?}");
+    std::thread::sleep(Duration::from_millis(200));
+    assert_eq!(
+        warm.answered(),
+        0,
+        "a bridge handed its call to a socket in an open folder"
+    );
+    drop(warm);
+
+    // A server of another hookhost binary (another file, the same bytes): not this one.
+    let copy = scene.root.path().join("hookhost-copy");
+    std::fs::copy(env!("CARGO_BIN_EXE_hookhost"), &copy).unwrap();
+    let warm = Warm::start(&copy, &private_folder(&scene).join("copy.sock"));
+    let reply = bridge_json_with(&scene, "claude-code", &payload, &warm.flag());
+    assert!(deny_reason("claude-code", &reply).is_some(), "{reply:?}");
+    std::thread::sleep(Duration::from_millis(200));
+    assert_eq!(
+        warm.answered(),
+        0,
+        "a bridge handed its call to another binary"
+    );
+
+    // A relative socket is never used.
+    let reply = bridge_json_with(
+        &scene,
+        "claude-code",
+        &payload,
+        &["--warm-socket", "run/copy.sock"],
+    );
+    assert!(deny_reason("claude-code", &reply).is_some(), "{reply:?}");
+    assert_eq!(warm.answered(), 0);
+}
+
+#[test]
+fn a_stopped_or_dead_server_never_lets_a_call_through_unjudged() {
+    let scene = policy_scene();
+    let mut warm = Warm::start(
+        Path::new(env!("CARGO_BIN_EXE_hookhost")),
+        &private_folder(&scene).join("w.sock"),
+    );
+    let pid = warm.child.id().to_string();
+    let signal = |sig: &str| {
+        assert!(
+            Command::new("kill")
+                .args([sig, &pid])
+                .status()
+                .unwrap()
+                .success()
+        );
+    };
+    let allowed = with_command(sample(&scene, "claude-code/PreToolUse.json"), "ls");
+    let blocked = with_command(
+        sample(&scene, "claude-code/PreToolUse.json"),
+        "git push --force",
+    );
+    // Stopped before it greets: the bridge judges the call itself.
+    signal("-STOP");
+    let reply = bridge_json_with(&scene, "claude-code", &blocked, &warm.flag());
+    assert!(deny_reason("claude-code", &reply).is_some(), "{reply:?}");
+    let reply = bridge_json_with(&scene, "claude-code", &allowed, &warm.flag());
+    assert_eq!(deny_reason("claude-code", &reply), None, "{reply:?}");
+    signal("-CONT");
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(warm.answered(), 0);
+
+    // Killed: its socket is left behind, and the bridge judges the call itself.
+    warm.child.kill().unwrap();
+    warm.child.wait().unwrap();
+    assert!(warm.socket.exists());
+    let reply = bridge_json_with(&scene, "claude-code", &blocked, &warm.flag());
+    assert!(deny_reason("claude-code", &reply).is_some(), "{reply:?}");
+    let reply = bridge_json_with(&scene, "claude-code", &allowed, &warm.flag());
+    assert_eq!(deny_reason("claude-code", &reply), None, "{reply:?}");
+}
+
+#[test]
+fn a_server_that_stops_with_the_call_is_a_deny_in_time() {
+    let scene = Scene::new();
+    let marker = scene.root.path().join("hook-started");
+    let slow = scene.script(
+        "slow.sh",
+        &format!("cat >/dev/null; touch {}; sleep 30", marker.display()),
+    );
+    scene.write_config(&crate::support::hook(
+        "slow",
+        "PreToolUse",
+        &["/bin/sh", slow.to_str().unwrap()],
+        "",
+    ));
+    let warm = Warm::start(
+        Path::new(env!("CARGO_BIN_EXE_hookhost")),
+        &private_folder(&scene).join("w.sock"),
+    );
+    let pid = warm.child.id().to_string();
+    // The server is stopped once its hook runs: it holds the call and answers nothing.
+    let stopper = std::thread::spawn({
+        let marker = marker.clone();
+        move || {
+            assert!(wait_until(|| marker.exists()), "the hook never ran");
+            assert!(
+                Command::new("kill")
+                    .args(["-STOP", &pid])
+                    .status()
+                    .unwrap()
+                    .success()
+            );
+        }
+    });
+    let allowed = with_command(sample(&scene, "claude-code/PreToolUse.json"), "ls");
+    let started = Instant::now();
+    let mut flags = vec!["--budget-ms", "1500"];
+    flags.extend(warm.flag());
+    let reply = bridge_json_with(&scene, "claude-code", &allowed, &flags);
+    let took = started.elapsed();
+    stopper.join().unwrap();
+    assert!(
+        Command::new("kill")
+            .args(["-CONT", &warm.child.id().to_string()])
+            .status()
+            .unwrap()
+            .success()
+    );
+    // The bridge's refusal (Claude Code's blocking exit status, the reason on stderr), as
+    // for any call it could not run.
+    let (code, stdout, stderr) = &reply;
+    assert_eq!((*code, stdout.as_str()), (2, ""), "{reply:?}");
+    assert!(
+        stderr.contains("hookhost's warm server took this call and did not answer within 1500 ms"),
+        "{stderr}"
+    );
+    // The budget and a second's grace for the server's own answer: inside the agent's
+    // timeout (the budget plus five seconds), with room for this process's start.
+    assert!(
+        took < Duration::from_millis(1_500 + 1_000 + 2_500),
+        "{took:?}"
+    );
+}
+
+#[test]
+fn a_server_whose_binary_is_replaced_stops_answering() {
+    let scene = policy_scene();
+    let binary = scene.root.path().join("hookhost");
+    std::fs::copy(env!("CARGO_BIN_EXE_hookhost"), &binary).unwrap();
+    let mut warm = Warm::start(&binary, &private_folder(&scene).join("w.sock"));
+    let payload = with_command(
+        sample(&scene, "claude-code/PreToolUse.json"),
+        "git push --force",
+    );
+    let call = |warm: &Warm| {
+        let mut cmd = Command::new(&binary);
+        cmd.args(["--config"])
+            .arg(&scene.config)
+            .args(["--no-sandbox", "bridge", "--agent", "claude-code"])
+            .args(warm.flag())
+            .env("XDG_STATE_HOME", scene.state())
+            .env("XDG_CACHE_HOME", crate::support::test_root().join("cache"));
+        run_with_stdin(&mut cmd, payload.to_string().as_bytes())
+    };
+    let reply = call(&warm);
+    assert!(deny_reason("claude-code", &reply).is_some(), "{reply:?}");
+    assert!(wait_until(|| warm.answered() == 1));
+    // An upgrade: a new file renamed over the old one.
+    let next = scene.root.path().join("hookhost.new");
+    std::fs::copy(env!("CARGO_BIN_EXE_hookhost"), &next).unwrap();
+    std::fs::rename(&next, &binary).unwrap();
+    let reply = call(&warm);
+    assert!(deny_reason("claude-code", &reply).is_some(), "{reply:?}");
+    assert!(
+        wait_until(|| matches!(warm.child.try_wait(), Ok(Some(_)))),
+        "the server of a replaced binary kept running"
+    );
+    assert!(
+        warm.said("its binary was replaced"),
+        "{:?}",
+        warm.lines.lock().unwrap()
+    );
+    assert_eq!(warm.answered(), 1);
+    assert!(!warm.socket.exists(), "its socket was left behind");
+}
