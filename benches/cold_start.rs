@@ -65,6 +65,10 @@ fn main() {
     let warm_cache = common::cache(&scene);
     // `cargo bench --bench cold_start -- languages` runs only that part.
     let filter: Option<String> = std::env::args().skip(1).find(|a| !a.starts_with('-'));
+    if filter.as_deref() == Some("warm") {
+        warm_server(&scene, &warm_cache);
+        return;
+    }
     if filter.as_deref() == Some("languages") {
         languages(&scene, wasm, &warm_cache);
         return;
@@ -124,6 +128,7 @@ fn main() {
     }
 
     bridge_against_python(&scene, &warm_cache);
+    warm_server(&scene, &warm_cache);
     languages(&scene, wasm, &warm_cache);
 
     // Compile time against module size, in process (no subprocess, no cache), and the
@@ -308,6 +313,117 @@ fn bridge_against_python(scene: &Scene, warm_cache: &Path) {
         "bridged wasm hook / python hook (median)",
         fresh.median.as_secs_f64() / plain.median.as_secs_f64(),
         0.2,
+        "",
+    );
+}
+
+/// The bridge handing its call to `hookhost warm` (docs/contract.md#the-warm-server),
+/// interleaved with the process floor, the bridge judging the call itself, and the plain
+/// python hook: one of each per round, a new agent session per call, 150 rounds after 10;
+/// medians and their ratios. `cargo bench --bench cold_start -- warm` runs only this.
+fn warm_server(scene: &Scene, warm_cache: &Path) {
+    let wasm = support::wasm_dir().join("no-force-push.wasm");
+    let config = scene.config_file(
+        "warm.toml",
+        &common::hook(
+            "no-force-push",
+            &[wasm.to_str().unwrap()],
+            "envelope = \"spec\"",
+        ),
+    );
+    let state = scene.root.path().join("state");
+    let run = scene.root.path().join("run");
+    std::fs::create_dir_all(&run).unwrap();
+    std::fs::set_permissions(&run, std::os::unix::fs::PermissionsExt::from_mode(0o700)).unwrap();
+    let socket = run.join("warm.sock");
+    let mut server = Command::new(env!("CARGO_BIN_EXE_hookhost"))
+        .args(["warm", "--warm-socket"])
+        .arg(&socket)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start hookhost warm");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !socket.exists() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let mut calls = 0;
+    let mut bridge = |warm: bool| {
+        calls += 1;
+        let mut command = Command::new(env!("CARGO_BIN_EXE_hookhost"));
+        command
+            .arg("--config")
+            .arg(&config)
+            .args(["bridge", "--agent", "claude-code"]);
+        if warm {
+            command.arg("--warm-socket").arg(&socket);
+        }
+        command
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("XDG_CACHE_HOME", warm_cache)
+            .env("XDG_STATE_HOME", &state);
+        answer(
+            command,
+            &claude_payload(scene, &format!("warm-bench-{calls}")),
+        )
+    };
+    let hook = scene.root.path().join("no_force_push.py");
+    std::fs::write(&hook, PYTHON_CLAUDE_HOOK).unwrap();
+    let payload = claude_payload(scene, "python");
+    let python = common::python3();
+    let mut floor = Vec::new();
+    let mut fresh = Vec::new();
+    let mut warm = Vec::new();
+    let mut plain = Vec::new();
+    for round in 0..160 {
+        let took = [
+            {
+                let start = Instant::now();
+                let status = Command::new("/bin/true").status().expect("run /bin/true");
+                assert!(status.success());
+                start.elapsed()
+            },
+            bridge(false),
+            bridge(true),
+            {
+                let mut command = Command::new(&python);
+                command.arg(&hook);
+                answer(command, &payload)
+            },
+        ];
+        if round >= 10 {
+            floor.push(took[0]);
+            fresh.push(took[1]);
+            warm.push(took[2]);
+            plain.push(took[3]);
+        }
+    }
+    let _ = server.kill();
+    let _ = server.wait();
+    let [floor, fresh, warm, plain] = [floor, fresh, warm, plain].map(Stats::of);
+    common::report("interleaved: /bin/true", &floor);
+    common::report("interleaved: bridge, 1 wasm, in its process", &fresh);
+    common::report("interleaved: bridge, 1 wasm, warm server", &warm);
+    common::report("interleaved: plain python hook", &plain);
+    let ratio = |a: &Stats, b: &Stats| a.median.as_secs_f64() / b.median.as_secs_f64();
+    println!(
+        "RATIO warm server / bridge in its process (median): {:.3}",
+        ratio(&warm, &fresh)
+    );
+    common::target(
+        "bridged wasm hook through the warm server / /bin/true (median)",
+        ratio(&warm, &floor),
+        2.5,
+        "",
+    );
+    common::target(
+        "bridged wasm hook through the warm server / python hook (median)",
+        ratio(&warm, &plain),
+        0.1,
         "",
     );
 }

@@ -40,19 +40,24 @@ pub fn stores(agent: AgentKind) -> &'static [&'static str] {
 /// Every agent's credential stores ([`stores`]), each once, in [`AgentKind::ALL`]'s
 /// order: the extra default hidden paths the front end gives the session.
 pub fn hidden_paths() -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = Vec::new();
-    // Every bridged call makes this list: a set finds a repeat in a few comparisons
-    // where `out.contains` compared each path with all before it.
-    let mut seen = std::collections::BTreeSet::new();
-    for agent in AgentKind::ALL {
-        for path in stores(agent) {
-            let path = PathBuf::from(path);
-            if seen.insert(path.clone()) {
-                out.push(path);
+    // A fixed list, made once per process: the warm server starts a session per call.
+    static LIST: std::sync::OnceLock<Vec<PathBuf>> = std::sync::OnceLock::new();
+    LIST.get_or_init(|| {
+        let mut out: Vec<PathBuf> = Vec::new();
+        // A set finds a repeat in a few comparisons where `out.contains` compared each
+        // path with all before it.
+        let mut seen = std::collections::BTreeSet::new();
+        for agent in AgentKind::ALL {
+            for path in stores(agent) {
+                let path = PathBuf::from(path);
+                if seen.insert(path.clone()) {
+                    out.push(path);
+                }
             }
         }
-    }
-    out
+        out
+    })
+    .clone()
 }
 
 #[cfg(test)]

@@ -162,6 +162,24 @@ pub fn default_hidden(home: &Path) -> Vec<PathBuf> {
 /// absolute one is taken as is), leaving out a path already listed or inside one listed
 /// before it (`.aws/amazonq` when `.aws` is hidden whole): the box covers each path once.
 pub fn default_hidden_with(home: &Path, extra: &[PathBuf]) -> Vec<PathBuf> {
+    // The list depends on its arguments alone, and a process that starts a session per
+    // call (the warm server) asks for the same one every time: the last few are kept.
+    type Kept = Vec<((PathBuf, Vec<PathBuf>), Vec<PathBuf>)>;
+    static KEPT: std::sync::Mutex<Kept> = std::sync::Mutex::new(Vec::new());
+    let mut kept = KEPT.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some((_, list)) = kept.iter().find(|((h, e), _)| h == home && e == extra) {
+        return list.clone();
+    }
+    let list = hidden_list(home, extra);
+    if kept.len() >= 8 {
+        kept.remove(0);
+    }
+    kept.push(((home.to_path_buf(), extra.to_vec()), list.clone()));
+    list
+}
+
+/// [`default_hidden_with`], made.
+fn hidden_list(home: &Path, extra: &[PathBuf]) -> Vec<PathBuf> {
     let mut out = default_hidden(home);
     // `p` is inside a listed `q` exactly when one of its ancestors (itself included)
     // equals `q`, component by component as `starts_with` compares: a set of the listed
