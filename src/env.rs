@@ -99,7 +99,7 @@ impl Environment {
         // `/var/tmp` is not among them: the path guard does not count it either.
         let project = crate::paths::lexical(project);
         let temp = [
-            crate::paths::lexical(&std::env::temp_dir()),
+            crate::paths::lexical(&self.temp_folder()),
             PathBuf::from("/tmp"),
             PathBuf::from("/dev/shm"),
         ];
@@ -158,6 +158,19 @@ impl Environment {
     /// Every variable, in order.
     pub fn vars(&self) -> &[(OsString, OsString)] {
         &self.vars
+    }
+
+    /// The system temp folder this environment names, as `std::env::temp_dir` reads it
+    /// from the process's own: `$TMPDIR`, else `/tmp`; on Windows the OS's answer for this
+    /// process (the warm server, which judges calls of other processes with their
+    /// environments, is not offered there).
+    pub fn temp_folder(&self) -> PathBuf {
+        match self.style {
+            FolderStyle::Windows => std::env::temp_dir(),
+            FolderStyle::Xdg | FolderStyle::MacOs => self
+                .get(crate::platform::sys::file_system::TEMP_ENV)
+                .map_or_else(|| PathBuf::from("/tmp"), PathBuf::from),
+        }
     }
 
     /// The value of `name`, if it is set (possibly to the empty string). In the Windows

@@ -271,9 +271,20 @@ fn accept_forever(
     runtime: tokio::runtime::Handle,
     replaced: tokio::sync::mpsc::UnboundedSender<()>,
 ) {
+    let mut failures = 0;
     loop {
         let connection = match server.accept() {
-            Ok(connection) => connection,
+            Ok(connection) => {
+                failures = 0;
+                connection
+            }
+            // A connection gone before it was taken, or no fd left for one right now
+            // (a burst of hooks holds them): the next one may well be taken.
+            Err(e) if failures < 100 && warm::passing(&e) => {
+                failures += 1;
+                std::thread::sleep(Duration::from_millis(10));
+                continue;
+            }
             Err(e) => {
                 say(&format!("hookhost warm: the socket failed: {e}"));
                 let _ = replaced.send(());

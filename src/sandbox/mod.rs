@@ -283,11 +283,12 @@ impl Drop for PrivateTmp {
 }
 
 /// Create a fresh private temp folder (mode 0700) for a session, under the system temp
-/// folder (`$TMPDIR`, else `/tmp`), named `hookhost-SESSION-RANDOM.tmp`, and lock it for
+/// folder `dir` (the session environment's `$TMPDIR`, else `/tmp`:
+/// [`crate::env::Environment::temp_folder`]), named `hookhost-SESSION-RANDOM.tmp`, and lock it for
 /// the session's life. Dropping the value removes it. First removes the folders that
 /// sessions killed before their end left there ([`sweep_private_tmps`]).
-pub fn create_private_tmp(session_id: &str) -> Result<PrivateTmp, SandboxError> {
-    let dir = std::env::temp_dir();
+pub fn create_private_tmp(dir: &Path, session_id: &str) -> Result<PrivateTmp, SandboxError> {
+    let dir = dir.to_path_buf();
     let fail = |source| SandboxError::PrivateTmp {
         dir: dir.clone(),
         source,

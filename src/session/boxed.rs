@@ -122,20 +122,24 @@ impl SessionSandbox {
         // Every start sweeps the temp folders of dead sessions, once: here, or in
         // `create_private_tmp` for a box that gets a folder of its own.
         if options.no_sandbox || !needs_box {
-            sweep_dead_tmps(options.private_tmp.as_deref());
+            sweep_dead_tmps(&env.temp_folder(), options.private_tmp.as_deref());
             return SessionSandbox::Off;
         }
         let override_path = env.get(sandbox::PROGRAM_ENV).map(PathBuf::from);
         let info = match sandbox::probe(override_path.as_deref(), env.get("PATH"), project) {
             Ok(info) => info,
             Err(why) => {
-                sweep_dead_tmps(options.private_tmp.as_deref());
+                sweep_dead_tmps(&env.temp_folder(), options.private_tmp.as_deref());
                 return SessionSandbox::Unavailable(why);
             }
         };
         let (private_tmp, created_tmp, held_tmp) = match &options.private_tmp {
-            Some(dir) => (dir.clone(), None, sweep_dead_tmps(Some(dir))),
-            None => match sandbox::create_private_tmp(session_id) {
+            Some(dir) => (
+                dir.clone(),
+                None,
+                sweep_dead_tmps(&env.temp_folder(), Some(dir)),
+            ),
+            None => match sandbox::create_private_tmp(&env.temp_folder(), session_id) {
                 Ok(tmp) => (tmp.path().to_path_buf(), Some(tmp), None),
                 Err(e) => {
                     return SessionSandbox::Unavailable(sandbox::Unavailable {
@@ -196,7 +200,7 @@ impl SessionSandbox {
 /// the sweep finds it held like a live session's; the lock is returned, for a session
 /// that uses DIR to hold for its life (`None` when DIR cannot be locked: another live
 /// session holds it, which keeps it from the sweep too, or it is not a folder).
-pub(super) fn sweep_dead_tmps(keep: Option<&Path>) -> Option<std::fs::File> {
+pub(super) fn sweep_dead_tmps(temp: &Path, keep: Option<&Path>) -> Option<std::fs::File> {
     let held = keep.and_then(|dir| {
         // The folder itself, not a link to it, which the sweep would not see as DIR.
         let dir = std::fs::canonicalize(dir).ok()?;
@@ -204,6 +208,6 @@ pub(super) fn sweep_dead_tmps(keep: Option<&Path>) -> Option<std::fs::File> {
         folder.try_lock().ok()?;
         Some(folder)
     });
-    sandbox::sweep_private_tmps(&std::env::temp_dir());
+    sandbox::sweep_private_tmps(temp);
     held
 }

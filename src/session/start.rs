@@ -116,7 +116,8 @@ impl Session {
         let info = session_info(options, &project);
         if options.no_hooks {
             // No box is probed, but the temp folders of killed sessions go all the same.
-            let _ = super::boxed::sweep_dead_tmps(options.private_tmp.as_deref());
+            let _ =
+                super::boxed::sweep_dead_tmps(&env.temp_folder(), options.private_tmp.as_deref());
             let banner = "hooks: off (--no-hooks)".to_string();
             let off = Session::from_parts(info, project, Vec::new(), banner, SessionSandbox::Off);
             return Ok((

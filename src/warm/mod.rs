@@ -148,6 +148,15 @@ pub fn hand_over(socket: &Path, request: &Request, wait: Duration) -> Result<Ans
     Answer::read(&mut connection).map_err(sent)
 }
 
+/// Whether an error of [`Server::accept`] is one a server outlives: a connection that
+/// was gone before it was taken, a signal, or no file descriptor free at the moment.
+pub fn passing(e: &io::Error) -> bool {
+    matches!(
+        e.kind(),
+        io::ErrorKind::ConnectionAborted | io::ErrorKind::Interrupted | io::ErrorKind::WouldBlock
+    ) || os::out_of_descriptors(e)
+}
+
 /// The server's half: a listening socket that takes this user's calls.
 pub struct Server {
     listener: os::Listener,

@@ -253,39 +253,30 @@ fn a_bridge_hands_its_call_only_to_a_server_it_can_vouch_for() {
         Path::new(env!("CARGO_BIN_EXE_hookhost")),
         &open.join("w.sock"),
     );
+    // The bridge judges the call itself (the force push is denied), and the server never
+    // sees it.
+    let judged_alone = |warm: &Warm, flags: &[&str], what: &str| {
+        let reply = bridge_json_with(&scene, "claude-code", &payload, flags);
+        assert!(deny_reason("claude-code", &reply).is_some(), "{reply:?}");
+        std::thread::sleep(Duration::from_millis(200));
+        assert_eq!(warm.answered(), 0, "a bridge handed its call to {what}");
+    };
     std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let reply = bridge_json_with(&scene, "claude-code", &payload, &warm.flag());
-    assert!(deny_reason("claude-code", &reply).is_some(), "{reply:?}");
-    std::thread::sleep(Duration::from_millis(200));
-    assert_eq!(
-        warm.answered(),
-        0,
-        "a bridge handed its call to a socket in an open folder"
-    );
+    judged_alone(&warm, &warm.flag(), "a socket in an open folder");
     drop(warm);
 
     // A server of another hookhost binary (another file, the same bytes): not this one.
     let copy = scene.root.path().join("hookhost-copy");
     std::fs::copy(env!("CARGO_BIN_EXE_hookhost"), &copy).unwrap();
     let warm = Warm::start(&copy, &private_folder(&scene).join("copy.sock"));
-    let reply = bridge_json_with(&scene, "claude-code", &payload, &warm.flag());
-    assert!(deny_reason("claude-code", &reply).is_some(), "{reply:?}");
-    std::thread::sleep(Duration::from_millis(200));
-    assert_eq!(
-        warm.answered(),
-        0,
-        "a bridge handed its call to another binary"
-    );
+    judged_alone(&warm, &warm.flag(), "another binary");
 
     // A relative socket is never used.
-    let reply = bridge_json_with(
-        &scene,
-        "claude-code",
-        &payload,
+    judged_alone(
+        &warm,
         &["--warm-socket", "run/copy.sock"],
+        "a relative socket",
     );
-    assert!(deny_reason("claude-code", &reply).is_some(), "{reply:?}");
-    assert_eq!(warm.answered(), 0);
 }
 
 #[test]
@@ -433,4 +424,37 @@ fn a_server_whose_binary_is_replaced_stops_answering() {
     );
     assert_eq!(warm.answered(), 1);
     assert!(!warm.socket.exists(), "its socket was left behind");
+}
+
+#[test]
+fn the_callers_temp_folder_decides_what_steering_is_ignored() {
+    // The agent's own temp folder (its `$TMPDIR`) is one it writes: a variable that puts
+    // hookhost's folders there is ignored, whichever process judges the call.
+    let scene = policy_scene();
+    let warm = Warm::start(
+        Path::new(env!("CARGO_BIN_EXE_hookhost")),
+        &private_folder(&scene).join("w.sock"),
+    );
+    let agent_tmp = scene.root.path().join("agent-tmp");
+    std::fs::create_dir_all(agent_tmp.join("cache")).unwrap();
+    let payload = with_command(sample(&scene, "claude-code/PreToolUse.json"), "ls");
+    let call = |session: &str, extra: &[&str]| {
+        run_with_stdin(
+            scene
+                .hookhost()
+                .args(["--no-sandbox", "bridge", "--agent", "claude-code"])
+                .args(extra)
+                .env("TMPDIR", &agent_tmp)
+                .env("XDG_CACHE_HOME", agent_tmp.join("cache")),
+            with_session(payload.clone(), session).to_string().as_bytes(),
+        )
+    };
+    let alone = call("tmp-alone", &[]);
+    let served = call("tmp-served", &warm.flag());
+    assert_eq!(served, alone);
+    assert!(
+        served.1.contains("hookhost bridge ignores XDG_CACHE_HOME="),
+        "{served:?}"
+    );
+    assert!(wait_until(|| warm.answered() == 1));
 }

@@ -110,6 +110,11 @@ pub(crate) fn listen(_: &Path) -> io::Result<Listener> {
     Err(unsupported())
 }
 
+/// Never: there is no socket here.
+pub(crate) fn out_of_descriptors(_: &io::Error) -> bool {
+    false
+}
+
 /// A string's bytes (UTF-8 here; the wire is never used off Linux).
 pub(crate) fn os_bytes(s: &std::ffi::OsStr) -> &[u8] {
     s.to_str().map(str::as_bytes).unwrap_or_default()

@@ -167,6 +167,11 @@ pub(crate) fn listen(socket: &Path) -> io::Result<UnixListener> {
     UnixListener::bind(socket)
 }
 
+/// Whether `e` says the process (or the system) has no file descriptor free.
+pub(crate) fn out_of_descriptors(e: &io::Error) -> bool {
+    matches!(e.raw_os_error(), Some(libc::EMFILE | libc::ENFILE))
+}
+
 /// A path's bytes, as the wire carries them.
 pub(crate) fn os_bytes(s: &std::ffi::OsStr) -> &[u8] {
     std::os::unix::ffi::OsStrExt::as_bytes(s)

@@ -385,8 +385,8 @@ fn killing_bwrap_kills_everything_in_the_box() {
 
 #[test]
 fn private_tmp_is_fresh_and_0700() {
-    let a = sandbox::create_private_tmp("sess/../1").expect("create");
-    let b = sandbox::create_private_tmp("sess/../1").expect("create");
+    let a = sandbox::create_private_tmp(&std::env::temp_dir(), "sess/../1").expect("create");
+    let b = sandbox::create_private_tmp(&std::env::temp_dir(), "sess/../1").expect("create");
     assert_ne!(a, b);
     for d in [&a, &b] {
         let m = std::fs::metadata(d).expect("stat");

@@ -201,34 +201,16 @@ impl WasmEngine {
         project: &Path,
         timeout: Duration,
     ) -> Result<WasmExecutor, WasmError> {
-        if let Some((digest, preopens)) = self.known_unchanged(wasm, project)? {
-            let known = self.programs().get(&digest).cloned();
-            if let Some(prepared) = known {
-                return Ok(self.executor(
-                    wasm,
-                    args,
-                    project,
-                    timeout,
-                    preopens,
-                    prepared,
-                    Vec::new(),
-                ));
+        let unchanged = match self.known_unchanged(wasm, project)? {
+            Some((digest, preopens)) => {
+                let known = self.programs().get(&digest).cloned();
+                known.map(|prepared| (prepared, preopens, Vec::new()))
             }
-        }
-        let stamp = self.stamp_of(wasm);
-        let (bytes, preopens, digest) = read_program(wasm, project)?;
-        if let Some(stamp) = stamp {
-            self.remember(wasm, stamp, digest);
-        }
-        let known = self.programs().get(&digest).cloned();
-        // The cache's warnings go with the first hook that prepares a program only.
-        let (prepared, cache_warnings) = match known {
-            Some(prepared) => (prepared, Vec::new()),
-            None => {
-                let (prepared, warnings) = self.compile(wasm, bytes, &digest)?;
-                self.programs().insert(digest, prepared.clone());
-                (prepared, warnings)
-            }
+            None => None,
+        };
+        let (prepared, preopens, cache_warnings) = match unchanged {
+            Some(found) => found,
+            None => self.read_and_prepare(wasm, project)?,
         };
         Ok(self.executor(
             wasm,
@@ -239,6 +221,30 @@ impl WasmEngine {
             prepared,
             cache_warnings,
         ))
+    }
+
+    /// [`WasmEngine::prepare`] for a file whose bytes must be read (and hashed): the
+    /// program, the project opened for it, and the cache's warnings, which go with the
+    /// first hook that prepares a program only.
+    fn read_and_prepare(
+        &self,
+        wasm: &Path,
+        project: &Path,
+    ) -> Result<(Prepared, WasiFilesystemCtx, Vec<String>), WasmError> {
+        let stamp = self.stamp_of(wasm);
+        let (bytes, preopens, digest) = read_program(wasm, project)?;
+        if let Some(stamp) = stamp {
+            self.remember(wasm, stamp, digest);
+        }
+        let known = self.programs().get(&digest).cloned();
+        match known {
+            Some(prepared) => Ok((prepared, preopens, Vec::new())),
+            None => {
+                let (prepared, warnings) = self.compile(wasm, bytes, &digest)?;
+                self.programs().insert(digest, prepared.clone());
+                Ok((prepared, preopens, warnings))
+            }
+        }
     }
 
     /// The executor of a program prepared for one hook.
