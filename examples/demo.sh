@@ -80,3 +80,22 @@ bridged claude-code "$REPO/examples/agents/claude-code/PreToolUse.json" Write '{
 bridged codex "$REPO/examples/agents/codex/PreToolUse.json" Bash '{"command":"git push --force origin main"}'
 bridged gemini "$REPO/examples/agents/gemini/BeforeTool.json" write_file '{"file_path":".env","content":"KEY=1"}'
 bridged gemini "$REPO/examples/agents/gemini/BeforeTool.json" run_shell_command '{"command":"git status"}'
+
+# The same calls handed to a warm server (`hookhost warm`, Linux): one process judges every
+# bridged call, with the same checks and the same answers, without a process's start per
+# call (docs/contract.md#the-warm-server).
+mkdir -p "$DEMO/run" && chmod 700 "$DEMO/run"
+"$HOOKHOST" -v warm --warm-socket "$DEMO/run/warm.sock" 2>"$DEMO/warm.log" &
+warm_pid=$!
+trap 'kill $warm_pid 2>/dev/null || true' EXIT
+for _ in $(seq 100); do [ -S "$DEMO/run/warm.sock" ] && break; sleep 0.05; done
+if [ -S "$DEMO/run/warm.sock" ]; then
+    WARM="$DEMO/run/warm.sock"
+    bridged claude-code "$REPO/examples/agents/claude-code/PreToolUse.json" Bash '{"command":"git push origin +main"}'
+    bridged gemini "$REPO/examples/agents/gemini/BeforeTool.json" run_shell_command '{"command":"git status"}'
+    echo
+    echo "== the warm server's log: $(grep -c 'a bridged call answered' "$DEMO/warm.log") calls answered"
+else
+    echo
+    echo "== no warm server here: $(cat "$DEMO/warm.log")"
+fi

@@ -446,7 +446,9 @@ fn the_callers_temp_folder_decides_what_steering_is_ignored() {
                 .args(extra)
                 .env("TMPDIR", &agent_tmp)
                 .env("XDG_CACHE_HOME", agent_tmp.join("cache")),
-            with_session(payload.clone(), session).to_string().as_bytes(),
+            with_session(payload.clone(), session)
+                .to_string()
+                .as_bytes(),
         )
     };
     let alone = call("tmp-alone", &[]);

@@ -202,12 +202,26 @@ impl WasmEngine {
             limit,
             within,
         };
-        store_caps(&footprint).map_err(|e| too_large(e, "one run may have"))?;
-        let permits = match self.inner.run_slots {
-            Some(_) => SERVE_POOL
-                .admission(&footprint)
-                .map_err(|e| too_large(e, "`serve`'s WASM pool holds for all runs at once"))?,
-            None => 0,
+        let permits = store_caps(&footprint)
+            .map_err(|e| too_large(e, "one run may have"))
+            .and_then(|()| match self.inner.run_slots {
+                Some(_) => SERVE_POOL
+                    .admission(&footprint)
+                    .map_err(|e| too_large(e, "`serve`'s WASM pool holds for all runs at once")),
+                None => Ok(0),
+            });
+        let permits = match permits {
+            Ok(permits) => permits,
+            Err(refused) => {
+                // The program first, then the memory its code may run from (a cache hit
+                // runs in place from its file's mapping): dropped the other way round, as
+                // locals are, the code's unwind tables would be deregistered from memory
+                // already unmapped (a crash seen with a too-large program loaded from the
+                // cache).
+                drop(program);
+                drop(backing);
+                return Err(refused);
+            }
         };
         let prepared = Prepared {
             program,
