@@ -64,7 +64,7 @@ bridged() {
     echo
     echo "== hookhost bridge, $agent: $tool $input"
     set +e
-    python3 - "$payload" "$PROJECT" "$tool" "$input" <<'PY' | XDG_STATE_HOME="$DEMO/state" "$HOOKHOST" --config "$DEMO/config.toml" bridge --agent "$agent"
+    python3 - "$payload" "$PROJECT" "$tool" "$input" <<'PY' | XDG_STATE_HOME="$DEMO/state" "$HOOKHOST" --config "$DEMO/config.toml" bridge --agent "$agent" ${WARM:+--warm-socket "$WARM"}
 import json, sys
 payload = json.load(open(sys.argv[1]))
 payload["cwd"] = sys.argv[2]

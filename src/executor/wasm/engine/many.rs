@@ -63,7 +63,7 @@ impl WasmEngine {
                 let (prepared, cache_warnings) = match loaded.remove(&i) {
                     Some(result) => {
                         let (prepared, warnings) = result?;
-                        self.programs().insert(digest, prepared.clone());
+                        self.keep(digest, prepared.clone());
                         (prepared, warnings)
                     }
                     None => match self.programs().get(&digest).cloned() {
@@ -71,7 +71,7 @@ impl WasmEngine {
                         None => {
                             let bytes = bytes.into_inner().unwrap_or_else(|p| p.into_inner());
                             let (prepared, warnings) = self.compile(r.wasm, bytes, &digest)?;
-                            self.programs().insert(digest, prepared.clone());
+                            self.keep(digest, prepared.clone());
                             (prepared, warnings)
                         }
                     },

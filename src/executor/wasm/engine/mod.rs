@@ -42,6 +42,10 @@ use super::link::{link_hook_world, link_preview1, open_project};
 use super::run::{ComponentState, ModuleState};
 use super::{WasmError, WasmExecutor};
 
+/// How many prepared programs an engine keeps: far more than a config names, few enough
+/// that a server running for weeks while its user edits hooks stays small.
+const KEPT_PROGRAMS: usize = 64;
+
 /// How much dirty memory of a pooled slot is reset by copying pages back rather than
 /// by `madvise` (see the pooling settings in [`WasmEngine::new`]).
 const KEEP_RESIDENT: usize = 1 << 20;
@@ -241,7 +245,7 @@ impl WasmEngine {
             Some(prepared) => Ok((prepared, preopens, Vec::new())),
             None => {
                 let (prepared, warnings) = self.compile(wasm, bytes, &digest)?;
-                self.programs().insert(digest, prepared.clone());
+                self.keep(digest, prepared.clone());
                 Ok((prepared, preopens, warnings))
             }
         }
@@ -349,11 +353,24 @@ impl WasmEngine {
     /// `digest`.
     fn remember(&self, wasm: &Path, stamp: [i64; 4], digest: cache::ProgramDigest) {
         if let Some(stamps) = self.inner.stamps.get() {
-            stamps
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .insert(wasm.to_path_buf(), (stamp, digest));
+            let mut stamps = stamps.lock().unwrap_or_else(|p| p.into_inner());
+            if stamps.len() >= KEPT_PROGRAMS * 4 {
+                stamps.clear();
+            }
+            stamps.insert(wasm.to_path_buf(), (stamp, digest));
         }
+    }
+
+    /// Keeps a prepared program for the engine's later sessions. An engine that lives for
+    /// many sessions (the warm server's, `serve`'s) sees a new digest at every edit of a
+    /// hook: past [`KEPT_PROGRAMS`] the kept ones are let go (those in use live on with
+    /// their executors; the others are loaded from the compile cache when next needed).
+    fn keep(&self, digest: cache::ProgramDigest, prepared: Prepared) {
+        let mut programs = self.programs();
+        if programs.len() >= KEPT_PROGRAMS {
+            programs.clear();
+        }
+        programs.insert(digest, prepared);
     }
 
     /// The engine's programs, by digest.
