@@ -327,7 +327,8 @@ fn a_server_that_stops_with_the_call_is_a_deny_in_time() {
     let marker = scene.root.path().join("hook-started");
     let slow = scene.script(
         "slow.sh",
-        &format!("cat >/dev/null; touch {}; sleep 30", marker.display()),
+        // Quoted: CI's checkout lives in a folder with a blank in its name.
+        &format!("cat >/dev/null; touch '{}'; sleep 30", marker.display()),
     );
     scene.write_config(&crate::support::hook(
         "slow",
