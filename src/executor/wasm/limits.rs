@@ -25,6 +25,8 @@ pub(super) struct Limits {
     /// Set when a growth was refused: what to tell the user.
     pub(super) memory_hit: Option<String>,
     table_used: usize,
+    /// The epoch ticker ticks for this run while the store (which holds this) lives.
+    ticking: Option<super::engine::Ticking>,
 }
 
 impl Limits {
@@ -38,6 +40,7 @@ impl Limits {
             memory_used: 0,
             memory_hit: None,
             table_used: 0,
+            ticking: None,
         }
     }
 }
@@ -118,10 +121,12 @@ impl WasmExecutor {
         limits: fn(&mut T) -> &mut Limits,
     ) -> Result<(), Failure> {
         store.limiter(move |s| limits(s) as &mut dyn ResourceLimiter);
-        // The epoch ticker starts with the engine's first run (no tick is needed before).
-        self.engine
-            .start_ticker()
+        // The epoch ticker ticks while a run's store lives (no tick is needed otherwise).
+        let ticking = self
+            .engine
+            .ticking()
             .map_err(|e| Failure::CouldNotStart(format!("cannot start the epoch ticker: {e}")))?;
+        limits(store.data_mut()).ticking = Some(ticking);
         store
             .set_fuel(self.fuel)
             .map_err(|e| Failure::CouldNotStart(format!("cannot set fuel: {e}")))?;

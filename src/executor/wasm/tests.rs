@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use wasmtime::{Engine, Module, Store, Trap};
 
-use super::engine::{Kind, kind_of};
+use super::engine::{Kind, TICK, kind_of};
 use super::limits::{fuel_for, wall_limit};
 use super::*;
 use crate::config::{Event, HookDef, OnFailure};
@@ -624,6 +624,50 @@ async fn an_engine_builds_what_its_programs_need_when_they_need_it() {
         .prepare(&component, &[], dir.path(), Duration::from_secs(10))
         .expect("prepare");
     assert_eq!(engine.built(), (false, true, false), "a component prepared");
+}
+
+/// The epoch ticker ticks while a run is in progress and not while none is: an idle
+/// `serve` or `hookhost warm` wakes nothing a hundred times a second.
+#[tokio::test]
+async fn the_epoch_ticker_ticks_only_while_a_guest_runs() {
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let fixture = repo.join("target/wasm/fixture-p1.wasm");
+    if !fixture.is_file() {
+        eprintln!("SKIPPED fixture-p1.wasm: not built (bash plugins/build.sh)");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let engine = test_engine();
+    let sleeper = engine
+        .prepare(
+            &fixture,
+            &["sleep".into(), "1".into()],
+            dir.path(),
+            Duration::from_secs(5),
+        )
+        .expect("prepare");
+    let outcome = sleeper
+        .run(Arc::from(&b"{}"[..]), &CancellationToken::new())
+        .await
+        .expect("it runs");
+    assert_eq!(outcome.status, ExitStatus::Code(0), "{outcome:?}");
+    let while_running = engine.ticks();
+    assert!(
+        while_running >= 50,
+        "a guest asleep for 1 s saw {while_running} ticks"
+    );
+    // The tick that was due when the run ended may still come; none after it.
+    tokio::time::sleep(TICK * 3).await;
+    let settled = engine.ticks();
+    tokio::time::sleep(TICK * 20).await;
+    assert_eq!(engine.ticks(), settled, "ticks while no guest ran");
+    // The next run wakes it again.
+    let again = sleeper
+        .run(Arc::from(&b"{}"[..]), &CancellationToken::new())
+        .await
+        .expect("it runs again");
+    assert_eq!(again.status, ExitStatus::Code(0));
+    assert!(engine.ticks() >= settled + 50, "the second run's ticks");
 }
 
 /// A second hook of the same program (`for_another_hook`) shares the first's compiled

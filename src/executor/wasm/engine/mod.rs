@@ -35,6 +35,7 @@ pub use settings::{
 };
 pub(super) use ticker::TICK;
 use ticker::Ticker;
+pub(super) use ticker::Ticking;
 
 use super::cache;
 use super::limits::{ADMISSION_UNITS, PoolTotals, fuel_for};
@@ -73,7 +74,7 @@ pub(super) struct EngineInner {
     /// prepared: the larger of the two, and one a session of core modules never needs.
     component_linker: OnceLock<Result<wasmtime::component::Linker<ComponentState>, String>>,
     pub(super) settings: WasmSettings,
-    /// The epoch ticker, started by the first run ([`EngineInner::start_ticker`]): the
+    /// The epoch ticker, started by the first run ([`EngineInner::ticking`]): the
     /// epoch matters only while a guest runs (each run's wall-clock deadline is checked
     /// at its ticks), so nothing is lost by not ticking before one does.
     ticker: OnceLock<Ticker>,
@@ -382,6 +383,12 @@ impl WasmEngine {
             .unwrap_or_else(|p| p.into_inner())
     }
 
+    /// Epoch ticks made so far (0 before the first run).
+    #[cfg(test)]
+    pub(super) fn ticks(&self) -> u64 {
+        self.inner.ticker.get().map_or(0, Ticker::ticks)
+    }
+
     /// Which of the parts made on first use exist: the preview-1 linker, the component
     /// linker, the epoch ticker.
     #[cfg(test)]
@@ -434,15 +441,19 @@ impl EngineInner {
             .map_err(|e| WasmError::Engine(e.clone()))
     }
 
-    /// Starts the epoch ticker if it is not running yet: called by every run before its
-    /// guest starts (in [`super::limits`]'s `arm`), since the run's wall-clock deadline
-    /// is checked only at ticks. Two first runs at once may both start one; the one not
-    /// kept is dropped, which stops its thread at its next tick.
-    pub(super) fn start_ticker(&self) -> std::io::Result<()> {
+    /// A run in progress, for which the epoch ticker ticks (started here if it is not
+    /// running yet): taken by every run before its guest starts (in [`super::limits`]'s
+    /// `arm`) and held until the run's store is dropped, since the run's wall-clock
+    /// deadline is checked only at ticks. Two first runs at once may both start one; the
+    /// one not kept is dropped, which ends its thread.
+    pub(super) fn ticking(&self) -> std::io::Result<Ticking> {
         if self.ticker.get().is_none() {
             let _ = self.ticker.set(Ticker::start(self.engine.weak())?);
         }
-        Ok(())
+        match self.ticker.get() {
+            Some(ticker) => Ok(ticker.ticking()),
+            None => Err(std::io::Error::other("the epoch ticker was not kept")),
+        }
     }
 }
 
