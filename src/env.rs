@@ -83,7 +83,9 @@ impl Environment {
     ///   always: under the bridge the box is the one found where the OS keeps it;
     /// - `HARNESS_HOME`, `XDG_CONFIG_HOME`, `XDG_STATE_HOME` and `XDG_CACHE_HOME` when they
     ///   are relative or lie in `project` or a temp folder (where the agent writes), since
-    ///   they choose the config, the pins and records, and the compile cache.
+    ///   they choose the config, the pins and records, and the compile cache;
+    /// - `HOME` on the same terms (it chooses all of those when the others are unset),
+    ///   replaced by the password database's home of the real uid when it has one.
     pub fn without_agent_steering(&self, project: &Path) -> (Environment, Vec<String>) {
         const BOX_PROGRAMS: [&str; 3] = [
             "HOOKHOST_BWRAP",
@@ -103,6 +105,12 @@ impl Environment {
             PathBuf::from("/tmp"),
             PathBuf::from("/dev/shm"),
         ];
+        let lies_where_the_agent_writes = |path: &Path| {
+            let at = crate::paths::lexical(path);
+            !path.is_absolute()
+                || at.starts_with(&project)
+                || temp.iter().any(|t| at.starts_with(t))
+        };
         let mut warnings = Vec::new();
         let mut vars = Vec::with_capacity(self.vars.len());
         for (name, value) in &self.vars {
@@ -120,19 +128,33 @@ impl Environment {
                 ));
                 continue;
             }
-            if named(&FOLDERS) && !value.is_empty() {
-                let path = Path::new(value);
-                let at = crate::paths::lexical(path);
-                let writable = !path.is_absolute()
-                    || at.starts_with(&project)
-                    || temp.iter().any(|t| at.starts_with(t));
-                if writable {
-                    warnings.push(format!(
-                        "hookhost bridge ignores {}: it is in a folder the agent can write (the project or a temp folder), and it would choose hookhost's config, pins, records or cache.",
-                        shown()
-                    ));
-                    continue;
+            // HOME chooses hookhost's config, pins and records too (through the XDG
+            // defaults): one in the project would be a config and pins the agent wrote.
+            // The password database's home stands in for it.
+            let is_home = self.style != FolderStyle::Windows && name == "HOME";
+            if is_home && !value.is_empty() && lies_where_the_agent_writes(Path::new(value)) {
+                let uid = crate::platform::sys::users::real_uid();
+                let instead = crate::platform::sys::users::home_of(uid);
+                warnings.push(format!(
+                    "hookhost bridge ignores {}: it is in a folder the agent can write (the project or a temp folder), and it would choose hookhost's config, pins, records or cache; {}.",
+                    shown(),
+                    match &instead {
+                        Some(home) => format!("it uses the password database's home {} instead", home.display()),
+                        None => format!("uid {uid} has no home in the password database, so none is used"),
+                    }
+                ));
+                if let Some(home) = instead {
+                    vars.push((name.clone(), home.into_os_string()));
                 }
+                continue;
+            }
+            if named(&FOLDERS) && !value.is_empty() && lies_where_the_agent_writes(Path::new(value))
+            {
+                warnings.push(format!(
+                    "hookhost bridge ignores {}: it is in a folder the agent can write (the project or a temp folder), and it would choose hookhost's config, pins, records or cache.",
+                    shown()
+                ));
+                continue;
             }
             vars.push((name.clone(), value.clone()));
         }

@@ -203,3 +203,51 @@ fn bridge_takes_no_steering_from_the_agents_environment() {
     assert!(!planted.join("bwrap.ran").exists());
     assert!(!planted.join("state").exists());
 }
+
+/// N11: a `HOME` in the project (an agent's settings can set it, with a planted config and
+/// no pins under it) is not the bridge's home: it is ignored with a warning naming it, and
+/// the user's hooks still judge the call.
+#[test]
+fn bridge_takes_no_home_from_the_project() {
+    let scene = Scene::new();
+    let marker = scene.script(
+        "marker.sh",
+        "grep -q FORBIDDEN && { echo no >&2; exit 2; }; exit 0",
+    );
+    config(
+        &scene,
+        &[pre_hook(
+            "marker",
+            &["/bin/sh", marker.to_str().unwrap()],
+            "",
+        )],
+    );
+    let planted = scene.project.join(".agent-home");
+    std::fs::create_dir_all(planted.join(".config/hookhost")).unwrap();
+    std::fs::write(planted.join(".config/hookhost/config.toml"), "").unwrap();
+    let payload = with_command(
+        sample(&scene, "claude-code/PreToolUse.json"),
+        "echo FORBIDDEN",
+    );
+    let out = crate::support::run_with_stdin(
+        scene
+            .hookhost()
+            .env("HOME", &planted)
+            .env("XDG_STATE_HOME", scene.root.path().join("state"))
+            .env("XDG_CACHE_HOME", scene.root.path().join("cache"))
+            .args(["bridge", "--agent", "claude-code"]),
+        payload.to_string().as_bytes(),
+    );
+    assert!(
+        deny_reason("claude-code", &out)
+            .is_some_and(|r| r.contains("blocked by the user's hook \"marker\"")),
+        "{out:?}"
+    );
+    assert!(
+        out.1.contains(&format!(
+            "hookhost bridge ignores HOME={}",
+            planted.display()
+        )),
+        "{out:?}"
+    );
+}
