@@ -11,9 +11,10 @@
 
 use std::ffi::OsString;
 use std::io::{Read, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use hookhost::bridge::AgentKind;
@@ -264,6 +265,31 @@ pub async fn command(socket: Option<PathBuf>) -> Exit {
     Exit::Success
 }
 
+/// How many calls the server runs at once. A call is a thread (and a bridge waiting);
+/// a burst past this, or connections that never send their call, leave the rest to the
+/// bridges themselves instead of piling up threads.
+const MAX_CALLS: usize = 256;
+
+/// One of the [`MAX_CALLS`] places, given back when dropped.
+struct CallSlot(Arc<AtomicUsize>);
+
+impl CallSlot {
+    fn take(in_flight: &Arc<AtomicUsize>) -> Option<CallSlot> {
+        in_flight
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+                (n < MAX_CALLS).then_some(n + 1)
+            })
+            .ok()
+            .map(|_| CallSlot(in_flight.clone()))
+    }
+}
+
+impl Drop for CallSlot {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
 /// Takes connections until the listener fails, each on a thread of its own.
 fn accept_forever(
     server: Arc<Server>,
@@ -272,6 +298,7 @@ fn accept_forever(
     replaced: tokio::sync::mpsc::UnboundedSender<()>,
 ) {
     let mut failures = 0;
+    let in_flight = Arc::new(AtomicUsize::new(0));
     loop {
         let connection = match server.accept() {
             Ok(connection) => {
@@ -291,11 +318,20 @@ fn accept_forever(
                 return;
             }
         };
+        // Each call holds a thread until it is answered; past the cap a connection is
+        // closed unread, and its bridge runs the call itself.
+        let Some(slot) = CallSlot::take(&in_flight) else {
+            tracing::debug!("hookhost warm: {MAX_CALLS} calls in flight; a connection closed");
+            continue;
+        };
         let (server, runtime, replaced) = (server.clone(), runtime.clone(), replaced.clone());
         let engines = engines.clone();
         let _ = std::thread::Builder::new()
             .name("hookhost-warm-call".into())
-            .spawn(move || one_call(&engines, &server, connection, &runtime, &replaced));
+            .spawn(move || {
+                one_call(&engines, &server, connection, &runtime, &replaced);
+                drop(slot);
+            });
     }
 }
 
@@ -314,8 +350,12 @@ fn one_call(
         return;
     }
     let taken = Instant::now();
-    let Ok(request) = connection.read_call(server) else {
-        return;
+    let request = match connection.read_call(server) {
+        Ok(request) => request,
+        Err(e) => {
+            tracing::debug!("hookhost warm: a connection not served: {e}");
+            return;
+        }
     };
     let answer = match bridged(&request) {
         Err(why) => Answer::Declined(why),
@@ -395,6 +435,12 @@ fn bridged(
                 || global.writable.iter().any(|p| p.is_relative())
             {
                 return Err("a relative path among its options".into());
+            }
+            // A relative HOME names the bridge's folders (config, pins, records) from its
+            // own working folder: that call, too, is the bridge's own to run.
+            let home = request.env.iter().find(|(name, _)| name == "HOME");
+            if home.is_some_and(|(_, value)| !value.is_empty() && Path::new(value).is_relative()) {
+                return Err("a relative HOME".into());
             }
             let flag = agent.as_deref().and_then(AgentKind::from_flag);
             Ok((cli.global, flag, budget_ms))

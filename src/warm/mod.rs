@@ -70,6 +70,21 @@ pub fn default_socket() -> Option<PathBuf> {
     os::default_socket()
 }
 
+/// The temp folder `socket` lies in, if any: `/tmp`, `/dev/shm` or `$TMPDIR`, where a
+/// sandboxed agent writes (docs/threats.md#w1). A socket there could be replaced by the
+/// agent between two calls, so neither side uses one.
+fn in_temp_folder(socket: &Path) -> Option<PathBuf> {
+    let socket = crate::paths::lexical(socket);
+    let mut temps = vec![PathBuf::from("/tmp"), PathBuf::from("/dev/shm")];
+    temps.extend(
+        std::env::var_os("TMPDIR")
+            .map(PathBuf::from)
+            .filter(|t| t.is_absolute())
+            .map(|t| crate::paths::lexical(&t)),
+    );
+    temps.into_iter().find(|t| socket.starts_with(t))
+}
+
 /// Why a call handed over got no answer.
 #[derive(Debug)]
 pub struct NotAnswered {
@@ -95,6 +110,13 @@ impl NotAnswered {
 /// for its answer. `Err` says why there is none; a call that was never sent is the
 /// bridge's to run itself.
 pub fn hand_over(socket: &Path, request: &Request, wait: Duration) -> Result<Answer, NotAnswered> {
+    if let Some(temp) = in_temp_folder(socket) {
+        return Err(NotAnswered::before(format!(
+            "its socket {} lies in {}, where any process of the user's can replace it",
+            socket.display(),
+            temp.display()
+        )));
+    }
     let mut connection = os::connect(socket).map_err(|e| NotAnswered::before(e.to_string()))?;
     let peer = os::peer(&connection).map_err(|e| NotAnswered::before(format!("its peer: {e}")))?;
     if peer.uid != os::own_uid() {
@@ -126,6 +148,10 @@ pub fn hand_over(socket: &Path, request: &Request, wait: Duration) -> Result<Ans
             "its server runs another hookhost binary",
         ));
     }
+    // The server has looked at this process (it greets only after): from here on no other
+    // process of the user's may read or trace it while it waits, as a bridge that runs
+    // its call itself is hardened before it starts.
+    os::undumpable();
     let sent = |e: io::Error| {
         let timed_out = matches!(
             e.kind(),
@@ -165,6 +191,8 @@ pub struct Server {
     /// Where it was started from: a file there that is not `binary` means hookhost was
     /// upgraded or replaced, and this server must not answer for the new one.
     exe: PathBuf,
+    /// How this server is confined: it takes calls only from processes confined alike.
+    confinement: os::Confinement,
 }
 
 /// Why `hookhost warm` could not start.
@@ -189,6 +217,19 @@ pub enum WarmError {
     /// The running binary could not be identified.
     #[error("cannot identify the running hookhost binary: {0}")]
     Binary(io::Error),
+    /// This process's own confinement could not be read.
+    #[error("cannot read how this process is confined (/proc/self/status and ns): {0}")]
+    Confinement(io::Error),
+    /// The socket lies in a temp folder.
+    #[error(
+        "{path} lies in {temp}, where any process of yours (a sandboxed agent among them) can replace the socket between two calls; use the default socket or one in a folder of yours outside temp folders (mode 0700)"
+    )]
+    TempFolder {
+        /// The socket.
+        path: PathBuf,
+        /// The temp folder.
+        temp: PathBuf,
+    },
 }
 
 impl Server {
@@ -197,8 +238,15 @@ impl Server {
         if !SUPPORTED {
             return Err(WarmError::NotSupported);
         }
+        if let Some(temp) = in_temp_folder(socket) {
+            return Err(WarmError::TempFolder {
+                path: socket.to_path_buf(),
+                temp,
+            });
+        }
         let binary = os::running_binary().map_err(WarmError::Binary)?;
         let exe = std::env::current_exe().map_err(WarmError::Binary)?;
+        let confinement = os::confinement(None).map_err(WarmError::Confinement)?;
         let listener = os::listen(socket).map_err(|source| WarmError::Listen {
             path: socket.to_path_buf(),
             source,
@@ -207,6 +255,7 @@ impl Server {
             listener,
             binary,
             exe,
+            confinement,
         })
     }
 
@@ -215,7 +264,9 @@ impl Server {
         loop {
             let (connection, _) = self.listener.accept()?;
             match os::peer(&connection) {
-                Ok(peer) if peer.uid == os::own_uid() => return Ok(Connection { connection }),
+                Ok(peer) if peer.uid == os::own_uid() => {
+                    return Ok(Connection { connection, peer });
+                }
                 _ => continue,
             }
         }
@@ -238,14 +289,42 @@ impl Server {
 /// One bridge's connection to the server.
 pub struct Connection {
     connection: os::Connection,
+    peer: os::Peer,
 }
 
 impl Connection {
-    /// Greets the bridge and reads its call.
+    /// Greets the bridge and reads its call, which must arrive whole within
+    /// [`GREETING`]. A caller confined otherwise than the server is refused before the
+    /// greeting: the server would run its hooks, with the arguments and environment it
+    /// sent, outside its sandbox (docs/threats.md#w1). Its bridge then runs the call
+    /// itself, inside.
     pub fn read_call(&mut self, server: &Server) -> io::Result<Request> {
-        self.connection.set_read_timeout(Some(GREETING))?;
+        let theirs = os::confinement(Some(self.peer.pid)).map_err(|e| {
+            io::Error::new(
+                io::ErrorKind::PermissionDenied,
+                format!(
+                    "cannot see how the caller (pid {}) is confined: {e}",
+                    self.peer.pid
+                ),
+            )
+        })?;
+        let differences = server.confinement.differences(&theirs);
+        if !differences.is_empty() {
+            return Err(io::Error::new(
+                io::ErrorKind::PermissionDenied,
+                format!(
+                    "the caller (pid {}) is confined otherwise than this server: {}",
+                    self.peer.pid,
+                    differences.join(", ")
+                ),
+            ));
+        }
         server.hello().write(&mut self.connection)?;
-        let request = Request::read(&mut self.connection)?;
+        let mut within = Deadline {
+            connection: &self.connection,
+            until: std::time::Instant::now() + GREETING,
+        };
+        let request = Request::read(&mut within)?;
         self.connection.set_read_timeout(None)?;
         Ok(request)
     }
@@ -271,6 +350,31 @@ impl Connection {
         let sent = answer.write(&mut self.connection);
         let _ = self.connection.shutdown(std::net::Shutdown::Both);
         sent
+    }
+}
+
+/// Reads from a connection until a moment, however the bytes trickle in: a caller that
+/// sends a byte now and then cannot hold a server's thread (and the frame it claims)
+/// for longer than that.
+struct Deadline<'a> {
+    connection: &'a os::Connection,
+    until: std::time::Instant,
+}
+
+impl io::Read for Deadline<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let left = self
+            .until
+            .saturating_duration_since(std::time::Instant::now());
+        let late = || io::Error::new(io::ErrorKind::TimedOut, "the call did not arrive in time");
+        if left.is_zero() {
+            return Err(late());
+        }
+        self.connection.set_read_timeout(Some(left))?;
+        io::Read::read(&mut self.connection, buf).map_err(|e| match e.kind() {
+            io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut => late(),
+            _ => e,
+        })
     }
 }
 

@@ -91,8 +91,16 @@ fn read_frame(input: &mut impl Read) -> io::Result<Vec<u8>> {
             "a frame of {len} bytes (at most {MAX_FRAME})"
         )));
     }
-    let mut body = vec![0u8; len];
-    input.read_exact(&mut body)?;
+    // Grown as bytes arrive, not made at the size the header claims: a caller that
+    // claims the largest frame and sends nothing holds no memory for it.
+    let mut body = Vec::with_capacity(len.min(64 * 1024));
+    input.take(len as u64).read_to_end(&mut body)?;
+    if body.len() < len {
+        return Err(io::Error::new(
+            io::ErrorKind::UnexpectedEof,
+            format!("a frame cut after {} of its {len} bytes", body.len()),
+        ));
+    }
     Ok(body)
 }
 

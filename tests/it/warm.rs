@@ -463,3 +463,128 @@ fn the_callers_temp_folder_decides_what_steering_is_ignored() {
     );
     assert!(wait_until(|| warm.answered() == 1));
 }
+
+#[test]
+fn a_caller_confined_otherwise_than_the_server_runs_its_call_itself() {
+    // A sandboxed agent can reach the server's socket; the server would run the hooks it
+    // names outside the sandbox. A caller with no-new-privileges set (as bubblewrap,
+    // Landlock and seccomp sandboxes set it) is refused, and its bridge judges the call
+    // in its own process, with the same answer.
+    use std::os::unix::process::CommandExt;
+    let scene = policy_scene();
+    let warm = Warm::start(
+        Path::new(env!("CARGO_BIN_EXE_hookhost")),
+        &private_folder(&scene).join("w.sock"),
+    );
+    let payload = with_command(
+        sample(&scene, "claude-code/PreToolUse.json"),
+        "git push --force",
+    );
+    let call = |session: &str, confined: bool| {
+        let mut cmd = scene.hookhost();
+        cmd.args(["--no-sandbox", "bridge", "--agent", "claude-code"])
+            .args(warm.flag());
+        if confined {
+            // SAFETY: prctl is async-signal-safe and touches only the child.
+            unsafe {
+                cmd.pre_exec(|| {
+                    if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                    Ok(())
+                });
+            }
+        }
+        run_with_stdin(
+            &mut cmd,
+            with_session(payload.clone(), session)
+                .to_string()
+                .as_bytes(),
+        )
+    };
+    let served = call("confined-served", false);
+    assert!(wait_until(|| warm.answered() == 1));
+    let confined = call("confined-alone", true);
+    assert_eq!(confined, served);
+    assert!(
+        deny_reason("claude-code", &confined).is_some(),
+        "{confined:?}"
+    );
+    assert!(
+        wait_until(|| warm.said("is confined otherwise than this server: NoNewPrivs 1")),
+        "{:?}",
+        warm.lines.lock().unwrap()
+    );
+    assert_eq!(warm.answered(), 1, "the confined caller's call was served");
+}
+
+#[test]
+fn warm_refuses_a_socket_in_a_temp_folder() {
+    let socket = PathBuf::from(format!("/tmp/hookhost-warm-{}/w.sock", std::process::id()));
+    let out = Command::new(env!("CARGO_BIN_EXE_hookhost"))
+        .args(["warm", "--warm-socket"])
+        .arg(&socket)
+        .env_clear()
+        .env("PATH", "/usr/bin:/bin")
+        .output()
+        .expect("run hookhost warm");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(&format!("{} lies in /tmp", socket.display())),
+        "{stderr}"
+    );
+    assert!(!socket.parent().unwrap().exists(), "it made the folder");
+}
+
+#[test]
+fn a_call_that_trickles_in_is_dropped_at_its_deadline() {
+    // A caller that claims a large frame and sends a byte now and then holds a server's
+    // thread only until the call's deadline (a second), not for as long as it trickles.
+    use std::io::{Read, Write};
+    use std::os::unix::net::UnixStream;
+    let scene = policy_scene();
+    let warm = Warm::start(
+        Path::new(env!("CARGO_BIN_EXE_hookhost")),
+        &private_folder(&scene).join("w.sock"),
+    );
+    let mut stream = UnixStream::connect(&warm.socket).expect("connect");
+    let mut length = [0u8; 4];
+    stream
+        .read_exact(&mut length)
+        .expect("the greeting's length");
+    let mut greeting = vec![0u8; u32::from_le_bytes(length) as usize];
+    stream.read_exact(&mut greeting).expect("the greeting");
+    stream
+        .write_all(&(200u32 << 20).to_le_bytes())
+        .expect("a frame's length");
+    stream
+        .set_read_timeout(Some(Duration::from_millis(200)))
+        .unwrap();
+    let started = Instant::now();
+    let closed = loop {
+        if started.elapsed() > Duration::from_secs(10) {
+            break false;
+        }
+        if stream.write_all(b"x").is_err() {
+            break true;
+        }
+        let mut byte = [0u8; 1];
+        match stream.read(&mut byte) {
+            Ok(0) => break true,
+            Err(e) if e.kind() != std::io::ErrorKind::WouldBlock => break true,
+            _ => {}
+        }
+    };
+    assert!(closed, "the server still held the connection after 10 s");
+    assert!(
+        started.elapsed() < Duration::from_secs(4),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(
+        wait_until(|| warm.said("the call did not arrive in time")),
+        "{:?}",
+        warm.lines.lock().unwrap()
+    );
+}

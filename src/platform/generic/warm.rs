@@ -16,6 +16,12 @@ impl io::Read for Connection {
     }
 }
 
+impl io::Read for &Connection {
+    fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
+        match **self {}
+    }
+}
+
 impl io::Write for Connection {
     fn write(&mut self, _: &[u8]) -> io::Result<usize> {
         match *self {}
@@ -124,3 +130,22 @@ pub(crate) fn os_bytes(s: &std::ffi::OsStr) -> &[u8] {
 pub(crate) fn os_string(bytes: Vec<u8>) -> std::ffi::OsString {
     String::from_utf8_lossy(&bytes).into_owned().into()
 }
+
+/// How a process is confined: nothing to compare here.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Confinement;
+
+impl Confinement {
+    /// Never called: there is no server.
+    pub(crate) fn differences(&self, _: &Confinement) -> Vec<String> {
+        Vec::new()
+    }
+}
+
+/// No confinement to read here.
+pub(crate) fn confinement(_: Option<u32>) -> io::Result<Confinement> {
+    Err(unsupported())
+}
+
+/// Nothing to do here: no process hands a call over.
+pub(crate) fn undumpable() {}

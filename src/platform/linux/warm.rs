@@ -79,7 +79,66 @@ pub(crate) fn connect(socket: &Path) -> io::Result<Connection> {
             format!("{} is not this user's socket", socket.display()),
         ));
     }
-    UnixStream::connect(socket)
+    connect_at_once(socket)
+}
+
+/// Connects without waiting for room in the server's queue. A blocking `connect` to a
+/// Unix socket whose queue is full waits until the server takes a connection: with the
+/// server stopped (Ctrl-Z) and its queue filled, the bridge would wait past the agent's
+/// timeout, which most agents read as "go ahead". `EAGAIN` here is that full queue.
+fn connect_at_once(socket: &Path) -> io::Result<Connection> {
+    use std::os::fd::FromRawFd;
+    use std::os::unix::ffi::OsStrExt;
+    let path = socket.as_os_str().as_bytes();
+    // SAFETY: sockaddr_un is plain data; all zeroes is a valid value of it.
+    let mut address: libc::sockaddr_un = unsafe { std::mem::zeroed() };
+    if path.len() >= address.sun_path.len() || path.contains(&0) {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("{} is too long for a socket's path", socket.display()),
+        ));
+    }
+    address.sun_family = libc::AF_UNIX as libc::sa_family_t;
+    for (to, from) in address.sun_path.iter_mut().zip(path) {
+        *to = *from as libc::c_char;
+    }
+    // SAFETY: a plain syscall; the fd it returns is owned by the stream made below.
+    let fd = unsafe {
+        libc::socket(
+            libc::AF_UNIX,
+            libc::SOCK_STREAM | libc::SOCK_CLOEXEC | libc::SOCK_NONBLOCK,
+            0,
+        )
+    };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: `fd` is a socket this function just made and owns nowhere else.
+    let stream = unsafe { UnixStream::from_raw_fd(fd) };
+    let length = std::mem::size_of::<libc::sa_family_t>() + path.len() + 1;
+    // SAFETY: `address` is a valid sockaddr_un and `length` is within it.
+    let rc = unsafe {
+        libc::connect(
+            fd,
+            (&address as *const libc::sockaddr_un).cast(),
+            length as libc::socklen_t,
+        )
+    };
+    if rc != 0 {
+        let e = io::Error::last_os_error();
+        return Err(match e.raw_os_error() {
+            Some(libc::EAGAIN) => io::Error::new(
+                io::ErrorKind::WouldBlock,
+                format!(
+                    "the server at {} takes no connection (its queue is full: stopped?)",
+                    socket.display()
+                ),
+            ),
+            _ => e,
+        });
+    }
+    stream.set_nonblocking(false)?;
+    Ok(stream)
 }
 
 /// The peer of `connection`, from `SO_PEERCRED`.
@@ -121,6 +180,102 @@ pub(crate) fn traced(pid: u32) -> bool {
         .is_none_or(|tracer| tracer.trim() != "0")
 }
 
+/// How a process is confined, as far as another process of the same user can see it:
+/// the `/proc/PID/status` fields that a sandbox changes (no-new-privileges, seccomp and
+/// its filters, capabilities, how deep its pid namespace is) and its namespaces.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Confinement {
+    fields: Vec<(&'static str, String)>,
+}
+
+/// The `/proc/PID/status` fields a [`Confinement`] compares. `NSpid` is compared by its
+/// depth (the pids differ, the number of namespaces they are seen in must not).
+const CONFINING_FIELDS: [&str; 8] = [
+    "NoNewPrivs",
+    "Seccomp",
+    "Seccomp_filters",
+    "CapBnd",
+    "CapEff",
+    "CapPrm",
+    "CapAmb",
+    "NSpid",
+];
+
+/// The namespaces a [`Confinement`] compares (`time` is missing on kernels before 5.6,
+/// for both sides alike).
+const NAMESPACES: [&str; 8] = ["cgroup", "ipc", "mnt", "net", "pid", "time", "user", "uts"];
+
+impl Confinement {
+    /// What differs in `other` from `self`, named; empty when nothing does.
+    pub(crate) fn differences(&self, other: &Confinement) -> Vec<String> {
+        self.fields
+            .iter()
+            .zip(&other.fields)
+            .filter(|(a, b)| a != b)
+            .map(|((name, own), (_, theirs))| format!("{name} {theirs} (here: {own})"))
+            .collect()
+    }
+}
+
+/// The confinement of process `pid` (`None`: this process). The peer of a connection is
+/// named by its pid, which could be another process's by the time it is read: the
+/// process's start time is read before and after, and a change is an error.
+pub(crate) fn confinement(pid: Option<u32>) -> io::Result<Confinement> {
+    let proc = match pid {
+        Some(pid) => format!("/proc/{pid}"),
+        None => "/proc/self".to_string(),
+    };
+    let started = start_time(&proc)?;
+    let status = std::fs::read_to_string(format!("{proc}/status"))?;
+    let mut fields = Vec::with_capacity(CONFINING_FIELDS.len() + NAMESPACES.len());
+    for name in CONFINING_FIELDS {
+        let value = status
+            .lines()
+            .find_map(|l| l.strip_prefix(name).and_then(|v| v.strip_prefix(':')))
+            .map(str::trim)
+            .unwrap_or("");
+        let value = match name {
+            "NSpid" => format!("depth {}", value.split_whitespace().count()),
+            _ => value.to_string(),
+        };
+        fields.push((name, value));
+    }
+    for name in NAMESPACES {
+        let value = match std::fs::read_link(format!("{proc}/ns/{name}")) {
+            Ok(link) => link.to_string_lossy().into_owned(),
+            // A namespace this kernel does not have (a process gone meanwhile is told by
+            // its start time below).
+            Err(e) if e.kind() == io::ErrorKind::NotFound => String::from("none"),
+            Err(e) => return Err(e),
+        };
+        fields.push((name, value));
+    }
+    if start_time(&proc)? != started {
+        return Err(io::Error::other("the process changed while it was read"));
+    }
+    Ok(Confinement { fields })
+}
+
+/// Field 22 of `PROC/stat`, the process's start time in clock ticks after boot.
+fn start_time(proc: &str) -> io::Result<u64> {
+    let stat = std::fs::read_to_string(format!("{proc}/stat"))?;
+    // The command name (field 2) is in parentheses and may hold anything: fields are
+    // counted after its last `)`.
+    stat.rsplit_once(')')
+        .and_then(|(_, rest)| rest.split_whitespace().nth(19))
+        .and_then(|t| t.parse().ok())
+        .ok_or_else(|| io::Error::other(format!("{proc}/stat has no start time")))
+}
+
+/// Makes this process one that no other process of the user can read or trace
+/// (`PR_SET_DUMPABLE` 0), once the server has looked at it.
+pub(crate) fn undumpable() {
+    // SAFETY: a plain prctl on this process.
+    unsafe {
+        libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0);
+    }
+}
+
 /// Who this process's binary is: device, inode, size and change time of the image the
 /// kernel runs (`/proc/self/exe`, which names the running file even after it is replaced).
 pub(crate) fn running_binary() -> io::Result<[u64; 4]> {
@@ -156,7 +311,11 @@ pub(crate) fn listen(socket: &Path) -> io::Result<UnixListener> {
                 format!("{} exists and is not a socket", socket.display()),
             ));
         }
-        if UnixStream::connect(socket).is_ok() {
+        let answers = match connect_at_once(socket) {
+            Ok(_) => true,
+            Err(e) => e.kind() == io::ErrorKind::WouldBlock,
+        };
+        if answers {
             return Err(io::Error::new(
                 io::ErrorKind::AddrInUse,
                 format!("another server listens at {}", socket.display()),
@@ -180,4 +339,48 @@ pub(crate) fn os_bytes(s: &std::ffi::OsStr) -> &[u8] {
 /// A path or argument from the wire's bytes.
 pub(crate) fn os_string(bytes: Vec<u8>) -> std::ffi::OsString {
     std::os::unix::ffi::OsStringExt::from_vec(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A listener whose queue holds one connection, never accepted.
+    fn listening_with_no_room(socket: &Path) -> UnixListener {
+        let listener = UnixListener::bind(socket).expect("bind");
+        // SAFETY: a plain syscall on the listener's own fd.
+        assert_eq!(unsafe { libc::listen(listener.as_raw_fd(), 0) }, 0);
+        listener
+    }
+
+    #[test]
+    fn a_connect_to_a_full_queue_fails_at_once() {
+        // A stopped server's queue fills up; a blocking connect would then wait for good.
+        let dir = tempfile::tempdir().expect("tempdir");
+        let socket = dir.path().join("s.sock");
+        let _listener = listening_with_no_room(&socket);
+        let started = std::time::Instant::now();
+        let mut held = Vec::new();
+        let refused = loop {
+            match connect_at_once(&socket) {
+                Ok(stream) => held.push(stream),
+                Err(e) => break e,
+            }
+            assert!(held.len() < 64, "the queue never filled");
+        };
+        assert_eq!(refused.kind(), io::ErrorKind::WouldBlock, "{refused}");
+        assert!(
+            refused.to_string().contains("its queue is full"),
+            "{refused}"
+        );
+        assert!(started.elapsed() < std::time::Duration::from_secs(2));
+    }
+
+    #[test]
+    fn this_process_is_confined_as_itself() {
+        let own = confinement(None).expect("own");
+        let again = confinement(Some(std::process::id())).expect("by pid");
+        assert_eq!(own.differences(&again), Vec::<String>::new());
+        assert!(confinement(Some(u32::MAX)).is_err(), "no such process");
+    }
 }
