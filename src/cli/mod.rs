@@ -188,9 +188,13 @@ enum Command {
         /// administrator registers in an agent's managed settings.
         #[arg(long)]
         system: bool,
+        /// Hand the call to the user's `hookhost warm` at the default socket
+        /// (/run/user/UID/hookhost/warm.sock). With neither this nor --warm-socket the call
+        /// always runs in this process.
+        #[arg(long)]
+        warm: bool,
         /// Hand the call to the `hookhost warm` listening at this socket (absolute path;
-        /// default: /run/user/UID/hookhost/warm.sock when it exists). With no server there
-        /// the call runs in this process.
+        /// implies --warm). With no server there the call runs in this process.
         #[arg(long = "warm-socket", value_name = "SOCKET")]
         warm_socket: Option<PathBuf>,
     },
@@ -383,6 +387,7 @@ async fn run(cli: Cli, prepared: Option<Prepared>, started: std::time::Instant) 
             agent,
             budget_ms,
             system,
+            warm: _,
             warm_socket: _,
         } => {
             let flag = agent
