@@ -222,6 +222,16 @@ enum Command {
         /// agent's timeout is set above it).
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
         budget_ms: Option<u64>,
+        /// Register a bridge that hands its calls to the user's `hookhost warm` at the
+        /// default socket (written as `--warm` and pinned). Without it (or --warm-socket)
+        /// every call runs in the bridge's own process. Not with --scope system.
+        #[arg(long, conflicts_with = "warm_socket")]
+        warm: bool,
+        /// Register a bridge that hands its calls to the `hookhost warm` at this socket
+        /// (absolute path; written as `--warm-socket SOCKET` and pinned). Not with
+        /// --scope system.
+        #[arg(long = "warm-socket", value_name = "SOCKET")]
+        warm_socket: Option<PathBuf>,
     },
     /// Is hookhost doing its job here? Per agent: the bridge registered, pinned and
     /// unchanged, what happens when hookhost cannot answer; the box, the WASM cache, the
@@ -430,6 +440,8 @@ async fn run(cli: Cli, prepared: Option<Prepared>, started: std::time::Instant) 
             scope,
             dry_run,
             budget_ms,
+            warm,
+            warm_socket,
         } => install::command(
             global,
             install::Action::Install,
@@ -437,6 +449,7 @@ async fn run(cli: Cli, prepared: Option<Prepared>, started: std::time::Instant) 
             &scope,
             dry_run,
             budget_ms,
+            install::warm_choice(warm, warm_socket),
         ),
         Command::Uninstall {
             agent,
@@ -448,6 +461,7 @@ async fn run(cli: Cli, prepared: Option<Prepared>, started: std::time::Instant) 
             &agent,
             &scope,
             dry_run,
+            None,
             None,
         ),
     };
