@@ -16,7 +16,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 pub use hookhost::bridge::install::Action;
-use hookhost::bridge::install::{self, Options, Places, Request, Scope, pin};
+use hookhost::bridge::install::{self, Options, Places, Request, Scope, WarmSocket, pin};
 use hookhost::bridge::{AgentKind, Declaration, FailClosedSetting, version_at_least};
 use hookhost::env::Environment;
 use hookhost::{Mode, Session};
@@ -32,8 +32,9 @@ pub fn command(
     scope: &str,
     dry_run: bool,
     budget_ms: Option<u64>,
+    warm: Option<WarmSocket>,
 ) -> Exit {
-    match request(global, action, agent, scope, budget_ms) {
+    match request(global, action, agent, scope, budget_ms, warm) {
         Ok(mut request) => {
             if request.scope == Scope::System
                 && let Err(refusal) = system_preconditions(&request, dry_run)
@@ -71,6 +72,16 @@ pub fn command(
     }
 }
 
+/// The warm server `install`'s `--warm` and `--warm-socket` ask the registration to hand
+/// its calls to (clap keeps them apart).
+pub fn warm_choice(warm: bool, socket: Option<std::path::PathBuf>) -> Option<WarmSocket> {
+    match (warm, socket) {
+        (_, Some(socket)) => Some(WarmSocket::At(socket)),
+        (true, None) => Some(WarmSocket::Default),
+        (false, None) => None,
+    }
+}
+
 /// The request the flags and the environment describe.
 fn request(
     global: &GlobalOptions,
@@ -78,6 +89,7 @@ fn request(
     agent: &str,
     scope: &str,
     budget_ms: Option<u64>,
+    warm: Option<WarmSocket>,
 ) -> Result<Request, String> {
     let agent: AgentKind = agent
         .parse()
@@ -85,6 +97,17 @@ fn request(
     let scope: Scope = scope
         .parse()
         .map_err(|e: install::InstallError| e.to_string())?;
+    // Refused before anything else (root, the agent's version): the registration would
+    // refuse it too.
+    match &warm {
+        Some(warm) if scope == Scope::System => {
+            return Err(install::InstallError::WarmWithSystem { flag: warm.flag() }.to_string());
+        }
+        Some(WarmSocket::At(socket)) if !socket.is_absolute() => {
+            return Err(install::InstallError::WarmSocketNotAbsolute(socket.clone()).to_string());
+        }
+        _ => {}
+    }
     let home = Environment::of_process().home().ok_or(
         "no home folder is known (HOME, or USERPROFILE on Windows, is not set), so the agent's user settings cannot be found",
     )?;
@@ -103,6 +126,7 @@ fn request(
         hookhost,
         options: Options {
             budget_ms,
+            warm,
             ..Options::default()
         },
     })

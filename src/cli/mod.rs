@@ -188,9 +188,13 @@ enum Command {
         /// administrator registers in an agent's managed settings.
         #[arg(long)]
         system: bool,
+        /// Hand the call to the user's `hookhost warm` at the default socket
+        /// (/run/user/UID/hookhost/warm.sock). With neither this nor --warm-socket the call
+        /// always runs in this process.
+        #[arg(long)]
+        warm: bool,
         /// Hand the call to the `hookhost warm` listening at this socket (absolute path;
-        /// default: /run/user/UID/hookhost/warm.sock when it exists). With no server there
-        /// the call runs in this process.
+        /// implies --warm). With no server there the call runs in this process.
         #[arg(long = "warm-socket", value_name = "SOCKET")]
         warm_socket: Option<PathBuf>,
     },
@@ -218,6 +222,16 @@ enum Command {
         /// agent's timeout is set above it).
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
         budget_ms: Option<u64>,
+        /// Register a bridge that hands its calls to the user's `hookhost warm` at the
+        /// default socket (written as `--warm` and pinned). Without it (or --warm-socket)
+        /// every call runs in the bridge's own process. Not with --scope system.
+        #[arg(long, conflicts_with = "warm_socket")]
+        warm: bool,
+        /// Register a bridge that hands its calls to the `hookhost warm` at this socket
+        /// (absolute path; written as `--warm-socket SOCKET` and pinned). Not with
+        /// --scope system.
+        #[arg(long = "warm-socket", value_name = "SOCKET")]
+        warm_socket: Option<PathBuf>,
     },
     /// Is hookhost doing its job here? Per agent: the bridge registered, pinned and
     /// unchanged, what happens when hookhost cannot answer; the box, the WASM cache, the
@@ -383,6 +397,7 @@ async fn run(cli: Cli, prepared: Option<Prepared>, started: std::time::Instant) 
             agent,
             budget_ms,
             system,
+            warm: _,
             warm_socket: _,
         } => {
             let flag = agent
@@ -425,6 +440,8 @@ async fn run(cli: Cli, prepared: Option<Prepared>, started: std::time::Instant) 
             scope,
             dry_run,
             budget_ms,
+            warm,
+            warm_socket,
         } => install::command(
             global,
             install::Action::Install,
@@ -432,6 +449,7 @@ async fn run(cli: Cli, prepared: Option<Prepared>, started: std::time::Instant) 
             &scope,
             dry_run,
             budget_ms,
+            install::warm_choice(warm, warm_socket),
         ),
         Command::Uninstall {
             agent,
@@ -443,6 +461,7 @@ async fn run(cli: Cli, prepared: Option<Prepared>, started: std::time::Instant) 
             &agent,
             &scope,
             dry_run,
+            None,
             None,
         ),
     };

@@ -46,11 +46,15 @@ pub const SOCKET_FLAG: &str = "--warm-socket";
 const GREETING: Duration = Duration::from_secs(1);
 
 /// The socket the bridge with arguments `argv` uses: the one `--warm-socket` names
-/// (absolute only), else the user's default (`/run/user/UID/hookhost/warm.sock` on Linux).
-/// `None`: none to try.
+/// (absolute only), else, with `--warm`, the user's default
+/// (`/run/user/UID/hookhost/warm.sock` on Linux). `None`: none to try. The hand-over is
+/// opt-in: a bridge whose registration names neither flag never connects anywhere, so no
+/// process that binds the default socket can answer its calls.
 pub fn socket_for(argv: &[OsString]) -> Option<PathBuf> {
+    let mut warm = false;
     let mut args = argv.iter();
     while let Some(arg) = args.next() {
+        warm |= arg == "--warm";
         if arg == SOCKET_FLAG {
             return args.next().map(PathBuf::from).filter(|p| p.is_absolute());
         }
@@ -62,7 +66,7 @@ pub fn socket_for(argv: &[OsString]) -> Option<PathBuf> {
             return Some(PathBuf::from(path)).filter(|p| p.is_absolute());
         }
     }
-    default_socket()
+    if warm { default_socket() } else { None }
 }
 
 /// The user's default socket, when the OS gives the user a private run folder.
@@ -401,7 +405,25 @@ mod tests {
             socket_for(&argv(&["hookhost", "bridge", "--warm-socket"])),
             None
         );
-        // Without the flag: the default, which no variable of the environment moves.
-        assert_eq!(socket_for(&argv(&["hookhost", "bridge"])), default_socket());
+        // Without either flag: none, whatever listens at the default.
+        assert_eq!(socket_for(&argv(&["hookhost", "bridge"])), None);
+        assert_eq!(
+            socket_for(&argv(&["hookhost", "bridge", "--agent", "codex"])),
+            None
+        );
+        // With `--warm`: the default, which no variable of the environment moves.
+        assert_eq!(
+            socket_for(&argv(&["hookhost", "bridge", "--agent", "codex", "--warm"])),
+            default_socket()
+        );
+        // A socket named wins over `--warm`, wherever either is.
+        let both = argv(&[
+            "hookhost",
+            "bridge",
+            "--warm",
+            "--warm-socket",
+            "/run/x/w.sock",
+        ]);
+        assert_eq!(socket_for(&both), Some(PathBuf::from("/run/x/w.sock")));
     }
 }

@@ -40,6 +40,24 @@ pub enum InstallError {
         .0.display()
     )]
     BinaryNotAbsolute(PathBuf),
+    /// `--warm-socket` with a relative path, which the bridge would resolve from the
+    /// agent's working folder.
+    #[error(
+        "--warm-socket {}: the warm server's socket must be an absolute path",
+        .0.display()
+    )]
+    WarmSocketNotAbsolute(PathBuf),
+    /// `--warm-socket` with a path that cannot be written into a JSON or TOML string.
+    #[error("--warm-socket {}: the socket's path is not valid UTF-8", .0.display())]
+    WarmSocketNotUtf8(PathBuf),
+    /// `--warm` or `--warm-socket` with `--scope system`.
+    #[error(
+        "{flag} cannot be used with --scope system: the system bridge never hands a call to a user's warm server (a user's process cannot stand between the agent and the administrator's policy)"
+    )]
+    WarmWithSystem {
+        /// The flag given.
+        flag: &'static str,
+    },
     /// The binary's path cannot be written into a JSON or TOML string.
     #[error("{}: the hookhost binary's path is not valid UTF-8", .0.display())]
     BinaryNotUtf8(PathBuf),

@@ -233,6 +233,47 @@ pub struct Options {
     /// Register the bridge's system mode (`--system`): set by [`plan`] for
     /// [`Scope::System`], whatever the caller says.
     pub system: bool,
+    /// Whether the registered bridge hands its calls to the user's `hookhost warm`, and at
+    /// which socket (`--warm` or `--warm-socket SOCKET`). `None`: every call runs in the
+    /// bridge's own process, and no server is ever asked (docs/contract.md#the-warm-server).
+    /// Not for [`Scope::System`]: the system bridge never hands a call to a user's server.
+    pub warm: Option<WarmSocket>,
+}
+
+/// The warm server a registered bridge hands its calls to ([`Options::warm`]).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WarmSocket {
+    /// The user's default socket (`--warm`; `/run/user/UID/hookhost/warm.sock` on Linux).
+    Default,
+    /// The socket at this absolute path (`--warm-socket SOCKET`).
+    At(PathBuf),
+}
+
+impl WarmSocket {
+    /// The flag that asks for it, for messages: `--warm` or `--warm-socket`.
+    pub fn flag(&self) -> &'static str {
+        match self {
+            WarmSocket::Default => "--warm",
+            WarmSocket::At(_) => crate::warm::SOCKET_FLAG,
+        }
+    }
+
+    /// The bridge's arguments that ask for it.
+    fn args(&self) -> Result<Vec<String>, InstallError> {
+        match self {
+            WarmSocket::Default => Ok(vec!["--warm".to_string()]),
+            WarmSocket::At(socket) if !socket.is_absolute() => {
+                Err(InstallError::WarmSocketNotAbsolute(socket.clone()))
+            }
+            WarmSocket::At(socket) => {
+                let text = socket
+                    .to_str()
+                    .ok_or_else(|| InstallError::WarmSocketNotUtf8(socket.clone()))?;
+                Ok(vec![crate::warm::SOCKET_FLAG.to_string(), text.to_string()])
+            }
+        }
+    }
 }
 
 /// One install or uninstall to plan.
@@ -272,7 +313,8 @@ pub struct Registration {
     /// The program: the absolute path of the hookhost binary.
     pub program: PathBuf,
     /// Its arguments: `bridge --agent <name>` (and `--budget-ms N` for a budget that is not
-    /// the default).
+    /// the default, then `--warm` or `--warm-socket SOCKET` for a bridge that hands its
+    /// calls to the user's warm server).
     pub args: Vec<String>,
     /// The program and arguments as one shell command line (quoted where needed), for the
     /// agents whose `command` is run by a shell.
@@ -338,6 +380,12 @@ impl Registration {
             .is_some_and(|b| b != agent.default_budget_ms())
         {
             args.extend(["--budget-ms".to_string(), budget_ms.to_string()]);
+        }
+        if let Some(warm) = &options.warm {
+            if options.system {
+                return Err(InstallError::WarmWithSystem { flag: warm.flag() });
+            }
+            args.extend(warm.args()?);
         }
         // Windows: `C:/…/hookhost.exe`, which every shell reads alike.
         let program = crate::platform::sys::file_system::command_line_program(program);

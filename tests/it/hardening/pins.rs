@@ -349,3 +349,105 @@ fn a_refused_settings_change_blocks_the_rest_of_its_session_until_install() {
     assert_eq!(m.run(&["install", "claude-code"]).0, 0);
     assert_eq!(denied(&m.bridge("claude-code", &m.call())), None);
 }
+
+/// The hand-over to `hookhost warm` is opt-in and pinned: `install --warm` registers a
+/// bridge with `--warm`, the calls through it go ahead while the registration is as
+/// written, and the flag taken out of the settings (or put in, or moved) is a drifted
+/// registration the next call refuses. The system bridge never takes it.
+#[test]
+fn the_warm_flag_is_registered_pinned_and_its_removal_refused() {
+    let m = Newcomer::new();
+    m.claude();
+    m.write_marker_config("");
+    let (code, stdout, stderr) = m.run(&["install", "claude-code", "--warm"]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let settings = m.claude_settings();
+    let installed = std::fs::read_to_string(&settings).unwrap();
+    let written: Value = serde_json::from_str(&installed).unwrap();
+    for event in ["PreToolUse", "UserPromptSubmit"] {
+        let command = written["hooks"][event][0]["hooks"][0]["command"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{installed}"));
+        assert!(
+            command.ends_with(" bridge --agent claude-code --warm"),
+            "{command}"
+        );
+    }
+    // Bridged as registered (no server at the user's default socket: run here).
+    let bridge = |payload: &Value, warm: bool| {
+        let mut args = vec!["--no-sandbox", "bridge", "--agent", "claude-code"];
+        if warm {
+            args.push("--warm");
+        }
+        run_with_stdin(
+            &mut m.command(env!("CARGO_BIN_EXE_hookhost"), &args),
+            payload.to_string().as_bytes(),
+        )
+    };
+    assert_eq!(denied(&bridge(&m.bash("echo ok"), true)), None);
+    assert_eq!(
+        denied(&bridge(&m.bash("echo FORBIDDEN"), true)).as_deref(),
+        Some("blocked by the user's hook \"marker\": FORBIDDEN is not allowed")
+    );
+
+    // The flag taken out: the registration drifted, whichever bridge is called.
+    std::fs::write(&settings, installed.replace(" --warm\"", "\"")).unwrap();
+    for warm in [false, true] {
+        let reason = denied(&bridge(&m.bash("echo ok"), warm))
+            .unwrap_or_else(|| panic!("warm {warm}: the call went ahead"));
+        assert!(
+            reason.contains(&format!(
+                "hookhost's registration with Claude Code in {}",
+                settings.display()
+            )) && reason.contains("hookhost install claude-code"),
+            "{reason}"
+        );
+    }
+    // Installing again without it is accepted and pinned as such; putting it back by hand
+    // is drift in turn.
+    let (code, stdout, stderr) = m.run(&["install", "claude-code"]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert_eq!(denied(&bridge(&m.bash("echo ok"), false)), None);
+    std::fs::write(&settings, installed).unwrap();
+    assert!(denied(&bridge(&m.bash("echo ok"), true)).is_some());
+
+    // Never with the system scope (refused before the administrator's checks), and a
+    // socket only by its absolute path.
+    let (code, stdout, stderr) = m.run(&["install", "claude-code", "--scope", "system", "--warm"]);
+    assert_eq!(code, 2, "{stdout}");
+    assert!(
+        stderr.starts_with(
+            "hookhost: --warm cannot be used with --scope system: the system bridge never hands a call to a user's warm server"
+        ),
+        "{stderr}"
+    );
+    let (code, _, stderr) = m.run(&[
+        "install",
+        "claude-code",
+        "--scope",
+        "system",
+        "--warm-socket",
+        "/run/w.sock",
+    ]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.starts_with("hookhost: --warm-socket cannot be used with --scope system"),
+        "{stderr}"
+    );
+    let (code, _, stderr) = m.run(&["install", "claude-code", "--warm-socket", "w.sock"]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.starts_with(
+            "hookhost: --warm-socket w.sock: the warm server's socket must be an absolute path"
+        ),
+        "{stderr}"
+    );
+    let (code, _, _) = m.run(&[
+        "install",
+        "claude-code",
+        "--warm",
+        "--warm-socket",
+        "/run/w.sock",
+    ]);
+    assert_eq!(code, 2, "clap keeps the two apart");
+}

@@ -35,7 +35,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::{Change, ChangeKind, Options, Request, Scope};
+use super::{Change, ChangeKind, Options, Request, Scope, WarmSocket};
 use crate::bridge::{AgentKind, HookTableSchema, SwitchOff};
 use crate::env::Environment;
 
@@ -57,6 +57,11 @@ pub struct Pin {
     /// Whether Claude Code's `onFailure: "block"` was written.
     #[serde(default)]
     pub claude_on_failure_block: bool,
+    /// The warm server the registration hands its calls to (`--warm`, `--warm-socket`);
+    /// `None` (and a pin from before the hand-over was opt-in): none, every call runs in
+    /// the bridge's own process.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warm: Option<WarmSocket>,
     /// The agent's timeout as written (`30 s`), for messages.
     pub timeout: String,
     /// The fail-closed setting written (`failClosed: true`), for messages.
@@ -131,6 +136,7 @@ impl Pin {
             hookhost: request.hookhost.clone(),
             budget_ms: request.options.budget_ms,
             claude_on_failure_block: request.options.claude_on_failure_block,
+            warm: request.options.warm.clone(),
             timeout: change.registration.timeout_text(),
             fail_closed: change
                 .registration
@@ -261,11 +267,13 @@ impl Pin {
         }
     }
 
-    /// The choices `install` was given (budget, Claude Code's `onFailure`).
+    /// The choices `install` was given (budget, Claude Code's `onFailure`, the warm
+    /// server).
     pub fn options(&self) -> Options {
         Options {
             budget_ms: self.budget_ms,
             claude_on_failure_block: self.claude_on_failure_block,
+            warm: self.warm.clone(),
             ..Options::default()
         }
     }

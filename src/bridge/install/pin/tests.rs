@@ -384,3 +384,96 @@ fn a_kimi_table_its_schema_refuses_switches_its_hooks_off_and_install_says_so() 
         "{message}"
     );
 }
+
+/// The warm server a registration hands its calls to is pinned: the pins file keeps it,
+/// a pin from before it (no `warm` key) means none, and adding, removing or moving the
+/// flag in the settings file is drift.
+#[test]
+fn the_warm_choice_is_pinned_and_a_changed_flag_is_drift() {
+    let home = tempfile::tempdir().unwrap();
+    let path = home.path().join("state/hookhost/pins.json");
+    for warm in [
+        None,
+        Some(WarmSocket::Default),
+        Some(WarmSocket::At("/run/user/1000/w.sock".into())),
+    ] {
+        let request = request(
+            home.path(),
+            Options {
+                warm: warm.clone(),
+                ..Options::default()
+            },
+        );
+        let change = plan(&request, None).unwrap();
+        let pin_made = Pin::of(&change, &request);
+        assert_eq!(pin_made.warm, warm);
+        assert_eq!(pin_made.options().warm, warm);
+        pin(&path, pin_made.clone()).unwrap();
+        let loaded = load(&path).unwrap();
+        assert_eq!(loaded, vec![pin_made], "{warm:?}");
+    }
+    // The text of each: no key for none (an older hookhost's pins read the same).
+    let text = |warm: Option<WarmSocket>| {
+        let request = request(
+            home.path(),
+            Options {
+                warm,
+                ..Options::default()
+            },
+        );
+        let change = plan(&request, None).unwrap();
+        serde_json::to_value(Pin::of(&change, &request)).unwrap()
+    };
+    assert!(text(None).get("warm").is_none());
+    assert_eq!(text(Some(WarmSocket::Default))["warm"], "default");
+    assert_eq!(
+        text(Some(WarmSocket::At("/run/w.sock".into())))["warm"]["at"],
+        "/run/w.sock"
+    );
+    let mut old = text(None);
+    old.as_object_mut().unwrap().remove("warm");
+    let old: Pin = serde_json::from_value(old).unwrap();
+    assert_eq!(old.warm, None);
+
+    // Drift: the flag taken away, added, or pointed elsewhere.
+    let plan_with = |warm: Option<WarmSocket>| {
+        let request = request(
+            home.path(),
+            Options {
+                warm,
+                ..Options::default()
+            },
+        );
+        (plan(&request, None).unwrap(), request)
+    };
+    let (warm_change, warm_request) = plan_with(Some(WarmSocket::Default));
+    let warm_pin = Pin::of(&warm_change, &warm_request);
+    let warm_text = warm_change.after.clone().unwrap();
+    assert!(
+        warm_text.contains("bridge --agent claude-code --warm\""),
+        "{warm_text}"
+    );
+    std::fs::create_dir_all(warm_change.file.parent().unwrap()).unwrap();
+    std::fs::write(&warm_change.file, &warm_text).unwrap();
+    assert_eq!(warm_pin.drift(), None);
+    std::fs::write(&warm_change.file, warm_text.replace(" --warm\"", "\"")).unwrap();
+    assert_eq!(warm_pin.drift(), Some(Drift::Weakened));
+    std::fs::write(
+        &warm_change.file,
+        warm_text.replace(" --warm\"", " --warm-socket /tmp/w.sock\""),
+    )
+    .unwrap();
+    assert_eq!(warm_pin.drift(), Some(Drift::Weakened));
+
+    let (plain_change, plain_request) = plan_with(None);
+    let plain_pin = Pin::of(&plain_change, &plain_request);
+    let plain_text = plain_change.after.clone().unwrap();
+    std::fs::write(&plain_change.file, &plain_text).unwrap();
+    assert_eq!(plain_pin.drift(), None);
+    std::fs::write(
+        &plain_change.file,
+        plain_text.replace("claude-code\"", "claude-code --warm\""),
+    )
+    .unwrap();
+    assert_eq!(plain_pin.drift(), Some(Drift::Weakened));
+}

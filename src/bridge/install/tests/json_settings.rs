@@ -545,3 +545,101 @@ fn copilot_registers_exec_and_args_in_its_own_file() {
         json!([handler])
     );
 }
+
+#[test]
+fn a_warm_choice_reaches_the_bridge_after_the_budget() {
+    let options = |warm: Option<WarmSocket>| Options {
+        budget_ms: Some(90_000),
+        warm,
+        ..Options::default()
+    };
+    let registration = |warm| {
+        Registration::new(AgentKind::Gemini, Path::new(HOOKHOST), &options(warm))
+            .unwrap_or_else(|e| panic!("{e}"))
+    };
+    // None: the bridge never hands a call over.
+    let plain = registration(None);
+    assert_eq!(
+        plain.args,
+        ["bridge", "--agent", "gemini", "--budget-ms", "90000"]
+    );
+    let default = registration(Some(WarmSocket::Default));
+    assert_eq!(
+        default.args,
+        [
+            "bridge",
+            "--agent",
+            "gemini",
+            "--budget-ms",
+            "90000",
+            "--warm"
+        ]
+    );
+    assert_eq!(
+        default.command_line,
+        "/usr/local/bin/hookhost bridge --agent gemini --budget-ms 90000 --warm"
+    );
+    let at = registration(Some(WarmSocket::At("/run/my sockets/w.sock".into())));
+    assert_eq!(
+        at.args,
+        [
+            "bridge",
+            "--agent",
+            "gemini",
+            "--budget-ms",
+            "90000",
+            "--warm-socket",
+            "/run/my sockets/w.sock"
+        ]
+    );
+    assert_eq!(
+        at.command_line,
+        "/usr/local/bin/hookhost bridge --agent gemini --budget-ms 90000 --warm-socket '/run/my sockets/w.sock'"
+    );
+    // Written into the settings, as every other argument is.
+    let mut request = install(AgentKind::Gemini);
+    request.options.warm = Some(WarmSocket::Default);
+    let change = planned(&request, None);
+    let new = parse(after(&change));
+    assert_eq!(
+        new["hooks"]["BeforeTool"][0]["hooks"][0]["command"],
+        "/usr/local/bin/hookhost bridge --agent gemini --warm"
+    );
+    // Installing again without it takes it away.
+    let back = planned(&install(AgentKind::Gemini), change.after.as_deref());
+    assert_eq!(back.outcome, ChangeKind::Updated);
+    assert!(!after(&back).contains("--warm"));
+}
+
+#[test]
+fn a_warm_socket_must_be_absolute_and_never_with_the_system_mode() {
+    let relative = Options {
+        warm: Some(WarmSocket::At("w.sock".into())),
+        ..Options::default()
+    };
+    let refused = Registration::new(AgentKind::ClaudeCode, Path::new(HOOKHOST), &relative)
+        .map(|r| r.args)
+        .unwrap_err();
+    assert!(matches!(refused, InstallError::WarmSocketNotAbsolute(_)));
+    assert!(
+        refused.to_string().starts_with("--warm-socket w.sock:"),
+        "{refused}"
+    );
+    for warm in [WarmSocket::Default, WarmSocket::At("/run/w.sock".into())] {
+        let flag = warm.flag();
+        let system = Options {
+            warm: Some(warm),
+            system: true,
+            ..Options::default()
+        };
+        let refused = Registration::new(AgentKind::ClaudeCode, Path::new(HOOKHOST), &system)
+            .map(|r| r.args)
+            .unwrap_err();
+        assert!(
+            refused
+                .to_string()
+                .starts_with(&format!("{flag} cannot be used with --scope system")),
+            "{refused}"
+        );
+    }
+}
