@@ -12,11 +12,13 @@
 //! - [`hand_over`]: the bridge's half. It hands a call over only to a server it can
 //!   vouch for (below), and any failure before an answer arrives is an `Err` the bridge
 //!   answers by running the call itself;
-//! - [`Server`]: the server's half, which takes calls from this user's processes only.
+//! - [`Server`]: the server's half, which takes calls only from this user's processes
+//!   confined as the server is (a sandboxed caller judges its call itself, inside).
 //!
-//! **What the bridge checks before handing a call over** (docs/threats.md#w1): the socket
-//! is the one its registration names (`--warm-socket`) or the user's default, chosen from
-//! the uid and never from the environment the agent can set; its folder is the user's,
+//! **What the bridge checks before handing a call over** (docs/threats.md#w1): its
+//! registration asks for a server at all (`--warm`, `--warm-socket`); the socket is the
+//! one named or the user's default, chosen from the uid and never from the environment the
+//! agent can set, and not in a temp folder; its folder is the user's,
 //! mode 0700, and no link; the process listening runs as the same user and is not
 //! traced; it says it runs this very binary (device, inode, size, change time) and this
 //! version. A server of a replaced binary is never used, and exits at its next call. The
