@@ -148,11 +148,8 @@ fn bridge_denies_while_a_project_file_switches_the_agents_hooks_off() {
     }
 }
 
-/// N11: an environment the agent's settings can set does not steer the bridge: a box
-/// program (`HOOKHOST_BWRAP`) is ignored, and `HARNESS_HOME`/`XDG_STATE_HOME` inside the
-/// project are ignored, each with a warning naming it; the user's own config still runs.
-#[test]
-fn bridge_takes_no_steering_from_the_agents_environment() {
+/// A scene whose one hook, `marker`, blocks a command that says FORBIDDEN.
+fn marker_scene() -> Scene {
     let scene = Scene::new();
     let marker = scene.script(
         "marker.sh",
@@ -166,16 +163,30 @@ fn bridge_takes_no_steering_from_the_agents_environment() {
             "",
         )],
     );
+    scene
+}
+
+/// Claude Code's call of `echo FORBIDDEN`, which `marker` blocks.
+fn forbidden_call(scene: &Scene) -> Value {
+    with_command(
+        sample(scene, "claude-code/PreToolUse.json"),
+        "echo FORBIDDEN",
+    )
+}
+
+/// N11: an environment the agent's settings can set does not steer the bridge: a box
+/// program (`HOOKHOST_BWRAP`) is ignored, and `HARNESS_HOME`/`XDG_STATE_HOME` inside the
+/// project are ignored, each with a warning naming it; the user's own config still runs.
+#[test]
+fn bridge_takes_no_steering_from_the_agents_environment() {
+    let scene = marker_scene();
     // What an agent would plant: an empty config and a "box" that runs anything on the host.
     let planted = scene.project.join(".agent");
     std::fs::create_dir_all(&planted).unwrap();
     std::fs::write(planted.join("config.toml"), "").unwrap();
     let fake_box = planted.join("bwrap");
     std::fs::write(&fake_box, "#!/bin/sh\ntouch \"$0.ran\"\nexit 0\n").unwrap();
-    let payload = with_command(
-        sample(&scene, "claude-code/PreToolUse.json"),
-        "echo FORBIDDEN",
-    );
+    let payload = forbidden_call(&scene);
     let out = crate::support::run_with_stdin(
         scene
             .hookhost()
@@ -209,26 +220,11 @@ fn bridge_takes_no_steering_from_the_agents_environment() {
 /// the user's hooks still judge the call.
 #[test]
 fn bridge_takes_no_home_from_the_project() {
-    let scene = Scene::new();
-    let marker = scene.script(
-        "marker.sh",
-        "grep -q FORBIDDEN && { echo no >&2; exit 2; }; exit 0",
-    );
-    config(
-        &scene,
-        &[pre_hook(
-            "marker",
-            &["/bin/sh", marker.to_str().unwrap()],
-            "",
-        )],
-    );
+    let scene = marker_scene();
     let planted = scene.project.join(".agent-home");
     std::fs::create_dir_all(planted.join(".config/hookhost")).unwrap();
     std::fs::write(planted.join(".config/hookhost/config.toml"), "").unwrap();
-    let payload = with_command(
-        sample(&scene, "claude-code/PreToolUse.json"),
-        "echo FORBIDDEN",
-    );
+    let payload = forbidden_call(&scene);
     let out = crate::support::run_with_stdin(
         scene
             .hookhost()
