@@ -222,6 +222,8 @@ pub struct Report {
     pub config: ConfigReport,
     /// The hook programs (and `#!` interpreters) with more than one name.
     pub hook_files: Vec<LinkNote>,
+    /// The warm servers the pinned registrations hand their calls to.
+    pub warm: Check,
 }
 
 /// Examines this machine for `project` (the project-scope settings), with `hookhost` the
@@ -268,6 +270,69 @@ pub fn examine_with(env: &Environment, project: &Path, hookhost: &Path, given: &
         records: records_check(env),
         config,
         hook_files,
+        warm: warm_check(&pins),
+    }
+}
+
+/// What listens where the pinned registrations hand their calls (`--warm`,
+/// `--warm-socket`): a server their bridges vouch for, nothing (their calls run in their
+/// own processes), or something they would not hand a call to (docs/threats.md#w1),
+/// which is the one finding that fails the check: restart `hookhost warm`.
+fn warm_check(pins: &[pin::Pin]) -> Check {
+    let mut seen: Vec<(PathBuf, PathBuf)> = Vec::new();
+    let mut lines = Vec::new();
+    let mut ok = true;
+    for pin in pins {
+        let Some(choice) = &pin.warm else { continue };
+        let socket = match choice {
+            install::WarmSocket::At(socket) => Some(socket.clone()),
+            install::WarmSocket::Default => crate::warm::default_socket(),
+        };
+        let Some(socket) = socket else {
+            lines.push(format!(
+                "{} ({}): this user has no /run/user/UID folder, so its calls run in their own processes",
+                pin.agent,
+                choice.flag()
+            ));
+            continue;
+        };
+        if seen.contains(&(socket.clone(), pin.hookhost.clone())) {
+            continue;
+        }
+        seen.push((socket.clone(), pin.hookhost.clone()));
+        let line = match crate::warm::probe(&socket, &pin.hookhost) {
+            crate::warm::Probe::Answering(pid) => format!(
+                "{}: handed to the warm server at {} (pid {pid}, {})",
+                pin.agent,
+                socket.display(),
+                pin.hookhost.display()
+            ),
+            crate::warm::Probe::NotRunning(_) => format!(
+                "{}: no warm server at {}, so its calls run in their own processes (start `hookhost warm`{})",
+                pin.agent,
+                socket.display(),
+                match choice {
+                    install::WarmSocket::At(_) => format!(" --warm-socket {}", socket.display()),
+                    install::WarmSocket::Default => String::new(),
+                }
+            ),
+            crate::warm::Probe::Refused(why) => {
+                ok = false;
+                format!(
+                    "{}: what listens at {} gets no call ({why}), so its calls run in their own processes; stop it and start `hookhost warm` again",
+                    pin.agent,
+                    socket.display()
+                )
+            }
+        };
+        lines.push(line);
+    }
+    if lines.is_empty() {
+        lines.push("no registration hands its calls to a warm server".into());
+    }
+    Check {
+        ok,
+        detail: lines.join("; "),
     }
 }
 

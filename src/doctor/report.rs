@@ -26,6 +26,7 @@ impl Report {
             && self.pins_problem.is_none()
             && self.sandbox.ok
             && self.wasm_cache.ok
+            && self.warm.ok
             && self.records.broken.is_empty()
     }
 
@@ -174,6 +175,7 @@ impl Report {
         let check = |what: &str, c: &Check| format!("{} {what}: {}", mark(c.ok), c.detail);
         lines.push(check("box", &self.sandbox));
         lines.push(check("WASM cache", &self.wasm_cache));
+        lines.push(check("warm server", &self.warm));
         let records = &self.records;
         lines.push(format!(
             "{} session records: {} most recent checked, {} broken, {} written before the chain",
@@ -238,6 +240,7 @@ impl Report {
             "pins_problem": self.pins_problem,
             "box": {"ok": self.sandbox.ok, "detail": self.sandbox.detail},
             "wasm_cache": {"ok": self.wasm_cache.ok, "detail": self.wasm_cache.detail},
+            "warm": {"ok": self.warm.ok, "detail": self.warm.detail},
             "missing": self.missing().iter().map(|m| json!({
                 "what": m.what, "detail": m.detail, "fix": m.fixes,
             })).collect::<Vec<_>>(),

@@ -116,44 +116,9 @@ impl NotAnswered {
 /// for its answer. `Err` says why there is none; a call that was never sent is the
 /// bridge's to run itself.
 pub fn hand_over(socket: &Path, request: &Request, wait: Duration) -> Result<Answer, NotAnswered> {
-    if let Some(temp) = in_temp_folder(socket) {
-        return Err(NotAnswered::before(format!(
-            "its socket {} lies in {}, where any process of the user's can replace it",
-            socket.display(),
-            temp.display()
-        )));
-    }
-    let mut connection = os::connect(socket).map_err(|e| NotAnswered::before(e.to_string()))?;
-    let peer = os::peer(&connection).map_err(|e| NotAnswered::before(format!("its peer: {e}")))?;
-    if peer.uid != os::own_uid() {
-        return Err(NotAnswered::before(format!(
-            "its server runs as uid {}",
-            peer.uid
-        )));
-    }
-    if os::traced(peer.pid) {
-        return Err(NotAnswered::before(format!(
-            "its server (pid {}) is traced",
-            peer.pid
-        )));
-    }
-    connection
-        .set_read_timeout(Some(GREETING.min(wait).max(Duration::from_millis(1))))
-        .map_err(|e| NotAnswered::before(e.to_string()))?;
-    let hello = Hello::read(&mut connection)
-        .map_err(|e| NotAnswered::before(format!("its greeting: {e}")))?;
-    if hello.version != env!("CARGO_PKG_VERSION") {
-        return Err(NotAnswered::before(format!(
-            "its server is hookhost {}",
-            hello.version
-        )));
-    }
     let own = os::running_binary().map_err(|e| NotAnswered::before(format!("this binary: {e}")))?;
-    if hello.binary != own {
-        return Err(NotAnswered::before(
-            "its server runs another hookhost binary",
-        ));
-    }
+    let (mut connection, peer) =
+        vouched(socket, own, wait).map_err(|refusal| NotAnswered::before(refusal.why))?;
     // The server has looked at this process (it greets only after): from here on no other
     // process of the user's may read or trace it while it waits, as a bridge that runs
     // its call itself is hardened before it starts.
@@ -178,6 +143,95 @@ pub fn hand_over(socket: &Path, request: &Request, wait: Duration) -> Result<Ans
     request.write(&mut connection).map_err(sent)?;
     connection.set_read_timeout(Some(wait)).map_err(sent)?;
     Answer::read(&mut connection).map_err(sent)
+}
+
+/// Why the server at a socket is not one to hand a call to.
+#[derive(Debug)]
+struct Refusal {
+    /// Whether something listens there at all.
+    listening: bool,
+    why: String,
+}
+
+/// Connects to the server at `socket` and reads its greeting, if it is one to hand a call
+/// to: the socket where the bridge may use one, its process this user's and untraced, its
+/// version this one and its binary `binary` (a file's identity, [`os::identity`]).
+fn vouched(
+    socket: &Path,
+    binary: [u64; 4],
+    wait: Duration,
+) -> Result<(os::Connection, os::Peer), Refusal> {
+    let refused = |why: String| Refusal {
+        listening: true,
+        why,
+    };
+    if let Some(temp) = in_temp_folder(socket) {
+        return Err(Refusal {
+            listening: false,
+            why: format!(
+                "its socket {} lies in {}, where any process of the user's can replace it",
+                socket.display(),
+                temp.display()
+            ),
+        });
+    }
+    let mut connection = os::connect(socket).map_err(|e| Refusal {
+        listening: !matches!(
+            e.kind(),
+            io::ErrorKind::NotFound | io::ErrorKind::ConnectionRefused
+        ),
+        why: e.to_string(),
+    })?;
+    let peer = os::peer(&connection).map_err(|e| refused(format!("its peer: {e}")))?;
+    if peer.uid != os::own_uid() {
+        return Err(refused(format!("its server runs as uid {}", peer.uid)));
+    }
+    if os::traced(peer.pid) {
+        return Err(refused(format!("its server (pid {}) is traced", peer.pid)));
+    }
+    connection
+        .set_read_timeout(Some(GREETING.min(wait).max(Duration::from_millis(1))))
+        .map_err(|e| refused(e.to_string()))?;
+    let hello = Hello::read(&mut connection)
+        .map_err(|e| refused(format!("its greeting (pid {}): {e}", peer.pid)))?;
+    if hello.version != env!("CARGO_PKG_VERSION") {
+        return Err(refused(format!(
+            "its server (pid {}) is hookhost {}",
+            peer.pid, hello.version
+        )));
+    }
+    if hello.binary != binary {
+        return Err(refused(format!(
+            "its server (pid {}) runs another hookhost binary",
+            peer.pid
+        )));
+    }
+    Ok((connection, peer))
+}
+
+/// What listens at a warm server's socket, as `doctor` reports it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Probe {
+    /// Nothing: calls run in their bridges' own processes.
+    NotRunning(String),
+    /// A server a bridge of `binary` hands its calls to: its pid.
+    Answering(u32),
+    /// Something a bridge would not hand a call to, and why.
+    Refused(String),
+}
+
+/// Looks at the server at `socket` as a bridge of the hookhost binary at `binary` would,
+/// without sending a call.
+pub fn probe(socket: &Path, binary: &Path) -> Probe {
+    let identity = match os::identity(binary) {
+        Ok(identity) => identity,
+        Err(e) => return Probe::Refused(format!("{}: {e}", binary.display())),
+    };
+    match vouched(socket, identity, GREETING) {
+        Ok((_, peer)) => Probe::Answering(peer.pid),
+        Err(refusal) if refusal.listening => Probe::Refused(refusal.why),
+        Err(refusal) => Probe::NotRunning(refusal.why),
+    }
 }
 
 /// Whether an error of [`Server::accept`] is one a server outlives: a connection that

@@ -451,3 +451,77 @@ fn the_warm_flag_is_registered_pinned_and_its_removal_refused() {
     ]);
     assert_eq!(code, 2, "clap keeps the two apart");
 }
+
+/// `doctor` says where a `--warm-socket` registration's calls go: nowhere yet (✓, they run
+/// in their own processes), to the server a bridge vouches for (✓, with its pid), or past
+/// something a bridge would not hand a call to (✗: here a listener that never greets).
+#[test]
+fn doctor_says_where_a_warm_registrations_calls_go() {
+    use std::os::unix::fs::PermissionsExt;
+    use std::process::Stdio;
+    let m = Newcomer::new();
+    m.claude();
+    m.write_marker_config("");
+    let run_folder = m.root.path().join("run");
+    std::fs::create_dir_all(&run_folder).unwrap();
+    std::fs::set_permissions(&run_folder, std::fs::Permissions::from_mode(0o700)).unwrap();
+    let socket = run_folder.join("w.sock");
+    let socket_arg = socket.to_str().unwrap();
+    let (code, stdout, stderr) = m.run(&["install", "claude-code", "--warm-socket", socket_arg]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let warm_line = |stdout: &str| {
+        stdout
+            .lines()
+            .find(|l| l.contains("warm server:"))
+            .unwrap_or_else(|| panic!("{stdout}"))
+            .to_string()
+    };
+
+    let (_, stdout, _) = m.run(&["doctor"]);
+    let line = warm_line(&stdout);
+    assert!(
+        line.starts_with("✓ warm server: claude-code: no warm server at")
+            && line.contains("so its calls run in their own processes"),
+        "{line}"
+    );
+
+    let mut server = m
+        .command(
+            env!("CARGO_BIN_EXE_hookhost"),
+            &["warm", "--warm-socket", socket_arg],
+        )
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    assert!(crate::support::wait_until(|| socket.exists()));
+    let (_, stdout, _) = m.run(&["doctor"]);
+    let line = warm_line(&stdout);
+    assert!(
+        line.starts_with(&format!(
+            "✓ warm server: claude-code: handed to the warm server at {} (pid {}",
+            socket.display(),
+            server.id()
+        )),
+        "{line}"
+    );
+    let _ = server.kill();
+    let _ = server.wait();
+
+    // Something that takes connections and never greets.
+    let _ = std::fs::remove_file(&socket);
+    let _listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+    let (code, stdout, _) = m.run(&["doctor"]);
+    let line = warm_line(&stdout);
+    assert!(
+        line.starts_with(&format!(
+            "✗ warm server: claude-code: what listens at {} gets no call (its greeting",
+            socket.display()
+        )) && line.contains("start `hookhost warm` again"),
+        "{line}"
+    );
+    assert_eq!(code, 1, "{stdout}");
+    let (_, json) = m.doctor_json();
+    assert_eq!(json["warm"]["ok"], false, "{json}");
+}
