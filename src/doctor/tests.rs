@@ -30,7 +30,8 @@ fn report(found: bool, installed: bool, config: ConfigState) -> Report {
         agents: vec![agent],
         pins_problem: None,
         sandbox: ok.clone(),
-        wasm_cache: ok,
+        wasm_cache: ok.clone(),
+        warm: ok,
         records: RecordsReport::default(),
         config: ConfigReport {
             file: Some("/h/.config/harness/config.toml".into()),
