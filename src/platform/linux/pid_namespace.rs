@@ -41,8 +41,9 @@ struct IdMaps {
 pub struct NoHookNamespace(String);
 
 /// What this process knows of its namespace: set once, by the up-front probe
-/// ([`HookNamespace::for_this_process`]) or by the first spawn whose set-up failed
-/// ([`setup_failure`]), whichever comes first.
+/// ([`HookNamespace::for_this_process`]) or by the first spawn whose set-up failed for
+/// good ([`setup_failure`]), whichever comes first. A limit reached for the moment is
+/// never kept.
 static KNOWN: OnceLock<Result<HookNamespace, NoHookNamespace>> = OnceLock::new();
 
 /// Marks an error of the set-up between fork and exec (the hook has not run) in the errno
@@ -56,15 +57,18 @@ impl HookNamespace {
     /// that sets it up and exits); why not when it cannot. A spawn that already found
     /// out (see [`HookNamespace::at_spawn`]) answers without a probe.
     pub fn for_this_process() -> Result<HookNamespace, NoHookNamespace> {
-        KNOWN
-            .get_or_init(|| {
-                let ns = HookNamespace::new();
-                match ns.probe() {
-                    Ok(()) => Ok(ns),
-                    Err(e) => Err(NoHookNamespace(e.to_string())),
-                }
-            })
-            .clone()
+        if let Some(known) = KNOWN.get() {
+            return known.clone();
+        }
+        let ns = HookNamespace::new();
+        match ns.probe() {
+            Ok(()) => KNOWN.get_or_init(|| Ok(ns)).clone(),
+            // A limit reached for the moment says nothing of the next hook's spawn.
+            Err(e) if passing(&e) => Err(NoHookNamespace(e.to_string())),
+            Err(e) => KNOWN
+                .get_or_init(|| Err(NoHookNamespace(e.to_string())))
+                .clone(),
+        }
     }
 
     /// The namespace to try at each host hook's own spawn, without the up-front probe
@@ -380,7 +384,9 @@ fn env_block() -> Option<(u64, u64)> {
 /// namespace's set-up failing before exec (the hook has not run) in a process that had
 /// not found out yet whether it can make one: then why, and this process remembers it,
 /// so that its later host hooks start without trying (and the start-up warnings,
-/// [`HookNamespace::for_this_process`], say so), as a failed probe did. `None` for any
+/// [`HookNamespace::for_this_process`], say so), as a failed probe did; a limit reached
+/// for the moment ([`passing`]) is not remembered, so only this hook starts without the
+/// namespace and the next spawn tries again. `None` for any
 /// other error, the program's own exec failing included, and where the namespace is
 /// known to work: a set-up that fails there (a namespace limit reached in a burst) fails
 /// the run as before, rather than running that hook without its namespace.
@@ -389,8 +395,28 @@ pub(crate) fn setup_failure(error: &std::io::Error) -> Option<NoHookNamespace> {
     if code & SETUP_FAILED == 0 {
         return None;
     }
-    let why = NoHookNamespace(std::io::Error::from_raw_os_error(code & !SETUP_FAILED).to_string());
+    let error = std::io::Error::from_raw_os_error(code & !SETUP_FAILED);
+    let why = NoHookNamespace(error.to_string());
+    if passing(&error) {
+        // This hook starts without it, and the next spawn tries again: a process that
+        // lives for many calls (`serve`, `hookhost warm`) must not keep a limit reached
+        // once in a burst as what it knows for good.
+        return match KNOWN.get() {
+            Some(known) => known.clone().err(),
+            None => Some(why),
+        };
+    }
     KNOWN.get_or_init(|| Err(why)).clone().err()
+}
+
+/// Whether a namespace's set-up failed for the moment only: a limit of namespaces or
+/// memory reached (`ENOSPC`, `EUSERS`, `EAGAIN`, `ENOMEM`), not a missing permission or
+/// kernel feature.
+fn passing(error: &std::io::Error) -> bool {
+    matches!(
+        error.raw_os_error(),
+        Some(libc::ENOSPC | libc::EUSERS | libc::EAGAIN | libc::ENOMEM)
+    )
 }
 
 /// A spawn of a command made by [`enter_before_exec`] succeeded. When it entered
@@ -411,5 +437,32 @@ pub(crate) fn enter_before_exec(
     // only async-signal-safe syscalls and allocates nothing.
     unsafe {
         command.pre_exec(move || namespace.enter_in_child());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_limit_reached_for_the_moment_is_not_what_a_process_knows_for_good() {
+        let error = |errno| std::io::Error::from_raw_os_error(errno);
+        for errno in [libc::ENOSPC, libc::EUSERS, libc::EAGAIN, libc::ENOMEM] {
+            assert!(passing(&error(errno)), "{errno}");
+        }
+        for errno in [libc::EPERM, libc::EACCES, libc::EINVAL, libc::ENOSYS] {
+            assert!(!passing(&error(errno)), "{errno}");
+        }
+        // A spawn's transient set-up failure starts that hook without the namespace, and
+        // leaves what the process knew as it was.
+        let before = KNOWN.get().cloned();
+        let tagged = error(SETUP_FAILED | libc::ENOSPC);
+        match &before {
+            Some(Ok(_)) => assert!(setup_failure(&tagged).is_none()),
+            _ => assert!(setup_failure(&tagged).is_some()),
+        }
+        // (Another test's spawn may have made it known meanwhile; never as this failure.)
+        let kept = NoHookNamespace(error(libc::ENOSPC).to_string());
+        assert_ne!(KNOWN.get().cloned(), Some(Err(kept)));
     }
 }
