@@ -5,9 +5,9 @@
 //!   a `hookhost bridge` process reads its stdin and hands the call to the user's
 //!   running server; with no server it can vouch for, it runs the call itself, with the
 //!   stdin it read ([`Prepared`]).
-//! - [`command`] is the server: it takes each call on a thread of its own and runs
-//!   [`super::bridge::command`] with the caller's arguments, environment, folder and
-//!   stdin, exactly as a bridge process would.
+//! - [`command`] is the server: each call is answered on the thread that took its
+//!   connection ([`Acceptors`]), which runs [`super::bridge::command`] with the caller's
+//!   arguments, environment, folder and stdin, exactly as a bridge process would.
 
 use std::ffi::OsString;
 use std::io::{Read, Write};
@@ -226,14 +226,15 @@ pub async fn command(socket: Option<PathBuf>) -> Exit {
     ));
     let runtime = tokio::runtime::Handle::current();
     let (replaced_tx, mut replaced) = tokio::sync::mpsc::unbounded_channel::<()>();
-    {
-        let server = server.clone();
-        std::thread::Builder::new()
-            .name("hookhost-warm-accept".into())
-            .spawn(move || accept_forever(server, EngineShelf::new(), runtime, replaced_tx))
-            .map_err(|e| say(&format!("hookhost warm: {e}")))
-            .ok();
-    }
+    Arc::new(Acceptors {
+        server: server.clone(),
+        engines: EngineShelf::new(),
+        runtime,
+        replaced: replaced_tx,
+        waiting: AtomicUsize::new(0),
+        alive: AtomicUsize::new(0),
+    })
+    .start_one();
     let stop = async {
         match StopSignals::listen() {
             Ok(mut signals) => {
@@ -266,72 +267,96 @@ pub async fn command(socket: Option<PathBuf>) -> Exit {
 }
 
 /// How many calls the server runs at once. A call is a thread (and a bridge waiting);
-/// a burst past this, or connections that never send their call, leave the rest to the
-/// bridges themselves instead of piling up threads.
+/// past this a connection waits in the socket's queue until a call ends, and its bridge,
+/// greeted by no one within a second (or finding the queue full), runs the call itself.
 const MAX_CALLS: usize = 256;
 
-/// One of the [`MAX_CALLS`] places, given back when dropped.
-struct CallSlot(Arc<AtomicUsize>);
+/// How many threads wait for the next connection beyond the one that takes it: more
+/// than that are ended as their calls end.
+const SPARE_ACCEPTORS: usize = 2;
 
-impl CallSlot {
-    fn take(in_flight: &Arc<AtomicUsize>) -> Option<CallSlot> {
-        in_flight
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
-                (n < MAX_CALLS).then_some(n + 1)
-            })
-            .ok()
-            .map(|_| CallSlot(in_flight.clone()))
-    }
-}
-
-impl Drop for CallSlot {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::AcqRel);
-    }
-}
-
-/// Takes connections until the listener fails, each on a thread of its own.
-fn accept_forever(
+/// The threads that take the connections. Each waits in `accept` and answers the call it
+/// took itself, so that a call starts on the thread the kernel woke for it, with no
+/// thread made for it while one waits (a crossing between threads costs a wake-up on
+/// another CPU: BENCHMARKS.md, tenth sitting). When the last waiting thread takes a
+/// call, another starts waiting.
+struct Acceptors {
     server: Arc<Server>,
     engines: EngineShelf,
     runtime: tokio::runtime::Handle,
     replaced: tokio::sync::mpsc::UnboundedSender<()>,
-) {
-    let mut failures = 0;
-    let in_flight = Arc::new(AtomicUsize::new(0));
-    loop {
-        let connection = match server.accept() {
-            Ok(connection) => {
-                failures = 0;
-                connection
+    /// Threads waiting in `accept`.
+    waiting: AtomicUsize,
+    /// Threads alive, waiting or answering: at most [`MAX_CALLS`].
+    alive: AtomicUsize,
+}
+
+impl Acceptors {
+    /// Starts one more waiting thread, unless [`MAX_CALLS`] are alive.
+    fn start_one(self: &Arc<Self>) {
+        let counted = self
+            .alive
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+                (n < MAX_CALLS).then_some(n + 1)
+            })
+            .is_ok();
+        if !counted {
+            tracing::debug!("hookhost warm: {MAX_CALLS} calls in flight; the next one waits");
+            return;
+        }
+        self.waiting.fetch_add(1, Ordering::AcqRel);
+        let acceptors = self.clone();
+        let started = std::thread::Builder::new()
+            .name("hookhost-warm-call".into())
+            .spawn(move || acceptors.take_calls());
+        if let Err(e) = started {
+            self.waiting.fetch_sub(1, Ordering::AcqRel);
+            self.alive.fetch_sub(1, Ordering::AcqRel);
+            tracing::debug!("hookhost warm: no thread for the next call: {e}");
+        }
+    }
+
+    /// Takes connections and answers their calls until the listener fails or enough
+    /// other threads wait.
+    fn take_calls(self: Arc<Self>) {
+        let mut failures = 0;
+        loop {
+            let connection = match self.server.accept() {
+                Ok(connection) => {
+                    failures = 0;
+                    connection
+                }
+                // A connection gone before it was taken, or no fd left for one right now
+                // (a burst of hooks holds them): the next one may well be taken.
+                Err(e) if failures < 100 && warm::passing(&e) => {
+                    failures += 1;
+                    std::thread::sleep(Duration::from_millis(10));
+                    continue;
+                }
+                Err(e) => {
+                    say(&format!("hookhost warm: the socket failed: {e}"));
+                    self.waiting.fetch_sub(1, Ordering::AcqRel);
+                    self.alive.fetch_sub(1, Ordering::AcqRel);
+                    let _ = self.replaced.send(());
+                    return;
+                }
+            };
+            if self.waiting.fetch_sub(1, Ordering::AcqRel) == 1 {
+                self.start_one();
             }
-            // A connection gone before it was taken, or no fd left for one right now
-            // (a burst of hooks holds them): the next one may well be taken.
-            Err(e) if failures < 100 && warm::passing(&e) => {
-                failures += 1;
-                std::thread::sleep(Duration::from_millis(10));
-                continue;
-            }
-            Err(e) => {
-                say(&format!("hookhost warm: the socket failed: {e}"));
-                let _ = replaced.send(());
+            one_call(
+                &self.engines,
+                &self.server,
+                connection,
+                &self.runtime,
+                &self.replaced,
+            );
+            if self.waiting.load(Ordering::Acquire) > SPARE_ACCEPTORS {
+                self.alive.fetch_sub(1, Ordering::AcqRel);
                 return;
             }
-        };
-        // Each call holds a thread until it is answered; past the cap a connection is
-        // closed unread, and its bridge runs the call itself.
-        let Some(slot) = CallSlot::take(&in_flight) else {
-            tracing::debug!("hookhost warm: {MAX_CALLS} calls in flight; a connection closed");
-            continue;
-        };
-        let (server, runtime, replaced) = (server.clone(), runtime.clone(), replaced.clone());
-        let engines = engines.clone();
-        let _ = std::thread::Builder::new()
-            .name("hookhost-warm-call".into())
-            .spawn(move || {
-                one_call(&engines, &server, connection, &runtime, &replaced);
-                drop(slot);
-            });
+            self.waiting.fetch_add(1, Ordering::AcqRel);
+        }
     }
 }
 
