@@ -588,3 +588,40 @@ fn a_call_that_trickles_in_is_dropped_at_its_deadline() {
         warm.lines.lock().unwrap()
     );
 }
+
+#[test]
+fn calls_made_at_once_are_each_answered_by_the_server() {
+    // Each call is answered on the thread that took its connection, and the last thread
+    // waiting starts another: a burst of calls is served, none left to its bridge.
+    let scene = policy_scene();
+    let warm = Warm::start(
+        Path::new(env!("CARGO_BIN_EXE_hookhost")),
+        &private_folder(&scene).join("w.sock"),
+    );
+    let calls: Vec<_> = (0..12)
+        .map(|i| {
+            let command = if i % 2 == 0 { "ls" } else { "git push --force" };
+            let payload = with_session(
+                with_command(sample(&scene, "claude-code/PreToolUse.json"), command),
+                &format!("burst-{i}"),
+            );
+            let mut cmd = scene.hookhost();
+            cmd.args(["--no-sandbox", "bridge", "--agent", "claude-code"])
+                .args(warm.flag());
+            std::thread::spawn(move || {
+                (i, run_with_stdin(&mut cmd, payload.to_string().as_bytes()))
+            })
+        })
+        .collect();
+    for call in calls {
+        let (i, reply) = call.join().unwrap();
+        let reason = deny_reason("claude-code", &reply);
+        assert_eq!(reason.is_some(), i % 2 == 1, "call {i}: {reply:?}");
+    }
+    assert!(
+        wait_until(|| warm.answered() == 12),
+        "the server answered {} of 12 calls: {:?}",
+        warm.answered(),
+        warm.lines.lock().unwrap()
+    );
+}
