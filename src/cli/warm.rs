@@ -387,7 +387,7 @@ fn one_call(
         Ok((global, flag, budget_ms)) => {
             let stop = CancellationToken::new();
             let gone = stop.clone();
-            if connection.on_close(move || gone.cancel()).is_err() {
+            if connection.on_close(runtime, move || gone.cancel()).is_err() {
                 let _ = connection.answer(&Answer::Declined("no thread to watch the call".into()));
                 return;
             }

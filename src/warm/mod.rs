@@ -390,19 +390,13 @@ impl Connection {
     }
 
     /// Calls `gone` once the bridge closes its end or dies (it gave up on the call: the
-    /// agent's timeout or a signal), from a thread that waits for that.
-    pub fn on_close(&self, gone: impl FnOnce() + Send + 'static) -> io::Result<()> {
-        let mut watch = self.connection.try_clone()?;
-        std::thread::Builder::new()
-            .name("hookhost-warm-watch".into())
-            .spawn(move || {
-                let mut byte = [0u8; 1];
-                // The bridge sends nothing after its call: a read ends only with the
-                // connection (or with bytes it should not have sent; either way it is done).
-                let _ = io::Read::read(&mut watch, &mut byte);
-                gone();
-            })?;
-        Ok(())
+    /// agent's timeout or a signal), from a task on `runtime` that waits for that.
+    pub fn on_close(
+        &self,
+        runtime: &tokio::runtime::Handle,
+        gone: impl FnOnce() + Send + 'static,
+    ) -> io::Result<()> {
+        os::on_close(&self.connection, runtime, gone)
     }
 
     /// Sends the answer and closes the connection.

@@ -625,3 +625,58 @@ fn calls_made_at_once_are_each_answered_by_the_server() {
         warm.lines.lock().unwrap()
     );
 }
+
+#[test]
+fn a_bridge_that_gives_up_stops_its_call_in_the_server() {
+    // The agent's timeout, or a signal, ends the bridge: the server sees its connection
+    // close and stops the call's hooks, as a bridge process's own end would.
+    let scene = Scene::new();
+    let started = scene.root.path().join("hook-started");
+    let finished = scene.root.path().join("hook-finished");
+    let slow = scene.script(
+        "slow.sh",
+        &format!(
+            "cat >/dev/null; touch '{}'; sleep 3; touch '{}'",
+            started.display(),
+            finished.display()
+        ),
+    );
+    scene.write_config(&crate::support::hook(
+        "slow",
+        "PreToolUse",
+        &["/bin/sh", slow.to_str().unwrap()],
+        "",
+    ));
+    let warm = Warm::start(
+        Path::new(env!("CARGO_BIN_EXE_hookhost")),
+        &private_folder(&scene).join("w.sock"),
+    );
+    let payload = with_command(sample(&scene, "claude-code/PreToolUse.json"), "ls");
+    let mut bridge = scene
+        .hookhost()
+        .args(["--no-sandbox", "bridge", "--agent", "claude-code"])
+        .args(warm.flag())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        let mut stdin = bridge.stdin.take().unwrap();
+        stdin.write_all(payload.to_string().as_bytes()).unwrap();
+    }
+    assert!(wait_until(|| started.exists()), "the hook never ran");
+    bridge.kill().unwrap();
+    bridge.wait().unwrap();
+    std::thread::sleep(Duration::from_secs(4));
+    assert!(
+        !finished.exists(),
+        "the hook ran on after its bridge was gone"
+    );
+    // And the server takes the next call.
+    std::fs::remove_file(&started).unwrap();
+    let reply = bridge_json_with(&scene, "claude-code", &payload, &warm.flag());
+    assert_eq!(reply.0, 0, "{reply:?}");
+    assert!(started.exists());
+}

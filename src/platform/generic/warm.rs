@@ -149,3 +149,12 @@ pub(crate) fn confinement(_: Option<u32>) -> io::Result<Confinement> {
 
 /// Nothing to do here: no process hands a call over.
 pub(crate) fn undumpable() {}
+
+/// Never called: there is no connection.
+pub(crate) fn on_close(
+    connection: &Connection,
+    _: &tokio::runtime::Handle,
+    _: impl FnOnce() + Send + 'static,
+) -> io::Result<()> {
+    match *connection {}
+}

@@ -326,6 +326,50 @@ pub(crate) fn listen(socket: &Path) -> io::Result<UnixListener> {
     UnixListener::bind(socket)
 }
 
+/// Calls `gone` once the other end of `connection` closes (or sends anything: a bridge
+/// sends nothing after its call), from a task on `runtime`. The task waits on the
+/// runtime's reactor for a copy of the socket, and looks with `MSG_PEEK | MSG_DONTWAIT`,
+/// so the connection itself stays blocking and unread: no thread per call waits in a
+/// `read` for this.
+pub(crate) fn on_close(
+    connection: &Connection,
+    runtime: &tokio::runtime::Handle,
+    gone: impl FnOnce() + Send + 'static,
+) -> io::Result<()> {
+    use std::os::fd::OwnedFd;
+    use tokio::io::unix::AsyncFd;
+    let watch: OwnedFd = connection.try_clone()?.into();
+    let _entered = runtime.enter();
+    // SAFETY: `watch` owns its fd, which stays open and the same for as long as the
+    // `AsyncFd` holds it (it is dropped with it). The fd stays in blocking mode, which
+    // the connection shares: nothing here reads it but the non-blocking peek below.
+    let watch = unsafe { AsyncFd::register_with_interest(watch, tokio::io::Interest::READABLE) }?;
+    runtime.spawn(async move {
+        loop {
+            let Ok(mut ready) = watch.readable().await else {
+                break;
+            };
+            let mut byte = 0u8;
+            // SAFETY: a one-byte peek into a local, on a socket this task owns a copy of.
+            let rc = unsafe {
+                libc::recv(
+                    watch.get_ref().as_raw_fd(),
+                    (&mut byte as *mut u8).cast(),
+                    1,
+                    libc::MSG_PEEK | libc::MSG_DONTWAIT,
+                )
+            };
+            if rc < 0 && io::Error::last_os_error().kind() == io::ErrorKind::WouldBlock {
+                ready.clear_ready();
+                continue;
+            }
+            break;
+        }
+        gone();
+    });
+    Ok(())
+}
+
 /// Whether `e` says the process (or the system) has no file descriptor free.
 pub(crate) fn out_of_descriptors(e: &io::Error) -> bool {
     matches!(e.raw_os_error(), Some(libc::EMFILE | libc::ENFILE))
