@@ -23,6 +23,14 @@ struct Warm {
 }
 
 impl Warm {
+    /// The server of the binary under test, at a socket in `scene`'s private folder.
+    fn in_scene(scene: &Scene) -> Warm {
+        Warm::start(
+            Path::new(env!("CARGO_BIN_EXE_hookhost")),
+            &private_folder(scene).join("w.sock"),
+        )
+    }
+
     /// Starts the server of `binary` at `socket` and waits until it listens.
     fn start(binary: &Path, socket: &Path) -> Warm {
         let mut child = Command::new(binary)
@@ -91,6 +99,18 @@ fn private_folder(scene: &Scene) -> PathBuf {
     dir
 }
 
+/// Makes `scene`'s one hook, `slow`, a host `sh` script of `body`. Paths in it are
+/// quoted by the caller: CI's checkout lives in a folder with a blank in its name.
+fn slow_hook(scene: &Scene, body: &str) {
+    let slow = scene.script("slow.sh", body);
+    scene.write_config(&crate::support::hook(
+        "slow",
+        "PreToolUse",
+        &["/bin/sh", slow.to_str().unwrap()],
+        "",
+    ));
+}
+
 /// The scene of `bridge`'s own answers test: a blocking hook (`rm -rf`) and a failing one
 /// (`crash`), each an argv hook on the host, and the shipped Rust policy against force
 /// pushes as a WASM hook.
@@ -140,10 +160,7 @@ const AGENTS: [(&str, &str); 8] = [
 #[test]
 fn the_warm_server_answers_every_agent_as_a_bridge_process_does() {
     let scene = policy_scene();
-    let warm = Warm::start(
-        Path::new(env!("CARGO_BIN_EXE_hookhost")),
-        &private_folder(&scene).join("w.sock"),
-    );
+    let warm = Warm::in_scene(&scene);
     let mut handed = 0;
     for (agent, pre) in AGENTS {
         for command in ["ls", "rm -rf /", "git push --force", "crash now"] {
@@ -200,10 +217,7 @@ fn the_warm_server_answers_every_agent_as_a_bridge_process_does() {
 #[test]
 fn a_call_with_a_relative_config_is_the_bridges_own() {
     let scene = policy_scene();
-    let warm = Warm::start(
-        Path::new(env!("CARGO_BIN_EXE_hookhost")),
-        &private_folder(&scene).join("w.sock"),
-    );
+    let warm = Warm::in_scene(&scene);
     let config = scene.config.file_name().unwrap().to_str().unwrap();
     let folder = scene.config.parent().unwrap();
     let mut payload = with_command(
@@ -282,10 +296,7 @@ fn a_bridge_hands_its_call_only_to_a_server_it_can_vouch_for() {
 #[test]
 fn a_stopped_or_dead_server_never_lets_a_call_through_unjudged() {
     let scene = policy_scene();
-    let mut warm = Warm::start(
-        Path::new(env!("CARGO_BIN_EXE_hookhost")),
-        &private_folder(&scene).join("w.sock"),
-    );
+    let mut warm = Warm::in_scene(&scene);
     let pid = warm.child.id().to_string();
     let signal = |sig: &str| {
         assert!(
@@ -325,21 +336,11 @@ fn a_stopped_or_dead_server_never_lets_a_call_through_unjudged() {
 fn a_server_that_stops_with_the_call_is_a_deny_in_time() {
     let scene = Scene::new();
     let marker = scene.root.path().join("hook-started");
-    let slow = scene.script(
-        "slow.sh",
-        // Quoted: CI's checkout lives in a folder with a blank in its name.
+    slow_hook(
+        &scene,
         &format!("cat >/dev/null; touch '{}'; sleep 30", marker.display()),
     );
-    scene.write_config(&crate::support::hook(
-        "slow",
-        "PreToolUse",
-        &["/bin/sh", slow.to_str().unwrap()],
-        "",
-    ));
-    let warm = Warm::start(
-        Path::new(env!("CARGO_BIN_EXE_hookhost")),
-        &private_folder(&scene).join("w.sock"),
-    );
+    let warm = Warm::in_scene(&scene);
     let pid = warm.child.id().to_string();
     // The server is stopped once its hook runs: it holds the call and answers nothing.
     let stopper = std::thread::spawn({
@@ -434,10 +435,7 @@ fn the_callers_temp_folder_decides_what_steering_is_ignored() {
     // The agent's own temp folder (its `$TMPDIR`) is one it writes: a variable that puts
     // hookhost's folders there is ignored, whichever process judges the call.
     let scene = policy_scene();
-    let warm = Warm::start(
-        Path::new(env!("CARGO_BIN_EXE_hookhost")),
-        &private_folder(&scene).join("w.sock"),
-    );
+    let warm = Warm::in_scene(&scene);
     let agent_tmp = scene.root.path().join("agent-tmp");
     std::fs::create_dir_all(agent_tmp.join("cache")).unwrap();
     let payload = with_command(sample(&scene, "claude-code/PreToolUse.json"), "ls");
@@ -472,10 +470,7 @@ fn a_caller_confined_otherwise_than_the_server_runs_its_call_itself() {
     // in its own process, with the same answer.
     use std::os::unix::process::CommandExt;
     let scene = policy_scene();
-    let warm = Warm::start(
-        Path::new(env!("CARGO_BIN_EXE_hookhost")),
-        &private_folder(&scene).join("w.sock"),
-    );
+    let warm = Warm::in_scene(&scene);
     let payload = with_command(
         sample(&scene, "claude-code/PreToolUse.json"),
         "git push --force",
@@ -544,10 +539,7 @@ fn a_call_that_trickles_in_is_dropped_at_its_deadline() {
     use std::io::{Read, Write};
     use std::os::unix::net::UnixStream;
     let scene = policy_scene();
-    let warm = Warm::start(
-        Path::new(env!("CARGO_BIN_EXE_hookhost")),
-        &private_folder(&scene).join("w.sock"),
-    );
+    let warm = Warm::in_scene(&scene);
     let mut stream = UnixStream::connect(&warm.socket).expect("connect");
     let mut length = [0u8; 4];
     stream
@@ -594,10 +586,7 @@ fn calls_made_at_once_are_each_answered_by_the_server() {
     // Each call is answered on the thread that took its connection, and the last thread
     // waiting starts another: a burst of calls is served, none left to its bridge.
     let scene = policy_scene();
-    let warm = Warm::start(
-        Path::new(env!("CARGO_BIN_EXE_hookhost")),
-        &private_folder(&scene).join("w.sock"),
-    );
+    let warm = Warm::in_scene(&scene);
     let calls: Vec<_> = (0..12)
         .map(|i| {
             let command = if i % 2 == 0 { "ls" } else { "git push --force" };
@@ -633,24 +622,15 @@ fn a_bridge_that_gives_up_stops_its_call_in_the_server() {
     let scene = Scene::new();
     let started = scene.root.path().join("hook-started");
     let finished = scene.root.path().join("hook-finished");
-    let slow = scene.script(
-        "slow.sh",
+    slow_hook(
+        &scene,
         &format!(
             "cat >/dev/null; touch '{}'; sleep 3; touch '{}'",
             started.display(),
             finished.display()
         ),
     );
-    scene.write_config(&crate::support::hook(
-        "slow",
-        "PreToolUse",
-        &["/bin/sh", slow.to_str().unwrap()],
-        "",
-    ));
-    let warm = Warm::start(
-        Path::new(env!("CARGO_BIN_EXE_hookhost")),
-        &private_folder(&scene).join("w.sock"),
-    );
+    let warm = Warm::in_scene(&scene);
     let payload = with_command(sample(&scene, "claude-code/PreToolUse.json"), "ls");
     let mut bridge = scene
         .hookhost()
