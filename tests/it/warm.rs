@@ -250,6 +250,33 @@ fn a_call_with_a_relative_config_is_the_bridges_own() {
     // and the messages name it as given.
     assert!(wait_until(|| warm.said("declined (a relative path")));
     assert_eq!(warm.answered(), 0);
+
+    // A relative HOME, likewise: it would name the bridge's folders from its own.
+    let home_call = |extra: &[&str]| {
+        run_with_stdin(
+            Command::new(env!("CARGO_BIN_EXE_hookhost"))
+                .current_dir(folder)
+                .arg("--no-sandbox")
+                .arg("--config")
+                .arg(&scene.config)
+                .args(["bridge", "--agent", "claude-code"])
+                .args(extra)
+                .env("HOME", "home")
+                .env("XDG_STATE_HOME", scene.state())
+                .env("XDG_CACHE_HOME", crate::support::test_root().join("cache")),
+            payload.to_string().as_bytes(),
+        )
+    };
+    let alone = home_call(&[]);
+    let served = home_call(&warm.flag());
+    assert_eq!(served, alone);
+    assert!(deny_reason("claude-code", &served).is_some(), "{served:?}");
+    assert!(
+        served.1.contains("hookhost bridge ignores HOME=home"),
+        "{served:?}"
+    );
+    assert!(wait_until(|| warm.said("declined (a relative HOME)")));
+    assert_eq!(warm.answered(), 0);
 }
 
 #[test]
