@@ -79,7 +79,7 @@ pub fn default_socket() -> Option<PathBuf> {
 /// The temp folder `socket` lies in, if any: `/tmp`, `/dev/shm` or `$TMPDIR`, where a
 /// sandboxed agent writes (docs/threats.md#w1). A socket there could be replaced by the
 /// agent between two calls, so neither side uses one.
-fn in_temp_folder(socket: &Path) -> Option<PathBuf> {
+pub(crate) fn in_temp_folder(socket: &Path) -> Option<PathBuf> {
     let socket = crate::paths::lexical(socket);
     let mut temps = vec![PathBuf::from("/tmp"), PathBuf::from("/dev/shm")];
     temps.extend(

@@ -47,6 +47,18 @@ pub enum InstallError {
         .0.display()
     )]
     WarmSocketNotAbsolute(PathBuf),
+    /// `--warm-socket` in a temp folder, which neither `warm` nor the bridge uses.
+    #[error(
+        "--warm-socket {}: it lies in {}, where any process of yours (a sandboxed agent among them) can replace the socket, so neither hookhost warm nor the bridge uses it; name one in a folder of yours outside temp folders (mode 0700), or use --warm",
+        .path.display(),
+        .temp.display()
+    )]
+    WarmSocketInTemp {
+        /// The socket named.
+        path: PathBuf,
+        /// The temp folder it lies in.
+        temp: PathBuf,
+    },
     /// `--warm-socket` with a path that cannot be written into a JSON or TOML string.
     #[error("--warm-socket {}: the socket's path is not valid UTF-8", .0.display())]
     WarmSocketNotUtf8(PathBuf),

@@ -267,6 +267,12 @@ impl WarmSocket {
                 Err(InstallError::WarmSocketNotAbsolute(socket.clone()))
             }
             WarmSocket::At(socket) => {
+                if let Some(temp) = crate::warm::in_temp_folder(socket) {
+                    return Err(InstallError::WarmSocketInTemp {
+                        path: socket.clone(),
+                        temp,
+                    });
+                }
                 let text = socket
                     .to_str()
                     .ok_or_else(|| InstallError::WarmSocketNotUtf8(socket.clone()))?;

@@ -625,6 +625,19 @@ fn a_warm_socket_must_be_absolute_and_never_with_the_system_mode() {
         refused.to_string().starts_with("--warm-socket w.sock:"),
         "{refused}"
     );
+    let temp = Options {
+        warm: Some(WarmSocket::At("/tmp/hh/w.sock".into())),
+        ..Options::default()
+    };
+    let refused = Registration::new(AgentKind::ClaudeCode, Path::new(HOOKHOST), &temp)
+        .map(|r| r.args)
+        .unwrap_err();
+    assert!(
+        refused
+            .to_string()
+            .starts_with("--warm-socket /tmp/hh/w.sock: it lies in /tmp, where"),
+        "{refused}"
+    );
     for warm in [WarmSocket::Default, WarmSocket::At("/run/w.sock".into())] {
         let flag = warm.flag();
         let system = Options {
