@@ -64,7 +64,7 @@ bridged() {
     echo
     echo "== hookhost bridge, $agent: $tool $input"
     set +e
-    python3 - "$payload" "$PROJECT" "$tool" "$input" <<'PY' | XDG_STATE_HOME="$DEMO/state" "$HOOKHOST" --config "$DEMO/config.toml" bridge --agent "$agent" ${WARM:+--warm-socket "$WARM"}
+    python3 - "$payload" "$PROJECT" "$tool" "$input" <<'PY' | XDG_STATE_HOME="$DEMO/state" "${BRIDGE:-$HOOKHOST}" --config "$DEMO/config.toml" bridge --agent "$agent" ${WARM:+--warm-socket "$WARM"}
 import json, sys
 payload = json.load(open(sys.argv[1]))
 payload["cwd"] = sys.argv[2]
@@ -83,7 +83,8 @@ bridged gemini "$REPO/examples/agents/gemini/BeforeTool.json" run_shell_command 
 
 # The same calls handed to a warm server (`hookhost warm`, Linux): one process judges every
 # bridged call, with the same checks and the same answers, without a process's start per
-# call (docs/contract.md#the-warm-server).
+# call (docs/contract.md#the-warm-server). They go through `hookhost-client`, the small
+# program `hookhost install AGENT --warm` registers.
 mkdir -p "$DEMO/run" && chmod 700 "$DEMO/run"
 "$HOOKHOST" -v warm --warm-socket "$DEMO/run/warm.sock" 2>"$DEMO/warm.log" &
 warm_pid=$!
@@ -91,6 +92,7 @@ trap 'kill $warm_pid 2>/dev/null || true' EXIT
 for _ in $(seq 100); do [ -S "$DEMO/run/warm.sock" ] && break; sleep 0.05; done
 if [ -S "$DEMO/run/warm.sock" ]; then
     WARM="$DEMO/run/warm.sock"
+    BRIDGE="$(dirname "$HOOKHOST")/hookhost-client"
     bridged claude-code "$REPO/examples/agents/claude-code/PreToolUse.json" Bash '{"command":"git push origin +main"}'
     bridged gemini "$REPO/examples/agents/gemini/BeforeTool.json" run_shell_command '{"command":"git status"}'
     echo

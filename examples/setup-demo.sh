@@ -11,7 +11,7 @@
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$REPO"
 echo "== building hookhost and the WASM plugins (the first build takes a few minutes)"
-cargo build --quiet --bin hookhost
+cargo build --quiet --bin hookhost --bin hookhost-client
 bash plugins/build.sh >/dev/null
 HOOKHOST="$REPO/target/debug/hookhost"
 

@@ -24,7 +24,7 @@ log=target/cross-build.log
 mkdir -p target
 start=$SECONDS
 echo "== building ${targets[*]}"
-if ! cargo-zigbuild build --release --locked --bin hookhost "${target_args[@]}" >"$log" 2>&1; then
+if ! cargo-zigbuild build --release --locked --bin hookhost --bin hookhost-client "${target_args[@]}" >"$log" 2>&1; then
     cat "$log" >&2
     echo "cross-build: the build failed (the log above is $log)" >&2
     exit 1

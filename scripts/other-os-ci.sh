@@ -39,10 +39,10 @@ run() {
     echo "$what: $((SECONDS - start)) s"
 }
 run "check aarch64-apple-darwin" target/macos-check.log \
-    cargo-zigbuild check --locked --bin hookhost --target aarch64-apple-darwin &
+    cargo-zigbuild check --locked --bin hookhost --bin hookhost-client --target aarch64-apple-darwin &
 macos=$!
 run "build x86_64-pc-windows-gnu (smoke profile)" target/windows-build.log \
-    cargo-zigbuild build --locked --profile smoke --bin hookhost --target x86_64-pc-windows-gnu &
+    cargo-zigbuild build --locked --profile smoke --bin hookhost --bin hookhost-client --target x86_64-pc-windows-gnu &
 windows=$!
 run "wine prefix" target/wine-prefix.log bash scripts/windows-smoke.sh --prefix-only &
 prefix=$!

@@ -10,10 +10,16 @@ fn main() -> std::process::ExitCode {
     if first.as_deref() == Some(std::ffi::OsStr::new(hookhost::sandbox::BOX_ENTRY_ARG)) {
         return hookhost::sandbox::box_entry_main();
     }
-    // A bridged call goes to the user's warm server when one runs (src/cli/warm.rs),
+    // A bridged call goes to the user's warm server when one runs (src/warm/client.rs),
     // before the argument parser and the runtime cost anything.
-    match cli::hand_over(started) {
+    match hookhost::warm::client::hand_over(started, hookhost::warm::client::ServerBinary::ThisOne)
+    {
         Ok(code) => code,
-        Err(prepared) => cli::main(prepared),
+        Err(prepared) => {
+            // What `hookhost-client` told this process is read; the hooks need not see it.
+            // SAFETY: no other thread runs yet (the hand-over starts none).
+            unsafe { std::env::remove_var(hookhost::warm::client::DONE_ENV) };
+            cli::main(prepared)
+        }
     }
 }

@@ -25,7 +25,7 @@ mod log;
 mod serve;
 mod warm;
 
-pub use warm::{Prepared, hand_over};
+use hookhost::warm::client::Prepared;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -319,7 +319,8 @@ impl GlobalOptions {
 }
 
 /// Runs the command line; returns the exit status. `prepared`: a bridged call the warm
-/// server did not answer, its stdin already read ([`hand_over`]).
+/// server did not answer, its stdin already read
+/// ([`hookhost::warm::client::hand_over`]).
 pub fn main(prepared: Option<Prepared>) -> ExitCode {
     let started = std::time::Instant::now();
     let cli = Cli::parse();
@@ -357,7 +358,7 @@ pub fn main(prepared: Option<Prepared>) -> ExitCode {
 }
 
 /// The variable that turns operator logs on, with a `RUST_LOG`-style filter.
-pub const LOG_ENV: &str = "HOOKHOST_LOG";
+pub const LOG_ENV: &str = hookhost::warm::client::LOG_ENV;
 
 /// Installs the operator-log subscriber when `HOOKHOST_LOG` is set or `-v` given:
 /// stderr only (stdout carries verdicts and serve's protocol), no colours, span closes
@@ -404,7 +405,7 @@ async fn run(cli: Cli, prepared: Option<Prepared>, started: std::time::Instant) 
                 .as_deref()
                 .and_then(hookhost::bridge::AgentKind::from_flag);
             let caller = match prepared {
-                Some(prepared) => prepared.caller(),
+                Some(prepared) => warm::caller(prepared),
                 None => bridge::Caller::this_process(None, started),
             };
             let reply = bridge::command(global, flag, budget_ms, system, caller).await;

@@ -1,18 +1,14 @@
-//! `hookhost warm`, and the bridge's hand-over to it ([`hookhost::warm`],
-//! docs/contract.md#the-warm-server).
+//! `hookhost warm`, and what a bridge the warm server did not answer runs with
+//! ([`hookhost::warm`], docs/contract.md#the-warm-server).
 //!
-//! - [`hand_over`] runs in `main` before anything else (no argument parser, no runtime):
-//!   a `hookhost bridge` process reads its stdin and hands the call to the user's
-//!   running server; with no server it can vouch for, it runs the call itself, with the
-//!   stdin it read ([`Prepared`]).
+//! - The hand-over itself ([`hookhost::warm::client::hand_over`]) runs in `main` before
+//!   anything else (no argument parser, no runtime); a call it leaves to this process
+//!   runs with the stdin it read ([`caller`]).
 //! - [`command`] is the server: each call is answered on the thread that took its
 //!   connection ([`Acceptors`]), which runs [`super::bridge::command`] with the caller's
 //!   arguments, environment, folder and stdin, exactly as a bridge process would.
 
-use std::ffi::OsString;
-use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -22,180 +18,20 @@ use hookhost::env::Environment;
 use hookhost::executor::CancellationToken;
 use hookhost::executor::wasm::EngineShelf;
 use hookhost::signals::StopSignals;
+use hookhost::warm::client::Prepared;
 use hookhost::warm::{self, Answer, Request, Server};
 
 use super::bridge::{self as bridge_cli, Caller};
 use super::exit::Exit;
 use super::{Cli, Command, say};
 
-/// What the hand-over leaves to a bridge that runs its call itself.
-pub struct Prepared {
-    /// Its stdin, already read.
-    pub stdin: std::io::Result<Vec<u8>>,
-    /// When the process started.
-    pub started: Instant,
-    /// The server took the call and did not answer in time: block it with this reason.
-    pub unanswered: Option<String>,
-}
-
-impl Prepared {
-    /// The caller: this process, with what was read.
-    pub fn caller(self) -> Caller {
-        let mut caller = Caller::this_process(Some(Vec::new()), self.started);
-        caller.stdin = self.stdin;
-        caller.unanswered = self.unanswered;
-        caller
-    }
-}
-
-/// How long past the call's budget the bridge waits for the server before it blocks the
-/// call itself: the server's own budget deny needs a moment to arrive, and the agent's
-/// timeout is set [`hookhost::bridge::install::TIMEOUT_MARGIN_MS`] above the budget.
-const ANSWER_GRACE: Duration = Duration::from_millis(1_000);
-
-/// The bridge's hand-over, before anything else runs: `Ok` is the finished call's exit
-/// status; `Err` is a call this process must run itself (`Some`: with its stdin read).
-pub fn hand_over(started: Instant) -> Result<ExitCode, Option<Prepared>> {
-    if !warm::SUPPORTED {
-        return Err(None);
-    }
-    let argv: Vec<OsString> = std::env::args_os().collect();
-    if subcommand(&argv) != Some("bridge") {
-        return Err(None);
-    }
-    // Calls whose output is this process's own (logs, help) or that the server never takes
-    // (the administrator's) run here.
-    let own = |a: &OsString| {
-        let a = a.to_string_lossy();
-        a == "--system"
-            || a == "--help"
-            || a == "-h"
-            || a == "--version"
-            || a == "-V"
-            || a == "--verbose"
-            || (a.starts_with("-v") && a.chars().skip(1).all(|c| c == 'v'))
-    };
-    if argv.iter().skip(2).any(own) || std::env::var_os(super::LOG_ENV).is_some() {
-        return Err(None);
-    }
-    let Some(socket) = warm::socket_for(&argv) else {
-        return Err(None);
-    };
-    // No server: nothing read yet, the call runs as it always did.
-    if std::fs::symlink_metadata(&socket).is_err() {
-        return Err(None);
-    }
-    let mut stdin = Vec::new();
-    if let Err(e) = std::io::stdin().read_to_end(&mut stdin) {
-        return Err(Some(Prepared {
-            stdin: Err(e),
-            started,
-            unanswered: None,
-        }));
-    }
-    let here = |stdin: Vec<u8>, unanswered: Option<String>| {
-        Some(Prepared {
-            stdin: Ok(stdin),
-            started,
-            unanswered,
-        })
-    };
-    let (Ok(cwd), Ok(exe)) = (std::env::current_dir(), std::env::current_exe()) else {
-        return Err(here(stdin, None));
-    };
-    let budget_ms = budget_ms(&argv);
-    let request = Request {
-        argv,
-        env: std::env::vars_os().collect(),
-        cwd,
-        exe,
-        waited_us: u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX),
-        stdin,
-    };
-    let wait = (Duration::from_millis(budget_ms) + ANSWER_GRACE).saturating_sub(started.elapsed());
-    match warm::hand_over(&socket, &request, wait) {
-        Ok(Answer::Reply {
-            stdout,
-            stderr,
-            exit_code,
-        }) => {
-            let mut out = std::io::stdout().lock();
-            let _ = out.write_all(&stdout);
-            let _ = out.flush();
-            let mut err = std::io::stderr().lock();
-            let _ = err.write_all(&stderr);
-            let _ = err.flush();
-            Ok(ExitCode::from(u8::try_from(exit_code).unwrap_or(2)))
-        }
-        Ok(Answer::Declined(_)) => Err(here(request.stdin, None)),
-        // It took the call and ran out of time: judging it again here would outlive the
-        // agent's timeout, which most agents read as "go ahead".
-        Err(failed) if failed.sent && failed.timed_out => {
-            let why = format!(
-                "hookhost's warm server took this call and did not answer within {budget_ms} ms, the bridge's budget for one call ({}), so this call was blocked. This is not a policy decision: tell the user to restart `hookhost warm`, or to stop it (then every call runs in its own process).",
-                failed.why
-            );
-            Err(here(request.stdin, Some(why)))
-        }
-        // Never sent, or the server failed before answering: this process judges it (a
-        // hook the server had started may run twice; none is skipped).
-        Err(_) => Err(here(request.stdin, None)),
-    }
-}
-
-/// The global options that take a value (`--config FILE`): the subcommand is the first
-/// argument that is neither an option nor such a value. A test holds this list to the
-/// parser's.
-const GLOBAL_WITH_VALUE: [&str; 7] = [
-    "--config",
-    "--project",
-    "--writable",
-    "--private-tmp",
-    "--session-id",
-    "--permission-mode",
-    "--log",
-];
-
-/// The subcommand `argv` names, read without the parser.
-fn subcommand(argv: &[OsString]) -> Option<&str> {
-    let mut args = argv.iter().skip(1);
-    while let Some(arg) = args.next() {
-        let arg = arg.to_str()?;
-        if GLOBAL_WITH_VALUE.contains(&arg) {
-            args.next();
-        } else if !arg.starts_with('-') {
-            return Some(arg);
-        }
-    }
-    None
-}
-
-/// The call's budget as the bridge will count it: `--budget-ms N`, else the named
-/// agent's default, else the smallest agent default.
-fn budget_ms(argv: &[OsString]) -> u64 {
-    let value = |flag: &str| {
-        let mut args = argv.iter().map(|a| a.to_string_lossy());
-        while let Some(arg) = args.next() {
-            if arg == flag {
-                return args.next().map(|v| v.into_owned());
-            }
-            if let Some(v) = arg.strip_prefix(flag).and_then(|v| v.strip_prefix('=')) {
-                return Some(v.to_string());
-            }
-        }
-        None
-    };
-    if let Some(ms) = value("--budget-ms").and_then(|v| v.parse::<u64>().ok()) {
-        return ms;
-    }
-    match value("--agent").and_then(|a| AgentKind::from_flag(&a)) {
-        Some(kind) => kind.default_budget_ms(),
-        None => AgentKind::ALL
-            .iter()
-            .map(|k| k.default_budget_ms())
-            .min()
-            .unwrap_or(1_000),
-    }
+/// The caller a bridged call the hand-over did not answer is run for: this process,
+/// with what was read.
+pub fn caller(prepared: Prepared) -> Caller {
+    let mut caller = Caller::this_process(Some(Vec::new()), prepared.started);
+    caller.stdin = prepared.stdin;
+    caller.unanswered = prepared.unanswered;
+    caller
 }
 
 /// `hookhost warm`: answers bridged calls at `socket` (else the user's default) until
@@ -491,42 +327,10 @@ mod tests {
             .filter_map(|a| a.get_long().map(|l| format!("--{l}")))
             .collect();
         taking.sort();
-        let mut ours = GLOBAL_WITH_VALUE.map(String::from).to_vec();
+        let mut ours = hookhost::warm::client::GLOBAL_WITH_VALUE
+            .map(String::from)
+            .to_vec();
         ours.sort();
         assert_eq!(taking, ours);
-    }
-
-    #[test]
-    fn the_subcommand_is_found_past_the_global_options() {
-        let argv = |a: &[&str]| a.iter().map(OsString::from).collect::<Vec<_>>();
-        assert_eq!(
-            subcommand(&argv(&[
-                "hookhost",
-                "--config",
-                "bridge",
-                "--no-hooks",
-                "bridge"
-            ])),
-            Some("bridge")
-        );
-        assert_eq!(
-            subcommand(&argv(&["hookhost", "--config=c.toml", "check"])),
-            Some("check")
-        );
-        assert_eq!(subcommand(&argv(&["hookhost", "--log", "x"])), None);
-    }
-
-    #[test]
-    fn the_budget_waited_for_is_the_bridges() {
-        let argv = |a: &[&str]| a.iter().map(OsString::from).collect::<Vec<_>>();
-        assert_eq!(
-            budget_ms(&argv(&["h", "bridge", "--budget-ms", "700"])),
-            700
-        );
-        assert_eq!(budget_ms(&argv(&["h", "bridge", "--budget-ms=900"])), 900);
-        assert_eq!(
-            budget_ms(&argv(&["h", "bridge", "--agent", "codex"])),
-            AgentKind::Codex.default_budget_ms()
-        );
     }
 }

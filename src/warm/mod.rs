@@ -25,6 +25,7 @@
 //! administrator's `bridge --system` never hands a call over: a user's process cannot
 //! stand between the user's agent and the administrator's policy.
 
+pub mod client;
 pub mod wire;
 
 use std::ffi::OsString;
@@ -112,13 +113,17 @@ impl NotAnswered {
     }
 }
 
-/// The bridge's half: hands `request` to the server at `socket` and waits up to `wait`
-/// for its answer. `Err` says why there is none; a call that was never sent is the
-/// bridge's to run itself.
-pub fn hand_over(socket: &Path, request: &Request, wait: Duration) -> Result<Answer, NotAnswered> {
-    let own = os::running_binary().map_err(|e| NotAnswered::before(format!("this binary: {e}")))?;
+/// The bridge's half: hands `request` to the server at `socket`, if it runs the hookhost
+/// binary whose identity is `binary`, and waits up to `wait` for its answer. `Err` says
+/// why there is none; a call that was never sent is the bridge's to run itself.
+fn hand_over(
+    socket: &Path,
+    request: &Request,
+    binary: [u64; 4],
+    wait: Duration,
+) -> Result<Answer, NotAnswered> {
     let (mut connection, peer) =
-        vouched(socket, own, wait).map_err(|refusal| NotAnswered::before(refusal.why))?;
+        vouched(socket, binary, wait).map_err(|refusal| NotAnswered::before(refusal.why))?;
     // The server has looked at this process (it greets only after): from here on no other
     // process of the user's may read or trace it while it waits, as a bridge that runs
     // its call itself is hardened before it starts.

@@ -1,7 +1,10 @@
 //! `hookhost warm` and the bridge's hand-over to it (docs/contract.md#the-warm-server),
 //! through the real binary: the server answers every agent byte for byte as a bridge
 //! process does, a bridge hands its call only to a server it can vouch for, and a server
-//! that fails, stops or outlives its binary never lets a call through unjudged.
+//! that fails, stops or outlives its binary never lets a call through unjudged. Each
+//! holds for both bridges that hand calls over: `hookhost bridge` itself and
+//! `hookhost-client`, the small program `install --warm` registers, which runs the
+//! hookhost beside it when no server answers.
 
 use std::io::{BufRead, BufReader};
 use std::os::unix::fs::PermissionsExt;
@@ -99,6 +102,45 @@ fn private_folder(scene: &Scene) -> PathBuf {
     dir
 }
 
+/// The two programs a registration hands its calls over with: hookhost itself, and
+/// `hookhost-client`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Bridge {
+    Hookhost,
+    Client,
+}
+
+const BRIDGES: [Bridge; 2] = [Bridge::Hookhost, Bridge::Client];
+
+impl Bridge {
+    /// Its path.
+    fn program(self) -> &'static str {
+        match self {
+            Bridge::Hookhost => env!("CARGO_BIN_EXE_hookhost"),
+            Bridge::Client => env!("CARGO_BIN_EXE_hookhost-client"),
+        }
+    }
+
+    /// `PROGRAM --config … --project … --no-sandbox bridge --agent AGENT EXTRA` in
+    /// `scene` with `payload` on stdin.
+    fn json_with(
+        self,
+        scene: &Scene,
+        agent: &str,
+        payload: &Value,
+        extra: &[&str],
+    ) -> (i32, String, String) {
+        let mut command = match self {
+            Bridge::Hookhost => scene.hookhost(),
+            Bridge::Client => scene.client(),
+        };
+        command
+            .args(["--no-sandbox", "bridge", "--agent", agent])
+            .args(extra);
+        run_with_stdin(&mut command, payload.to_string().as_bytes())
+    }
+}
+
 /// Makes `scene`'s one hook, `slow`, a host `sh` script of `body`. Paths in it are
 /// quoted by the caller: CI's checkout lives in a folder with a blank in its name.
 fn slow_hook(scene: &Scene, body: &str) {
@@ -173,17 +215,20 @@ fn the_warm_server_answers_every_agent_as_a_bridge_process_does() {
                 &with_session(payload.clone(), &format!("alone-{agent}-{handed}")),
                 &[],
             );
-            let served = bridge_json_with(
-                &scene,
-                agent,
-                &with_session(
-                    payload,
-                    &format!("alone-{agent}-{handed}").replace("alone", "served"),
-                ),
-                &warm.flag(),
-            );
-            handed += 1;
-            assert_eq!(served, alone, "{agent}, `{command}`");
+            for bridge in BRIDGES {
+                let served = bridge.json_with(
+                    &scene,
+                    agent,
+                    &with_session(
+                        payload.clone(),
+                        &format!("served-{agent}-{handed}-{bridge:?}"),
+                    ),
+                    &warm.flag(),
+                );
+                assert_eq!(served, alone, "{agent}, `{command}`, {bridge:?}");
+            }
+            handed += 2;
+            let served = alone;
             let reason = deny_reason(agent, &served);
             match command {
                 "ls" => assert_eq!(reason, None, "{agent}: {served:?}"),
@@ -197,15 +242,16 @@ fn the_warm_server_answers_every_agent_as_a_bridge_process_does() {
                 .args(["--no-sandbox", "bridge", "--agent", agent]),
             b"not json",
         );
-        let served = run_with_stdin(
-            scene
-                .hookhost()
-                .args(["--no-sandbox", "bridge", "--agent", agent])
-                .args(warm.flag()),
-            b"not json",
-        );
-        handed += 1;
-        assert_eq!(served, alone, "{agent}: unreadable payload");
+        for mut command in [scene.hookhost(), scene.client()] {
+            let served = run_with_stdin(
+                command
+                    .args(["--no-sandbox", "bridge", "--agent", agent])
+                    .args(warm.flag()),
+                b"not json",
+            );
+            handed += 1;
+            assert_eq!(served, alone, "{agent}: unreadable payload");
+        }
     }
     assert!(
         wait_until(|| warm.answered() == handed),
@@ -225,9 +271,9 @@ fn a_call_with_a_relative_config_is_the_bridges_own() {
         "git push --force",
     );
     payload["cwd"] = Value::from("");
-    let call = |extra: &[&str]| {
+    let call = |program: &str, extra: &[&str]| {
         run_with_stdin(
-            Command::new(env!("CARGO_BIN_EXE_hookhost"))
+            Command::new(program)
                 .current_dir(folder)
                 .args([
                     "--no-sandbox",
@@ -242,19 +288,21 @@ fn a_call_with_a_relative_config_is_the_bridges_own() {
             payload.to_string().as_bytes(),
         )
     };
-    let alone = call(&[]);
-    let served = call(&warm.flag());
-    assert_eq!(served, alone);
-    assert!(deny_reason("claude-code", &served).is_some(), "{served:?}");
+    let alone = call(Bridge::Hookhost.program(), &[]);
+    for bridge in BRIDGES {
+        let served = call(bridge.program(), &warm.flag());
+        assert_eq!(served, alone, "{bridge:?}");
+        assert!(deny_reason("claude-code", &served).is_some(), "{served:?}");
+    }
     // The server declined it: the relative path names a file from the bridge's folder,
     // and the messages name it as given.
     assert!(wait_until(|| warm.said("declined (a relative path")));
     assert_eq!(warm.answered(), 0);
 
     // A relative HOME, likewise: it would name the bridge's folders from its own.
-    let home_call = |extra: &[&str]| {
+    let home_call = |program: &str, extra: &[&str]| {
         run_with_stdin(
-            Command::new(env!("CARGO_BIN_EXE_hookhost"))
+            Command::new(program)
                 .current_dir(folder)
                 .arg("--no-sandbox")
                 .arg("--config")
@@ -267,14 +315,16 @@ fn a_call_with_a_relative_config_is_the_bridges_own() {
             payload.to_string().as_bytes(),
         )
     };
-    let alone = home_call(&[]);
-    let served = home_call(&warm.flag());
-    assert_eq!(served, alone);
-    assert!(deny_reason("claude-code", &served).is_some(), "{served:?}");
-    assert!(
-        served.1.contains("hookhost bridge ignores HOME=home"),
-        "{served:?}"
-    );
+    let alone = home_call(Bridge::Hookhost.program(), &[]);
+    for bridge in BRIDGES {
+        let served = home_call(bridge.program(), &warm.flag());
+        assert_eq!(served, alone, "{bridge:?}");
+        assert!(deny_reason("claude-code", &served).is_some(), "{served:?}");
+        assert!(
+            served.1.contains("hookhost bridge ignores HOME=home"),
+            "{served:?}"
+        );
+    }
     assert!(wait_until(|| warm.said("declined (a relative HOME)")));
     assert_eq!(warm.answered(), 0);
 }
@@ -341,10 +391,12 @@ fn a_stopped_or_dead_server_never_lets_a_call_through_unjudged() {
     );
     // Stopped before it greets: the bridge judges the call itself.
     signal("-STOP");
-    let reply = bridge_json_with(&scene, "claude-code", &blocked, &warm.flag());
-    assert!(deny_reason("claude-code", &reply).is_some(), "{reply:?}");
-    let reply = bridge_json_with(&scene, "claude-code", &allowed, &warm.flag());
-    assert_eq!(deny_reason("claude-code", &reply), None, "{reply:?}");
+    for bridge in BRIDGES {
+        let reply = bridge.json_with(&scene, "claude-code", &blocked, &warm.flag());
+        assert!(deny_reason("claude-code", &reply).is_some(), "{reply:?}");
+        let reply = bridge.json_with(&scene, "claude-code", &allowed, &warm.flag());
+        assert_eq!(deny_reason("claude-code", &reply), None, "{reply:?}");
+    }
     signal("-CONT");
     std::thread::sleep(Duration::from_millis(300));
     assert_eq!(warm.answered(), 0);
@@ -353,10 +405,45 @@ fn a_stopped_or_dead_server_never_lets_a_call_through_unjudged() {
     warm.child.kill().unwrap();
     warm.child.wait().unwrap();
     assert!(warm.socket.exists());
-    let reply = bridge_json_with(&scene, "claude-code", &blocked, &warm.flag());
-    assert!(deny_reason("claude-code", &reply).is_some(), "{reply:?}");
-    let reply = bridge_json_with(&scene, "claude-code", &allowed, &warm.flag());
-    assert_eq!(deny_reason("claude-code", &reply), None, "{reply:?}");
+    for bridge in BRIDGES {
+        let reply = bridge.json_with(&scene, "claude-code", &blocked, &warm.flag());
+        assert!(deny_reason("claude-code", &reply).is_some(), "{reply:?}");
+        let reply = bridge.json_with(&scene, "claude-code", &allowed, &warm.flag());
+        assert_eq!(deny_reason("claude-code", &reply), None, "{reply:?}");
+    }
+    // No socket at all: the client starts hookhost without reading the call.
+    std::fs::remove_file(&warm.socket).unwrap();
+    for (payload, denied) in [(&blocked, true), (&allowed, false)] {
+        let reply = Bridge::Client.json_with(&scene, "claude-code", payload, &warm.flag());
+        assert_eq!(
+            deny_reason("claude-code", &reply).is_some(),
+            denied,
+            "{reply:?}"
+        );
+    }
+}
+
+#[test]
+fn a_client_with_no_hookhost_beside_it_blocks_the_call() {
+    let scene = policy_scene();
+    let alone = scene.root.path().join("alone");
+    std::fs::create_dir_all(&alone).unwrap();
+    let client = alone.join("hookhost-client");
+    std::fs::copy(Bridge::Client.program(), &client).unwrap();
+    let allowed = with_command(sample(&scene, "claude-code/PreToolUse.json"), "ls");
+    let reply = run_with_stdin(
+        Command::new(&client).args(["bridge", "--agent", "claude-code"]),
+        allowed.to_string().as_bytes(),
+    );
+    let (code, stdout, stderr) = &reply;
+    assert_eq!((*code, stdout.as_str()), (2, ""), "{reply:?}");
+    assert!(
+        stderr.starts_with(&format!(
+            "hookhost-client: cannot start hookhost at {}: ",
+            alone.join("hookhost").display()
+        )) && stderr.contains("so this call was blocked"),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -368,51 +455,57 @@ fn a_server_that_stops_with_the_call_is_a_deny_in_time() {
         &format!("cat >/dev/null; touch '{}'; sleep 30", marker.display()),
     );
     let warm = Warm::in_scene(&scene);
-    let pid = warm.child.id().to_string();
-    // The server is stopped once its hook runs: it holds the call and answers nothing.
-    let stopper = std::thread::spawn({
-        let marker = marker.clone();
-        move || {
-            assert!(wait_until(|| marker.exists()), "the hook never ran");
-            assert!(
-                Command::new("kill")
-                    .args(["-STOP", &pid])
-                    .status()
-                    .unwrap()
-                    .success()
-            );
-        }
-    });
     let allowed = with_command(sample(&scene, "claude-code/PreToolUse.json"), "ls");
-    let started = Instant::now();
-    // A budget that a loaded CI machine's hook start fits in (the server's own budget deny
-    // would otherwise answer before the hook runs, and nothing would be stopped).
-    let mut flags = vec!["--budget-ms", "6000"];
-    flags.extend(warm.flag());
-    let reply = bridge_json_with(&scene, "claude-code", &allowed, &flags);
-    let took = started.elapsed();
-    stopper.join().unwrap();
-    assert!(
-        Command::new("kill")
-            .args(["-CONT", &warm.child.id().to_string()])
-            .status()
-            .unwrap()
-            .success()
-    );
-    // The bridge's refusal (Claude Code's blocking exit status, the reason on stderr), as
-    // for any call it could not run.
-    let (code, stdout, stderr) = &reply;
-    assert_eq!((*code, stdout.as_str()), (2, ""), "{reply:?}");
-    assert!(
-        stderr.contains("hookhost's warm server took this call and did not answer within 6000 ms"),
-        "{stderr}"
-    );
-    // The budget and a second's grace for the server's own answer: inside the agent's
-    // timeout (the budget plus five seconds), with room for this process's start.
-    assert!(
-        took < Duration::from_millis(6_000 + 1_000 + 2_500),
-        "{took:?}"
-    );
+    for bridge in BRIDGES {
+        let _ = std::fs::remove_file(&marker);
+        let pid = warm.child.id().to_string();
+        // The server is stopped once its hook runs: it holds the call and answers nothing.
+        let stopper = std::thread::spawn({
+            let marker = marker.clone();
+            move || {
+                assert!(wait_until(|| marker.exists()), "the hook never ran");
+                assert!(
+                    Command::new("kill")
+                        .args(["-STOP", &pid])
+                        .status()
+                        .unwrap()
+                        .success()
+                );
+            }
+        });
+        let started = Instant::now();
+        // A budget that a loaded CI machine's hook start fits in (the server's own budget
+        // deny would otherwise answer before the hook runs, and nothing would be stopped).
+        let mut flags = vec!["--budget-ms", "6000"];
+        flags.extend(warm.flag());
+        let reply = bridge.json_with(&scene, "claude-code", &allowed, &flags);
+        let took = started.elapsed();
+        stopper.join().unwrap();
+        assert!(
+            Command::new("kill")
+                .args(["-CONT", &warm.child.id().to_string()])
+                .status()
+                .unwrap()
+                .success()
+        );
+        // The bridge's refusal (Claude Code's blocking exit status, the reason on stderr),
+        // as for any call it could not run: `hookhost-client` has the hookhost beside it
+        // say it.
+        let (code, stdout, stderr) = &reply;
+        assert_eq!((*code, stdout.as_str()), (2, ""), "{bridge:?}: {reply:?}");
+        assert!(
+            stderr.contains(
+                "hookhost's warm server took this call and did not answer within 6000 ms"
+            ),
+            "{bridge:?}: {stderr}"
+        );
+        // The budget and a second's grace for the server's own answer: inside the agent's
+        // timeout (the budget plus five seconds), with room for this process's start.
+        assert!(
+            took < Duration::from_millis(6_000 + 1_000 + 2_500),
+            "{bridge:?}: {took:?}"
+        );
+    }
 }
 
 #[test]

@@ -109,6 +109,21 @@ impl Scene {
         cmd
     }
 
+    /// [`Scene::hookhost`] through `hookhost-client`, the program `install --warm`
+    /// registers (it hands a bridged call to the warm server, else runs hookhost).
+    pub fn client(&self) -> Command {
+        let hookhost = self.hookhost();
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_hookhost-client"));
+        cmd.args(hookhost.get_args());
+        for (name, value) in hookhost.get_envs() {
+            match value {
+                Some(value) => cmd.env(name, value),
+                None => cmd.env_remove(name),
+            };
+        }
+        cmd
+    }
+
     /// `hookhost ARGS` in this scene: (exit code, stdout, stderr).
     pub fn run(&self, args: &[&str]) -> (i32, String, String) {
         super::run(self.hookhost().args(args))

@@ -33,10 +33,6 @@ impl io::Write for Connection {
 
 impl Connection {
     /// Never called: there is no connection.
-    pub(crate) fn try_clone(&self) -> io::Result<Connection> {
-        match *self {}
-    }
-    /// Never called: there is no connection.
     pub(crate) fn set_read_timeout(&self, _: Option<std::time::Duration>) -> io::Result<()> {
         match *self {}
     }
@@ -157,4 +153,28 @@ pub(crate) fn on_close(
     _: impl FnOnce() + Send + 'static,
 ) -> io::Result<()> {
     match *connection {}
+}
+
+/// Runs the program at `program` with `args` and `env` set (`hookhost-client` starting
+/// hookhost), `stdin` (when given) written to its stdin, and returns its exit status.
+pub(crate) fn run_instead(
+    program: &Path,
+    args: &[std::ffi::OsString],
+    stdin: Option<&[u8]>,
+    env: (&str, &std::ffi::OsStr),
+) -> io::Result<i32> {
+    use std::io::Write;
+    let mut command = std::process::Command::new(program);
+    command.args(args).env(env.0, env.1);
+    if stdin.is_some() {
+        command.stdin(std::process::Stdio::piped());
+    }
+    let mut child = command.spawn()?;
+    if let (Some(bytes), Some(mut pipe)) = (stdin, child.stdin.take()) {
+        // A hookhost that stops reading early has what it needs.
+        let _ = pipe.write_all(bytes);
+    }
+    let status = child.wait()?;
+    // No status (a signal): 2, a deny wherever the status means anything.
+    Ok(status.code().unwrap_or(2))
 }

@@ -385,6 +385,40 @@ pub(crate) fn os_string(bytes: Vec<u8>) -> std::ffi::OsString {
     std::os::unix::ffi::OsStringExt::from_vec(bytes)
 }
 
+/// Becomes the program at `program` with `args` (`hookhost-client` starting hookhost):
+/// `stdin`, when given, is what it reads on its stdin (the bytes the hand-over read, in a
+/// sealed-off memory file), and `env` is set. Returns only on failure.
+pub(crate) fn run_instead(
+    program: &Path,
+    args: &[std::ffi::OsString],
+    stdin: Option<&[u8]>,
+    env: (&str, &std::ffi::OsStr),
+) -> io::Result<i32> {
+    use std::io::{Seek, Write};
+    use std::os::fd::FromRawFd;
+    use std::os::unix::process::CommandExt;
+    if let Some(bytes) = stdin {
+        // SAFETY: a plain syscall with a NUL-terminated name; the fd it returns is owned
+        // by the file made below.
+        let fd = unsafe { libc::memfd_create(c"hookhost-stdin".as_ptr(), libc::MFD_CLOEXEC) };
+        if fd < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: `fd` was just made and is owned nowhere else.
+        let mut file = unsafe { std::fs::File::from_raw_fd(fd) };
+        file.write_all(bytes)?;
+        file.rewind()?;
+        // SAFETY: plain syscall on two valid fds; the copy at 0 does not close on exec.
+        if unsafe { libc::dup2(fd, 0) } < 0 {
+            return Err(io::Error::last_os_error());
+        }
+    }
+    Err(std::process::Command::new(program)
+        .args(args)
+        .env(env.0, env.1)
+        .exec())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
