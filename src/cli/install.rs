@@ -118,6 +118,20 @@ fn request(
     };
     let hookhost = std::env::current_exe()
         .map_err(|e| format!("cannot find the hookhost binary to register: {e}"))?;
+    // A bridge that hands its calls over is `hookhost-client`, built and installed beside
+    // hookhost: registering a file that is not there would fail every call.
+    if let Some(warm) = &warm {
+        let client = hookhost::warm::client::client_beside(&hookhost);
+        if !client.is_file() {
+            return Err(format!(
+                "{} registers {}, the small program that hands calls to the warm server, and there is none beside {}: install both (`cargo install` and `cargo build --release` build both), or register without {}",
+                warm.flag(),
+                client.display(),
+                hookhost.display(),
+                warm.flag()
+            ));
+        }
+    }
     Ok(Request {
         action,
         agent,

@@ -316,7 +316,8 @@ pub struct Registration {
     pub agent: AgentKind,
     /// The events registered, in the agent's spelling.
     pub events: Vec<&'static str>,
-    /// The program: the absolute path of the hookhost binary.
+    /// The program: the absolute path of the hookhost binary, or of the `hookhost-client`
+    /// beside it for a bridge that hands its calls to the warm server.
     pub program: PathBuf,
     /// Its arguments: `bridge --agent <name>` (and `--budget-ms N` for a budget that is not
     /// the default, then `--warm` or `--warm-socket SOCKET` for a bridge that hands its
@@ -369,9 +370,9 @@ impl Registration {
         if !hookhost.is_absolute() {
             return Err(InstallError::BinaryNotAbsolute(hookhost.to_path_buf()));
         }
-        let program = hookhost
-            .to_str()
-            .ok_or_else(|| InstallError::BinaryNotUtf8(hookhost.to_path_buf()))?;
+        if hookhost.to_str().is_none() {
+            return Err(InstallError::BinaryNotUtf8(hookhost.to_path_buf()));
+        }
         let budget_ms = options.budget_ms.unwrap_or(agent.default_budget_ms());
         let mut args = vec![
             "bridge".to_string(),
@@ -387,12 +388,19 @@ impl Registration {
         {
             args.extend(["--budget-ms".to_string(), budget_ms.to_string()]);
         }
+        // A bridge that hands its calls over is `hookhost-client`, beside hookhost: the
+        // hand-over without the start of the whole binary (docs/contract.md#the-warm-server).
+        let mut registered = hookhost.to_path_buf();
         if let Some(warm) = &options.warm {
             if options.system {
                 return Err(InstallError::WarmWithSystem { flag: warm.flag() });
             }
             args.extend(warm.args()?);
+            registered = crate::warm::client::client_beside(hookhost);
         }
+        let program = registered
+            .to_str()
+            .ok_or_else(|| InstallError::BinaryNotUtf8(registered.clone()))?;
         // Windows: `C:/…/hookhost.exe`, which every shell reads alike.
         let program = crate::platform::sys::file_system::command_line_program(program);
         let command_line = std::iter::once(program.as_str())
@@ -416,7 +424,7 @@ impl Registration {
                 .iter()
                 .map(|e| e.name)
                 .collect(),
-            program: hookhost.to_path_buf(),
+            program: registered.clone(),
             args,
             command_line,
             budget_ms,
@@ -743,13 +751,14 @@ struct Ours<'a> {
 
 impl Ours<'_> {
     /// Whether running `program` with `first_arg` first is hookhost's bridge: the program is
-    /// the binary being registered or any file named `hookhost` (an older install from
-    /// another path), and the first argument is `bridge`.
+    /// the binary being registered, or any file named `hookhost` (an older install from
+    /// another path) or `hookhost-client` (a bridge that hands its calls to the warm
+    /// server), and the first argument is `bridge`.
     fn is_bridge(&self, program: &str, first_arg: Option<&str>) -> bool {
         let is_hookhost = Path::new(program) == self.binary
             || Path::new(program)
                 .file_name()
-                .is_some_and(|n| n == "hookhost");
+                .is_some_and(|n| n == "hookhost" || n == crate::warm::client::CLIENT_NAME);
         is_hookhost && first_arg == Some("bridge")
     }
 

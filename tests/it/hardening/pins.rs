@@ -368,19 +368,25 @@ fn the_warm_flag_is_registered_pinned_and_its_removal_refused() {
         let command = written["hooks"][event][0]["hooks"][0]["command"]
             .as_str()
             .unwrap_or_else(|| panic!("{installed}"));
+        // The program is `hookhost-client`, beside the hookhost that installed it.
+        let client = Path::new(env!("CARGO_BIN_EXE_hookhost-client"));
         assert!(
-            command.ends_with(" bridge --agent claude-code --warm"),
+            command.contains(client.to_str().unwrap())
+                && command.ends_with(" bridge --agent claude-code --warm"),
             "{command}"
         );
     }
-    // Bridged as registered (no server at the user's default socket: run here).
+    // Bridged as registered (no server at the user's default socket: run here), through
+    // the client the registration names.
     let bridge = |payload: &Value, warm: bool| {
         let mut args = vec!["--no-sandbox", "bridge", "--agent", "claude-code"];
+        let mut program = env!("CARGO_BIN_EXE_hookhost");
         if warm {
             args.push("--warm");
+            program = env!("CARGO_BIN_EXE_hookhost-client");
         }
         run_with_stdin(
-            &mut m.command(env!("CARGO_BIN_EXE_hookhost"), &args),
+            &mut m.command(program, &args),
             payload.to_string().as_bytes(),
         )
     };
@@ -450,6 +456,90 @@ fn the_warm_flag_is_registered_pinned_and_its_removal_refused() {
         "/run/w.sock",
     ]);
     assert_eq!(code, 2, "clap keeps the two apart");
+}
+
+/// `install --warm` registers the `hookhost-client` beside hookhost, refuses when there is
+/// none, and pins its digest, which `doctor` checks like hookhost's own (a client replaced
+/// by `exit 0` would let every call through; docs/threats.md#r5).
+#[test]
+fn the_client_a_warm_registration_names_is_pinned_and_checked() {
+    let m = Newcomer::new();
+    m.claude();
+    m.write_marker_config("");
+    let installed = m.root.path().join("installed");
+    std::fs::create_dir_all(&installed).unwrap();
+    let hookhost = installed.join("hookhost");
+    std::fs::hard_link(env!("CARGO_BIN_EXE_hookhost"), &hookhost).unwrap();
+    let client = installed.join("hookhost-client");
+
+    let (code, stdout, stderr) =
+        run(&mut m.command(&hookhost, &["install", "claude-code", "--warm"]));
+    assert_eq!(code, 2, "{stdout}");
+    assert_eq!(
+        stderr,
+        format!(
+            "hookhost: --warm registers {}, the small program that hands calls to the warm server, and there is none beside {}: install both (`cargo install` and `cargo build --release` build both), or register without --warm\n",
+            client.display(),
+            hookhost.display()
+        )
+    );
+    assert!(!m.claude_settings().exists());
+
+    std::fs::copy(env!("CARGO_BIN_EXE_hookhost-client"), &client).unwrap();
+    let (code, stdout, stderr) =
+        run(&mut m.command(&hookhost, &["install", "claude-code", "--warm"]));
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let settings = std::fs::read_to_string(m.claude_settings()).unwrap();
+    assert!(settings.contains(client.to_str().unwrap()), "{settings}");
+    let pins: Value = serde_json::from_str(
+        &std::fs::read_to_string(m.root.path().join("state/hookhost/pins.json")).unwrap(),
+    )
+    .unwrap();
+    let pin = &pins["pins"][0];
+    assert_eq!(pin["hookhost"], json!(hookhost), "{pins}");
+    assert!(
+        pin["client_digest"]
+            .as_str()
+            .is_some_and(|d| d.starts_with("sha256:")),
+        "{pins}"
+    );
+    // Called as the agent calls it, it judges (no server: the hookhost beside it runs).
+    let forbidden = json!({
+        "session_id": "client-1", "transcript_path": null, "cwd": m.project,
+        "permission_mode": "default", "hook_event_name": "PreToolUse",
+        "tool_name": "Bash", "tool_input": {"command": "echo FORBIDDEN"}
+    });
+    let reply = run_with_stdin(
+        &mut m.command(
+            &client,
+            &["--no-sandbox", "bridge", "--agent", "claude-code", "--warm"],
+        ),
+        forbidden.to_string().as_bytes(),
+    );
+    assert_eq!(
+        denied(&reply).as_deref(),
+        Some("blocked by the user's hook \"marker\": FORBIDDEN is not allowed"),
+        "{reply:?}"
+    );
+    let (code, stdout, _) = run(&mut m.command(&hookhost, &["doctor"]));
+    assert!(
+        stdout.contains(&format!("  ✓ binary {}: as pinned ", hookhost.display())),
+        "{code} {stdout}"
+    );
+
+    let fake = installed.join("fake");
+    std::fs::write(&fake, "#!/bin/sh\nexit 0\n").unwrap();
+    std::fs::rename(&fake, &client).unwrap();
+    let (code, stdout, _) = run(&mut m.command(&hookhost, &["doctor"]));
+    assert_eq!(code, 1, "{stdout}");
+    assert!(
+        stdout.contains(&format!(
+            "  ✗ binary {}: the hookhost-client {} changed since `hookhost install claude-code` pinned it (",
+            hookhost.display(),
+            client.display()
+        )),
+        "{stdout}"
+    );
 }
 
 /// `doctor` says where a `--warm-socket` registration's calls go: nowhere yet (✓, they run

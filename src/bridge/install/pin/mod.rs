@@ -78,6 +78,10 @@ pub struct Pin {
     /// `sha256:` of the registered binary when it was pinned (checked by `doctor`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hookhost_digest: Option<String>,
+    /// `sha256:` of the `hookhost-client` a registration with [`Pin::warm`] names, beside
+    /// [`Pin::hookhost`], when it was pinned (checked by `doctor`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_digest: Option<String>,
 }
 
 /// The pins file.
@@ -146,6 +150,7 @@ impl Pin {
             pinned_at: crate::record::now_rfc3339(),
             config: None,
             hookhost_digest: None,
+            client_digest: None,
         }
     }
 
@@ -154,11 +159,21 @@ impl Pin {
     /// the registered binary's digest (`None` when it cannot be read: `doctor` says so).
     pub fn with_own_files(self, config: Option<ConfigPin>) -> Pin {
         let hookhost_digest = file_digest(&self.hookhost).ok();
+        let client_digest = self.client().and_then(|client| file_digest(&client).ok());
         Pin {
             config,
             hookhost_digest,
+            client_digest,
             ..self
         }
+    }
+
+    /// The `hookhost-client` the registration names, when it hands its calls to a warm
+    /// server.
+    pub fn client(&self) -> Option<PathBuf> {
+        self.warm
+            .as_ref()
+            .map(|_| crate::warm::client::client_beside(&self.hookhost))
     }
 
     /// ` --scope project` for a project registration, for the commands messages name.
@@ -235,34 +250,62 @@ impl Pin {
         ))
     }
 
-    /// Whether the registered binary is still the one pinned: `None` when it is, else
-    /// what `doctor` says. `digests` keeps each binary's digest, read once per `doctor`.
+    /// Whether the registered binaries are still the ones pinned (hookhost, and the
+    /// `hookhost-client` a warm registration names): `None` when they are, else what
+    /// `doctor` says. `digests` keeps each binary's digest, read once per `doctor`.
     pub fn binary_problem(
         &self,
         digests: &mut std::collections::HashMap<PathBuf, Result<String, String>>,
     ) -> Option<String> {
+        let mut problems: Vec<String> = self
+            .file_problem(
+                "hookhost binary",
+                &self.hookhost,
+                self.hookhost_digest.as_deref(),
+                digests,
+            )
+            .into_iter()
+            .collect();
+        if let Some(client) = self.client() {
+            problems.extend(self.file_problem(
+                crate::warm::client::CLIENT_NAME,
+                &client,
+                self.client_digest.as_deref(),
+                digests,
+            ));
+        }
+        (!problems.is_empty()).then(|| problems.join("; "))
+    }
+
+    /// Whether the binary `file` (`what`, for messages) is still the one pinned as
+    /// `pinned`.
+    fn file_problem(
+        &self,
+        what: &str,
+        file: &Path,
+        pinned: Option<&str>,
+        digests: &mut std::collections::HashMap<PathBuf, Result<String, String>>,
+    ) -> Option<String> {
         let (flag, scope) = (&self.agent, self.scope_flag());
-        let file = self.hookhost.display();
-        let Some(pinned) = &self.hookhost_digest else {
+        let shown = file.display();
+        let Some(pinned) = pinned else {
             return Some(format!(
-                "the hookhost binary {file} was pinned without its digest (by an older hookhost), so a replaced binary would go unnoticed: run `hookhost install {flag}{scope}` to pin it"
+                "the {what} {shown} was pinned without its digest (by an older hookhost), so a replaced binary would go unnoticed: run `hookhost install {flag}{scope}` to pin it"
             ));
         };
         let now = digests
-            .entry(self.hookhost.clone())
-            .or_insert_with(|| {
-                file_digest(&self.hookhost).map_err(|e| crate::access::explain(&self.hookhost, &e))
-            })
+            .entry(file.to_path_buf())
+            .or_insert_with(|| file_digest(file).map_err(|e| crate::access::explain(file, &e)))
             .clone();
         match now {
-            Ok(now) if &now == pinned => None,
+            Ok(now) if now == pinned => None,
             Ok(now) => Some(format!(
-                "the hookhost binary {file} changed since `hookhost install {flag}` pinned it ({} then, {} now): the agent runs whatever is there, and a replaced binary need not run hookhost's checks at all. If you upgraded hookhost, run `hookhost install {flag}{scope}` to pin it; if not, reinstall hookhost, then run it",
+                "the {what} {shown} changed since `hookhost install {flag}` pinned it ({} then, {} now): the agent runs whatever is there, and a replaced binary need not run hookhost's checks at all. If you upgraded hookhost, run `hookhost install {flag}{scope}` to pin it; if not, reinstall hookhost, then run it",
                 short_digest(pinned),
                 short_digest(&now)
             )),
             Err(why) => Some(format!(
-                "the hookhost binary {file} that `hookhost install {flag}` registered cannot be read ({why}): the agent's calls of it fail. Reinstall hookhost, then run `hookhost install {flag}{scope}`"
+                "the {what} {shown} that `hookhost install {flag}` registered cannot be read ({why}): the agent's calls of it fail. Reinstall hookhost, then run `hookhost install {flag}{scope}`"
             )),
         }
     }

@@ -577,8 +577,11 @@ fn a_warm_choice_reaches_the_bridge_after_the_budget() {
     );
     assert_eq!(
         default.command_line,
-        "/usr/local/bin/hookhost bridge --agent gemini --budget-ms 90000 --warm"
+        "/usr/local/bin/hookhost-client bridge --agent gemini --budget-ms 90000 --warm"
     );
+    // The program is `hookhost-client`, beside hookhost; without the choice, hookhost.
+    assert_eq!(default.program, Path::new("/usr/local/bin/hookhost-client"));
+    assert_eq!(plain.program, Path::new(HOOKHOST));
     let at = registration(Some(WarmSocket::At("/run/my sockets/w.sock".into())));
     assert_eq!(
         at.args,
@@ -594,7 +597,7 @@ fn a_warm_choice_reaches_the_bridge_after_the_budget() {
     );
     assert_eq!(
         at.command_line,
-        "/usr/local/bin/hookhost bridge --agent gemini --budget-ms 90000 --warm-socket '/run/my sockets/w.sock'"
+        "/usr/local/bin/hookhost-client bridge --agent gemini --budget-ms 90000 --warm-socket '/run/my sockets/w.sock'"
     );
     // Written into the settings, as every other argument is.
     let mut request = install(AgentKind::Gemini);
@@ -603,12 +606,21 @@ fn a_warm_choice_reaches_the_bridge_after_the_budget() {
     let new = parse(after(&change));
     assert_eq!(
         new["hooks"]["BeforeTool"][0]["hooks"][0]["command"],
-        "/usr/local/bin/hookhost bridge --agent gemini --warm"
+        "/usr/local/bin/hookhost-client bridge --agent gemini --warm"
     );
-    // Installing again without it takes it away.
+    // Installing again without it takes it away: the client's handler is recognised as
+    // hookhost's own and replaced, not left beside the new one.
     let back = planned(&install(AgentKind::Gemini), change.after.as_deref());
     assert_eq!(back.outcome, ChangeKind::Updated);
     assert!(!after(&back).contains("--warm"));
+    assert!(!after(&back).contains("hookhost-client"));
+    let again = parse(after(&back));
+    assert_eq!(
+        again["hooks"]["BeforeTool"][0]["hooks"]
+            .as_array()
+            .map(Vec::len),
+        Some(1)
+    );
 }
 
 #[test]
