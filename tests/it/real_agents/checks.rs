@@ -69,6 +69,48 @@ pub(super) fn a_blocked_call_does_not_run(test: &str, agent: &'static Agent) {
 
 // ---- (c) the shipped WASM policies, configured as the README shows
 
+/// Registered with `install --warm-socket`, the agent calls `hookhost-client`, which hands
+/// each call to `hookhost warm`: a force push and a write of `.env` are blocked there, an
+/// allowed call runs, and the server answered every one of them (none declined).
+pub(super) fn the_warm_server_judges_the_agents_calls(test: &str, agent: &'static Agent) {
+    let Some(w) = World::warm(test, agent) else {
+        return;
+    };
+    let before = w.remote_main();
+    let command = "git push --force origin main";
+    let (result, outcome) = w.one_call(&format!("RUN: {command}"));
+    assert_eq!(w.remote_main(), before, "{}", w.seen(&outcome));
+    let reason = "blocked by the user's hook \"no-force-push\": force-push is not allowed here \
+                  (git push --force)";
+    assert_eq!(
+        agent.shown("Bash", &result),
+        agent.denial("Bash", reason, command),
+        "{}",
+        w.seen(&outcome)
+    );
+    // Two more runs (the scripted model's results accumulate: judged by their effects).
+    let dotenv = match agent.kind {
+        Kind::ClaudeCode | Kind::Copilot | Kind::Qwen => "@PROJECT@/.env",
+        Kind::Codex | Kind::Gemini | Kind::Kimi => ".env",
+    };
+    let outcome = w.run(&format!("WRITE: {dotenv} SECRET=1"));
+    assert!(!w.project().join(".env").exists(), "{}", w.seen(&outcome));
+    let outcome = w.run("RUN: echo allowed > allowed-marker");
+    assert_eq!(
+        std::fs::read_to_string(w.project().join("allowed-marker"))
+            .ok()
+            .as_deref(),
+        Some("allowed\n"),
+        "{}",
+        w.seen(&outcome)
+    );
+    let calls = w.warm.as_ref().unwrap().calls();
+    assert!(
+        calls.len() >= 3 && calls.iter().all(|l| l.contains("answered")),
+        "{calls:#?}"
+    );
+}
+
 pub(super) fn no_force_push_blocks_a_force_push(test: &str, agent: &'static Agent) {
     let Some(w) = World::new(test, agent) else {
         return;

@@ -25,6 +25,14 @@ fn claude_code_force_push_is_blocked_by_no_force_push_wasm() {
 }
 
 #[test]
+fn claude_code_calls_are_judged_by_the_warm_server_through_hookhost_client() {
+    the_warm_server_judges_the_agents_calls(
+        "claude_code_calls_are_judged_by_the_warm_server_through_hookhost_client",
+        &CLAUDE_CODE,
+    );
+}
+
+#[test]
 fn claude_code_write_of_dotenv_is_blocked_by_protect_paths_wasm() {
     protect_paths_blocks_a_write(
         "claude_code_write_of_dotenv_is_blocked_by_protect_paths_wasm",

@@ -62,3 +62,11 @@ fn codex_does_not_run_a_call_when_a_hook_crashes() {
         "was killed by a signal",
     );
 }
+
+#[test]
+fn codex_calls_are_judged_by_the_warm_server_through_hookhost_client() {
+    the_warm_server_judges_the_agents_calls(
+        "codex_calls_are_judged_by_the_warm_server_through_hookhost_client",
+        &CODEX,
+    );
+}

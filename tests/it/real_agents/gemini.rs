@@ -70,3 +70,11 @@ fn gemini_does_not_run_a_call_when_a_hook_crashes() {
         "was killed by a signal",
     );
 }
+
+#[test]
+fn gemini_calls_are_judged_by_the_warm_server_through_hookhost_client() {
+    the_warm_server_judges_the_agents_calls(
+        "gemini_calls_are_judged_by_the_warm_server_through_hookhost_client",
+        &GEMINI,
+    );
+}

@@ -46,6 +46,33 @@ pub(super) struct World {
     pub(super) hookhost: PathBuf,
     pub(super) remote: PathBuf,
     pub(super) model: ModelServer,
+    /// The `hookhost warm` a registration made with `--warm-socket` hands its calls to.
+    pub(super) warm: Option<WarmServer>,
+}
+
+/// A running `hookhost -v warm`, its stderr in a file.
+pub(super) struct WarmServer {
+    child: std::process::Child,
+    log: PathBuf,
+}
+
+impl WarmServer {
+    /// The lines of its log about calls: `answered` or `declined`.
+    pub(super) fn calls(&self) -> Vec<String> {
+        std::fs::read_to_string(&self.log)
+            .unwrap_or_default()
+            .lines()
+            .filter(|l| l.contains("a bridged call"))
+            .map(String::from)
+            .collect()
+    }
+}
+
+impl Drop for WarmServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }
 
 /// What one agent run did.
@@ -57,6 +84,17 @@ pub(super) struct Outcome {
 
 impl World {
     pub(super) fn new(test: &str, agent: &'static Agent) -> Option<World> {
+        World::with(test, agent, false)
+    }
+
+    /// [`World::new`] with the registration `hookhost install AGENT --warm-socket SOCKET`
+    /// writes (`hookhost-client` beside the copy of hookhost) and `hookhost warm` running
+    /// at that socket.
+    pub(super) fn warm(test: &str, agent: &'static Agent) -> Option<World> {
+        World::with(test, agent, true)
+    }
+
+    fn with(test: &str, agent: &'static Agent, warm: bool) -> Option<World> {
         let binary = agent_or_skip(test, agent)?;
         let scene = Scene::new();
         let root = scene.root.path().to_path_buf();
@@ -68,6 +106,13 @@ impl World {
         // A copy of the binary, so that the registration names a file of this test.
         let hookhost = bin.join("hookhost");
         std::fs::copy(env!("CARGO_BIN_EXE_hookhost"), &hookhost).unwrap();
+        if warm {
+            std::fs::copy(
+                env!("CARGO_BIN_EXE_hookhost-client"),
+                bin.join("hookhost-client"),
+            )
+            .unwrap();
+        }
 
         // The WASM policies where the README keeps them, and the shell hooks.
         let wasm = home.join(".local/share/harness/hooks");
@@ -116,7 +161,7 @@ impl World {
             &["commit", "-q", "--amend", "-m", "one, rewritten"],
         );
 
-        let world = World {
+        let mut world = World {
             agent,
             binary,
             scene,
@@ -124,11 +169,37 @@ impl World {
             hookhost,
             remote,
             model: ModelServer::start(),
+            warm: None,
         };
         world.configure_agent();
-        let (code, stdout, stderr) = run(world
-            .env(&mut Command::new(&world.hookhost))
-            .args(["install", agent.install]));
+        let mut install = vec!["install", agent.install];
+        let socket = root.join("run/warm.sock");
+        if warm {
+            use std::os::unix::fs::PermissionsExt;
+            let run_folder = socket.parent().unwrap();
+            std::fs::create_dir_all(run_folder).unwrap();
+            std::fs::set_permissions(run_folder, std::fs::Permissions::from_mode(0o700)).unwrap();
+            let log = root.join("warm.log");
+            let child = world
+                .env(&mut Command::new(&world.hookhost))
+                .args(["-v", "warm", "--warm-socket"])
+                .arg(&socket)
+                .stdin(std::process::Stdio::null())
+                .stdout(std::process::Stdio::null())
+                .stderr(std::fs::File::create(&log).unwrap())
+                .spawn()
+                .expect("start hookhost warm");
+            let server = WarmServer { child, log };
+            assert!(
+                crate::support::wait_until(|| socket.exists()),
+                "hookhost warm did not start: {:?}",
+                std::fs::read_to_string(&server.log)
+            );
+            world.warm = Some(server);
+            install.extend(["--warm-socket", socket.to_str().unwrap()]);
+        }
+        let (code, stdout, stderr) =
+            run(world.env(&mut Command::new(&world.hookhost)).args(&install));
         assert_eq!(
             code, 0,
             "hookhost install {}: {stdout}{stderr}",
@@ -357,12 +428,15 @@ impl World {
     /// The processes still running with this world's HOME in their environment.
     pub(super) fn leftovers(&self) -> Vec<i32> {
         let needle = format!("HOME={}\0", self.home.display());
+        // The warm server outlives every run, as it should.
+        let server = self.warm.as_ref().map(|w| w.child.id() as i32);
         let Ok(entries) = std::fs::read_dir("/proc") else {
             return Vec::new();
         };
         entries
             .flatten()
             .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+            .filter(|pid| Some(*pid) != server)
             .filter(|pid| {
                 std::fs::read(format!("/proc/{pid}/environ"))
                     .is_ok_and(|env| env.windows(needle.len()).any(|w| w == needle.as_bytes()))
