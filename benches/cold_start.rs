@@ -318,8 +318,9 @@ fn bridge_against_python(scene: &Scene, warm_cache: &Path) {
 }
 
 /// The bridge handing its call to `hookhost warm` (docs/contract.md#the-warm-server),
-/// interleaved with the process floor, the bridge judging the call itself, and the plain
-/// python hook: one of each per round, a new agent session per call, 150 rounds after 10;
+/// from `hookhost bridge` itself and from `hookhost-client` (what `install --warm`
+/// registers), interleaved with the process floor, the bridge judging the call itself,
+/// and the plain python hook: one of each per round, a new agent session per call, 150 rounds after 10;
 /// medians and their ratios. `cargo bench --bench cold_start -- warm` runs only this.
 fn warm_server(scene: &Scene, warm_cache: &Path) {
     let wasm = support::wasm_dir().join("no-force-push.wasm");
@@ -336,14 +337,17 @@ fn warm_server(scene: &Scene, warm_cache: &Path) {
     std::fs::create_dir_all(&run).unwrap();
     std::fs::set_permissions(&run, std::os::unix::fs::PermissionsExt::from_mode(0o700)).unwrap();
     let socket = run.join("warm.sock");
+    // `-v`: a line per call answered, counted below (a call the server did not answer
+    // would be timed as one, run in the bridge's own process).
+    let log = scene.root.path().join("warm.log");
     let mut server = Command::new(env!("CARGO_BIN_EXE_hookhost"))
-        .args(["warm", "--warm-socket"])
+        .args(["-v", "warm", "--warm-socket"])
         .arg(&socket)
         .env_clear()
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
         .stdin(Stdio::null())
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(std::fs::File::create(&log).expect("the server's log"))
         .spawn()
         .expect("start hookhost warm");
     let deadline = Instant::now() + Duration::from_secs(10);
@@ -351,9 +355,9 @@ fn warm_server(scene: &Scene, warm_cache: &Path) {
         std::thread::sleep(Duration::from_millis(10));
     }
     let mut calls = 0;
-    let mut bridge = |warm: bool| {
+    let mut bridge = |program: &str, warm: bool| {
         calls += 1;
-        let mut command = Command::new(env!("CARGO_BIN_EXE_hookhost"));
+        let mut command = Command::new(program);
         command
             .arg("--config")
             .arg(&config)
@@ -378,7 +382,10 @@ fn warm_server(scene: &Scene, warm_cache: &Path) {
     let mut floor = Vec::new();
     let mut fresh = Vec::new();
     let mut warm = Vec::new();
+    let mut client = Vec::new();
     let mut plain = Vec::new();
+    let hookhost = env!("CARGO_BIN_EXE_hookhost");
+    let hookhost_client = env!("CARGO_BIN_EXE_hookhost-client");
     for round in 0..160 {
         let took = [
             {
@@ -387,8 +394,9 @@ fn warm_server(scene: &Scene, warm_cache: &Path) {
                 assert!(status.success());
                 start.elapsed()
             },
-            bridge(false),
-            bridge(true),
+            bridge(hookhost, false),
+            bridge(hookhost, true),
+            bridge(hookhost_client, true),
             {
                 let mut command = Command::new(&python);
                 command.arg(&hook);
@@ -399,30 +407,41 @@ fn warm_server(scene: &Scene, warm_cache: &Path) {
             floor.push(took[0]);
             fresh.push(took[1]);
             warm.push(took[2]);
-            plain.push(took[3]);
+            client.push(took[3]);
+            plain.push(took[4]);
         }
     }
     let _ = server.kill();
     let _ = server.wait();
-    let [floor, fresh, warm, plain] = [floor, fresh, warm, plain].map(Stats::of);
+    let answered = std::fs::read_to_string(&log)
+        .unwrap_or_default()
+        .matches("a bridged call answered")
+        .count();
+    assert_eq!(answered, 2 * 160, "calls the warm server answered");
+    let [floor, fresh, warm, client, plain] = [floor, fresh, warm, client, plain].map(Stats::of);
     common::report("interleaved: /bin/true", &floor);
     common::report("interleaved: bridge, 1 wasm, in its process", &fresh);
     common::report("interleaved: bridge, 1 wasm, warm server", &warm);
+    common::report("interleaved: hookhost-client, 1 wasm, warm server", &client);
     common::report("interleaved: plain python hook", &plain);
     let ratio = |a: &Stats, b: &Stats| a.median.as_secs_f64() / b.median.as_secs_f64();
     println!(
         "RATIO warm server / bridge in its process (median): {:.3}",
         ratio(&warm, &fresh)
     );
+    println!(
+        "RATIO hookhost-client / hookhost bridge, both warm (median): {:.3}",
+        ratio(&client, &warm)
+    );
     common::target(
-        "bridged wasm hook through the warm server / /bin/true (median)",
-        ratio(&warm, &floor),
+        "bridged wasm hook through hookhost-client and the warm server / /bin/true (median)",
+        ratio(&client, &floor),
         2.5,
         "",
     );
     common::target(
-        "bridged wasm hook through the warm server / python hook (median)",
-        ratio(&warm, &plain),
+        "bridged wasm hook through hookhost-client and the warm server / python hook (median)",
+        ratio(&client, &plain),
         0.1,
         "",
     );

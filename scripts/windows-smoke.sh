@@ -266,6 +266,18 @@ else
 fi
 echo "SKIPPED-ON-WINE system scope, passing path: wine $(wine --version)'s wineserver keeps no owner or DACL a program sets (no xattr support), so no file is an administrator's here; install writing managed-settings.json and the protected C:\\ProgramData\\hookhost, a system hook's block, and a config Users may write refused by name need Windows (the rule is unit-tested: cargo test --lib platform::acl)"
 
+# hookhost-client.exe, what `install --warm` registers: Windows has no warm server, so
+# it starts the hookhost.exe beside it with the call, and its answer is the bridge's.
+CLIENT="$(dirname "$EXE")/hookhost-client.exe"
+project_json=$(win "$SMOKE/project" | sed 's/\\/\\\\/g')
+client_out=$(printf '%s' "{\"session_id\":\"c\",\"transcript_path\":\"\",\"cwd\":\"$project_json\",\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"git push --force origin main\"}}" |
+    wine "$CLIENT" --config "$(win "$CONFIG")" --project "$(win "$SMOKE/project")" bridge --agent claude-code --budget-ms 20000 2>&1 | tr -d '\r')
+if grep -q '"deny"' <<<"$client_out" && grep -q 'no-force-push' <<<"$client_out"; then
+    pass "hookhost-client.exe has the hookhost.exe beside it judge a bridged force push (denied)"
+else
+    fail "hookhost-client.exe: $client_out"
+fi
+
 wineserver --kill 2>/dev/null || true
 echo
 echo "Checked only on Windows itself, not under wine: a real console's Ctrl-C, Windows"

@@ -336,9 +336,18 @@ pub fn main(prepared: Option<Prepared>) -> ExitCode {
     let _ = hookhost::process::raise_open_file_limit();
     // `serve` runs requests in parallel; every other command runs one thing at a time.
     let mut builder = match cli.command {
-        Command::Serve { .. } | Command::Warm { .. } => {
+        Command::Serve { .. } => {
             let mut b = tokio::runtime::Builder::new_multi_thread();
             b.worker_threads(2);
+            b
+        }
+        Command::Warm { .. } => {
+            let mut b = tokio::runtime::Builder::new_multi_thread();
+            b.worker_threads(2);
+            // An agent's calls come seconds apart (the model thinks between them): with
+            // tokio's 10 s, each such call would start the thread its session start runs
+            // on afresh. A few idle threads cost nothing.
+            b.thread_keep_alive(WARM_THREAD_KEEP_ALIVE);
             b
         }
         _ => tokio::runtime::Builder::new_current_thread(),
@@ -356,6 +365,9 @@ pub fn main(prepared: Option<Prepared>) -> ExitCode {
     runtime.shutdown_timeout(std::time::Duration::from_millis(100));
     code
 }
+
+/// How long the warm server keeps an idle blocking thread for the next call.
+const WARM_THREAD_KEEP_ALIVE: std::time::Duration = std::time::Duration::from_secs(600);
 
 /// The variable that turns operator logs on, with a `RUST_LOG`-style filter.
 pub const LOG_ENV: &str = hookhost::warm::client::LOG_ENV;
