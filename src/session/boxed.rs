@@ -200,6 +200,11 @@ impl SessionSandbox {
 /// the sweep finds it held like a live session's; the lock is returned, for a session
 /// that uses DIR to hold for its life (`None` when DIR cannot be locked: another live
 /// session holds it, which keeps it from the sweep too, or it is not a folder).
+///
+/// A long-lived process (`serve`, `warm`) starts a session per call: it sweeps one temp
+/// folder at most once per [`SWEEP_EVERY`]. The sweep lists the whole temp folder, and a
+/// listing per call was a twentieth of a warm server's call with 150 entries in `/tmp`
+/// (BENCHMARKS.md, eleventh sitting); a busy `/tmp` holds thousands.
 pub(super) fn sweep_dead_tmps(temp: &Path, keep: Option<&Path>) -> Option<std::fs::File> {
     let held = keep.and_then(|dir| {
         // The folder itself, not a link to it, which the sweep would not see as DIR.
@@ -208,6 +213,50 @@ pub(super) fn sweep_dead_tmps(temp: &Path, keep: Option<&Path>) -> Option<std::f
         folder.try_lock().ok()?;
         Some(folder)
     });
-    sandbox::sweep_private_tmps(temp);
+    if sweep_due(temp) {
+        sandbox::sweep_private_tmps(temp);
+    }
     held
+}
+
+/// How long a process leaves a temp folder it swept before it sweeps it again: what a
+/// killed session leaves waits that much longer, and nothing is kept from a live one.
+const SWEEP_EVERY: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// Whether this process last swept `temp` at least [`SWEEP_EVERY`] ago (or never), and
+/// if so, that it sweeps it now.
+fn sweep_due(temp: &Path) -> bool {
+    static SWEPT: std::sync::Mutex<Vec<(PathBuf, std::time::Instant)>> =
+        std::sync::Mutex::new(Vec::new());
+    let mut swept = SWEPT.lock().unwrap_or_else(|p| p.into_inner());
+    let now = std::time::Instant::now();
+    match swept.iter_mut().find(|(folder, _)| folder == temp) {
+        Some((_, last)) if now.duration_since(*last) < SWEEP_EVERY => false,
+        Some((_, last)) => {
+            *last = now;
+            true
+        }
+        None => {
+            swept.push((temp.to_path_buf(), now));
+            true
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_process_sweeps_a_temp_folder_at_most_once_a_minute() {
+        let temp = Path::new("/nonexistent/sweep-due-test");
+        let other = Path::new("/nonexistent/sweep-due-test-2");
+        assert!(sweep_due(temp), "the first start sweeps");
+        assert!(
+            !sweep_due(temp),
+            "the next one, within the minute, does not"
+        );
+        assert!(sweep_due(other), "another temp folder is its own");
+        assert!(!sweep_due(other));
+    }
 }
