@@ -394,14 +394,13 @@ impl Connection {
         Ok(request)
     }
 
-    /// Calls `gone` once the bridge closes its end or dies (it gave up on the call: the
-    /// agent's timeout or a signal), from a task on `runtime` that waits for that.
-    pub fn on_close(
+    /// A future that ends once the bridge closes its end or dies (it gave up on the call:
+    /// the agent's timeout or a signal), waiting on `runtime`'s reactor.
+    pub fn closed(
         &self,
         runtime: &tokio::runtime::Handle,
-        gone: impl FnOnce() + Send + 'static,
-    ) -> io::Result<()> {
-        os::on_close(&self.connection, runtime, gone)
+    ) -> io::Result<impl std::future::Future<Output = ()> + Send + 'static + use<>> {
+        os::closed(&self.connection, runtime)
     }
 
     /// Sends the answer and closes the connection.

@@ -147,11 +147,10 @@ pub(crate) fn confinement(_: Option<u32>) -> io::Result<Confinement> {
 pub(crate) fn undumpable() {}
 
 /// Never called: there is no connection.
-pub(crate) fn on_close(
+pub(crate) fn closed(
     connection: &Connection,
     _: &tokio::runtime::Handle,
-    _: impl FnOnce() + Send + 'static,
-) -> io::Result<()> {
+) -> io::Result<std::future::Pending<()>> {
     match *connection {}
 }
 

@@ -350,16 +350,15 @@ pub(crate) fn listen(socket: &Path) -> io::Result<UnixListener> {
     UnixListener::bind(socket)
 }
 
-/// Calls `gone` once the other end of `connection` closes (or sends anything: a bridge
-/// sends nothing after its call), from a task on `runtime`. The task waits on the
-/// runtime's reactor for a copy of the socket, and looks with `MSG_PEEK | MSG_DONTWAIT`,
-/// so the connection itself stays blocking and unread: no thread per call waits in a
-/// `read` for this.
-pub(crate) fn on_close(
+/// A future that ends once the other end of `connection` closes (or sends anything: a
+/// bridge sends nothing after its call). It waits on `runtime`'s reactor for a copy of
+/// the socket and looks with `MSG_PEEK | MSG_DONTWAIT`, so the connection itself stays
+/// blocking and unread. Polled by the call's own thread beside its work: no thread and
+/// no task per call waits for this (a task's spawn woke a worker thread on every call).
+pub(crate) fn closed(
     connection: &Connection,
     runtime: &tokio::runtime::Handle,
-    gone: impl FnOnce() + Send + 'static,
-) -> io::Result<()> {
+) -> io::Result<impl std::future::Future<Output = ()> + Send + 'static + use<>> {
     use std::os::fd::OwnedFd;
     use tokio::io::unix::AsyncFd;
     let watch: OwnedFd = connection.try_clone()?.into();
@@ -368,13 +367,13 @@ pub(crate) fn on_close(
     // `AsyncFd` holds it (it is dropped with it). The fd stays in blocking mode, which
     // the connection shares: nothing here reads it but the non-blocking peek below.
     let watch = unsafe { AsyncFd::register_with_interest(watch, tokio::io::Interest::READABLE) }?;
-    runtime.spawn(async move {
+    Ok(async move {
         loop {
             let Ok(mut ready) = watch.readable().await else {
                 break;
             };
             let mut byte = 0u8;
-            // SAFETY: a one-byte peek into a local, on a socket this task owns a copy of.
+            // SAFETY: a one-byte peek into a local, on a socket this future owns a copy of.
             let rc = unsafe {
                 libc::recv(
                     watch.get_ref().as_raw_fd(),
@@ -389,9 +388,7 @@ pub(crate) fn on_close(
             }
             break;
         }
-        gone();
-    });
-    Ok(())
+    })
 }
 
 /// Whether `e` says the process (or the system) has no file descriptor free.
