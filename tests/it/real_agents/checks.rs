@@ -69,13 +69,9 @@ pub(super) fn a_blocked_call_does_not_run(test: &str, agent: &'static Agent) {
 
 // ---- (c) the shipped WASM policies, configured as the README shows
 
-/// Registered with `install --warm-socket`, the agent calls `hookhost-client`, which hands
-/// each call to `hookhost warm`: a force push and a write of `.env` are blocked there, an
-/// allowed call runs, and the server answered every one of them (none declined).
-pub(super) fn the_warm_server_judges_the_agents_calls(test: &str, agent: &'static Agent) {
-    let Some(w) = World::warm(test, agent) else {
-        return;
-    };
+/// The agent asked to force-push: the remote's `main` stays, and the model reads
+/// no-force-push's reason in the agent's form of a denial. Returns the remote's `main`.
+fn force_push_is_blocked(w: &World) -> String {
     let before = w.remote_main();
     let command = "git push --force origin main";
     let (result, outcome) = w.one_call(&format!("RUN: {command}"));
@@ -83,11 +79,22 @@ pub(super) fn the_warm_server_judges_the_agents_calls(test: &str, agent: &'stati
     let reason = "blocked by the user's hook \"no-force-push\": force-push is not allowed here \
                   (git push --force)";
     assert_eq!(
-        agent.shown("Bash", &result),
-        agent.denial("Bash", reason, command),
+        w.agent.shown("Bash", &result),
+        w.agent.denial("Bash", reason, command),
         "{}",
         w.seen(&outcome)
     );
+    before
+}
+
+/// Registered with `install --warm-socket`, the agent calls `hookhost-client`, which hands
+/// each call to `hookhost warm`: a force push and a write of `.env` are blocked there, an
+/// allowed call runs, and the server answered every one of them (none declined).
+pub(super) fn the_warm_server_judges_the_agents_calls(test: &str, agent: &'static Agent) {
+    let Some(w) = World::warm(test, agent) else {
+        return;
+    };
+    force_push_is_blocked(&w);
     // Two more runs (the scripted model's results accumulate: judged by their effects).
     let dotenv = match agent.kind {
         Kind::ClaudeCode | Kind::Copilot | Kind::Qwen => "@PROJECT@/.env",
@@ -115,18 +122,7 @@ pub(super) fn no_force_push_blocks_a_force_push(test: &str, agent: &'static Agen
     let Some(w) = World::new(test, agent) else {
         return;
     };
-    let before = w.remote_main();
-    let command = "git push --force origin main";
-    let (result, outcome) = w.one_call(&format!("RUN: {command}"));
-    assert_eq!(w.remote_main(), before, "{}", w.seen(&outcome));
-    let reason = "blocked by the user's hook \"no-force-push\": force-push is not allowed here \
-                  (git push --force)";
-    assert_eq!(
-        agent.shown("Bash", &result),
-        agent.denial("Bash", reason, command),
-        "{}",
-        w.seen(&outcome)
-    );
+    let before = force_push_is_blocked(&w);
     // The same push, not through the agent, does change the remote: the block was real.
     git(w.project(), &["push", "-q", "--force", "origin", "main"]);
     assert_ne!(w.remote_main(), before);
