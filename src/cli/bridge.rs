@@ -256,28 +256,26 @@ impl Call<'_> {
                 (cancel, Some(stopped))
             }
         };
-        let timer = {
-            let cancel = cancel.clone();
-            let deadline = self.deadline;
-            tokio::spawn(async move {
-                tokio::time::sleep_until(deadline.into()).await;
-                cancel.cancel();
-            })
-        };
-        let verdict = match self.event {
-            Event::PreToolUse { session, call } => {
-                host.pre_tool_use_call(call, &caller_facts(session), &cancel)
-                    .await
+        let gate = async {
+            match self.event {
+                Event::PreToolUse { session, call } => {
+                    host.pre_tool_use_call(call, &caller_facts(session), &cancel)
+                        .await
+                }
+                Event::Prompt { session, prompt } => {
+                    // A prompt starts the agent's next turn: failure warnings may be shown
+                    // again.
+                    host.end_turn();
+                    host.prompt_from(prompt, &caller_facts(session), &cancel)
+                        .await
+                }
+                Event::Other { .. } | Event::SettingsChanged { .. } => Verdict::allow(),
             }
-            Event::Prompt { session, prompt } => {
-                // A prompt starts the agent's next turn: failure warnings may be shown again.
-                host.end_turn();
-                host.prompt_from(prompt, &caller_facts(session), &cancel)
-                    .await
-            }
-            Event::Other { .. } | Event::SettingsChanged { .. } => Verdict::allow(),
         };
-        timer.abort();
+        // The deadline is polled beside the gate, not by a task of its own: in the warm
+        // server a task's spawn wakes a worker thread on another CPU on every call.
+        let deadline = tokio::time::sleep_until(self.deadline.into());
+        let verdict = until_done(gate, deadline, || cancel.cancel()).await;
         let out_of_time = Instant::now() >= self.deadline;
         let is_prompt = matches!(self.event, Event::Prompt { .. });
         let outcome = match (&verdict.outcome, out_of_time) {
@@ -291,6 +289,29 @@ impl Call<'_> {
         drop(host);
         outcome
     }
+}
+
+/// Runs `work` to its end, calling `then` once if `trigger` ends first (a deadline, the
+/// bridge that handed the call over giving up): `work` then winds down on its own, its
+/// hooks cancelled. Both are polled by the thread that awaits this, so nothing is spawned.
+pub(super) async fn until_done<T>(
+    work: impl std::future::Future<Output = T>,
+    trigger: impl std::future::Future<Output = ()>,
+    then: impl FnOnce(),
+) -> T {
+    let mut work = std::pin::pin!(work);
+    let mut trigger = std::pin::pin!(trigger);
+    let mut then = Some(then);
+    std::future::poll_fn(|cx| {
+        if then.is_some()
+            && trigger.as_mut().poll(cx).is_ready()
+            && let Some(then) = then.take()
+        {
+            then();
+        }
+        work.as_mut().poll(cx)
+    })
+    .await
 }
 
 /// `bridge --system` (docs/contract.md#system-mode): the administrator's session, made

@@ -240,7 +240,9 @@ fn one_call(
                 engines: Some(engines.clone()),
             };
             let judged = bridge_cli::command(&global, flag, budget_ms, false, caller);
-            let reply = runtime.block_on(until_judged(judged, closed, move || stop.cancel()));
+            let reply = runtime.block_on(bridge_cli::until_done(judged, closed, move || {
+                stop.cancel()
+            }));
             Answer::Reply {
                 stdout: reply.stdout.into_bytes(),
                 stderr: reply.stderr.into_bytes(),
@@ -257,29 +259,6 @@ fn one_call(
         took_us = taken.elapsed().as_micros() as u64,
         "hookhost warm: a bridged call {outcome}"
     );
-}
-
-/// Runs `judged` to its end, calling `gone` if `closed` ends first (the bridge gave up
-/// on the call: its hooks are stopped, and `judged` ends with a deny nobody reads). Both
-/// are polled by the calling thread.
-async fn until_judged<T>(
-    judged: impl std::future::Future<Output = T>,
-    closed: impl std::future::Future<Output = ()>,
-    gone: impl FnOnce(),
-) -> T {
-    let mut judged = std::pin::pin!(judged);
-    let mut closed = std::pin::pin!(closed);
-    let mut gone = Some(gone);
-    std::future::poll_fn(|cx| {
-        if gone.is_some()
-            && closed.as_mut().poll(cx).is_ready()
-            && let Some(gone) = gone.take()
-        {
-            gone();
-        }
-        judged.as_mut().poll(cx)
-    })
-    .await
 }
 
 /// The bridge call `request` makes, when it is one the server takes.
