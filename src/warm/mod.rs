@@ -9,9 +9,9 @@
 //! as in a bridge process. What this module owns:
 //!
 //! - [`wire`]: the three messages and their frames;
-//! - [`hand_over`]: the bridge's half. It hands a call over only to a server it can
-//!   vouch for (below), and any failure before an answer arrives is an `Err` the bridge
-//!   answers by running the call itself;
+//! - [`client`]: the bridge's half (`hookhost bridge` and `hookhost-client` alike). It
+//!   hands a call over only to a server it can vouch for (below), and any failure before
+//!   an answer arrives leaves the call to the bridge, which runs it itself;
 //! - [`Server`]: the server's half, which takes calls only from this user's processes
 //!   confined as the server is (a sandboxed caller judges its call itself, inside).
 //!
