@@ -18,7 +18,10 @@ fn main() -> std::process::ExitCode {
         Err(prepared) => {
             // What `hookhost-client` told this process is read; the hooks need not see it.
             // SAFETY: no other thread runs yet (the hand-over starts none).
-            unsafe { std::env::remove_var(hookhost::warm::client::DONE_ENV) };
+            unsafe {
+                std::env::remove_var(hookhost::warm::client::DONE_ENV);
+                std::env::remove_var(hookhost::warm::client::WAITED_ENV);
+            }
             cli::main(prepared)
         }
     }

@@ -19,6 +19,6 @@ fn main() -> std::process::ExitCode {
     };
     match client::hand_over(started, ServerBinary::At(&hookhost)) {
         Ok(code) => code,
-        Err(prepared) => client::run_hookhost(&hookhost, prepared),
+        Err(prepared) => client::run_hookhost(&hookhost, started, prepared),
     }
 }

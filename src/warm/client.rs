@@ -29,6 +29,13 @@ pub const LOG_ENV: &str = "HOOKHOST_LOG";
 /// skip a hand-over or block its own call (docs/threats.md#w1).
 pub const DONE_ENV: &str = "HOOKHOST_WARM_DONE";
 
+/// Set by `hookhost-client` beside [`DONE_ENV`]: the microseconds it ran before it
+/// started hookhost, which the call's budget counts (a server that died late in a call
+/// must not leave the call a fresh budget past the agent's timeout). A value can only
+/// move the budget's start earlier, so a value the agent sets can only bring a deny
+/// sooner.
+pub const WAITED_ENV: &str = "HOOKHOST_WARM_WAITED_US";
+
 /// The program `install --warm` registers, beside the hookhost binary.
 pub const CLIENT_NAME: &str = "hookhost-client";
 
@@ -67,6 +74,13 @@ pub fn hand_over(started: Instant, binary: ServerBinary<'_>) -> Result<ExitCode,
     // `hookhost-client` tried already: what it came to.
     if let Some(done) = std::env::var_os(DONE_ENV) {
         let unanswered = (!done.is_empty()).then(|| done.to_string_lossy().into_owned());
+        let waited = std::env::var(WAITED_ENV)
+            .ok()
+            .and_then(|us| us.parse::<u64>().ok())
+            .map(Duration::from_micros);
+        let started = waited
+            .and_then(|waited| started.checked_sub(waited))
+            .unwrap_or(started);
         let mut stdin = Vec::new();
         let stdin = std::io::stdin().read_to_end(&mut stdin).map(|_| stdin);
         return Err(Some(Prepared {
@@ -129,7 +143,7 @@ pub fn hand_over(started: Instant, binary: ServerBinary<'_>) -> Result<ExitCode,
     let request = Request {
         argv,
         env: std::env::vars_os()
-            .filter(|(name, _)| name != DONE_ENV)
+            .filter(|(name, _)| name != DONE_ENV && name != WAITED_ENV)
             .collect(),
         cwd,
         exe,
@@ -180,10 +194,11 @@ pub fn client_beside(hookhost: &Path) -> PathBuf {
 }
 
 /// Runs this process's call in the hookhost binary at `hookhost`: its arguments, with
-/// `prepared`'s stdin when the hand-over read it (else this process's own) and
-/// [`DONE_ENV`] saying what the hand-over came to. Returns the exit status where the OS
-/// waits for it; on Linux the process becomes hookhost and returns only on failure.
-pub fn run_hookhost(hookhost: &Path, prepared: Option<Prepared>) -> ExitCode {
+/// `prepared`'s stdin when the hand-over read it (else this process's own), [`DONE_ENV`]
+/// saying what the hand-over came to and [`WAITED_ENV`] how long since `started`.
+/// Returns the exit status where the OS waits for it; on Linux the process becomes
+/// hookhost and returns only on failure.
+pub fn run_hookhost(hookhost: &Path, started: Instant, prepared: Option<Prepared>) -> ExitCode {
     let args: Vec<OsString> = std::env::args_os().skip(1).collect();
     let (stdin, done) = match prepared {
         None => (None, String::new()),
@@ -199,12 +214,12 @@ pub fn run_hookhost(hookhost: &Path, prepared: Option<Prepared>) -> ExitCode {
             ..
         }) => (None, unanswered.unwrap_or_default()),
     };
-    let failure = match os::run_instead(
-        hookhost,
-        &args,
-        stdin.as_deref(),
+    let waited = started.elapsed().as_micros().to_string();
+    let env = [
         (DONE_ENV, OsStr::new(&done)),
-    ) {
+        (WAITED_ENV, OsStr::new(&waited)),
+    ];
+    let failure = match os::run_instead(hookhost, &args, stdin.as_deref(), &env) {
         Ok(code) => return ExitCode::from(u8::try_from(code).unwrap_or(2)),
         Err(e) => e,
     };

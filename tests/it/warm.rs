@@ -508,6 +508,48 @@ fn a_server_that_stops_with_the_call_is_a_deny_in_time() {
     }
 }
 
+/// A server that dies in the middle of a call leaves it to the bridge, which judges it
+/// within what is left of the call's budget, counted from the bridge's own start: for
+/// `hookhost-client`, the hookhost it starts counts the time the client waited, so the
+/// call is not given a fresh budget past the agent's timeout.
+#[test]
+fn a_server_that_dies_mid_call_leaves_the_rest_of_the_budget_not_a_new_one() {
+    let scene = Scene::new();
+    let marker = scene.root.path().join("hook-started");
+    slow_hook(
+        &scene,
+        &format!("cat >/dev/null; touch '{}'; sleep 30", marker.display()),
+    );
+    let mut warm = Warm::in_scene(&scene);
+    let pid = warm.child.id();
+    // Killed two seconds into its hook's run.
+    let killer = std::thread::spawn({
+        let marker = marker.clone();
+        move || {
+            assert!(wait_until(|| marker.exists()), "the hook never ran");
+            std::thread::sleep(Duration::from_secs(2));
+            // SAFETY: kill has no preconditions; the pid is the test's own child.
+            unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+        }
+    });
+    let allowed = with_command(sample(&scene, "claude-code/PreToolUse.json"), "ls");
+    let mut flags = vec!["--budget-ms", "4000"];
+    flags.extend(warm.flag());
+    let started = Instant::now();
+    let reply = Bridge::Client.json_with(&scene, "claude-code", &allowed, &flags);
+    let took = started.elapsed();
+    killer.join().unwrap();
+    let _ = warm.child.wait();
+    // The hook ran again in the bridge's own process and outlived what was left: a deny.
+    assert!(deny_reason("claude-code", &reply).is_some(), "{reply:?}");
+    // Within the budget from the client's start (plus the process starts), not two
+    // seconds more, as a fresh budget would give.
+    assert!(
+        took < Duration::from_millis(4_000 + 1_500),
+        "{took:?}: {reply:?}"
+    );
+}
+
 #[test]
 fn a_server_whose_binary_is_replaced_stops_answering() {
     let scene = policy_scene();

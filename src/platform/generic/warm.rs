@@ -160,11 +160,11 @@ pub(crate) fn run_instead(
     program: &Path,
     args: &[std::ffi::OsString],
     stdin: Option<&[u8]>,
-    env: (&str, &std::ffi::OsStr),
+    env: &[(&str, &std::ffi::OsStr)],
 ) -> io::Result<i32> {
     use std::io::Write;
     let mut command = std::process::Command::new(program);
-    command.args(args).env(env.0, env.1);
+    command.args(args).envs(env.iter().copied());
     if stdin.is_some() {
         command.stdin(std::process::Stdio::piped());
     }

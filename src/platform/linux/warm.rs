@@ -408,12 +408,12 @@ pub(crate) fn os_string(bytes: Vec<u8>) -> std::ffi::OsString {
 
 /// Becomes the program at `program` with `args` (`hookhost-client` starting hookhost):
 /// `stdin`, when given, is what it reads on its stdin (the bytes the hand-over read, in a
-/// sealed-off memory file), and `env` is set. Returns only on failure.
+/// memory file), and the variables `env` names are set. Returns only on failure.
 pub(crate) fn run_instead(
     program: &Path,
     args: &[std::ffi::OsString],
     stdin: Option<&[u8]>,
-    env: (&str, &std::ffi::OsStr),
+    env: &[(&str, &std::ffi::OsStr)],
 ) -> io::Result<i32> {
     use std::io::{Seek, Write};
     use std::os::fd::FromRawFd;
@@ -436,7 +436,7 @@ pub(crate) fn run_instead(
     }
     Err(std::process::Command::new(program)
         .args(args)
-        .env(env.0, env.1)
+        .envs(env.iter().copied())
         .exec())
 }
 
