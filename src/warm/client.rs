@@ -25,8 +25,9 @@ pub const LOG_ENV: &str = "HOOKHOST_LOG";
 
 /// Set by `hookhost-client` for the hookhost it starts: the hand-over was tried already.
 /// Empty: run the call here. Otherwise: the server took the call and gave no answer in
-/// time, and this is why; the call is blocked with it. A value the agent set can only
-/// skip a hand-over or block its own call (docs/threats.md#w1).
+/// time, and this is why; the call is blocked with it. Read only by a bridge whose
+/// arguments ask for a warm server, and the client always sets it: a value the agent
+/// set can only skip a hand-over or block its own call (docs/threats.md#w1).
 pub const DONE_ENV: &str = "HOOKHOST_WARM_DONE";
 
 /// Set by `hookhost-client` beside [`DONE_ENV`]: the microseconds it ran before it
@@ -71,8 +72,10 @@ pub fn hand_over(started: Instant, binary: ServerBinary<'_>) -> Result<ExitCode,
     if subcommand(&argv) != Some("bridge") {
         return Err(None);
     }
-    // `hookhost-client` tried already: what it came to.
-    if let Some(done) = std::env::var_os(DONE_ENV) {
+    // `hookhost-client` tried already: what it came to. Read only for a registration
+    // that hands its calls over (the client's always does): a value that reached a plain
+    // registration's environment (from a project's file, say) is not its to read.
+    if let Some(done) = std::env::var_os(DONE_ENV).filter(|_| super::socket_for(&argv).is_some()) {
         let unanswered = (!done.is_empty()).then(|| done.to_string_lossy().into_owned());
         let waited = std::env::var(WAITED_ENV)
             .ok()

@@ -550,6 +550,39 @@ fn a_server_that_dies_mid_call_leaves_the_rest_of_the_budget_not_a_new_one() {
     );
 }
 
+/// What `hookhost-client` tells the hookhost it starts is read only by a bridge whose
+/// registration hands its calls over: in a plain registration's environment (a project's
+/// file can set one), it neither blocks the call nor shortens its budget.
+#[test]
+fn a_plain_bridge_reads_nothing_the_client_would_set() {
+    let scene = policy_scene();
+    let allowed = with_command(sample(&scene, "claude-code/PreToolUse.json"), "ls");
+    let reply = run_with_stdin(
+        scene
+            .hookhost()
+            .args(["--no-sandbox", "bridge", "--agent", "claude-code"])
+            .env("HOOKHOST_WARM_DONE", "forged: the server gave no answer")
+            .env("HOOKHOST_WARM_WAITED_US", "999999999999"),
+        allowed.to_string().as_bytes(),
+    );
+    assert_eq!(deny_reason("claude-code", &reply), None, "{reply:?}");
+    // The same variables with a registration that hands its calls over: the forged
+    // reason blocks the call (all an agent gains by setting them is its own call blocked).
+    let (code, stdout, stderr) = run_with_stdin(
+        scene
+            .hookhost()
+            .args(["--no-sandbox", "bridge", "--agent", "claude-code"])
+            .args(["--warm-socket", "/run/nonexistent/w.sock"])
+            .env("HOOKHOST_WARM_DONE", "forged: the server gave no answer"),
+        allowed.to_string().as_bytes(),
+    );
+    assert_eq!((code, stdout.as_str()), (2, ""), "{stderr}");
+    assert!(
+        stderr.contains("forged: the server gave no answer"),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn a_server_whose_binary_is_replaced_stops_answering() {
     let scene = policy_scene();
