@@ -145,11 +145,12 @@ fn doctor_reports_a_project_switch_off_and_a_replaced_binary() {
     let m = Newcomer::new();
     m.claude();
     m.write_marker_config("");
-    // The binary registered is a second name of the test's; it is replaced below by a
-    // rename, which leaves the test's own binary as it is.
+    // The binary registered is a copy of the test's, replaced below by a rename. A copy,
+    // not a second name: a link changes the test binary's change time, and a warm server
+    // of it that another test runs meanwhile would stop as "its binary was replaced".
     let registered = m.root.path().join("installed/hookhost");
     std::fs::create_dir_all(registered.parent().unwrap()).unwrap();
-    std::fs::hard_link(env!("CARGO_BIN_EXE_hookhost"), &registered).unwrap();
+    std::fs::copy(env!("CARGO_BIN_EXE_hookhost"), &registered).unwrap();
     let (code, stdout, stderr) = run(&mut m.command(&registered, &["install", "claude-code"]));
     assert_eq!(code, 0, "{stdout}{stderr}");
     let digest = |path: &Path| {
@@ -469,7 +470,9 @@ fn the_client_a_warm_registration_names_is_pinned_and_checked() {
     let installed = m.root.path().join("installed");
     std::fs::create_dir_all(&installed).unwrap();
     let hookhost = installed.join("hookhost");
-    std::fs::hard_link(env!("CARGO_BIN_EXE_hookhost"), &hookhost).unwrap();
+    // A copy: a link would change the test binary's change time, and other tests' warm
+    // servers of it would stop as "its binary was replaced".
+    std::fs::copy(env!("CARGO_BIN_EXE_hookhost"), &hookhost).unwrap();
     let client = installed.join("hookhost-client");
 
     let (code, stdout, stderr) =
