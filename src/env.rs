@@ -98,13 +98,8 @@ impl Environment {
             "XDG_STATE_HOME",
             "XDG_CACHE_HOME",
         ];
-        // `/var/tmp` is not among them: the path guard does not count it either.
         let project = crate::paths::lexical(project);
-        let temp = [
-            crate::paths::lexical(&self.temp_folder()),
-            PathBuf::from("/tmp"),
-            PathBuf::from("/dev/shm"),
-        ];
+        let temp = agent_temp_folders(&self.temp_folder());
         let lies_where_the_agent_writes = |path: &Path| {
             let at = crate::paths::lexical(path);
             !path.is_absolute()
@@ -339,6 +334,17 @@ impl From<Vec<(OsString, OsString)>> for Environment {
     fn from(vars: Vec<(OsString, OsString)>) -> Environment {
         Environment::from_vars(vars)
     }
+}
+
+/// The temp folders an agent's commands write in, lexical: `temp` (an environment's temp
+/// folder), `/tmp` and `/dev/shm`. `/var/tmp` is not among them: the path guard does not
+/// count it either.
+pub(crate) fn agent_temp_folders(temp: &Path) -> [PathBuf; 3] {
+    [
+        crate::paths::lexical(temp),
+        PathBuf::from("/tmp"),
+        PathBuf::from("/dev/shm"),
+    ]
 }
 
 #[cfg(test)]

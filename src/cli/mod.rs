@@ -336,18 +336,15 @@ pub fn main(prepared: Option<Prepared>) -> ExitCode {
     let _ = hookhost::process::raise_open_file_limit();
     // `serve` runs requests in parallel; every other command runs one thing at a time.
     let mut builder = match cli.command {
-        Command::Serve { .. } => {
+        Command::Serve { .. } | Command::Warm { .. } => {
             let mut b = tokio::runtime::Builder::new_multi_thread();
             b.worker_threads(2);
-            b
-        }
-        Command::Warm { .. } => {
-            let mut b = tokio::runtime::Builder::new_multi_thread();
-            b.worker_threads(2);
-            // An agent's calls come seconds apart (the model thinks between them): with
-            // tokio's 10 s, each such call would start the thread its session start runs
-            // on afresh. A few idle threads cost nothing.
-            b.thread_keep_alive(WARM_THREAD_KEEP_ALIVE);
+            if matches!(cli.command, Command::Warm { .. }) {
+                // An agent's calls come seconds apart (the model thinks between them):
+                // with tokio's 10 s, each such call would start the thread its session
+                // start runs on afresh. A few idle threads cost nothing.
+                b.thread_keep_alive(WARM_THREAD_KEEP_ALIVE);
+            }
             b
         }
         _ => tokio::runtime::Builder::new_current_thread(),

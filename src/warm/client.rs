@@ -72,10 +72,11 @@ pub fn hand_over(started: Instant, binary: ServerBinary<'_>) -> Result<ExitCode,
     if subcommand(&argv) != Some("bridge") {
         return Err(None);
     }
+    let socket = super::socket_for(&argv);
     // `hookhost-client` tried already: what it came to. Read only for a registration
     // that hands its calls over (the client's always does): a value that reached a plain
     // registration's environment (from a project's file, say) is not its to read.
-    if let Some(done) = std::env::var_os(DONE_ENV).filter(|_| super::socket_for(&argv).is_some()) {
+    if let Some(done) = std::env::var_os(DONE_ENV).filter(|_| socket.is_some()) {
         let unanswered = (!done.is_empty()).then(|| done.to_string_lossy().into_owned());
         let waited = std::env::var(WAITED_ENV)
             .ok()
@@ -110,7 +111,7 @@ pub fn hand_over(started: Instant, binary: ServerBinary<'_>) -> Result<ExitCode,
     if argv.iter().skip(2).any(own) || std::env::var_os(LOG_ENV).is_some() {
         return Err(None);
     }
-    let Some(socket) = super::socket_for(&argv) else {
+    let Some(socket) = socket else {
         return Err(None);
     };
     // No server: nothing read yet, the call runs as it always did.
@@ -203,19 +204,10 @@ pub fn client_beside(hookhost: &Path) -> PathBuf {
 /// hookhost and returns only on failure.
 pub fn run_hookhost(hookhost: &Path, started: Instant, prepared: Option<Prepared>) -> ExitCode {
     let args: Vec<OsString> = std::env::args_os().skip(1).collect();
+    // A stdin that could not be read is left as it is: hookhost reads it, and says so.
     let (stdin, done) = match prepared {
         None => (None, String::new()),
-        Some(Prepared {
-            stdin: Ok(stdin),
-            unanswered,
-            ..
-        }) => (Some(stdin), unanswered.unwrap_or_default()),
-        // Its stdin could not be read: hookhost reads the same stdin, and says so.
-        Some(Prepared {
-            stdin: Err(_),
-            unanswered,
-            ..
-        }) => (None, unanswered.unwrap_or_default()),
+        Some(prepared) => (prepared.stdin.ok(), prepared.unanswered.unwrap_or_default()),
     };
     let waited = started.elapsed().as_micros().to_string();
     let env = [

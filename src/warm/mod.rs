@@ -82,14 +82,9 @@ pub fn default_socket() -> Option<PathBuf> {
 /// agent between two calls, so neither side uses one.
 pub(crate) fn in_temp_folder(socket: &Path) -> Option<PathBuf> {
     let socket = crate::paths::lexical(socket);
-    let mut temps = vec![PathBuf::from("/tmp"), PathBuf::from("/dev/shm")];
-    temps.extend(
-        std::env::var_os("TMPDIR")
-            .map(PathBuf::from)
-            .filter(|t| t.is_absolute())
-            .map(|t| crate::paths::lexical(&t)),
-    );
-    temps.into_iter().find(|t| socket.starts_with(t))
+    crate::env::agent_temp_folders(&std::env::temp_dir())
+        .into_iter()
+        .find(|t| socket.starts_with(t))
 }
 
 /// Why a call handed over got no answer.

@@ -373,10 +373,9 @@ fn close_all_but(keep: i32) {
 /// (`env_start`, `env_end`, Linux 3.5+).
 fn env_block() -> Option<(u64, u64)> {
     let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
-    // Fields after the command name (which may hold spaces) start at field 3.
-    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
-    let start = fields.get(50 - 3)?.parse().ok()?;
-    let end = fields.get(51 - 3)?.parse().ok()?;
+    let field = |n| super::process::stat_field(&stat, n)?.parse().ok();
+    let start = field(50)?;
+    let end = field(51)?;
     (start < end).then_some((start, end))
 }
 

@@ -41,3 +41,28 @@ pub(crate) fn children_of(pid: u32) -> Vec<u32> {
     out.dedup();
     out
 }
+
+/// Field `n` (counted from 1, as proc(5) counts them) of a `/proc/PID/stat` text. The
+/// command name (field 2) is in parentheses and may hold anything: fields are counted
+/// after its last `)`.
+pub(crate) fn stat_field(stat: &str, n: usize) -> Option<&str> {
+    stat.rsplit_once(')')?
+        .1
+        .split_whitespace()
+        .nth(n.checked_sub(3)?)
+}
+
+#[cfg(test)]
+mod stat_tests {
+    use super::stat_field;
+
+    #[test]
+    fn stat_fields_are_counted_after_the_last_parenthesis_of_the_name() {
+        let stat = "42 (a) b) (c) S 1 42 42 0 -1";
+        assert_eq!(stat_field(stat, 3), Some("S"));
+        assert_eq!(stat_field(stat, 5), Some("42"));
+        assert_eq!(stat_field(stat, 8), Some("-1"));
+        assert_eq!(stat_field(stat, 9), None);
+        assert_eq!(stat_field(stat, 2), None);
+    }
+}

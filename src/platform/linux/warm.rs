@@ -283,10 +283,7 @@ fn read_proc(path: &str) -> io::Result<String> {
 /// Field 22 of `PROC/stat`, the process's start time in clock ticks after boot.
 fn start_time(proc: &str) -> io::Result<u64> {
     let stat = read_proc(&format!("{proc}/stat"))?;
-    // The command name (field 2) is in parentheses and may hold anything: fields are
-    // counted after its last `)`.
-    stat.rsplit_once(')')
-        .and_then(|(_, rest)| rest.split_whitespace().nth(19))
+    super::process::stat_field(&stat, 22)
         .and_then(|t| t.parse().ok())
         .ok_or_else(|| io::Error::other(format!("{proc}/stat has no start time")))
 }
