@@ -104,7 +104,11 @@ pub(super) fn own_files_check(
             .or_else(|| config_file.clone())
         {
             let problem = pin.config_problem(&config, env);
-            add("config", &config, problem, &pin.pinned_at);
+            let pinned_at = match (&problem, &pin.config) {
+                (None, Some(pinned)) => with_moved_stamps(pin, pinned),
+                _ => pin.pinned_at.clone(),
+            };
+            add("config", &config, problem, &pinned_at);
         }
         add(
             "binary",
@@ -114,6 +118,26 @@ pub(super) fn own_files_check(
         );
     }
     files
+}
+
+/// "`pin.pinned_at`", and, when some of the hook files `pinned` holds were changed in their
+/// metadata only (a `chmod`, a new hard link), what that costs every bridged call: the
+/// bridge checks a file by its stamp and hashes it whole when the stamp moved.
+fn with_moved_stamps(pin: &pin::Pin, pinned: &pin::ConfigPin) -> String {
+    let pinned_at = &pin.pinned_at;
+    let moved = pinned.moved_stamps();
+    if moved.is_empty() {
+        return pinned_at.to_string();
+    }
+    let bytes: u64 = moved.iter().map(|(_, size)| size).sum();
+    let files: Vec<String> = moved.iter().map(|(f, _)| f.display().to_string()).collect();
+    format!(
+        "{pinned_at}; the metadata of {} changed since (same bytes), so every bridged call hashes {} KB again to check them: `hookhost install {}{}` pins them as they are now",
+        files.join(", "),
+        bytes.div_ceil(1024),
+        pin.agent,
+        pin.scope_flag()
+    )
 }
 
 /// The project's settings files that switch `report.agent`'s hooks off, for an agent

@@ -298,6 +298,13 @@ fn a_rewritten_hook_script_is_refused_until_install_pins_it() {
         denied(&m.bridge(&m.bash("echo FORBIDDEN"))).as_deref(),
         Some("blocked by the user's hook \"marker\": FORBIDDEN is not allowed")
     );
+    // `doctor` says what that costs: each call hashes the file again, until install.
+    let moved = format!(
+        "the metadata of {} changed since (same bytes), so every bridged call hashes 1 KB again to check them: `hookhost install claude-code` pins them as they are now",
+        script.display()
+    );
+    let (_, doctor, _) = m.run(&["doctor"]);
+    assert!(doctor.contains(&moved), "{doctor}");
     // The user's own change, pinned by install, which says what changed.
     std::fs::write(&script, "#!/bin/sh\nexit 0\n").unwrap();
     let (code, stdout, stderr) = m.run(&["install", "claude-code"]);
@@ -310,6 +317,8 @@ fn a_rewritten_hook_script_is_refused_until_install_pins_it() {
         "{stdout}"
     );
     assert_eq!(denied(&m.bridge(&m.bash("echo FORBIDDEN"))), None);
+    let (_, doctor, _) = m.run(&["doctor"]);
+    assert!(!doctor.contains("changed since (same bytes)"), "{doctor}");
 }
 
 /// A settings change that `ConfigChange` refuses blocks the rest of that session, naming

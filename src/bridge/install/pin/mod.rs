@@ -177,7 +177,7 @@ impl Pin {
     }
 
     /// ` --scope project` for a project registration, for the commands messages name.
-    fn scope_flag(&self) -> &'static str {
+    pub(crate) fn scope_flag(&self) -> &'static str {
         if self.project.is_some() {
             " --scope project"
         } else {

@@ -70,21 +70,75 @@ impl HookFilePin {
     }
 
     /// Why this file is not as pinned, if it is not: the common call compares its stamp
-    /// only.
+    /// only. A stamp that moved while the bytes did not (a `chmod`, a new hard link) is
+    /// hashed once per process and stamp ([`VERIFIED`]), and `doctor` says so
+    /// ([`HookFilePin::stamp_moved`]).
     pub fn problem(&self) -> Option<&'static str> {
         let Ok(meta) = std::fs::metadata(&self.file) else {
             return Some("is gone");
         };
-        if crate::platform::sys::files::change_stamp(&meta) == self.stamp {
+        let stamp = crate::platform::sys::files::change_stamp(&meta);
+        if stamp == self.stamp || self.verified_before(stamp) {
             return None;
         }
         match file_digest(&self.file) {
-            Ok(digest) if digest == self.digest => None,
+            Ok(digest) if digest == self.digest => {
+                self.remember_verified(stamp);
+                None
+            }
             Ok(_) => Some("changed"),
             Err(_) => Some("cannot be read"),
         }
     }
+
+    /// Whether the file's stamp is no longer the pinned one (its bytes may still be):
+    /// then every bridged process hashes it whole to check it, until `install` pins it
+    /// again. `None` when it cannot be read.
+    pub fn stamp_moved(&self) -> Option<u64> {
+        let meta = std::fs::metadata(&self.file).ok()?;
+        (crate::platform::sys::files::change_stamp(&meta) != self.stamp).then(|| meta.len())
+    }
+
+    pub(super) fn verified_before(&self, stamp: [i64; 4]) -> bool {
+        let verified = VERIFIED.lock().unwrap_or_else(|p| p.into_inner());
+        verified
+            .iter()
+            .any(|v| v.file == self.file && v.stamp == stamp && v.digest == self.digest)
+    }
+
+    fn remember_verified(&self, stamp: [i64; 4]) {
+        let mut verified = VERIFIED.lock().unwrap_or_else(|p| p.into_inner());
+        verified.retain(|v| v.file != self.file);
+        if verified.len() >= VERIFIED_KEPT {
+            verified.remove(0);
+        }
+        verified.push(Verified {
+            file: self.file.clone(),
+            stamp,
+            digest: self.digest.clone(),
+        });
+    }
 }
+
+/// A hook file whose stamp differed from its pin's and whose bytes, hashed, were the
+/// pinned ones.
+struct Verified {
+    file: PathBuf,
+    stamp: [i64; 4],
+    digest: String,
+}
+
+/// The hook files this process hashed and found as pinned under a stamp that moved. A
+/// long-lived process (`warm`, `serve`) then hashes such a file once per change of its
+/// stamp rather than on every call: an interpreter is megabytes (node ~100 MB), and a
+/// new hard link to it (perf's build-id cache makes one) moves its change time. The
+/// stamp is trusted exactly as the pin's own is: a change time cannot be set back by
+/// the file's owner.
+static VERIFIED: std::sync::Mutex<Vec<Verified>> = std::sync::Mutex::new(Vec::new());
+
+/// How many such files [`VERIFIED`] keeps (the oldest goes first): a config's hooks
+/// name a handful.
+const VERIFIED_KEPT: usize = 64;
 
 impl ConfigPin {
     /// `file` as it is now. A missing file is pinned as missing; a file that does not
@@ -133,6 +187,16 @@ impl ConfigPin {
                 .iter()
                 .zip(&now.hook_files)
                 .all(|(a, b)| (&a.hook, &a.file, &a.digest) == (&b.hook, &b.file, &b.digest))
+    }
+
+    /// Its hooks' files whose stamp moved since they were pinned while, it seems, their
+    /// bytes did not (or `doctor` would have said so): each with its size, which every
+    /// bridged call hashes again until `install` pins them as they are.
+    pub fn moved_stamps(&self) -> Vec<(&Path, u64)> {
+        self.hook_files
+            .iter()
+            .filter_map(|f| f.stamp_moved().map(|size| (f.file.as_path(), size)))
+            .collect()
     }
 
     /// The first of its hooks' files that is not as pinned, and how: `(hook, file, what)`.

@@ -477,3 +477,36 @@ fn the_warm_choice_is_pinned_and_a_changed_flag_is_drift() {
     .unwrap();
     assert_eq!(plain_pin.drift(), Some(Drift::Weakened));
 }
+
+/// A hook file whose stamp moved while its bytes did not (a `chmod`, a new hard link) is
+/// as pinned; a process hashes it once per stamp, not on each check, and still finds an
+/// edit made after.
+#[test]
+fn a_hook_file_whose_stamp_moved_is_hashed_once_per_stamp_and_an_edit_still_shows() {
+    use std::os::unix::fs::PermissionsExt;
+    let folder = tempfile::tempdir().unwrap();
+    let file = folder.path().join("hook.sh");
+    std::fs::write(&file, "#!/bin/sh\nexit 0\n").unwrap();
+    let stamp =
+        |file: &Path| crate::platform::sys::files::change_stamp(&std::fs::metadata(file).unwrap());
+    let pinned = own_files::HookFilePin {
+        hook: "h".into(),
+        file: file.clone(),
+        digest: file_digest(&file).unwrap(),
+        stamp: stamp(&file),
+    };
+    assert_eq!((pinned.problem(), pinned.stamp_moved()), (None, None));
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o700)).unwrap();
+    assert_ne!(stamp(&file), pinned.stamp);
+    assert_eq!(pinned.problem(), None);
+    assert_eq!(pinned.stamp_moved(), Some(17));
+    assert!(
+        pinned.verified_before(stamp(&file)),
+        "the hash is remembered"
+    );
+    // An edit moves the stamp again: hashed, and refused.
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    std::fs::write(&file, "#!/bin/sh\nexit 1\n").unwrap();
+    assert_eq!(pinned.problem(), Some("changed"));
+}
