@@ -111,7 +111,7 @@ impl Launcher for IsolatedHostLauncher {
         // A spawn of this process found that the namespace cannot be made: the later
         // hooks start without trying again (the warning says so once).
         if process::HookNamespace::known_failure().is_none() {
-            sys::pid_namespace::enter_before_exec(&mut command, self.namespace.clone());
+            sys::pid_namespace::enter_before_exec(&mut command, self.namespace.clone(), argv, env)?;
         }
         Ok(command)
     }

@@ -50,5 +50,8 @@ pub(crate) fn made(_namespace: &HookNamespace) {}
 pub(crate) fn enter_before_exec(
     _command: &mut std::process::Command,
     _namespace: Arc<HookNamespace>,
-) {
+    _argv: &[std::ffi::OsString],
+    _env: &[(std::ffi::OsString, std::ffi::OsString)],
+) -> std::io::Result<()> {
+    Ok(())
 }

@@ -15,11 +15,16 @@ use std::sync::{Arc, OnceLock};
 /// `unshare(CLONE_NEWPID)` only moves the caller's later children, so each run is three
 /// processes, all in the hook's process group: the *keeper* (the child std forks; the
 /// pid the executor waits on, killed with the group) unshares, forks the namespace's
-/// *init* (PID 1) and exits as the hook did; the init mounts the new `/proc`, forks the
-/// hook (PID 2, which returns to std and execs), reaps whatever is orphaned inside,
+/// *init* (PID 1) and exits as the hook did; the init mounts the new `/proc`, starts the
+/// hook (PID 2) and execs it there ([`HookExec`]), reaps whatever is orphaned inside,
 /// and, once the hook has ended, hands its wait status to the keeper and exits, which
 /// makes the kernel kill whatever is left in the namespace. The hook is not PID 1, so
 /// that `kill $$` and the default actions of signals work in it as they do on the host.
+///
+/// The init starts the hook as `posix_spawn` does (`CLONE_VM | CLONE_VFORK`: the child
+/// borrows the init's memory until its exec), not with a fork: a fork copies the page
+/// tables of the whole (server-sized) process and then faults its pages back in, which
+/// cost a host hook a third of its spawn (BENCHMARKS.md, twelfth sitting).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HookNamespace {
     /// `Some` as a user: the `uid_map` and `gid_map` lines mapping only our own ids.
@@ -109,19 +114,16 @@ impl HookNamespace {
     /// Sets the namespaces up in a fork and exits there; `Ok` when the hook's side was
     /// reached.
     fn probe(&self) -> std::io::Result<()> {
-        // SAFETY: the child only makes async-signal-safe syscalls (enter_in_child is
-        // written for a forked child) and leaves with _exit; the parent waits for it.
+        // SAFETY: the child only makes async-signal-safe syscalls (enter is written for a
+        // forked child) and leaves with _exit; the parent waits for it.
         unsafe {
             let pid = libc::fork();
             if pid < 0 {
                 return Err(std::io::Error::last_os_error());
             }
             if pid == 0 {
-                let code = match self.enter_untagged() {
-                    Ok(()) => 0,
-                    Err(e) => e.raw_os_error().unwrap_or(libc::EINVAL).clamp(1, 255),
-                };
-                libc::_exit(code);
+                let (Failed::SetUp(e) | Failed::Exec(e)) = self.enter(None);
+                libc::_exit(e.raw_os_error().unwrap_or(libc::EINVAL).clamp(1, 255));
             }
             let mut status = 0;
             while libc::waitpid(pid, &mut status, 0) < 0 {
@@ -137,21 +139,26 @@ impl HookNamespace {
         }
     }
 
-    /// Run in a forked child between fork and exec (a std `pre_exec` closure): returns
-    /// only in the hook's process, PID 2 of a fresh PID namespace with its own `/proc`
-    /// (or with an error, before anything was forked or from the init, which std then
-    /// reports as a spawn error, marked so that [`setup_failure`] knows it for the
-    /// namespace's). The keeper and the init never return. Makes only async-signal-safe
-    /// syscalls and allocates nothing.
-    pub fn enter_in_child(&self) -> std::io::Result<()> {
-        self.enter_untagged().map_err(|e| {
-            let errno = e.raw_os_error().unwrap_or(libc::EINVAL);
-            std::io::Error::from_raw_os_error(SETUP_FAILED | errno)
-        })
+    /// Run in a forked child between fork and exec (a std `pre_exec` closure): the keeper
+    /// and the init never return, and the hook, PID 2 of a fresh PID namespace with its
+    /// own `/proc`, is `exec`'s program. Returns only with an error, before anything was
+    /// forked or from the init, which std then reports as the spawn error: a set-up
+    /// failure marked so that [`setup_failure`] knows it for the namespace's, the
+    /// program's own exec failing as it is. Makes only async-signal-safe syscalls and
+    /// allocates nothing.
+    fn enter_in_child(&self, exec: &HookExec) -> std::io::Error {
+        match self.enter(Some(exec)) {
+            Failed::SetUp(e) => {
+                let errno = e.raw_os_error().unwrap_or(libc::EINVAL);
+                std::io::Error::from_raw_os_error(SETUP_FAILED | errno)
+            }
+            Failed::Exec(e) => e,
+        }
     }
 
-    /// [`HookNamespace::enter_in_child`] with the plain errno (for the probe).
-    fn enter_untagged(&self) -> std::io::Result<()> {
+    /// [`HookNamespace::enter_in_child`] with the plain errno; with no `exec` (the probe),
+    /// the hook exits 0 at once.
+    fn enter(&self, exec: Option<&HookExec>) -> Failed {
         use std::io::Error;
         // SAFETY: every call below is a plain syscall on this (single-threaded, forked)
         // process's own ids, fds, signal mask and mounts, with pointers to C string
@@ -167,7 +174,7 @@ impl HookNamespace {
             match &self.user {
                 None => {
                     if libc::unshare(libc::CLONE_NEWPID | libc::CLONE_NEWNS) != 0 {
-                        return Err(Error::last_os_error());
+                        return Failed::SetUp(Error::last_os_error());
                     }
                 }
                 Some(maps) => {
@@ -185,7 +192,9 @@ impl HookNamespace {
                             .and_then(|()| write_file(c"/proc/self/gid_map", &maps.gid_map))
                     };
                     libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0);
-                    entered?;
+                    if let Err(e) = entered {
+                        return Failed::SetUp(e);
+                    }
                 }
             }
             // Our /proc must not show up on the host; the host's later mounts still
@@ -198,18 +207,18 @@ impl HookNamespace {
                 std::ptr::null(),
             ) != 0
             {
-                return Err(Error::last_os_error());
+                return Failed::SetUp(Error::last_os_error());
             }
             let mut pipe = [0; 2];
             if libc::pipe2(pipe.as_mut_ptr(), libc::O_CLOEXEC) != 0 {
-                return Err(Error::last_os_error());
+                return Failed::SetUp(Error::last_os_error());
             }
             let [status_read, status_write] = pipe;
             match libc::fork() {
-                -1 => Err(Error::last_os_error()),
+                -1 => Failed::SetUp(Error::last_os_error()),
                 0 => {
                     libc::close(status_read);
-                    self.be_init(status_write)
+                    self.be_init(status_write, exec)
                 }
                 init => {
                     libc::close(status_write);
@@ -219,14 +228,17 @@ impl HookNamespace {
         }
     }
 
-    /// PID 1 of the hook's namespace: mounts its `/proc`, forks the hook (which returns
-    /// `Ok` to exec), reaps until the hook has ended, hands its status on and exits.
+    /// PID 1 of the hook's namespace: mounts its `/proc`, starts the hook (which execs
+    /// `exec`), reaps until the hook has ended, hands its status on and exits. Returns
+    /// only why it could not start the hook.
     ///
     /// # Safety
     /// Only in the forked child made by [`HookNamespace::enter_in_child`].
-    unsafe fn be_init(&self, status_write: i32) -> std::io::Result<()> {
+    unsafe fn be_init(&self, status_write: i32, exec: Option<&HookExec>) -> Failed {
         use std::io::Error;
-        // SAFETY: as in enter_in_child: plain syscalls on this process's own state.
+        // SAFETY: as in enter: plain syscalls on this process's own state; the hook's
+        // clone borrows this process's memory and stack only until it execs or exits
+        // (CLONE_VFORK suspends us until then), on a stack mapped for it.
         unsafe {
             libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
             if libc::mount(
@@ -238,19 +250,39 @@ impl HookNamespace {
             ) != 0
             {
                 // Returned to std, which reports it to the spawner as the spawn error.
-                return Err(Error::last_os_error());
+                return Failed::SetUp(Error::last_os_error());
             }
-            let hook = libc::fork();
+            let stack = libc::mmap(
+                std::ptr::null_mut(),
+                HOOK_START_STACK,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_STACK,
+                -1,
+                0,
+            );
+            if stack == libc::MAP_FAILED {
+                return Failed::SetUp(Error::last_os_error());
+            }
+            let start = HookStart {
+                exec,
+                status_write,
+                exec_errno: std::sync::atomic::AtomicI32::new(0),
+            };
+            let hook = libc::clone(
+                start_hook,
+                stack.cast::<u8>().add(HOOK_START_STACK).cast(),
+                libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD,
+                (&start as *const HookStart).cast_mut().cast(),
+            );
             if hook < 0 {
-                return Err(Error::last_os_error());
+                return Failed::SetUp(Error::last_os_error());
             }
-            if hook == 0 {
-                libc::close(status_write);
-                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
-                let mut none: libc::sigset_t = std::mem::zeroed();
-                libc::sigemptyset(&mut none);
-                libc::sigprocmask(libc::SIG_SETMASK, &none, std::ptr::null_mut());
-                return Ok(());
+            // The hook has exec'd, or failed to and exited.
+            let exec_errno = start.exec_errno.load(std::sync::atomic::Ordering::SeqCst);
+            if exec_errno != 0 {
+                let mut status = 0;
+                libc::waitpid(hook, &mut status, 0);
+                return Failed::Exec(Error::from_raw_os_error(exec_errno));
             }
             close_all_but(status_write);
             self.blank_env_block();
@@ -330,6 +362,111 @@ unsafe fn keep(init: libc::pid_t, status_read: i32) -> ! {
             libc::_exit(128 + signal);
         }
         libc::_exit(libc::WEXITSTATUS(status))
+    }
+}
+
+/// Why the keeper's or the init's set-up stopped: its own set-up (the hook has not run),
+/// or the hook's program could not be executed.
+enum Failed {
+    SetUp(std::io::Error),
+    Exec(std::io::Error),
+}
+
+/// The stack the hook's start runs on until its exec: `execvpe`'s frames, and a script
+/// without `#!` given to `/bin/sh` with its arguments on the stack.
+const HOOK_START_STACK: usize = 256 * 1024;
+
+/// What a hook execs, made before the fork (the child may not allocate): its program
+/// (absolute), its arguments and exactly its environment, as C strings with their
+/// pointer arrays.
+pub(crate) struct HookExec {
+    _strings: Vec<std::ffi::CString>,
+    argv: Vec<*const libc::c_char>,
+    envp: Vec<*const libc::c_char>,
+}
+
+// SAFETY: the pointers point into `_strings`' heap buffers, owned by the same value,
+// never written, and freed only with it.
+unsafe impl Send for HookExec {}
+// SAFETY: as for Send: shared reads of immutable C strings.
+unsafe impl Sync for HookExec {}
+
+impl HookExec {
+    /// `argv` (its first element the program, as std would exec it) with exactly `env`;
+    /// an error for a NUL byte in any of them, as std's spawn gives.
+    pub(crate) fn new(
+        argv: &[std::ffi::OsString],
+        env: &[(std::ffi::OsString, std::ffi::OsString)],
+    ) -> std::io::Result<HookExec> {
+        use std::os::unix::ffi::OsStrExt;
+        let c = |bytes: Vec<u8>| {
+            std::ffi::CString::new(bytes).map_err(|_| {
+                std::io::Error::new(
+                    std::io::ErrorKind::InvalidInput,
+                    "nul byte found in provided data",
+                )
+            })
+        };
+        if argv.is_empty() {
+            return Err(std::io::Error::other("the command is empty"));
+        }
+        let mut strings = Vec::with_capacity(argv.len() + env.len());
+        for arg in argv {
+            strings.push(c(arg.as_bytes().to_vec())?);
+        }
+        for (key, value) in env {
+            let mut pair = key.as_bytes().to_vec();
+            pair.push(b'=');
+            pair.extend_from_slice(value.as_bytes());
+            strings.push(c(pair)?);
+        }
+        let pointers = |list: &[std::ffi::CString]| {
+            let mut out: Vec<*const libc::c_char> = list.iter().map(|s| s.as_ptr()).collect();
+            out.push(std::ptr::null());
+            out
+        };
+        let (args, vars) = strings.split_at(argv.len());
+        let (argv, envp) = (pointers(args), pointers(vars));
+        Ok(HookExec {
+            _strings: strings,
+            argv,
+            envp,
+        })
+    }
+}
+
+/// What the init hands the hook's start: what it execs, the status pipe it must not
+/// keep, and where it leaves the errno of a failed exec (the init's memory, which the
+/// start shares).
+struct HookStart<'a> {
+    exec: Option<&'a HookExec>,
+    status_write: i32,
+    exec_errno: std::sync::atomic::AtomicI32,
+}
+
+/// The hook, PID 2, in the init's memory until its exec: gives the hook its signal mask
+/// back, makes it die with the init and execs it (as std would have: `execvpe`, so that
+/// a script without `#!` runs under `/bin/sh` as it did). With no program (the probe),
+/// exits 0.
+extern "C" fn start_hook(start: *mut libc::c_void) -> libc::c_int {
+    // SAFETY: `start` is the init's HookStart, alive while the init is suspended in
+    // clone (CLONE_VFORK); only async-signal-safe syscalls are made here.
+    unsafe {
+        let start = &*start.cast::<HookStart>();
+        libc::close(start.status_write);
+        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
+        let mut none: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut none);
+        libc::sigprocmask(libc::SIG_SETMASK, &none, std::ptr::null_mut());
+        let Some(exec) = start.exec else {
+            return 0;
+        };
+        libc::execvpe(exec.argv[0], exec.argv.as_ptr(), exec.envp.as_ptr());
+        let errno = *libc::__errno_location();
+        start
+            .exec_errno
+            .store(errno.max(1), std::sync::atomic::Ordering::SeqCst);
+        127
     }
 }
 
@@ -425,18 +562,25 @@ pub(crate) fn made(namespace: &HookNamespace) {
     let _ = KNOWN.get_or_init(|| Ok(namespace.clone()));
 }
 
-/// Makes `command`'s child enter `namespace` before it execs (see
-/// [`HookNamespace::enter_in_child`]).
+/// Makes `command`'s child enter `namespace` and exec `argv` there with exactly `env`
+/// (see [`HookNamespace::enter_in_child`]): `command` must run the same. std's own exec
+/// is not reached (the init execs the hook); what std does before its `pre_exec`
+/// closures (stdio, the working folder, the process group, the signal dispositions) is
+/// inherited.
 pub(crate) fn enter_before_exec(
     command: &mut std::process::Command,
     namespace: Arc<HookNamespace>,
-) {
+    argv: &[std::ffi::OsString],
+    env: &[(std::ffi::OsString, std::ffi::OsString)],
+) -> std::io::Result<()> {
     use std::os::unix::process::CommandExt;
+    let exec = HookExec::new(argv, env)?;
     // SAFETY: enter_in_child is written for the forked child before exec: it makes
     // only async-signal-safe syscalls and allocates nothing.
     unsafe {
-        command.pre_exec(move || namespace.enter_in_child());
+        command.pre_exec(move || Err(namespace.enter_in_child(&exec)));
     }
+    Ok(())
 }
 
 #[cfg(test)]
