@@ -77,6 +77,10 @@ impl World {
         let project = root.home.join("project");
         std::fs::create_dir_all(&project).unwrap_or_else(|e| panic!("{e}"));
         chown(&project, NOBODY);
+        // The agents' temp folders stay in the test (Claude Code leaves a tree there).
+        let tmp = root.home.join("tmp");
+        std::fs::create_dir_all(&tmp).unwrap_or_else(|e| panic!("{e}"));
+        chown(&tmp, NOBODY);
         let world = World { root, project };
         let out = world
             .root
@@ -118,6 +122,7 @@ impl World {
             "PATH",
             format!("{}:/usr/local/bin:/usr/bin:/bin", node.display()),
         );
+        cmd.env("TMPDIR", self.root.home.join("tmp"));
         for (name, value) in env {
             cmd.env(name, value);
         }

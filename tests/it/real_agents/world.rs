@@ -102,6 +102,7 @@ impl World {
         let bin = root.join("bin");
         std::fs::create_dir_all(&bin).unwrap();
         std::fs::create_dir_all(home.join(".config/harness")).unwrap();
+        std::fs::create_dir_all(root.join("tmp")).unwrap();
 
         // A copy of the binary, so that the registration names a file of this test.
         let hookhost = bin.join("hookhost");
@@ -302,6 +303,9 @@ impl World {
             // hookhost's records and WASM cache stay in the test folders.
             .env("XDG_STATE_HOME", self.scene.state())
             .env("XDG_CACHE_HOME", test_root().join("cache"))
+            // The agents' own temp folders too (Claude Code leaves a `claude-UID` tree of
+            // per-project folders and watcher probes in the temp folder at every run).
+            .env("TMPDIR", self.scene.root.path().join("tmp"))
             .current_dir(self.project())
     }
 
