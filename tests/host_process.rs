@@ -392,3 +392,69 @@ fn a_namespace_failing_at_spawn_still_runs_the_hook_and_warns() {
         "{stderr}"
     );
 }
+
+/// A host hook in its own PID namespace (started by the namespace's init as
+/// `posix_spawn` would, in the init's memory, then exec'd) is PID 2, exits and dies as
+/// its program did, and a program that cannot be executed says why, as without the
+/// namespace.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_namespaced_host_hook_runs_exits_and_fails_to_start_as_on_the_host() {
+    use hookhost::executor::ExitStatus;
+    use hookhost::executor::argv::IsolatedHostLauncher;
+    let namespace = match hookhost::process::HookNamespace::for_this_process() {
+        Ok(namespace) => namespace,
+        Err(why) => {
+            support::skip_or_fail(
+                "a_namespaced_host_hook_runs_exits_and_fails_to_start_as_on_the_host",
+                Prerequisite::Root,
+                &why.to_string(),
+            );
+            return;
+        }
+    };
+    let launcher = Arc::new(IsolatedHostLauncher::new(namespace));
+    let run = |argv: Vec<&str>| {
+        let exec = ArgvExecutor::new(
+            argv.into_iter().map(Into::into).collect(),
+            vec![("MARK".into(), "kept".into())],
+            "/".into(),
+            Duration::from_secs(30),
+            launcher.clone(),
+        );
+        async move {
+            exec.run(Arc::from(&b"{\"in\":1}\n"[..]), &CancellationToken::new())
+                .await
+        }
+    };
+    let out = run(vec![
+        "/bin/sh",
+        "-c",
+        "read line; echo \"$$ $MARK $line\"; echo err >&2; exit 3",
+    ])
+    .await
+    .unwrap();
+    assert_eq!(out.status, ExitStatus::Code(3));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "2 kept {\"in\":1}\n");
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "err\n");
+    let out = run(vec!["/bin/sh", "-c", "kill -TERM $$"]).await.unwrap();
+    assert_eq!(out.status, ExitStatus::Signal(libc::SIGTERM));
+
+    let scene = Scene::new();
+    let not_executable = scene.root.path().join("plain.txt");
+    std::fs::write(&not_executable, "echo hi\n").unwrap();
+    std::fs::set_permissions(&not_executable, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let missing = scene.root.path().join("missing");
+    for (program, why) in [
+        (&not_executable, "is not executable (permission denied)"),
+        (&missing, "was not found"),
+    ] {
+        let program = program.to_str().unwrap();
+        assert_eq!(
+            run(vec![program]).await,
+            Err(Failure::CouldNotStart(format!("{program} {why}"))),
+        );
+    }
+    // The namespace still works for the next hook (a failed exec is not its failure).
+    let out = run(vec!["/bin/sh", "-c", "echo $$"]).await.unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "2\n");
+}

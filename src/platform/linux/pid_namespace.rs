@@ -1,5 +1,5 @@
 //! Linux: a PID namespace (and a `/proc`) of its own for each host hook, entered between
-//! fork and exec by a chain of forks (see [`HookNamespace`]).
+//! fork and exec by a chain of three processes (see [`HookNamespace`]).
 
 use std::sync::{Arc, OnceLock};
 
@@ -14,17 +14,20 @@ use std::sync::{Arc, OnceLock};
 ///
 /// `unshare(CLONE_NEWPID)` only moves the caller's later children, so each run is three
 /// processes, all in the hook's process group: the *keeper* (the child std forks; the
-/// pid the executor waits on, killed with the group) unshares, forks the namespace's
+/// pid the executor waits on, killed with the group) unshares, starts the namespace's
 /// *init* (PID 1) and exits as the hook did; the init mounts the new `/proc`, starts the
-/// hook (PID 2) and execs it there ([`HookExec`]), reaps whatever is orphaned inside,
+/// hook (PID 2) and execs it there (`HookExec`), reaps whatever is orphaned inside,
 /// and, once the hook has ended, hands its wait status to the keeper and exits, which
 /// makes the kernel kill whatever is left in the namespace. The hook is not PID 1, so
 /// that `kill $$` and the default actions of signals work in it as they do on the host.
 ///
-/// The init starts the hook as `posix_spawn` does (`CLONE_VM | CLONE_VFORK`: the child
-/// borrows the init's memory until its exec), not with a fork: a fork copies the page
-/// tables of the whole (server-sized) process and then faults its pages back in, which
-/// cost a host hook a third of its spawn (BENCHMARKS.md, twelfth sitting).
+/// Only the keeper is a fork (std's). The keeper starts the init in its own memory
+/// (`CLONE_VM`, on a stack of the init's), and the init starts the hook as `posix_spawn`
+/// does (`CLONE_VM | CLONE_VFORK`: the child borrows the init's memory until its exec).
+/// Each fork copies the page tables of the whole (server-sized) process, tears them down
+/// again and faults pages back in: the two forks saved are ~0.5 ms of CPU per host hook
+/// (BENCHMARKS.md, twelfth sitting). The keeper, the init and the hook's start make only
+/// plain syscalls and allocate nothing, so sharing memory with each other is safe.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HookNamespace {
     /// `Some` as a user: the `uid_map` and `gid_map` lines mapping only our own ids.
@@ -141,8 +144,8 @@ impl HookNamespace {
 
     /// Run in a forked child between fork and exec (a std `pre_exec` closure): the keeper
     /// and the init never return, and the hook, PID 2 of a fresh PID namespace with its
-    /// own `/proc`, is `exec`'s program. Returns only with an error, before anything was
-    /// forked or from the init, which std then reports as the spawn error: a set-up
+    /// own `/proc`, is `exec`'s program. Returns only with an error (the keeper's, or the
+    /// one the init sent it), which std then reports as the spawn error: a set-up
     /// failure marked so that [`setup_failure`] knows it for the namespace's, the
     /// program's own exec failing as it is. Makes only async-signal-safe syscalls and
     /// allocates nothing.
@@ -214,26 +217,60 @@ impl HookNamespace {
                 return Failed::SetUp(Error::last_os_error());
             }
             let [status_read, status_write] = pipe;
-            match libc::fork() {
-                -1 => Failed::SetUp(Error::last_os_error()),
-                0 => {
-                    libc::close(status_read);
-                    self.be_init(status_write, exec)
+            // The init shares this process's memory (as the hook's start shares the
+            // init's): a fork would copy the page tables of the whole server-sized
+            // process once more. It runs on a stack of its own, reads only what this
+            // frame holds (alive while we wait for it), and says how its start went on
+            // the status pipe, since it cannot return into std as a fork could.
+            let stack = libc::mmap(
+                std::ptr::null_mut(),
+                INIT_STACK,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_STACK,
+                -1,
+                0,
+            );
+            if stack == libc::MAP_FAILED {
+                return Failed::SetUp(Error::last_os_error());
+            }
+            let start = InitStart {
+                namespace: self,
+                status_read,
+                status_write,
+                exec,
+            };
+            let init = libc::clone(
+                init_main,
+                stack.cast::<u8>().add(INIT_STACK).cast(),
+                libc::CLONE_VM | libc::SIGCHLD,
+                (&start as *const InitStart).cast_mut().cast(),
+            );
+            if init < 0 {
+                return Failed::SetUp(Error::last_os_error());
+            }
+            libc::close(status_write);
+            match read_message(status_read) {
+                // Back to std, which reports it as the spawn error.
+                Some((SETUP_FAILED_MESSAGE, errno)) => {
+                    reap(init);
+                    Failed::SetUp(Error::from_raw_os_error(errno))
                 }
-                init => {
-                    libc::close(status_write);
-                    keep(init, status_read)
+                Some((EXEC_FAILED_MESSAGE, errno)) => {
+                    reap(init);
+                    Failed::Exec(Error::from_raw_os_error(errno))
                 }
+                // Started (or the init died first): wait, and exit as the hook did.
+                _ => keep(init, status_read),
             }
         }
     }
 
     /// PID 1 of the hook's namespace: mounts its `/proc`, starts the hook (which execs
-    /// `exec`), reaps until the hook has ended, hands its status on and exits. Returns
-    /// only why it could not start the hook.
+    /// `exec`) and says so on `status_write`, reaps until the hook has ended, hands its
+    /// status on and exits. Returns only why it could not start the hook.
     ///
     /// # Safety
-    /// Only in the forked child made by [`HookNamespace::enter_in_child`].
+    /// Only in the init the keeper started ([`init_main`]).
     unsafe fn be_init(&self, status_write: i32, exec: Option<&HookExec>) -> Failed {
         use std::io::Error;
         // SAFETY: as in enter: plain syscalls on this process's own state; the hook's
@@ -284,6 +321,7 @@ impl HookNamespace {
                 libc::waitpid(hook, &mut status, 0);
                 return Failed::Exec(Error::from_raw_os_error(exec_errno));
             }
+            send_message(status_write, STARTED_MESSAGE, 0);
             close_all_but(status_write);
             self.blank_env_block();
             let mut hook_status = 0;
@@ -298,8 +336,7 @@ impl HookNamespace {
                     break;
                 }
             }
-            let bytes = hook_status.to_ne_bytes();
-            libc::write(status_write, bytes.as_ptr().cast(), bytes.len());
+            send_message(status_write, ENDED_MESSAGE, hook_status);
             libc::_exit(0)
         }
     }
@@ -341,15 +378,9 @@ unsafe fn keep(init: libc::pid_t, status_read: i32) -> ! {
     // SAFETY: plain syscalls on this process's own fds, children and signal state.
     unsafe {
         close_all_but(status_read);
-        let mut status = 0;
-        while libc::waitpid(init, &mut status, 0) < 0 {
-            if std::io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
-                libc::_exit(127);
-            }
-        }
-        let mut bytes = [0u8; 4];
-        if libc::read(status_read, bytes.as_mut_ptr().cast(), 4) == 4 {
-            status = i32::from_ne_bytes(bytes);
+        let mut status = reap(init);
+        if let Some((ENDED_MESSAGE, hook_status)) = read_message(status_read) {
+            status = hook_status;
         }
         if libc::WIFSIGNALED(status) {
             let signal = libc::WTERMSIG(status);
@@ -362,6 +393,80 @@ unsafe fn keep(init: libc::pid_t, status_read: i32) -> ! {
             libc::_exit(128 + signal);
         }
         libc::_exit(libc::WEXITSTATUS(status))
+    }
+}
+
+/// Waits for the child `pid` (the keeper's init): its wait status, or exits 127 when it
+/// cannot be waited for.
+fn reap(pid: libc::pid_t) -> i32 {
+    let mut status = 0;
+    // SAFETY: waitpid on our own child, into a local.
+    unsafe {
+        while libc::waitpid(pid, &mut status, libc::__WALL) < 0 {
+            if std::io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
+                libc::_exit(127);
+            }
+        }
+    }
+    status
+}
+
+/// The init's messages to the keeper on the status pipe: a tag and a number.
+const STARTED_MESSAGE: u8 = 0;
+/// The set-up failed (the number is the errno): the hook has not run.
+const SETUP_FAILED_MESSAGE: u8 = 1;
+/// The hook's program could not be executed (the number is the errno).
+const EXEC_FAILED_MESSAGE: u8 = 2;
+/// The hook ended (the number is its wait status).
+const ENDED_MESSAGE: u8 = 3;
+
+/// Writes one message (5 bytes, one write: a pipe writes it whole).
+fn send_message(fd: i32, tag: u8, number: i32) {
+    let mut bytes = [tag; 5];
+    bytes[1..].copy_from_slice(&number.to_ne_bytes());
+    // SAFETY: write from a local buffer to our own fd.
+    unsafe {
+        libc::write(fd, bytes.as_ptr().cast(), bytes.len());
+    }
+}
+
+/// Reads one message; `None` at the end of the pipe (its writer gone).
+fn read_message(fd: i32) -> Option<(u8, i32)> {
+    let mut bytes = [0u8; 5];
+    // SAFETY: read into a local buffer from our own fd.
+    let read = unsafe { libc::read(fd, bytes.as_mut_ptr().cast(), bytes.len()) };
+    (read == 5).then(|| {
+        let number = i32::from_ne_bytes([bytes[1], bytes[2], bytes[3], bytes[4]]);
+        (bytes[0], number)
+    })
+}
+
+/// The stack the init runs on (its frames, the hook's start state).
+const INIT_STACK: usize = 256 * 1024;
+
+/// What the keeper hands the init, on the keeper's stack (alive while it waits).
+struct InitStart<'a> {
+    namespace: &'a HookNamespace,
+    status_read: i32,
+    status_write: i32,
+    exec: Option<&'a HookExec>,
+}
+
+/// The init, in the keeper's memory ([`HookNamespace::be_init`]); what stopped its start
+/// goes to the keeper as a message.
+extern "C" fn init_main(start: *mut libc::c_void) -> libc::c_int {
+    // SAFETY: `start` is the keeper's InitStart, alive until the keeper has reaped us;
+    // be_init makes only async-signal-safe syscalls.
+    unsafe {
+        let start = &*start.cast::<InitStart>();
+        libc::close(start.status_read);
+        let (tag, error) = match start.namespace.be_init(start.status_write, start.exec) {
+            Failed::SetUp(e) => (SETUP_FAILED_MESSAGE, e),
+            Failed::Exec(e) => (EXEC_FAILED_MESSAGE, e),
+        };
+        let errno = error.raw_os_error().unwrap_or(libc::EINVAL);
+        send_message(start.status_write, tag, errno);
+        127
     }
 }
 

@@ -96,7 +96,7 @@ impl HookFilePin {
     /// again. `None` when it cannot be read.
     pub fn stamp_moved(&self) -> Option<u64> {
         let meta = std::fs::metadata(&self.file).ok()?;
-        (crate::platform::sys::files::change_stamp(&meta) != self.stamp).then(|| meta.len())
+        (crate::platform::sys::files::change_stamp(&meta) != self.stamp).then_some(meta.len())
     }
 
     pub(super) fn verified_before(&self, stamp: [i64; 4]) -> bool {
