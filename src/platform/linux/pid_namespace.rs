@@ -222,32 +222,16 @@ impl HookNamespace {
             // process once more. It runs on a stack of its own, reads only what this
             // frame holds (alive while we wait for it), and says how its start went on
             // the status pipe, since it cannot return into std as a fork could.
-            let stack = libc::mmap(
-                std::ptr::null_mut(),
-                INIT_STACK,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_STACK,
-                -1,
-                0,
-            );
-            if stack == libc::MAP_FAILED {
-                return Failed::SetUp(Error::last_os_error());
-            }
             let start = InitStart {
                 namespace: self,
                 status_read,
                 status_write,
                 exec,
             };
-            let init = libc::clone(
-                init_main,
-                stack.cast::<u8>().add(INIT_STACK).cast(),
-                libc::CLONE_VM | libc::SIGCHLD,
-                (&start as *const InitStart).cast_mut().cast(),
-            );
-            if init < 0 {
-                return Failed::SetUp(Error::last_os_error());
-            }
+            let init = match clone_on_own_stack(INIT_STACK, init_main, libc::CLONE_VM, &start) {
+                Ok(init) => init,
+                Err(e) => return Failed::SetUp(e),
+            };
             libc::close(status_write);
             match read_message(status_read) {
                 // Back to std, which reports it as the spawn error.
@@ -289,36 +273,24 @@ impl HookNamespace {
                 // Returned to std, which reports it to the spawner as the spawn error.
                 return Failed::SetUp(Error::last_os_error());
             }
-            let stack = libc::mmap(
-                std::ptr::null_mut(),
-                HOOK_START_STACK,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_STACK,
-                -1,
-                0,
-            );
-            if stack == libc::MAP_FAILED {
-                return Failed::SetUp(Error::last_os_error());
-            }
             let start = HookStart {
                 exec,
                 status_write,
                 exec_errno: std::sync::atomic::AtomicI32::new(0),
             };
-            let hook = libc::clone(
+            let hook = match clone_on_own_stack(
+                HOOK_START_STACK,
                 start_hook,
-                stack.cast::<u8>().add(HOOK_START_STACK).cast(),
-                libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD,
-                (&start as *const HookStart).cast_mut().cast(),
-            );
-            if hook < 0 {
-                return Failed::SetUp(Error::last_os_error());
-            }
+                libc::CLONE_VM | libc::CLONE_VFORK,
+                &start,
+            ) {
+                Ok(hook) => hook,
+                Err(e) => return Failed::SetUp(e),
+            };
             // The hook has exec'd, or failed to and exited.
             let exec_errno = start.exec_errno.load(std::sync::atomic::Ordering::SeqCst);
             if exec_errno != 0 {
-                let mut status = 0;
-                libc::waitpid(hook, &mut status, 0);
+                reap(hook);
                 return Failed::Exec(Error::from_raw_os_error(exec_errno));
             }
             send_message(status_write, STARTED_MESSAGE, 0);
@@ -396,7 +368,46 @@ unsafe fn keep(init: libc::pid_t, status_read: i32) -> ! {
     }
 }
 
-/// Waits for the child `pid` (the keeper's init): its wait status, or exits 127 when it
+/// Starts `main(arg)` as a child (exit signal SIGCHLD) with `flags`, on a stack of
+/// `stack_size` mapped for it (never unmapped: the keeper and the init exit soon after).
+///
+/// # Safety
+/// `arg` must outlive the child's use of it, and `main` must suit `flags` (with
+/// `CLONE_VM`, plain syscalls only).
+unsafe fn clone_on_own_stack<T>(
+    stack_size: usize,
+    main: extern "C" fn(*mut libc::c_void) -> libc::c_int,
+    flags: libc::c_int,
+    arg: &T,
+) -> std::io::Result<libc::pid_t> {
+    // SAFETY: a fresh anonymous mapping, and clone onto its top with the caller's
+    // promise about `arg` and `main`.
+    unsafe {
+        let stack = libc::mmap(
+            std::ptr::null_mut(),
+            stack_size,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_STACK,
+            -1,
+            0,
+        );
+        if stack == libc::MAP_FAILED {
+            return Err(std::io::Error::last_os_error());
+        }
+        let pid = libc::clone(
+            main,
+            stack.cast::<u8>().add(stack_size).cast(),
+            flags | libc::SIGCHLD,
+            (arg as *const T).cast_mut().cast(),
+        );
+        if pid < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        Ok(pid)
+    }
+}
+
+/// Waits for the child `pid` (the keeper's init, the init's hook start): its wait status, or exits 127 when it
 /// cannot be waited for.
 fn reap(pid: libc::pid_t) -> i32 {
     let mut status = 0;
