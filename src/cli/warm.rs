@@ -8,6 +8,7 @@
 //!   connection ([`Acceptors`]), which runs [`super::bridge::command`] with the caller's
 //!   arguments, environment, folder and stdin, exactly as a bridge process would.
 
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -265,6 +266,43 @@ fn one_call(
 fn bridged(
     request: &Request,
 ) -> Result<(super::GlobalOptions, Option<AgentKind>, Option<u64>), String> {
+    let taken = bridge_options(&request.argv)?;
+    // A relative HOME names the bridge's folders (config, pins, records) from its own
+    // working folder: that call, too, is the bridge's own to run.
+    let home = request.env.iter().find(|(name, _)| name == "HOME");
+    if home.is_some_and(|(_, value)| !value.is_empty() && Path::new(value).is_relative()) {
+        return Err("a relative HOME".into());
+    }
+    Ok(taken)
+}
+
+/// What a bridge's arguments ask of the server (its options, agent and budget), or why
+/// the server does not take them. A function of `argv` alone, so the last few answers
+/// are kept: an agent's bridge passes the same arguments on every call, and parsing
+/// them was ~4 % of the server's work per call (BENCHMARKS.md, thirteenth sitting).
+fn bridge_options(argv: &[OsString]) -> Result<BridgeOptions, String> {
+    /// How many distinct argument lists are kept (one per registered agent and scope).
+    const KEPT: usize = 8;
+    type Kept = Vec<(Vec<OsString>, Result<BridgeOptions, String>)>;
+    static PARSED: std::sync::Mutex<Kept> = std::sync::Mutex::new(Vec::new());
+    let mut parsed = PARSED.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(at) = parsed.iter().position(|(kept, _)| kept == argv) {
+        let (_, options) = &parsed[at];
+        return options.clone();
+    }
+    let options = parse_bridge_options(argv);
+    if parsed.len() == KEPT {
+        drop(parsed.remove(0));
+    }
+    parsed.push((argv.to_vec(), options.clone()));
+    options
+}
+
+/// A bridge's options, agent flag and budget.
+type BridgeOptions = (super::GlobalOptions, Option<AgentKind>, Option<u64>);
+
+/// [`bridge_options`], parsed.
+fn parse_bridge_options(argv: &[OsString]) -> Result<BridgeOptions, String> {
     // The parser is built once and parses in place: clap builds its whole command tree
     // on every parse, and a copy of the tree per call was still ~2 % of the server's work.
     // Calls at once take turns (a parse is tens of microseconds).
@@ -278,7 +316,7 @@ fn bridged(
     let matches = parser
         .lock()
         .unwrap_or_else(|p| p.into_inner())
-        .try_get_matches_from_mut(&request.argv)
+        .try_get_matches_from_mut(argv)
         .map_err(|e| e.kind().to_string())?;
     let cli = <Cli as clap::FromArgMatches>::from_arg_matches(&matches)
         .map_err(|e| e.kind().to_string())?;
@@ -301,12 +339,6 @@ fn bridged(
             {
                 return Err("a relative path among its options".into());
             }
-            // A relative HOME names the bridge's folders (config, pins, records) from its
-            // own working folder: that call, too, is the bridge's own to run.
-            let home = request.env.iter().find(|(name, _)| name == "HOME");
-            if home.is_some_and(|(_, value)| !value.is_empty() && Path::new(value).is_relative()) {
-                return Err("a relative HOME".into());
-            }
             let flag = agent.as_deref().and_then(AgentKind::from_flag);
             Ok((cli.global, flag, budget_ms))
         }
@@ -318,6 +350,51 @@ fn bridged(
 mod tests {
     use super::*;
     use clap::CommandFactory;
+
+    #[test]
+    fn a_bridges_arguments_read_the_same_when_kept_and_a_relative_home_still_counts() {
+        let argv = |args: &[&str]| args.iter().map(OsString::from).collect::<Vec<_>>();
+        let taken = argv(&[
+            "hookhost",
+            "bridge",
+            "--agent",
+            "codex",
+            "--budget-ms",
+            "900",
+        ]);
+        let relative = argv(&[
+            "hookhost", "--config", "c.toml", "bridge", "--agent", "codex",
+        ]);
+        let verbose = argv(&["hookhost", "-v", "bridge", "--agent", "codex"]);
+        for _ in 0..2 {
+            let (global, flag, budget) = bridge_options(&taken).unwrap();
+            assert_eq!(
+                (flag, budget, global.config),
+                (Some(AgentKind::Codex), Some(900), None)
+            );
+            assert_eq!(
+                bridge_options(&relative).unwrap_err(),
+                "a relative path among its options"
+            );
+            assert!(bridge_options(&verbose).is_err());
+        }
+        // More argument lists than are kept: each still reads as parsed.
+        for n in 0..20 {
+            let budget = (1000 + n).to_string();
+            let (_, _, kept) =
+                bridge_options(&argv(&["hookhost", "bridge", "--budget-ms", &budget])).unwrap();
+            assert_eq!(kept, Some(1000 + n));
+        }
+        // The caller's HOME is read per call, never kept with the arguments.
+        let request = |home: &str| Request {
+            argv: taken.clone(),
+            env: vec![("HOME".into(), home.into())],
+            ..Request::default()
+        };
+        assert!(bridged(&request("/home/u")).is_ok());
+        assert_eq!(bridged(&request("home/u")).unwrap_err(), "a relative HOME");
+        assert!(bridged(&request("/home/u")).is_ok());
+    }
 
     #[test]
     fn the_global_options_with_a_value_are_the_parsers() {
