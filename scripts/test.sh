@@ -13,6 +13,10 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 bash plugins/build.sh --test
+# The warm tests also run a statically linked hookhost-client (Linux with glibc only).
+if [[ "$(rustc -vV | sed -n 's/^host: //p')" == *-linux-gnu* ]]; then
+    bash scripts/static-client.sh --copy-to "${CARGO_TARGET_DIR:-target}/static-client"
+fi
 cargo test
 bash examples/eval.sh
 bash plugins/eval.sh

@@ -855,3 +855,118 @@ fn a_bridge_that_gives_up_stops_its_call_in_the_server() {
     assert_eq!(reply.0, 0, "{reply:?}");
     assert!(started.exists());
 }
+
+/// Whether the ELF executable at `path` names a program interpreter (a dynamic loader):
+/// a `PT_INTERP` among its program headers.
+fn names_a_loader(path: &Path) -> bool {
+    const PT_INTERP: u32 = 3;
+    let elf = std::fs::read(path).unwrap();
+    assert_eq!(
+        &elf[..5],
+        b"\x7fELF\x02",
+        "{} is no 64-bit ELF file",
+        path.display()
+    );
+    let u16_at = |at: usize| u16::from_le_bytes([elf[at], elf[at + 1]]) as usize;
+    let phoff = u64::from_le_bytes(elf[0x20..0x28].try_into().unwrap()) as usize;
+    let (size, count) = (u16_at(0x36), u16_at(0x38));
+    (0..count).any(|n| {
+        let at = phoff + n * size;
+        u32::from_le_bytes(elf[at..at + 4].try_into().unwrap()) == PT_INTERP
+    })
+}
+
+#[test]
+fn a_statically_linked_client_hands_its_calls_over_as_the_usual_one_does() {
+    let test = "warm::a_statically_linked_client_hands_its_calls_over_as_the_usual_one_does";
+    // scripts/static-client.sh --copy-to leaves it beside the target's debug folder.
+    let debug = Path::new(env!("CARGO_BIN_EXE_hookhost")).parent().unwrap();
+    let built = debug
+        .parent()
+        .unwrap()
+        .join("static-client/hookhost-client");
+    if !built.exists() {
+        crate::support::skip_or_fail(
+            test,
+            crate::support::Prerequisite::StaticClient,
+            &format!(
+                "no statically linked client at {} (`bash scripts/static-client.sh --copy-to {}` makes one)",
+                built.display(),
+                built.parent().unwrap().display()
+            ),
+        );
+        return;
+    }
+    assert!(
+        !names_a_loader(&built),
+        "{} names a dynamic loader",
+        built.display()
+    );
+    assert!(names_a_loader(Path::new(env!(
+        "CARGO_BIN_EXE_hookhost-client"
+    ))));
+    // Laid out as `install --warm` finds them: the client beside the hookhost it runs
+    // when no server answers, and whose server it hands its calls to.
+    let scene = policy_scene();
+    let bin = scene.root.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::fs::copy(env!("CARGO_BIN_EXE_hookhost"), bin.join("hookhost")).unwrap();
+    std::fs::copy(&built, bin.join("hookhost-client")).unwrap();
+    let warm = Warm::start(
+        &bin.join("hookhost"),
+        &private_folder(&scene).join("s.sock"),
+    );
+    let client = |payload: &Value, extra: &[&str]| {
+        let usual = scene.client();
+        let mut cmd = Command::new(bin.join("hookhost-client"));
+        cmd.args(usual.get_args())
+            .args(["--no-sandbox", "bridge", "--agent", "claude-code"])
+            .args(extra);
+        for (name, value) in usual.get_envs() {
+            match value {
+                Some(value) => cmd.env(name, value),
+                None => cmd.env_remove(name),
+            };
+        }
+        run_with_stdin(&mut cmd, payload.to_string().as_bytes())
+    };
+    for (n, command) in ["ls", "git push --force", "crash now"]
+        .into_iter()
+        .enumerate()
+    {
+        let payload = with_command(sample(&scene, "claude-code/PreToolUse.json"), command);
+        let alone = bridge_json_with(
+            &scene,
+            "claude-code",
+            &with_session(payload.clone(), &format!("alone-{n}")),
+            &[],
+        );
+        let served = client(
+            &with_session(payload.clone(), &format!("static-{n}")),
+            &warm.flag(),
+        );
+        assert_eq!(served, alone, "`{command}` through the static client");
+        assert_eq!(
+            deny_reason("claude-code", &served).is_none(),
+            command == "ls",
+            "`{command}`: {served:?}"
+        );
+    }
+    assert!(
+        wait_until(|| warm.answered() == 3),
+        "the server answered {} of 3 calls",
+        warm.answered()
+    );
+    // With no server, it runs the hookhost beside it, as the usual client does.
+    drop(warm);
+    let payload = with_command(
+        sample(&scene, "claude-code/PreToolUse.json"),
+        "git push --force",
+    );
+    let gone = scene.root.path().join("run/s.sock");
+    let alone = client(
+        &with_session(payload, "static-alone"),
+        &["--warm-socket", gone.to_str().unwrap()],
+    );
+    assert!(deny_reason("claude-code", &alone).is_some(), "{alone:?}");
+}

@@ -14,6 +14,7 @@
 //! | `HOOKHOST_REQUIRE_OTHER_USER` | the unprivileged user (`nobody`, uid 65534; or a stranger's uid) to run as, with setpriv |
 //! | `HOOKHOST_REQUIRE_COMPONENTS` | the Python and JavaScript components (`plugins/build.sh`) |
 //! | `HOOKHOST_REQUIRE_AGENTS` | the real agent CLIs under `target/agents/` (`scripts/agents.sh`) |
+//! | `HOOKHOST_REQUIRE_STATIC_CLIENT` | a statically linked `hookhost-client` in `target/static-client/` (`scripts/static-client.sh`, which `scripts/test.sh` runs) |
 //!
 //! Every skip for one of these goes through [`skip_or_fail`]: the helpers that probe
 //! ([`super::bwrap_or_skip`], [`root_or_skip`], [`super::nobody_or_skip`],
@@ -39,6 +40,9 @@ pub enum Prerequisite {
     /// A real agent CLI installed by `scripts/agents.sh` under `target/agents/`
     /// (`HOOKHOST_REQUIRE_AGENTS`).
     Agents,
+    /// A statically linked `hookhost-client` in `target/static-client/`
+    /// (`HOOKHOST_REQUIRE_STATIC_CLIENT`).
+    StaticClient,
 }
 
 impl Prerequisite {
@@ -50,6 +54,7 @@ impl Prerequisite {
             Prerequisite::OtherUser => "HOOKHOST_REQUIRE_OTHER_USER",
             Prerequisite::Components => "HOOKHOST_REQUIRE_COMPONENTS",
             Prerequisite::Agents => "HOOKHOST_REQUIRE_AGENTS",
+            Prerequisite::StaticClient => "HOOKHOST_REQUIRE_STATIC_CLIENT",
         }
     }
 
@@ -61,6 +66,7 @@ impl Prerequisite {
             Prerequisite::OtherUser => "an unprivileged user",
             Prerequisite::Components => "a built component",
             Prerequisite::Agents => "a real agent CLI",
+            Prerequisite::StaticClient => "a statically linked hookhost-client",
         }
     }
 
