@@ -32,7 +32,7 @@ impl SessionBox {
         let project = absolute_project(&options.project)?;
         let config = load_config(options, &env)?;
         let homes = sandbox::Homes::find(env.home_variable());
-        let folders = Folders::new(options, &config, &homes);
+        let folders = Folders::new(options, &config, &homes, true);
         let sandbox = SessionSandbox::probe(options, &folders, &project, &env, true, &session_id);
         match &sandbox {
             SessionSandbox::Boxed { .. } => {}
@@ -78,14 +78,21 @@ pub(super) struct Folders {
 }
 
 impl Folders {
+    /// The session's folders; those the box hides only when a hook may run in the box
+    /// (`needs_box`, see [`SessionSandbox::probe`]): nothing else reads them (the guard
+    /// looks at them for a hook in the box alone), and the default list, every agent's
+    /// credential stores under each home, was ~4 % of a bridged call without a box
+    /// (BENCHMARKS.md, thirteenth sitting).
     pub(super) fn new(
         options: &SessionOptions,
         config: &Config,
         homes: &sandbox::Homes,
+        needs_box: bool,
     ) -> Folders {
         let mut writable = config.sandbox.writable.clone();
         writable.extend(options.writable.iter().cloned());
         let hide = match &config.sandbox.hide {
+            _ if options.no_sandbox || !needs_box => Vec::new(),
             Some(list) => list.clone(),
             None => homes.default_hidden_with(&options.extra_default_hidden),
         };

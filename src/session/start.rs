@@ -132,7 +132,6 @@ impl Session {
         let configured_hooks = !config.hooks.is_empty();
         let skipped = apply_resume_plan(&mut config, plan);
         let homes = sandbox::Homes::find(env.home_variable());
-        let folders = Folders::new(options, &config, &homes);
 
         // The session has a sandbox when a hook of it runs in the box (an argv hook with
         // `sandbox = true`), the OS's box runs here and --no-sandbox is not given; that
@@ -147,6 +146,7 @@ impl Session {
             .hooks
             .iter()
             .any(|h| !h.is_wasm() && (h.sandbox || !crate::sandbox::EXISTS_ON_THIS_OS));
+        let folders = Folders::new(options, &config, &homes, needs_box);
         let sandbox = SessionSandbox::probe(
             options,
             &folders,
