@@ -16,6 +16,7 @@
 
 mod boxed;
 mod bridge;
+mod bridge_args;
 mod doctor;
 mod eval;
 mod exit;
@@ -323,7 +324,8 @@ impl GlobalOptions {
 /// ([`hookhost::warm::client::hand_over`]).
 pub fn main(prepared: Option<Prepared>) -> ExitCode {
     let started = std::time::Instant::now();
-    let cli = Cli::parse();
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let cli = bridge_args::registered_bridge(&args).unwrap_or_else(|| Cli::parse_from(&args));
     if let Err(e) = init_logs(cli.global.verbose) {
         say(&format!("hookhost: {e}"));
         return Exit::CouldNotRun.into();
