@@ -94,7 +94,9 @@
 //! - `run.rs`: one run: instantiate, call, collect the output, read how the guest ended;
 //! - `blocking.rs`: in `serve`, the guests' own blocking pool, and freeing a call stuck
 //!   there (a FIFO's `open`) when its run is abandoned;
-//! - `cache.rs`: the on-disk cache of compiled artifacts.
+//! - `cache.rs`: the on-disk cache of compiled artifacts;
+//! - `vouched.rs`: digests an earlier check of this process vouched for (the bridge's
+//!   pins), by which a program is found in the cache without reading its file.
 
 mod blocking;
 mod cache;
@@ -102,6 +104,7 @@ mod engine;
 mod limits;
 mod link;
 mod run;
+mod vouched;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -115,6 +118,7 @@ pub use engine::{
 };
 pub use limits::{PoolFootprint, PoolTotals};
 pub use link::{HOOK_WORLD_IMPORTS, HTTP_IMPORTS, NETWORK_IMPORTS};
+pub use vouched::vouch_for_program;
 
 use engine::{EngineInner, Program};
 

@@ -79,11 +79,13 @@ impl HookFilePin {
         };
         let stamp = crate::platform::sys::files::change_stamp(&meta);
         if stamp == self.stamp || self.verified_before(stamp) {
+            self.vouch(stamp);
             return None;
         }
         match file_digest(&self.file) {
             Ok(digest) if digest == self.digest => {
                 self.remember_verified(stamp);
+                self.vouch(stamp);
                 None
             }
             Ok(_) => Some("changed"),
@@ -97,6 +99,15 @@ impl HookFilePin {
     pub fn stamp_moved(&self) -> Option<u64> {
         let meta = std::fs::metadata(&self.file).ok()?;
         (crate::platform::sys::files::change_stamp(&meta) != self.stamp).then_some(meta.len())
+    }
+
+    /// A `.wasm` module found as pinned under `stamp`: the session that runs it finds
+    /// its compiled artifact by the pinned digest, without reading and hashing the
+    /// file again ([`crate::executor::wasm::vouch_for_program`]).
+    fn vouch(&self, stamp: [i64; 4]) {
+        if self.file.extension().is_some_and(|e| e == "wasm") {
+            crate::executor::wasm::vouch_for_program(&self.file, stamp, &self.digest);
+        }
     }
 
     pub(super) fn verified_before(&self, stamp: [i64; 4]) -> bool {

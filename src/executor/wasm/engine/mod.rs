@@ -215,7 +215,10 @@ impl WasmEngine {
         };
         let (prepared, preopens, cache_warnings) = match unchanged {
             Some(found) => found,
-            None => self.read_and_prepare(wasm, project)?,
+            None => match self.prepare_vouched(wasm, project)? {
+                Some(found) => found,
+                None => self.read_and_prepare(wasm, project)?,
+            },
         };
         Ok(self.executor(
             wasm,
@@ -226,6 +229,36 @@ impl WasmEngine {
             prepared,
             cache_warnings,
         ))
+    }
+
+    /// [`WasmEngine::prepare`] for a file whose digest this process vouched for
+    /// (`super::vouched`), from that digest's artifact in the cache without reading the
+    /// file; `None` when nothing is vouched for it (or its stamp moved since), the cache
+    /// has no artifact for it, or the engine is pooled (which counts a component's
+    /// instances from its bytes): then the file is read as always.
+    fn prepare_vouched(
+        &self,
+        wasm: &Path,
+        project: &Path,
+    ) -> Result<Option<(Prepared, WasiFilesystemCtx, Vec<String>)>, WasmError> {
+        if self.inner.run_slots.is_some() {
+            return Ok(None);
+        }
+        let Some(digest) = super::vouched::vouched_digest(wasm) else {
+            return Ok(None);
+        };
+        let known = self.programs().get(&digest).cloned();
+        let (prepared, warnings) = match known {
+            Some(prepared) => (prepared, Vec::new()),
+            None => match self.load_cached(wasm, &digest)? {
+                Some((prepared, warnings)) => {
+                    self.keep(digest, prepared.clone());
+                    (prepared, warnings)
+                }
+                None => return Ok(None),
+            },
+        };
+        Ok(Some((prepared, open_project(project)?, warnings)))
     }
 
     /// [`WasmEngine::prepare`] for a file whose bytes must be read (and hashed): the

@@ -101,9 +101,7 @@ impl WasmEngine {
         digest: &cache::ProgramDigest,
     ) -> Result<(Prepared, Vec<String>), WasmError> {
         let path = path.to_path_buf();
-        let engine = &self.inner.engine;
         let cache_dir = self.inner.settings.cache_dir.as_deref();
-        let access = self.inner.settings.cache_access;
         let compile_error = |e: wasmtime::Error| match e.downcast_ref::<cache::NotCached>() {
             Some(not_cached) => WasmError::NotCached {
                 path: path.clone(),
@@ -115,21 +113,10 @@ impl WasmEngine {
                 message: format!("{e:#}"),
             },
         };
-        let link_error = |e: wasmtime::Error| WasmError::Link {
-            path: path.clone(),
-            message: format!("{e:#}"),
-        };
-
         let kind = kind_of(&bytes).ok_or_else(|| WasmError::NotWasm { path: path.clone() })?;
         // Refused at once rather than after a compile of seconds (or minutes).
         check_imports_before_compiling(&path, &bytes, kind == Kind::Component)?;
-        let looked_up = match kind {
-            Kind::Module => cache::lookup::<Module>(engine, cache_dir, access, digest)
-                .map(|found| found.map(Loaded::Module)),
-            Kind::Component => cache::lookup::<Component>(engine, cache_dir, access, digest)
-                .map(|found| found.map(Loaded::Component)),
-        }
-        .map_err(compile_error)?;
+        let looked_up = self.look_up(kind, digest).map_err(compile_error)?;
         let bytes = Arc::new(bytes);
         let loaded = match looked_up {
             cache::Lookup::Hit(loaded) => loaded,
@@ -140,7 +127,65 @@ impl WasmEngine {
                 .compile_within_deadline(&path, &bytes, kind, cache_file, warnings)?
                 .map_err(compile_error)?,
         };
+        self.link_and_admit(path, loaded, &bytes)
+    }
 
+    /// The program with digest `digest` from the cache alone (its file's bytes are not
+    /// read: see `super::super::vouched`), pre-linked; `None` when the cache has no
+    /// artifact for it, or cannot give one (a damaged file, a read-only cache without
+    /// it): the caller then reads the file, and a compile or the cache's error follows
+    /// as for any other program. Not for a pooled engine, which counts a component's
+    /// core instances from its bytes.
+    pub(super) fn load_cached(
+        &self,
+        path: &Path,
+        digest: &cache::ProgramDigest,
+    ) -> Result<Option<(Prepared, Vec<String>)>, WasmError> {
+        debug_assert!(self.inner.run_slots.is_none());
+        for kind in [Kind::Module, Kind::Component] {
+            if let Ok(cache::Lookup::Hit(loaded)) = self.look_up(kind, digest) {
+                // The import checks before a compile were made on these bytes when the
+                // artifact was compiled; those after loading run on it here.
+                return self
+                    .link_and_admit(path.to_path_buf(), loaded, &[])
+                    .map(Some);
+            }
+        }
+        Ok(None)
+    }
+
+    /// The cache's artifact for the program of `kind` with digest `digest`, or where to
+    /// store it once compiled.
+    fn look_up(
+        &self,
+        kind: Kind,
+        digest: &cache::ProgramDigest,
+    ) -> wasmtime::Result<cache::Lookup<Loaded>> {
+        let engine = &self.inner.engine;
+        let cache_dir = self.inner.settings.cache_dir.as_deref();
+        let access = self.inner.settings.cache_access;
+        match kind {
+            Kind::Module => cache::lookup::<Module>(engine, cache_dir, access, digest)
+                .map(|found| found.map(Loaded::Module)),
+            Kind::Component => cache::lookup::<Component>(engine, cache_dir, access, digest)
+                .map(|found| found.map(Loaded::Component)),
+        }
+    }
+
+    /// Checks a loaded or compiled program's exports and imports, pre-links it and admits
+    /// it to the engine's limits. `bytes`: the program's file (only a pooled engine reads
+    /// them, to count a component's core instances).
+    fn link_and_admit(
+        &self,
+        path: PathBuf,
+        loaded: Loaded,
+        bytes: &[u8],
+    ) -> Result<(Prepared, Vec<String>), WasmError> {
+        let engine = &self.inner.engine;
+        let link_error = |e: wasmtime::Error| WasmError::Link {
+            path: path.clone(),
+            message: format!("{e:#}"),
+        };
         let mut network = false;
         let footprint;
         // Each arm binds the artifact after `loaded`, so that on every way out the
@@ -173,7 +218,7 @@ impl WasmEngine {
                 let component = loaded.artifact;
                 network = check_component_imports(&path, engine, &component)?;
                 let pooled = self.inner.run_slots.is_some();
-                footprint = PoolFootprint::of_component(&component, &bytes, pooled);
+                footprint = PoolFootprint::of_component(&component, bytes, pooled);
                 let pre = self
                     .inner
                     .component_linker()?
