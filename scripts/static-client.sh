@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Links `hookhost-client` (the program `hookhost install AGENT --warm` registers) as a
 # static executable, on Linux with glibc. It then starts without the dynamic loader:
-# ~0.3 ms less per warm call, an eighth of it (BENCHMARKS.md, thirteenth sitting). The
-# client uses nothing a static glibc does differently (no user or host lookups, no
-# dlopen, no locale), so it behaves as the dynamic one does.
+# ~0.3 ms less of its CPU per warm call, 0.1–0.35 ms of the call's time (BENCHMARKS.md,
+# thirteenth sitting). The client uses nothing a static glibc does differently (no
+# user or host lookups, no dlopen, no locale), so it behaves as the dynamic one does.
 #
 #   bash scripts/static-client.sh [--release] [--copy-to DIR]
 #
