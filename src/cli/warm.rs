@@ -263,9 +263,7 @@ fn one_call(
 }
 
 /// The bridge call `request` makes, when it is one the server takes.
-fn bridged(
-    request: &Request,
-) -> Result<(super::GlobalOptions, Option<AgentKind>, Option<u64>), String> {
+fn bridged(request: &Request) -> Result<BridgeOptions, String> {
     let taken = bridge_options(&request.argv)?;
     // A relative HOME names the bridge's folders (config, pins, records) from its own
     // working folder: that call, too, is the bridge's own to run.
@@ -276,50 +274,18 @@ fn bridged(
     Ok(taken)
 }
 
-/// What a bridge's arguments ask of the server (its options, agent and budget), or why
-/// the server does not take them. A function of `argv` alone, so the last few answers
-/// are kept: an agent's bridge passes the same arguments on every call, and parsing
-/// them was ~4 % of the server's work per call (BENCHMARKS.md, thirteenth sitting).
-fn bridge_options(argv: &[OsString]) -> Result<BridgeOptions, String> {
-    /// How many distinct argument lists are kept (one per registered agent and scope).
-    const KEPT: usize = 8;
-    type Kept = Vec<(Vec<OsString>, Result<BridgeOptions, String>)>;
-    static PARSED: std::sync::Mutex<Kept> = std::sync::Mutex::new(Vec::new());
-    let mut parsed = PARSED.lock().unwrap_or_else(|p| p.into_inner());
-    if let Some(at) = parsed.iter().position(|(kept, _)| kept == argv) {
-        let (_, options) = &parsed[at];
-        return options.clone();
-    }
-    let options = parse_bridge_options(argv);
-    if parsed.len() == KEPT {
-        drop(parsed.remove(0));
-    }
-    parsed.push((argv.to_vec(), options.clone()));
-    options
-}
-
 /// A bridge's options, agent flag and budget.
 type BridgeOptions = (super::GlobalOptions, Option<AgentKind>, Option<u64>);
 
-/// [`bridge_options`], parsed.
-fn parse_bridge_options(argv: &[OsString]) -> Result<BridgeOptions, String> {
-    // The parser is built once and parses in place: clap builds its whole command tree
-    // on every parse, and a copy of the tree per call was still ~2 % of the server's work.
-    // Calls at once take turns (a parse is tens of microseconds).
-    static PARSER: std::sync::OnceLock<std::sync::Mutex<clap::Command>> =
-        std::sync::OnceLock::new();
-    let parser = PARSER.get_or_init(|| {
-        let mut parser = <Cli as clap::CommandFactory>::command();
-        parser.build();
-        std::sync::Mutex::new(parser)
-    });
-    let matches = parser
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .try_get_matches_from_mut(argv)
-        .map_err(|e| e.kind().to_string())?;
-    let cli = <Cli as clap::FromArgMatches>::from_arg_matches(&matches)
-        .map_err(|e| e.kind().to_string())?;
+/// What a bridge's arguments ask of the server (its options, agent and budget), or why
+/// the server does not take them. The shapes `install` writes are read as a bridge
+/// process reads them, without clap ([`super::bridge_args`]); any other goes through
+/// clap's parser.
+fn bridge_options(argv: &[OsString]) -> Result<BridgeOptions, String> {
+    let cli = match super::bridge_args::registered_bridge(argv) {
+        Some(cli) => cli,
+        None => parse(argv)?,
+    };
     match cli.command {
         Command::Bridge {
             agent,
@@ -346,13 +312,32 @@ fn parse_bridge_options(argv: &[OsString]) -> Result<BridgeOptions, String> {
     }
 }
 
+/// `argv` through clap's parser, built once and parsing in place (clap builds its whole
+/// command tree on every parse). Calls at once take turns (a parse is tens of
+/// microseconds).
+fn parse(argv: &[OsString]) -> Result<Cli, String> {
+    static PARSER: std::sync::OnceLock<std::sync::Mutex<clap::Command>> =
+        std::sync::OnceLock::new();
+    let parser = PARSER.get_or_init(|| {
+        let mut parser = <Cli as clap::CommandFactory>::command();
+        parser.build();
+        std::sync::Mutex::new(parser)
+    });
+    let matches = parser
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .try_get_matches_from_mut(argv)
+        .map_err(|e| e.kind().to_string())?;
+    <Cli as clap::FromArgMatches>::from_arg_matches(&matches).map_err(|e| e.kind().to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use clap::CommandFactory;
 
     #[test]
-    fn a_bridges_arguments_read_the_same_when_kept_and_a_relative_home_still_counts() {
+    fn a_bridges_arguments_read_the_same_every_time_and_a_relative_home_still_counts() {
         let argv = |args: &[&str]| args.iter().map(OsString::from).collect::<Vec<_>>();
         let taken = argv(&[
             "hookhost",
@@ -378,14 +363,14 @@ mod tests {
             );
             assert!(bridge_options(&verbose).is_err());
         }
-        // More argument lists than are kept: each still reads as parsed.
+        // Many argument lists, one after another: each reads as parsed.
         for n in 0..20 {
             let budget = (1000 + n).to_string();
             let (_, _, kept) =
                 bridge_options(&argv(&["hookhost", "bridge", "--budget-ms", &budget])).unwrap();
             assert_eq!(kept, Some(1000 + n));
         }
-        // The caller's HOME is read per call, never kept with the arguments.
+        // The caller's HOME is read per call.
         let request = |home: &str| Request {
             argv: taken.clone(),
             env: vec![("HOME".into(), home.into())],
