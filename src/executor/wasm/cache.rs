@@ -18,17 +18,18 @@
 //!
 //! A file is the artifact followed by [`TRAILER`] bytes (a magic line, then the XXH3-128
 //! checksum of the artifact): the artifact starts the file, so that a mapping of the file
-//! has its code at page-aligned addresses. Its checksum is checked before wasmtime sees a
-//! byte, and exactly the bytes checked are deserialized: a bit flipped on disk would
-//! otherwise be run as native code (a crash, or a hook that quietly answers otherwise;
-//! docs/threats.md#f19). Where hookhost can run code from a mapping of a file (Linux on
-//! x86-64, [`sys::mapped`]), the file is mapped once, the checksum is checked over that
-//! mapping, and wasmtime runs that same mapping ([`CodeMemory`] makes its code
-//! executable in place), kept alive as long as the program ([`Backing`]): no copy, where
-//! it used to be a copy into a sealed memfd (~34 ms of a Python component's 38 MB). That
-//! a mapping follows the file is sound because nothing writes a cache file in place
-//! (docs/threats.md#f19). Elsewhere, or where the mapped code cannot be made executable
-//! (a `noexec` mount), the checked bytes are copied by wasmtime.
+//! has its code and data at page-aligned offsets. Its checksum is checked before
+//! wasmtime sees a byte, and exactly the bytes checked are deserialized: a bit flipped on
+//! disk would otherwise be run as native code (a crash, or a hook that quietly answers
+//! otherwise; docs/threats.md#f19). On Linux ([`sys::mapped`]) the file is mapped, the
+//! checksum checked over that mapping, and wasmtime then maps the same open file itself:
+//! it runs the code from its mapping and initialises each run's linear memory from the
+//! file copy-on-write. Nothing is copied: loading the artifact into wasmtime's own memory
+//! cost ~34 ms of a Python component's start (until the seventh benchmark sitting), and
+//! copying its memory image into a memfd at every start ~16 ms more (until the
+//! fourteenth). That wasmtime's mapping follows the file is sound because nothing writes
+//! a cache file in place (docs/threats.md#f19). Elsewhere, or where wasmtime cannot map
+//! it (a `noexec` mount), the checked bytes are copied by wasmtime.
 //!
 //! Why a checksum and not a cryptographic digest: the check is integrity, not
 //! authentication (docs/threats.md#i1). Whoever can write the folder can reseal a file
@@ -47,8 +48,6 @@ use std::fs::{DirBuilder, File, OpenOptions};
 use std::hash::Hasher;
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
-use std::ptr::NonNull;
-use std::sync::Arc;
 
 use sha2::{Digest, Sha256};
 use wasmtime::Engine;
@@ -58,7 +57,6 @@ use wasmtime::Module;
 
 use super::engine::CacheAccess;
 use crate::platform::sys;
-use crate::platform::sys::mapped::Mapping;
 
 /// The wasmtime release the artifacts are compiled by (part of every key).
 const WASMTIME_VERSION: &str = "48.0.8";
@@ -74,13 +72,14 @@ pub(crate) trait Artifact: Sized {
     /// # Safety
     /// The bytes must have been made by [`Artifact::serialize`] of this wasmtime.
     unsafe fn load(engine: &Engine, bytes: &[u8]) -> wasmtime::Result<Self>;
-    /// Loads it from memory the caller owns, in place: wasmtime neither copies it nor
-    /// writes it, and makes its code executable through the engine's [`CodeMemory`].
+    /// Loads it from its cache file, which wasmtime maps itself: its code runs from that
+    /// mapping, and a run's linear memory is initialised from it copy-on-write (rather
+    /// than from a memfd that wasmtime fills with the memory's image at every start).
     ///
     /// # Safety
-    /// As [`Artifact::load`]; and the memory must stay mapped and unchanged for as long
-    /// as the artifact (and every clone of it) lives.
-    unsafe fn load_in_place(engine: &Engine, memory: NonNull<[u8]>) -> wasmtime::Result<Self>;
+    /// As [`Artifact::load`]: `file` names a file whose first bytes are such an artifact
+    /// (what follows, the trailer, wasmtime does not read).
+    unsafe fn load_file(engine: &Engine, file: &Path) -> wasmtime::Result<Self>;
     /// Serializes it for the cache.
     fn serialize(&self) -> wasmtime::Result<Vec<u8>>;
 }
@@ -94,9 +93,9 @@ impl Artifact for Module {
         // SAFETY: forwarded to the caller (see the trait method).
         unsafe { Module::deserialize(engine, bytes) }
     }
-    unsafe fn load_in_place(engine: &Engine, memory: NonNull<[u8]>) -> wasmtime::Result<Self> {
+    unsafe fn load_file(engine: &Engine, file: &Path) -> wasmtime::Result<Self> {
         // SAFETY: forwarded to the caller (see the trait method).
-        unsafe { Module::deserialize_raw(engine, memory) }
+        unsafe { Module::deserialize_file(engine, file) }
     }
     fn serialize(&self) -> wasmtime::Result<Vec<u8>> {
         Module::serialize(self)
@@ -112,9 +111,9 @@ impl Artifact for Component {
         // SAFETY: forwarded to the caller (see the trait method).
         unsafe { Component::deserialize(engine, bytes) }
     }
-    unsafe fn load_in_place(engine: &Engine, memory: NonNull<[u8]>) -> wasmtime::Result<Self> {
+    unsafe fn load_file(engine: &Engine, file: &Path) -> wasmtime::Result<Self> {
         // SAFETY: forwarded to the caller (see the trait method).
-        unsafe { Component::deserialize_raw(engine, memory) }
+        unsafe { Component::deserialize_file(engine, file) }
     }
     fn serialize(&self) -> wasmtime::Result<Vec<u8>> {
         Component::serialize(self)
@@ -169,14 +168,9 @@ pub(crate) fn cache_path<A: Artifact>(
     dir.join(name)
 }
 
-/// The memory a program loaded in place runs from: the mapping of its cache file, which
-/// must outlive the program. Whoever holds the program holds this too, in a field
-/// declared after the program's, so that it is dropped (unmapped) after it.
-pub(crate) type Backing = Arc<Mapping>;
-
 /// How an artifact was obtained.
 pub(crate) struct Loaded<A> {
-    /// The artifact. (Declared before `backing`: fields drop in declaration order.)
+    /// The artifact.
     pub artifact: A,
     /// Whether it came from the cache file rather than the compiler.
     pub from_cache: bool,
@@ -185,9 +179,6 @@ pub(crate) struct Loaded<A> {
     /// What went wrong with the cache (a file that failed its check, one that could not
     /// be written); each line names the file. The artifact is good either way.
     pub warnings: Vec<String>,
-    /// The memory the artifact runs from, if it was loaded in place; it must live as
-    /// long as the artifact and every clone of it.
-    pub backing: Option<Backing>,
 }
 
 /// The end of every cache file: a magic line naming the format, then the XXH3-128
@@ -235,45 +226,6 @@ pub(crate) fn with_trailer(mut artifact: Vec<u8>) -> Vec<u8> {
     artifact.extend_from_slice(MAGIC);
     artifact.extend_from_slice(&digest);
     artifact
-}
-
-/// The engine's publisher of code (wasmtime's [`wasmtime::CustomCodeMemory`]) where code
-/// may run from a mapping of a cache file ([`sys::mapped::CAN_RUN_CODE`]), else `None`
-/// (wasmtime's own). wasmtime makes memory it owns executable itself, but memory a
-/// caller owns ([`Artifact::load_in_place`]) only through such a publisher; it then uses
-/// it for every program of the engine, compiled ones too, which is the same `mprotect`
-/// wasmtime would make.
-pub(crate) fn code_memory() -> Option<Arc<dyn wasmtime::CustomCodeMemory>> {
-    match sys::mapped::CAN_RUN_CODE {
-        true => Some(Arc::new(CodeMemory)),
-        false => None,
-    }
-}
-
-/// Makes published code executable with the platform's page protections.
-struct CodeMemory;
-
-impl wasmtime::CustomCodeMemory for CodeMemory {
-    fn required_alignment(&self) -> usize {
-        sys::mapped::page_size()
-    }
-
-    fn publish_executable(&self, ptr: *const u8, len: usize) -> wasmtime::Result<()> {
-        // SAFETY: wasmtime hands over the page-aligned text of a code image it holds
-        // (its own memory, or a [`Backing`] kept alive as long as the program), which
-        // nothing writes once published.
-        unsafe { sys::mapped::make_executable(ptr, len) }
-            .map_err(|e| wasmtime::Error::msg(format!("cannot make code executable: {e}")))
-    }
-
-    fn unpublish_executable(&self, ptr: *const u8, len: usize) -> wasmtime::Result<()> {
-        // wasmtime calls this as it drops a code image (and panics on an error), just
-        // before the memory is unmapped (its own, or the [`Backing`] right after): a
-        // failure to switch it back changes nothing, so it is not one.
-        // SAFETY: the range published above; no code runs from it any more.
-        let _ = unsafe { sys::mapped::make_writable(ptr, len) };
-        Ok(())
-    }
 }
 
 /// A read-only cache ([`CacheAccess::ReadOnly`]) has no usable file for a program; the
@@ -339,13 +291,12 @@ pub(crate) fn lookup<A: Artifact>(
     let mut warnings = Vec::new();
     if path.is_file() {
         match load_file::<A>(engine, &path) {
-            Ok((artifact, backing)) => {
+            Ok(artifact) => {
                 return Ok(Lookup::Hit(Loaded {
                     artifact,
                     from_cache: true,
                     cache_file: Some(path),
                     warnings,
-                    backing,
                 }));
             }
             Err(why) => warnings.push(format!(
@@ -378,7 +329,6 @@ pub(crate) fn compile_and_store<A: Artifact>(
             from_cache: false,
             cache_file: None,
             warnings,
-            backing: None,
         });
     };
     let dir = path.parent().unwrap_or(Path::new("."));
@@ -401,7 +351,6 @@ pub(crate) fn compile_and_store<A: Artifact>(
         from_cache: false,
         cache_file: Some(path),
         warnings,
-        backing: None,
     })
 }
 
@@ -422,12 +371,11 @@ fn load_read_only<A: Artifact>(engine: &Engine, path: PathBuf) -> wasmtime::Resu
         )));
     }
     match load_file::<A>(engine, &path) {
-        Ok((artifact, backing)) => Ok(Loaded {
+        Ok(artifact) => Ok(Loaded {
             artifact,
             from_cache: true,
             cache_file: Some(path),
             warnings: Vec::new(),
-            backing,
         }),
         Err(why) => Err(not_cached(format!("{} {why}", path.display()))),
     }
@@ -444,39 +392,36 @@ enum Unusable {
     Load(wasmtime::Error),
 }
 
-/// Opens a cache file, checks its checksum and deserializes exactly the bytes checked:
-/// in place from one mapping of the file where code may run from one (then with the
-/// mapping, which must outlive the artifact), else copied from the file read whole.
+/// Opens a cache file, checks its checksum and deserializes exactly the bytes checked.
+/// Where files are mapped ([`sys::mapped`], Linux), the checksum is checked over a
+/// mapping of the open file, and wasmtime then maps that same open file itself (through
+/// a name for it that no rename changes) and runs it from there. If wasmtime cannot map it (its code cannot be made
+/// executable on a `noexec` mount; no `/proc`), it copies the checked bytes from the
+/// mapping. Elsewhere the file is read whole and the buffer checked and copied.
 ///
 /// Why loading is sound (the `unsafe` below): the cache folder is private to this user
 /// and not writable by the agent or by hooks (the caller's path guard checks it before
 /// any hook is prepared), so every file in it was written by `store` from
 /// `A::serialize`; and the bytes loaded are exactly what was written: their checksum is
-/// the one stored with them, checked over those very bytes (the mapping wasmtime then
-/// runs, or our own buffer), so a file damaged before the load is never deserialized.
-/// The mapping follows the file after the check, which is sound only because no writer
-/// changes a cache file in place: `store` renames a whole new file over the name (the
-/// mapped file is then no longer named, and unchanged), and whoever could write one in
-/// place could as well reseal it before the check (docs/threats.md#f19 and #i1). The
-/// name carries the wasmtime version and engine compatibility hash, and wasmtime itself
-/// rejects artifacts from another version or configuration.
-fn load_file<A: Artifact>(engine: &Engine, path: &Path) -> Result<(A, Option<Backing>), Unusable> {
+/// the one stored with them, checked over those very bytes (a mapping of the open file
+/// wasmtime then maps, or our own buffer), so a file damaged before the load is never
+/// deserialized. A mapping follows the file after the check, which is sound only
+/// because no writer changes a cache file in place: `store` renames a whole new file
+/// over the name (the open file is then no longer named, and unchanged), and whoever
+/// could write one in place could as well reseal it before the check
+/// (docs/threats.md#f19 and #i1). The name carries the wasmtime version and engine
+/// compatibility hash, and wasmtime itself rejects artifacts from another version or
+/// configuration.
+fn load_file<A: Artifact>(engine: &Engine, path: &Path) -> Result<A, Unusable> {
     let mut file = File::open(path).map_err(Unusable::Read)?;
-    if sys::mapped::CAN_RUN_CODE {
+    if sys::mapped::MAPS_FILES {
         // A file that cannot be mapped is no error: it is read as elsewhere.
         if let Ok(Some(mapping)) = sys::mapped::map(&file) {
             let artifact = verified_artifact(mapping.bytes()).map_err(Unusable::Unverified)?;
-            let memory = NonNull::from(artifact);
-            // SAFETY: the checked bytes (see above), in a mapping that is returned with
-            // the artifact for its holders to keep as long as it lives.
-            return match unsafe { A::load_in_place(engine, memory) } {
-                Ok(loaded) => Ok((loaded, Some(Arc::new(mapping)))),
-                // Its code may not be made executable (a `noexec` mount): the same
-                // checked bytes, copied by wasmtime into memory of its own.
-                // SAFETY: as above; the copy needs the mapping only while it is made.
-                Err(_) => unsafe { A::load(engine, artifact) }
-                    .map(|loaded| (loaded, None))
-                    .map_err(Unusable::Load),
+            return match load_mapped(engine, &file) {
+                Some(loaded) => Ok(loaded),
+                // SAFETY: the checked bytes, copied by wasmtime while the mapping lives.
+                None => unsafe { A::load(engine, artifact) }.map_err(Unusable::Load),
             };
         }
     }
@@ -484,9 +429,18 @@ fn load_file<A: Artifact>(engine: &Engine, path: &Path) -> Result<(A, Option<Bac
     file.read_to_end(&mut whole).map_err(Unusable::Read)?;
     let artifact = verified_artifact(&whole).map_err(Unusable::Unverified)?;
     // SAFETY: our own buffer, checked (see above).
-    unsafe { A::load(engine, artifact) }
-        .map(|loaded| (loaded, None))
-        .map_err(Unusable::Load)
+    unsafe { A::load(engine, artifact) }.map_err(Unusable::Load)
+}
+
+/// The artifact of the open cache file `file`, which wasmtime maps itself; `None` if it
+/// cannot.
+///
+/// Sound as [`load_file`] says: `file` is a cache file whose artifact was checked
+/// against its checksum.
+fn load_mapped<A: Artifact>(engine: &Engine, file: &File) -> Option<A> {
+    let same = sys::mapped::same_file(file)?;
+    // SAFETY: see above.
+    unsafe { A::load_file(engine, &same) }.ok()
 }
 
 /// Writes `bytes` to `path` atomically: a 0600 temporary file in `dir` (created 0700 if

@@ -227,7 +227,7 @@ pub enum WasmError {
 /// A WASM hook, compiled and pre-linked, ready to run any number of times.
 pub struct WasmExecutor {
     engine: Arc<EngineInner>,
-    /// The program (declared before `backing`, which must outlive it).
+    /// The program.
     program: Program,
     argv: Vec<String>,
     project: PathBuf,
@@ -244,9 +244,6 @@ pub struct WasmExecutor {
     footprint: limits::PoolFootprint,
     /// The pool's admission permits one run takes (0 without a pool).
     permits: u32,
-    /// The memory the program runs from when it was loaded in place from its cache file
-    /// (see `cache::Backing`); dropped after `program`.
-    backing: Option<cache::Backing>,
 }
 
 impl std::fmt::Debug for WasmExecutor {
@@ -316,7 +313,6 @@ impl WasmExecutor {
             network: self.network,
             footprint: self.footprint,
             permits: self.permits,
-            backing: self.backing.clone(),
         })
     }
 

@@ -137,8 +137,7 @@ impl WasmExecutor {
                 self.arm(&mut store, |s| &mut s.limits)
                     .map_err(|e| wasmtime::Error::msg(e.to_string()))?;
                 pre.instantiate_async(&mut store).await?;
-                // The store holds the program: its backing memory goes with it, after it.
-                Ok(Box::new((store, self.backing.clone())))
+                Ok(Box::new(store))
             }
             Program::Component(pre) => {
                 let mut ctx = wasi.build();
@@ -154,7 +153,7 @@ impl WasmExecutor {
                 self.arm(&mut store, |s| &mut s.limits)
                     .map_err(|e| wasmtime::Error::msg(e.to_string()))?;
                 pre.instantiate_async(&mut store).await?;
-                Ok(Box::new((store, self.backing.clone())))
+                Ok(Box::new(store))
             }
         }
     }

@@ -61,15 +61,15 @@ pub(crate) mod memory {
     pub(crate) fn prefer_huge_pages(_buffer: &[std::mem::MaybeUninit<u8>]) {}
 }
 
-/// Where hookhost does not run code from a mapping of a file (Linux's is on x86-64 only):
-/// no mapping, and the WASM compile cache reads its files whole, checks the buffer and
-/// has wasmtime copy it.
+/// Where hookhost maps no files (Linux's are mapped): the WASM compile cache reads its
+/// files whole, checks the buffer and has wasmtime copy it.
 pub(crate) mod mapped {
     use std::fs::File;
     use std::io;
+    use std::path::PathBuf;
 
-    /// Code never runs from a mapping here.
-    pub(crate) const CAN_RUN_CODE: bool = false;
+    /// No file is mapped here.
+    pub(crate) const MAPS_FILES: bool = false;
 
     /// Never made here.
     pub(crate) enum Mapping {}
@@ -86,24 +86,8 @@ pub(crate) mod mapped {
         Ok(None)
     }
 
-    /// The page size wasmtime's own code memory is aligned to (unused: no mapping).
-    pub(crate) fn page_size() -> usize {
-        4096
-    }
-
-    /// Never called ([`CAN_RUN_CODE`] is `false`): refuses.
-    ///
-    /// # Safety
-    /// None needed: it does nothing.
-    pub(crate) unsafe fn make_executable(_ptr: *const u8, _len: usize) -> io::Result<()> {
-        Err(io::Error::from(io::ErrorKind::Unsupported))
-    }
-
-    /// Never called ([`CAN_RUN_CODE`] is `false`): refuses.
-    ///
-    /// # Safety
-    /// None needed: it does nothing.
-    pub(crate) unsafe fn make_writable(_ptr: *const u8, _len: usize) -> io::Result<()> {
-        Err(io::Error::from(io::ErrorKind::Unsupported))
+    /// Always `None`: never asked ([`MAPS_FILES`] is `false`).
+    pub(crate) fn same_file(_file: &File) -> Option<PathBuf> {
+        None
     }
 }

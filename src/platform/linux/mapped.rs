@@ -1,26 +1,23 @@
-//! Linux: a read-only private mapping of a whole file, whose pages can be made executable
-//! in place. The WASM compile cache maps a cache file once, checks its artifact's
-//! checksum over the mapping and hands wasmtime that same mapping to run, so the bytes
-//! checked are the bytes run (docs/threats.md#f19) and nothing is copied: a cache hit
-//! costs page-table work, not a copy of the artifact (38 MB for a Python component).
+//! Linux: a read-only private mapping of a whole file, and a name for an open file that
+//! opens that same file. The WASM compile cache maps a cache file to check its
+//! artifact's checksum without reading it into a buffer (38 MB for a Python component),
+//! then has wasmtime map that same open file ([`same_file`]): wasmtime runs the code
+//! from its mapping and initialises each run's memory from it copy-on-write, so nothing
+//! is copied, and the bytes checked are the bytes run (docs/threats.md#f19).
 //!
 //! A mapping of the file follows the file: a write to it after the check, a truncation
 //! (`SIGBUS` on the next touch of a page past the end), or a page dropped under memory
 //! pressure and read again from disk. Why that is sound for the cache, whose writers only
 //! ever rename whole new files in, is docs/threats.md#f19.
-//!
-//! Only on x86-64: there the CPU keeps its instruction cache coherent by itself, so
-//! making a page executable is one `mprotect`. Elsewhere (aarch64: an instruction-cache
-//! flush, and the branch-target protection wasmtime's own publishing sets)
-//! [`CAN_RUN_CODE`] is `false` and the cache reads its files whole, as other OSes do.
 
 use std::fs::File;
 use std::io;
 use std::os::fd::AsRawFd;
+use std::path::PathBuf;
 use std::ptr::NonNull;
 
-/// Whether code may run from a [`Mapping`] ([`make_executable`]): on x86-64.
-pub(crate) const CAN_RUN_CODE: bool = cfg!(target_arch = "x86_64");
+/// Whether files are mapped here ([`map`], [`same_file`]).
+pub(crate) const MAPS_FILES: bool = true;
 
 /// A read-only private mapping of a whole file, unmapped when this value drops.
 pub(crate) struct Mapping {
@@ -28,8 +25,7 @@ pub(crate) struct Mapping {
     len: usize,
 }
 
-// SAFETY: the mapping is only read through `bytes` (wasmtime may make parts of it
-// executable, never writable while in use); it is unmapped once, in `drop`.
+// SAFETY: the mapping is only read, through `bytes`; it is unmapped once, in `drop`.
 unsafe impl Send for Mapping {}
 // SAFETY: as above.
 unsafe impl Sync for Mapping {}
@@ -75,36 +71,12 @@ pub(crate) fn map(file: &File) -> io::Result<Option<Mapping>> {
     Ok(Some(Mapping { map, len }))
 }
 
-/// The size of a page, the unit [`make_executable`] works in.
-pub(crate) fn page_size() -> usize {
-    // SAFETY: a plain query.
-    let size = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
-    usize::try_from(size).unwrap_or(4096)
-}
-
-/// Makes `len` bytes at `ptr` readable and executable, not writable.
-///
-/// # Safety
-/// `ptr..ptr + len` must be page-aligned memory of this process that nothing writes or
-/// frees while it is executable.
-pub(crate) unsafe fn make_executable(ptr: *const u8, len: usize) -> io::Result<()> {
-    protect(ptr, len, libc::PROT_READ | libc::PROT_EXEC)
-}
-
-/// Makes `len` bytes at `ptr` readable and writable again, not executable.
-///
-/// # Safety
-/// As [`make_executable`]; no code may be running from that memory.
-pub(crate) unsafe fn make_writable(ptr: *const u8, len: usize) -> io::Result<()> {
-    protect(ptr, len, libc::PROT_READ | libc::PROT_WRITE)
-}
-
-fn protect(ptr: *const u8, len: usize, prot: libc::c_int) -> io::Result<()> {
-    // SAFETY: the callers' contract: page-aligned memory of this process.
-    match unsafe { libc::mprotect(ptr.cast_mut().cast(), len, prot) } {
-        0 => Ok(()),
-        _ => Err(io::Error::last_os_error()),
-    }
+/// A path that opens `file` itself, whatever its name now names (its entry in
+/// `/proc/self/fd`); `None` where `/proc` is not mounted. It is valid while `file` is
+/// open.
+pub(crate) fn same_file(file: &File) -> Option<PathBuf> {
+    let path = PathBuf::from(format!("/proc/self/fd/{}", file.as_raw_fd()));
+    path.exists().then_some(path)
 }
 
 #[cfg(test)]
@@ -118,6 +90,7 @@ mod tests {
         file.write_all(b"headerARTIFACT").unwrap();
         let mapped = super::map(&file).unwrap().expect("a mapping");
         assert_eq!(mapped.bytes(), b"headerARTIFACT");
-        assert!(super::page_size().is_power_of_two());
+        let same = super::same_file(&file).expect("/proc is mounted");
+        assert_eq!(std::fs::read(same).unwrap(), b"headerARTIFACT");
     }
 }

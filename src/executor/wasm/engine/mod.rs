@@ -137,9 +137,6 @@ impl WasmEngine {
         // largest single cost of a warm run. Failures are read from the trap code and
         // the error itself, never from a backtrace.
         config.wasm_backtrace_max_frames(None);
-        // Where a cache hit runs from the mapping of its file, code is made executable by
-        // hookhost's publisher (see `cache::code_memory`); elsewhere by wasmtime.
-        config.with_custom_code_memory(cache::code_memory());
         let reset_by_page_scan = mode == EngineMode::Serve && page_scan_is_sound();
         if mode == EngineMode::Serve {
             let memory = usize::try_from(settings.memory_limit_mib.saturating_mul(1 << 20))
@@ -304,7 +301,6 @@ impl WasmEngine {
             network,
             footprint,
             permits,
-            backing,
         } = prepared;
 
         let name = wasm
@@ -329,7 +325,6 @@ impl WasmEngine {
             network,
             footprint,
             permits,
-            backing,
         }
     }
 

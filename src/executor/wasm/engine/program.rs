@@ -21,7 +21,7 @@ use super::{SERVE_POOL, WasmEngine};
 /// A program compiled (or loaded from the cache) and pre-linked, and where it came from.
 #[derive(Clone)]
 pub(super) struct Prepared {
-    /// The program (declared before `backing`, which must outlive it).
+    /// The program.
     pub(super) program: Program,
     pub(super) from_cache: bool,
     pub(super) cache_file: Option<PathBuf>,
@@ -32,8 +32,6 @@ pub(super) struct Prepared {
     /// The admission permits one run takes ([`PoolTotals::admission`]; 0 where the
     /// engine has no pool).
     pub(super) permits: u32,
-    /// The memory the program runs from when it was loaded in place ([`cache::Backing`]).
-    pub(super) backing: Option<cache::Backing>,
 }
 
 impl WasmEngine {
@@ -188,9 +186,7 @@ impl WasmEngine {
         };
         let mut network = false;
         let footprint;
-        // Each arm binds the artifact after `loaded`, so that on every way out the
-        // artifact is dropped before the rest of `loaded`, its backing memory included.
-        let (program, from_cache, cache_file, warnings, backing) = match loaded {
+        let (program, from_cache, cache_file, warnings) = match loaded {
             Loaded::Module(loaded) => {
                 let module = loaded.artifact;
                 if module.get_export("_start").is_none() {
@@ -211,7 +207,6 @@ impl WasmEngine {
                     loaded.from_cache,
                     loaded.cache_file,
                     loaded.warnings,
-                    loaded.backing,
                 )
             }
             Loaded::Component(loaded) => {
@@ -233,7 +228,6 @@ impl WasmEngine {
                     loaded.from_cache,
                     loaded.cache_file,
                     loaded.warnings,
-                    loaded.backing,
                 )
             }
         };
@@ -255,19 +249,7 @@ impl WasmEngine {
                     .map_err(|e| too_large(e, "`serve`'s WASM pool holds for all runs at once")),
                 None => Ok(0),
             });
-        let permits = match permits {
-            Ok(permits) => permits,
-            Err(refused) => {
-                // The program first, then the memory its code may run from (a cache hit
-                // runs in place from its file's mapping): dropped the other way round, as
-                // locals are, the code's unwind tables would be deregistered from memory
-                // already unmapped (a crash seen with a too-large program loaded from the
-                // cache).
-                drop(program);
-                drop(backing);
-                return Err(refused);
-            }
-        };
+        let permits = permits?;
         let prepared = Prepared {
             program,
             from_cache,
@@ -275,7 +257,6 @@ impl WasmEngine {
             network,
             footprint,
             permits,
-            backing,
         };
         Ok((prepared, warnings))
     }
