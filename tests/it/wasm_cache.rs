@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::support::{Scene, hook, plugin, text};
+use crate::support::{Scene, cache_artifacts, hook, plugin, text};
 
 /// A scene whose one hook is the `no-force-push` plugin, with its own compile cache.
 fn cached_scene() -> (Scene, PathBuf) {
@@ -44,10 +44,7 @@ fn force_push(scene: &Scene) -> String {
 
 /// The one cache file.
 fn cache_file(cache: &Path) -> PathBuf {
-    let files: Vec<PathBuf> = std::fs::read_dir(cache)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
+    let files = cache_artifacts(cache);
     assert_eq!(files.len(), 1, "{files:?}");
     files.into_iter().next().unwrap()
 }
@@ -62,7 +59,8 @@ fn a_flipped_byte_in_a_cache_file_is_compiled_again_with_a_warning() {
     // Warm: loaded from the cache, nothing to say.
     assert!(!force_push(&scene).contains("cache"));
 
-    // One bit in the middle of the artifact (its code).
+    // One bit in the middle of the artifact (its code), written in place: the write
+    // moves the file's change time, so the memo of its last check no longer holds.
     let mut bad = good.clone();
     let middle = bad.len() / 2;
     bad[middle] ^= 0x01;

@@ -296,8 +296,11 @@ fn compiled_modules_are_cached_on_disk() {
     ));
     let (code, _) = scene.gate(&[], "bash", r#"{"command":"ls"}"#);
     assert_eq!(code, 0);
-    let files: Vec<_> = std::fs::read_dir(&cache).unwrap().flatten().collect();
-    assert_eq!(files.len(), 1, "one compiled artifact");
+    assert_eq!(
+        support::cache_artifacts(&cache).len(),
+        1,
+        "one compiled artifact"
+    );
     use std::os::unix::fs::PermissionsExt;
     assert_eq!(
         std::fs::metadata(&cache).unwrap().permissions().mode() & 0o777,

@@ -164,3 +164,29 @@ pub fn python_wasm_or_skip(test: &str) -> Option<PathBuf> {
         }
     }
 }
+
+/// The compiled artifacts in the WASM cache folder `dir`, sorted, after checking that
+/// each has the memo of its check beside it (`NAME.checked`, on Linux, where a boot id
+/// scopes it) and that nothing else is there (no temporary file left behind).
+pub fn cache_artifacts(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .expect("the cache folder")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    let (memos, artifacts): (Vec<String>, Vec<String>) =
+        names.iter().cloned().partition(|n| n.ends_with(".checked"));
+    let expected_memos: Vec<String> = match cfg!(target_os = "linux") {
+        true => artifacts.iter().map(|a| format!("{a}.checked")).collect(),
+        false => Vec::new(),
+    };
+    assert_eq!(memos, expected_memos, "in {}: {names:?}", dir.display());
+    assert!(
+        artifacts
+            .iter()
+            .all(|n| n.ends_with(".cwasm") || n.ends_with(".ccwasm")),
+        "in {}: {names:?}",
+        dir.display()
+    );
+    artifacts.into_iter().map(|n| dir.join(n)).collect()
+}

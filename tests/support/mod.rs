@@ -23,7 +23,9 @@ mod serve;
 mod system_root;
 
 pub use check::banner_of;
-pub use fixtures::{SLOW_COMPILE_OK, component_or_skip, plugin, python_wasm_or_skip, wasm_dir};
+pub use fixtures::{
+    SLOW_COMPILE_OK, cache_artifacts, component_or_skip, plugin, python_wasm_or_skip, wasm_dir,
+};
 pub use model_server::{ModelRequest, ModelServer};
 pub use poll::wait_until;
 pub use prerequisite::{Prerequisite, root_or_skip, skip_or_fail};

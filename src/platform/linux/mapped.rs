@@ -5,6 +5,8 @@
 //! from its mapping and initialises each run's memory from it copy-on-write, so nothing
 //! is copied, and the bytes checked are the bytes run (docs/threats.md#f19).
 //!
+//! Such a check holds for one boot when recorded ([`boot_id`]).
+//!
 //! A mapping of the file follows the file: a write to it after the check, a truncation
 //! (`SIGBUS` on the next touch of a page past the end), or a page dropped under memory
 //! pressure and read again from disk. Why that is sound for the cache, whose writers only
@@ -15,6 +17,7 @@ use std::io;
 use std::os::fd::AsRawFd;
 use std::path::PathBuf;
 use std::ptr::NonNull;
+use std::sync::OnceLock;
 
 /// Whether files are mapped here ([`map`], [`same_file`]).
 pub(crate) const MAPS_FILES: bool = true;
@@ -79,6 +82,20 @@ pub(crate) fn same_file(file: &File) -> Option<PathBuf> {
     path.exists().then_some(path)
 }
 
+/// This boot's id (`/proc/sys/kernel/random/boot_id`, read once): a memo of a cache
+/// file's check holds for one boot only (`executor::wasm::cache::checked`). `None`
+/// where it cannot be read.
+pub(crate) fn boot_id() -> Option<&'static str> {
+    static BOOT: OnceLock<Option<String>> = OnceLock::new();
+    BOOT.get_or_init(|| {
+        let text = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").ok()?;
+        let id = text.trim();
+        let well_formed = id.len() == 36 && id.chars().all(|c| c.is_ascii_hexdigit() || c == '-');
+        well_formed.then(|| id.to_owned())
+    })
+    .as_deref()
+}
+
 #[cfg(test)]
 mod tests {
     use std::io::Write;
@@ -92,5 +109,6 @@ mod tests {
         assert_eq!(mapped.bytes(), b"headerARTIFACT");
         let same = super::same_file(&file).expect("/proc is mounted");
         assert_eq!(std::fs::read(same).unwrap(), b"headerARTIFACT");
+        assert_eq!(super::boot_id().map(str::len), Some(36));
     }
 }

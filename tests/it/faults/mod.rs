@@ -168,11 +168,7 @@ fn an_unwritable_or_truncated_compile_cache_changes_no_verdict() {
     let cache = scene.root.path().join("cache");
     scene.write_config(&cached_wasm_config(&scene, &cache));
     assert_eq!(gate("git push --force origin main").0, 1);
-    let files: Vec<PathBuf> = std::fs::read_dir(&cache)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .collect();
+    let files = support::cache_artifacts(&cache);
     assert_eq!(files.len(), 1, "{files:?}");
     let full = std::fs::metadata(&files[0]).unwrap().len();
     let f = std::fs::OpenOptions::new()

@@ -37,7 +37,8 @@
 //! write, and a key would have to live where the same user reads it. Against damage
 //! (a flipped bit, a torn or truncated write), a 128-bit non-cryptographic checksum
 //! misses with odds of 2^-128, as SHA-256 would, at a small fraction of its cost: it is
-//! one pass over the artifact on every start, 38 MB for a Python component. A file
+//! one pass over the artifact, 38 MB for a Python component, made once a boot for each
+//! file where a memo of it can be kept ([`checked`]; at every start elsewhere). A file
 //! that fails the check (damaged, truncated, or without a trailer) is compiled again and
 //! replaced, with a warning that names it. Files of the earlier formats (a header before
 //! the artifact) are not even looked at: the format is part of every file's name. Warnings
@@ -57,6 +58,8 @@ use wasmtime::Module;
 
 use super::engine::CacheAccess;
 use crate::platform::sys;
+
+mod checked;
 
 /// The wasmtime release the artifacts are compiled by (part of every key).
 const WASMTIME_VERSION: &str = "48.0.8";
@@ -207,11 +210,16 @@ pub(crate) fn verified_artifact(file: &[u8]) -> Result<&[u8], Unverified> {
         .checked_sub(TRAILER)
         .ok_or(Unverified::NoDigest)?;
     let (artifact, trailer) = file.split_at(split);
-    let digest = trailer.strip_prefix(MAGIC).ok_or(Unverified::NoDigest)?;
+    let digest = trailer_digest(trailer).ok_or(Unverified::NoDigest)?;
     if checksum(artifact).as_slice() != digest {
         return Err(Unverified::Mismatch);
     }
     Ok(artifact)
+}
+
+/// The checksum in a cache file's last [`TRAILER`] bytes, if they are a trailer.
+fn trailer_digest(trailer: &[u8]) -> Option<&[u8]> {
+    trailer.strip_prefix(MAGIC)
 }
 
 /// The XXH3-128 checksum of an artifact, as its cache file's trailer holds it.
@@ -290,7 +298,7 @@ pub(crate) fn lookup<A: Artifact>(
     }
     let mut warnings = Vec::new();
     if path.is_file() {
-        match load_file::<A>(engine, &path) {
+        match load_file::<A>(engine, &path, access) {
             Ok(artifact) => {
                 return Ok(Lookup::Hit(Loaded {
                     artifact,
@@ -334,11 +342,15 @@ pub(crate) fn compile_and_store<A: Artifact>(
     let dir = path.parent().unwrap_or(Path::new("."));
     match artifact.serialize() {
         Ok(bytes) => {
-            if let Err(e) = store(dir, &path, &with_trailer(bytes), access) {
-                warnings.push(format!(
+            let file = with_trailer(bytes);
+            match store(dir, &path, &file, access).and_then(|()| std::fs::metadata(&path)) {
+                // Written whole by us: as good as checked (a file renamed over it since
+                // has another stamp, and the memo is not used for it).
+                Ok(meta) => checked::remember(&path, &meta, &file[file.len() - DIGEST_LEN..], access),
+                Err(e) => warnings.push(format!(
                     "cannot write the WASM cache file {}: {e}; the next start compiles it again",
                     path.display()
-                ));
+                )),
             }
         }
         Err(e) => warnings.push(format!(
@@ -370,7 +382,7 @@ fn load_read_only<A: Artifact>(engine: &Engine, path: PathBuf) -> wasmtime::Resu
             path.display()
         )));
     }
-    match load_file::<A>(engine, &path) {
+    match load_file::<A>(engine, &path, CacheAccess::ReadOnly) {
         Ok(artifact) => Ok(Loaded {
             artifact,
             from_cache: true,
@@ -395,7 +407,9 @@ enum Unusable {
 /// Opens a cache file, checks its checksum and deserializes exactly the bytes checked.
 /// Where files are mapped ([`sys::mapped`], Linux), the checksum is checked over a
 /// mapping of the open file, and wasmtime then maps that same open file itself (through
-/// a name for it that no rename changes) and runs it from there. If wasmtime cannot map it (its code cannot be made
+/// a name for it that no rename changes) and runs it from there; a file checked earlier
+/// in this boot and unchanged since ([`checked`], never in a read-only cache) is mapped
+/// by wasmtime without the check. If wasmtime cannot map it (its code cannot be made
 /// executable on a `noexec` mount; no `/proc`), it copies the checked bytes from the
 /// mapping. Elsewhere the file is read whole and the buffer checked and copied.
 ///
@@ -412,12 +426,26 @@ enum Unusable {
 /// (docs/threats.md#f19 and #i1). The name carries the wasmtime version and engine
 /// compatibility hash, and wasmtime itself rejects artifacts from another version or
 /// configuration.
-fn load_file<A: Artifact>(engine: &Engine, path: &Path) -> Result<A, Unusable> {
+fn load_file<A: Artifact>(
+    engine: &Engine,
+    path: &Path,
+    access: CacheAccess,
+) -> Result<A, Unusable> {
     let mut file = File::open(path).map_err(Unusable::Read)?;
     if sys::mapped::MAPS_FILES {
+        if access != CacheAccess::ReadOnly
+            && checked::checked_before(path, &mut file)
+            && let Some(loaded) = load_mapped(engine, &file)
+        {
+            return Ok(loaded);
+        }
         // A file that cannot be mapped is no error: it is read as elsewhere.
         if let Ok(Some(mapping)) = sys::mapped::map(&file) {
             let artifact = verified_artifact(mapping.bytes()).map_err(Unusable::Unverified)?;
+            if let Ok(meta) = file.metadata() {
+                let digest = &mapping.bytes()[artifact.len() + MAGIC.len()..];
+                checked::remember(path, &meta, digest, access);
+            }
             return match load_mapped(engine, &file) {
                 Some(loaded) => Ok(loaded),
                 // SAFETY: the checked bytes, copied by wasmtime while the mapping lives.
@@ -436,7 +464,7 @@ fn load_file<A: Artifact>(engine: &Engine, path: &Path) -> Result<A, Unusable> {
 /// cannot.
 ///
 /// Sound as [`load_file`] says: `file` is a cache file whose artifact was checked
-/// against its checksum.
+/// against its checksum, now or earlier in this boot ([`checked`]).
 fn load_mapped<A: Artifact>(engine: &Engine, file: &File) -> Option<A> {
     let same = sys::mapped::same_file(file)?;
     // SAFETY: see above.
