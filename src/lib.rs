@@ -31,7 +31,7 @@
 //! | the user's config | [`config`] (`[[hooks]]`, `[sandbox]`, every load error), `toml_file` (reading TOML files, problems by item), [`env`](mod@env) (the environment and the user's folders, read once) |
 //! | what a hook reads and answers | [`envelope`] (the spec's envelope and Claude Code's shape), [`answer`] (exit status and JSON answers), `hook_env` (the environment a hook gets: name patterns, value checks) |
 //! | running hooks | [`executor`] (the `Executor` seam; argv, WASM), [`process`] (spawning, process groups, the orphan sweep, hardening), [`sandbox`] (the box's OS-neutral face, hidden homes, the Seatbelt profile) |
-//! | refusing what the agent could rewrite | [`guard`] (the start-up path guard), `paths` (lexical paths, link walking, PATH lookup), `access` (why a path cannot be used) |
+//! | refusing what the agent could rewrite | [`guard`] (the start-up path guard), `paths` (lexical paths, link walking, PATH lookup), `access` (why a path cannot be used), `file_digests` (the SHA-256 of files this process has learned, by stamp: for the pins and the WASM engine) |
 //! | the administrator's policy | [`system`] (the system scope's fixed places and environment; `bridge --system`, `check --system`) |
 //! | what happened | [`record`] (session records: the format, effects, write with its head, read, the hash chain, transcript, crash resume), [`doctor`] (is hookhost doing its job on this machine) |
 //! | front ends | [`serve`], [`eval`], [`replay`] (a record's gates re-run with every effect served from it), [`bridge`] (with [`bridge::install`]), [`warm`] (a bridge's call handed to the user's running server; [`warm::client`] the bridge's side, which the small `hookhost-client` binary is made of), [`signals`] (stop signals for long commands), [`escape`] (control characters in text output) |
@@ -97,6 +97,7 @@ pub mod warm;
 
 // Used inside the crate only.
 pub(crate) mod access;
+pub(crate) mod file_digests;
 pub(crate) mod hook_env;
 pub(crate) mod paths;
 pub(crate) mod platform;

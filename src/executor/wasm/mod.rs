@@ -70,7 +70,10 @@
 //!
 //! One [`WasmEngine`] per process compiles each program once, when it is prepared,
 //! caching the compiled artifact on disk (see the `cache` module) and pre-linking it into
-//! an `InstancePre`; hooks that run the same bytes share that program. Each hook opens
+//! an `InstancePre`; hooks that run the same bytes share that program. A file whose
+//! digest this process has learned under its current stamp (`crate::file_digests`: the
+//! bridge's pin check, or an earlier read) is not read again: its program is found by
+//! that digest, among the engine's or in the cache. Each hook opens
 //! the project folder once, when it is prepared, and every run shares that descriptor
 //! (so a project folder replaced during a session, renamed away and recreated, is not
 //! seen: the hooks keep the one they opened). Each run builds a fresh `Store` and WASI
@@ -94,9 +97,7 @@
 //! - `run.rs`: one run: instantiate, call, collect the output, read how the guest ended;
 //! - `blocking.rs`: in `serve`, the guests' own blocking pool, and freeing a call stuck
 //!   there (a FIFO's `open`) when its run is abandoned;
-//! - `cache.rs`: the on-disk cache of compiled artifacts;
-//! - `vouched.rs`: digests an earlier check of this process vouched for (the bridge's
-//!   pins), by which a program is found in the cache without reading its file.
+//! - `cache/`: the on-disk cache of compiled artifacts, and the memos of their checks.
 
 mod blocking;
 mod cache;
@@ -104,7 +105,6 @@ mod engine;
 mod limits;
 mod link;
 mod run;
-mod vouched;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -118,7 +118,6 @@ pub use engine::{
 };
 pub use limits::{PoolFootprint, PoolTotals};
 pub use link::{HOOK_WORLD_IMPORTS, HTTP_IMPORTS, NETWORK_IMPORTS};
-pub use vouched::vouch_for_program;
 
 use engine::{EngineInner, Program};
 

@@ -882,12 +882,13 @@ fn many_programs_prepare_as_they_would_in_turn() {
     assert!(in_turn[2].ends_with("[]"), "{in_turn:?}");
 }
 
-/// A program whose digest a check of this process vouched for (the bridge's pins) is
-/// found in the cache by that digest without its file being read: here the file holds
-/// no program at all, and the vouched one runs. Once the file's stamp moves, or when the
-/// cache has no artifact for the digest, the file is read as always.
+/// A program whose digest this process has learned under its file's stamp (the bridge's
+/// pin check: `file_digests`) is found in the cache by that digest without its file
+/// being read: here the file holds no program at all, and the learned one runs. Once the
+/// file's stamp moves, or when the cache has no artifact for the digest, the file is
+/// read as always.
 #[tokio::test]
-async fn a_vouched_program_is_loaded_from_the_cache_without_reading_its_file() {
+async fn a_learned_program_is_loaded_from_the_cache_without_reading_its_file() {
     use sha2::Digest;
     let dir = tempfile::tempdir().expect("tempdir");
     let cache = tempfile::tempdir().expect("tempdir");
@@ -898,19 +899,17 @@ async fn a_vouched_program_is_loaded_from_the_cache_without_reading_its_file() {
     let engine = || WasmEngine::new(&settings, EngineMode::OneShot).expect("engine");
     let prepare =
         |path: &std::path::Path| engine().prepare(path, &[], dir.path(), Duration::from_secs(1));
-    let stamp = |path: &std::path::Path| {
-        crate::platform::sys::files::change_stamp(&std::fs::metadata(path).expect("stat"))
-    };
+    let stamp = |path: &std::path::Path| crate::file_digests::stamp(path).expect("a file");
     // Compiled once, from a file, into the cache.
     let module = dir.path().join("empty.wasm");
     std::fs::write(&module, EMPTY_MODULE).expect("write");
     assert!(!prepare(&module).expect("compiled").from_cache);
-    let digest = format!("sha256:{}", hex::encode(sha2::Sha256::digest(EMPTY_MODULE)));
+    let digest: [u8; 32] = sha2::Sha256::digest(EMPTY_MODULE).into();
 
-    let vouched = dir.path().join("vouched.wasm");
-    std::fs::write(&vouched, b"not wasm").expect("write");
-    vouch_for_program(&vouched, stamp(&vouched), &digest);
-    let exec = prepare(&vouched).expect("the vouched program");
+    let learned = dir.path().join("learned.wasm");
+    std::fs::write(&learned, b"not wasm").expect("write");
+    crate::file_digests::learn(&learned, stamp(&learned), digest);
+    let exec = prepare(&learned).expect("the learned program");
     assert!(exec.from_cache);
     let outcome = exec
         .run(Arc::from(&b""[..]), &CancellationToken::new())
@@ -919,13 +918,9 @@ async fn a_vouched_program_is_loaded_from_the_cache_without_reading_its_file() {
     assert_eq!(outcome.status, ExitStatus::Code(0));
 
     // Written since: its stamp moved, so it is read, and it is no program.
-    std::fs::write(&vouched, b"still not wasm").expect("write");
-    assert!(matches!(prepare(&vouched), Err(WasmError::NotWasm { .. })));
-    // Vouched again, for a digest the cache has nothing for: read as always.
-    vouch_for_program(
-        &vouched,
-        stamp(&vouched),
-        &format!("sha256:{}", "00".repeat(32)),
-    );
-    assert!(matches!(prepare(&vouched), Err(WasmError::NotWasm { .. })));
+    std::fs::write(&learned, b"still not wasm").expect("write");
+    assert!(matches!(prepare(&learned), Err(WasmError::NotWasm { .. })));
+    // Learned again, for a digest the cache has nothing for: read as always.
+    crate::file_digests::learn(&learned, stamp(&learned), [0; 32]);
+    assert!(matches!(prepare(&learned), Err(WasmError::NotWasm { .. })));
 }

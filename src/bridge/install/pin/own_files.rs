@@ -3,6 +3,7 @@
 //! (docs/threats.md#r5), and the digests every pin compares.
 
 use super::*;
+use crate::file_digests;
 
 /// hookhost's config file as a pin holds it: the bridge refuses a call that would load
 /// another file, or this one changed (docs/threats.md#r5).
@@ -71,26 +72,29 @@ impl HookFilePin {
 
     /// Why this file is not as pinned, if it is not: the common call compares its stamp
     /// only. A stamp that moved while the bytes did not (a `chmod`, a new hard link) is
-    /// hashed once per process and stamp ([`VERIFIED`]), and `doctor` says so
-    /// ([`HookFilePin::stamp_moved`]).
+    /// hashed once per process and stamp, and `doctor` says so
+    /// ([`HookFilePin::stamp_moved`]). A file found as pinned is learned under its stamp
+    /// ([`crate::file_digests`]): the WASM engine then finds a module's compiled
+    /// artifact by the pinned digest without reading and hashing the file again.
     pub fn problem(&self) -> Option<&'static str> {
         let Ok(meta) = std::fs::metadata(&self.file) else {
             return Some("is gone");
         };
         let stamp = crate::platform::sys::files::change_stamp(&meta);
-        if stamp == self.stamp || self.verified_before(stamp) {
-            self.vouch(stamp);
-            return None;
-        }
-        match file_digest(&self.file) {
-            Ok(digest) if digest == self.digest => {
-                self.remember_verified(stamp);
-                self.vouch(stamp);
-                None
+        let pinned = file_digests::parse(&self.digest);
+        let known = stamp == self.stamp
+            || (pinned.is_some() && file_digests::learned(&self.file, stamp) == pinned);
+        if !known {
+            match file_digest(&self.file) {
+                Ok(digest) if digest == self.digest => {}
+                Ok(_) => return Some("changed"),
+                Err(_) => return Some("cannot be read"),
             }
-            Ok(_) => Some("changed"),
-            Err(_) => Some("cannot be read"),
         }
+        if let Some(pinned) = pinned {
+            file_digests::learn(&self.file, stamp, pinned);
+        }
+        None
     }
 
     /// Whether the file's stamp is no longer the pinned one (its bytes may still be):
@@ -100,56 +104,7 @@ impl HookFilePin {
         let meta = std::fs::metadata(&self.file).ok()?;
         (crate::platform::sys::files::change_stamp(&meta) != self.stamp).then_some(meta.len())
     }
-
-    /// A `.wasm` module found as pinned under `stamp`: the session that runs it finds
-    /// its compiled artifact by the pinned digest, without reading and hashing the
-    /// file again ([`crate::executor::wasm::vouch_for_program`]).
-    fn vouch(&self, stamp: [i64; 4]) {
-        if self.file.extension().is_some_and(|e| e == "wasm") {
-            crate::executor::wasm::vouch_for_program(&self.file, stamp, &self.digest);
-        }
-    }
-
-    pub(super) fn verified_before(&self, stamp: [i64; 4]) -> bool {
-        let verified = VERIFIED.lock().unwrap_or_else(|p| p.into_inner());
-        verified
-            .iter()
-            .any(|v| v.file == self.file && v.stamp == stamp && v.digest == self.digest)
-    }
-
-    fn remember_verified(&self, stamp: [i64; 4]) {
-        let mut verified = VERIFIED.lock().unwrap_or_else(|p| p.into_inner());
-        verified.retain(|v| v.file != self.file);
-        if verified.len() >= VERIFIED_KEPT {
-            verified.remove(0);
-        }
-        verified.push(Verified {
-            file: self.file.clone(),
-            stamp,
-            digest: self.digest.clone(),
-        });
-    }
 }
-
-/// A hook file whose stamp differed from its pin's and whose bytes, hashed, were the
-/// pinned ones.
-struct Verified {
-    file: PathBuf,
-    stamp: [i64; 4],
-    digest: String,
-}
-
-/// The hook files this process hashed and found as pinned under a stamp that moved. A
-/// long-lived process (`warm`, `serve`) then hashes such a file once per change of its
-/// stamp rather than on every call: an interpreter is megabytes (node ~100 MB), and a
-/// new hard link to it (perf's build-id cache makes one) moves its change time. The
-/// stamp is trusted exactly as the pin's own is: a change time cannot be set back by
-/// the file's owner.
-static VERIFIED: std::sync::Mutex<Vec<Verified>> = std::sync::Mutex::new(Vec::new());
-
-/// How many such files [`VERIFIED`] keeps (the oldest goes first): a config's hooks
-/// name a handful.
-const VERIFIED_KEPT: usize = 64;
 
 impl ConfigPin {
     /// `file` as it is now. A missing file is pinned as missing; a file that does not

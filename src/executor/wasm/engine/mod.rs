@@ -61,9 +61,6 @@ pub struct WasmEngine {
     pub(super) inner: Arc<EngineInner>,
 }
 
-/// Each program file's metadata stamp when it was read, and the digest of what was read.
-type Stamps = HashMap<std::path::PathBuf, ([i64; 4], cache::ProgramDigest)>;
-
 /// What a [`WasmEngine`] shares with the executors it prepares.
 pub(super) struct EngineInner {
     pub(super) engine: Engine,
@@ -82,11 +79,6 @@ pub(super) struct EngineInner {
     /// run the same file (often with different arguments) share one compiled program,
     /// so its code is loaded once and stays warm in the CPU's caches.
     programs: Mutex<HashMap<cache::ProgramDigest, Prepared>>,
-    /// For an engine on an [`EngineShelf`]: each program file's digest with the metadata
-    /// stamp it was read under (`files::change_stamp`), so that a file whose stamp has
-    /// not moved is not read and hashed again. `None` for every other engine, which reads
-    /// each file once anyway.
-    stamps: OnceLock<Mutex<Stamps>>,
     /// Whether pooled memory is reset by page scan (see [`page_scan_is_sound`]).
     reset_by_page_scan: bool,
     /// How many compile threads were started (a cache hit starts none; the tests read
@@ -176,7 +168,6 @@ impl WasmEngine {
                 settings: settings.clone(),
                 ticker: OnceLock::new(),
                 programs: Mutex::default(),
-                stamps: OnceLock::new(),
                 reset_by_page_scan,
                 compile_threads: AtomicUsize::new(0),
                 run_slots: (mode == EngineMode::Serve)
@@ -203,19 +194,13 @@ impl WasmEngine {
         project: &Path,
         timeout: Duration,
     ) -> Result<WasmExecutor, WasmError> {
-        let unchanged = match self.known_unchanged(wasm, project)? {
-            Some((digest, preopens)) => {
-                let known = self.programs().get(&digest).cloned();
-                known.map(|prepared| (prepared, preopens, Vec::new()))
-            }
+        let known = match crate::file_digests::current(wasm) {
+            Some(digest) => self.prepare_known(wasm, &digest)?,
             None => None,
         };
-        let (prepared, preopens, cache_warnings) = match unchanged {
-            Some(found) => found,
-            None => match self.prepare_vouched(wasm, project)? {
-                Some(found) => found,
-                None => self.read_and_prepare(wasm, project)?,
-            },
+        let (prepared, preopens, cache_warnings) = match known {
+            Some((prepared, warnings)) => (prepared, open_project(project)?, warnings),
+            None => self.read_and_prepare(wasm, project)?,
         };
         Ok(self.executor(
             wasm,
@@ -228,34 +213,28 @@ impl WasmEngine {
         ))
     }
 
-    /// [`WasmEngine::prepare`] for a file whose digest this process vouched for
-    /// (`super::vouched`), from that digest's artifact in the cache without reading the
-    /// file; `None` when nothing is vouched for it (or its stamp moved since), the cache
-    /// has no artifact for it, or the engine is pooled (which counts a component's
-    /// instances from its bytes): then the file is read as always.
-    fn prepare_vouched(
+    /// [`WasmEngine::prepare`] for a file whose digest this process has learned under
+    /// its current stamp ([`crate::file_digests`]: the bridge's pin check, or this or
+    /// another engine reading it), without reading the file: the program of that digest
+    /// this engine has prepared, or else its artifact from the cache. `None` when there
+    /// is neither, or when the engine is pooled and has not prepared it (a pool counts a
+    /// component's instances from its bytes): then the file is read as always.
+    fn prepare_known(
         &self,
         wasm: &Path,
-        project: &Path,
-    ) -> Result<Option<(Prepared, WasiFilesystemCtx, Vec<String>)>, WasmError> {
+        digest: &cache::ProgramDigest,
+    ) -> Result<Option<(Prepared, Vec<String>)>, WasmError> {
+        if let Some(prepared) = self.programs().get(digest).cloned() {
+            return Ok(Some((prepared, Vec::new())));
+        }
         if self.inner.run_slots.is_some() {
             return Ok(None);
         }
-        let Some(digest) = super::vouched::vouched_digest(wasm) else {
+        let Some((prepared, warnings)) = self.load_cached(wasm, digest)? else {
             return Ok(None);
         };
-        let known = self.programs().get(&digest).cloned();
-        let (prepared, warnings) = match known {
-            Some(prepared) => (prepared, Vec::new()),
-            None => match self.load_cached(wasm, &digest)? {
-                Some((prepared, warnings)) => {
-                    self.keep(digest, prepared.clone());
-                    (prepared, warnings)
-                }
-                None => return Ok(None),
-            },
-        };
-        Ok(Some((prepared, open_project(project)?, warnings)))
+        self.keep(*digest, prepared.clone());
+        Ok(Some((prepared, warnings)))
     }
 
     /// [`WasmEngine::prepare`] for a file whose bytes must be read (and hashed): the
@@ -266,10 +245,12 @@ impl WasmEngine {
         wasm: &Path,
         project: &Path,
     ) -> Result<(Prepared, WasiFilesystemCtx, Vec<String>), WasmError> {
-        let stamp = self.stamp_of(wasm);
+        // The stamp before the read: a write during it moves the stamp, and the next
+        // session reads the file again.
+        let stamp = crate::file_digests::stamp(wasm);
         let (bytes, preopens, digest) = read_program(wasm, project)?;
         if let Some(stamp) = stamp {
-            self.remember(wasm, stamp, digest);
+            crate::file_digests::learn(wasm, stamp, digest);
         }
         let known = self.programs().get(&digest).cloned();
         match known {
@@ -344,52 +325,6 @@ impl WasmEngine {
             .map(|m| m.unused_warm_memories())
     }
 
-    /// For a shelf engine, the digest of the program at `wasm` when its file's stamp is
-    /// the one it was read under, with the project opened for it; `None` when it must be
-    /// read.
-    fn known_unchanged(
-        &self,
-        wasm: &Path,
-        project: &Path,
-    ) -> Result<Option<(cache::ProgramDigest, WasiFilesystemCtx)>, WasmError> {
-        let Some(stamps) = self.inner.stamps.get() else {
-            return Ok(None);
-        };
-        let Some(stamp) = self.stamp_of(wasm) else {
-            return Ok(None);
-        };
-        let known = stamps
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .get(wasm)
-            .filter(|(then, _)| *then == stamp)
-            .map(|(_, digest)| *digest);
-        match known {
-            Some(digest) => Ok(Some((digest, open_project(project)?))),
-            None => Ok(None),
-        }
-    }
-
-    /// The stamp of the regular file at `wasm`, for a shelf engine only.
-    fn stamp_of(&self, wasm: &Path) -> Option<[i64; 4]> {
-        self.inner.stamps.get()?;
-        let meta = std::fs::metadata(wasm).ok().filter(|m| m.is_file())?;
-        Some(crate::platform::sys::files::change_stamp(&meta))
-    }
-
-    /// Remembers that `wasm`, read under `stamp` (taken before the read, so that a write
-    /// during it moves the stamp and the next session reads the file again), hashed to
-    /// `digest`.
-    fn remember(&self, wasm: &Path, stamp: [i64; 4], digest: cache::ProgramDigest) {
-        if let Some(stamps) = self.inner.stamps.get() {
-            let mut stamps = stamps.lock().unwrap_or_else(|p| p.into_inner());
-            if stamps.len() >= KEPT_PROGRAMS * 4 {
-                stamps.clear();
-            }
-            stamps.insert(wasm.to_path_buf(), (stamp, digest));
-        }
-    }
-
     /// Keeps a prepared program for the engine's later sessions. An engine that lives for
     /// many sessions (the warm server's, `serve`'s) sees a new digest at every edit of a
     /// hook: past [`KEPT_PROGRAMS`] the kept ones are let go (those in use live on with
@@ -438,11 +373,6 @@ impl WasmEngine {
 }
 
 impl EngineInner {
-    /// Makes this engine remember each program file's stamp ([`EngineShelf`]).
-    fn remember_stamps(&self) {
-        let _ = self.stamps.set(Mutex::default());
-    }
-
     /// The preview-1 linker, built on first use.
     fn module_linker(&self) -> Result<&wasmtime::Linker<ModuleState>, WasmError> {
         self.module_linker

@@ -129,7 +129,8 @@ impl WasmEngine {
     }
 
     /// The program with digest `digest` from the cache alone (its file's bytes are not
-    /// read: see `super::super::vouched`), pre-linked; `None` when the cache has no
+    /// read: the digest was learned under the file's stamp, `crate::file_digests`),
+    /// pre-linked; `None` when the cache has no
     /// artifact for it, or cannot give one (a damaged file, a read-only cache without
     /// it): the caller then reads the file, and a compile or the cache's error follows
     /// as for any other program. Not for a pooled engine, which counts a component's

@@ -47,7 +47,6 @@ impl EngineShelf {
             return Ok(engine.clone());
         }
         let engine = WasmEngine::new(settings, EngineMode::Serve)?;
-        engine.inner.remember_stamps();
         if engines.len() >= KEPT {
             engines.remove(0);
         }
