@@ -200,6 +200,50 @@ fn an_unwritable_or_truncated_compile_cache_changes_no_verdict() {
     assert_eq!(code, 0, "{stderr}");
 }
 
+/// A compile cache on a `noexec` mount: wasmtime cannot run code from its mapping of a
+/// cache file there, so a start copies the checked artifact instead (the fallback of
+/// `cache::load_file`), with or without the memo of an earlier check. The hook is
+/// compiled once, loaded from the cache after, and judges as anywhere else, with
+/// nothing to warn about.
+#[test]
+fn a_compile_cache_on_a_noexec_mount_is_loaded_by_copy_and_judges_as_anywhere() {
+    let test = "a_compile_cache_on_a_noexec_mount_is_loaded_by_copy_and_judges_as_anywhere";
+    let scene = Scene::new();
+    let Some(disk) = Tmpfs::mount(
+        test,
+        &scene.root.path().join("noexec-cache"),
+        "noexec,size=64m,mode=0700",
+    ) else {
+        return;
+    };
+    let cache = disk.dir.join("wasm");
+    scene.write_config(&cached_wasm_config(&scene, &cache));
+    let gate = |command: &str| {
+        let input = json!({ "command": command }).to_string();
+        let out = scene
+            .hookhost()
+            .args(["pre-tool-use", "--tool", "bash", "--input", &input])
+            .output()
+            .unwrap();
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    for round in [
+        "compiled",
+        "from the cache",
+        "from the cache, checked before",
+    ] {
+        let (code, stderr) = gate("git push --force origin main");
+        assert_eq!(code, 1, "{round}: {stderr}");
+        assert!(!stderr.contains("cache"), "{round}: {stderr}");
+        let (code, stderr) = gate("git status");
+        assert_eq!(code, 0, "{round}: {stderr}");
+    }
+    assert_eq!(support::cache_artifacts(&cache).len(), 1);
+}
+
 /// Item 6c: a hook's program is deleted, then replaced, while `serve` runs. An argv
 /// hook's program is run by path at each call: deleted, it fails (on_failure decides:
 /// `block` blocks with the failure message, `continue` lets the call through with the

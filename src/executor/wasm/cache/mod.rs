@@ -433,20 +433,27 @@ fn load_file<A: Artifact>(
 ) -> Result<A, Unusable> {
     let mut file = File::open(path).map_err(Unusable::Read)?;
     if sys::mapped::MAPS_FILES {
-        if access != CacheAccess::ReadOnly
-            && checked::checked_before(path, &mut file)
-            && let Some(loaded) = load_mapped(engine, &file)
-        {
+        // Checked earlier in this boot: mapped by wasmtime without the check. Should
+        // wasmtime fail to map it, the bytes are checked below before it copies them.
+        let checked_before =
+            access != CacheAccess::ReadOnly && checked::checked_before(path, &mut file);
+        if checked_before && let Some(loaded) = load_mapped(engine, &file) {
             return Ok(loaded);
         }
         // A file that cannot be mapped is no error: it is read as elsewhere.
         if let Ok(Some(mapping)) = sys::mapped::map(&file) {
             let artifact = verified_artifact(mapping.bytes()).map_err(Unusable::Unverified)?;
-            if let Ok(meta) = file.metadata() {
-                let digest = &mapping.bytes()[artifact.len() + MAGIC.len()..];
-                checked::remember(path, &meta, digest, access);
-            }
-            return match load_mapped(engine, &file) {
+            let mapped = match checked_before {
+                true => None, // wasmtime could not map it just now
+                false => {
+                    if let Ok(meta) = file.metadata() {
+                        let digest = &mapping.bytes()[artifact.len() + MAGIC.len()..];
+                        checked::remember(path, &meta, digest, access);
+                    }
+                    load_mapped(engine, &file)
+                }
+            };
+            return match mapped {
                 Some(loaded) => Ok(loaded),
                 // SAFETY: the checked bytes, copied by wasmtime while the mapping lives.
                 None => unsafe { A::load(engine, artifact) }.map_err(Unusable::Load),
