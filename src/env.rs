@@ -297,16 +297,19 @@ impl Environment {
     /// (else `home\AppData\Local\hookhost\cache\wasm`). `None` when none of these can be
     /// worked out.
     pub fn wasm_cache_dir(&self) -> Option<PathBuf> {
+        Some(self.cache_dir()?.join("wasm"))
+    }
+
+    /// hookhost's cache folder, which holds the WASM compile cache and the memo of the
+    /// box's trial run: the parent of [`Environment::wasm_cache_dir`].
+    pub(crate) fn cache_dir(&self) -> Option<PathBuf> {
         if let Some(cache) = self.non_empty("XDG_CACHE_HOME") {
-            return Some(joined(cache, &["hookhost", "wasm"]));
+            return Some(joined(cache, &["hookhost"]));
         }
         match self.style {
-            FolderStyle::Xdg => self.under_home(&[".cache", "hookhost", "wasm"]),
-            FolderStyle::MacOs => self.under_home(&["Library", "Caches", "hookhost", "wasm"]),
-            FolderStyle::Windows => Some(joined(
-                self.local_app_data()?,
-                &["hookhost", "cache", "wasm"],
-            )),
+            FolderStyle::Xdg => self.under_home(&[".cache", "hookhost"]),
+            FolderStyle::MacOs => self.under_home(&["Library", "Caches", "hookhost"]),
+            FolderStyle::Windows => Some(joined(self.local_app_data()?, &["hookhost", "cache"])),
         }
     }
 

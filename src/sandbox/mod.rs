@@ -16,7 +16,9 @@
 //!   recommends WASM hooks, which are sandboxed on every OS.
 //!
 //! [`probe`] finds the OS's tool and tries it once; when it cannot run it returns
-//! [`Unavailable`], whose text says why and what to do. Nothing here ever runs a
+//! [`Unavailable`], whose text says why and what to do. A session remembers a passed
+//! trial for the boot (`trial_memo`), so that a fresh process per call does not pay a
+//! second start of the tool. Nothing here ever runs a
 //! command unsandboxed in place of the box.
 //!
 //! # The private temp folder
@@ -28,6 +30,7 @@
 
 mod home;
 pub mod seatbelt;
+mod trial_memo;
 
 /// The box's entry point (Linux: Landlock before exec; elsewhere it refuses), the
 /// variable that overrides where the box's program is found, and the kernel's Landlock
@@ -36,6 +39,7 @@ pub use crate::platform::sys::boxed::{
     EXISTS_ON_THIS_OS, NAME, PROGRAM_ENV, box_entry_main, landlock_abi, running_binary,
 };
 pub use home::Homes;
+pub(crate) use trial_memo::TrialMemo;
 
 /// The hidden first argument that makes the hookhost binary act as the box's entry
 /// point. `src/main.rs` checks for it before parsing the command line.
@@ -223,7 +227,18 @@ pub fn probe(
     path_env: Option<&OsStr>,
     project: &Path,
 ) -> Result<BoxProgram, Unavailable> {
-    sys::boxed::probe(program_override, path_env, project)
+    sys::boxed::probe(program_override, path_env, project, &TrialMemo::none())
+}
+
+/// [`probe`], without the trial run when `memo` says a trial of the same tool passed
+/// earlier in this boot (`trial_memo.rs`); a trial that passes now is remembered there.
+pub(crate) fn probe_remembered(
+    program_override: Option<&Path>,
+    path_env: Option<&OsStr>,
+    project: &Path,
+    memo: &TrialMemo,
+) -> Result<BoxProgram, Unavailable> {
+    sys::boxed::probe(program_override, path_env, project, memo)
 }
 
 /// The name of a session's private temp folder ends with this (after

@@ -133,7 +133,18 @@ impl SessionSandbox {
             return SessionSandbox::Off;
         }
         let override_path = env.get(sandbox::PROGRAM_ENV).map(PathBuf::from);
-        let info = match sandbox::probe(override_path.as_deref(), env.get("PATH"), project) {
+        // A system session tries the box at every start: its memo would sit in a
+        // user's folder.
+        let memo = match options.scope.is_system() {
+            true => sandbox::TrialMemo::none(),
+            false => sandbox::TrialMemo::in_folder(env.cache_dir().as_deref()),
+        };
+        let info = match sandbox::probe_remembered(
+            override_path.as_deref(),
+            env.get("PATH"),
+            project,
+            &memo,
+        ) {
             Ok(info) => info,
             Err(why) => {
                 sweep_dead_tmps(&env.temp_folder(), options.private_tmp.as_deref());

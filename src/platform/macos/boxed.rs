@@ -15,7 +15,7 @@ pub use crate::platform::generic::entry::{box_entry_main, landlock_abi, running_
 use crate::platform::unix::box_paths::{absolute, canonical_dir, resolve};
 use crate::platform::unix::trial::{TrialFailure, trial_run};
 use crate::sandbox::seatbelt::{SANDBOX_EXEC, SeatbeltPolicy};
-use crate::sandbox::{BoxProgram, BoxSpec, SandboxError, Unavailable};
+use crate::sandbox::{BoxProgram, BoxSpec, SandboxError, TrialMemo, Unavailable};
 
 /// This OS has a box (Seatbelt).
 pub const EXISTS_ON_THIS_OS: bool = true;
@@ -83,11 +83,17 @@ pub(crate) fn command(
     Ok(cmd)
 }
 
-/// Finds sandbox-exec and runs it once, with a profile of this project, on `true`.
+/// Nothing of the kernel's decides whether sandbox-exec runs that a memo could name
+/// (`sandbox::trial_memo`): its own path and stamp are what it holds.
+pub(crate) const TRIAL_SETTINGS: &[&str] = &[];
+
+/// Finds sandbox-exec and runs it once, with a profile of this project, on `true`,
+/// unless `memo` says a trial of it passed earlier in this boot.
 pub(crate) fn probe(
     program_override: Option<&Path>,
     _path_env: Option<&OsStr>,
     project: &Path,
+    memo: &TrialMemo,
 ) -> Result<BoxProgram, Unavailable> {
     let program = match program_override {
         Some(p) if !p.is_absolute() => {
@@ -105,6 +111,9 @@ pub(crate) fn probe(
             program.display()
         )));
     }
+    if memo.passed_before(&program) {
+        return Ok(BoxProgram { path: program });
+    }
     let tmp = std::env::temp_dir();
     let policy = SeatbeltPolicy {
         project,
@@ -120,7 +129,10 @@ pub(crate) fn probe(
         .stdout(Stdio::null())
         .stderr(Stdio::piped());
     match trial_run(&mut trial) {
-        Ok(()) => Ok(BoxProgram { path: program }),
+        Ok(()) => {
+            memo.remember(&program);
+            Ok(BoxProgram { path: program })
+        }
         Err(TrialFailure::Spawn(e)) => Err(unavailable(format!(
             "{} could not be started: {e}",
             program.display()

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::Command;
 
 pub use crate::platform::generic::entry::{box_entry_main, landlock_abi, running_binary};
-use crate::sandbox::{BoxProgram, BoxSpec, SandboxError, Unavailable};
+use crate::sandbox::{BoxProgram, BoxSpec, SandboxError, TrialMemo, Unavailable};
 
 /// This OS has no box for argv hooks.
 pub const EXISTS_ON_THIS_OS: bool = false;
@@ -23,11 +23,15 @@ pub(crate) const REPORTS_SIGNALS_AS_EXIT_CODES: bool = false;
 
 const WHY: &str = "Windows has none";
 
+/// No box, so no trial to remember.
+pub(crate) const TRIAL_SETTINGS: &[&str] = &[];
+
 /// Always the reason there is no box.
 pub(crate) fn probe(
     _program_override: Option<&Path>,
     _path_env: Option<&OsStr>,
     _project: &Path,
+    _memo: &TrialMemo,
 ) -> Result<BoxProgram, Unavailable> {
     Err(Unavailable {
         sandbox: NAME,

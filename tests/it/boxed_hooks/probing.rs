@@ -142,3 +142,113 @@ fn only_a_session_with_a_sandboxed_hook_probes_the_box() {
     );
     assert_eq!(runs_of(&log), 1, "the box was not probed once");
 }
+
+/// A bwrap that notes each run (its arguments, in a file of its own under the returned
+/// folder) and then is the real one.
+fn noting_bwrap(scene: &Scene, real: &std::path::Path) -> (std::path::PathBuf, std::path::PathBuf) {
+    use std::os::unix::fs::PermissionsExt;
+    let log = scene.root.path().join("bwrap-runs");
+    std::fs::create_dir_all(&log).unwrap();
+    let bwrap = scene.root.path().join("bwrap");
+    std::fs::write(
+        &bwrap,
+        format!(
+            "#!/bin/sh\nprintf '%s\\n' \"$@\" > '{}'/$$\nexec '{}' \"$@\"\n",
+            log.display(),
+            real.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&bwrap, std::fs::Permissions::from_mode(0o755)).unwrap();
+    (bwrap, log)
+}
+
+/// The trial runs among the noted ones: bwrap on `true`, where a hook's run ends with the
+/// hook's own command.
+fn trials_of(log: &std::path::Path) -> usize {
+    std::fs::read_dir(log)
+        .unwrap()
+        .filter(|e| {
+            let args = std::fs::read_to_string(e.as_ref().unwrap().path()).unwrap();
+            args.ends_with("--\ntrue\n")
+        })
+        .count()
+}
+
+/// A passed trial of the box is remembered for the boot (`box-trial` in the user's cache
+/// folder): the next session start runs only the hook in the box. A bwrap changed since
+/// is tried again; a trial that fails leaves no memo, so each start tries again and says
+/// why the box cannot run.
+#[test]
+fn a_passed_trial_of_the_box_is_not_run_again_in_the_same_boot() {
+    if !support::bwrap_or_skip("a_passed_trial_of_the_box_is_not_run_again_in_the_same_boot") {
+        return;
+    }
+    let real = hookhost::sandbox::probe(
+        None,
+        std::env::var_os("PATH").as_deref(),
+        std::path::Path::new("/nonexistent-project"),
+    )
+    .expect("bwrap runs")
+    .path;
+    let scene = Scene::new();
+    let cache = scene.root.path().join("cache");
+    let memo = cache.join("hookhost").join("box-trial");
+    let (bwrap, log) = noting_bwrap(&scene, &real);
+    let boxed = scene.script("boxed.sh", "cat >/dev/null; exit 0");
+    scene.write_config(&sh_hook("boxed", &boxed, ""));
+    let gate = |bwrap: &std::path::Path| {
+        let out = scene
+            .hookhost()
+            .env("XDG_CACHE_HOME", &cache)
+            .env("HOOKHOST_BWRAP", bwrap)
+            .args(["pre-tool-use", "--json", "--tool", "bash", "--input", "{}"])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        (support::verdict(&out)["outcome"].clone(), stderr)
+    };
+
+    let (outcome, stderr) = gate(&bwrap);
+    assert_eq!(outcome, "allow", "{stderr}");
+    assert_eq!(
+        (runs_of(&log), trials_of(&log)),
+        (2, 1),
+        "a trial, then the hook"
+    );
+    assert!(memo.is_file(), "no memo after a passed trial");
+    let (outcome, stderr) = gate(&bwrap);
+    assert_eq!(outcome, "allow", "{stderr}");
+    assert_eq!((runs_of(&log), trials_of(&log)), (3, 1), "tried again");
+
+    // bwrap changed since (its change time moves): tried again, and remembered again.
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&bwrap, std::fs::Permissions::from_mode(0o700)).unwrap();
+    let (outcome, stderr) = gate(&bwrap);
+    assert_eq!(outcome, "allow", "{stderr}");
+    assert_eq!(
+        (runs_of(&log), trials_of(&log)),
+        (5, 2),
+        "not tried after a change"
+    );
+    gate(&bwrap);
+    assert_eq!((runs_of(&log), trials_of(&log)), (6, 2));
+
+    // A bwrap that cannot run: tried at every start, never remembered, and said.
+    std::fs::remove_file(&memo).unwrap();
+    let other = Scene::new();
+    let (failing, failed_log) = failing_bwrap(&other);
+    for round in 1..=2 {
+        let out = scene
+            .hookhost()
+            .env("XDG_CACHE_HOME", &cache)
+            .env("HOOKHOST_BWRAP", &failing)
+            .arg("check")
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("⚠ bubblewrap cannot run here"), "{stderr}");
+        assert_eq!(runs_of(&failed_log), round, "not tried at this start");
+    }
+    assert!(!memo.exists(), "a failed trial was remembered");
+}

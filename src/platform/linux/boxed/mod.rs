@@ -87,7 +87,7 @@ use std::process::{Command, Stdio};
 use crate::paths;
 use crate::platform::unix::box_paths::{absolute, canonical_dir, resolve};
 use crate::platform::unix::trial::{TrialFailure, trial_run};
-use crate::sandbox::{BoxProgram, BoxSpec, SandboxError, Unavailable};
+use crate::sandbox::{BoxProgram, BoxSpec, SandboxError, TrialMemo, Unavailable};
 
 /// This OS has a box (bubblewrap).
 pub const EXISTS_ON_THIS_OS: bool = true;
@@ -367,7 +367,16 @@ fn unavailable(reason: impl Into<String>, advice: &str) -> Unavailable {
     }
 }
 
-/// Find bwrap and run it once, with the box's flags, on `true`.
+/// The kernel settings that decide whether bubblewrap can make its namespaces as a
+/// user; a memo of a passed trial names their values (`sandbox::trial_memo`).
+pub(crate) const TRIAL_SETTINGS: &[&str] = &[
+    "/proc/sys/user/max_user_namespaces",
+    "/proc/sys/kernel/unprivileged_userns_clone",
+    "/proc/sys/kernel/apparmor_restrict_unprivileged_userns",
+];
+
+/// Find bwrap and run it once, with the box's flags, on `true`, unless `memo` says a
+/// trial of that bwrap passed earlier in this boot.
 ///
 /// `bwrap_override` is the value of `HOOKHOST_BWRAP` if set (it must be absolute);
 /// otherwise bwrap is looked up on `path_env`, using only absolute entries outside
@@ -376,8 +385,12 @@ pub(crate) fn probe(
     bwrap_override: Option<&Path>,
     path_env: Option<&OsStr>,
     project: &Path,
+    memo: &TrialMemo,
 ) -> Result<BoxProgram, Unavailable> {
     let bwrap = find_bwrap(bwrap_override, path_env, project)?;
+    if memo.passed_before(&bwrap) {
+        return Ok(BoxProgram { path: bwrap });
+    }
     let mut cmd = Command::new(&bwrap);
     let filter = seccomp::memfd().map_err(|e| {
         unavailable(
@@ -406,7 +419,10 @@ pub(crate) fn probe(
         cmd.pre_exec(move || pass_on_exec(&filter, None));
     }
     match trial_run(&mut cmd) {
-        Ok(()) => Ok(BoxProgram { path: bwrap }),
+        Ok(()) => {
+            memo.remember(&bwrap);
+            Ok(BoxProgram { path: bwrap })
+        }
         Err(TrialFailure::Spawn(e)) => Err(unavailable(
             format!("{} could not be started: {e}", bwrap.display()),
             ADVICE_INSTALL,
