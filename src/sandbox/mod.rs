@@ -227,7 +227,9 @@ pub fn probe(
     path_env: Option<&OsStr>,
     project: &Path,
 ) -> Result<BoxProgram, Unavailable> {
-    sys::boxed::probe(program_override, path_env, project, &TrialMemo::none())
+    let found = sys::boxed::find(program_override, path_env, project)?;
+    sys::boxed::trial(&found, project)?;
+    Ok(found)
 }
 
 /// [`probe`], without the trial run when `memo` says a trial of the same tool passed
@@ -238,7 +240,13 @@ pub(crate) fn probe_remembered(
     project: &Path,
     memo: &TrialMemo,
 ) -> Result<BoxProgram, Unavailable> {
-    sys::boxed::probe(program_override, path_env, project, memo)
+    let found = sys::boxed::find(program_override, path_env, project)?;
+    if memo.passed_before(&found.path) {
+        return Ok(found);
+    }
+    sys::boxed::trial(&found, project)?;
+    memo.remember(&found.path);
+    Ok(found)
 }
 
 /// The name of a session's private temp folder ends with this (after

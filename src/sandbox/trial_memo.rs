@@ -18,9 +18,6 @@
 //! each boxed hook fails as any hook that cannot start does (`on_failure`): never a
 //! hook run on the host in place of the box. A memo never makes a trial that would
 //! fail look passed to anything but the box's own start.
-//!
-//! Windows has no box, so nothing there asks for or keeps a memo.
-#![cfg_attr(windows, allow(dead_code))]
 
 use std::path::{Path, PathBuf};
 

@@ -15,7 +15,7 @@ pub use crate::platform::generic::entry::{box_entry_main, landlock_abi, running_
 use crate::platform::unix::box_paths::{absolute, canonical_dir, resolve};
 use crate::platform::unix::trial::{TrialFailure, trial_run};
 use crate::sandbox::seatbelt::{SANDBOX_EXEC, SeatbeltPolicy};
-use crate::sandbox::{BoxProgram, BoxSpec, SandboxError, TrialMemo, Unavailable};
+use crate::sandbox::{BoxProgram, BoxSpec, SandboxError, Unavailable};
 
 /// This OS has a box (Seatbelt).
 pub const EXISTS_ON_THIS_OS: bool = true;
@@ -83,17 +83,15 @@ pub(crate) fn command(
     Ok(cmd)
 }
 
-/// Nothing of the kernel's decides whether sandbox-exec runs that a memo could name
-/// (`sandbox::trial_memo`): its own path and stamp are what it holds.
+/// Nothing of the kernel's decides whether sandbox-exec runs that a memo of a passed
+/// trial could name (`sandbox::trial_memo`): its own path and stamp are what it holds.
 pub(crate) const TRIAL_SETTINGS: &[&str] = &[];
 
-/// Finds sandbox-exec and runs it once, with a profile of this project, on `true`,
-/// unless `memo` says a trial of it passed earlier in this boot.
-pub(crate) fn probe(
+/// Finds sandbox-exec: `program_override` if given (absolute), else the system's.
+pub(crate) fn find(
     program_override: Option<&Path>,
     _path_env: Option<&OsStr>,
-    project: &Path,
-    memo: &TrialMemo,
+    _project: &Path,
 ) -> Result<BoxProgram, Unavailable> {
     let program = match program_override {
         Some(p) if !p.is_absolute() => {
@@ -111,9 +109,12 @@ pub(crate) fn probe(
             program.display()
         )));
     }
-    if memo.passed_before(&program) {
-        return Ok(BoxProgram { path: program });
-    }
+    Ok(BoxProgram { path: program })
+}
+
+/// Runs sandbox-exec once, with a profile of this project, on `true`.
+pub(crate) fn trial(found: &BoxProgram, project: &Path) -> Result<(), Unavailable> {
+    let program = &found.path;
     let tmp = std::env::temp_dir();
     let policy = SeatbeltPolicy {
         project,
@@ -121,7 +122,7 @@ pub(crate) fn probe(
         private_tmp: &tmp,
         hide: &[],
     };
-    let mut trial = Command::new(&program);
+    let mut trial = Command::new(program);
     trial
         .args(policy.sandbox_exec_args(&[OsString::from("/usr/bin/true")]))
         .env_clear()
@@ -129,10 +130,7 @@ pub(crate) fn probe(
         .stdout(Stdio::null())
         .stderr(Stdio::piped());
     match trial_run(&mut trial) {
-        Ok(()) => {
-            memo.remember(&program);
-            Ok(BoxProgram { path: program })
-        }
+        Ok(()) => Ok(()),
         Err(TrialFailure::Spawn(e)) => Err(unavailable(format!(
             "{} could not be started: {e}",
             program.display()

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::Command;
 
 pub use crate::platform::generic::entry::{box_entry_main, landlock_abi, running_binary};
-use crate::sandbox::{BoxProgram, BoxSpec, SandboxError, TrialMemo, Unavailable};
+use crate::sandbox::{BoxProgram, BoxSpec, SandboxError, Unavailable};
 
 /// This OS has no box for argv hooks.
 pub const EXISTS_ON_THIS_OS: bool = false;
@@ -26,18 +26,26 @@ const WHY: &str = "Windows has none";
 /// No box, so no trial to remember.
 pub(crate) const TRIAL_SETTINGS: &[&str] = &[];
 
-/// Always the reason there is no box.
-pub(crate) fn probe(
-    _program_override: Option<&Path>,
-    _path_env: Option<&OsStr>,
-    _project: &Path,
-    _memo: &TrialMemo,
-) -> Result<BoxProgram, Unavailable> {
-    Err(Unavailable {
+fn no_box() -> Unavailable {
+    Unavailable {
         sandbox: NAME,
         reason: WHY.into(),
         advice: "Write the hooks as WASM hooks, which are sandboxed on every OS (project read-only, no network).".into(),
-    })
+    }
+}
+
+/// Always the reason there is no box.
+pub(crate) fn find(
+    _program_override: Option<&Path>,
+    _path_env: Option<&OsStr>,
+    _project: &Path,
+) -> Result<BoxProgram, Unavailable> {
+    Err(no_box())
+}
+
+/// Never reached ([`find`] finds nothing); the reason there is no box.
+pub(crate) fn trial(_found: &BoxProgram, _project: &Path) -> Result<(), Unavailable> {
+    Err(no_box())
 }
 
 /// Never a command: there is no box.

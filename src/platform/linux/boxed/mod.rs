@@ -88,7 +88,7 @@ use std::process::{Command, Stdio};
 use crate::paths;
 use crate::platform::unix::box_paths::{absolute, canonical_dir, resolve};
 use crate::platform::unix::trial::{TrialFailure, trial_run};
-use crate::sandbox::{BoxProgram, BoxSpec, SandboxError, TrialMemo, Unavailable};
+use crate::sandbox::{BoxProgram, BoxSpec, SandboxError, Unavailable};
 
 /// This OS has a box (bubblewrap).
 pub const EXISTS_ON_THIS_OS: bool = true;
@@ -377,23 +377,25 @@ pub(crate) const TRIAL_SETTINGS: &[&str] = &[
     "/proc/sys/kernel/apparmor_restrict_unprivileged_userns",
 ];
 
-/// Find bwrap and run it once, with the box's flags, on `true`, unless `memo` says a
-/// trial of that bwrap passed earlier in this boot.
+/// Finds bwrap.
 ///
 /// `bwrap_override` is the value of `HOOKHOST_BWRAP` if set (it must be absolute);
 /// otherwise bwrap is looked up on `path_env`, using only absolute entries outside
 /// `project` (and refusing a `bwrap` that resolves into the project).
-pub(crate) fn probe(
+pub(crate) fn find(
     bwrap_override: Option<&Path>,
     path_env: Option<&OsStr>,
     project: &Path,
-    memo: &TrialMemo,
 ) -> Result<BoxProgram, Unavailable> {
-    let bwrap = find_bwrap(bwrap_override, path_env, project)?;
-    if memo.passed_before(&bwrap) {
-        return Ok(BoxProgram { path: bwrap });
-    }
-    let mut cmd = Command::new(&bwrap);
+    Ok(BoxProgram {
+        path: find_bwrap(bwrap_override, path_env, project)?,
+    })
+}
+
+/// Runs bwrap once, with the box's flags, on `true` (the project plays no part).
+pub(crate) fn trial(found: &BoxProgram, _project: &Path) -> Result<(), Unavailable> {
+    let bwrap = &found.path;
+    let mut cmd = Command::new(bwrap);
     let filter = seccomp::memfd().map_err(|e| {
         unavailable(
             format!("its seccomp filter could not be prepared: {e}"),
@@ -421,10 +423,7 @@ pub(crate) fn probe(
         cmd.pre_exec(move || pass_on_exec(&filter, None));
     }
     match trial_run(&mut cmd) {
-        Ok(()) => {
-            memo.remember(&bwrap);
-            Ok(BoxProgram { path: bwrap })
-        }
+        Ok(()) => Ok(()),
         Err(TrialFailure::Spawn(e)) => Err(unavailable(
             format!("{} could not be started: {e}", bwrap.display()),
             ADVICE_INSTALL,
