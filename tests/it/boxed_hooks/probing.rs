@@ -53,6 +53,11 @@ fn where_bwrap_cannot_run_the_session_says_so_and_runs_hooks_on_the_host() {
 /// A bwrap that notes each run (its arguments, in a file of its own under the returned
 /// folder) and fails, as one that cannot run here would.
 fn failing_bwrap(scene: &Scene) -> (std::path::PathBuf, std::path::PathBuf) {
+    fake_bwrap(scene, "echo 'no user namespaces' >&2\nexit 1\n")
+}
+
+/// A bwrap that notes each run as [`failing_bwrap`] does, then runs `rest` (shell).
+fn fake_bwrap(scene: &Scene, rest: &str) -> (std::path::PathBuf, std::path::PathBuf) {
     use std::os::unix::fs::PermissionsExt;
     let log = scene.root.path().join("bwrap-runs");
     std::fs::create_dir_all(&log).unwrap();
@@ -60,7 +65,7 @@ fn failing_bwrap(scene: &Scene) -> (std::path::PathBuf, std::path::PathBuf) {
     std::fs::write(
         &bwrap,
         format!(
-            "#!/bin/sh\nprintf '%s\\n' \"$@\" > '{}'/$$\necho 'no user namespaces' >&2\nexit 1\n",
+            "#!/bin/sh\nprintf '%s\\n' \"$@\" > '{}'/$$\n{rest}",
             log.display()
         ),
     )
@@ -143,24 +148,9 @@ fn only_a_session_with_a_sandboxed_hook_probes_the_box() {
     assert_eq!(runs_of(&log), 1, "the box was not probed once");
 }
 
-/// A bwrap that notes each run (its arguments, in a file of its own under the returned
-/// folder) and then is the real one.
+/// A bwrap that notes each run and then is the real one.
 fn noting_bwrap(scene: &Scene, real: &std::path::Path) -> (std::path::PathBuf, std::path::PathBuf) {
-    use std::os::unix::fs::PermissionsExt;
-    let log = scene.root.path().join("bwrap-runs");
-    std::fs::create_dir_all(&log).unwrap();
-    let bwrap = scene.root.path().join("bwrap");
-    std::fs::write(
-        &bwrap,
-        format!(
-            "#!/bin/sh\nprintf '%s\\n' \"$@\" > '{}'/$$\nexec '{}' \"$@\"\n",
-            log.display(),
-            real.display()
-        ),
-    )
-    .unwrap();
-    std::fs::set_permissions(&bwrap, std::fs::Permissions::from_mode(0o755)).unwrap();
-    (bwrap, log)
+    fake_bwrap(scene, &format!("exec '{}' \"$@\"\n", real.display()))
 }
 
 /// The trial runs among the noted ones: bwrap on `true`, where a hook's run ends with the

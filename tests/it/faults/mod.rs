@@ -130,6 +130,20 @@ mod disk;
 mod temp_folders;
 
 /// The `[wasm] cache_dir` config with the no-force-push plugin as a hook.
+/// A text-mode `pre-tool-use` of bash running `command`: its exit code and stderr.
+fn text_gate(scene: &Scene, command: &str) -> (i32, String) {
+    let input = json!({ "command": command }).to_string();
+    let out = scene
+        .hookhost()
+        .args(["pre-tool-use", "--tool", "bash", "--input", &input])
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
 fn cached_wasm_config(scene: &Scene, cache: &Path) -> String {
     let wasm = plugin(scene, "no-force-push.wasm");
     format!(
@@ -151,18 +165,7 @@ fn cached_wasm_config(scene: &Scene, cache: &Path) -> String {
 fn an_unwritable_or_truncated_compile_cache_changes_no_verdict() {
     let test = "an_unwritable_or_truncated_compile_cache_changes_no_verdict";
     let scene = Scene::new();
-    let gate = |push: &str| {
-        let input = json!({ "command": push }).to_string();
-        let out = scene
-            .hookhost()
-            .args(["pre-tool-use", "--tool", "bash", "--input", &input])
-            .output()
-            .unwrap();
-        (
-            out.status.code().unwrap_or(-1),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        )
-    };
+    let gate = |command: &str| text_gate(&scene, command);
 
     // Truncated: the file is replaced by a good one.
     let cache = scene.root.path().join("cache");
@@ -218,18 +221,7 @@ fn a_compile_cache_on_a_noexec_mount_is_loaded_by_copy_and_judges_as_anywhere() 
     };
     let cache = disk.dir.join("wasm");
     scene.write_config(&cached_wasm_config(&scene, &cache));
-    let gate = |command: &str| {
-        let input = json!({ "command": command }).to_string();
-        let out = scene
-            .hookhost()
-            .args(["pre-tool-use", "--tool", "bash", "--input", &input])
-            .output()
-            .unwrap();
-        (
-            out.status.code().unwrap_or(-1),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        )
-    };
+    let gate = |command: &str| text_gate(&scene, command);
     for round in [
         "compiled",
         "from the cache",
