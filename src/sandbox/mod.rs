@@ -18,8 +18,8 @@
 //! [`probe`] finds the OS's tool and tries it once; when it cannot run it returns
 //! [`Unavailable`], whose text says why and what to do. A session remembers a passed
 //! trial for the boot (`trial_memo`), so that a fresh process per call does not pay a
-//! second start of the tool. Nothing here ever runs a
-//! command unsandboxed in place of the box.
+//! second start of the tool. Nothing here ever runs a command unsandboxed in place of
+//! the box.
 //!
 //! # The private temp folder
 //!
@@ -227,9 +227,7 @@ pub fn probe(
     path_env: Option<&OsStr>,
     project: &Path,
 ) -> Result<BoxProgram, Unavailable> {
-    let found = sys::boxed::find(program_override, path_env, project)?;
-    sys::boxed::trial(&found, project)?;
-    Ok(found)
+    probe_remembered(program_override, path_env, project, &TrialMemo::none())
 }
 
 /// [`probe`], without the trial run when `memo` says a trial of the same tool passed
