@@ -3,6 +3,7 @@
 //! against each folder it passes; plus the per-process links that no start-up check can
 //! follow for the hook.
 
+use std::borrow::Cow;
 use std::collections::BTreeSet;
 use std::path::{Component, Path, PathBuf};
 
@@ -78,12 +79,12 @@ fn within(path: &Path, folder: &Path, strict: bool) -> bool {
 }
 
 /// The path as compared: lower-cased where the OS ignores case (macOS, Windows),
-/// unchanged elsewhere.
-fn fold_case(path: &Path) -> PathBuf {
+/// unchanged (not copied) elsewhere.
+fn fold_case(path: &Path) -> Cow<'_, Path> {
     if case_insensitive_fs() {
-        PathBuf::from(path.to_string_lossy().to_lowercase())
+        Cow::Owned(PathBuf::from(path.to_string_lossy().to_lowercase()))
     } else {
-        path.to_path_buf()
+        Cow::Borrowed(path)
     }
 }
 

@@ -81,8 +81,10 @@ mod session_files;
 mod shebang;
 mod worktree;
 
+use std::cell::RefCell;
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
 pub use crate::paths::MAX_LINK_HOPS;
 pub use other_names::{LinkNote, LinkVerdict, MAX_ENTRIES_SEARCHED};
@@ -117,7 +119,7 @@ pub const WHY_TMPDIR: &str = "the system temp folder from $TMPDIR, in a session 
 pub const WHY_SANDBOX_TMP: &str = "the sandbox's /tmp, which is the agent's";
 
 /// Everything the guard needs to know about the session.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct GuardContext {
     /// The project root: absolute, as given.
     pub project: PathBuf,
@@ -208,14 +210,66 @@ impl GuardContext {
         folders
     }
 
-    /// The writable folders, ready to compare paths against.
-    fn writable_folders(&self) -> Vec<Folder> {
-        let folders = self.agent_writable_folders();
+    /// The writable folders, ready to compare paths against: made once per context
+    /// within [`one_look`], else at each call.
+    fn writable_folders(&self) -> Rc<Vec<Folder>> {
+        let made = MADE_FOLDERS.with(|made| {
+            let made = made.borrow();
+            let (_, folders) = made.as_ref()?.iter().find(|(ctx, _)| ctx == self)?;
+            Some(Rc::clone(folders))
+        });
+        if let Some(folders) = made {
+            return folders;
+        }
+        let folders: Rc<Vec<Folder>> = Rc::new(
+            self.agent_writable_folders()
+                .into_iter()
+                .map(|(dir, why)| Folder::new(dir, why, &self.project))
+                .collect(),
+        );
+        MADE_FOLDERS.with(|made| {
+            if let Some(made) = made.borrow_mut().as_mut() {
+                made.push((self.clone(), Rc::clone(&folders)));
+            }
+        });
         folders
-            .into_iter()
-            .map(|(dir, why)| Folder::new(dir, why, &self.project))
-            .collect()
     }
+}
+
+/// The writable folders made within one [`one_look`], with the context each was made for.
+type MadeFolders = Vec<(GuardContext, Rc<Vec<Folder>>)>;
+
+thread_local! {
+    /// The writable folders made within the [`one_look`] running on this thread.
+    static MADE_FOLDERS: RefCell<Option<MadeFolders>> = const { RefCell::new(None) };
+}
+
+/// Runs `checks` as one look at the file system: each path is asked of it once
+/// ([`crate::paths::memoised`]) and a context's writable folders are made once, however
+/// many of the checks need them (a session's start checks its config file, its hooks, a
+/// host hook's PATH and its compile cache against the same folders). The checks see the
+/// file system as it was when a path was first asked, so nothing they look at may be
+/// written while it runs. Everything is forgotten when the outermost one returns.
+pub(crate) fn one_look<T>(checks: impl FnOnce() -> T) -> T {
+    let outer = MADE_FOLDERS.with(|made| {
+        let mut made = made.borrow_mut();
+        let outer = made.is_some();
+        if !outer {
+            *made = Some(Vec::new());
+        }
+        outer
+    });
+    // Forget the folders however `checks` ends (a panic included).
+    struct Forget(bool);
+    impl Drop for Forget {
+        fn drop(&mut self) {
+            if !self.0 {
+                MADE_FOLDERS.with(|made| *made.borrow_mut() = None);
+            }
+        }
+    }
+    let _forget = Forget(outer);
+    crate::paths::memoised(checks)
 }
 
 /// Checks every hook; returns each hook's program to run, or every refusal found.
@@ -251,11 +305,11 @@ fn guard_hooks_memoised(
     // against it: the box's `/tmp` and the hidden folders only for a sandboxed hook in a
     // sandboxed session, the scrubbed PATH only for a host hook in one.
     let base = OnceCell::new();
-    let base = || base.get_or_init(|| ctx.writable_folders());
+    let base = || base.get_or_init(|| ctx.writable_folders()).as_ref();
     let boxed = OnceCell::new();
     let boxed = || {
         boxed.get_or_init(|| {
-            let mut boxed = base().clone();
+            let mut boxed = Vec::clone(base());
             boxed.push(Folder::new("/tmp".into(), WHY_SANDBOX_TMP, &ctx.project));
             boxed
         })
@@ -524,5 +578,48 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("sudo chmod go-w /tmp"), "{text}");
+    }
+
+    /// Within one look the writable folders of a context are made once and shared by
+    /// every check; a context that differs (a sandboxed session's, say) gets its own, and
+    /// nothing is kept once the look is over.
+    #[test]
+    fn one_look_makes_a_contexts_folders_once() {
+        let project = std::env::temp_dir();
+        let ctx = GuardContext {
+            project: project.clone(),
+            ..GuardContext::default()
+        };
+        let boxed = GuardContext {
+            sandboxed_session: true,
+            ..ctx.clone()
+        };
+        let (first, again, other) = one_look(|| {
+            let first = ctx.writable_folders();
+            let again = ctx.writable_folders();
+            (first, again, boxed.writable_folders())
+        });
+        assert!(Rc::ptr_eq(&first, &again), "made twice in one look");
+        assert!(
+            !Rc::ptr_eq(&first, &other),
+            "another context's folders shared"
+        );
+        assert_ne!(
+            first.len(),
+            other.len(),
+            "a sandboxed session counts no system temp"
+        );
+        let later = ctx.writable_folders();
+        assert!(!Rc::ptr_eq(&first, &later), "kept after the look");
+        let nested = one_look(|| {
+            let outer = ctx.writable_folders();
+            let inner = one_look(|| ctx.writable_folders());
+            Rc::ptr_eq(&outer, &inner)
+        });
+        assert!(
+            nested,
+            "an inner look does not share the outer one's folders"
+        );
+        assert!(MADE_FOLDERS.with(|made| made.borrow().is_none()));
     }
 }

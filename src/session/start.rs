@@ -2,7 +2,7 @@
 //! load → resume plan → folders → sandbox → guard → prepare hooks → banner,
 //! then the session record (opened, resumed or the default one) once the hooks are known.
 
-use std::ffi::OsStr;
+use std::ffi::{OsStr, OsString};
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -165,14 +165,28 @@ impl Session {
         if options.scope.is_system() {
             system_config_is_admin_only(&config)?;
         }
-        let programs = run_guard(&guard_ctx, &config, configured_hooks)?;
-        let hooks = prepare_hooks(
+        let wasm = WasmHooks::new(
+            &config,
+            options.mode,
+            env,
+            options.scope,
+            options.engines.clone(),
+        );
+        let guarded = guard_session(
             options,
+            &config,
+            &sandbox,
+            &guard_ctx,
+            &wasm,
+            configured_hooks,
+        )?;
+        let hooks = prepare_hooks(
             env,
             &config,
             &sandbox,
             &guard_ctx,
-            programs,
+            guarded,
+            wasm,
             &mut warnings,
         )?;
         warnings.dedup();
@@ -335,6 +349,55 @@ fn check_wasm_cache(scope: Scope, guard_ctx: &GuardContext, dir: &Path) -> Resul
     }
 }
 
+/// What the guard passed: each hook's program (absolute), in order, and the PATH a host
+/// hook gets.
+struct Guarded {
+    programs: Vec<PathBuf>,
+    host_path: Option<OsString>,
+}
+
+/// Guard: the config file, every hook, a host hook's PATH and the user's compile cache,
+/// as one look at the file system ([`guard::one_look`]: a folder or path that several
+/// of them pass is asked of it once). Nothing is written meanwhile: the system scope's
+/// compile cache, which `check --system` makes when it is missing, is checked after.
+fn guard_session(
+    options: &SessionOptions,
+    config: &Config,
+    sandbox: &SessionSandbox,
+    guard_ctx: &GuardContext,
+    wasm: &WasmHooks,
+    configured_hooks: bool,
+) -> Result<Guarded, StartError> {
+    let cache_dir = wasm
+        .settings
+        .cache_dir
+        .as_deref()
+        .filter(|_| config.hooks.iter().any(HookDef::is_wasm));
+    let guarded = guard::one_look(|| {
+        let programs = run_guard(guard_ctx, config, configured_hooks)?;
+        if let (Some(dir), Scope::User) = (cache_dir, options.scope) {
+            check_wasm_cache(options.scope, guard_ctx, dir)?;
+        }
+        let host_path = if host_path_without_box(options, config, sandbox) {
+            // As a sandboxed session scrubs it: see `needs_box` in `start_hooks`.
+            guard::scrub_path_for_host_hook(&GuardContext {
+                sandboxed_session: true,
+                ..guard_ctx.clone()
+            })
+        } else {
+            guard::scrub_path_for_host_hook(guard_ctx)
+        };
+        Ok::<_, StartError>(Guarded {
+            programs,
+            host_path,
+        })
+    })?;
+    if let (Some(dir), Scope::System { .. }) = (cache_dir, options.scope) {
+        check_wasm_cache(options.scope, guard_ctx, dir)?;
+    }
+    Ok(guarded)
+}
+
 /// Runs the path guard over the config file and every hook; returns each hook's
 /// program (absolute) in order, or every refusal. `configured_hooks`: the config file
 /// defines hooks (a resume may keep none of them: the file is checked all the same).
@@ -368,41 +431,23 @@ fn run_guard(
     Ok(guarded.into_iter().map(|g| g.program).collect())
 }
 
-/// Prepare hooks: every hook's executor, in file order (`programs` are the guard's
-/// absolute programs); a WASM cache folder the agent could write, or a WASM hook that
-/// imports the network, is refused.
+/// Prepare hooks: every hook's executor, in file order, from what the guard passed; a
+/// WASM hook that imports the network is refused.
 fn prepare_hooks(
-    options: &SessionOptions,
     env: &Environment,
     config: &Config,
     sandbox: &SessionSandbox,
     guard_ctx: &GuardContext,
-    programs: Vec<PathBuf>,
+    guarded: Guarded,
+    mut wasm: WasmHooks,
     warnings: &mut Vec<String>,
 ) -> Result<Vec<LoadedHook>, StartError> {
     let project = &guard_ctx.project;
     let hook_env = hook_env::scrubbed(env.vars().iter().cloned(), &config.sandbox.env);
-    let host_path = if host_path_without_box(options, config, sandbox) {
-        // As a sandboxed session scrubs it: see `needs_box` in `start_hooks`.
-        guard::scrub_path_for_host_hook(&GuardContext {
-            sandboxed_session: true,
-            ..guard_ctx.clone()
-        })
-    } else {
-        guard::scrub_path_for_host_hook(guard_ctx)
-    };
-    let mut wasm = WasmHooks::new(
-        config,
-        options.mode,
-        env,
-        options.scope,
-        options.engines.clone(),
-    );
-    if let Some(dir) = wasm.settings.cache_dir.clone()
-        && config.hooks.iter().any(HookDef::is_wasm)
-    {
-        check_wasm_cache(options.scope, guard_ctx, &dir)?;
-    }
+    let Guarded {
+        programs,
+        host_path,
+    } = guarded;
     let host_launcher = host_launcher(config, sandbox, warnings);
     let wasm_hooks = config.hooks.iter().zip(&programs);
     let wasm_hooks = wasm_hooks.filter(|(def, _)| def.is_wasm());
