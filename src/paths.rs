@@ -28,6 +28,7 @@ use std::ffi::{OsStr, OsString};
 use std::fs;
 use std::io;
 use std::path::{Component, Path, PathBuf};
+use std::thread::LocalKey;
 
 use crate::platform::FileId;
 use crate::platform::sys;
@@ -56,26 +57,35 @@ thread_local! {
 /// first); within an outer `memoised`, shares its answers. Everything is forgotten when
 /// the outermost one returns.
 pub(crate) fn memoised<T>(check: impl FnOnce() -> T) -> T {
-    let outer = LOOKUPS.with(|l| {
-        let mut l = l.borrow_mut();
-        let outer = l.is_some();
+    in_thread_memo(&LOOKUPS, check)
+}
+
+/// Runs `run` with the per-thread table `memo` set (empty) unless an outer run has set
+/// it already, which it then shares; the outermost run forgets it when it returns.
+pub(crate) fn in_thread_memo<M: Default + 'static, T>(
+    memo: &'static LocalKey<RefCell<Option<M>>>,
+    run: impl FnOnce() -> T,
+) -> T {
+    let outer = memo.with(|m| {
+        let mut m = m.borrow_mut();
+        let outer = m.is_some();
         if !outer {
-            *l = Some(Lookups::default());
+            *m = Some(M::default());
         }
         outer
     });
-    // Forget the answers however `check` ends (a panic included), so that no later
-    // check on this thread trusts them.
-    struct Forget(bool);
-    impl Drop for Forget {
+    // Forget the table however `run` ends (a panic included), so that no later run on
+    // this thread trusts it.
+    struct Forget<M: 'static>(&'static LocalKey<RefCell<Option<M>>>, bool);
+    impl<M: 'static> Drop for Forget<M> {
         fn drop(&mut self) {
-            if !self.0 {
-                LOOKUPS.with(|l| *l.borrow_mut() = None);
+            if !self.1 {
+                self.0.with(|m| *m.borrow_mut() = None);
             }
         }
     }
-    let _forget = Forget(outer);
-    check()
+    let _forget = Forget(memo, outer);
+    run()
 }
 
 /// One table of [`Lookups`].

@@ -251,25 +251,7 @@ thread_local! {
 /// file system as it was when a path was first asked, so nothing they look at may be
 /// written while it runs. Everything is forgotten when the outermost one returns.
 pub(crate) fn one_look<T>(checks: impl FnOnce() -> T) -> T {
-    let outer = MADE_FOLDERS.with(|made| {
-        let mut made = made.borrow_mut();
-        let outer = made.is_some();
-        if !outer {
-            *made = Some(Vec::new());
-        }
-        outer
-    });
-    // Forget the folders however `checks` ends (a panic included).
-    struct Forget(bool);
-    impl Drop for Forget {
-        fn drop(&mut self) {
-            if !self.0 {
-                MADE_FOLDERS.with(|made| *made.borrow_mut() = None);
-            }
-        }
-    }
-    let _forget = Forget(outer);
-    crate::paths::memoised(checks)
+    crate::paths::in_thread_memo(&MADE_FOLDERS, || crate::paths::memoised(checks))
 }
 
 /// Checks every hook; returns each hook's program to run, or every refusal found.
