@@ -358,7 +358,7 @@ fn a_bridge_hands_its_call_only_to_a_server_it_can_vouch_for() {
 
     // A server of another hookhost binary (another file, the same bytes): not this one.
     let copy = scene.root.path().join("hookhost-copy");
-    std::fs::copy(env!("CARGO_BIN_EXE_hookhost"), &copy).unwrap();
+    crate::support::copy_program(env!("CARGO_BIN_EXE_hookhost"), &copy);
     let warm = Warm::start(&copy, &private_folder(&scene).join("copy.sock"));
     judged_alone(&warm, &warm.flag(), "another binary");
 
@@ -429,7 +429,7 @@ fn a_client_with_no_hookhost_beside_it_blocks_the_call() {
     let alone = scene.root.path().join("alone");
     std::fs::create_dir_all(&alone).unwrap();
     let client = alone.join("hookhost-client");
-    std::fs::copy(Bridge::Client.program(), &client).unwrap();
+    crate::support::copy_program(Bridge::Client.program(), &client);
     let allowed = with_command(sample(&scene, "claude-code/PreToolUse.json"), "ls");
     let reply = run_with_stdin(
         Command::new(&client).args(["bridge", "--agent", "claude-code"]),
@@ -587,7 +587,7 @@ fn a_plain_bridge_reads_nothing_the_client_would_set() {
 fn a_server_whose_binary_is_replaced_stops_answering() {
     let scene = policy_scene();
     let binary = scene.root.path().join("hookhost");
-    std::fs::copy(env!("CARGO_BIN_EXE_hookhost"), &binary).unwrap();
+    crate::support::copy_program(env!("CARGO_BIN_EXE_hookhost"), &binary);
     let mut warm = Warm::start(&binary, &private_folder(&scene).join("w.sock"));
     let payload = with_command(
         sample(&scene, "claude-code/PreToolUse.json"),
@@ -608,7 +608,7 @@ fn a_server_whose_binary_is_replaced_stops_answering() {
     assert!(wait_until(|| warm.answered() == 1));
     // An upgrade: a new file renamed over the old one.
     let next = scene.root.path().join("hookhost.new");
-    std::fs::copy(env!("CARGO_BIN_EXE_hookhost"), &next).unwrap();
+    crate::support::copy_program(env!("CARGO_BIN_EXE_hookhost"), &next);
     std::fs::rename(&next, &binary).unwrap();
     let reply = call(&warm);
     assert!(deny_reason("claude-code", &reply).is_some(), "{reply:?}");
@@ -910,8 +910,8 @@ fn a_statically_linked_client_hands_its_calls_over_as_the_usual_one_does() {
     let scene = policy_scene();
     let bin = scene.root.path().join("bin");
     std::fs::create_dir_all(&bin).unwrap();
-    std::fs::copy(env!("CARGO_BIN_EXE_hookhost"), bin.join("hookhost")).unwrap();
-    std::fs::copy(&built, bin.join("hookhost-client")).unwrap();
+    crate::support::copy_program(env!("CARGO_BIN_EXE_hookhost"), bin.join("hookhost"));
+    crate::support::copy_program(&built, bin.join("hookhost-client"));
     let warm = Warm::start(
         &bin.join("hookhost"),
         &private_folder(&scene).join("s.sock"),

@@ -30,8 +30,8 @@ pub use model_server::{ModelRequest, ModelServer};
 pub use poll::wait_until;
 pub use prerequisite::{Prerequisite, root_or_skip, skip_or_fail};
 pub use process::{
-    OtherUserWorld, as_nobody, bwrap_available, bwrap_or_skip, is_root, lossy, nobody_or_skip,
-    process_alive, run, run_with_stdin, text,
+    OtherUserWorld, as_nobody, bwrap_available, bwrap_or_skip, copy_program, is_root, lossy,
+    nobody_or_skip, process_alive, run, run_with_stdin, text,
 };
 pub use scene::{Scene, hook, message, sh_hook, test_root, verdict};
 pub use serve::{READ_TIMEOUT, Server};

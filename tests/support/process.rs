@@ -10,6 +10,30 @@ use tempfile::TempDir;
 use super::Scene;
 use super::prerequisite::{Prerequisite, skip_or_fail};
 
+/// Copies the program at `from` to `to`, to be run there. Copied by `cp`, not by this
+/// process: a file this process had open for writing would be inherited by any child
+/// another test thread forks meanwhile, and executing it then fails with "Text file
+/// busy" (ETXTBSY) until that child execs.
+/// (Windows has no fork: there `std::fs::copy` is as good.)
+pub fn copy_program(from: impl AsRef<Path>, to: impl AsRef<Path>) {
+    let (from, to) = (from.as_ref(), to.as_ref());
+    if cfg!(windows) {
+        std::fs::copy(from, to).expect("copy the program");
+        return;
+    }
+    let copied = Command::new("cp")
+        .arg(from)
+        .arg(to)
+        .status()
+        .expect("run cp");
+    assert!(
+        copied.success(),
+        "cp {} {}: {copied}",
+        from.display(),
+        to.display()
+    );
+}
+
 /// Runs `cmd` to its end and returns (exit code, stdout, stderr); -1 for a signal.
 pub fn run(cmd: &mut Command) -> (i32, String, String) {
     let out = cmd.output().expect("run the command");
@@ -131,20 +155,7 @@ impl OtherUserWorld {
             .root
             .path()
             .join(from.file_name().expect("a file name"));
-        // Copied by `cp`, not by this process: a file this process had open for writing
-        // would be inherited by any child another test thread forks meanwhile, and
-        // executing it then fails with "Text file busy" (ETXTBSY) until that child execs.
-        let copied = Command::new("cp")
-            .arg(from)
-            .arg(&to)
-            .status()
-            .expect("run cp");
-        assert!(
-            copied.success(),
-            "cp {} {}: {copied}",
-            from.display(),
-            to.display()
-        );
+        copy_program(from, &to);
         std::fs::set_permissions(&to, std::fs::Permissions::from_mode(0o755)).expect("chmod");
         to
     }

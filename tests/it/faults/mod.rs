@@ -326,7 +326,7 @@ fn bubblewrap_gone_after_start_fails_the_sandboxed_hooks_and_says_why() {
     let bin = scene.root.path().join("bin");
     std::fs::create_dir_all(&bin).unwrap();
     let bwrap = bin.join("bwrap");
-    std::fs::copy(&installed, &bwrap).unwrap();
+    crate::support::copy_program(&installed, &bwrap);
     std::fs::set_permissions(&bwrap, std::fs::Permissions::from_mode(0o755)).unwrap();
     // On the host this would leave a file outside every writable folder; in the box it
     // cannot.

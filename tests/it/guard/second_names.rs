@@ -18,7 +18,7 @@ fn link_notes(ctx: &GuardContext, cmd: &[&str]) -> Vec<hookhost::guard::LinkNote
 fn program_copy(dir: &Path) -> PathBuf {
     fs::create_dir_all(dir).unwrap();
     let copy = dir.join("env");
-    fs::copy("/usr/bin/env", &copy).unwrap();
+    crate::support::copy_program("/usr/bin/env", &copy);
     fs::set_permissions(&copy, fs::Permissions::from_mode(0o755)).unwrap();
     copy
 }
@@ -161,7 +161,7 @@ fn a_perf_style_second_name_lets_the_hook_run_through_the_real_binary() {
     let bin = scene.root.path().join("usr/bin");
     fs::create_dir_all(&bin).unwrap();
     let sh = bin.join("sh");
-    fs::copy("/bin/sh", &sh).unwrap();
+    crate::support::copy_program("/bin/sh", &sh);
     fs::set_permissions(&sh, fs::Permissions::from_mode(0o755)).unwrap();
     let script = scene.script("ok.sh", "cat >/dev/null; exit 0");
     scene.write_config(&support::hook(

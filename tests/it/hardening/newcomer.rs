@@ -175,7 +175,7 @@ fn doctor_says_which_hook_programs_have_other_names_and_whether_that_matters() {
     let root = m.scene.root.path();
     let sh = root.join("usr/bin/sh");
     std::fs::create_dir_all(sh.parent().unwrap()).unwrap();
-    std::fs::copy("/bin/sh", &sh).unwrap();
+    crate::support::copy_program("/bin/sh", &sh);
     let cache = root.join("root/.debug/usr/bin/sh/0123456789abcdef");
     std::fs::create_dir_all(&cache).unwrap();
     std::fs::hard_link(&sh, cache.join("elf")).unwrap();

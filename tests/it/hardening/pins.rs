@@ -150,7 +150,7 @@ fn doctor_reports_a_project_switch_off_and_a_replaced_binary() {
     // of it that another test runs meanwhile would stop as "its binary was replaced".
     let registered = m.root.path().join("installed/hookhost");
     std::fs::create_dir_all(registered.parent().unwrap()).unwrap();
-    std::fs::copy(env!("CARGO_BIN_EXE_hookhost"), &registered).unwrap();
+    crate::support::copy_program(env!("CARGO_BIN_EXE_hookhost"), &registered);
     let (code, stdout, stderr) = run(&mut m.command(&registered, &["install", "claude-code"]));
     assert_eq!(code, 0, "{stdout}{stderr}");
     let digest = |path: &Path| {
@@ -481,7 +481,7 @@ fn the_client_a_warm_registration_names_is_pinned_and_checked() {
     let hookhost = installed.join("hookhost");
     // A copy: a link would change the test binary's change time, and other tests' warm
     // servers of it would stop as "its binary was replaced".
-    std::fs::copy(env!("CARGO_BIN_EXE_hookhost"), &hookhost).unwrap();
+    crate::support::copy_program(env!("CARGO_BIN_EXE_hookhost"), &hookhost);
     let client = installed.join("hookhost-client");
 
     let (code, stdout, stderr) =
@@ -497,7 +497,7 @@ fn the_client_a_warm_registration_names_is_pinned_and_checked() {
     );
     assert!(!m.claude_settings().exists());
 
-    std::fs::copy(env!("CARGO_BIN_EXE_hookhost-client"), &client).unwrap();
+    crate::support::copy_program(env!("CARGO_BIN_EXE_hookhost-client"), &client);
     let (code, stdout, stderr) =
         run(&mut m.command(&hookhost, &["install", "claude-code", "--warm"]));
     assert_eq!(code, 0, "{stdout}{stderr}");

@@ -106,13 +106,12 @@ impl World {
 
         // A copy of the binary, so that the registration names a file of this test.
         let hookhost = bin.join("hookhost");
-        std::fs::copy(env!("CARGO_BIN_EXE_hookhost"), &hookhost).unwrap();
+        crate::support::copy_program(env!("CARGO_BIN_EXE_hookhost"), &hookhost);
         if warm {
-            std::fs::copy(
+            crate::support::copy_program(
                 env!("CARGO_BIN_EXE_hookhost-client"),
                 bin.join("hookhost-client"),
-            )
-            .unwrap();
+            );
         }
 
         // The WASM policies where the README keeps them, and the shell hooks.
