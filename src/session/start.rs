@@ -172,12 +172,17 @@ impl Session {
             options.scope,
             options.engines.clone(),
         );
+        let wasm_cache = wasm
+            .settings
+            .cache_dir
+            .as_deref()
+            .filter(|_| config.hooks.iter().any(HookDef::is_wasm));
         let guarded = guard_session(
             options,
             &config,
             &sandbox,
             &guard_ctx,
-            &wasm,
+            wasm_cache,
             configured_hooks,
         )?;
         let hooks = prepare_hooks(
@@ -356,7 +361,8 @@ struct Guarded {
     host_path: Option<OsString>,
 }
 
-/// Guard: the config file, every hook, a host hook's PATH and the user's compile cache,
+/// Guard: the config file, every hook, a host hook's PATH and the user's compile cache
+/// (`cache_dir`, when a WASM hook uses it),
 /// as one look at the file system ([`guard::one_look`]: a folder or path that several
 /// of them pass is asked of it once). Nothing is written meanwhile: the system scope's
 /// compile cache, which `check --system` makes when it is missing, is checked after.
@@ -365,14 +371,9 @@ fn guard_session(
     config: &Config,
     sandbox: &SessionSandbox,
     guard_ctx: &GuardContext,
-    wasm: &WasmHooks,
+    cache_dir: Option<&Path>,
     configured_hooks: bool,
 ) -> Result<Guarded, StartError> {
-    let cache_dir = wasm
-        .settings
-        .cache_dir
-        .as_deref()
-        .filter(|_| config.hooks.iter().any(HookDef::is_wasm));
     let guarded = guard::one_look(|| {
         let programs = run_guard(guard_ctx, config, configured_hooks)?;
         if let (Some(dir), Scope::User) = (cache_dir, options.scope) {
