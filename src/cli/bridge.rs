@@ -56,6 +56,20 @@ pub struct Caller {
     /// The WASM engines of a process that judges many calls (the warm server), kept
     /// between them; `None`: this call makes its own.
     pub engines: Option<EngineShelf>,
+    /// Where the call has a thread of its own (the warm server): what answers it if its
+    /// session's start outlives the deadline, the start then running on that thread.
+    /// `None`: the start runs on a blocking thread, waited for until the deadline.
+    pub late_start: Option<Box<dyn LateStart>>,
+}
+
+/// What answers a call whose session start, run on the call's own thread, outlives the
+/// call's deadline (docs/threats.md#n6): the warm server's keeper of deadlines. Armed
+/// with the deny before the start, disarmed after it.
+pub trait LateStart: Send + Sync {
+    /// From now on, answers the call with `deny` at `deadline`, unless disarmed first.
+    fn arm(&self, deadline: Instant, deny: &Reply);
+    /// Stops that; `false`: too late, the call was answered with the deny.
+    fn disarm(&self) -> bool;
 }
 
 impl Caller {
@@ -77,6 +91,7 @@ impl Caller {
             stop: None,
             unanswered: None,
             engines: None,
+            late_start: None,
         }
     }
 
@@ -184,6 +199,10 @@ async fn answer(
     };
     let budget_ms = budget_ms.unwrap_or_else(|| kind.default_budget_ms());
     let deadline = caller.started + Duration::from_millis(budget_ms);
+    let late_start_deny = caller
+        .late_start
+        .as_ref()
+        .map(|_| answer(Ruling::refused(&start_timeout_message(budget_ms))));
     let call = Call {
         global,
         kind,
@@ -192,6 +211,7 @@ async fn answer(
         deadline,
         budget_ms,
         caller,
+        late_start_deny,
     };
     if system {
         return answer(system_answer(&call, &env).await);
@@ -234,6 +254,9 @@ struct Call<'a> {
     deadline: Instant,
     budget_ms: u64,
     caller: &'a Caller,
+    /// The answer to a start that outlives the deadline, as the agent reads it, where the
+    /// caller has a [`LateStart`] to send it.
+    late_start_deny: Option<Reply>,
 }
 
 impl Call<'_> {
@@ -405,16 +428,39 @@ fn timed_out(verdict: &Verdict, owner: HookOwner, is_prompt: bool, budget_ms: u6
     }
 }
 
-/// [`start`] on a blocking thread, waited for until `deadline`: the start loads the config
-/// and compiles or loads every WASM hook, and a compile into a cold cache can take longer
-/// than the agent waits, which most agents read as "go ahead" (docs/threats.md#n6). A start
-/// that does not finish in time is a deny that says how to fill the cache; the thread is
-/// left to the process's end (`cli::main` waits for no blocking thread).
+/// [`start`], within `deadline`: the start loads the config and compiles or loads every
+/// WASM hook, and a compile into a cold cache can take longer than the agent waits, which
+/// most agents read as "go ahead" (docs/threats.md#n6). A start that does not finish in
+/// time is a deny that says how to fill the cache.
+///
+/// In a bridge process the start runs on a blocking thread, waited for until the
+/// deadline, and is left to the process's end (`cli::main` waits for no blocking thread).
+/// A caller with a [`LateStart`] (the warm server's, whose calls each have a thread) runs
+/// it on the call's own thread, and the [`LateStart`] sends the deny at the deadline if
+/// the start is still running: the crossing to a blocking thread and back cost every
+/// warm call two wake-ups of another CPU (BENCHMARKS.md, seventeenth sitting).
 async fn start_within(call: &Call<'_>, env: &Environment, scope: Scope) -> Result<Session, String> {
     let (global, agent, env) = (call.global.clone(), call.agent.clone(), env.clone());
     let folder = call.caller.cwd.clone();
     let engines = call.caller.engines.clone();
     let (kind, deadline, budget_ms) = (call.kind, call.deadline, call.budget_ms);
+    if let (Some(late), Some(deny)) = (&call.caller.late_start, &call.late_start_deny) {
+        late.arm(deadline, deny);
+        let how = Start {
+            kind,
+            deadline,
+            budget_ms,
+            scope,
+            folder,
+            engines,
+        };
+        let started = start(&global, &agent, &env, how).await;
+        // A start that ended past the deadline runs no hook, whoever answers.
+        if !late.disarm() || Instant::now() >= deadline {
+            return Err(start_timeout_message(budget_ms));
+        }
+        return started;
+    }
     let runtime = tokio::runtime::Handle::current();
     let starting = tokio::task::spawn_blocking(move || {
         let how = Start {

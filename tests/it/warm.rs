@@ -446,6 +446,75 @@ fn a_client_with_no_hookhost_beside_it_blocks_the_call() {
     );
 }
 
+/// A start that outlives the budget in the server (a WASM hook compiled into an empty
+/// compile cache) is the same deny in time as in a bridge process (docs/threats.md#n6),
+/// though the server starts the session on the call's own thread: its keeper of
+/// deadlines answers while the compile goes on, and the compile then fills the cache for
+/// the next call.
+#[test]
+fn a_start_that_outlives_the_budget_in_the_server_is_the_same_deny_in_time() {
+    let scene = Scene::new();
+    let wasm = crate::support::plugin(&scene, "no-force-push.wasm");
+    scene.write_config(&crate::support::hook(
+        "no-force-push",
+        "PreToolUse",
+        &[wasm.to_str().unwrap()],
+        "tools = [\"bash\"]",
+    ));
+    let warm = Warm::in_scene(&scene);
+    let payload = with_command(
+        sample(&scene, "claude-code/PreToolUse.json"),
+        "git push --force origin main",
+    );
+    for bridge in BRIDGES {
+        // A cache of its own per bridge: the server keeps what it compiled for one.
+        let cold = scene.root.path().join(format!("cold-{bridge:?}"));
+        std::fs::create_dir_all(&cold).unwrap();
+        let call = |budget: &str| {
+            let mut command = match bridge {
+                Bridge::Hookhost => scene.hookhost(),
+                Bridge::Client => scene.client(),
+            };
+            command
+                .env("XDG_CACHE_HOME", &cold)
+                .args(["--no-sandbox", "bridge", "--agent", "claude-code"])
+                .args(["--budget-ms", budget])
+                .args(warm.flag());
+            let started = Instant::now();
+            let out = run_with_stdin(&mut command, payload.to_string().as_bytes());
+            (out, started.elapsed())
+        };
+        let (out, took) = call("20");
+        let reason = deny_reason("claude-code", &out);
+        assert!(
+            reason.as_deref().is_some_and(|r| r.starts_with(
+                "hookhost could not start its hooks within 20 ms, the bridge's budget for one call"
+            )),
+            "{bridge:?}: {out:?}"
+        );
+        assert!(took < Duration::from_secs(5), "{bridge:?}: {took:?}");
+        // Judged by the server, not by the bridge after it.
+        assert!(
+            wait_until(|| warm.said("answered at its deadline, its start still running")),
+            "{bridge:?}: {:?}",
+            warm.lines.lock().unwrap()
+        );
+        let (out, _) = call("20000");
+        let reason = deny_reason("claude-code", &out);
+        assert!(
+            reason
+                .as_deref()
+                .is_some_and(|r| r.contains("blocked by the user's hook \"no-force-push\"")),
+            "{bridge:?}: {out:?}"
+        );
+        assert!(
+            std::fs::read_dir(cold.join("hookhost/wasm")).is_ok_and(|d| d.count() > 0),
+            "{bridge:?}: the compile filled no cache"
+        );
+        warm.lines.lock().unwrap().clear();
+    }
+}
+
 #[test]
 fn a_server_that_stops_with_the_call_is_a_deny_in_time() {
     let scene = Scene::new();

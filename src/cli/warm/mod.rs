@@ -22,9 +22,13 @@ use hookhost::signals::StopSignals;
 use hookhost::warm::client::Prepared;
 use hookhost::warm::{self, Answer, Request, Server};
 
-use super::bridge::{self as bridge_cli, Caller};
+use super::bridge::{self as bridge_cli, Caller, LateStart};
 use super::exit::Exit;
 use super::{Cli, Command, say};
+
+mod keeper;
+
+use keeper::{CallSlot, Keeper};
 
 /// The caller a bridged call the hand-over did not answer is run for: this process,
 /// with what was read.
@@ -63,9 +67,15 @@ pub async fn command(socket: Option<PathBuf>) -> Exit {
     ));
     let runtime = tokio::runtime::Handle::current();
     let (replaced_tx, mut replaced) = tokio::sync::mpsc::unbounded_channel::<()>();
+    // Without the keeper, each call's start runs on a blocking thread, as in a bridge
+    // process: slower, the same answers.
+    let keeper = Keeper::start()
+        .inspect_err(|e| tracing::debug!("hookhost warm: no keeper of deadlines: {e}"))
+        .ok();
     Arc::new(Acceptors {
         server: server.clone(),
         engines: EngineShelf::new(),
+        keeper,
         runtime,
         replaced: replaced_tx,
         waiting: AtomicUsize::new(0),
@@ -120,6 +130,8 @@ const SPARE_ACCEPTORS: usize = 2;
 struct Acceptors {
     server: Arc<Server>,
     engines: EngineShelf,
+    /// Answers a call whose start outlives its deadline (`None`: no thread for it).
+    keeper: Option<Keeper>,
     runtime: tokio::runtime::Handle,
     replaced: tokio::sync::mpsc::UnboundedSender<()>,
     /// Threads waiting in `accept`.
@@ -183,6 +195,7 @@ impl Acceptors {
             }
             one_call(
                 &self.engines,
+                self.keeper.as_ref(),
                 &self.server,
                 connection,
                 &self.runtime,
@@ -200,6 +213,7 @@ impl Acceptors {
 /// Reads, judges and answers one bridged call.
 fn one_call(
     engines: &EngineShelf,
+    keeper: Option<&Keeper>,
     server: &Server,
     mut connection: warm::Connection,
     runtime: &tokio::runtime::Handle,
@@ -219,47 +233,74 @@ fn one_call(
             return;
         }
     };
-    let answer = match bridged(&request) {
-        Err(why) => Answer::Declined(why),
-        Ok((global, flag, budget_ms)) => {
-            let stop = CancellationToken::new();
-            let Ok(closed) = connection.closed(runtime) else {
-                let _ = connection.answer(&Answer::Declined("the call cannot be watched".into()));
-                return;
-            };
-            let waited = Duration::from_micros(request.waited_us);
-            let caller = Caller {
-                env: Environment::from_vars(request.env),
-                cwd: Some(request.cwd),
-                exe: request.exe,
-                stdin: Ok(request.stdin),
-                started: Instant::now()
-                    .checked_sub(waited)
-                    .unwrap_or_else(Instant::now),
-                stop: Some(stop.clone()),
-                unanswered: None,
-                engines: Some(engines.clone()),
-            };
-            let judged = bridge_cli::command(&global, flag, budget_ms, false, caller);
-            let reply = runtime.block_on(bridge_cli::until_done(judged, closed, move || {
-                stop.cancel()
-            }));
-            Answer::Reply {
-                stdout: reply.stdout.into_bytes(),
-                stderr: reply.stderr.into_bytes(),
-                exit_code: reply.exit_code,
-            }
+    let options = match bridged(&request) {
+        Ok(options) => options,
+        Err(why) => {
+            tracing::debug!(
+                took_us = taken.elapsed().as_micros() as u64,
+                "hookhost warm: a bridged call declined ({why})"
+            );
+            let _ = connection.answer(&Answer::Declined(why));
+            return;
         }
     };
-    let outcome = match &answer {
-        Answer::Reply { exit_code, .. } => format!("answered, exit {exit_code}"),
-        Answer::Declined(why) => format!("declined ({why})"),
+    let (global, flag, budget_ms) = options;
+    let stop = CancellationToken::new();
+    let Ok(closed) = connection.closed(runtime) else {
+        let _ = connection.answer(&Answer::Declined("the call cannot be watched".into()));
+        return;
     };
-    let _ = connection.answer(&answer);
+    // With the keeper, the connection is shared with it: whichever answers first takes it.
+    let (slot, late_start): (_, Option<Box<dyn LateStart>>) = match keeper {
+        Some(keeper) => {
+            let slot = CallSlot::new(connection, keeper.clone());
+            (Ok(slot.clone()), Some(Box::new(slot)))
+        }
+        None => (Err(connection), None),
+    };
+    let waited = Duration::from_micros(request.waited_us);
+    let caller = Caller {
+        env: Environment::from_vars(request.env),
+        cwd: Some(request.cwd),
+        exe: request.exe,
+        stdin: Ok(request.stdin),
+        started: Instant::now()
+            .checked_sub(waited)
+            .unwrap_or_else(Instant::now),
+        stop: Some(stop.clone()),
+        unanswered: None,
+        engines: Some(engines.clone()),
+        late_start,
+    };
+    let judged = bridge_cli::command(&global, flag, budget_ms, false, caller);
+    let reply = runtime.block_on(bridge_cli::until_done(judged, closed, move || {
+        stop.cancel()
+    }));
+    let exit_code = reply.exit_code;
+    let connection = match slot {
+        Ok(slot) => slot.take(),
+        Err(connection) => Some(connection),
+    };
+    let outcome = match connection {
+        Some(connection) => {
+            let _ = connection.answer(&answer_of(reply));
+            format!("answered, exit {exit_code}")
+        }
+        None => "answered at its deadline, its start still running".to_string(),
+    };
     tracing::debug!(
         took_us = taken.elapsed().as_micros() as u64,
         "hookhost warm: a bridged call {outcome}"
     );
+}
+
+/// `reply` as the wire carries it.
+fn answer_of(reply: hookhost::bridge::Reply) -> Answer {
+    Answer::Reply {
+        stdout: reply.stdout.into_bytes(),
+        stderr: reply.stderr.into_bytes(),
+        exit_code: reply.exit_code,
+    }
 }
 
 /// The bridge call `request` makes, when it is one the server takes.
