@@ -441,19 +441,17 @@ fn timed_out(verdict: &Verdict, owner: HookOwner, is_prompt: bool, budget_ms: u6
 /// warm call two wake-ups of another CPU (BENCHMARKS.md, seventeenth sitting).
 async fn start_within(call: &Call<'_>, env: &Environment, scope: Scope) -> Result<Session, String> {
     let (global, agent, env) = (call.global.clone(), call.agent.clone(), env.clone());
-    let folder = call.caller.cwd.clone();
-    let engines = call.caller.engines.clone();
-    let (kind, deadline, budget_ms) = (call.kind, call.deadline, call.budget_ms);
+    let (deadline, budget_ms) = (call.deadline, call.budget_ms);
+    let how = Start {
+        kind: call.kind,
+        deadline,
+        budget_ms,
+        scope,
+        folder: call.caller.cwd.clone(),
+        engines: call.caller.engines.clone(),
+    };
     if let (Some(late), Some(deny)) = (&call.caller.late_start, &call.late_start_deny) {
         late.arm(deadline, deny);
-        let how = Start {
-            kind,
-            deadline,
-            budget_ms,
-            scope,
-            folder,
-            engines,
-        };
         let started = start(&global, &agent, &env, how).await;
         // A start that ended past the deadline runs no hook, whoever answers.
         if !late.disarm() || Instant::now() >= deadline {
@@ -462,17 +460,8 @@ async fn start_within(call: &Call<'_>, env: &Environment, scope: Scope) -> Resul
         return started;
     }
     let runtime = tokio::runtime::Handle::current();
-    let starting = tokio::task::spawn_blocking(move || {
-        let how = Start {
-            kind,
-            deadline,
-            budget_ms,
-            scope,
-            folder,
-            engines,
-        };
-        runtime.block_on(start(&global, &agent, &env, how))
-    });
+    let starting =
+        tokio::task::spawn_blocking(move || runtime.block_on(start(&global, &agent, &env, how)));
     match tokio::time::timeout_at(deadline.into(), starting).await {
         Ok(Ok(started)) => started,
         Ok(Err(panicked)) => Err(format!(

@@ -148,6 +148,15 @@ pub(crate) fn deny_reason(
     Some(reason.as_str().unwrap_or_default().to_string())
 }
 
+/// Whether Claude Code's `reply` is the deny of a session start that outlived a budget of
+/// `budget_ms` (docs/threats.md#n6), which says how to fill the compile cache.
+pub(crate) fn is_late_start_deny(reply: &(i32, String, String), budget_ms: u64) -> bool {
+    let start = format!(
+        "hookhost could not start its hooks within {budget_ms} ms, the bridge's budget for one call"
+    );
+    deny_reason("claude-code", reply).is_some_and(|r| r.starts_with(&start))
+}
+
 /// A deny reason as the bridge sends it to `agent`: Codex adds a period after the reason
 /// itself (`Command blocked by PreToolUse hook: <reason>. Command: …`), so it gets the
 /// message without its last one.
