@@ -5,8 +5,10 @@
 //!   anything else (no argument parser, no runtime); a call it leaves to this process
 //!   runs with the stdin it read ([`caller`]).
 //! - [`command`] is the server: each call is answered on the thread that took its
-//!   connection ([`Acceptors`]), which runs [`super::bridge::command`] with the caller's
-//!   arguments, environment, folder and stdin, exactly as a bridge process would.
+//!   connection ([`Acceptors`]), on that thread's own runtime, which runs
+//!   [`super::bridge::command`] with the caller's arguments, environment, folder and
+//!   stdin, exactly as a bridge process would; the session's start included, a start
+//!   that outlives the call's deadline being answered by the [`keeper`].
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -168,6 +170,19 @@ impl Acceptors {
     /// Takes connections and answers their calls until the listener fails or enough
     /// other threads wait.
     fn take_calls(self: Arc<Self>) {
+        // A runtime of the thread's own: a call's pipes, pidfds, timers and connection are
+        // then watched by the call's own thread, which the kernel wakes directly, not by
+        // a worker that then wakes it (a host hook's call crossed threads 18 times,
+        // now 11: BENCHMARKS.md, seventeenth sitting). Without one, the shared runtime.
+        let own = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .inspect_err(|e| tracing::debug!("hookhost warm: no runtime of the thread's own: {e}"))
+            .ok();
+        let runtime = match &own {
+            Some(own) => CallRuntime::Own(own),
+            None => CallRuntime::Shared(&self.runtime),
+        };
         let mut failures = 0;
         loop {
             let connection = match self.server.accept() {
@@ -198,7 +213,7 @@ impl Acceptors {
                 self.keeper.as_ref(),
                 &self.server,
                 connection,
-                &self.runtime,
+                &runtime,
                 &self.replaced,
             );
             if self.waiting.load(Ordering::Acquire) > SPARE_ACCEPTORS {
@@ -216,7 +231,7 @@ fn one_call(
     keeper: Option<&Keeper>,
     server: &Server,
     mut connection: warm::Connection,
-    runtime: &tokio::runtime::Handle,
+    runtime: &CallRuntime<'_>,
     replaced: &tokio::sync::mpsc::UnboundedSender<()>,
 ) {
     // Checked before the call is read: a bridge of the new binary greets, sees another
@@ -246,7 +261,7 @@ fn one_call(
     };
     let (global, flag, budget_ms) = options;
     let stop = CancellationToken::new();
-    let Ok(closed) = connection.closed(runtime) else {
+    let Ok(closed) = connection.closed(runtime.handle()) else {
         let _ = connection.answer(&Answer::Declined("the call cannot be watched".into()));
         return;
     };
@@ -292,6 +307,30 @@ fn one_call(
         took_us = taken.elapsed().as_micros() as u64,
         "hookhost warm: a bridged call {outcome}"
     );
+}
+
+/// The runtime a call runs on: its thread's own (a current-thread runtime, which only
+/// its `Runtime::block_on` drives: a `Handle::block_on` of it would leave the call's
+/// spawned readers and its I/O unpolled), else the server's.
+enum CallRuntime<'a> {
+    Own(&'a tokio::runtime::Runtime),
+    Shared(&'a tokio::runtime::Handle),
+}
+
+impl CallRuntime<'_> {
+    fn handle(&self) -> &tokio::runtime::Handle {
+        match self {
+            CallRuntime::Own(own) => own.handle(),
+            CallRuntime::Shared(handle) => handle,
+        }
+    }
+
+    fn block_on<F: std::future::Future>(&self, work: F) -> F::Output {
+        match self {
+            CallRuntime::Own(own) => own.block_on(work),
+            CallRuntime::Shared(handle) => handle.block_on(work),
+        }
+    }
 }
 
 /// `reply` as the wire carries it.
