@@ -199,10 +199,10 @@ async fn answer(
     };
     let budget_ms = budget_ms.unwrap_or_else(|| kind.default_budget_ms());
     let deadline = caller.started + Duration::from_millis(budget_ms);
-    let late_start_deny = caller
-        .late_start
-        .as_ref()
-        .map(|_| answer(Ruling::refused(&start_timeout_message(budget_ms))));
+    let late_start = caller.late_start.as_deref().map(|late| {
+        let deny = answer(Ruling::refused(&start_timeout_message(budget_ms)));
+        (late, deny)
+    });
     let call = Call {
         global,
         kind,
@@ -211,7 +211,7 @@ async fn answer(
         deadline,
         budget_ms,
         caller,
-        late_start_deny,
+        late_start,
     };
     if system {
         return answer(system_answer(&call, &env).await);
@@ -254,9 +254,9 @@ struct Call<'a> {
     deadline: Instant,
     budget_ms: u64,
     caller: &'a Caller,
-    /// The answer to a start that outlives the deadline, as the agent reads it, where the
-    /// caller has a [`LateStart`] to send it.
-    late_start_deny: Option<Reply>,
+    /// The caller's [`LateStart`], with the answer to a start that outlives the deadline
+    /// as the agent reads it, for it to send.
+    late_start: Option<(&'a dyn LateStart, Reply)>,
 }
 
 impl Call<'_> {
@@ -450,7 +450,7 @@ async fn start_within(call: &Call<'_>, env: &Environment, scope: Scope) -> Resul
         folder: call.caller.cwd.clone(),
         engines: call.caller.engines.clone(),
     };
-    if let (Some(late), Some(deny)) = (&call.caller.late_start, &call.late_start_deny) {
+    if let Some((late, deny)) = &call.late_start {
         late.arm(deadline, deny);
         let started = start(&global, &agent, &env, how).await;
         // A start that ended past the deadline runs no hook, whoever answers.

@@ -174,15 +174,13 @@ impl CallSlot {
     /// The keeper's part: sends the deny armed, if the call is still unanswered.
     fn answer_late(&self) {
         let mut state = self.lock();
-        let late = match &mut *state {
-            SlotState::Open { late, .. } => late.take(),
-            SlotState::Answered => None,
-        };
-        let Some(late) = late else {
+        if !matches!(&*state, SlotState::Open { late: Some(_), .. }) {
             return;
-        };
-        if let SlotState::Open { connection, .. } =
-            std::mem::replace(&mut *state, SlotState::Answered)
+        }
+        if let SlotState::Open {
+            connection,
+            late: Some(late),
+        } = std::mem::replace(&mut *state, SlotState::Answered)
         {
             drop(state);
             let _ = connection.answer(&late);

@@ -24,7 +24,7 @@ use hookhost::signals::StopSignals;
 use hookhost::warm::client::Prepared;
 use hookhost::warm::{self, Answer, Request, Server};
 
-use super::bridge::{self as bridge_cli, Caller, LateStart};
+use super::bridge::{self as bridge_cli, Caller};
 use super::exit::Exit;
 use super::{Cli, Command, say};
 
@@ -69,11 +69,13 @@ pub async fn command(socket: Option<PathBuf>) -> Exit {
     ));
     let runtime = tokio::runtime::Handle::current();
     let (replaced_tx, mut replaced) = tokio::sync::mpsc::unbounded_channel::<()>();
-    // Without the keeper, each call's start runs on a blocking thread, as in a bridge
-    // process: slower, the same answers.
-    let keeper = Keeper::start()
-        .inspect_err(|e| tracing::debug!("hookhost warm: no keeper of deadlines: {e}"))
-        .ok();
+    let keeper = match Keeper::start() {
+        Ok(keeper) => keeper,
+        Err(e) => {
+            say(&format!("hookhost warm: cannot start a thread: {e}"));
+            return Exit::CouldNotRun;
+        }
+    };
     Arc::new(Acceptors {
         server: server.clone(),
         engines: EngineShelf::new(),
@@ -132,8 +134,8 @@ const SPARE_ACCEPTORS: usize = 2;
 struct Acceptors {
     server: Arc<Server>,
     engines: EngineShelf,
-    /// Answers a call whose start outlives its deadline (`None`: no thread for it).
-    keeper: Option<Keeper>,
+    /// Answers a call whose start outlives its deadline.
+    keeper: Keeper,
     runtime: tokio::runtime::Handle,
     replaced: tokio::sync::mpsc::UnboundedSender<()>,
     /// Threads waiting in `accept`.
@@ -210,7 +212,7 @@ impl Acceptors {
             }
             one_call(
                 &self.engines,
-                self.keeper.as_ref(),
+                &self.keeper,
                 &self.server,
                 connection,
                 &runtime,
@@ -228,7 +230,7 @@ impl Acceptors {
 /// Reads, judges and answers one bridged call.
 fn one_call(
     engines: &EngineShelf,
-    keeper: Option<&Keeper>,
+    keeper: &Keeper,
     server: &Server,
     mut connection: warm::Connection,
     runtime: &CallRuntime<'_>,
@@ -265,14 +267,8 @@ fn one_call(
         let _ = connection.answer(&Answer::Declined("the call cannot be watched".into()));
         return;
     };
-    // With the keeper, the connection is shared with it: whichever answers first takes it.
-    let (slot, late_start): (_, Option<Box<dyn LateStart>>) = match keeper {
-        Some(keeper) => {
-            let slot = CallSlot::new(connection, keeper.clone());
-            (Ok(slot.clone()), Some(Box::new(slot)))
-        }
-        None => (Err(connection), None),
-    };
+    // The connection is shared with the keeper: whichever answers first takes it.
+    let slot = CallSlot::new(connection, keeper.clone());
     let waited = Duration::from_micros(request.waited_us);
     let caller = Caller {
         env: Environment::from_vars(request.env),
@@ -285,18 +281,14 @@ fn one_call(
         stop: Some(stop.clone()),
         unanswered: None,
         engines: Some(engines.clone()),
-        late_start,
+        late_start: Some(Box::new(slot.clone())),
     };
     let judged = bridge_cli::command(&global, flag, budget_ms, false, caller);
     let reply = runtime.block_on(bridge_cli::until_done(judged, closed, move || {
         stop.cancel()
     }));
     let exit_code = reply.exit_code;
-    let connection = match slot {
-        Ok(slot) => slot.take(),
-        Err(connection) => Some(connection),
-    };
-    let outcome = match connection {
+    let outcome = match slot.take() {
         Some(connection) => {
             let _ = connection.answer(&answer_of(reply));
             format!("answered, exit {exit_code}")
