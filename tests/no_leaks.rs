@@ -1,5 +1,7 @@
-//! Hundreds of timed-out hook runs leave no zombies, no open file descriptors and no
-//! processes behind. Alone in its test binary, so that no other test opens fds meanwhile.
+//! Hundreds of timed-out hook runs, and of runs in a PID namespace that end on their own
+//! or by a kill of their own group, leave no zombies, no open file descriptors and no
+//! processes behind. Alone in its test binary, so that no other test opens fds meanwhile;
+//! its tests take turns ([`ALONE`]).
 //!
 //! Linux only: non-dumpable processes, PID namespaces and `/proc` are Linux's (see
 //! tests/it/main.rs for what other OSes get).
@@ -11,8 +13,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use hookhost::executor::argv::{ArgvExecutor, HostLauncher, IsolatedHostLauncher, Launcher};
-use hookhost::executor::{CancellationToken, Executor, Failure};
+use hookhost::executor::{CancellationToken, Executor, ExitStatus, Failure};
 use hookhost::process::HookNamespace;
+
+/// Each test counts this process's fds and zombies: one at a time.
+static ALONE: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 fn zombie_children() -> usize {
     let me = std::process::id();
@@ -47,6 +52,7 @@ fn open_fds() -> usize {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hundreds_of_timeouts_leave_no_zombies_and_no_fds() {
+    let _alone = ALONE.lock().unwrap_or_else(|p| p.into_inner());
     let mut launchers: Vec<(&str, Arc<dyn Launcher>)> =
         vec![("on the host", Arc::new(HostLauncher))];
     // Host hooks in a PID namespace of their own: three processes a run (see
@@ -103,5 +109,73 @@ async fn hundreds_of_timeouts_leave_no_zombies_and_no_fds() {
         assert_eq!(open_fds(), fds, "{place}: file descriptors leaked");
         assert!(!support::process_alive("sleep 53.1"), "{place}");
         assert!(!support::process_alive("sleep 53.2"), "{place}");
+    }
+}
+
+/// Waits a moment for a child whose reaping is under way; the zombies left then.
+async fn zombies_after_a_moment() -> usize {
+    let mut zombies = zombie_children();
+    for _ in 0..50 {
+        if zombies == 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        zombies = zombie_children();
+    }
+    zombies
+}
+
+/// A run in a PID namespace whose keeper exits with a code skips the orphan sweep (the
+/// namespace ended with it); one whose keeper was killed first (here by the hook, which
+/// kills its own group) leaves the namespace's init to this process, which the sweep
+/// reaps. Either way: nothing left running, no zombie, no fd.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn runs_in_a_pid_namespace_leave_nothing_whether_they_end_or_kill_their_group() {
+    let _alone = ALONE.lock().unwrap_or_else(|p| p.into_inner());
+    let namespace = match HookNamespace::for_this_process() {
+        Ok(ns) => ns,
+        Err(why) => {
+            return support::skip_or_fail(
+                "runs_in_a_pid_namespace_leave_nothing_whether_they_end_or_kill_their_group",
+                support::Prerequisite::Root,
+                &format!("no PID namespace can be made here: {why}"),
+            );
+        }
+    };
+    // As the hookhost binary is: orphans of this process's hooks come back to it.
+    hookhost::process::harden_host_process(true).unwrap();
+    let launcher: Arc<dyn Launcher> = Arc::new(IsolatedHostLauncher::new(namespace));
+    let cases = [
+        (
+            "setsid sleep 61.1 </dev/null >/dev/null 2>&1 & exit 3",
+            "sleep 61.1",
+            ExitStatus::Code(3),
+        ),
+        (
+            "sleep 61.2 & kill -KILL 0",
+            "sleep 61.2",
+            ExitStatus::Signal(9),
+        ),
+    ];
+    for (script, left, status) in cases {
+        let exec = ArgvExecutor::new(
+            vec!["/bin/sh".into(), "-c".into(), script.into()],
+            vec![],
+            "/".into(),
+            Duration::from_secs(30),
+            launcher.clone(),
+        );
+        let cancel = CancellationToken::new();
+        let stdin: Arc<[u8]> = Arc::from(&b"{}\n"[..]);
+        let first = exec.run(stdin.clone(), &cancel).await.unwrap();
+        assert_eq!(first.status, status, "{script}");
+        let fds = open_fds();
+        for _ in 0..50 {
+            let output = exec.run(stdin.clone(), &cancel).await.unwrap();
+            assert_eq!(output.status, status, "{script}");
+        }
+        assert_eq!(zombies_after_a_moment().await, 0, "{script}");
+        assert_eq!(open_fds(), fds, "{script}: file descriptors leaked");
+        assert!(!support::process_alive(left), "{script}");
     }
 }

@@ -53,6 +53,14 @@ pub trait Launcher: Send + Sync {
 
     /// A command of this launcher was spawned (its set-up reached the program's exec).
     fn started(&self) {}
+
+    /// Whether a run of a command this launcher spawned, whose process then exited
+    /// (with a code, not killed by a signal), has left nothing running and no child for
+    /// this process to reap, so that the orphan sweep has nothing to find. `false` (the
+    /// default): the sweep runs.
+    fn leaves_nothing_behind(&self) -> bool {
+        false
+    }
 }
 
 /// The status bubblewrap (or a shell) reports for a child killed by a signal: 128 + the
@@ -129,6 +137,18 @@ impl Launcher for IsolatedHostLauncher {
     fn started(&self) {
         sys::pid_namespace::made(&self.namespace);
     }
+
+    /// A run that entered the namespace ends with it: its keeper exits with a code only
+    /// once it has reaped the namespace's init, and the kernel lets the init end only
+    /// once every process of the namespace has ended and been reaped (no process can
+    /// leave a PID namespace). A keeper killed before (a hook can signal its own
+    /// group) leaves the init to this process: the sweep reaps it.
+    /// What this process knows of the namespace is only ever set once, so a command
+    /// spawned while no failure was known entered it, and if none is known after the
+    /// spawn, none was before.
+    fn leaves_nothing_behind(&self) -> bool {
+        process::HookNamespace::known_failure().is_none()
+    }
 }
 
 /// An argv hook prepared to run.
@@ -184,7 +204,7 @@ impl ArgvExecutor {
                 Failure::CouldNotStart("hookhost is shutting down".into())
             })?,
         };
-        let mut child = self.spawn().await?;
+        let (mut child, leaves_nothing_behind) = self.spawn().await?;
         let Some(pid) = child.id() else {
             return Err(Failure::CouldNotStart(
                 "the process vanished at start".into(),
@@ -208,7 +228,14 @@ impl ArgvExecutor {
                 return Err(failure);
             }
         };
-        end_group(group).await;
+        // A process that exited (not one killed: a kill of the group may have come
+        // before it had ended its run), of a launcher whose runs end whole: nothing
+        // escaped to sweep (the sweep reads every thread's children list from /proc).
+        if leaves_nothing_behind && status.as_ref().is_ok_and(|s| s.code().is_some()) {
+            drop(group);
+        } else {
+            end_group(group).await;
+        }
         let (stdout, stderr) = streams.collect().await?;
         let status =
             status.map_err(|e| Failure::CouldNotStart(format!("waiting for the hook: {e}")))?;
@@ -231,18 +258,22 @@ impl ArgvExecutor {
     }
 
     /// Starts the hook through the launcher (on the host or in the box), its stdio
-    /// piped, in a process group of its own that dies with the thread that spawned it.
-    async fn spawn(&self) -> Result<tokio::process::Child, Failure> {
+    /// piped, in a process group of its own that dies with the thread that spawned it;
+    /// with whether the launcher that started it leaves nothing behind
+    /// ([`Launcher::leaves_nothing_behind`]).
+    async fn spawn(&self) -> Result<(tokio::process::Child, bool), Failure> {
         let spawned = match process::spawn(self.command(self.launcher.as_ref())?).await {
             // The launcher's set-up failed before exec: the hook has not run, and starts
             // once more the way the launcher says.
             Err(e) => match self.launcher.fallback(&e) {
-                Some(fallback) => process::spawn(self.command(fallback.as_ref())?).await,
+                Some(fallback) => process::spawn(self.command(fallback.as_ref())?)
+                    .await
+                    .map(|child| (child, fallback.leaves_nothing_behind())),
                 None => Err(e),
             },
-            spawned => {
+            Ok(child) => {
                 self.launcher.started();
-                spawned
+                Ok((child, self.launcher.leaves_nothing_behind()))
             }
         };
         spawned.map_err(|e| Failure::CouldNotStart(describe_spawn_error(&self.program_name(), &e)))
