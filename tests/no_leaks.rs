@@ -17,7 +17,7 @@ use hookhost::executor::{CancellationToken, Executor, ExitStatus, Failure};
 use hookhost::process::HookNamespace;
 
 /// Each test counts this process's fds and zombies: one at a time.
-static ALONE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+static ALONE: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 fn zombie_children() -> usize {
     let me = std::process::id();
@@ -52,7 +52,7 @@ fn open_fds() -> usize {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hundreds_of_timeouts_leave_no_zombies_and_no_fds() {
-    let _alone = ALONE.lock().unwrap_or_else(|p| p.into_inner());
+    let _alone = ALONE.lock().await;
     let mut launchers: Vec<(&str, Arc<dyn Launcher>)> =
         vec![("on the host", Arc::new(HostLauncher))];
     // Host hooks in a PID namespace of their own: three processes a run (see
@@ -131,7 +131,7 @@ async fn zombies_after_a_moment() -> usize {
 /// reaps. Either way: nothing left running, no zombie, no fd.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn runs_in_a_pid_namespace_leave_nothing_whether_they_end_or_kill_their_group() {
-    let _alone = ALONE.lock().unwrap_or_else(|p| p.into_inner());
+    let _alone = ALONE.lock().await;
     let namespace = match HookNamespace::for_this_process() {
         Ok(ns) => ns,
         Err(why) => {
