@@ -42,7 +42,11 @@ pub async fn command(global: &GlobalOptions, resume: &ResumeArgs) -> Exit {
     }
     let mut options = global.session_options(Mode::Serve);
     options.resume = resume.resume_from();
-    let started = tokio::task::block_in_place(|| Session::start(options));
+    let started = tokio::task::block_in_place(|| {
+        // Its boxed hooks start the small entry program this binary carries.
+        hookhost::sandbox::prepare_carried_entry();
+        Session::start(options)
+    });
     let session = match started {
         Ok(session) => session,
         Err(e) => {

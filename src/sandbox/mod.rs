@@ -36,7 +36,8 @@ mod trial_memo;
 /// variable that overrides where the box's program is found, and the kernel's Landlock
 /// version (`None` off Linux).
 pub use crate::platform::sys::boxed::{
-    EXISTS_ON_THIS_OS, NAME, PROGRAM_ENV, box_entry_main, landlock_abi, running_binary,
+    EXISTS_ON_THIS_OS, NAME, PROGRAM_ENV, box_entry_main, landlock_abi, prepare_carried_entry,
+    running_binary,
 };
 pub use home::Homes;
 pub(crate) use trial_memo::TrialMemo;

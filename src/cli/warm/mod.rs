@@ -62,6 +62,8 @@ pub async fn command(socket: Option<PathBuf>) -> Exit {
             return Exit::CouldNotRun;
         }
     };
+    // Its boxed hooks start the small entry program this binary carries.
+    hookhost::sandbox::prepare_carried_entry();
     say(&format!(
         "hookhost warm: answering bridged calls at {} (pid {}); stop it with Ctrl-C or SIGTERM",
         socket.display(),

@@ -38,6 +38,11 @@ pub(crate) mod entry {
         std::env::current_exe().unwrap_or_default()
     }
 
+    /// Nothing to prepare: the entry point is Linux's.
+    pub fn prepare_carried_entry() -> bool {
+        false
+    }
+
     /// The box's entry point: refused off Linux (exit 1, with the reason on stderr).
     pub fn box_entry_main() -> ExitCode {
         use std::io::Write;

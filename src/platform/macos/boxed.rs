@@ -11,7 +11,9 @@ use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-pub use crate::platform::generic::entry::{box_entry_main, landlock_abi, running_binary};
+pub use crate::platform::generic::entry::{
+    box_entry_main, landlock_abi, prepare_carried_entry, running_binary,
+};
 use crate::platform::unix::box_paths::{absolute, canonical_dir, resolve};
 use crate::platform::unix::trial::{TrialFailure, trial_run};
 use crate::sandbox::seatbelt::{SANDBOX_EXEC, SeatbeltPolicy};

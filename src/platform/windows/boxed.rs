@@ -6,7 +6,9 @@ use std::ffi::{OsStr, OsString};
 use std::path::Path;
 use std::process::Command;
 
-pub use crate::platform::generic::entry::{box_entry_main, landlock_abi, running_binary};
+pub use crate::platform::generic::entry::{
+    box_entry_main, landlock_abi, prepare_carried_entry, running_binary,
+};
 use crate::sandbox::{BoxProgram, BoxSpec, SandboxError, Unavailable};
 
 /// This OS has no box for argv hooks.

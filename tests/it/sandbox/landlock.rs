@@ -42,21 +42,38 @@ fn a_host_fifo_outside_the_writable_folders_cannot_be_written() {
     }
     let fifo = f.outside.join("ctl.fifo");
     let mut reader = host_fifo(&fifo);
-    let o = sh(&f.spec, &format!("echo BOX-WROTE > '{}'", fifo.display()));
+    // The entry point as the hookhost binary, and as the small program it carries, which
+    // a server's boxes run (its in-memory copy, from this test binary's own image).
     assert!(
-        !o.status.success(),
-        "the write into the host FIFO succeeded"
+        sandbox::prepare_carried_entry(),
+        "the carried entry program cannot run here"
     );
-    assert!(
-        lossy(&o.stderr).contains("Permission denied"),
-        "{}",
-        lossy(&o.stderr)
-    );
+    let mut carried = f.spec.clone();
+    carried.entry = Some(sandbox::running_binary());
     assert_eq!(
-        drained(&mut reader),
-        "",
-        "the host received what the box wrote"
+        ok(&sh(&carried, "echo ran")),
+        "ran\n",
+        "the carried entry ran nothing"
     );
+    for spec in [&f.spec, &carried] {
+        let o = sh(spec, &format!("echo BOX-WROTE > '{}'", fifo.display()));
+        assert!(
+            !o.status.success(),
+            "the write into the host FIFO succeeded ({:?})",
+            spec.entry
+        );
+        assert!(
+            lossy(&o.stderr).contains("Permission denied"),
+            "{}",
+            lossy(&o.stderr)
+        );
+        assert_eq!(
+            drained(&mut reader),
+            "",
+            "the host received what the box wrote ({:?})",
+            spec.entry
+        );
+    }
     // The same box without its entry point writes it: this is what the rules stop.
     let mut open = f.spec.clone();
     open.entry = None;

@@ -10,263 +10,32 @@
 //! are (so `echo … >/dev/stderr` still works at a terminal). Reading is not restricted.
 //!
 //! A Landlock-restricted process can no longer mount, so the rules cannot be applied to
-//! bwrap itself. Instead bwrap runs this entry point as the box's command: the hookhost
-//! binary (or any binary whose `main` calls [`box_entry_main`] on [`BOX_ENTRY_ARG`]),
-//! handed in as an inherited fd and run as `/proc/self/fd/N` (so it need not be visible
-//! at its host path: the box replaces `/tmp` and hides folders), with the argument list
+//! bwrap itself. Instead bwrap runs this entry point as the box's command, handed in as
+//! an inherited fd and run as `/proc/self/fd/N` (so it need not be visible at its host
+//! path: the box replaces `/tmp` and hides folders), with the argument list
 //! `BOX_ENTRY_ARG ROOT… -- CMD ARGS…`. It restricts itself, marks every fd above stdio
 //! close-on-exec (its own binary's among them), and execs the command.
+//!
+//! The entry point is one piece of code (`program.rs`) in two programs: the small one
+//! the hookhost binary carries and runs from a sealed in-memory copy (`carried.rs`), and,
+//! where that copy cannot run, the hookhost binary itself (or any binary whose `main`
+//! calls [`box_entry_main`] on [`BOX_ENTRY_ARG`]).
 //!
 //! Where the kernel has no Landlock (before 5.13, or not enabled at boot), the entry
 //! point execs the command unrestricted: the rest of the box still holds. Any other
 //! failure stops the command (exit 1) rather than run it unrestricted.
 
-use std::ffi::{OsStr, OsString};
-use std::io;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
-use std::os::unix::ffi::OsStrExt;
-use std::os::unix::process::CommandExt;
-use std::path::{Path, PathBuf};
+use std::ffi::OsString;
+use std::os::fd::OwnedFd;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 pub use crate::sandbox::BOX_ENTRY_ARG;
 
-// Filesystem access rights (linux/landlock.h).
-const ACCESS_FS_WRITE_FILE: u64 = 1 << 1;
-const ACCESS_FS_REMOVE_DIR: u64 = 1 << 4;
-const ACCESS_FS_REMOVE_FILE: u64 = 1 << 5;
-const ACCESS_FS_MAKE_CHAR: u64 = 1 << 6;
-const ACCESS_FS_MAKE_DIR: u64 = 1 << 7;
-const ACCESS_FS_MAKE_REG: u64 = 1 << 8;
-const ACCESS_FS_MAKE_SOCK: u64 = 1 << 9;
-const ACCESS_FS_MAKE_FIFO: u64 = 1 << 10;
-const ACCESS_FS_MAKE_BLOCK: u64 = 1 << 11;
-const ACCESS_FS_MAKE_SYM: u64 = 1 << 12;
-/// ABI 2 (Linux 5.19): linking or renaming into another folder.
-const ACCESS_FS_REFER: u64 = 1 << 13;
-/// ABI 3 (Linux 6.2): truncating.
-const ACCESS_FS_TRUNCATE: u64 = 1 << 14;
+mod carried;
+mod program;
 
-/// Every write-type right of ABI 1.
-const WRITE_RIGHTS_V1: u64 = ACCESS_FS_WRITE_FILE
-    | ACCESS_FS_REMOVE_DIR
-    | ACCESS_FS_REMOVE_FILE
-    | ACCESS_FS_MAKE_CHAR
-    | ACCESS_FS_MAKE_DIR
-    | ACCESS_FS_MAKE_REG
-    | ACCESS_FS_MAKE_SOCK
-    | ACCESS_FS_MAKE_FIFO
-    | ACCESS_FS_MAKE_BLOCK
-    | ACCESS_FS_MAKE_SYM;
-
-const CREATE_RULESET_VERSION: u32 = 1 << 0;
-const RULE_PATH_BENEATH: libc::c_int = 1;
-
-/// `struct landlock_ruleset_attr`, cut after its first field: the kernel accepts any
-/// size from there on, so this works on every ABI.
-#[repr(C)]
-struct RulesetAttr {
-    handled_access_fs: u64,
-}
-
-/// `struct landlock_path_beneath_attr` (packed in the kernel's header).
-#[repr(C, packed)]
-struct PathBeneathAttr {
-    allowed_access: u64,
-    parent_fd: i32,
-}
-
-/// The Landlock ABI version this kernel offers, or `None` where it has none (built
-/// without it, or not enabled at boot). The box then runs without write rules.
-pub fn landlock_abi() -> Option<u32> {
-    // SAFETY: with a null attribute, size 0 and the VERSION flag, the syscall only
-    // returns the ABI version (or -1); it reads and writes no memory.
-    let abi = unsafe {
-        libc::syscall(
-            libc::SYS_landlock_create_ruleset,
-            std::ptr::null::<RulesetAttr>(),
-            0usize,
-            CREATE_RULESET_VERSION,
-        )
-    };
-    u32::try_from(abi).ok().filter(|&v| v >= 1)
-}
-
-/// The write rights hookhost handles on a kernel of Landlock ABI `abi`.
-fn write_rights(abi: u32) -> u64 {
-    let mut rights = WRITE_RIGHTS_V1;
-    if abi >= 2 {
-        rights |= ACCESS_FS_REFER;
-    }
-    if abi >= 3 {
-        rights |= ACCESS_FS_TRUNCATE;
-    }
-    rights
-}
-
-/// What [`restrict_writes`] did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Restriction {
-    /// Writes are confined; the kernel's Landlock ABI version.
-    Enforced(u32),
-    /// The kernel has no Landlock; nothing was restricted.
-    Unsupported,
-}
-
-/// Confines this process (and everything it execs or forks) so that it writes only
-/// beneath `roots` and to the files its stdio already writes. A root that cannot be
-/// opened is left out (stricter, never looser).
-pub fn restrict_writes(roots: &[PathBuf]) -> io::Result<Restriction> {
-    let Some(abi) = landlock_abi() else {
-        return Ok(Restriction::Unsupported);
-    };
-    let handled = write_rights(abi);
-    let attr = RulesetAttr {
-        handled_access_fs: handled,
-    };
-    // SAFETY: `attr` is a live, initialised struct of the size passed; the kernel copies
-    // it and returns a new fd or -1.
-    let raw = unsafe {
-        libc::syscall(
-            libc::SYS_landlock_create_ruleset,
-            &attr as *const RulesetAttr,
-            std::mem::size_of::<RulesetAttr>(),
-            0u32,
-        )
-    };
-    if raw < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    // SAFETY: the syscall returned a fresh fd that nothing else owns.
-    let ruleset = unsafe { OwnedFd::from_raw_fd(raw as RawFd) };
-
-    for root in roots {
-        let Ok(dir) = open_path(root) else { continue };
-        add_rule(&ruleset, dir.as_raw_fd(), handled)?;
-    }
-    // The files stdout and stderr (and a writable stdin) already are: the box may write
-    // them through its fds anyway, and reopening them (`>/dev/stderr`) must keep working
-    // when they are a terminal or a file. Pipes and sockets need no rule (Landlock does
-    // not govern them; the kernel refuses such fds as rule targets).
-    let file_rights = handled & (ACCESS_FS_WRITE_FILE | ACCESS_FS_TRUNCATE);
-    for fd in 0..=2 {
-        if opened_for_writing(fd) {
-            match add_rule(&ruleset, fd, file_rights) {
-                Ok(()) => {}
-                Err(e) if matches!(e.raw_os_error(), Some(libc::EBADFD | libc::EBADF)) => {}
-                Err(e) => return Err(e),
-            }
-        }
-    }
-
-    // SAFETY: prctl with PR_SET_NO_NEW_PRIVS and constant arguments (bwrap already set
-    // it; Landlock requires it).
-    if unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) } != 0 {
-        return Err(io::Error::last_os_error());
-    }
-    // SAFETY: restrict_self takes the ruleset fd we own and flags 0.
-    let done =
-        unsafe { libc::syscall(libc::SYS_landlock_restrict_self, ruleset.as_raw_fd(), 0u32) };
-    if done != 0 {
-        return Err(io::Error::last_os_error());
-    }
-    Ok(Restriction::Enforced(abi))
-}
-
-fn add_rule(ruleset: &OwnedFd, target: RawFd, allowed: u64) -> io::Result<()> {
-    let attr = PathBeneathAttr {
-        allowed_access: allowed,
-        parent_fd: target,
-    };
-    // SAFETY: `attr` is a live, initialised struct laid out as the kernel's; both fds
-    // are open for the duration of the call.
-    let done = unsafe {
-        libc::syscall(
-            libc::SYS_landlock_add_rule,
-            ruleset.as_raw_fd(),
-            RULE_PATH_BENEATH,
-            &attr as *const PathBeneathAttr,
-            0u32,
-        )
-    };
-    if done != 0 {
-        return Err(io::Error::last_os_error());
-    }
-    Ok(())
-}
-
-/// An `O_PATH` fd for `path` (a rule's anchor).
-fn open_path(path: &Path) -> io::Result<OwnedFd> {
-    let c = std::ffi::CString::new(path.as_os_str().as_bytes())
-        .map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
-    // SAFETY: `c` is a NUL-terminated path; open returns a new fd or -1.
-    let raw = unsafe { libc::open(c.as_ptr(), libc::O_PATH | libc::O_CLOEXEC) };
-    if raw < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    // SAFETY: a fresh fd that nothing else owns.
-    Ok(unsafe { OwnedFd::from_raw_fd(raw) })
-}
-
-/// Whether `fd` is open for writing and is not a folder.
-fn opened_for_writing(fd: RawFd) -> bool {
-    // SAFETY: fcntl F_GETFL and fstat on an fd number only read the fd table; `st` is
-    // written by the kernel before it is read.
-    unsafe {
-        let flags = libc::fcntl(fd, libc::F_GETFL);
-        if flags < 0 || flags & libc::O_ACCMODE == libc::O_RDONLY {
-            return false;
-        }
-        let mut st: libc::stat = std::mem::zeroed();
-        libc::fstat(fd, &mut st) == 0 && st.st_mode & libc::S_IFMT != libc::S_IFDIR
-    }
-}
-
-/// Marks every fd above stdio close-on-exec, so that the command gets stdio alone.
-fn close_on_exec_above_stdio() {
-    // SAFETY: close_range with the CLOEXEC flag only changes this process's fd flags.
-    let done = unsafe {
-        libc::syscall(
-            libc::SYS_close_range,
-            3u32,
-            u32::MAX,
-            libc::CLOSE_RANGE_CLOEXEC,
-        )
-    };
-    if done == 0 {
-        return;
-    }
-    // Before Linux 5.11: the fds this process has are listed in /proc/self/fd.
-    let Ok(entries) = std::fs::read_dir("/proc/self/fd") else {
-        return;
-    };
-    let fds: Vec<RawFd> = entries
-        .flatten()
-        .filter_map(|e| e.file_name().to_str().and_then(|n| n.parse().ok()))
-        .filter(|&fd| fd > 2)
-        .collect();
-    for fd in fds {
-        // SAFETY: fcntl on an fd number; a closed one just fails.
-        unsafe {
-            let flags = libc::fcntl(fd, libc::F_GETFD);
-            if flags >= 0 {
-                libc::fcntl(fd, libc::F_SETFD, flags | libc::FD_CLOEXEC);
-            }
-        }
-    }
-}
-
-/// The entry point's argument list after [`BOX_ENTRY_ARG`]: the writable roots, `--`,
-/// then the command.
-fn split_args(args: &[OsString]) -> Option<(Vec<PathBuf>, &[OsString])> {
-    let at = args.iter().position(|a| a == OsStr::new("--"))?;
-    let roots = args[..at].iter().map(PathBuf::from).collect();
-    let command = &args[at + 1..];
-    if command.is_empty() {
-        return None;
-    }
-    Some((roots, command))
-}
+pub use program::landlock_abi;
 
 /// The arguments bwrap passes to the entry point for `roots` and `argv` (after the
 /// program, `/proc/self/fd/N`).
@@ -281,50 +50,39 @@ pub(crate) fn entry_args(roots: &[PathBuf], argv: &[OsString]) -> Vec<OsString> 
 
 /// The running binary, as the box's entry point ([`crate::SessionOptions::box_entry`]):
 /// `/proc/self/exe`, the image that is running even if its file was replaced since.
+/// The box runs the entry program this image carries when it can ([`entry_fd_for`]).
 pub fn running_binary() -> std::path::PathBuf {
     std::path::PathBuf::from("/proc/self/exe")
+}
+
+/// For an entry point at `path`: a fd of the in-memory copy of the entry program this
+/// binary carries, when `path` is the running binary ([`running_binary`]) and this
+/// process made a copy that runs ([`prepare_carried_entry`]); `None` to open `path`
+/// itself.
+pub(crate) fn entry_fd_for(path: &std::path::Path) -> Option<OwnedFd> {
+    (path == running_binary()).then(carried::entry_fd).flatten()
+}
+
+/// For a process that will start many boxes (a server): makes the in-memory copy of the
+/// entry program this binary carries and tries it, once, so that its boxes start that
+/// small program instead of the whole running binary; whether they will. A one-shot
+/// process need not call it: the copy costs about what one box saves.
+pub fn prepare_carried_entry() -> bool {
+    carried::prepare()
 }
 
 /// The box's entry point, for a `main` that found [`BOX_ENTRY_ARG`] as its first
 /// argument: restricts writes to the roots it is given, then execs the command. Returns
 /// only when that fails (exit 1, with the reason on stderr).
 pub fn box_entry_main() -> ExitCode {
-    let args: Vec<OsString> = std::env::args_os().skip(2).collect();
-    let Some((mut roots, command)) = split_args(&args) else {
-        say("hookhost: the box's entry point needs ROOT… -- CMD ARGS…");
-        return ExitCode::from(1);
-    };
-    // bwrap's own /dev (a fresh tmpfs with null, zero, tty, pts, shm…) is the box's.
-    roots.push(PathBuf::from("/dev"));
-    if let Err(e) = restrict_writes(&roots) {
-        say(&format!(
-            "hookhost: cannot restrict the box's writes with Landlock: {e}"
-        ));
-        return ExitCode::from(1);
-    }
-    close_on_exec_above_stdio();
-    // `exec` searches PATH as bwrap's execvp would, and restores the signal state
-    // (SIGPIPE) the Rust runtime changed.
-    let e = std::process::Command::new(&command[0])
-        .args(&command[1..])
-        .exec();
-    say(&format!(
-        "hookhost: cannot run {} in the box: {e}",
-        Path::new(&command[0]).display()
-    ));
-    ExitCode::from(1)
-}
-
-/// A line on stderr; not `eprintln!`, which panics (exit 101) when stderr is a closed
-/// pipe, and a hook's stderr may be one.
-fn say(text: &str) {
-    use std::io::Write;
-    let _ = writeln!(std::io::stderr(), "{text}");
+    program::entry_main(std::env::args_os())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use program::{ACCESS_FS_REFER, ACCESS_FS_TRUNCATE, PathBeneathAttr, split_args, write_rights};
 
     #[test]
     fn entry_arguments_round_trip() {
@@ -332,6 +90,7 @@ mod tests {
         let argv: Vec<OsString> = ["sh", "-c", "--", "x"].iter().map(OsString::from).collect();
         let args = entry_args(&roots, &argv);
         assert_eq!(args[0], BOX_ENTRY_ARG);
+        assert_eq!(BOX_ENTRY_ARG, program::ENTRY_ARG);
         let (got_roots, got_cmd) = split_args(&args[1..]).expect("splits");
         assert_eq!(got_roots, roots);
         assert_eq!(got_cmd, &argv[..]);
@@ -346,5 +105,82 @@ mod tests {
         assert_eq!(write_rights(2) & ACCESS_FS_TRUNCATE, 0);
         assert_ne!(write_rights(7) & ACCESS_FS_TRUNCATE, 0);
         assert_eq!(std::mem::size_of::<PathBeneathAttr>(), 12);
+    }
+
+    /// The entry program declares libc's numbers itself (it is built without the libc
+    /// crate): each is the libc crate's.
+    #[test]
+    fn the_entry_programs_own_libc_numbers_are_libcs() {
+        use program::sys;
+        assert_eq!(sys::SYS_CLOSE_RANGE, libc::SYS_close_range);
+        assert_eq!(
+            sys::SYS_LANDLOCK_CREATE_RULESET,
+            libc::SYS_landlock_create_ruleset
+        );
+        assert_eq!(sys::SYS_LANDLOCK_ADD_RULE, libc::SYS_landlock_add_rule);
+        assert_eq!(
+            sys::SYS_LANDLOCK_RESTRICT_SELF,
+            libc::SYS_landlock_restrict_self
+        );
+        assert_eq!(
+            sys::CLOSE_RANGE_CLOEXEC as libc::c_uint,
+            libc::CLOSE_RANGE_CLOEXEC
+        );
+        assert_eq!(sys::O_PATH, libc::O_PATH);
+        assert_eq!(sys::O_CLOEXEC, libc::O_CLOEXEC);
+        assert_eq!(sys::O_ACCMODE, libc::O_ACCMODE);
+        assert_eq!(sys::O_RDONLY, libc::O_RDONLY);
+        assert_eq!(sys::F_GETFD, libc::F_GETFD);
+        assert_eq!(sys::F_SETFD, libc::F_SETFD);
+        assert_eq!(sys::F_GETFL, libc::F_GETFL);
+        assert_eq!(sys::FD_CLOEXEC, libc::FD_CLOEXEC);
+        assert_eq!(sys::PR_SET_NO_NEW_PRIVS, libc::PR_SET_NO_NEW_PRIVS);
+        assert_eq!(sys::EBADF, libc::EBADF);
+        assert_eq!(sys::EBADFD, libc::EBADFD);
+    }
+
+    /// The binary carries the entry program (a build whose compiler could not make it
+    /// would fall back to the whole binary, unseen: this says it), its copy runs here,
+    /// and run as the box's command it refuses a bad argument list, restricts and
+    /// execs, as the hookhost binary's own entry point does.
+    #[test]
+    fn the_carried_entry_program_runs_from_its_sealed_copy() {
+        assert!(
+            carried::carried(),
+            "build.rs did not make the box's entry program"
+        );
+        assert!(prepare_carried_entry(), "the copy runs here");
+        let fd = entry_fd_for(&running_binary()).expect("a copy was made");
+        assert!(entry_fd_for(std::path::Path::new("/usr/bin/env")).is_none());
+        let program = format!("/proc/self/fd/{}", std::os::fd::AsRawFd::as_raw_fd(&fd));
+        // Sealed: not even this process can write it.
+        let written = std::fs::OpenOptions::new()
+            .write(true)
+            .open(&program)
+            .and_then(|mut copy| std::io::Write::write_all(&mut copy, b"x"));
+        assert!(written.is_err(), "the copy is sealed");
+        let run = |args: &[&str]| {
+            std::process::Command::new(&program)
+                .args(args)
+                .output()
+                .expect("runs")
+        };
+        let usage = run(&[BOX_ENTRY_ARG, "/tmp"]);
+        assert_eq!(usage.status.code(), Some(1));
+        assert_eq!(
+            String::from_utf8_lossy(&usage.stderr),
+            "hookhost: the box's entry point needs ROOT… -- CMD ARGS…\n"
+        );
+        let ran = run(&[BOX_ENTRY_ARG, "/tmp", "--", "/bin/sh", "-c", "exit 7"]);
+        assert_eq!(ran.status.code(), Some(7), "{ran:?}");
+        if landlock_abi().is_some() {
+            // Confined to /tmp and /dev: a file elsewhere cannot be made.
+            let dir = tempfile::tempdir_in(env!("CARGO_MANIFEST_DIR")).expect("temp dir");
+            let target = dir.path().join("made");
+            let script = format!("echo x > '{}'", target.display());
+            let refused = run(&[BOX_ENTRY_ARG, "/tmp", "--", "/bin/sh", "-c", &script]);
+            assert_ne!(refused.status.code(), Some(0), "{refused:?}");
+            assert!(!target.exists());
+        }
     }
 }

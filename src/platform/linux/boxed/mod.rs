@@ -75,7 +75,7 @@
 mod landlock;
 mod seccomp;
 
-pub use landlock::{box_entry_main, landlock_abi, running_binary};
+pub use landlock::{box_entry_main, landlock_abi, prepare_carried_entry, running_binary};
 
 use std::collections::HashSet;
 use std::ffi::{OsStr, OsString};
@@ -266,6 +266,9 @@ fn open_entry(path: &Path) -> Result<OwnedFd, SandboxError> {
         source,
     };
     absolute("the box's entry point", path)?;
+    if let Some(carried) = landlock::entry_fd_for(path) {
+        return Ok(carried);
+    }
     let file = std::fs::File::open(path).map_err(err)?;
     let fd = OwnedFd::from(file);
     if fd.as_raw_fd() > 2 {

@@ -1,0 +1,61 @@
+//! Builds the box's entry point as a small program of its own, which the hookhost binary
+//! carries (src/platform/linux/boxed/landlock/carried.rs): `program.rs` there is written
+//! against std alone so that it compiles here with no dependency. On Linux only; where
+//! it cannot be built, the file is left empty and the hookhost binary itself is the
+//! box's entry point (the same rules, a slower start), as a warning says.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const SOURCE: &str = "src/platform/linux/boxed/landlock/standalone.rs";
+
+fn main() {
+    println!("cargo:rerun-if-changed={SOURCE}");
+    println!("cargo:rerun-if-changed=src/platform/linux/boxed/landlock/program.rs");
+    let Some(out_dir) = std::env::var_os("OUT_DIR") else {
+        println!("cargo:warning=OUT_DIR is not set: cargo runs this build script");
+        std::process::exit(1);
+    };
+    let out = PathBuf::from(out_dir).join("box-entry");
+    let linux = std::env::var("CARGO_CFG_TARGET_OS").is_ok_and(|os| os == "linux");
+    // Static first: the program then starts without the dynamic loader.
+    let built = linux && (compile(&out, true) || compile(&out, false));
+    if !built {
+        if linux {
+            println!(
+                "cargo:warning=the box's entry program could not be built, so boxed hooks start the whole hookhost binary as their entry point (slower, the same rules)"
+            );
+        }
+        if let Err(e) = std::fs::write(&out, b"") {
+            println!("cargo:warning=cannot write {}: {e}", out.display());
+            std::process::exit(1);
+        }
+    }
+}
+
+/// Compiles the entry program into `out` for the target being built; whether it worked.
+fn compile(out: &Path, static_link: bool) -> bool {
+    let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
+    let Ok(target) = std::env::var("TARGET") else {
+        return false;
+    };
+    let mut command = Command::new(rustc);
+    command
+        .args(["--edition", "2024", "--crate-type", "bin"])
+        .args(["--crate-name", "hookhost_box_entry", "--cap-lints", "allow"])
+        .args([
+            "-C",
+            "opt-level=2",
+            "-C",
+            "panic=abort",
+            "-C",
+            "strip=symbols",
+        ])
+        .args(["--target", &target, "-o"])
+        .arg(out)
+        .arg(SOURCE);
+    if static_link {
+        command.args(["-C", "target-feature=+crt-static"]);
+    }
+    command.status().is_ok_and(|status| status.success())
+}
