@@ -50,7 +50,8 @@ pub(crate) fn entry_args(roots: &[PathBuf], argv: &[OsString]) -> Vec<OsString> 
 
 /// The running binary, as the box's entry point ([`crate::SessionOptions::box_entry`]):
 /// `/proc/self/exe`, the image that is running even if its file was replaced since.
-/// The box runs the entry program this image carries when it can ([`entry_fd_for`]).
+/// A server's boxes run the small entry program this image carries instead
+/// ([`prepare_carried_entry`]).
 pub fn running_binary() -> std::path::PathBuf {
     std::path::PathBuf::from("/proc/self/exe")
 }
