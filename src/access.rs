@@ -25,19 +25,26 @@ pub mod caps {
     pub const RECORD: u64 = 1 << 30;
 }
 
-/// Opens `path` for reading, refusing at once anything but a regular file: a FIFO would
-/// block the open (or the read) for good, a device (`/dev/zero`) never ends.
-pub fn open_regular(path: &Path) -> io::Result<std::fs::File> {
+/// Opens `path` for reading, with its metadata, refusing at once anything but a regular
+/// file: a FIFO would block the open (or the read) for good, a device (`/dev/zero`)
+/// never ends.
+fn open_regular(path: &Path) -> io::Result<(std::fs::File, std::fs::Metadata)> {
     let file =
         sys::files::open_without_blocking(std::fs::OpenOptions::new().read(true)).open(path)?;
-    check_regular(&file)?;
-    Ok(file)
+    let meta = regular_metadata(&file)?;
+    Ok((file, meta))
 }
 
 /// An error unless the open `file` is a regular file.
 pub fn check_regular(file: &std::fs::File) -> io::Result<()> {
-    if file.metadata()?.is_file() {
-        Ok(())
+    regular_metadata(file).map(drop)
+}
+
+/// The metadata of the open `file`, or an error unless it is a regular file.
+fn regular_metadata(file: &std::fs::File) -> io::Result<std::fs::Metadata> {
+    let meta = file.metadata()?;
+    if meta.is_file() {
+        Ok(meta)
     } else {
         Err(io::Error::new(
             io::ErrorKind::InvalidInput,
@@ -53,8 +60,8 @@ pub fn check_regular(file: &std::fs::File) -> io::Result<()> {
 /// offers them: the faults of a fresh 18 MB buffer were a sixth of a Python component's
 /// start (BENCHMARKS.md, seventh sitting).
 pub fn read_capped(path: &Path, cap: u64) -> io::Result<Vec<u8>> {
-    let file = open_regular(path)?;
-    let expected = file.metadata()?.len().min(cap + 1);
+    let (file, meta) = open_regular(path)?;
+    let expected = meta.len().min(cap + 1);
     let mut bytes = Vec::with_capacity(usize::try_from(expected).unwrap_or(0));
     sys::memory::prefer_huge_pages(bytes.spare_capacity_mut());
     file.take(cap + 1).read_to_end(&mut bytes)?;

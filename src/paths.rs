@@ -158,6 +158,16 @@ pub(crate) fn identity(path: &Path) -> Option<FileId> {
     if let Some(Some(id)) = known {
         return id;
     }
+    // What this check's `lstat` of the same spelling found, when that was no link, is
+    // what `stat` would find: every folder a walk passed is answered so.
+    if known.is_some()
+        && let Some(Some(Ok(meta))) = recalled(|l| &mut l.lstat, path)
+        && !meta.file_type().is_symlink()
+        && let Some(id) = ownership::identity_in(&meta)
+    {
+        remember(|l| &mut l.ids, path, Some(id));
+        return Some(id);
+    }
     let id = ownership::identity(path);
     if known.is_some() {
         remember(|l| &mut l.ids, path, id);
@@ -410,5 +420,43 @@ mod tests {
             assert!(identity(dir.path()).is_some());
         });
         assert!(lstat(&file).is_err(), "a later check asks again");
+    }
+
+    /// Within one check, `identity` of a path whose `lstat` found no link is that
+    /// answer's (the check sees one file system); of a link, it is where the link leads.
+    #[cfg(unix)]
+    #[test]
+    fn identity_within_a_check_agrees_with_its_lstat_and_follows_links() {
+        use std::os::unix::fs::MetadataExt;
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let (first, target, link) = (
+            dir.path().join("first"),
+            dir.path().join("target"),
+            dir.path().join("link"),
+        );
+        for folder in [&first, &target] {
+            fs::create_dir(folder).unwrap_or_else(|e| panic!("{e}"));
+        }
+        std::os::unix::fs::symlink(&target, &link).unwrap_or_else(|e| panic!("{e}"));
+        let ino = |p: &Path| fs::metadata(p).map_or(0, |m| m.ino());
+        let (first_ino, target_ino) = (ino(&first), ino(&target));
+        memoised(|| {
+            assert!(lstat(&first).is_ok_and(|m| m.is_dir()));
+            // Moved aside, not removed, so that the new folder cannot get its inode.
+            fs::rename(&first, dir.path().join("moved")).unwrap_or_else(|e| panic!("{e}"));
+            fs::create_dir(&first).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(
+                identity(&first).map(|i| i.ino),
+                Some(first_ino),
+                "the check's own lstat answers"
+            );
+            assert!(lstat(&link).is_ok_and(|m| m.file_type().is_symlink()));
+            assert_eq!(identity(&link).map(|i| i.ino), Some(target_ino));
+        });
+        assert_ne!(
+            identity(&first).map(|i| i.ino),
+            Some(first_ino),
+            "asked again"
+        );
     }
 }

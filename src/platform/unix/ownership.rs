@@ -30,7 +30,11 @@ use crate::platform::{AdminProblem, Standing};
 
 /// The identity of what `path` names (links followed); `None` when it cannot be read.
 pub(crate) fn identity(path: &Path) -> Option<FileId> {
-    let meta = std::fs::metadata(path).ok()?;
+    identity_in(&std::fs::metadata(path).ok()?)
+}
+
+/// The identity that `meta`, read of a file, gives it: always, here.
+pub(crate) fn identity_in(meta: &Metadata) -> Option<FileId> {
     Some(FileId {
         dev: meta.dev(),
         ino: meta.ino(),

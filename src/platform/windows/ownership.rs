@@ -76,6 +76,12 @@ pub(crate) fn identity(path: &Path) -> Option<FileId> {
     })
 }
 
+/// Never: std's metadata holds no file index on stable Rust, so only [`identity`] can
+/// tell.
+pub(crate) fn identity_in(_meta: &Metadata) -> Option<FileId> {
+    None
+}
+
 /// No mode bits: ACLs decide, and the guard cannot read them.
 pub(crate) fn writable_by_others(_meta: &Metadata) -> bool {
     false
