@@ -36,8 +36,14 @@ impl Session {
         let session_id = options.decided_session_id();
         let env = Environment::injected_or_process(options.env.as_deref());
         let plan = resumed.as_ref().map(|r| &r.plan);
-        let (mut session, guard_ctx) = Session::start_hooks(&options, &env, plan)?;
-        let guard_ctx = guard_ctx.as_ref();
+        let record = match (plan, &options.log) {
+            (Some(plan), _) => Some(plan.file.clone()),
+            (None, Some(path)) => Some(path.clone()),
+            (None, None) if options.mode == Mode::Serve => record::default_path(&env, &session_id),
+            (None, None) => None,
+        };
+        let (mut session, record_verdict) =
+            Session::start_hooks(&options, &env, plan, record.as_deref())?;
         session.default_envelope = options.default_envelope;
         session.owner = options.scope.owner();
         if let Some(resumed) = &resumed {
@@ -45,19 +51,17 @@ impl Session {
                 .turn
                 .seed(resumed.plan.warned_this_turn.iter().cloned());
         }
-        let writer = match resumed {
-            Some(resumed) => Some(resumed.writer(&mut session, guard_ctx, &session_id)?),
-            None => match &options.log {
-                Some(path) => {
-                    check_record(guard_ctx, path)?;
-                    Some((RecordWriter::create(path, &session_id)?, None))
-                }
-                None if options.mode == Mode::Serve => {
-                    default_record(&env, &mut session, guard_ctx, &session_id)
-                        .map(|writer| (writer, None))
-                }
-                None => None,
-            },
+        let writer = match (resumed, record) {
+            (Some(resumed), _) => {
+                Some(resumed.writer(&mut session, record_verdict, &session_id)?)
+            }
+            (None, Some(path)) if options.log.is_some() => {
+                record_verdict.map_err(refused_record)?;
+                Some((RecordWriter::create(&path, &session_id)?, None))
+            }
+            (None, Some(path)) => default_record(&path, &mut session, record_verdict, &session_id)
+                .map(|writer| (writer, None)),
+            (None, None) => None,
         };
         if let Some((writer, plan)) = writer {
             session.begin_record(writer, plan.as_ref())?;
@@ -98,13 +102,15 @@ impl Session {
     }
 
     /// Loads and guards the hooks and prepares their executors. Also returns the guard's
-    /// view of the session when the config defines hooks (before a resume keeps only
-    /// the recorded ones), for the record's own check.
+    /// verdict on the session's `record` (in the same look at the file system as the
+    /// hooks'), checked when the config defines hooks (before a resume keeps only the
+    /// recorded ones): what to make of a refusal is the caller's.
     fn start_hooks(
         options: &SessionOptions,
         env: &Environment,
         plan: Option<&ResumePlan>,
-    ) -> Result<(Session, Option<GuardContext>), StartError> {
+        record: Option<&Path>,
+    ) -> Result<(Session, Result<(), guard::Refusal>), StartError> {
         let project = match plan.and_then(|p| p.project.as_deref()) {
             // A recorded project that is no longer a folder (moved, deleted) gives way to
             // the call's own: refusing every later call of the session would not protect it.
@@ -125,7 +131,7 @@ impl Session {
                     no_hooks: true,
                     ..off
                 },
-                None,
+                Ok(()),
             ));
         }
         let mut config = load_config(options, env)?;
@@ -177,12 +183,13 @@ impl Session {
             .cache_dir
             .as_deref()
             .filter(|_| config.hooks.iter().any(HookDef::is_wasm));
-        let guarded = guard_session(
+        let (guarded, record_verdict) = guard_session(
             options,
             &config,
             &sandbox,
             &guard_ctx,
             wasm_cache,
+            configured_hooks.then_some(record).flatten(),
             configured_hooks,
         )?;
         let hooks = prepare_hooks(
@@ -206,7 +213,7 @@ impl Session {
             skipped,
             ..Session::from_parts(info, project, hooks, banner, sandbox)
         };
-        Ok((session, configured_hooks.then_some(guard_ctx)))
+        Ok((session, record_verdict))
     }
 }
 
@@ -361,24 +368,27 @@ struct Guarded {
     host_path: Option<OsString>,
 }
 
-/// Guard: the config file, every hook, a host hook's PATH and the user's compile cache
-/// (`cache_dir`, when a WASM hook uses it),
-/// as one look at the file system ([`guard::one_look`]: a folder or path that several
-/// of them pass is asked of it once). Nothing is written meanwhile: the system scope's
-/// compile cache, which `check --system` makes when it is missing, is checked after.
+/// Guard: the config file, every hook, a host hook's PATH, the user's compile cache
+/// (`cache_dir`, when a WASM hook uses it) and the session's `record` (its verdict kept
+/// for the caller), as one look at the file system ([`guard::one_look`]: a folder or
+/// path that several of them pass is asked of it once). Nothing is written meanwhile:
+/// the system scope's compile cache, which `check --system` makes when it is missing,
+/// is checked after.
 fn guard_session(
     options: &SessionOptions,
     config: &Config,
     sandbox: &SessionSandbox,
     guard_ctx: &GuardContext,
     cache_dir: Option<&Path>,
+    record: Option<&Path>,
     configured_hooks: bool,
-) -> Result<Guarded, StartError> {
+) -> Result<(Guarded, Result<(), guard::Refusal>), StartError> {
     let guarded = guard::one_look(|| {
         let programs = run_guard(guard_ctx, config, configured_hooks)?;
         if let (Some(dir), Scope::User) = (cache_dir, options.scope) {
             check_wasm_cache(options.scope, guard_ctx, dir)?;
         }
+        let record = record.map_or(Ok(()), |path| guard::check_record_file(guard_ctx, path));
         let host_path = if host_path_without_box(options, config, sandbox) {
             // As a sandboxed session scrubs it: see `needs_box` in `start_hooks`.
             guard::scrub_path_for_host_hook(&GuardContext {
@@ -388,10 +398,13 @@ fn guard_session(
         } else {
             guard::scrub_path_for_host_hook(guard_ctx)
         };
-        Ok::<_, StartError>(Guarded {
-            programs,
-            host_path,
-        })
+        Ok::<_, StartError>((
+            Guarded {
+                programs,
+                host_path,
+            },
+            record,
+        ))
     })?;
     if let (Some(dir), Scope::System { .. }) = (cache_dir, options.scope) {
         check_wasm_cache(options.scope, guard_ctx, dir)?;
@@ -529,7 +542,7 @@ impl Resumed {
     fn writer(
         self,
         session: &mut Session,
-        guard_ctx: Option<&GuardContext>,
+        verdict: Result<(), guard::Refusal>,
         session_id: &str,
     ) -> Result<(RecordWriter, Option<ResumePlan>), StartError> {
         let Resumed {
@@ -537,7 +550,7 @@ impl Resumed {
             plan,
             exposed,
         } = self;
-        check_record(guard_ctx, &plan.file)?;
+        verdict.map_err(refused_record)?;
         let notes = plan
             .notes
             .iter()
@@ -559,39 +572,30 @@ impl Resumed {
 }
 
 /// A record the agent could change is refused like a config it could change: a resume
-/// trusts the hooks it lists. Nothing is written before this check. `guard_ctx` is
-/// `None` when the config defines no hooks: there is nothing to protect.
-fn check_record(guard_ctx: Option<&GuardContext>, path: &Path) -> Result<(), StartError> {
-    match guard_ctx {
-        Some(ctx) => guard::check_record_file(ctx, path)
-            .map_err(|refusal| StartError::Refused(vec![refusal.to_string()])),
-        None => Ok(()),
-    }
+/// trusts the hooks it lists. Nothing is written before the guard's verdict on it.
+fn refused_record(refusal: guard::Refusal) -> StartError {
+    StartError::Refused(vec![refusal.to_string()])
 }
 
-/// The default record of a [`Mode::Serve`] session. It is not the user's choice: one
-/// the agent could change is not written (a warning says so), rather than refused.
+/// The default record of a [`Mode::Serve`] session, at `path`. It is not the user's
+/// choice: one the agent could change (`verdict`) is not written (a warning says so),
+/// rather than refused.
 fn default_record(
-    env: &Environment,
+    path: &Path,
     session: &mut Session,
-    guard_ctx: Option<&GuardContext>,
+    verdict: Result<(), guard::Refusal>,
     session_id: &str,
 ) -> Option<RecordWriter> {
-    let created = record::default_path(env, session_id).map(|p| {
-        let check = match guard_ctx {
-            Some(ctx) => guard::check_record_file(ctx, &p).map_err(|r| r.to_string()),
-            None => Ok(()),
-        };
-        check.and_then(|()| RecordWriter::create(&p, session_id).map_err(|e| e.to_string()))
-    });
+    let created = verdict
+        .map_err(|r| r.to_string())
+        .and_then(|()| RecordWriter::create(path, session_id).map_err(|e| e.to_string()));
     match created {
-        Some(Ok(writer)) => Some(writer),
-        Some(Err(e)) => {
+        Ok(writer) => Some(writer),
+        Err(e) => {
             session
                 .warnings
                 .push(format!("⚠ {e} This session is not recorded."));
             None
         }
-        None => None,
     }
 }
