@@ -359,7 +359,7 @@ impl Connection {
     /// sent, outside its sandbox (docs/threats.md#w1). Its bridge then runs the call
     /// itself, inside.
     pub fn read_call(&mut self, server: &Server) -> io::Result<Request> {
-        let theirs = os::confinement(Some(self.peer.pid)).map_err(|e| {
+        let theirs = os::peer_confinement(&self.connection, &self.peer).map_err(|e| {
             io::Error::new(
                 io::ErrorKind::PermissionDenied,
                 format!(

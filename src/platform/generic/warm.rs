@@ -143,6 +143,11 @@ pub(crate) fn confinement(_: Option<u32>) -> io::Result<Confinement> {
     Err(unsupported())
 }
 
+/// No confinement to read here.
+pub(crate) fn peer_confinement(_: &Connection, _: &Peer) -> io::Result<Confinement> {
+    Err(unsupported())
+}
+
 /// Nothing to do here: no process hands a call over.
 pub(crate) fn undumpable() {}
 

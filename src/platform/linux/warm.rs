@@ -1,12 +1,13 @@
 //! The warm server's socket on Linux (docs/contract.md#the-warm-server): a Unix socket in
-//! the user's own run folder, the peer's uid and pid from `SO_PEERCRED`, whether the peer
-//! is traced from `/proc/PID/status`, and the running binary's identity.
+//! the user's own run folder, the peer's uid and pid from `SO_PEERCRED` (and a pidfd of
+//! it from `SO_PEERPIDFD`), whether the peer is traced from `/proc/PID/status`, how it is
+//! confined, and the running binary's identity.
 //!
 //! Nothing here trusts a name: the folder and the socket are `lstat`ed (a link is refused),
 //! and must be this user's with no access for anyone else, before a connect.
 
 use std::io;
-use std::os::fd::AsRawFd;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::fs::{DirBuilderExt, FileTypeExt, MetadataExt, PermissionsExt};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
@@ -217,15 +218,107 @@ impl Confinement {
     }
 }
 
-/// The confinement of process `pid` (`None`: this process). The peer of a connection is
-/// named by its pid, which could be another process's by the time it is read: the
-/// process's start time is read before and after, and a change is an error.
+/// The confinement of process `pid` (`None`: this process). A pid could be another
+/// process's by the time it is read: the process's start time is read before and after,
+/// and a change is an error.
 pub(crate) fn confinement(pid: Option<u32>) -> io::Result<Confinement> {
     let proc = match pid {
         Some(pid) => format!("/proc/{pid}"),
         None => "/proc/self".to_string(),
     };
     let started = start_time(&proc)?;
+    let read = confinement_at(&proc)?;
+    if start_time(&proc)? != started {
+        return Err(io::Error::other("the process changed while it was read"));
+    }
+    Ok(read)
+}
+
+/// The confinement of the process at the other end of `connection`, `peer` as read from
+/// it. Where the kernel hands out a pidfd of the peer (`SO_PEERPIDFD`, Linux 6.5), that
+/// pidfd is the process that connected, whatever its pid names meanwhile: after the
+/// reads it is asked whether that process still exists, and a pid is given to another
+/// process only once its own has been reaped, so the reads were of the caller (this
+/// also closes the window between the connect and the first read, which start times
+/// cannot see). Where it does not, [`confinement`] by start times.
+pub(crate) fn peer_confinement(connection: &Connection, peer: &Peer) -> io::Result<Confinement> {
+    let Some(pidfd) = peer_pidfd(connection)? else {
+        return confinement(Some(peer.pid));
+    };
+    let read = confinement_at(&format!("/proc/{}", peer.pid))?;
+    if !still_exists(&pidfd)? {
+        return Err(io::Error::other("the process ended while it was read"));
+    }
+    Ok(read)
+}
+
+/// `SO_PEERPIDFD` where its number is known (the generic one, which these architectures
+/// use).
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+const SO_PEERPIDFD: Option<libc::c_int> = Some(77);
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+const SO_PEERPIDFD: Option<libc::c_int> = None;
+
+/// A pidfd of the process at the other end of `connection`; `None` where the kernel has
+/// no `SO_PEERPIDFD` (before Linux 6.5). A peer already gone is an error.
+fn peer_pidfd(connection: &Connection) -> io::Result<Option<OwnedFd>> {
+    let Some(option) = SO_PEERPIDFD else {
+        return Ok(None);
+    };
+    let mut fd: libc::c_int = -1;
+    let mut len = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
+    // SAFETY: `fd` and `len` are valid for writes of the size given.
+    let rc = unsafe {
+        libc::getsockopt(
+            connection.as_raw_fd(),
+            libc::SOL_SOCKET,
+            option,
+            (&mut fd as *mut libc::c_int).cast(),
+            &mut len,
+        )
+    };
+    if rc != 0 {
+        let error = io::Error::last_os_error();
+        return match error.raw_os_error() {
+            Some(libc::ENOPROTOOPT) => Ok(None),
+            _ => Err(error),
+        };
+    }
+    if fd < 0 {
+        return Err(io::Error::other("SO_PEERPIDFD gave no fd"));
+    }
+    // SAFETY: the kernel just made `fd`, a pidfd this process owns and nothing else holds.
+    Ok(Some(unsafe { OwnedFd::from_raw_fd(fd) }))
+}
+
+/// Whether the process of `pidfd` still exists (a zombie does: its pid is still its own).
+fn still_exists(pidfd: &OwnedFd) -> io::Result<bool> {
+    // SAFETY: signal 0 (none is sent: only the process's existence and the permission are
+    // checked), no siginfo, no flags.
+    let rc = unsafe {
+        libc::syscall(
+            libc::SYS_pidfd_send_signal,
+            pidfd.as_raw_fd(),
+            0,
+            std::ptr::null::<libc::siginfo_t>(),
+            0,
+        )
+    };
+    if rc == 0 {
+        return Ok(true);
+    }
+    let error = io::Error::last_os_error();
+    match error.raw_os_error() {
+        Some(libc::ESRCH) => Ok(false),
+        // It exists, as another user's now (a set-uid program): its reads were its own.
+        Some(libc::EPERM) => Ok(true),
+        _ => Err(error),
+    }
+}
+
+/// The confinement read from `proc` (`/proc/PID` or `/proc/self`), with no check that
+/// `proc` named one process throughout.
+fn confinement_at(proc: &str) -> io::Result<Confinement> {
     let status = read_proc(&format!("{proc}/status"))?;
     let mut fields = Vec::with_capacity(CONFINING_FIELDS.len() + NAMESPACES.len());
     for name in CONFINING_FIELDS {
@@ -249,9 +342,6 @@ pub(crate) fn confinement(pid: Option<u32>) -> io::Result<Confinement> {
             Err(e) => return Err(e),
         };
         fields.push((name, value));
-    }
-    if start_time(&proc)? != started {
-        return Err(io::Error::other("the process changed while it was read"));
     }
     Ok(Confinement { fields })
 }
@@ -478,5 +568,88 @@ mod tests {
         let again = confinement(Some(std::process::id())).expect("by pid");
         assert_eq!(own.differences(&again), Vec::<String>::new());
         assert!(confinement(Some(u32::MAX)).is_err(), "no such process");
+    }
+
+    /// Linux 6.5 or later, which has `SO_PEERPIDFD`.
+    fn kernel_has_peer_pidfd() -> bool {
+        let release = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
+        let mut parts = release.trim().split(['.', '-']).map(|p| p.parse::<u32>());
+        matches!((parts.next(), parts.next()), (Some(Ok(major)), Some(Ok(minor))) if (major, minor) >= (6, 5))
+    }
+
+    #[test]
+    fn a_peer_is_read_through_its_pidfd_and_confined_as_itself() {
+        let (ours, theirs) = UnixStream::pair().expect("pair");
+        let peer = peer(&ours).expect("peer");
+        assert_eq!(peer.pid, std::process::id());
+        let pidfd = peer_pidfd(&ours).expect("SO_PEERPIDFD");
+        assert_eq!(
+            pidfd.is_some(),
+            kernel_has_peer_pidfd(),
+            "a pidfd where the kernel has one"
+        );
+        if let Some(pidfd) = &pidfd {
+            assert!(still_exists(pidfd).expect("asked"), "this process exists");
+        }
+        let read = peer_confinement(&ours, &peer).expect("read");
+        let own = confinement(None).expect("own");
+        assert_eq!(own.differences(&read), Vec::<String>::new());
+        drop(theirs);
+    }
+
+    /// A caller that connected and was gone (reaped) before the server looked at it is
+    /// refused: with a pidfd, and by start times alike.
+    #[test]
+    fn a_caller_gone_before_it_is_looked_at_is_refused() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let socket = dir.path().join("s");
+        let listener = UnixListener::bind(&socket).expect("bind");
+        // SAFETY: an all-zero sockaddr_un is valid; the path is copied in below.
+        let mut address: libc::sockaddr_un = unsafe { std::mem::zeroed() };
+        address.sun_family = libc::AF_UNIX as libc::sa_family_t;
+        let path = socket.as_os_str().as_encoded_bytes();
+        assert!(path.len() < address.sun_path.len());
+        for (to, from) in address.sun_path.iter_mut().zip(path) {
+            *to = *from as libc::c_char;
+        }
+        // SAFETY: the child makes only async-signal-safe syscalls (socket, connect, _exit)
+        // on memory made before the fork.
+        let child = unsafe { libc::fork() };
+        assert!(child >= 0, "fork");
+        if child == 0 {
+            // SAFETY: as above.
+            unsafe {
+                let fd = libc::socket(libc::AF_UNIX, libc::SOCK_STREAM, 0);
+                let connected = libc::connect(
+                    fd,
+                    (&address as *const libc::sockaddr_un).cast(),
+                    std::mem::size_of::<libc::sockaddr_un>() as libc::socklen_t,
+                );
+                libc::_exit(if connected == 0 { 0 } else { 1 });
+            }
+        }
+        let mut status = 0;
+        // SAFETY: waits for our own child.
+        assert_eq!(unsafe { libc::waitpid(child, &mut status, 0) }, child);
+        assert!(
+            libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+            "connected"
+        );
+        let (connection, _) = listener.accept().expect("accept");
+        let peer = peer(&connection).expect("peer");
+        assert_eq!(peer.pid, u32::try_from(child).unwrap_or(0));
+        assert!(
+            peer_confinement(&connection, &peer).is_err(),
+            "with a pidfd"
+        );
+        // Had its pid been given to another process before the reads, they would have
+        // passed: what refuses then is the pidfd, which still names the caller.
+        match peer_pidfd(&connection) {
+            Ok(Some(pidfd)) => assert!(!still_exists(&pidfd).expect("asked"), "it is gone"),
+            Ok(None) => assert!(!kernel_has_peer_pidfd(), "no pidfd on a kernel with them"),
+            // Before pidfs (Linux 6.9) a reaped peer has no pidfd to give.
+            Err(_) => {}
+        }
+        assert!(confinement(Some(peer.pid)).is_err(), "by start times");
     }
 }
