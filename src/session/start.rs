@@ -51,17 +51,19 @@ impl Session {
                 .turn
                 .seed(resumed.plan.warned_this_turn.iter().cloned());
         }
-        let writer = match (resumed, record) {
-            (Some(resumed), _) => {
+        let writer = match (resumed, &options.log, record) {
+            (Some(resumed), _, _) => {
                 Some(resumed.writer(&mut session, record_verdict, &session_id)?)
             }
-            (None, Some(path)) if options.log.is_some() => {
+            (None, Some(log), _) => {
                 record_verdict.map_err(refused_record)?;
-                Some((RecordWriter::create(&path, &session_id)?, None))
+                Some((RecordWriter::create(log, &session_id)?, None))
             }
-            (None, Some(path)) => default_record(&path, &mut session, record_verdict, &session_id)
-                .map(|writer| (writer, None)),
-            (None, None) => None,
+            (None, None, Some(default)) => {
+                default_record(&default, &mut session, record_verdict, &session_id)
+                    .map(|writer| (writer, None))
+            }
+            (None, None, None) => None,
         };
         if let Some((writer, plan)) = writer {
             session.begin_record(writer, plan.as_ref())?;
@@ -189,7 +191,7 @@ impl Session {
             &sandbox,
             &guard_ctx,
             wasm_cache,
-            configured_hooks.then_some(record).flatten(),
+            record.filter(|_| configured_hooks),
             configured_hooks,
         )?;
         let hooks = prepare_hooks(
