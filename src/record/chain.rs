@@ -31,6 +31,8 @@
 //! before it, and the first line a resume writes after closing a torn line carries
 //! `torn_prev`, the digest of the line before the torn one, which is checked too.
 
+mod links;
+
 use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
@@ -126,15 +128,15 @@ pub fn verify(text: &[u8], lines_before: usize) -> Result<Verified, ChainBreak> 
     let mut previous_torn = false;
     for (i, line) in pieces.iter().enumerate() {
         let number = lines_before + i + 1;
-        let link = match serde_json::from_slice::<serde_json::Value>(line) {
-            Ok(serde_json::Value::Object(map)) => {
-                if map.get("chain_head") == Some(&serde_json::Value::Bool(true)) {
+        let link = match links::links_of(line) {
+            Some(links) => {
+                if links.chain_head == Some(serde_json::Value::Bool(true)) {
                     verified.head_expected = true;
                 }
                 // The first line a resume writes after closing a torn line vouches for
                 // the line before the torn one.
                 if let (true, Some(serde_json::Value::String(torn_prev)), Some(before)) =
-                    (previous_torn, map.get("torn_prev"), before_previous)
+                    (previous_torn, &links.torn_prev, before_previous)
                     && *torn_prev != digest(before)
                 {
                     return Err(ChainBreak {
@@ -144,7 +146,7 @@ pub fn verify(text: &[u8], lines_before: usize) -> Result<Verified, ChainBreak> 
                         ),
                     });
                 }
-                map.get("prev").cloned()
+                links.prev
             }
             _ => {
                 // A torn line that kept its `prev` (written first) still links.
