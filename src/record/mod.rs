@@ -100,7 +100,7 @@ pub use effect::{Effect, EffectResult, StreamRecord};
 pub use file::{default_path, exposure_warning, exposure_warning_of, file_name_for};
 pub use read::{Reading, read_file, read_for_resume, read_head, read_str, verify_file};
 pub use resume::ResumePlan;
-pub use write::RecordWriter;
+pub use write::{LockedRecord, RecordWriter};
 
 /// The most of each of a run's stdout and stderr the record keeps.
 pub const RECORD_OUTPUT_CAP: usize = 64 * 1024;

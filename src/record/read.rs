@@ -87,14 +87,15 @@ fn with_head(
 /// whose tail `reading` holds ([`read_for_resume`]): the line the head names must end
 /// where it says, with its digest. Reads only that line; where it does not match, the
 /// whole record, so that the break names its line as `log verify` does. A reading whose
-/// chain already breaks is left as it is.
+/// chain already breaks is left as it is. The head, when it was found and matches (the
+/// writer over the still-locked record starts from it).
 pub(crate) fn check_resume_head(
     file: &mut File,
     path: &Path,
     reading: &mut Reading,
-) -> Result<(), RecordError> {
+) -> Result<Option<chain::Head>, RecordError> {
     let Ok(verified) = &reading.chain else {
-        return Ok(());
+        return Ok(None);
     };
     let head = read_head(path)?;
     let matches = match &head {
@@ -105,7 +106,10 @@ pub(crate) fn check_resume_head(
         }
     };
     if matches {
-        return Ok(());
+        return Ok(match head {
+            chain::HeadSeen::Found(head) => Some(head),
+            _ => None,
+        });
     }
     let mut all = Vec::new();
     file.seek(SeekFrom::Start(0))
@@ -114,7 +118,7 @@ pub(crate) fn check_resume_head(
     if let Err(broken) = with_head(chain::verify(&all, 0), &all, &head, path) {
         reading.chain = Err(broken);
     }
-    Ok(())
+    Ok(None)
 }
 
 /// Whether the open record's line that `head` names ends where it says, with its digest.
@@ -232,8 +236,14 @@ fn read_lines(text: &str, lines_before: usize) -> Reading {
 }
 
 /// How much of a record is read from its end at a time when looking for where a
-/// resume's reading may start.
-const TAIL_CHUNK: u64 = 64 * 1024;
+/// resume's reading may start: a bridged call's lines are ~1.5 KiB, so the first step
+/// usually holds the lines a resume depends on (each step reads, and first zeroes, that
+/// much again: 64 KiB was ~2.5 % of a resumed warm call).
+const TAIL_CHUNK: u64 = 16 * 1024;
+
+/// How much is read at a time for the record's first line (its `session.started`, a
+/// few hundred bytes to a few KiB).
+const FIRST_LINE_CHUNK: usize = 4 * 1024;
 
 /// Reads what a resume needs of an open record, without reading it all: the file's
 /// first line (the `session.started` that names the session) and every line from the
@@ -295,9 +305,10 @@ pub fn read_for_resume(
     };
     // The chain over the lines the resume depends on and the one line before them, so
     // that the first of them is checked against its link too; the head then checks the
-    // end. Not over every line in hand: the first chunk holds ~40 calls of a bridged
-    // session, and parsing each of them for its link was most of a resumed call's work
-    // (BENCHMARKS.md, eighth sitting). `log verify` checks the whole record.
+    // end. Not over every line in hand: the first chunk holds ~10 calls of a bridged
+    // session (it held ~40 when it was 64 KiB), and parsing each of them for its link was
+    // most of a resumed call's work (BENCHMARKS.md, eighth sitting). `log verify` checks
+    // the whole record.
     let linked_from = match tail[whole_from..skip].split_last() {
         // What comes before ends with the newline of the line before the first one
         // depended on; that line starts after the newline before it.
@@ -397,7 +408,7 @@ fn read_first_line(file: &mut File, path: &Path) -> Result<String, RecordError> 
     let io = |e| RecordError::io(path, e);
     file.seek(SeekFrom::Start(0)).map_err(io)?;
     let mut head = Vec::new();
-    let mut chunk = vec![0u8; TAIL_CHUNK as usize];
+    let mut chunk = vec![0u8; FIRST_LINE_CHUNK];
     loop {
         let n = file.read(&mut chunk).map_err(io)?;
         if n == 0 {

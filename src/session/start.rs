@@ -3,7 +3,6 @@
 //! then the session record (opened, resumed or the default one) once the hooks are known.
 
 use std::ffi::{OsStr, OsString};
-use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -510,7 +509,7 @@ fn host_path_without_box(
 /// A session record being resumed: the file (open for appending), the plan read from
 /// it, and the warning when someone else could write it.
 struct Resumed {
-    file: File,
+    file: record::LockedRecord,
     plan: ResumePlan,
     exposed: Option<String>,
 }

@@ -48,6 +48,15 @@ use crate::platform::sys;
 /// `log show`, `log verify` and `replay` read whole (`crate::access::caps::RECORD`).
 pub const MAX_RECORD_BYTES: u64 = 512 << 20;
 
+/// A record [`RecordWriter::resume`] opened and locked, to be written by
+/// [`RecordWriter::resumed`], with the head it found matching the record's end (`None`
+/// when it found none, or did not look: `resumed` then reads it itself).
+#[derive(Debug)]
+pub struct LockedRecord {
+    file: File,
+    head: Option<Head>,
+}
+
 /// An open session record: appends one line per record, under an exclusive lock.
 ///
 /// Writing errors never fail a gate: the first one is reported on stderr, once, and the
@@ -192,7 +201,7 @@ impl RecordWriter {
     pub fn resume(
         path: &Path,
         keeps_hooks: bool,
-    ) -> Result<(File, super::Reading, Option<String>), RecordError> {
+    ) -> Result<(LockedRecord, super::Reading, Option<String>), RecordError> {
         // Without blocking: a FIFO put where the record was must not hang the start.
         let mut file =
             sys::files::open_without_blocking(OpenOptions::new().read(true).append(true))
@@ -202,8 +211,9 @@ impl RecordWriter {
         lock(&file, path)?;
         let mode = sys::files::mode_bits(&file.metadata().map_err(|e| RecordError::io(path, e))?);
         let mut reading = super::read_for_resume(&mut file, path, keeps_hooks)?;
-        super::read::check_resume_head(&mut file, path, &mut reading)?;
-        Ok((file, reading, super::exposure_warning(path, mode)))
+        let head = super::read::check_resume_head(&mut file, path, &mut reading)?;
+        let locked = LockedRecord { file, head };
+        Ok((locked, reading, super::exposure_warning(path, mode)))
     }
 
     /// The writer over a file that [`RecordWriter::resume`] opened and locked, whose last
@@ -217,9 +227,10 @@ impl RecordWriter {
     pub fn resumed(
         path: &Path,
         session_id: &str,
-        mut file: File,
+        locked: LockedRecord,
         last_digest: Option<String>,
     ) -> Result<RecordWriter, RecordError> {
+        let LockedRecord { mut file, head } = locked;
         let mut last = [0u8; 1];
         let torn = match file.metadata().map_err(|e| RecordError::io(path, e))?.len() {
             0 => false,
@@ -232,11 +243,18 @@ impl RecordWriter {
         };
         let io = |e| RecordError::io(path, e);
         let len = file.metadata().map_err(io)?.len();
-        let found = match super::read_head(path)? {
-            HeadSeen::Found(head) if super::read::head_matches(&mut file, &head).map_err(io)? => {
-                Some(head)
-            }
-            _ => None,
+        // The head `resume` found matching still does: the lock has been held since,
+        // and only a lock holder writes the record and its head.
+        let found = match head {
+            Some(head) => Some(head),
+            None => match super::read_head(path)? {
+                HeadSeen::Found(head)
+                    if super::read::head_matches(&mut file, &head).map_err(io)? =>
+                {
+                    Some(head)
+                }
+                _ => None,
+            },
         };
         let (from_line, from) = found.as_ref().map_or((0, 0), |h| (h.lines, h.end));
         let (after, last_newline) = lines_after(&mut file, from, len).map_err(io)?;
