@@ -32,7 +32,11 @@ impl SessionBox {
         let project = absolute_project(&options.project)?;
         let config = load_config(options, &env)?;
         let homes = sandbox::Homes::find(env.home_variable());
-        let folders = Folders::new(options, &config, &homes, true);
+        let folders = Folders::new(
+            options,
+            &config,
+            Some(&homes).filter(|_| !options.no_sandbox),
+        );
         let sandbox = SessionSandbox::probe(options, &folders, &project, &env, true, &session_id);
         match &sandbox {
             SessionSandbox::Boxed { .. } => {}
@@ -47,7 +51,7 @@ impl SessionBox {
         if let Some(path) = env.get("PATH") {
             hook_env.push(("PATH".into(), path.to_os_string()));
         }
-        let warnings = sandbox.warnings(options, &config, &homes);
+        let warnings = sandbox.warnings(options, &config, Some(&homes));
         Ok(SessionBox {
             sandbox,
             env: hook_env,
@@ -79,22 +83,22 @@ pub(super) struct Folders {
 
 impl Folders {
     /// The session's folders; those the box hides only when a hook may run in the box
-    /// (`needs_box`, see [`SessionSandbox::probe`]): nothing else reads them (the guard
-    /// looks at them for a hook in the box alone), and the default list, every agent's
+    /// and `--no-sandbox` is not given, which is when the caller passes the user's
+    /// `homes` (see [`SessionSandbox::probe`]): nothing else reads them (the guard looks
+    /// at them for a hook in the box alone), and the default list, every agent's
     /// credential stores under each home, was ~4 % of a bridged call without a box
     /// (BENCHMARKS.md, thirteenth sitting).
     pub(super) fn new(
         options: &SessionOptions,
         config: &Config,
-        homes: &sandbox::Homes,
-        needs_box: bool,
+        homes: Option<&sandbox::Homes>,
     ) -> Folders {
         let mut writable = config.sandbox.writable.clone();
         writable.extend(options.writable.iter().cloned());
-        let hide = match &config.sandbox.hide {
-            _ if options.no_sandbox || !needs_box => Vec::new(),
-            Some(list) => list.clone(),
-            None => homes.default_hidden_with(&options.extra_default_hidden),
+        let hide = match (&config.sandbox.hide, homes) {
+            (_, None) => Vec::new(),
+            (Some(list), Some(_)) => list.clone(),
+            (None, Some(homes)) => homes.default_hidden_with(&options.extra_default_hidden),
         };
         Folders { writable, hide }
     }
@@ -189,19 +193,20 @@ impl SessionSandbox {
         }
     }
 
-    /// Start-up warnings about a box that hides or confines less than it should.
+    /// Start-up warnings about a box that hides or confines less than it should;
+    /// `homes` are those its hide list was made from (given wherever there is a box).
     pub(super) fn warnings(
         &self,
         options: &SessionOptions,
         config: &Config,
-        homes: &sandbox::Homes,
+        homes: Option<&sandbox::Homes>,
     ) -> Vec<String> {
         let mut out = Vec::new();
         if self.spec().is_none() {
             return out;
         }
         if config.sandbox.hide.is_none() {
-            out.extend(homes.unknown_warning());
+            out.extend(homes.and_then(sandbox::Homes::unknown_warning));
         }
         if options.box_entry.is_none() {
             out.push("⚠ the box has no entry point (SessionOptions::box_entry), so it runs without Landlock: a sandboxed hook can write into host FIFOs it can see.".into());

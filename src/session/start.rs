@@ -138,7 +138,6 @@ impl Session {
         let mut config = load_config(options, env)?;
         let configured_hooks = !config.hooks.is_empty();
         let skipped = apply_resume_plan(&mut config, plan);
-        let homes = sandbox::Homes::find(env.home_variable());
 
         // The session has a sandbox when a hook of it runs in the box (an argv hook with
         // `sandbox = true`), the OS's box runs here and --no-sandbox is not given; that
@@ -153,7 +152,12 @@ impl Session {
             .hooks
             .iter()
             .any(|h| !h.is_wasm() && (h.sandbox || !crate::sandbox::EXISTS_ON_THIS_OS));
-        let folders = Folders::new(options, &config, &homes, needs_box);
+        // The homes are for the box alone (its default hide list, its warnings): looked up
+        // only where a hook may run in it, since each lookup reads the password database
+        // (~2 % of a warm WASM call, BENCHMARKS.md, twentieth sitting).
+        let homes =
+            (needs_box && !options.no_sandbox).then(|| sandbox::Homes::find(env.home_variable()));
+        let folders = Folders::new(options, &config, homes.as_ref());
         let sandbox = SessionSandbox::probe(
             options,
             &folders,
@@ -166,7 +170,7 @@ impl Session {
         if project.parent().is_none() {
             warnings.push(ROOT_PROJECT.into());
         }
-        let banner_notes = sandbox_lines(&sandbox, options, &config, &homes, &mut warnings);
+        let banner_notes = sandbox_lines(&sandbox, options, &config, homes.as_ref(), &mut warnings);
 
         let guard_ctx = guard_context(options, env, &project, folders, &sandbox);
         if options.scope.is_system() {
@@ -287,7 +291,7 @@ fn sandbox_lines(
     sandbox: &SessionSandbox,
     options: &SessionOptions,
     config: &Config,
-    homes: &sandbox::Homes,
+    homes: Option<&sandbox::Homes>,
     warnings: &mut Vec<String>,
 ) -> Vec<String> {
     let mut banner_notes = Vec::new();
