@@ -66,7 +66,29 @@ fn render(path: &Path, problems: &[Problem]) -> String {
 
 /// Parses `text` as a TOML table; a syntax error gives its line and column. `path` is
 /// only used in messages.
+///
+/// The table of the text this thread parsed last is kept, and the same text again gets
+/// a copy of it: a warm server's thread reads the same config on every call, and its
+/// parse was ~3 % of a warm WASM call (BENCHMARKS.md, twentieth sitting). The table is
+/// a function of the text alone, so a copy is what a parse would give.
 pub fn parse_table(path: &Path, text: &str) -> Result<toml::Table, TomlFileError> {
+    thread_local! {
+        static LAST: std::cell::RefCell<Option<(String, toml::Table)>> =
+            const { std::cell::RefCell::new(None) };
+    }
+    let kept = LAST.with_borrow(|last| match last {
+        Some((parsed, table)) if parsed == text => Some(table.clone()),
+        _ => None,
+    });
+    if let Some(table) = kept {
+        return Ok(table);
+    }
+    let table = parse_text(path, text)?;
+    LAST.set(Some((text.to_owned(), table.clone())));
+    Ok(table)
+}
+
+fn parse_text(path: &Path, text: &str) -> Result<toml::Table, TomlFileError> {
     toml::from_str(text).map_err(|e| {
         let (line, column) = e
             .span()
@@ -180,5 +202,32 @@ impl ItemProblems<'_> {
             item: Some(self.label.clone()),
             message,
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_kept_table_is_only_ever_the_same_texts() {
+        let path = Path::new("/config.toml");
+        let one = "[[hooks]]\nname = \"a\"\n";
+        let other = "[[hooks]]\nname = \"b\"\n";
+        let first = parse_table(path, one).unwrap();
+        assert_eq!(parse_table(path, one).unwrap(), first);
+        let second = parse_table(path, other).unwrap();
+        assert_ne!(second, first);
+        assert_eq!(second, parse_text(path, other).unwrap());
+        // An error is not kept, and does not replace what is.
+        let bad = "[[hooks]\n";
+        for _ in 0..2 {
+            assert!(matches!(
+                parse_table(path, bad),
+                Err(TomlFileError::Malformed { line: 1, .. })
+            ));
+        }
+        assert_eq!(parse_table(path, other).unwrap(), second);
+        assert_eq!(parse_table(path, one).unwrap(), first);
     }
 }
