@@ -82,13 +82,7 @@ impl<'de> Visitor<'de> for TopLevel<'_> {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         let mut links = Links::default();
-        let mut first = true;
-        while let Some(key) = map.next_key_seed(KeyName)? {
-            if first && key == Key::RawValue {
-                self.raw_value.set(true);
-                return Err(de::Error::custom("a raw value"));
-            }
-            first = false;
+        each_entry(&mut map, self.raw_value, |key, map| {
             match key {
                 Key::Prev => links.prev = Some(map.next_value()?),
                 Key::TornPrev => links.torn_prev = Some(map.next_value()?),
@@ -97,7 +91,8 @@ impl<'de> Visitor<'de> for TopLevel<'_> {
                     raw_value: self.raw_value,
                 })?,
             }
-        }
+            Ok(())
+        })?;
         Ok(Some(links))
     }
 
@@ -155,18 +150,11 @@ impl<'de> Visitor<'de> for Checked<'_> {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        let mut first = true;
-        while let Some(key) = map.next_key_seed(KeyName)? {
-            if first && key == Key::RawValue {
-                self.raw_value.set(true);
-                return Err(de::Error::custom("a raw value"));
-            }
-            first = false;
+        each_entry(&mut map, self.raw_value, |_, map| {
             map.next_value_seed(Checked {
                 raw_value: self.raw_value,
-            })?;
-        }
-        Ok(())
+            })
+        })
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
@@ -202,6 +190,26 @@ impl<'de> Visitor<'de> for Checked<'_> {
     fn visit_unit<E>(self) -> Result<(), E> {
         Ok(())
     }
+}
+
+/// Calls `value` with each key of `map`, which reads that key's value. A map whose
+/// first key is [`RAW_VALUE_KEY`] stops the reading and sets `raw_value`: the line is
+/// then read as a `Value`.
+fn each_entry<'de, A: MapAccess<'de>>(
+    map: &mut A,
+    raw_value: &Cell<bool>,
+    mut value: impl FnMut(Key, &mut A) -> Result<(), A::Error>,
+) -> Result<(), A::Error> {
+    let mut first = true;
+    while let Some(key) = map.next_key_seed(KeyName)? {
+        if first && key == Key::RawValue {
+            raw_value.set(true);
+            return Err(de::Error::custom("a raw value"));
+        }
+        first = false;
+        value(key, map)?;
+    }
+    Ok(())
 }
 
 /// A map's key, as far as the chain cares.
