@@ -31,12 +31,8 @@ impl SessionBox {
         let env = Environment::injected_or_process(options.env.as_deref());
         let project = absolute_project(&options.project)?;
         let config = load_config(options, &env)?;
-        let homes = sandbox::Homes::find(env.home_variable());
-        let folders = Folders::new(
-            options,
-            &config,
-            Some(&homes).filter(|_| !options.no_sandbox),
-        );
+        let homes = may_box(options, true).then(|| sandbox::Homes::find(env.home_variable()));
+        let folders = Folders::new(options, &config, homes.as_ref());
         let sandbox = SessionSandbox::probe(options, &folders, &project, &env, true, &session_id);
         match &sandbox {
             SessionSandbox::Boxed { .. } => {}
@@ -51,7 +47,7 @@ impl SessionBox {
         if let Some(path) = env.get("PATH") {
             hook_env.push(("PATH".into(), path.to_os_string()));
         }
-        let warnings = sandbox.warnings(options, &config, Some(&homes));
+        let warnings = sandbox.warnings(options, &config, homes.as_ref());
         Ok(SessionBox {
             sandbox,
             env: hook_env,
@@ -73,6 +69,13 @@ impl SessionBox {
             .ok_or_else(|| std::io::Error::other("no box"))?;
         spec.command(argv, &self.env).map_err(std::io::Error::other)
     }
+}
+
+/// Whether the session may have a box: a hook may run in it (`needs_box`) and
+/// `--no-sandbox` is not given. Only then is the box probed, and the user's homes
+/// looked up for its hide list and warnings.
+pub(super) fn may_box(options: &SessionOptions, needs_box: bool) -> bool {
+    needs_box && !options.no_sandbox
 }
 
 /// The folders the agent's commands may write, and those the box hides.
@@ -132,7 +135,7 @@ impl SessionSandbox {
     ) -> SessionSandbox {
         // Every start sweeps the temp folders of dead sessions, once: here, or in
         // `create_private_tmp` for a box that gets a folder of its own.
-        if options.no_sandbox || !needs_box {
+        if !may_box(options, needs_box) {
             sweep_dead_tmps(&env.temp_folder(), options.private_tmp.as_deref());
             return SessionSandbox::Off;
         }

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::banner;
-use super::boxed::{Folders, SessionSandbox};
+use super::boxed::{Folders, SessionSandbox, may_box};
 use super::options::Scope;
 use super::prepare::{WasmHooks, host_launcher, prepare_argv_hook};
 use super::{Mode, Session, SessionOptions, StartError};
@@ -155,8 +155,7 @@ impl Session {
         // The homes are for the box alone (its default hide list, its warnings): looked up
         // only where a hook may run in it, since each lookup reads the password database
         // (~2 % of a warm WASM call, BENCHMARKS.md, twentieth sitting).
-        let homes =
-            (needs_box && !options.no_sandbox).then(|| sandbox::Homes::find(env.home_variable()));
+        let homes = may_box(options, needs_box).then(|| sandbox::Homes::find(env.home_variable()));
         let folders = Folders::new(options, &config, homes.as_ref());
         let sandbox = SessionSandbox::probe(
             options,
