@@ -28,7 +28,7 @@
 //! | concern | modules |
 //! |---|---|
 //! | a session, start to verdict | [`session`] (start pipeline, options, banner, the box for `hookhost box`), [`call`] (the one tool-call type every front end builds, and the tool vocabulary), [`dispatch`] (a gate's hooks in order; the verdict, the run's events, the messages by owner) |
-//! | the user's config | [`config`] (`[[hooks]]`, `[sandbox]`, every load error), `toml_file` (reading TOML files, problems by item), [`env`](mod@env) (the environment and the user's folders, read once) |
+//! | the user's config | [`config`] (`[[hooks]]`, `[sandbox]`, every load error), `toml_file` (reading TOML files, problems by item), `recent` (a thread's last results of what follows from a file's bytes alone: the config's table, the pins, the settings' checks), [`env`](mod@env) (the environment and the user's folders, read once) |
 //! | what a hook reads and answers | [`envelope`] (the spec's envelope and Claude Code's shape), [`answer`] (exit status and JSON answers), `hook_env` (the environment a hook gets: name patterns, value checks) |
 //! | running hooks | [`executor`] (the `Executor` seam; argv, WASM), [`process`] (spawning, process groups, the orphan sweep, hardening), [`sandbox`] (the box's OS-neutral face, hidden homes, the Seatbelt profile, the memo of the box's trial) |
 //! | refusing what the agent could rewrite | [`guard`] (the start-up path guard), `paths` (lexical paths, link walking, PATH lookup), `access` (why a path cannot be used), `file_digests` (the SHA-256 of files this process has learned, by stamp: for the pins and the WASM engine) |
@@ -101,4 +101,5 @@ pub(crate) mod file_digests;
 pub(crate) mod hook_env;
 pub(crate) mod paths;
 pub(crate) mod platform;
+pub(crate) mod recent;
 pub(crate) mod toml_file;

@@ -9,6 +9,8 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use crate::recent::{self, Place};
+
 /// One problem in a file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Problem {
@@ -67,25 +69,20 @@ fn render(path: &Path, problems: &[Problem]) -> String {
 /// Parses `text` as a TOML table; a syntax error gives its line and column. `path` is
 /// only used in messages.
 ///
-/// The table of the text this thread parsed last is kept, and the same text again gets
-/// a copy of it: a warm server's thread reads the same config on every call, and its
-/// parse was ~3 % of a warm WASM call (BENCHMARKS.md, twentieth sitting). The table is
-/// a function of the text alone, so a copy is what a parse would give.
+/// The tables of the texts this thread parsed last are kept ([`crate::recent`]), and the
+/// same text again gets a copy: a warm server's thread reads the same config on every
+/// call, and its parse was ~3 % of a warm WASM call (BENCHMARKS.md, twentieth sitting).
+/// The table is a function of the text alone, so a copy is what a parse would give.
 pub fn parse_table(path: &Path, text: &str) -> Result<toml::Table, TomlFileError> {
     thread_local! {
-        static LAST: std::cell::RefCell<Option<(String, toml::Table)>> =
-            const { std::cell::RefCell::new(None) };
+        static PARSED: Place<String, toml::Table> = const { recent::place() };
     }
-    let kept = LAST.with_borrow(|last| match last {
-        Some((parsed, table)) if parsed == text => Some(table.clone()),
-        _ => None,
-    });
-    if let Some(table) = kept {
-        return Ok(table);
-    }
-    let table = parse_text(path, text)?;
-    LAST.set(Some((text.to_owned(), table.clone())));
-    Ok(table)
+    recent::or_compute(
+        &PARSED,
+        |parsed| parsed == text,
+        || text.to_owned(),
+        || parse_text(path, text),
+    )
 }
 
 fn parse_text(path: &Path, text: &str) -> Result<toml::Table, TomlFileError> {

@@ -38,6 +38,7 @@ use sha2::{Digest, Sha256};
 use super::{Change, ChangeKind, Options, Request, Scope, WarmSocket};
 use crate::bridge::{AgentKind, HookTableSchema, SwitchOff};
 use crate::env::Environment;
+use crate::recent::{self, Place};
 
 /// One pinned registration.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -345,6 +346,23 @@ impl Pin {
                 return Some(Drift::Unreadable(crate::access::explain(&self.file, &e)));
             }
         };
+        // Every bridged call checks its registration's file: a warm server's thread keeps
+        // what this pin and the same bytes gave (the digest and the settings' parse were
+        // ~2.5 % of a warm call, BENCHMARKS.md, twenty-first sitting).
+        thread_local! {
+            static DRIFTS: Place<(Pin, Vec<u8>), Option<Drift>> = const { recent::place() };
+        }
+        recent::or_make(
+            &DRIFTS,
+            |(pin, kept)| pin == self && *kept == text,
+            || (self.clone(), text.clone()),
+            || self.drift_of(text.clone()),
+        )
+    }
+
+    /// How the settings file's bytes `text` differ from this pin: a function of the two
+    /// alone.
+    fn drift_of(&self, text: Vec<u8>) -> Option<Drift> {
         let Some(agent) = self.agent() else {
             return Some(Drift::Unreadable(format!("unknown agent {:?}", self.agent)));
         };
@@ -445,12 +463,24 @@ pub fn load(path: &Path) -> Result<Vec<Pin>, PinError> {
             });
         }
     };
-    serde_json::from_slice::<PinsFile>(&bytes)
-        .map(|file| file.pins)
-        .map_err(|e| PinError::Malformed {
-            path: path.into(),
-            why: e.to_string(),
-        })
+    // Every bridged call reads the pins: a warm server's thread keeps what the same
+    // bytes parsed to (~1.6 % of a warm call, BENCHMARKS.md, twenty-first sitting).
+    thread_local! {
+        static PARSED: Place<Vec<u8>, Vec<Pin>> = const { recent::place() };
+    }
+    recent::or_compute(
+        &PARSED,
+        |parsed| *parsed == bytes,
+        || bytes.clone(),
+        || {
+            serde_json::from_slice::<PinsFile>(&bytes)
+                .map(|file| file.pins)
+                .map_err(|e| PinError::Malformed {
+                    path: path.into(),
+                    why: e.to_string(),
+                })
+        },
+    )
 }
 
 /// Replaces the pin of `pin.agent` in `pin.file` (adds it when there is none). Its

@@ -11,6 +11,21 @@ use super::*;
 /// CLI's `hooksConfig.enabled: false` and `"hookhost"` in `hooksConfig.disabled`
 /// (docs/agents.md). `install` removes each of them from its own file again.
 pub fn switches_hooks_off(agent: AgentKind, text: &str) -> Option<&'static str> {
+    // Every bridged call reads the project's settings files: a warm server's thread keeps
+    // what the same text gave.
+    thread_local! {
+        static FOUND: Place<(AgentKind, String), Option<&'static str>> = const { recent::place() };
+    }
+    recent::or_make(
+        &FOUND,
+        |(kept_agent, kept)| *kept_agent == agent && kept == text,
+        || (agent, text.to_owned()),
+        || switch_off_in(agent, text),
+    )
+}
+
+/// [`switches_hooks_off`], worked out.
+fn switch_off_in(agent: AgentKind, text: &str) -> Option<&'static str> {
     match agent.declaration().switch_off {
         SwitchOff::DisableAllHooks => {
             let settings: serde_json::Value = serde_json::from_str(text).ok()?;

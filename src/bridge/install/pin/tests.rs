@@ -164,6 +164,25 @@ fn a_pin_finds_removal_weakening_and_ignores_other_edits() {
     assert_eq!(pin.drift(), Some(Drift::Removed));
     std::fs::write(&change.file, "{ not json").unwrap();
     assert!(matches!(pin.drift(), Some(Drift::Unreadable(_))));
+
+    // A thread keeps what the last few files gave (`crate::recent`): each text back in
+    // its file gives what it gave the first time, whatever was read in between.
+    for _ in 0..2 {
+        std::fs::write(&change.file, &text).unwrap();
+        assert_eq!(pin.drift(), None);
+        std::fs::write(&change.file, weakened.to_string()).unwrap();
+        assert_eq!(pin.drift(), Some(Drift::Weakened));
+        let mut other = pin.clone();
+        other.digest = "sha256:0".into();
+        std::fs::write(&change.file, &text).unwrap();
+        assert_eq!(
+            other.drift(),
+            None,
+            "the same bytes, checked anew for another pin"
+        );
+        std::fs::write(&change.file, "{\"model\": \"opus\"}").unwrap();
+        assert_eq!(pin.drift(), Some(Drift::Removed));
+    }
 }
 
 #[test]
