@@ -245,7 +245,7 @@ pub(crate) fn peer_confinement(connection: &Connection, peer: &Peer) -> io::Resu
     let Some(pidfd) = peer_pidfd(connection)? else {
         return confinement(Some(peer.pid));
     };
-    let read = confinement_at(&format!("/proc/{}", peer.pid))?;
+    let read = confinement_with(&format!("/proc/{}", peer.pid), Some(&pidfd))?;
     if !still_exists(&pidfd)? {
         return Err(io::Error::other("the process ended while it was read"));
     }
@@ -319,6 +319,12 @@ fn still_exists(pidfd: &OwnedFd) -> io::Result<bool> {
 /// The confinement read from `proc` (`/proc/PID` or `/proc/self`), with no check that
 /// `proc` named one process throughout.
 fn confinement_at(proc: &str) -> io::Result<Confinement> {
+    confinement_with(proc, None)
+}
+
+/// [`confinement_at`], its namespaces asked of `pidfd` (the process of `proc`) where the
+/// kernel answers that ([`namespaces_of`]).
+fn confinement_with(proc: &str, pidfd: Option<&OwnedFd>) -> io::Result<Confinement> {
     let status = read_proc(&format!("{proc}/status"))?;
     let mut fields = Vec::with_capacity(CONFINING_FIELDS.len() + NAMESPACES.len());
     for name in CONFINING_FIELDS {
@@ -333,17 +339,72 @@ fn confinement_at(proc: &str) -> io::Result<Confinement> {
         };
         fields.push((name, value));
     }
-    for name in NAMESPACES {
-        let value = match std::fs::read_link(format!("{proc}/ns/{name}")) {
-            Ok(link) => link.to_string_lossy().into_owned(),
-            // A namespace this kernel does not have (a process gone meanwhile is told by
-            // its start time below).
-            Err(e) if e.kind() == io::ErrorKind::NotFound => String::from("none"),
-            Err(e) => return Err(e),
-        };
-        fields.push((name, value));
-    }
+    let namespaces = match pidfd.map(namespaces_of).transpose()? {
+        Some(Some(namespaces)) => namespaces,
+        _ => namespace_links(proc)?,
+    };
+    fields.extend(NAMESPACES.into_iter().zip(namespaces));
     Ok(Confinement { fields })
+}
+
+/// The process's namespaces as its `/proc/PID/ns` links name them (`mnt:[4026531841]`),
+/// in the order of [`NAMESPACES`].
+fn namespace_links(proc: &str) -> io::Result<Vec<String>> {
+    NAMESPACES
+        .iter()
+        .map(
+            |name| match std::fs::read_link(format!("{proc}/ns/{name}")) {
+                Ok(link) => Ok(link.to_string_lossy().into_owned()),
+                // A namespace this kernel does not have (a process gone meanwhile is told by
+                // its start time, or its pidfd, afterwards).
+                Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(String::from("none")),
+                Err(e) => Err(e),
+            },
+        )
+        .collect()
+}
+
+/// The pidfd ioctls that open a process's namespace (`PIDFD_GET_*_NAMESPACE`, Linux
+/// 6.11: `_IO(0xFF, n)`), in the order of [`NAMESPACES`].
+const NAMESPACE_IOCTLS: [u8; 8] = [1, 2, 3, 4, 5, 7, 9, 10];
+
+/// The namespaces of `pidfd`'s process, named as its `/proc/PID/ns` links name them;
+/// `None` where the kernel has no such ioctl (before Linux 6.11).
+///
+/// Why not the links: the server asks this of every caller, a process it has never
+/// looked at, and each first look at a `/proc/PID/ns` link builds its entry (~40 µs of a
+/// warm call for the eight, against ~25 through the pidfd, BENCHMARKS.md, twenty-first
+/// sitting). The ioctl checks the same access as the link (ptrace read access), and the
+/// namespace file it opens has the link's inode number.
+fn namespaces_of(pidfd: &OwnedFd) -> io::Result<Option<Vec<String>>> {
+    let mut names = Vec::with_capacity(NAMESPACES.len());
+    for (name, number) in NAMESPACES.iter().zip(NAMESPACE_IOCTLS) {
+        // SAFETY: an ioctl with no argument on a pidfd this process owns.
+        let fd = unsafe {
+            libc::ioctl(
+                pidfd.as_raw_fd(),
+                libc::_IO(0xFF, number.into()) as _,
+                0 as libc::c_ulong,
+            )
+        };
+        if fd < 0 {
+            let error = io::Error::last_os_error();
+            match error.raw_os_error() {
+                // An ioctl this kernel does not know.
+                Some(libc::ENOTTY | libc::EINVAL) if names.is_empty() => return Ok(None),
+                // A namespace this kernel does not have.
+                Some(libc::EOPNOTSUPP) => {
+                    names.push(String::from("none"));
+                    continue;
+                }
+                _ => return Err(error),
+            }
+        }
+        // SAFETY: the kernel just made `fd`, which nothing else holds.
+        let namespace = unsafe { std::fs::File::from_raw_fd(fd) };
+        names.push(format!("{name}:[{}]", namespace.metadata()?.ino()));
+    }
+    Ok(Some(names))
 }
 
 /// The text of a `/proc` file, read in one go where it fits a page. `/proc` files say
@@ -570,11 +631,69 @@ mod tests {
         assert!(confinement(Some(u32::MAX)).is_err(), "no such process");
     }
 
-    /// Linux 6.5 or later, which has `SO_PEERPIDFD`.
-    fn kernel_has_peer_pidfd() -> bool {
+    /// Whether this kernel is Linux `version` or later.
+    fn kernel_at_least(version: (u32, u32)) -> bool {
         let release = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
         let mut parts = release.trim().split(['.', '-']).map(|p| p.parse::<u32>());
-        matches!((parts.next(), parts.next()), (Some(Ok(major)), Some(Ok(minor))) if (major, minor) >= (6, 5))
+        matches!((parts.next(), parts.next()), (Some(Ok(major)), Some(Ok(minor))) if (major, minor) >= version)
+    }
+
+    /// Linux 6.5 or later, which has `SO_PEERPIDFD`.
+    fn kernel_has_peer_pidfd() -> bool {
+        kernel_at_least((6, 5))
+    }
+
+    /// A pidfd of process `pid`.
+    fn pidfd_of(pid: u32) -> OwnedFd {
+        // SAFETY: pidfd_open with no flags; the fd it returns is ours alone.
+        let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
+        assert!(fd >= 0, "pidfd_open: {}", io::Error::last_os_error());
+        // SAFETY: as above.
+        unsafe { OwnedFd::from_raw_fd(fd as i32) }
+    }
+
+    #[test]
+    fn namespaces_asked_of_a_pidfd_are_those_its_links_name() {
+        // This process, and one in namespaces of its own (`unshare` execs the program in
+        // the process it made them in).
+        let mut other = std::process::Command::new("unshare")
+            .args([
+                "--user",
+                "--map-root-user",
+                "--mount",
+                "--uts",
+                "--ipc",
+                "--net",
+            ])
+            .args(["--cgroup", "sleep", "30"])
+            .spawn()
+            .expect("unshare");
+        let own = namespace_links("/proc/self").expect("own links");
+        let other_proc = format!("/proc/{}", other.id());
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        let user = NAMESPACES.iter().position(|&n| n == "user").expect("user");
+        let theirs = loop {
+            let links = namespace_links(&other_proc).expect("its links");
+            if links[user] != own[user] {
+                break links;
+            }
+            assert!(std::time::Instant::now() < deadline, "never unshared");
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        };
+        for (pid, links) in [(std::process::id(), &own), (other.id(), &theirs)] {
+            match namespaces_of(&pidfd_of(pid)).expect("asked") {
+                Some(asked) => assert_eq!(&asked, links, "pid {pid}"),
+                None => assert!(!kernel_at_least((6, 11)), "Linux 6.11 has the ioctls"),
+            }
+        }
+        for (name, (ours, theirs)) in NAMESPACES.iter().zip(own.iter().zip(&theirs)) {
+            match *name {
+                "pid" | "time" => assert_eq!(ours, theirs, "{name}"),
+                _ => assert_ne!(ours, theirs, "{name}"),
+            }
+        }
+        other.kill().expect("kill");
+        other.wait().expect("reaped");
     }
 
     #[test]
