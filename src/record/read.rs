@@ -8,6 +8,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use super::chain::{self, ChainBreak, Verified};
+use crate::recent::{self, Place};
 use super::{Body, Record, RecordError};
 
 /// A record file read back: its records in order, and notes about what was skipped.
@@ -325,8 +326,8 @@ pub fn read_for_resume(
         verified
     });
     let head = read_first_line(file, path)?;
-    let first = read_str(&head);
-    let starts = matches!(first.records.as_slice(), [r] if matches!(r.body, Body::Started(_)));
+    let first = first_line_records(head);
+    let starts = matches!(first.as_slice(), [r] if matches!(r.body, Body::Started(_)));
     if !starts || !reading.notes.is_empty() || reading.chain.is_err() {
         // A record that does not start with its session, or notes and a broken chain
         // whose line numbers need the lines before: read it all, as a plain read does.
@@ -336,8 +337,25 @@ pub fn read_for_resume(
             .map_err(io)?;
         return Ok(read_bytes(&all));
     }
-    reading.records.splice(0..0, first.records);
+    reading.records.splice(0..0, first);
     Ok(reading)
+}
+
+/// The records of a record's first line, `head` (without its newline).
+///
+/// Every call of a bridged session resumes it and reads the same first line, a
+/// `session.started` with the session's hooks: a warm server's thread keeps what the same
+/// text gave ([`crate::recent`]).
+fn first_line_records(head: String) -> Vec<Record> {
+    thread_local! {
+        static READ: Place<String, Vec<Record>> = const { recent::place() };
+    }
+    recent::or_make(
+        &READ,
+        |kept| *kept == head,
+        || head.clone(),
+        || read_str(&head).records,
+    )
 }
 
 /// The offset in `lines` (whole lines, the file's last ones) of the earliest line a
