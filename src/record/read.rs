@@ -8,8 +8,8 @@ use std::path::Path;
 use serde_json::Value;
 
 use super::chain::{self, ChainBreak, Verified};
-use crate::recent::{self, Place};
 use super::{Body, Record, RecordError};
+use crate::recent::{self, Place};
 
 /// A record file read back: its records in order, and notes about what was skipped.
 #[derive(Debug, Clone)]

@@ -8,7 +8,7 @@
 //! stdin: the config, the pins, the path guard and the budget are checked per call exactly
 //! as in a bridge process. What this module owns:
 //!
-//! - [`wire`]: the three messages and their frames;
+//! - [`wire`]: the four messages and their frames;
 //! - [`client`]: the bridge's half (`hookhost bridge` and `hookhost-client` alike). It
 //!   hands a call over only to a server it can vouch for (below), and any failure before
 //!   an answer arrives leaves the call to the bridge, which runs it itself;
@@ -35,7 +35,7 @@ use std::time::Duration;
 
 use crate::platform::sys::warm as os;
 
-pub use wire::{Answer, Hello, Request};
+pub use wire::{Admission, Answer, Hello, Request};
 
 /// Whether this OS has the warm server (Linux for now).
 pub const SUPPORTED: bool = os::SUPPORTED;
@@ -43,9 +43,9 @@ pub const SUPPORTED: bool = os::SUPPORTED;
 /// The flag of `bridge` and `warm` that names the socket.
 pub const SOCKET_FLAG: &str = "--warm-socket";
 
-/// How long either side waits for the other's greeting or request: both are written at
-/// once, so a peer that sends nothing for this long is stuck (a stopped server, say),
-/// and the bridge still has most of its budget to judge the call itself.
+/// How long either side waits for the other's greeting, admission or request: each is
+/// written at once, so a peer that sends nothing for this long is stuck (a stopped
+/// server, say), and the bridge still has most of its budget to judge the call itself.
 const GREETING: Duration = Duration::from_secs(1);
 
 /// The socket the bridge with arguments `argv` uses: the one `--warm-socket` names
@@ -119,9 +119,32 @@ fn hand_over(
 ) -> Result<Answer, NotAnswered> {
     let (mut connection, peer) =
         vouched(socket, binary, wait).map_err(|refusal| NotAnswered::before(refusal.why))?;
-    // The server has looked at this process (it greets only after): from here on no other
-    // process of the user's may read or trace it while it waits, as a bridge that runs
-    // its call itself is hardened before it starts.
+    // The call goes out at once: the server looks at this process while it travels, and
+    // reads it only once it has admitted it. Until the admission the server has acted on
+    // nothing, so any failure leaves the call to this process. A call larger than the
+    // socket holds waits for the server's read; a write cut short leaves the server a
+    // frame it cannot read whole, and nothing to act on.
+    let before = |e: io::Error| NotAnswered::before(format!("pid {}: {e}", peer.pid));
+    let greeting_wait = GREETING.min(wait).max(Duration::from_millis(1));
+    connection
+        .set_write_timeout(Some(greeting_wait))
+        .map_err(before)?;
+    request.write(&mut connection).map_err(before)?;
+    connection
+        .set_read_timeout(Some(greeting_wait))
+        .map_err(before)?;
+    match Admission::read(&mut connection).map_err(before)? {
+        Admission::Admitted => {}
+        Admission::Refused(why) => {
+            return Err(NotAnswered::before(format!(
+                "pid {} refused this process: {why}",
+                peer.pid
+            )));
+        }
+    }
+    // The server has looked at this process: from here on no other process of the
+    // user's may read or trace it while it waits, as a bridge that runs its call itself
+    // is hardened before it starts.
     os::undumpable();
     let sent = |e: io::Error| {
         let timed_out = matches!(
@@ -137,10 +160,7 @@ fn hand_over(
             },
         }
     };
-    // A stopped server stops reading: the write waits no longer than the answer would.
     let wait = wait.max(Duration::from_millis(1));
-    connection.set_write_timeout(Some(wait)).map_err(sent)?;
-    request.write(&mut connection).map_err(sent)?;
     connection.set_read_timeout(Some(wait)).map_err(sent)?;
     Answer::read(&mut connection).map_err(sent)
 }
@@ -353,12 +373,31 @@ pub struct Connection {
 }
 
 impl Connection {
-    /// Greets the bridge and reads its call, which must arrive whole within
-    /// [`GREETING`]. A caller confined otherwise than the server is refused before the
-    /// greeting: the server would run its hooks, with the arguments and environment it
-    /// sent, outside its sandbox (docs/threats.md#w1). Its bridge then runs the call
-    /// itself, inside.
+    /// Greets the bridge, looks at how it is confined while its call travels, and reads
+    /// the call once it has admitted it; the call must arrive whole within [`GREETING`]
+    /// of the admission. A caller confined otherwise than the server is refused and its
+    /// call never read: the server would run its hooks, with the arguments and
+    /// environment it sent, outside its sandbox (docs/threats.md#w1). Its bridge then runs
+    /// the call itself, inside.
     pub fn read_call(&mut self, server: &Server) -> io::Result<Request> {
+        server.hello().write(&mut self.connection)?;
+        if let Err(refusal) = self.look_at_caller(server) {
+            let _ = Admission::Refused(refusal.to_string()).write(&mut self.connection);
+            let _ = self.connection.shutdown(std::net::Shutdown::Both);
+            return Err(refusal);
+        }
+        Admission::Admitted.write(&mut self.connection)?;
+        let mut within = Deadline {
+            connection: &self.connection,
+            until: std::time::Instant::now() + GREETING,
+        };
+        let request = Request::read(&mut within)?;
+        self.connection.set_read_timeout(None)?;
+        Ok(request)
+    }
+
+    /// Whether the caller is confined as the server is; `PermissionDenied` saying how not.
+    fn look_at_caller(&self, server: &Server) -> io::Result<()> {
         let theirs = os::peer_confinement(&self.connection, &self.peer).map_err(|e| {
             io::Error::new(
                 io::ErrorKind::PermissionDenied,
@@ -379,14 +418,7 @@ impl Connection {
                 ),
             ));
         }
-        server.hello().write(&mut self.connection)?;
-        let mut within = Deadline {
-            connection: &self.connection,
-            until: std::time::Instant::now() + GREETING,
-        };
-        let request = Request::read(&mut within)?;
-        self.connection.set_read_timeout(None)?;
-        Ok(request)
+        Ok(())
     }
 
     /// A future that ends once the bridge closes its end or dies (it gave up on the call:

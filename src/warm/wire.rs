@@ -1,12 +1,20 @@
-//! The warm server's wire: three messages, each one frame (a little-endian `u32` length,
+//! The warm server's wire: four messages, each one frame (a little-endian `u32` length,
 //! then that many bytes), made of length-prefixed byte strings and fixed-size integers.
 //!
-//! - [`Hello`], server → bridge, first: the server's version and the identity of the
-//!   binary it runs, which the bridge compares with its own before it hands anything over;
-//! - [`Request`], bridge → server: everything a bridged call reads from its process
-//!   (arguments, environment, folder, binary, stdin);
+//! - [`Hello`], server → bridge, first, as soon as the connection is taken: the server's
+//!   version and the identity of the binary it runs, which the bridge compares with its
+//!   own before it hands anything over;
+//! - [`Request`], bridge → server, once greeted: everything a bridged call reads from its
+//!   process (arguments, environment, folder, binary, stdin);
+//! - [`Admission`], server → bridge, once the server has looked at the caller: admitted
+//!   (the server reads the request, and its answer follows), or refused, with why (the
+//!   request is never read; the bridge runs the call itself);
 //! - [`Answer`], server → bridge: the agent's stdout, stderr and exit status, or a
 //!   refusal to take the call, which the bridge then runs itself.
+//!
+//! The server looks at the caller while the request is on its way: the two used to wait
+//! for each other (the look, then the greeting, then the request), two wake-ups of a
+//! sleeping CPU on every call (BENCHMARKS.md, twenty-first sitting).
 //!
 //! A frame is capped at [`MAX_FRAME`]: the server reads frames from a process it has not
 //! yet judged, and a length it would allocate must be bounded.
@@ -21,8 +29,10 @@ use crate::platform::sys::warm::{os_bytes, os_string};
 /// agent's payload with a large file's content in it runs to megabytes.
 pub const MAX_FRAME: usize = 256 << 20;
 
-/// What the first bytes of every frame say: this wire, this version of it.
-const MAGIC: &[u8; 4] = b"hhw1";
+/// What the first bytes of every frame say: this wire, this version of it (`hhw1` had no
+/// [`Admission`]: a bridge and a server of different versions never take each other's
+/// frames).
+const MAGIC: &[u8; 4] = b"hhw2";
 
 /// The server's greeting.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -49,6 +59,17 @@ pub struct Request {
     pub waited_us: u64,
     /// Its stdin, whole.
     pub stdin: Vec<u8>,
+}
+
+/// Whether the server takes the call of the process at the other end, once it has looked
+/// at how that process is confined (docs/threats.md#w1).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Admission {
+    /// Confined as the server is: the server reads the request and answers it.
+    Admitted,
+    /// Confined otherwise, or not to be looked at: the request is not read, and the
+    /// bridge runs the call itself. Why, for `-v`'s log.
+    Refused(String),
 }
 
 /// The server's answer to a [`Request`].
@@ -252,6 +273,31 @@ impl Request {
     }
 }
 
+impl Admission {
+    /// Writes it as one frame.
+    pub fn write(&self, out: &mut impl Write) -> io::Result<()> {
+        let mut b = Builder::new();
+        match self {
+            Admission::Admitted => b.u8(0),
+            Admission::Refused(why) => b.u8(1).bytes(why.as_bytes()),
+        };
+        write_frame(out, &b.0)
+    }
+
+    /// Reads one.
+    pub fn read(input: &mut impl Read) -> io::Result<Admission> {
+        let body = read_frame(input)?;
+        let mut r = Reader::new(&body)?;
+        let admission = match r.u8()? {
+            0 => Admission::Admitted,
+            1 => Admission::Refused(String::from_utf8_lossy(&r.bytes()?).into_owned()),
+            other => return Err(invalid(format!("an admission of kind {other}"))),
+        };
+        r.done()?;
+        Ok(admission)
+    }
+}
+
 impl Answer {
     /// Writes it as one frame.
     pub fn write(&self, out: &mut impl Write) -> io::Result<()> {
@@ -320,6 +366,12 @@ mod tests {
         let mut buf = Vec::new();
         request.write(&mut buf).unwrap();
         assert_eq!(Request::read(&mut buf.as_slice()).unwrap(), request);
+
+        for admission in [Admission::Admitted, Admission::Refused("sandboxed".into())] {
+            let mut buf = Vec::new();
+            admission.write(&mut buf).unwrap();
+            assert_eq!(Admission::read(&mut buf.as_slice()).unwrap(), admission);
+        }
 
         for answer in [
             Answer::Reply {
