@@ -14,6 +14,11 @@ use std::thread::LocalKey;
 /// user's and a project's settings), and a thread serves one user.
 const KEPT: usize = 4;
 
+/// The largest input a place keeps, in bytes: the files these are (a config, the pins,
+/// an agent's settings, a record's first line) run to a few KiB, and what a thread keeps
+/// stays bounded ([`KEPT`] of these at each place) whatever size a file is given.
+const LARGEST: usize = 64 * 1024;
+
 /// What one place of the code keeps, as its `thread_local!` holds it ([`place`]).
 pub(crate) type Place<K, V> = RefCell<Recent<K, V>>;
 
@@ -31,13 +36,18 @@ pub(crate) struct Recent<K, V> {
 
 /// `compute()`'s value for the input that `is_input` recognises: a copy of the one this
 /// thread kept at `place`, or computed and kept (as `input()` makes it) when `Ok`. An
-/// error is not kept: it is computed again, with whatever it says about the moment.
+/// error is not kept: it is computed again, with whatever it says about the moment. An
+/// input of more than [`LARGEST`] bytes (`bytes`) is neither looked for nor kept.
 pub(crate) fn or_compute<K, V: Clone, E>(
     place: &'static LocalKey<Place<K, V>>,
+    bytes: usize,
     is_input: impl Fn(&K) -> bool,
     input: impl FnOnce() -> K,
     compute: impl FnOnce() -> Result<V, E>,
 ) -> Result<V, E> {
+    if bytes > LARGEST {
+        return compute();
+    }
     let kept = place.with_borrow(|recent| {
         recent
             .entries
@@ -59,11 +69,12 @@ pub(crate) fn or_compute<K, V: Clone, E>(
 /// [`or_compute`] for a computation that cannot fail.
 pub(crate) fn or_make<K, V: Clone>(
     place: &'static LocalKey<Place<K, V>>,
+    bytes: usize,
     is_input: impl Fn(&K) -> bool,
     input: impl FnOnce() -> K,
     make: impl FnOnce() -> V,
 ) -> V {
-    or_compute(place, is_input, input, || {
+    or_compute(place, bytes, is_input, input, || {
         Ok::<V, std::convert::Infallible>(make())
     })
     .unwrap_or_else(|never| match never {})
@@ -80,6 +91,7 @@ mod tests {
     fn length(text: &str, computed: &mut usize) -> Result<usize, String> {
         or_compute(
             &LENGTHS,
+            text.len(),
             |kept| kept == text,
             || text.to_owned(),
             || {
@@ -112,5 +124,12 @@ mod tests {
         assert_eq!(computed, before, "the last four are kept");
         assert_eq!(length("abc", &mut computed), Ok(3));
         assert_eq!(computed, before + 1, "older ones are computed again");
+        // A large input is computed every time.
+        let large = "x".repeat(LARGEST + 1);
+        let before = computed;
+        for _ in 0..2 {
+            assert_eq!(length(&large, &mut computed), Ok(LARGEST + 1));
+        }
+        assert_eq!(computed, before + 2);
     }
 }

@@ -79,6 +79,7 @@ pub fn parse_table(path: &Path, text: &str) -> Result<toml::Table, TomlFileError
     }
     recent::or_compute(
         &PARSED,
+        text.len(),
         |parsed| parsed == text,
         || text.to_owned(),
         || parse_text(path, text),

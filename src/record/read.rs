@@ -352,6 +352,7 @@ fn first_line_records(head: String) -> Vec<Record> {
     }
     recent::or_make(
         &READ,
+        head.len(),
         |kept| *kept == head,
         || head.clone(),
         || read_str(&head).records,

@@ -354,6 +354,7 @@ impl Pin {
         }
         recent::or_make(
             &DRIFTS,
+            text.len(),
             |(pin, kept)| pin == self && *kept == text,
             || (self.clone(), text.clone()),
             || self.drift_of(text.clone()),
@@ -470,6 +471,7 @@ pub fn load(path: &Path) -> Result<Vec<Pin>, PinError> {
     }
     recent::or_compute(
         &PARSED,
+        bytes.len(),
         |parsed| *parsed == bytes,
         || bytes.clone(),
         || {

@@ -18,6 +18,7 @@ pub fn switches_hooks_off(agent: AgentKind, text: &str) -> Option<&'static str> 
     }
     recent::or_make(
         &FOUND,
+        text.len(),
         |(kept_agent, kept)| *kept_agent == agent && kept == text,
         || (agent, text.to_owned()),
         || switch_off_in(agent, text),
