@@ -307,6 +307,11 @@ fn warm_check(pins: &[pin::Pin]) -> Check {
                 socket.display(),
                 pin.hookhost.display()
             ),
+            crate::warm::Probe::RefusesThisProcess(pid, why) => format!(
+                "{}: the warm server at {} (pid {pid}) takes no call from this process ({why}), so calls made from here run in their own processes",
+                pin.agent,
+                socket.display()
+            ),
             crate::warm::Probe::NotRunning(_) => format!(
                 "{}: no warm server at {}, so its calls run in their own processes (start `hookhost warm`{})",
                 pin.agent,

@@ -117,6 +117,14 @@ fn hand_over(
     binary: [u64; 4],
     wait: Duration,
 ) -> Result<Answer, NotAnswered> {
+    // One deadline for every step: greeting, call, admission and answer together wait no
+    // longer than `wait`.
+    let deadline = std::time::Instant::now() + wait;
+    let left = || {
+        deadline
+            .saturating_duration_since(std::time::Instant::now())
+            .max(Duration::from_millis(1))
+    };
     let (mut connection, peer) =
         vouched(socket, binary, wait).map_err(|refusal| NotAnswered::before(refusal.why))?;
     // The call goes out at once: the server looks at this process while it travels, and
@@ -125,15 +133,11 @@ fn hand_over(
     // socket holds waits for the server's read; a write cut short leaves the server a
     // frame it cannot read whole, and nothing to act on.
     let before = |e: io::Error| NotAnswered::before(format!("pid {}: {e}", peer.pid));
-    let greeting_wait = GREETING.min(wait).max(Duration::from_millis(1));
     connection
-        .set_write_timeout(Some(greeting_wait))
+        .set_write_timeout(Some(GREETING.min(left())))
         .map_err(before)?;
     request.write(&mut connection).map_err(before)?;
-    connection
-        .set_read_timeout(Some(greeting_wait))
-        .map_err(before)?;
-    match Admission::read(&mut connection).map_err(before)? {
+    match admission(&mut connection, GREETING.min(left())).map_err(before)? {
         Admission::Admitted => {}
         Admission::Refused(why) => {
             return Err(NotAnswered::before(format!(
@@ -160,9 +164,14 @@ fn hand_over(
             },
         }
     };
-    let wait = wait.max(Duration::from_millis(1));
-    connection.set_read_timeout(Some(wait)).map_err(sent)?;
+    connection.set_read_timeout(Some(left())).map_err(sent)?;
     Answer::read(&mut connection).map_err(sent)
+}
+
+/// The server's admission of this process, waited for up to `wait`.
+fn admission(connection: &mut os::Connection, wait: Duration) -> io::Result<Admission> {
+    connection.set_read_timeout(Some(wait))?;
+    Admission::read(connection)
 }
 
 /// Why the server at a socket is not one to hand a call to.
@@ -236,6 +245,9 @@ pub enum Probe {
     NotRunning(String),
     /// A server a bridge of `binary` hands its calls to: its pid.
     Answering(u32),
+    /// Such a server, which takes no call from this process (its pid, and why: a
+    /// sandbox around this process, say); a bridge here runs its calls itself.
+    RefusesThisProcess(u32, String),
     /// Something a bridge would not hand a call to, and why.
     Refused(String),
 }
@@ -247,10 +259,19 @@ pub fn probe(socket: &Path, binary: &Path) -> Probe {
         Ok(identity) => identity,
         Err(e) => return Probe::Refused(format!("{}: {e}", binary.display())),
     };
-    match vouched(socket, identity, GREETING) {
-        Ok((_, peer)) => Probe::Answering(peer.pid),
-        Err(refusal) if refusal.listening => Probe::Refused(refusal.why),
-        Err(refusal) => Probe::NotRunning(refusal.why),
+    let (mut connection, peer) = match vouched(socket, identity, GREETING) {
+        Ok(vouched) => vouched,
+        Err(refusal) if refusal.listening => return Probe::Refused(refusal.why),
+        Err(refusal) => return Probe::NotRunning(refusal.why),
+    };
+    // The server greets every caller, and then says whether it takes this one's calls.
+    match admission(&mut connection, GREETING) {
+        Ok(Admission::Admitted) => Probe::Answering(peer.pid),
+        Ok(Admission::Refused(why)) => Probe::RefusesThisProcess(peer.pid, why),
+        Err(e) => Probe::Refused(format!(
+            "its server (pid {}) did not say whether it takes this process's calls: {e}",
+            peer.pid
+        )),
     }
 }
 
@@ -381,8 +402,24 @@ impl Connection {
     /// the call itself, inside.
     pub fn read_call(&mut self, server: &Server) -> io::Result<Request> {
         server.hello().write(&mut self.connection)?;
-        if let Err(refusal) = self.look_at_caller(server) {
-            let _ = Admission::Refused(refusal.to_string()).write(&mut self.connection);
+        let greeted = std::time::Instant::now();
+        let looked = self.look_at_caller(server).and_then(|()| {
+            // A bridge waits up to GREETING for its admission, then runs its call itself:
+            // one admitted that late could have its call run twice.
+            if greeted.elapsed() > GREETING / 2 {
+                return Err((
+                    io::Error::new(
+                        io::ErrorKind::TimedOut,
+                        format!("the caller (pid {}) was looked at too late", self.peer.pid),
+                    ),
+                    "it was looked at too late",
+                ));
+            }
+            Ok(())
+        });
+        if let Err((refusal, told)) = looked {
+            // The caller is told why, not how the server itself is confined.
+            let _ = Admission::Refused(told.to_string()).write(&mut self.connection);
             let _ = self.connection.shutdown(std::net::Shutdown::Both);
             return Err(refusal);
         }
@@ -396,26 +433,29 @@ impl Connection {
         Ok(request)
     }
 
-    /// Whether the caller is confined as the server is; `PermissionDenied` saying how not.
-    fn look_at_caller(&self, server: &Server) -> io::Result<()> {
+    /// Whether the caller is confined as the server is; else `PermissionDenied` saying how
+    /// not (for the server's log), and what the caller is told.
+    fn look_at_caller(&self, server: &Server) -> Result<(), (io::Error, &'static str)> {
         let theirs = os::peer_confinement(&self.connection, &self.peer).map_err(|e| {
-            io::Error::new(
-                io::ErrorKind::PermissionDenied,
-                format!(
-                    "cannot see how the caller (pid {}) is confined: {e}",
-                    self.peer.pid
-                ),
+            let why = format!(
+                "cannot see how the caller (pid {}) is confined: {e}",
+                self.peer.pid
+            );
+            (
+                io::Error::new(io::ErrorKind::PermissionDenied, why),
+                "the server cannot see how it is confined",
             )
         })?;
         let differences = server.confinement.differences(&theirs);
         if !differences.is_empty() {
-            return Err(io::Error::new(
-                io::ErrorKind::PermissionDenied,
-                format!(
-                    "the caller (pid {}) is confined otherwise than this server: {}",
-                    self.peer.pid,
-                    differences.join(", ")
-                ),
+            let why = format!(
+                "the caller (pid {}) is confined otherwise than this server: {}",
+                self.peer.pid,
+                differences.join(", ")
+            );
+            return Err((
+                io::Error::new(io::ErrorKind::PermissionDenied, why),
+                "it is confined otherwise than the server (a sandbox)",
             ));
         }
         Ok(())

@@ -390,13 +390,17 @@ fn namespaces_of(pidfd: &OwnedFd) -> io::Result<Option<Vec<String>>> {
         if fd < 0 {
             let error = io::Error::last_os_error();
             match error.raw_os_error() {
-                // An ioctl this kernel does not know.
-                Some(libc::ENOTTY | libc::EINVAL) if names.is_empty() => return Ok(None),
                 // A namespace this kernel does not have.
                 Some(libc::EOPNOTSUPP) => {
                     names.push(String::from("none"));
                     continue;
                 }
+                // The process is gone.
+                Some(libc::ESRCH) => return Err(error),
+                // An ioctl this kernel does not know (ENOTTY, EINVAL), or one a seccomp
+                // filter or a security module around this server refuses: the links,
+                // whose own answer then decides.
+                _ if names.is_empty() => return Ok(None),
                 _ => return Err(error),
             }
         }
@@ -652,27 +656,49 @@ mod tests {
         unsafe { OwnedFd::from_raw_fd(fd as i32) }
     }
 
+    /// A child killed and reaped however the test ends.
+    struct Reaped(std::process::Child);
+
+    impl Drop for Reaped {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+
     #[test]
     fn namespaces_asked_of_a_pidfd_are_those_its_links_name() {
         // This process, and one in namespaces of its own (`unshare` execs the program in
-        // the process it made them in).
-        let mut other = std::process::Command::new("unshare")
-            .args([
-                "--user",
-                "--map-root-user",
-                "--mount",
-                "--uts",
-                "--ipc",
-                "--net",
-            ])
-            .args(["--cgroup", "sleep", "30"])
-            .spawn()
-            .expect("unshare");
+        // the process it made them in). Unprivileged user namespaces are what the box
+        // needs too: a skip here, or a failure under HOOKHOST_REQUIRE_BOX.
+        let mut other = Reaped(
+            std::process::Command::new("unshare")
+                .args([
+                    "--user",
+                    "--map-root-user",
+                    "--mount",
+                    "--uts",
+                    "--ipc",
+                    "--net",
+                ])
+                .args(["--cgroup", "sleep", "30"])
+                .stderr(std::process::Stdio::null())
+                .spawn()
+                .expect("unshare"),
+        );
         let own = namespace_links("/proc/self").expect("own links");
-        let other_proc = format!("/proc/{}", other.id());
+        let other_proc = format!("/proc/{}", other.0.id());
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
         let user = NAMESPACES.iter().position(|&n| n == "user").expect("user");
         let theirs = loop {
+            if let Some(status) = other.0.try_wait().expect("its status") {
+                let why = format!("unshare could not make namespaces here ({status})");
+                if std::env::var_os("HOOKHOST_REQUIRE_BOX").is_some_and(|v| !v.is_empty()) {
+                    panic!("{why}, and HOOKHOST_REQUIRE_BOX is set");
+                }
+                eprintln!("SKIPPED namespaces_asked_of_a_pidfd_are_those_its_links_name: {why}");
+                return;
+            }
             let links = namespace_links(&other_proc).expect("its links");
             if links[user] != own[user] {
                 break links;
@@ -680,7 +706,7 @@ mod tests {
             assert!(std::time::Instant::now() < deadline, "never unshared");
             std::thread::sleep(std::time::Duration::from_millis(10));
         };
-        for (pid, links) in [(std::process::id(), &own), (other.id(), &theirs)] {
+        for (pid, links) in [(std::process::id(), &own), (other.0.id(), &theirs)] {
             match namespaces_of(&pidfd_of(pid)).expect("asked") {
                 Some(asked) => assert_eq!(&asked, links, "pid {pid}"),
                 None => assert!(!kernel_at_least((6, 11)), "Linux 6.11 has the ioctls"),
@@ -692,8 +718,6 @@ mod tests {
                 _ => assert_ne!(ours, theirs, "{name}"),
             }
         }
-        other.kill().expect("kill");
-        other.wait().expect("reaped");
     }
 
     #[test]

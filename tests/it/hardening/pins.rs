@@ -608,6 +608,29 @@ fn doctor_says_where_a_warm_registrations_calls_go() {
         )),
         "{line}"
     );
+    // From a process confined otherwise (no-new-privileges, as sandboxes set it): the
+    // server greets it and takes none of its calls, and doctor says so.
+    let mut confined = m.command(env!("CARGO_BIN_EXE_hookhost"), &["doctor"]);
+    // SAFETY: prctl is async-signal-safe and touches only the child.
+    unsafe {
+        use std::os::unix::process::CommandExt;
+        confined.pre_exec(|| {
+            if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let (_, stdout, _) = run(&mut confined);
+    let line = warm_line(&stdout);
+    assert!(
+        line.starts_with(&format!(
+            "✓ warm server: claude-code: the warm server at {} (pid {}) takes no call from this process (it is confined otherwise than the server",
+            socket.display(),
+            server.id()
+        )) && line.ends_with("so calls made from here run in their own processes"),
+        "{line}"
+    );
     let _ = server.kill();
     let _ = server.wait();
 
