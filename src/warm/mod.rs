@@ -403,21 +403,7 @@ impl Connection {
     pub fn read_call(&mut self, server: &Server) -> io::Result<Request> {
         server.hello().write(&mut self.connection)?;
         let greeted = std::time::Instant::now();
-        let looked = self.look_at_caller(server).and_then(|()| {
-            // A bridge waits up to GREETING for its admission, then runs its call itself:
-            // one admitted that late could have its call run twice.
-            if greeted.elapsed() > GREETING / 2 {
-                return Err((
-                    io::Error::new(
-                        io::ErrorKind::TimedOut,
-                        format!("the caller (pid {}) was looked at too late", self.peer.pid),
-                    ),
-                    "it was looked at too late",
-                ));
-            }
-            Ok(())
-        });
-        if let Err((refusal, told)) = looked {
+        if let Err((refusal, told)) = self.look_at_caller(server, greeted) {
             // The caller is told why, not how the server itself is confined.
             let _ = Admission::Refused(told.to_string()).write(&mut self.connection);
             let _ = self.connection.shutdown(std::net::Shutdown::Both);
@@ -433,9 +419,14 @@ impl Connection {
         Ok(request)
     }
 
-    /// Whether the caller is confined as the server is; else `PermissionDenied` saying how
-    /// not (for the server's log), and what the caller is told.
-    fn look_at_caller(&self, server: &Server) -> Result<(), (io::Error, &'static str)> {
+    /// Whether the caller, greeted at `greeted`, is confined as the server is and was
+    /// looked at in time; else why not (for the server's log), and what the caller is
+    /// told.
+    fn look_at_caller(
+        &self,
+        server: &Server,
+        greeted: std::time::Instant,
+    ) -> Result<(), (io::Error, &'static str)> {
         let theirs = os::peer_confinement(&self.connection, &self.peer).map_err(|e| {
             let why = format!(
                 "cannot see how the caller (pid {}) is confined: {e}",
@@ -456,6 +447,15 @@ impl Connection {
             return Err((
                 io::Error::new(io::ErrorKind::PermissionDenied, why),
                 "it is confined otherwise than the server (a sandbox)",
+            ));
+        }
+        // A bridge waits up to GREETING for its admission, then runs its call itself: one
+        // admitted that late could have its call run twice.
+        if greeted.elapsed() > GREETING / 2 {
+            let why = format!("the caller (pid {}) was looked at too late", self.peer.pid);
+            return Err((
+                io::Error::new(io::ErrorKind::TimedOut, why),
+                "it was looked at too late",
             ));
         }
         Ok(())

@@ -227,7 +227,7 @@ pub(crate) fn confinement(pid: Option<u32>) -> io::Result<Confinement> {
         None => "/proc/self".to_string(),
     };
     let started = start_time(&proc)?;
-    let read = confinement_at(&proc)?;
+    let read = confinement_at(&proc, None)?;
     if start_time(&proc)? != started {
         return Err(io::Error::other("the process changed while it was read"));
     }
@@ -245,7 +245,7 @@ pub(crate) fn peer_confinement(connection: &Connection, peer: &Peer) -> io::Resu
     let Some(pidfd) = peer_pidfd(connection)? else {
         return confinement(Some(peer.pid));
     };
-    let read = confinement_with(&format!("/proc/{}", peer.pid), Some(&pidfd))?;
+    let read = confinement_at(&format!("/proc/{}", peer.pid), Some(&pidfd))?;
     if !still_exists(&pidfd)? {
         return Err(io::Error::other("the process ended while it was read"));
     }
@@ -317,14 +317,9 @@ fn still_exists(pidfd: &OwnedFd) -> io::Result<bool> {
 }
 
 /// The confinement read from `proc` (`/proc/PID` or `/proc/self`), with no check that
-/// `proc` named one process throughout.
-fn confinement_at(proc: &str) -> io::Result<Confinement> {
-    confinement_with(proc, None)
-}
-
-/// [`confinement_at`], its namespaces asked of `pidfd` (the process of `proc`) where the
-/// kernel answers that ([`namespaces_of`]).
-fn confinement_with(proc: &str, pidfd: Option<&OwnedFd>) -> io::Result<Confinement> {
+/// `proc` named one process throughout; its namespaces asked of `pidfd` (the process of
+/// `proc`, when one is given) where the kernel answers that ([`namespaces_of`]).
+fn confinement_at(proc: &str, pidfd: Option<&OwnedFd>) -> io::Result<Confinement> {
     let status = read_proc(&format!("{proc}/status"))?;
     let mut fields = Vec::with_capacity(CONFINING_FIELDS.len() + NAMESPACES.len());
     for name in CONFINING_FIELDS {

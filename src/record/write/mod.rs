@@ -246,7 +246,7 @@ impl RecordWriter {
         // The head `resume` found matching still does: the lock has been held since,
         // and only a lock holder writes the record and its head.
         let found = match head {
-            Some(head) => Some(head),
+            found @ Some(_) => found,
             None => match super::read_head(path)? {
                 HeadSeen::Found(head)
                     if super::read::head_matches(&mut file, &head).map_err(io)? =>
