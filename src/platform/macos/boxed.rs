@@ -14,7 +14,7 @@ use std::process::{Command, Stdio};
 pub use crate::platform::generic::entry::{
     box_entry_main, landlock_abi, prepare_carried_entry, running_binary,
 };
-use crate::platform::unix::box_paths::{absolute, canonical_dir, resolve};
+use crate::platform::unix::box_paths::{Resolver, absolute, canonical_dir};
 use crate::platform::unix::trial::{TrialFailure, trial_run};
 use crate::sandbox::seatbelt::{SANDBOX_EXEC, SeatbeltPolicy};
 use crate::sandbox::{BoxProgram, BoxSpec, SandboxError, Unavailable};
@@ -60,11 +60,12 @@ pub(crate) fn command(
         }
     }
     let mut hide = Vec::new();
+    let mut resolver = Resolver::default();
     for h in &spec.hide {
         absolute("a hidden path", h)?;
         // Seatbelt matches resolved paths: hide where a link leads, and the link too.
         hide.push(h.clone());
-        if let Ok(c) = resolve(h)
+        if let Ok(c) = resolver.resolve(h)
             && &c != h
         {
             hide.push(c);

@@ -86,7 +86,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use crate::paths;
-use crate::platform::unix::box_paths::{absolute, canonical_dir, resolve};
+use crate::platform::unix::box_paths::{Resolver, absolute, canonical_dir};
 use crate::platform::unix::trial::{TrialFailure, trial_run};
 use crate::sandbox::{BoxProgram, BoxSpec, SandboxError, Unavailable};
 
@@ -212,9 +212,10 @@ impl BoxSpec {
         // A set: ~80 hidden paths compared pairwise, component by component, were half
         // of this function's time (BENCHMARKS.md, fifteenth sitting).
         let mut covered: HashSet<PathBuf> = HashSet::new();
+        let mut resolver = Resolver::default();
         for h in &self.hide {
             absolute("a hidden path", h)?;
-            let resolved = resolve(h).map_err(|source| SandboxError::Path {
+            let resolved = resolver.resolve(h).map_err(|source| SandboxError::Path {
                 what: "a hidden path",
                 path: h.clone(),
                 source,
