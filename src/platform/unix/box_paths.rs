@@ -2,6 +2,7 @@
 //! absolute, a folder that must exist, and where a hidden path leads.
 
 use std::collections::HashMap;
+use std::ffi::OsString;
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -49,7 +50,9 @@ pub(crate) fn canonical_dir(what: &'static str, path: &Path) -> Result<PathBuf, 
 /// keeps is older than the command it helps build.
 #[derive(Default)]
 pub(crate) struct Resolver {
-    known: HashMap<PathBuf, PathBuf>,
+    /// By each path's bytes: hashing a `Path` walks its components, a fifth of the
+    /// resolver's time.
+    known: HashMap<OsString, PathBuf>,
 }
 
 /// Where one absolute path leads (a [`Resolver`] of its own).
@@ -61,11 +64,12 @@ pub(crate) fn resolve(path: &Path) -> io::Result<PathBuf> {
 impl Resolver {
     /// Where `path` (absolute) leads.
     pub(crate) fn resolve(&mut self, path: &Path) -> io::Result<PathBuf> {
-        if let Some(known) = self.known.get(path) {
+        if let Some(known) = self.known.get(path.as_os_str()) {
             return Ok(known.clone());
         }
         let resolved = self.resolve_anew(path)?;
-        self.known.insert(path.to_owned(), resolved.clone());
+        self.known
+            .insert(path.as_os_str().to_owned(), resolved.clone());
         Ok(resolved)
     }
 

@@ -211,7 +211,7 @@ impl BoxSpec {
         // Two homes (`$HOME` and the real one) may lead to the same place: cover it once.
         // A set: ~80 hidden paths compared pairwise, component by component, were half
         // of this function's time (BENCHMARKS.md, fifteenth sitting).
-        let mut covered: HashSet<PathBuf> = HashSet::new();
+        let mut covered: HashSet<OsString> = HashSet::new();
         let mut resolver = Resolver::default();
         for h in &self.hide {
             absolute("a hidden path", h)?;
@@ -220,7 +220,7 @@ impl BoxSpec {
                 path: h.clone(),
                 source,
             })?;
-            if !covered.insert(resolved.clone()) {
+            if !covered.insert(resolved.as_os_str().to_owned()) {
                 continue;
             }
             match std::fs::metadata(&resolved) {
