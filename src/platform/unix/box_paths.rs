@@ -53,6 +53,10 @@ pub(crate) struct Resolver {
     /// By each path's bytes: hashing a `Path` walks its components, a fifth of the
     /// resolver's time.
     known: HashMap<OsString, PathBuf>,
+    /// The paths being resolved, outermost first. A link that leads through itself
+    /// (`L -> L/x`) asks for one of them again: a loop, which would otherwise recurse
+    /// until the stack overflows (docs/threats.md B2).
+    open: Vec<OsString>,
 }
 
 /// Where one absolute path leads (a [`Resolver`] of its own).
@@ -67,7 +71,13 @@ impl Resolver {
         if let Some(known) = self.known.get(path.as_os_str()) {
             return Ok(known.clone());
         }
-        let resolved = self.resolve_anew(path)?;
+        if self.open.iter().any(|open| open == path.as_os_str()) {
+            return Err(too_many_links());
+        }
+        self.open.push(path.as_os_str().to_owned());
+        let resolved = self.resolve_anew(path);
+        self.open.pop();
+        let resolved = resolved?;
         self.known
             .insert(path.as_os_str().to_owned(), resolved.clone());
         Ok(resolved)
@@ -75,7 +85,15 @@ impl Resolver {
 
     fn resolve_anew(&mut self, path: &Path) -> io::Result<PathBuf> {
         let mut path = path.to_owned();
-        for _ in 0..MAX_LINK_HOPS {
+        // As many links as the kernel follows, and one look more at where the last leads.
+        for _ in 0..=MAX_LINK_HOPS {
+            // macOS's `realpath` spells each part as the disk does (its case, its Unicode
+            // form), and Seatbelt compares that spelling: there, a name is never taken as
+            // given where the path exists.
+            #[cfg(target_os = "macos")]
+            if let Ok(canonical) = std::fs::canonicalize(&path) {
+                return Ok(canonical);
+            }
             // `/`, or a path that ends in `..`: the kernel's own answer, or the path as
             // given when there is none (its parts are then taken by spelling).
             let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
@@ -93,8 +111,12 @@ impl Resolver {
                 _ => return Ok(lexical(&here)), // on an already-canonical prefix
             }
         }
-        Err(io::Error::other("too many levels of symbolic links"))
+        Err(too_many_links())
     }
+}
+
+fn too_many_links() -> io::Error {
+    io::Error::other("too many levels of symbolic links")
 }
 
 #[cfg(test)]
@@ -175,5 +197,34 @@ mod tests {
             }
         }
         assert_eq!(resolve(Path::new("/")).unwrap(), PathBuf::from("/"));
+    }
+
+    /// A chain of as many links as the kernel follows leads to its end; a link that
+    /// leads through itself is a loop, refused, not a recursion without end.
+    #[test]
+    fn a_resolver_follows_the_kernels_links_and_refuses_a_link_through_itself() {
+        let tmp = tempfile::tempdir().unwrap();
+        let t = tmp.path().canonicalize().unwrap();
+        std::fs::create_dir(t.join("end")).unwrap();
+        for i in 0..MAX_LINK_HOPS {
+            let next = if i + 1 == MAX_LINK_HOPS {
+                t.join("end")
+            } else {
+                t.join(format!("l{}", i + 1))
+            };
+            symlink(next, t.join(format!("l{i}"))).unwrap();
+        }
+        assert_eq!(resolve(&t.join("l0")).unwrap(), t.join("end"));
+        assert_eq!(resolve(&t.join("l0/.ssh")).unwrap(), t.join("end/.ssh"));
+        symlink("self/x", t.join("self")).unwrap();
+        symlink("b/x", t.join("a")).unwrap();
+        symlink("a/y", t.join("b")).unwrap();
+        for looped in ["self", "self/.ssh", "a", "b/.aws"] {
+            let err = resolve(&t.join(looped)).unwrap_err();
+            assert!(
+                err.to_string().contains("too many levels"),
+                "{looped}: {err}"
+            );
+        }
     }
 }
