@@ -253,6 +253,29 @@ fn a_missing_hidden_path_in_a_writable_folder_cannot_be_created() {
     assert_eq!(std::fs::read_dir(&first).expect("read_dir").count(), 0);
 }
 
+/// A hidden path behind a link that leads through itself (the agent can make one in the
+/// project) is a loop: the box command is refused, naming the path, and nothing runs
+/// (docs/threats.md B2). Before, resolving it recursed until the stack overflowed.
+#[test]
+fn a_hidden_path_behind_a_link_through_itself_refuses_the_box() {
+    let Some(mut f) = fixture("a_hidden_path_behind_a_link_through_itself_refuses_the_box") else {
+        return;
+    };
+    std::os::unix::fs::symlink("secrets/x", f.project.join("secrets")).expect("symlink");
+    let hidden = f.project.join("secrets/token");
+    f.spec.hide.push(hidden.clone());
+    let argv = [OsString::from("true")];
+    let err = f
+        .spec
+        .command(&argv, &env())
+        .expect_err("the box command is refused");
+    let said = err.to_string();
+    assert!(
+        said.contains(&hidden.display().to_string()) && said.contains("too many levels"),
+        "{said}"
+    );
+}
+
 #[test]
 fn the_environment_is_exactly_the_one_given() {
     let Some(f) = fixture("the_environment_is_exactly_the_one_given") else {
