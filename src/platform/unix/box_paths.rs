@@ -4,9 +4,9 @@
 use std::collections::HashMap;
 use std::ffi::OsString;
 use std::io;
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
-use crate::paths::{MAX_LINK_HOPS, lexical};
+use crate::paths::MAX_LINK_HOPS;
 use crate::sandbox::SandboxError;
 
 /// `path` is absolute, else the error that names `what`.
@@ -40,23 +40,36 @@ pub(crate) fn canonical_dir(what: &'static str, path: &Path) -> Result<PathBuf, 
 }
 
 /// Where absolute paths lead, following symlinks even when the end is missing: the
-/// longest existing prefix is canonicalized and a dangling link is followed to where it
-/// would create its target. More than [`MAX_LINK_HOPS`] links is an error.
+/// longest existing prefix is resolved as the kernel resolves it and a dangling link is
+/// followed to where it would create its target; from the first part that is not there
+/// (or cannot be looked at) on, the rest is taken by spelling. More than
+/// [`MAX_LINK_HOPS`] links on the way is an error, as it is to the kernel.
 ///
-/// It remembers every folder it resolved on the way. A box resolves its whole hidden list
-/// (some eighty paths under two homes) for every command; path by path, each `realpath`
-/// read every link of the home again, 0.7 ms of a boxed call (BENCHMARKS.md,
-/// twenty-second sitting). One resolver serves one list, looked at once, so nothing it
-/// keeps is older than the command it helps build.
+/// The path is walked part by part, never by recursion: a link's target may hold
+/// thousands of parts, each a link again, and an agent that can write near a hidden path
+/// can make such links (docs/threats.md B2).
+///
+/// It remembers what each place it looked at is, for the one list it serves. A box
+/// resolves its whole hidden list (some eighty paths under two homes) for every command;
+/// path by path through `realpath`, each read every link of its home again, 0.7 ms of a
+/// boxed call (BENCHMARKS.md, twenty-second sitting). One resolver serves one list,
+/// looked at once, so nothing it keeps is older than the command it helps build.
 #[derive(Default)]
 pub(crate) struct Resolver {
-    /// By each path's bytes: hashing a `Path` walks its components, a fifth of the
-    /// resolver's time.
-    known: HashMap<OsString, PathBuf>,
-    /// The paths being resolved, outermost first. A link that leads through itself
-    /// (`L -> L/x`) asks for one of them again: a loop, which would otherwise recurse
-    /// until the stack overflows (docs/threats.md B2).
-    open: Vec<OsString>,
+    /// What is at each place looked at, by the path's bytes: hashing a `Path` walks its
+    /// components, a fifth of the resolver's time.
+    seen: HashMap<OsString, Place>,
+}
+
+/// What a resolver found at a place (a path without links).
+#[derive(Clone)]
+enum Place {
+    /// A link, to this target.
+    Link(PathBuf),
+    /// Something that is no link.
+    Other,
+    /// Nothing, or nothing this process can look at.
+    Nothing,
 }
 
 /// Where one absolute path leads (a [`Resolver`] of its own).
@@ -68,51 +81,86 @@ pub(crate) fn resolve(path: &Path) -> io::Result<PathBuf> {
 impl Resolver {
     /// Where `path` (absolute) leads.
     pub(crate) fn resolve(&mut self, path: &Path) -> io::Result<PathBuf> {
-        if let Some(known) = self.known.get(path.as_os_str()) {
-            return Ok(known.clone());
+        let mut todo: Vec<OsString> = Vec::new();
+        push_parts(&mut todo, path);
+        let mut here = PathBuf::from("/");
+        let mut links = 0;
+        let mut missing = false;
+        while let Some(part) = todo.pop() {
+            match Path::new(&part).components().next() {
+                Some(Component::RootDir) => here = PathBuf::from("/"),
+                Some(Component::ParentDir) => {
+                    here.pop();
+                }
+                Some(Component::Normal(name)) => {
+                    let next = here.join(name);
+                    let place = match missing {
+                        true => Place::Nothing,
+                        false => self.look(&next),
+                    };
+                    match place {
+                        Place::Link(target) => {
+                            links += 1;
+                            if links > MAX_LINK_HOPS {
+                                return Err(too_many_links());
+                            }
+                            // A relative target goes on from the link's folder, `here`.
+                            push_parts(&mut todo, &target);
+                        }
+                        Place::Other => here = next,
+                        Place::Nothing => {
+                            if !missing {
+                                here = disk_spelling(here);
+                                missing = true;
+                            }
+                            here.push(name);
+                        }
+                    }
+                }
+                _ => {} // `.`, or a prefix (none on Unix)
+            }
         }
-        if self.open.iter().any(|open| open == path.as_os_str()) {
-            return Err(too_many_links());
-        }
-        self.open.push(path.as_os_str().to_owned());
-        let resolved = self.resolve_anew(path);
-        self.open.pop();
-        let resolved = resolved?;
-        self.known
-            .insert(path.as_os_str().to_owned(), resolved.clone());
-        Ok(resolved)
+        Ok(if missing { here } else { disk_spelling(here) })
     }
 
-    fn resolve_anew(&mut self, path: &Path) -> io::Result<PathBuf> {
-        let mut path = path.to_owned();
-        // As many links as the kernel follows, and one look more at where the last leads.
-        for _ in 0..=MAX_LINK_HOPS {
-            // macOS's `realpath` spells each part as the disk does (its case, its Unicode
-            // form), and Seatbelt compares that spelling: there, a name is never taken as
-            // given where the path exists.
-            #[cfg(target_os = "macos")]
-            if let Ok(canonical) = std::fs::canonicalize(&path) {
-                return Ok(canonical);
-            }
-            // `/`, or a path that ends in `..`: the kernel's own answer, or the path as
-            // given when there is none (its parts are then taken by spelling).
-            let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
-                return Ok(std::fs::canonicalize(&path).unwrap_or(path));
-            };
-            // The parent resolved, the last component looked at itself: where it is no
-            // link (or nothing), the resolved parent and its name are where it leads.
-            let parent = self.resolve(parent)?;
-            let here = parent.join(name);
-            match std::fs::symlink_metadata(&here) {
-                Ok(meta) if meta.file_type().is_symlink() => match std::fs::read_link(&here) {
-                    Ok(target) => path = parent.join(target), // absolute targets replace `parent`
-                    Err(_) => return Ok(lexical(&here)),
-                },
-                _ => return Ok(lexical(&here)), // on an already-canonical prefix
-            }
+    /// What is at `place`, looked at once.
+    fn look(&mut self, place: &Path) -> Place {
+        if let Some(seen) = self.seen.get(place.as_os_str()) {
+            return seen.clone();
         }
-        Err(too_many_links())
+        let found = match std::fs::symlink_metadata(place) {
+            Ok(meta) if meta.file_type().is_symlink() => match std::fs::read_link(place) {
+                Ok(target) => Place::Link(target),
+                Err(_) => Place::Nothing,
+            },
+            Ok(_) => Place::Other,
+            Err(_) => Place::Nothing,
+        };
+        self.seen
+            .insert(place.as_os_str().to_owned(), found.clone());
+        found
     }
+}
+
+/// Puts `path`'s parts on `todo` so that the first pops first (a root part included,
+/// which sends the walk back to `/`).
+fn push_parts(todo: &mut Vec<OsString>, path: &Path) {
+    let start = todo.len();
+    for part in path.components() {
+        todo.push(part.as_os_str().to_owned());
+    }
+    todo[start..].reverse();
+}
+
+/// The spelling of an existing, link-free path as the file system has it. macOS's
+/// `realpath` gives each part as the disk spells it (its case, its Unicode form), which
+/// Seatbelt compares; elsewhere the path is already that.
+fn disk_spelling(path: PathBuf) -> PathBuf {
+    #[cfg(target_os = "macos")]
+    if let Ok(canonical) = std::fs::canonicalize(&path) {
+        return canonical;
+    }
+    path
 }
 
 fn too_many_links() -> io::Error {
@@ -122,6 +170,7 @@ fn too_many_links() -> io::Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::paths::lexical;
     use std::os::unix::fs::symlink;
 
     /// The resolution [`Resolver`] replaced, path by path through `realpath`: the
@@ -178,7 +227,6 @@ mod tests {
             "home/./.config/./gh",
             "real/a",
             "real/a/x",
-            "missing/..",
             "",
         ];
         let mut resolver = Resolver::default();
@@ -197,6 +245,13 @@ mod tests {
             }
         }
         assert_eq!(resolve(Path::new("/")).unwrap(), PathBuf::from("/"));
+        // Past a missing part the rest is spelling, a last `..` too, as the guard's walk
+        // takes it (the old resolution kept such a path as written).
+        assert_eq!(resolve(&t.join("missing/..")).unwrap(), t);
+        assert_eq!(
+            resolve(&t.join("home/nothing/../.ssh/x")).unwrap(),
+            t.join("real/home/.ssh/x")
+        );
     }
 
     /// A chain of as many links as the kernel follows leads to its end; a link that
@@ -226,5 +281,33 @@ mod tests {
                 "{looped}: {err}"
             );
         }
+    }
+
+    /// Links whose targets hold thousands of parts, each part a link again, are walked,
+    /// not recursed into: on a thread with a small stack the answer comes, where a
+    /// resolution by recursion went thousands of calls deep for each link.
+    #[test]
+    fn a_resolver_walks_long_link_targets_on_a_small_stack() {
+        let tmp = tempfile::tempdir().unwrap();
+        let t = tmp.path().canonicalize().unwrap();
+        let chain = |name: &str| vec![name; 1500].join("/");
+        symlink(chain("a"), t.join("secrets")).unwrap();
+        symlink(chain("b"), t.join("a")).unwrap();
+        symlink(chain("c"), t.join("b")).unwrap();
+        let path = t.join("secrets/token");
+        let answer = std::thread::Builder::new()
+            .stack_size(64 * 1024)
+            .spawn(move || resolve(&path).map_err(|e| e.to_string()))
+            .unwrap()
+            .join()
+            .expect("no stack overflow");
+        // `t/c` is not there: from it on, the rest is taken by spelling.
+        let mut expected = t.clone();
+        for (name, count) in [("c", 1500), ("b", 1499), ("a", 1499), ("token", 1)] {
+            for _ in 0..count {
+                expected.push(name);
+            }
+        }
+        assert_eq!(answer, Ok(expected));
     }
 }
