@@ -62,6 +62,48 @@ fn hooks_in_the_project_are_refused_and_every_one_is_reported() {
     assert_eq!(stdout, "hooks: off (--no-hooks)\n");
 }
 
+/// docs/threats.md#b2: an agent that can write the home links a default hidden path
+/// through itself (`~/.aws -> .aws/x`). The boxed hook cannot start, its call is blocked
+/// and the message names the path; before, resolving it overflowed the stack and the
+/// process died (exit 134), which some agents read as "go ahead".
+#[test]
+fn a_hidden_path_linked_through_itself_blocks_the_call_instead_of_crashing() {
+    let test = "a_hidden_path_linked_through_itself_blocks_the_call_instead_of_crashing";
+    if !support::bwrap_or_skip(test) {
+        return;
+    }
+    let scene = Scene::new();
+    let home = scene.root.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    std::os::unix::fs::symlink(".aws/x", home.join(".aws")).unwrap();
+    let ok = scene.script("ok.sh", "cat >/dev/null; exit 0");
+    scene.write_config(&sh_hook("boxed", &ok, ""));
+    let out = scene
+        .hookhost()
+        .env("HOME", &home)
+        .args(["pre-tool-use", "--tool", "bash", "--input"])
+        .arg(r#"{"command":"ls"}"#)
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
+    let why = format!(
+        "a hidden path {} cannot be used: too many levels of symbolic links",
+        home.join(".aws").display()
+    );
+    assert!(
+        stdout.contains(&format!("{why}), so this call was blocked")),
+        "{stdout}"
+    );
+    assert!(
+        stderr.contains(&format!("{why}), so the calls it covers are blocked")),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn a_config_inside_the_project_is_refused() {
     let scene = Scene::new();
