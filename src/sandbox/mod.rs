@@ -448,29 +448,10 @@ fn is_private_tmp_name(name: &str) -> bool {
         && hex.chars().all(|c| matches!(c, '0'..='9' | 'a'..='f'))
 }
 
-/// Removes a folder and everything in it, best effort. What the agent left read-only
-/// (a Go module cache makes its folders 0555) is made writable on the way, so that it
-/// can be emptied; links are removed, never followed.
+/// Removes a folder and everything in it, best effort (the OS's own walk:
+/// `platform::sys::folders::remove_tree`).
 fn remove_tree(path: &Path) {
-    if std::fs::remove_dir_all(path).is_ok() {
-        return;
-    }
-    fn open_up(path: &Path) {
-        let Ok(meta) = std::fs::symlink_metadata(path) else {
-            return;
-        };
-        if !meta.is_dir() {
-            return;
-        }
-        let _ = sys::files::make_dir_private(path);
-        if let Ok(entries) = std::fs::read_dir(path) {
-            for entry in entries.flatten() {
-                open_up(&entry.path());
-            }
-        }
-    }
-    open_up(path);
-    let _ = std::fs::remove_dir_all(path);
+    sys::folders::remove_tree(path);
 }
 
 impl crate::executor::argv::Launcher for BoxSpec {

@@ -72,3 +72,218 @@ fn exclusive_rename(from: &CString, to: &CString) -> libc::c_int {
     // SAFETY: two valid NUL-terminated paths that outlive the call.
     unsafe { libc::renamex_np(from.as_ptr(), to.as_ptr(), libc::RENAME_EXCL) }
 }
+
+/// Removes the folder `path` and everything in it, best effort: what cannot be removed
+/// stays.
+///
+/// One folder is open at a time and the tree is walked in a loop, never by recursion:
+/// `std::fs::remove_dir_all` goes one call deeper, and holds one more open folder, for
+/// each level, and a tree some ten thousand folders deep (one loop of `mkdir a; cd a`
+/// in a private temp folder, or in a folder named like one, which every start sweeps)
+/// overflowed the stack and killed the process (docs/threats.md B3). Links are removed,
+/// never followed. Each folder is made 0700 once open, so that what the agent left
+/// read-only (a Go module cache makes its folders 0555) can be emptied. A folder whose
+/// `..` is no longer the folder it was entered from (it was moved meanwhile) stops the
+/// removal.
+pub(crate) fn remove_tree(path: &Path) {
+    let _ = remove_tree_walking(path);
+}
+
+fn remove_tree_walking(path: &Path) -> io::Result<()> {
+    let mut current = open_folder(path)?;
+    open_up(&current);
+    // The folders entered below `path`, outermost first: each one's name in the folder
+    // it was entered from, and that folder's identity.
+    let mut entered: Vec<(CString, (u64, u64))> = Vec::new();
+    loop {
+        match empty_but_folders(&current)? {
+            Some(name) => {
+                let child = open_at(&current, &name, libc::O_NOFOLLOW)?;
+                open_up(&child);
+                entered.push((name, identity_of(&current)?));
+                current = child;
+            }
+            None => {
+                let Some((name, parent_id)) = entered.pop() else {
+                    break;
+                };
+                let parent = open_at(&current, c"..", 0)?;
+                let here = identity_of(&current)?;
+                if identity_of(&parent)? != parent_id || identity_at(&parent, &name)? != here {
+                    return Err(io::Error::other("a folder moved while it was removed"));
+                }
+                drop(current);
+                // SAFETY: an open folder's fd and a NUL-terminated name.
+                if unsafe { libc::unlinkat(fd(&parent), name.as_ptr(), libc::AT_REMOVEDIR) } != 0 {
+                    return Err(io::Error::last_os_error());
+                }
+                current = parent;
+            }
+        }
+    }
+    drop(current);
+    std::fs::remove_dir(path)
+}
+
+/// Removes every entry of the open folder `dir` that is not a folder, and returns the
+/// name of a folder in it, or `None` once it holds nothing.
+fn empty_but_folders(dir: &File) -> io::Result<Option<CString>> {
+    // SAFETY: `dup` of an open fd; the stream made from the copy owns it and closes it.
+    let copy = unsafe { libc::dup(fd(dir)) };
+    if copy < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: `copy` is an open folder's fd that nothing else owns.
+    let stream = unsafe { libc::fdopendir(copy) };
+    if stream.is_null() {
+        let error = io::Error::last_os_error();
+        // SAFETY: `copy` was not taken by a stream.
+        unsafe { libc::close(copy) };
+        return Err(error);
+    }
+    // The copy shares the folder's read position: start from the first entry.
+    // SAFETY: `stream` is a valid open directory stream until `closedir` below.
+    unsafe { libc::rewinddir(stream) };
+    let mut folder = None;
+    loop {
+        // SAFETY: as above; the entry it returns is valid until the next call.
+        let entry = unsafe { libc::readdir(stream) };
+        if entry.is_null() {
+            break;
+        }
+        // SAFETY: `d_name` is a NUL-terminated name inside the entry.
+        let name = unsafe { std::ffi::CStr::from_ptr((*entry).d_name.as_ptr()) };
+        if matches!(name.to_bytes(), b"." | b"..") {
+            continue;
+        }
+        // SAFETY: all zeroes is a valid `stat`.
+        let mut stat: libc::stat = unsafe { std::mem::zeroed() };
+        // SAFETY: a plain stat of a name in an open folder into a local, not following a
+        // link.
+        let seen =
+            unsafe { libc::fstatat(fd(dir), name.as_ptr(), &mut stat, libc::AT_SYMLINK_NOFOLLOW) };
+        if seen == 0 && (stat.st_mode & libc::S_IFMT) == libc::S_IFDIR {
+            folder = Some(name.to_owned());
+            break;
+        }
+        // SAFETY: removes one name (not a folder) of an open folder.
+        unsafe { libc::unlinkat(fd(dir), name.as_ptr(), 0) };
+    }
+    // SAFETY: closes the stream and the copy it owns.
+    unsafe { libc::closedir(stream) };
+    Ok(folder)
+}
+
+/// Opens the folder `name` in the open folder `dir`.
+fn open_at(dir: &File, name: &std::ffi::CStr, flags: libc::c_int) -> io::Result<File> {
+    use std::os::fd::FromRawFd;
+    // SAFETY: opens a name in an open folder; the fd it returns is owned by the File.
+    let opened = unsafe {
+        libc::openat(
+            fd(dir),
+            name.as_ptr(),
+            libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC | flags,
+        )
+    };
+    if opened < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: `opened` is a fresh fd nothing else owns.
+    Ok(unsafe { File::from_raw_fd(opened) })
+}
+
+/// Makes an open folder 0700 (its owner may list it, enter it and remove from it).
+fn open_up(dir: &File) {
+    // SAFETY: fchmod of an open fd.
+    unsafe { libc::fchmod(fd(dir), 0o700) };
+}
+
+/// The device and inode of an open file.
+fn identity_of(file: &File) -> io::Result<(u64, u64)> {
+    let meta = file.metadata()?;
+    Ok((meta.dev(), meta.ino()))
+}
+
+/// The device and inode of `name` in the open folder `dir`, not following a link.
+fn identity_at(dir: &File, name: &std::ffi::CStr) -> io::Result<(u64, u64)> {
+    // SAFETY: all zeroes is a valid `stat`.
+    let mut stat: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: a plain stat of a name in an open folder into a local.
+    if unsafe { libc::fstatat(fd(dir), name.as_ptr(), &mut stat, libc::AT_SYMLINK_NOFOLLOW) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    #[allow(clippy::unnecessary_cast)] // `dev_t` and `ino_t` differ between the OSes
+    Ok((stat.st_dev as u64, stat.st_ino as u64))
+}
+
+fn fd(file: &File) -> libc::c_int {
+    use std::os::fd::AsRawFd;
+    file.as_raw_fd()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    /// A tree deeper than the stack would allow by recursion, with files, links and a
+    /// read-only folder at the bottom, is removed whole on a small stack; a link's target
+    /// outside is left alone.
+    #[test]
+    fn a_deep_tree_is_removed_whole_without_recursion() {
+        let tmp = tempfile::tempdir().unwrap();
+        let outside = tmp.path().join("outside");
+        std::fs::create_dir(&outside).unwrap();
+        std::fs::write(outside.join("keep"), "x").unwrap();
+        let target = std::ffi::CString::new(outside.as_os_str().as_bytes()).unwrap();
+        let root = tmp.path().join("tree");
+        std::fs::create_dir(&root).unwrap();
+        // Made through open folders, not paths: the bottom is past PATH_MAX.
+        let mut dir = open_folder(&root).unwrap();
+        for level in 0..20_000 {
+            if level % 5_000 == 0 {
+                make_file(&dir);
+                // SAFETY: a link in an open folder, from two NUL-terminated strings.
+                let linked = unsafe { libc::symlinkat(target.as_ptr(), fd(&dir), c"l".as_ptr()) };
+                assert_eq!(linked, 0);
+            }
+            // SAFETY: mkdirat of a NUL-terminated name in an open folder.
+            assert_eq!(unsafe { libc::mkdirat(fd(&dir), c"a".as_ptr(), 0o755) }, 0);
+            dir = open_at(&dir, c"a", libc::O_NOFOLLOW).unwrap();
+        }
+        make_file(&dir);
+        dir.set_permissions(std::fs::Permissions::from_mode(0o555))
+            .unwrap();
+        drop(dir);
+        let removing = root.clone();
+        std::thread::Builder::new()
+            .stack_size(64 * 1024)
+            .spawn(move || remove_tree(&removing))
+            .unwrap()
+            .join()
+            .expect("no stack overflow");
+        assert!(
+            std::fs::symlink_metadata(&root).is_err(),
+            "the tree is gone"
+        );
+        assert!(
+            outside.join("keep").exists(),
+            "a link's target is left alone"
+        );
+    }
+
+    /// An empty file `f` in the open folder `dir`.
+    fn make_file(dir: &File) {
+        // SAFETY: creates a NUL-terminated name in an open folder; the fd is closed here.
+        unsafe {
+            let file = libc::openat(
+                fd(dir),
+                c"f".as_ptr(),
+                libc::O_CREAT | libc::O_WRONLY | libc::O_CLOEXEC,
+                0o644,
+            );
+            assert!(file >= 0);
+            libc::close(file);
+        }
+    }
+}

@@ -35,3 +35,27 @@ pub(crate) fn rename_no_replace(from_path: &Path, to_path: &Path) -> io::Result<
     }
     std::fs::rename(from_path, to_path)
 }
+
+/// Removes a folder and everything in it, best effort; links are removed, never
+/// followed. Where std's removal fails, what was left read-only is made writable (the
+/// tree walked with a list, not by recursion) and the removal is tried again. Windows has
+/// no box, so no session makes a private temp folder here.
+pub(crate) fn remove_tree(path: &Path) {
+    if std::fs::remove_dir_all(path).is_ok() {
+        return;
+    }
+    let mut todo = vec![path.to_path_buf()];
+    while let Some(dir) = todo.pop() {
+        let Ok(meta) = std::fs::symlink_metadata(&dir) else {
+            continue;
+        };
+        if !meta.is_dir() {
+            continue;
+        }
+        let _ = crate::platform::sys::files::make_dir_private(&dir);
+        if let Ok(entries) = std::fs::read_dir(&dir) {
+            todo.extend(entries.flatten().map(|entry| entry.path()));
+        }
+    }
+    let _ = std::fs::remove_dir_all(path);
+}
