@@ -228,3 +228,77 @@ fn a_start_given_private_tmp_sweeps_killed_sessions_temp_folders_but_not_its_own
         "a session's end removed --private-tmp's folder"
     );
 }
+
+/// docs/threats.md#b3: the agent leaves, in the temp folder, a folder named like a dead
+/// session's temp folder and thirty thousand folders deep (one Python loop of `mkdir`
+/// and `chdir`). Every start sweeps it; the removal went one call deeper for each level
+/// and the bridge died of a stack overflow (exit 134, which Claude Code reads as "go
+/// ahead"), at every call until the folder was gone. Now the call is judged and the
+/// folder removed.
+#[test]
+fn a_deep_folder_left_in_the_temp_folder_is_swept_and_the_call_judged() {
+    let test = "a_deep_folder_left_in_the_temp_folder_is_swept_and_the_call_judged";
+    if !bwrap_or_skip(test) {
+        return;
+    }
+    let scene = Scene::new();
+    let tmp = scene.root.path().join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let ok = scene.script("ok.sh", "cat >/dev/null; exit 0");
+    scene.write_config(&crate::support::hook(
+        "boxed",
+        "PreToolUse",
+        &["/bin/sh", ok.to_str().unwrap()],
+        "",
+    ));
+    let stale = tmp.join("hookhost-x-0123456789abcdef.tmp");
+    make_deep_folder(&stale, 30_000);
+    let mut payload: Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("examples/agents/claude-code/PreToolUse.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    payload["cwd"] = json!(scene.project.to_str().unwrap());
+    let (code, stdout, stderr) = support::run_with_stdin(
+        scene
+            .hookhost()
+            .env("TMPDIR", &tmp)
+            .args(["bridge", "--agent", "claude-code"]),
+        payload.to_string().as_bytes(),
+    );
+    let swept = std::fs::symlink_metadata(&stale).is_err();
+    if !swept {
+        // Removed here by `rm`, which walks without recursion: the test folder's own
+        // removal at the end would overflow the test's stack.
+        let removed = Command::new("rm").arg("-rf").arg(&stale).status().unwrap();
+        assert!(removed.success());
+    }
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(!stdout.contains("deny"), "{stdout}");
+    assert!(swept, "the deep folder was not swept");
+}
+
+/// Makes `top` and `depth` folders below it, one in each, through open folders (the
+/// bottom lies far past the longest path the kernel takes).
+fn make_deep_folder(top: &Path, depth: usize) {
+    use std::os::fd::{AsRawFd, FromRawFd};
+    std::fs::create_dir(top).unwrap();
+    let mut dir = std::fs::File::open(top).unwrap();
+    for _ in 0..depth {
+        // SAFETY: mkdirat and openat of a NUL-terminated name in an open folder; the fd
+        // openat returns is owned by the File made from it.
+        dir = unsafe {
+            assert_eq!(libc::mkdirat(dir.as_raw_fd(), c"a".as_ptr(), 0o755), 0);
+            let next = libc::openat(
+                dir.as_raw_fd(),
+                c"a".as_ptr(),
+                libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC,
+            );
+            assert!(next >= 0);
+            std::fs::File::from_raw_fd(next)
+        };
+    }
+}
