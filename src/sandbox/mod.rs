@@ -268,7 +268,7 @@ const PRIVATE_TMP_SUFFIX: &str = ".tmp";
 pub struct PrivateTmp {
     path: PathBuf,
     /// The open folder whose `flock` marks the session alive.
-    _lock: std::fs::File,
+    lock: std::fs::File,
 }
 
 impl PrivateTmp {
@@ -300,7 +300,7 @@ impl PartialEq for PrivateTmp {
 impl Drop for PrivateTmp {
     fn drop(&mut self) {
         // Removed while still locked, so no sweep can take it for a stale one meanwhile.
-        remove_tree(&self.path);
+        sys::folders::remove_tree(&self.path, &self.lock);
     }
 }
 
@@ -349,10 +349,10 @@ pub fn create_private_tmp(dir: &Path, session_id: &str) -> Result<PrivateTmp, Sa
                 return match std::fs::canonicalize(&path) {
                     Ok(canonical) => Ok(PrivateTmp {
                         path: canonical,
-                        _lock: lock,
+                        lock,
                     }),
                     Err(e) => {
-                        remove_tree(&path);
+                        sys::folders::remove_tree(&path, &lock);
                         Err(fail(e))
                     }
                 };
@@ -411,7 +411,7 @@ pub fn sweep_private_tmps(dir: &Path) -> Vec<PathBuf> {
         if !ours(&seen) {
             continue;
         }
-        let Ok(folder) = sys::folders::open_folder(&path) else {
+        let Ok(folder) = sys::folders::open_own_folder(&path) else {
             continue;
         };
         if folder.try_lock().is_err() {
@@ -423,7 +423,7 @@ pub fn sweep_private_tmps(dir: &Path) -> Vec<PathBuf> {
         if !ours(&locked) || !sys::folders::same_file(&locked, &now) {
             continue;
         }
-        remove_tree(&path);
+        sys::folders::remove_tree(&path, &folder);
         removed.push(path);
     }
     removed
@@ -446,12 +446,6 @@ fn is_private_tmp_name(name: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
         && hex.len() == 16
         && hex.chars().all(|c| matches!(c, '0'..='9' | 'a'..='f'))
-}
-
-/// Removes a folder and everything in it, best effort (the OS's own walk:
-/// `platform::sys::folders::remove_tree`).
-fn remove_tree(path: &Path) {
-    sys::folders::remove_tree(path);
 }
 
 impl crate::executor::argv::Launcher for BoxSpec {

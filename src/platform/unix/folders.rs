@@ -73,80 +73,161 @@ fn exclusive_rename(from: &CString, to: &CString) -> libc::c_int {
     unsafe { libc::renamex_np(from.as_ptr(), to.as_ptr(), libc::RENAME_EXCL) }
 }
 
-/// Removes the folder `path` and everything in it, best effort: what cannot be removed
-/// stays.
+/// Opens a folder itself, as [`open_folder`], making it 0700 first where it cannot be
+/// read (an agent can `chmod 000` a folder of its own): not through a link.
+pub(crate) fn open_own_folder(path: &Path) -> io::Result<File> {
+    match open_folder(path) {
+        Err(e) if e.kind() == io::ErrorKind::PermissionDenied => {
+            let name = CString::new(path.as_os_str().as_bytes())
+                .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "a NUL in the path"))?;
+            // SAFETY: a chmod of a NUL-terminated path, not following a link at its end.
+            let opened = unsafe {
+                libc::fchmodat(
+                    libc::AT_FDCWD,
+                    name.as_ptr(),
+                    0o700,
+                    libc::AT_SYMLINK_NOFOLLOW,
+                )
+            };
+            if opened != 0 {
+                return Err(e);
+            }
+            open_folder(path)
+        }
+        other => other,
+    }
+}
+
+/// The most entries one removal looks at. An agent that can write the folder can add
+/// entries as fast as they are removed; past this, what is left stays for a later
+/// sweep. A million is more than a package cache's files.
+const MOST_ENTRIES: usize = 1 << 20;
+
+/// Removes the folder `path`, open as `folder`, and everything in it, best effort: what
+/// cannot be removed stays.
 ///
-/// One folder is open at a time and the tree is walked in a loop, never by recursion:
+/// The tree is walked in a loop, with one folder open at a time, never by recursion:
 /// `std::fs::remove_dir_all` goes one call deeper, and holds one more open folder, for
 /// each level, and a tree some ten thousand folders deep (one loop of `mkdir a; cd a`
 /// in a private temp folder, or in a folder named like one, which every start sweeps)
-/// overflowed the stack and killed the process (docs/threats.md B3). Links are removed,
-/// never followed. Each folder is made 0700 once open, so that what the agent left
-/// read-only (a Go module cache makes its folders 0555) can be emptied. A folder whose
-/// `..` is no longer the folder it was entered from (it was moved meanwhile) stops the
-/// removal.
-pub(crate) fn remove_tree(path: &Path) {
-    let _ = remove_tree_walking(path);
+/// overflowed the stack and killed the process (docs/threats.md B3). The walk starts
+/// from `folder`, never from `path` again. Links are removed, never followed; a folder
+/// on another device is not entered. Each folder is made 0700, so that what the agent
+/// left read-only or closed (a Go module cache makes its folders 0555) can be emptied.
+/// Climbing back, each folder's `..` must still be the folder it was entered from (a
+/// subtree moved meanwhile stops the removal), and `path` itself is removed only while
+/// it still names `folder`.
+pub(crate) fn remove_tree(path: &Path, folder: &File) {
+    let _ = remove_tree_walking(path, folder);
 }
 
-fn remove_tree_walking(path: &Path) -> io::Result<()> {
-    let mut current = open_folder(path)?;
-    open_up(&current);
-    // The folders entered below `path`, outermost first: each one's name in the folder
-    // it was entered from, and that folder's identity.
+fn remove_tree_walking(path: &Path, folder: &File) -> io::Result<()> {
+    open_up(folder);
+    let mut current = open_at(folder, c".", 0)?;
+    let root = identity_of(&current)?;
+    let mut looked = 0;
+    // How each folder below the root was entered: its name in the folder it was entered
+    // from, and that folder's identity. And for the root and each of them, the folders
+    // found in it that are still to be removed.
     let mut entered: Vec<(CString, (u64, u64))> = Vec::new();
-    loop {
-        match empty_but_folders(&current)? {
-            Some(name) => {
-                let child = open_at(&current, &name, libc::O_NOFOLLOW)?;
-                open_up(&child);
-                entered.push((name, identity_of(&current)?));
-                current = child;
-            }
-            None => {
-                let Some((name, parent_id)) = entered.pop() else {
-                    break;
-                };
-                let parent = open_at(&current, c"..", 0)?;
-                let here = identity_of(&current)?;
-                if identity_of(&parent)? != parent_id || identity_at(&parent, &name)? != here {
-                    return Err(io::Error::other("a folder moved while it was removed"));
-                }
-                drop(current);
-                // SAFETY: an open folder's fd and a NUL-terminated name.
-                if unsafe { libc::unlinkat(fd(&parent), name.as_ptr(), libc::AT_REMOVEDIR) } != 0 {
-                    return Err(io::Error::last_os_error());
-                }
-                current = parent;
+    let mut pending: Vec<Vec<CString>> = vec![Vec::new()];
+    // The root's list is never taken off: the walk ends when the root is empty.
+    while let Some(to_do) = pending.last_mut() {
+        if to_do.is_empty() {
+            // Listed again once its folders are gone: what was added meanwhile, or
+            // skipped by a listing that removed as it read, is found then.
+            *to_do = empty_but_folders(&current, &mut looked)?;
+            if looked > MOST_ENTRIES {
+                return Err(io::Error::other("too many entries to remove"));
             }
         }
+        let Some(name) = to_do.pop() else {
+            // Empty: remove it from the folder it was entered from.
+            let Some((name, parent_id)) = entered.pop() else {
+                break;
+            };
+            pending.pop();
+            let parent = open_at(&current, c"..", 0)?;
+            if identity_of(&parent)? != parent_id
+                || identity_at(&parent, &name)? != identity_of(&current)?
+            {
+                return Err(io::Error::other("a folder moved while it was removed"));
+            }
+            drop(current);
+            remove_folder_at(&parent, &name)?;
+            current = parent;
+            continue;
+        };
+        let child = match open_at(&current, &name, libc::O_NOFOLLOW) {
+            Err(e) if e.kind() == io::ErrorKind::PermissionDenied => {
+                // SAFETY: a chmod of a name in an open folder, not following a link.
+                let opened = unsafe {
+                    libc::fchmodat(
+                        fd(&current),
+                        name.as_ptr(),
+                        0o700,
+                        libc::AT_SYMLINK_NOFOLLOW,
+                    )
+                };
+                if opened != 0 {
+                    return Err(e);
+                }
+                open_at(&current, &name, libc::O_NOFOLLOW)?
+            }
+            other => other?,
+        };
+        if identity_of(&child)?.0 != root.0 {
+            return Err(io::Error::other("a folder on another device"));
+        }
+        open_up(&child);
+        entered.push((name, identity_of(&current)?));
+        pending.push(Vec::new());
+        current = child;
     }
     drop(current);
-    std::fs::remove_dir(path)
+    // `path` itself, from its parent, while it is still the folder emptied.
+    let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
+        return Ok(());
+    };
+    let parent = open_folder(parent)?;
+    let name = CString::new(name.as_bytes())
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "a NUL in the name"))?;
+    if identity_at(&parent, &name)? != root {
+        return Err(io::Error::other(
+            "the folder was replaced while it was removed",
+        ));
+    }
+    remove_folder_at(&parent, &name)
 }
 
-/// Removes every entry of the open folder `dir` that is not a folder, and returns the
-/// name of a folder in it, or `None` once it holds nothing.
-fn empty_but_folders(dir: &File) -> io::Result<Option<CString>> {
-    // SAFETY: `dup` of an open fd; the stream made from the copy owns it and closes it.
-    let copy = unsafe { libc::dup(fd(dir)) };
-    if copy < 0 {
+/// Removes the empty folder `name` of the open folder `dir`.
+fn remove_folder_at(dir: &File, name: &std::ffi::CStr) -> io::Result<()> {
+    // SAFETY: an open folder's fd and a NUL-terminated name.
+    if unsafe { libc::unlinkat(fd(dir), name.as_ptr(), libc::AT_REMOVEDIR) } != 0 {
         return Err(io::Error::last_os_error());
     }
-    // SAFETY: `copy` is an open folder's fd that nothing else owns.
-    let stream = unsafe { libc::fdopendir(copy) };
+    Ok(())
+}
+
+/// Removes every entry of the open folder `dir` that is not a folder (what cannot be
+/// removed stays), and returns the names of the folders in it; adds the entries it
+/// looked at to `looked`.
+fn empty_but_folders(dir: &File, looked: &mut usize) -> io::Result<Vec<CString>> {
+    // A description of its own (its own read position, close-on-exec), which the stream
+    // takes and closes.
+    let listing = std::os::fd::IntoRawFd::into_raw_fd(open_at(dir, c".", 0)?);
+    // SAFETY: `listing` is an open folder's fd that nothing else owns; the stream owns
+    // it from here on (closed by `closedir` below).
+    let stream = unsafe { libc::fdopendir(listing) };
     if stream.is_null() {
         let error = io::Error::last_os_error();
-        // SAFETY: `copy` was not taken by a stream.
-        unsafe { libc::close(copy) };
+        // SAFETY: no stream took `listing`.
+        unsafe { libc::close(listing) };
         return Err(error);
     }
-    // The copy shares the folder's read position: start from the first entry.
-    // SAFETY: `stream` is a valid open directory stream until `closedir` below.
-    unsafe { libc::rewinddir(stream) };
-    let mut folder = None;
+    let mut folders = Vec::new();
     loop {
-        // SAFETY: as above; the entry it returns is valid until the next call.
+        // SAFETY: `stream` is open until `closedir`; the entry is valid until the next call.
         let entry = unsafe { libc::readdir(stream) };
         if entry.is_null() {
             break;
@@ -156,6 +237,7 @@ fn empty_but_folders(dir: &File) -> io::Result<Option<CString>> {
         if matches!(name.to_bytes(), b"." | b"..") {
             continue;
         }
+        *looked += 1;
         // SAFETY: all zeroes is a valid `stat`.
         let mut stat: libc::stat = unsafe { std::mem::zeroed() };
         // SAFETY: a plain stat of a name in an open folder into a local, not following a
@@ -163,15 +245,15 @@ fn empty_but_folders(dir: &File) -> io::Result<Option<CString>> {
         let seen =
             unsafe { libc::fstatat(fd(dir), name.as_ptr(), &mut stat, libc::AT_SYMLINK_NOFOLLOW) };
         if seen == 0 && (stat.st_mode & libc::S_IFMT) == libc::S_IFDIR {
-            folder = Some(name.to_owned());
-            break;
+            folders.push(name.to_owned());
+        } else {
+            // SAFETY: removes one name (not a folder) of an open folder.
+            unsafe { libc::unlinkat(fd(dir), name.as_ptr(), 0) };
         }
-        // SAFETY: removes one name (not a folder) of an open folder.
-        unsafe { libc::unlinkat(fd(dir), name.as_ptr(), 0) };
     }
-    // SAFETY: closes the stream and the copy it owns.
+    // SAFETY: closes the stream and the fd it owns.
     unsafe { libc::closedir(stream) };
-    Ok(folder)
+    Ok(folders)
 }
 
 /// Opens the folder `name` in the open folder `dir`.
@@ -226,9 +308,9 @@ mod tests {
     use super::*;
     use std::os::unix::fs::PermissionsExt;
 
-    /// A tree deeper than the stack would allow by recursion, with files, links and a
-    /// read-only folder at the bottom, is removed whole on a small stack; a link's target
-    /// outside is left alone.
+    /// A tree deeper than the stack would allow by recursion, with files, links, a
+    /// read-only folder and a closed one at the bottom, is removed whole on a small
+    /// stack; a link's target outside is left alone.
     #[test]
     fn a_deep_tree_is_removed_whole_without_recursion() {
         let tmp = tempfile::tempdir().unwrap();
@@ -252,13 +334,17 @@ mod tests {
             dir = open_at(&dir, c"a", libc::O_NOFOLLOW).unwrap();
         }
         make_file(&dir);
+        // A folder closed to everyone (`chmod 000`), and the last one read-only.
+        // SAFETY: mkdirat of a NUL-terminated name in an open folder.
+        let closed = unsafe { libc::mkdirat(fd(&dir), c"closed".as_ptr(), 0o000) };
+        assert_eq!(closed, 0);
         dir.set_permissions(std::fs::Permissions::from_mode(0o555))
             .unwrap();
         drop(dir);
         let removing = root.clone();
         std::thread::Builder::new()
             .stack_size(64 * 1024)
-            .spawn(move || remove_tree(&removing))
+            .spawn(move || remove_tree(&removing, &open_folder(&removing).unwrap()))
             .unwrap()
             .join()
             .expect("no stack overflow");

@@ -40,7 +40,7 @@ pub(crate) fn rename_no_replace(from_path: &Path, to_path: &Path) -> io::Result<
 /// followed. Where std's removal fails, what was left read-only is made writable (the
 /// tree walked with a list, not by recursion) and the removal is tried again. Windows has
 /// no box, so no session makes a private temp folder here.
-pub(crate) fn remove_tree(path: &Path) {
+pub(crate) fn remove_tree(path: &Path, _folder: &File) {
     if std::fs::remove_dir_all(path).is_ok() {
         return;
     }
@@ -58,4 +58,9 @@ pub(crate) fn remove_tree(path: &Path) {
         }
     }
     let _ = std::fs::remove_dir_all(path);
+}
+
+/// Opens a folder itself ([`open_folder`]).
+pub(crate) fn open_own_folder(path: &Path) -> io::Result<File> {
+    open_folder(path)
 }
