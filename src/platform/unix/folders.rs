@@ -111,12 +111,12 @@ const MOST_ENTRIES: usize = 1 << 20;
 /// each level, and a tree some ten thousand folders deep (one loop of `mkdir a; cd a`
 /// in a private temp folder, or in a folder named like one, which every start sweeps)
 /// overflowed the stack and killed the process (docs/threats.md B3). The walk starts
-/// from `folder`, never from `path` again. Links are removed, never followed; a folder
-/// on another device is not entered. Each folder is made 0700, so that what the agent
-/// left read-only or closed (a Go module cache makes its folders 0555) can be emptied.
-/// Climbing back, each folder's `..` must still be the folder it was entered from (a
-/// subtree moved meanwhile stops the removal), and `path` itself is removed only while
-/// it still names `folder`.
+/// from `folder`, never from `path` again. Links are removed, never followed. Each
+/// folder is made 0700, so that what the agent left read-only or closed (a Go module
+/// cache makes its folders 0555) can be emptied. Climbing back, each folder's `..` must
+/// still be the folder it was entered from (a subtree moved meanwhile stops the
+/// removal), and `path` itself is removed only while it still names `folder`. A folder
+/// on another device stops the removal, as anything that cannot be removed does.
 pub(crate) fn remove_tree(path: &Path, folder: &File) {
     let _ = remove_tree_walking(path, folder);
 }
@@ -137,9 +137,6 @@ fn remove_tree_walking(path: &Path, folder: &File) -> io::Result<()> {
             // Listed again once its folders are gone: what was added meanwhile, or
             // skipped by a listing that removed as it read, is found then.
             *to_do = empty_but_folders(&current, &mut looked)?;
-            if looked > MOST_ENTRIES {
-                return Err(io::Error::other("too many entries to remove"));
-            }
         }
         let Some(name) = to_do.pop() else {
             // Empty: remove it from the folder it was entered from.
@@ -189,7 +186,12 @@ fn remove_tree_walking(path: &Path, folder: &File) -> io::Result<()> {
     let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
         return Ok(());
     };
-    let parent = open_folder(parent)?;
+    // Its parent as named, links followed (macOS's `/tmp` is one): the identity check
+    // below decides.
+    let parent = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_DIRECTORY | libc::O_CLOEXEC)
+        .open(parent)?;
     let name = CString::new(name.as_bytes())
         .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "a NUL in the name"))?;
     if identity_at(&parent, &name)? != root {
@@ -233,11 +235,16 @@ fn empty_but_folders(dir: &File, looked: &mut usize) -> io::Result<Vec<CString>>
             break;
         }
         // SAFETY: `d_name` is a NUL-terminated name inside the entry.
-        let name = unsafe { std::ffi::CStr::from_ptr((*entry).d_name.as_ptr()) };
+        let name = unsafe { std::ffi::CStr::from_ptr((&raw const (*entry).d_name).cast()) };
         if matches!(name.to_bytes(), b"." | b"..") {
             continue;
         }
         *looked += 1;
+        if *looked > MOST_ENTRIES {
+            // SAFETY: closes the stream and the fd it owns.
+            unsafe { libc::closedir(stream) };
+            return Err(io::Error::other("too many entries to remove"));
+        }
         // SAFETY: all zeroes is a valid `stat`.
         let mut stat: libc::stat = unsafe { std::mem::zeroed() };
         // SAFETY: a plain stat of a name in an open folder into a local, not following a
@@ -356,6 +363,35 @@ mod tests {
             outside.join("keep").exists(),
             "a link's target is left alone"
         );
+    }
+
+    /// A folder whose path goes through a link (macOS's `/tmp` is one) is removed whole,
+    /// itself included; one replaced after it was opened is emptied but not removed.
+    #[test]
+    fn a_folder_named_through_a_link_is_removed_and_a_replaced_one_kept() {
+        let tmp = tempfile::tempdir().unwrap();
+        let real = tmp.path().join("real");
+        std::fs::create_dir(&real).unwrap();
+        std::os::unix::fs::symlink(&real, tmp.path().join("tmp")).unwrap();
+        let path = tmp.path().join("tmp/hookhost-x-0123456789abcdef.tmp");
+        std::fs::create_dir_all(path.join("sub")).unwrap();
+        std::fs::write(path.join("sub/f"), "x").unwrap();
+        remove_tree(&path, &open_folder(&path).unwrap());
+        assert!(std::fs::symlink_metadata(&path).is_err(), "removed");
+        assert!(real.is_dir(), "the link's target folder stays");
+
+        std::fs::create_dir_all(path.join("sub")).unwrap();
+        let opened = open_folder(&path).unwrap();
+        std::fs::rename(&path, real.join("moved")).unwrap();
+        std::fs::create_dir(&path).unwrap();
+        std::fs::write(path.join("keep"), "x").unwrap();
+        remove_tree(&path, &opened);
+        assert!(
+            path.join("keep").is_file(),
+            "the folder now at the path stays"
+        );
+        let moved = real.join("moved");
+        assert!(moved.is_dir() && std::fs::read_dir(&moved).unwrap().count() == 0);
     }
 
     /// An empty file `f` in the open folder `dir`.
