@@ -288,7 +288,7 @@ pub(crate) enum TraceError {
 }
 
 /// One part of a path still to walk.
-enum Part {
+pub(crate) enum Part {
     /// A Windows drive or share (`C:`, `\\server\share`): the root that follows is its.
     Prefix(OsString),
     Root,
@@ -296,8 +296,8 @@ enum Part {
     Name(OsString),
 }
 
-/// The parts of a path, in order.
-fn parts(path: &Path) -> Vec<Part> {
+/// The parts of a path, in order (`.` left out).
+pub(crate) fn parts(path: &Path) -> Vec<Part> {
     path.components()
         .filter_map(|c| match c {
             Component::Prefix(prefix) => Some(Part::Prefix(prefix.as_os_str().to_owned())),

@@ -4,9 +4,9 @@
 use std::collections::HashMap;
 use std::ffi::OsString;
 use std::io;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
-use crate::paths::MAX_LINK_HOPS;
+use crate::paths::{MAX_LINK_HOPS, Part, parts};
 use crate::sandbox::SandboxError;
 
 /// `path` is absolute, else the error that names `what`.
@@ -45,7 +45,9 @@ pub(crate) fn canonical_dir(what: &'static str, path: &Path) -> Result<PathBuf, 
 /// (or cannot be looked at) on, the rest is taken by spelling. More than
 /// [`MAX_LINK_HOPS`] links on the way is an error, as it is to the kernel.
 ///
-/// The path is walked part by part, never by recursion: a link's target may hold
+/// It walks as the guard's `paths::walk` does, with one difference: what it cannot look
+/// at is taken by spelling (hidden there), where the guard refuses it. The path is walked
+/// part by part, never by recursion: a link's target may hold
 /// thousands of parts, each a link again, and an agent that can write near a hidden path
 /// can make such links (docs/threats.md B2).
 ///
@@ -81,43 +83,47 @@ pub(crate) fn resolve(path: &Path) -> io::Result<PathBuf> {
 impl Resolver {
     /// Where `path` (absolute) leads.
     pub(crate) fn resolve(&mut self, path: &Path) -> io::Result<PathBuf> {
-        let mut todo: Vec<OsString> = Vec::new();
-        push_parts(&mut todo, path);
+        // The parts still to walk, the next one last: a link's target goes on top.
+        let mut todo = parts(path);
+        todo.reverse();
         let mut here = PathBuf::from("/");
         let mut links = 0;
         let mut missing = false;
         while let Some(part) = todo.pop() {
-            match Path::new(&part).components().next() {
-                Some(Component::RootDir) => here = PathBuf::from("/"),
-                Some(Component::ParentDir) => {
+            let name = match part {
+                Part::Root => {
+                    here = PathBuf::from("/");
+                    continue;
+                }
+                Part::Up => {
                     here.pop();
+                    continue;
                 }
-                Some(Component::Normal(name)) => {
-                    let next = here.join(name);
-                    let place = match missing {
-                        true => Place::Nothing,
-                        false => self.look(&next),
-                    };
-                    match place {
-                        Place::Link(target) => {
-                            links += 1;
-                            if links > MAX_LINK_HOPS {
-                                return Err(too_many_links());
-                            }
-                            // A relative target goes on from the link's folder, `here`.
-                            push_parts(&mut todo, &target);
-                        }
-                        Place::Other => here = next,
-                        Place::Nothing => {
-                            if !missing {
-                                here = disk_spelling(here);
-                                missing = true;
-                            }
-                            here.push(name);
-                        }
+                Part::Prefix(_) => continue, // none on Unix
+                Part::Name(name) => name,
+            };
+            let next = here.join(&name);
+            let place = match missing {
+                true => Place::Nothing,
+                false => self.look(&next),
+            };
+            match place {
+                Place::Link(target) => {
+                    links += 1;
+                    if links > MAX_LINK_HOPS {
+                        return Err(too_many_links());
                     }
+                    // A relative target goes on from the link's folder, `here`.
+                    todo.extend(parts(&target).into_iter().rev());
                 }
-                _ => {} // `.`, or a prefix (none on Unix)
+                Place::Other => here = next,
+                Place::Nothing => {
+                    if !missing {
+                        here = disk_spelling(here);
+                        missing = true;
+                    }
+                    here.push(name);
+                }
             }
         }
         Ok(if missing { here } else { disk_spelling(here) })
@@ -140,16 +146,6 @@ impl Resolver {
             .insert(place.as_os_str().to_owned(), found.clone());
         found
     }
-}
-
-/// Puts `path`'s parts on `todo` so that the first pops first (a root part included,
-/// which sends the walk back to `/`).
-fn push_parts(todo: &mut Vec<OsString>, path: &Path) {
-    let start = todo.len();
-    for part in path.components() {
-        todo.push(part.as_os_str().to_owned());
-    }
-    todo[start..].reverse();
 }
 
 /// The spelling of an existing, link-free path as the file system has it. macOS's

@@ -2,7 +2,7 @@
 //! folder opened for its `flock`, a rename that never replaces, and whether a folder
 //! seen twice is still the same one of ours.
 
-use std::ffi::CString;
+use std::ffi::{CStr, CString};
 use std::fs::{File, Metadata, OpenOptions};
 use std::io;
 use std::os::unix::ffi::OsStrExt;
@@ -76,26 +76,9 @@ fn exclusive_rename(from: &CString, to: &CString) -> libc::c_int {
 /// Opens a folder itself, as [`open_folder`], making it 0700 first where it cannot be
 /// read (an agent can `chmod 000` a folder of its own): not through a link.
 pub(crate) fn open_own_folder(path: &Path) -> io::Result<File> {
-    match open_folder(path) {
-        Err(e) if e.kind() == io::ErrorKind::PermissionDenied => {
-            let name = CString::new(path.as_os_str().as_bytes())
-                .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "a NUL in the path"))?;
-            // SAFETY: a chmod of a NUL-terminated path, not following a link at its end.
-            let opened = unsafe {
-                libc::fchmodat(
-                    libc::AT_FDCWD,
-                    name.as_ptr(),
-                    0o700,
-                    libc::AT_SYMLINK_NOFOLLOW,
-                )
-            };
-            if opened != 0 {
-                return Err(e);
-            }
-            open_folder(path)
-        }
-        other => other,
-    }
+    let path = CString::new(path.as_os_str().as_bytes())
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "a NUL in the path"))?;
+    open_opening_up(libc::AT_FDCWD, &path)
 }
 
 /// The most entries one removal looks at. An agent that can write the folder can add
@@ -155,24 +138,7 @@ fn remove_tree_walking(path: &Path, folder: &File) -> io::Result<()> {
             current = parent;
             continue;
         };
-        let child = match open_at(&current, &name, libc::O_NOFOLLOW) {
-            Err(e) if e.kind() == io::ErrorKind::PermissionDenied => {
-                // SAFETY: a chmod of a name in an open folder, not following a link.
-                let opened = unsafe {
-                    libc::fchmodat(
-                        fd(&current),
-                        name.as_ptr(),
-                        0o700,
-                        libc::AT_SYMLINK_NOFOLLOW,
-                    )
-                };
-                if opened != 0 {
-                    return Err(e);
-                }
-                open_at(&current, &name, libc::O_NOFOLLOW)?
-            }
-            other => other?,
-        };
+        let child = open_opening_up(fd(&current), &name)?;
         if identity_of(&child)?.0 != root.0 {
             return Err(io::Error::other("a folder on another device"));
         }
@@ -203,7 +169,7 @@ fn remove_tree_walking(path: &Path, folder: &File) -> io::Result<()> {
 }
 
 /// Removes the empty folder `name` of the open folder `dir`.
-fn remove_folder_at(dir: &File, name: &std::ffi::CStr) -> io::Result<()> {
+fn remove_folder_at(dir: &File, name: &CStr) -> io::Result<()> {
     // SAFETY: an open folder's fd and a NUL-terminated name.
     if unsafe { libc::unlinkat(fd(dir), name.as_ptr(), libc::AT_REMOVEDIR) } != 0 {
         return Err(io::Error::last_os_error());
@@ -235,7 +201,7 @@ fn empty_but_folders(dir: &File, looked: &mut usize) -> io::Result<Vec<CString>>
             break;
         }
         // SAFETY: `d_name` is a NUL-terminated name inside the entry.
-        let name = unsafe { std::ffi::CStr::from_ptr((&raw const (*entry).d_name).cast()) };
+        let name = unsafe { CStr::from_ptr((&raw const (*entry).d_name).cast()) };
         if matches!(name.to_bytes(), b"." | b"..") {
             continue;
         }
@@ -245,13 +211,7 @@ fn empty_but_folders(dir: &File, looked: &mut usize) -> io::Result<Vec<CString>>
             unsafe { libc::closedir(stream) };
             return Err(io::Error::other("too many entries to remove"));
         }
-        // SAFETY: all zeroes is a valid `stat`.
-        let mut stat: libc::stat = unsafe { std::mem::zeroed() };
-        // SAFETY: a plain stat of a name in an open folder into a local, not following a
-        // link.
-        let seen =
-            unsafe { libc::fstatat(fd(dir), name.as_ptr(), &mut stat, libc::AT_SYMLINK_NOFOLLOW) };
-        if seen == 0 && (stat.st_mode & libc::S_IFMT) == libc::S_IFDIR {
+        if stat_at(dir, name).is_ok_and(|stat| (stat.st_mode & libc::S_IFMT) == libc::S_IFDIR) {
             folders.push(name.to_owned());
         } else {
             // SAFETY: removes one name (not a folder) of an open folder.
@@ -264,12 +224,35 @@ fn empty_but_folders(dir: &File, looked: &mut usize) -> io::Result<Vec<CString>>
 }
 
 /// Opens the folder `name` in the open folder `dir`.
-fn open_at(dir: &File, name: &std::ffi::CStr, flags: libc::c_int) -> io::Result<File> {
+fn open_at(dir: &File, name: &CStr, flags: libc::c_int) -> io::Result<File> {
+    open_in(fd(dir), name, flags)
+}
+
+/// Opens the folder `name` (not through a link) in the folder open as `dir` (or the
+/// working folder, `AT_FDCWD`), making it 0700 first where it cannot be read.
+fn open_opening_up(dir: libc::c_int, name: &CStr) -> io::Result<File> {
+    match open_in(dir, name, libc::O_NOFOLLOW) {
+        Err(e) if e.kind() == io::ErrorKind::PermissionDenied => {
+            // SAFETY: a chmod of a NUL-terminated name in an open folder, not following a
+            // link at its end.
+            let opened =
+                unsafe { libc::fchmodat(dir, name.as_ptr(), 0o700, libc::AT_SYMLINK_NOFOLLOW) };
+            if opened != 0 {
+                return Err(e);
+            }
+            open_in(dir, name, libc::O_NOFOLLOW)
+        }
+        other => other,
+    }
+}
+
+/// Opens the folder `name` in the folder open as `dir` (or `AT_FDCWD`).
+fn open_in(dir: libc::c_int, name: &CStr, flags: libc::c_int) -> io::Result<File> {
     use std::os::fd::FromRawFd;
     // SAFETY: opens a name in an open folder; the fd it returns is owned by the File.
     let opened = unsafe {
         libc::openat(
-            fd(dir),
+            dir,
             name.as_ptr(),
             libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC | flags,
         )
@@ -294,15 +277,21 @@ fn identity_of(file: &File) -> io::Result<(u64, u64)> {
 }
 
 /// The device and inode of `name` in the open folder `dir`, not following a link.
-fn identity_at(dir: &File, name: &std::ffi::CStr) -> io::Result<(u64, u64)> {
+fn identity_at(dir: &File, name: &CStr) -> io::Result<(u64, u64)> {
+    let stat = stat_at(dir, name)?;
+    #[allow(clippy::unnecessary_cast)] // `dev_t` and `ino_t` differ between the OSes
+    Ok((stat.st_dev as u64, stat.st_ino as u64))
+}
+
+/// `fstatat` of `name` in the open folder `dir`, not following a link.
+fn stat_at(dir: &File, name: &CStr) -> io::Result<libc::stat> {
     // SAFETY: all zeroes is a valid `stat`.
     let mut stat: libc::stat = unsafe { std::mem::zeroed() };
-    // SAFETY: a plain stat of a name in an open folder into a local.
+    // SAFETY: a plain stat of a NUL-terminated name in an open folder into a local.
     if unsafe { libc::fstatat(fd(dir), name.as_ptr(), &mut stat, libc::AT_SYMLINK_NOFOLLOW) } != 0 {
         return Err(io::Error::last_os_error());
     }
-    #[allow(clippy::unnecessary_cast)] // `dev_t` and `ino_t` differ between the OSes
-    Ok((stat.st_dev as u64, stat.st_ino as u64))
+    Ok(stat)
 }
 
 fn fd(file: &File) -> libc::c_int {
@@ -324,7 +313,7 @@ mod tests {
         let outside = tmp.path().join("outside");
         std::fs::create_dir(&outside).unwrap();
         std::fs::write(outside.join("keep"), "x").unwrap();
-        let target = std::ffi::CString::new(outside.as_os_str().as_bytes()).unwrap();
+        let target = CString::new(outside.as_os_str().as_bytes()).unwrap();
         let root = tmp.path().join("tree");
         std::fs::create_dir(&root).unwrap();
         // Made through open folders, not paths: the bottom is past PATH_MAX.
