@@ -69,6 +69,12 @@ pub(crate) fn open_without_blocking(options: &mut OpenOptions) -> &mut OpenOptio
     options.custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
 }
 
+/// Writes all of `bytes` at `offset` of `file` (`pwrite`), leaving the file's position
+/// where it was: one syscall where a seek and a write are two.
+pub(crate) fn write_all_at(file: &File, bytes: &[u8], offset: u64) -> std::io::Result<()> {
+    std::os::unix::fs::FileExt::write_all_at(file, bytes, offset)
+}
+
 /// Makes `link` a symbolic link to the file `target` (tests of files reached by a link).
 #[cfg(test)]
 pub(crate) fn symlink_file(target: &Path, link: &Path) -> std::io::Result<()> {

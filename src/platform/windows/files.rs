@@ -68,6 +68,25 @@ pub(crate) fn open_without_blocking(options: &mut OpenOptions) -> &mut OpenOptio
     options
 }
 
+/// Writes all of `bytes` at `offset` of `file` (one positioned write where the OS takes
+/// it whole). Windows moves the file's position past what was written; no caller reads
+/// or writes the file through its position.
+pub(crate) fn write_all_at(file: &File, mut bytes: &[u8], mut offset: u64) -> std::io::Result<()> {
+    use std::os::windows::fs::FileExt;
+    while !bytes.is_empty() {
+        match file.seek_write(bytes, offset) {
+            Ok(0) => return Err(std::io::ErrorKind::WriteZero.into()),
+            Ok(n) => {
+                bytes = &bytes[n..];
+                offset += n as u64;
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
 /// Makes `link` a symbolic link to the file `target` (tests of files reached by a link;
 /// Windows needs the right to create links, developer mode or an administrator).
 #[cfg(test)]

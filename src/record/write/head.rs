@@ -3,7 +3,7 @@
 //! lock, so that `log verify` can tell a record cut at its end from a whole one.
 
 use std::fs::{File, OpenOptions};
-use std::io::{Seek, SeekFrom, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::Tail;
@@ -49,10 +49,10 @@ impl HeadFile {
         Ok(HeadFile { file, path })
     }
 
-    /// Rewrites the head: one write of [`chain::HEAD_LEN`] bytes at its start.
+    /// Rewrites the head: one positioned write of [`chain::HEAD_LEN`] bytes at its start
+    /// (a seek and a write were two syscalls, once per gate).
     pub(super) fn write(&mut self, head: &Head) -> std::io::Result<()> {
-        self.file.seek(SeekFrom::Start(0))?;
-        self.file.write_all(&head.encode())
+        sys::files::write_all_at(&self.file, &head.encode(), 0)
     }
 }
 
