@@ -661,6 +661,35 @@ mod tests {
         chain, read_file, resume,
     };
 
+    /// The spinning lock is the lock: a free one is taken at once, a held one once its
+    /// holder lets go (long after the spin, so through the blocking `lock`), and a
+    /// poisoned one says so.
+    #[test]
+    fn a_spinning_lock_waits_for_its_holder_and_reports_poison() {
+        let lock = std::sync::Arc::new(Mutex::new(0u32));
+        *lock_spinning(&lock).unwrap() += 1;
+        let held = lock.lock().unwrap();
+        let waiter = {
+            let lock = std::sync::Arc::clone(&lock);
+            std::thread::spawn(move || {
+                let mut value = lock_spinning(&lock).unwrap();
+                *value += 1;
+                *value
+            })
+        };
+        std::thread::sleep(LOCK_SPIN * 100);
+        assert!(!waiter.is_finished(), "the waiter took a lock still held");
+        drop(held);
+        assert_eq!(waiter.join().unwrap(), 2);
+        let poisoner = std::sync::Arc::clone(&lock);
+        let _ = std::thread::spawn(move || {
+            let _guard = poisoner.lock().unwrap();
+            panic!("poisons the lock");
+        })
+        .join();
+        assert!(lock_spinning(&lock).is_err());
+    }
+
     fn gate(i: usize) -> GateFields {
         GateFields {
             tool: Some("bash".into()),
