@@ -31,7 +31,7 @@ impl HeadFile {
         )
         .open(&path)?;
         sys::files::make_file_private(&file)?;
-        let mut head = HeadFile { file, path };
+        let head = HeadFile { file, path };
         head.write(&Head {
             lines: 0,
             end: 0,
@@ -51,7 +51,7 @@ impl HeadFile {
 
     /// Rewrites the head: one positioned write of [`chain::HEAD_LEN`] bytes at its start
     /// (a seek and a write were two syscalls, once per gate).
-    pub(super) fn write(&mut self, head: &Head) -> std::io::Result<()> {
+    pub(super) fn write(&self, head: &Head) -> std::io::Result<()> {
         sys::files::write_all_at(&self.file, &head.encode(), 0)
     }
 }

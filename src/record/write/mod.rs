@@ -275,7 +275,7 @@ impl RecordWriter {
             Some(_) => (head_or_warn(HeadFile::open(path), path), after > 0 || torn),
             // A record from before heads: its head from now on, saying where it is now.
             None => {
-                let made = HeadFile::create(path).and_then(|mut head| {
+                let made = HeadFile::create(path).and_then(|head| {
                     head.write(&Head {
                         lines,
                         end: len + u64::from(torn),
@@ -592,9 +592,10 @@ fn line_digest(line: &[u8]) -> String {
 
 /// How long a gate waits for the record's lock by spinning before it sleeps. `serve`
 /// records gates from both of its worker threads; a gate holds the lock for a line's
-/// making and its `write` (a few µs), and a waiter that goes to sleep costs a futex
-/// wait, a wake-up and two context switches, more than the wait itself: at 64 requests
-/// in flight, spinning first gave ~9 % more calls a second (BENCHMARKS.md, twenty-third
+/// making (its digest included) and its `write`, and after a verdict the head's write:
+/// usually a few µs. A waiter that goes to sleep costs a futex wait, a wake-up and two
+/// context switches, more than such a wait itself: at 64 requests
+/// in flight, spinning first gave 9–32 % more calls a second (BENCHMARKS.md, twenty-third
 /// sitting). Bounded, so that a holder stalled in its `write` (a slow disk) costs a
 /// waiter this much CPU at most.
 const LOCK_SPIN: std::time::Duration = std::time::Duration::from_micros(30);
