@@ -133,6 +133,21 @@ pub enum InstallError {
         /// 1-based line of the first comment.
         line: usize,
     },
+    /// The settings file, written back in its own style, would pass twice the most read
+    /// of one: an indent or a nesting no one writes by hand (docs/threats.md#b4).
+    #[error(
+        "{}: written back with its own indentation ({indent} characters a level) it would be over {} MiB; hookhost leaves it untouched: indent it as people do (two or four spaces, or a tab)",
+        path.display(),
+        limit >> 20
+    )]
+    TooLargeRewritten {
+        /// The settings file.
+        path: PathBuf,
+        /// The characters of one level of its indentation.
+        indent: usize,
+        /// The bound.
+        limit: usize,
+    },
     /// A key hookhost must edit holds something other than what the agent expects there.
     #[error(
         "{}: {key} is not {expected}; hookhost leaves the file untouched",

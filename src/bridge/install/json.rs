@@ -50,7 +50,7 @@ pub(super) fn edit(edit: &Edit, handler: JsonHandler) -> Result<Edited, InstallE
     } = *edit;
     let style = Style::of(existing);
     let mut root = parse(path, existing)?;
-    let original = render(&root, &style);
+    let original = render(path, &root, &style)?;
     let desired = match action {
         Action::Install => Some(handler(registration)),
         Action::Uninstall => None,
@@ -95,7 +95,7 @@ pub(super) fn edit(edit: &Edit, handler: JsonHandler) -> Result<Edited, InstallE
         root.shift_insert(0, "version".into(), Value::from(1));
     }
 
-    let text = render(&root, &style);
+    let text = render(path, &root, &style)?;
     let changed = text != original;
     let holds_nothing = match settings.shape {
         Shape::FlatJson(_) => root.keys().all(|key| key == "version"),
@@ -439,20 +439,58 @@ impl Style {
     }
 }
 
-/// The object as the file's text, in the file's style.
-fn render(root: &Map<String, Value>, style: &Style) -> String {
-    let mut out = Vec::new();
+/// The most bytes a settings file may take once written back in its style (before its
+/// line endings): twice the most read of one. Each element is written on its own line
+/// after one indent per level, so a file's own indent (the first one found, of any
+/// length) times its nesting could otherwise grow it a millionfold: a project's file
+/// with a 4 MiB indent and an array of two million zeros planned into terabytes, and the
+/// bridge, which plans the project's registrations on every call, died for want of
+/// memory (docs/threats.md#b4).
+pub(super) const MAX_RENDERED: usize = 2 * crate::access::caps::SETTINGS as usize;
+
+/// The object as the file's text, in the file's style; refused past [`MAX_RENDERED`].
+fn render(path: &Path, root: &Map<String, Value>, style: &Style) -> Result<String, InstallError> {
+    let mut out = Bounded {
+        bytes: Vec::new(),
+        limit: MAX_RENDERED,
+    };
     let formatter = serde_json::ser::PrettyFormatter::with_indent(style.indent.as_bytes());
     let mut serializer = serde_json::Serializer::with_formatter(&mut out, formatter);
-    // Writing a `serde_json::Value` into a `Vec` cannot fail: it holds only strings, numbers
-    // and containers, and a `Vec` accepts every write.
-    let _ = root.serialize(&mut serializer);
-    let mut text = String::from_utf8_lossy(&out).into_owned();
+    // A `serde_json::Value` holds only strings, numbers and containers: writing it fails
+    // only when the bound is passed.
+    if root.serialize(&mut serializer).is_err() {
+        return Err(InstallError::TooLargeRewritten {
+            path: path.to_path_buf(),
+            indent: style.indent.chars().count(),
+            limit: MAX_RENDERED,
+        });
+    }
+    let mut text = String::from_utf8_lossy(&out.bytes).into_owned();
     if style.final_newline {
         text.push('\n');
     }
     if style.crlf {
         text = text.replace('\n', "\r\n");
     }
-    text
+    Ok(text)
+}
+
+/// A `Vec` that refuses a write past `limit` bytes.
+struct Bounded {
+    bytes: Vec<u8>,
+    limit: usize,
+}
+
+impl std::io::Write for Bounded {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if self.bytes.len().saturating_add(buf.len()) > self.limit {
+            return Err(std::io::Error::other("past the bound"));
+        }
+        self.bytes.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }

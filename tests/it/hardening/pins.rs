@@ -136,6 +136,41 @@ fn the_pins_file_removed_or_emptied_is_refused() {
     assert_eq!(denied(&m.bridge(&m.bash("echo ok"))), None);
 }
 
+/// A pinned settings file rewritten with an indent of a mebibyte and an array of 200,000
+/// zeros (docs/threats.md#b4): checking the pin plans the file written back in its own
+/// style, which was 200 GB and killed the bridge (a dead bridge is "go ahead" to the
+/// agent). Now the plan stops at its bound and the call is refused, naming the file.
+#[test]
+fn a_settings_file_that_would_be_written_back_into_terabytes_blocks_the_call() {
+    let m = Newcomer::new();
+    m.claude();
+    m.write_marker_config("");
+    assert_eq!(m.run(&["install", "claude-code"]).0, 0);
+    let settings = m.claude_settings();
+    let installed: Value = serde_json::from_str(&std::fs::read_to_string(&settings).unwrap())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let zeros = vec!["0"; 200_000].join(",");
+    let indent = " ".repeat(1 << 20);
+    std::fs::write(
+        &settings,
+        format!(
+            "{{\n{indent}\"x\": [{zeros}],\n{indent}\"hooks\": {}\n}}\n",
+            installed["hooks"]
+        ),
+    )
+    .unwrap();
+    let reply = m.bridge(&m.bash("echo ok"));
+    assert_eq!(reply.0, 0, "{reply:?}");
+    let reason = denied(&reply).unwrap_or_else(|| panic!("not refused: {reply:?}"));
+    assert!(
+        reason.contains(&format!(
+            "cannot be checked: {}: written back with its own indentation (1048576 characters a level) it would be over 32 MiB",
+            settings.display()
+        )),
+        "{reason}"
+    );
+}
+
 /// `doctor` checks, per installed agent, the registered binary against its pinned digest
 /// (a bridge whose binary was replaced runs none of hookhost's checks; docs/threats.md#r5)
 /// and the project's switch-offs (N7).

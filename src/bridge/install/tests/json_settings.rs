@@ -668,3 +668,48 @@ fn a_warm_socket_must_be_absolute_and_never_with_the_system_mode() {
         );
     }
 }
+
+/// A file whose own indentation would write it back into terabytes (docs/threats.md#b4):
+/// planned, on every call, for a project's unpinned registration. The plan stops at its
+/// bound, names the file and leaves it; a file indented as people do still plans.
+#[test]
+fn a_file_that_would_be_written_back_into_terabytes_is_refused_at_its_bound() {
+    let zeros = vec!["0"; 200_000].join(",");
+    let bomb = format!("{{\n{}\"x\": [{zeros}]\n}}\n", " ".repeat(1 << 20));
+    for agent in [
+        AgentKind::ClaudeCode,
+        AgentKind::Cursor,
+        AgentKind::Copilot,
+        AgentKind::Gemini,
+    ] {
+        for action in [Action::Install, Action::Uninstall] {
+            let request = request(action, agent, Scope::Project);
+            match plan(&request, Some(&bomb)) {
+                Err(e @ InstallError::TooLargeRewritten { indent, .. }) => {
+                    assert_eq!(indent, 1 << 20);
+                    let file = settings_file(agent, Scope::Project, &request.places).unwrap();
+                    let message = e.to_string();
+                    assert!(
+                        message.starts_with(&format!(
+                            "{}: written back with its own indentation (1048576 characters a level) it would be over 32 MiB",
+                            file.display()
+                        )),
+                        "{message}"
+                    );
+                    assert!(
+                        message.contains("hookhost leaves it untouched"),
+                        "{message}"
+                    );
+                }
+                other => panic!("{agent:?} {action:?}: {other:?}"),
+            }
+        }
+        // The same array indented with two spaces plans as before.
+        let tame = format!("{{\n  \"x\": [{zeros}]\n}}\n");
+        let change = planned(&install(agent), Some(&tame));
+        assert_eq!(
+            parse(after(&change))["x"].as_array().map(Vec::len),
+            Some(200_000)
+        );
+    }
+}
