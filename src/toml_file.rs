@@ -66,6 +66,151 @@ fn render(path: &Path, problems: &[Problem]) -> String {
         .join("\n")
 }
 
+/// The deepest a TOML text hookhost parses may nest its tables and arrays, by
+/// [`nesting_within_bound`]'s count. The parsers (`toml`, `toml_edit`) bound inline
+/// nesting and a key's dotted parts each, but not their product: `a.a.…(79 parts) = {
+/// a.a.… = { … } }` is 13 KB of text and six thousand levels, whose parse and drop
+/// recurse once a level and overflowed the stack, killing the bridge, which reads the
+/// agent's settings (Codex's `config.toml`) on every call (docs/threats.md#b5). Files
+/// people write nest a handful of levels.
+pub(crate) const MAX_NESTING: usize = 64;
+
+/// `Ok` when `text` nests no deeper than [`MAX_NESTING`]; else the 1-based line where it
+/// passes. The count is a scan, not a parse, and never under the parser's depth: each
+/// open `{` or `[` counts one level plus the dots of the key before it, a table header
+/// its dotted parts, and a key its dots; dots in strings and comments do not count, and
+/// dots in values (`1.5`) count, which only over-counts.
+pub(crate) fn nesting_within_bound(text: &str) -> Result<(), usize> {
+    let bytes = text.as_bytes();
+    let mut line = 1;
+    // Per open bracket, the levels it added; the dots of the key being read; the levels
+    // of the last table header.
+    let mut open: Vec<usize> = Vec::new();
+    let mut open_levels = 0usize;
+    let mut key_dots = 0usize;
+    let mut header = 0usize;
+    let mut line_start = true;
+    let mut i = 0;
+    while i < bytes.len() {
+        let byte = bytes[i];
+        match byte {
+            b'\n' => {
+                line += 1;
+                key_dots = 0;
+                line_start = true;
+                i += 1;
+                continue;
+            }
+            b' ' | b'\t' | b'\r' => {
+                i += 1;
+                continue;
+            }
+            b'#' => {
+                while i < bytes.len() && bytes[i] != b'\n' {
+                    i += 1;
+                }
+                continue;
+            }
+            b'"' | b'\'' => {
+                let (end, lines) = skip_string(bytes, i);
+                line += lines;
+                i = end;
+                line_start = false;
+                continue;
+            }
+            b'[' if open.is_empty() && line_start => {
+                // A table header: `[a.b]` or `[[a.b]]`, its parts one level each.
+                let mut dots = 0;
+                i += 1;
+                while i < bytes.len() && bytes[i] != b']' && bytes[i] != b'\n' {
+                    match bytes[i] {
+                        b'"' | b'\'' => i = skip_string(bytes, i).0,
+                        b'.' => {
+                            dots += 1;
+                            i += 1;
+                        }
+                        _ => i += 1,
+                    }
+                }
+                header = dots + 1;
+                while i < bytes.len() && bytes[i] == b']' {
+                    i += 1;
+                }
+                line_start = false;
+                if header > MAX_NESTING {
+                    return Err(line);
+                }
+                continue;
+            }
+            b'{' | b'[' => {
+                let levels = 1 + key_dots;
+                open.push(levels);
+                open_levels += levels;
+                key_dots = 0;
+            }
+            b'}' | b']' => {
+                open_levels -= open.pop().unwrap_or(0);
+                key_dots = 0;
+            }
+            b',' => key_dots = 0,
+            b'.' => key_dots += 1,
+            _ => {}
+        }
+        line_start = false;
+        if header + open_levels + key_dots > MAX_NESTING {
+            return Err(line);
+        }
+        i += 1;
+    }
+    Ok(())
+}
+
+/// Where the string starting at `bytes[start]` (a quote) ends, just past its closing
+/// quote (or at the text's end), and the line breaks inside it. Basic strings (`"`)
+/// skip their escapes; literal ones (`'`) have none; `"""` and `\'\'\'` span lines.
+fn skip_string(bytes: &[u8], start: usize) -> (usize, usize) {
+    let quote = bytes[start];
+    let triple = bytes.len() >= start + 3 && bytes[start + 1] == quote && bytes[start + 2] == quote;
+    let mut i = start + if triple { 3 } else { 1 };
+    let mut lines = 0;
+    while i < bytes.len() {
+        let byte = bytes[i];
+        if byte == b'\\' && quote == b'"' {
+            if bytes.get(i + 1) == Some(&b'\n') {
+                lines += 1;
+            }
+            i += 2;
+            continue;
+        }
+        if byte == b'\n' {
+            if !triple {
+                return (i, lines); // an unclosed one-line string: the parser says so
+            }
+            lines += 1;
+        }
+        if byte == quote {
+            if !triple {
+                return (i + 1, lines);
+            }
+            if bytes.get(i + 1) == Some(&quote) && bytes.get(i + 2) == Some(&quote) {
+                // A closing `"""` may be followed by up to two more quotes of the string.
+                let mut end = i + 3;
+                while end < i + 5 && bytes.get(end) == Some(&quote) {
+                    end += 1;
+                }
+                return (end, lines);
+            }
+        }
+        i += 1;
+    }
+    (i, lines)
+}
+
+/// What a text nested past [`MAX_NESTING`] is told.
+pub(crate) fn too_deep() -> String {
+    format!("tables and arrays nested more than {MAX_NESTING} levels deep")
+}
+
 /// Parses `text` as a TOML table; a syntax error gives its line and column. `path` is
 /// only used in messages.
 ///
@@ -87,6 +232,14 @@ pub fn parse_table(path: &Path, text: &str) -> Result<toml::Table, TomlFileError
 }
 
 fn parse_text(path: &Path, text: &str) -> Result<toml::Table, TomlFileError> {
+    if let Err(line) = nesting_within_bound(text) {
+        return Err(TomlFileError::Malformed {
+            path: path.to_path_buf(),
+            line,
+            column: 1,
+            message: too_deep(),
+        });
+    }
     toml::from_str(text).map_err(|e| {
         let (line, column) = e
             .span()
@@ -206,6 +359,66 @@ impl ItemProblems<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The nesting bound (docs/threats.md#b5): the texts people write pass, dots and
+    /// brackets in strings and comments do not count, and the product of dotted keys and
+    /// inline tables that overflowed the parser's stack is refused at its line, by every
+    /// parse of a file hookhost reads.
+    #[test]
+    fn nesting_past_the_bound_is_refused_before_the_parse() {
+        let codex = r#"
+model = "gpt-5.1" # a.b.c.d [[x]] {{{
+approval_policy = "on-request"
+[features]
+hooks = true
+[mcp_servers.docs.env]
+TOKEN = "a.b.c.d.e.f.g.h[[[[{{{{"
+PATH = 'C:\x\y.z'
+notes = """
+a.b.c.d.e.f.g.h.i.j.k.l.m.n.o.p.q.r.s.t.u.v.w.x.y.z.a.b.c.d.e.f.g.h.i.j.k.l.m.n.o.p.q.r.s.t.u.v.w.x.y.z.a.b.c.d.e.f.g.h.i.j.k.l.m.n.o.p.q.r.s.t
+[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[
+""""
+[[hooks.PreToolUse]]
+matcher = "*"
+hooks = [{ type = "command", command = "/usr/bin/hookhost bridge", timeout = 30.5 }]
+[hooks.state."/usr/bin/hookhost bridge"]
+enabled = true
+"#;
+        assert_eq!(nesting_within_bound(codex), Ok(()));
+        assert!(codex.parse::<toml::Table>().is_ok());
+
+        let key = vec!["a"; 79].join(".");
+        let mut bomb = String::from("1");
+        for _ in 0..78 {
+            bomb = format!("{{ {key} = {bomb} }}");
+        }
+        let bomb = format!("x = 1\n{key} = {bomb}\n");
+        assert_eq!(nesting_within_bound(&bomb), Err(2));
+        // Each part of the product past the bound alone: dotted keys (a table for each
+        // part before the last), inline tables, arrays, a header.
+        let dotted = format!("{} = 1\n", vec!["a"; 66].join("."));
+        let inline = format!("x = {}1{}\n", "{ a = ".repeat(65), " }".repeat(65));
+        let arrays = format!("x = {}1{}\n", "[".repeat(65), "]".repeat(65));
+        let header = format!("[{}]\nx = 1\n", vec!["a"; 65].join("."));
+        for text in [&dotted, &inline, &arrays, &header] {
+            assert_eq!(nesting_within_bound(text), Err(1), "{text}");
+        }
+        // At the bound, each passes.
+        let dotted = format!("{} = 1\n", vec!["a"; 65].join("."));
+        let arrays = format!("x = {}1{}\n", "[".repeat(64), "]".repeat(64));
+        for text in [&dotted, &arrays] {
+            assert_eq!(nesting_within_bound(text), Ok(()), "{text}");
+        }
+
+        let path = Path::new("/home/ada/.codex/config.toml");
+        match parse_table(path, &bomb) {
+            Err(e @ TomlFileError::Malformed { line: 2, .. }) => assert_eq!(
+                e.to_string(),
+                "/home/ada/.codex/config.toml: malformed TOML at line 2, column 1: tables and arrays nested more than 64 levels deep"
+            ),
+            other => panic!("{other:?}"),
+        }
+    }
 
     #[test]
     fn the_kept_table_is_only_ever_the_same_texts() {

@@ -115,6 +115,15 @@ pub(super) fn edit_with(
 }
 
 pub(super) fn parse(path: &Path, text: &str) -> Result<DocumentMut, InstallError> {
+    if let Err(line) = crate::toml_file::nesting_within_bound(text) {
+        return Err(InstallError::Malformed {
+            path: path.to_path_buf(),
+            format: "TOML",
+            line,
+            column: 1,
+            message: crate::toml_file::too_deep(),
+        });
+    }
     text.parse::<DocumentMut>().map_err(|e| {
         let offset = e.span().map_or(0, |span| span.start);
         let before = &text[..text.floor_char_boundary(offset.min(text.len()))];
@@ -561,10 +570,16 @@ fn edit_trust(
     Ok(())
 }
 
+/// `text` parsed, when it parses and nests within [`crate::toml_file::MAX_NESTING`].
+fn parse_within_bound(text: &str) -> Result<DocumentMut, ()> {
+    crate::toml_file::nesting_within_bound(text).map_err(|_| ())?;
+    text.parse::<DocumentMut>().map_err(|_| ())
+}
+
 /// The `[hooks.state."…"]` entries of a Codex config: key, `enabled`, `trusted_hash`. A
 /// text that does not parse has none.
 pub(super) fn hook_states(text: &str) -> Vec<(String, Option<bool>, Option<String>)> {
-    let Ok(doc) = text.parse::<DocumentMut>() else {
+    let Ok(doc) = parse_within_bound(text) else {
         return Vec::new();
     };
     let Some(state) = doc
@@ -593,7 +608,7 @@ pub(super) fn hook_states(text: &str) -> Vec<(String, Option<bool>, Option<Strin
 /// hookhost's handlers in a Codex config, where each sits and its hash: (event, group,
 /// handler, hash). A text that does not parse has none.
 pub(super) fn our_handlers(text: &str, ours: &Ours) -> Vec<(&'static str, usize, usize, String)> {
-    let Ok(doc) = text.parse::<DocumentMut>() else {
+    let Ok(doc) = parse_within_bound(text) else {
         return Vec::new();
     };
     let Some(hooks) = doc.get("hooks").and_then(Item::as_table) else {

@@ -148,6 +148,38 @@ fn bridge_denies_while_a_project_file_switches_the_agents_hooks_off() {
     }
 }
 
+/// B5: a project's `.codex/config.toml` of 13 KB whose dotted keys times inline tables
+/// nest six thousand levels overflowed the stack of the bridge that read it for
+/// switch-offs (a dead bridge: the call went ahead). Now the file counts as one hookhost
+/// cannot read, and the call is a deny naming it.
+#[test]
+fn bridge_denies_while_a_project_toml_nests_past_what_it_reads() {
+    let scene = Scene::new();
+    let ok = scene.script("ok.sh", "exit 0");
+    config(
+        &scene,
+        &[pre_hook("ok", &["/bin/sh", ok.to_str().unwrap()], "")],
+    );
+    let payload = sample(&scene, "codex/PreToolUse.json").to_string();
+    let key = vec!["a"; 79].join(".");
+    let mut nested = String::from("1");
+    for _ in 0..78 {
+        nested = format!("{{ {key} = {nested} }}");
+    }
+    let file = scene.project.join(".codex/config.toml");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(&file, format!("{key} = {nested}\n")).unwrap();
+    let reply = bridge(&scene, &["--agent", "codex"], &payload);
+    let reason = deny_reason("codex", &reply).unwrap_or_else(|| panic!("not denied: {reply:?}"));
+    assert!(
+        reason.contains(&format!(
+            "{} sets tables and arrays nested more than 64 levels deep, which hookhost cannot read",
+            file.display()
+        )),
+        "{reason}"
+    );
+}
+
 /// A scene whose one hook, `marker`, blocks a command that says FORBIDDEN.
 fn marker_scene() -> Scene {
     let scene = Scene::new();

@@ -25,6 +25,14 @@ pub fn switches_hooks_off(agent: AgentKind, text: &str) -> Option<&'static str> 
     )
 }
 
+/// A TOML settings file nested past what hookhost parses (docs/threats.md#b5): the
+/// agent may read switch-offs in it that hookhost cannot see, so it counts as one.
+const TOO_DEEP: &str =
+    "tables and arrays nested more than 64 levels deep, which hookhost cannot read";
+
+// The count above is the parse's bound.
+const _: () = assert!(crate::toml_file::MAX_NESTING == 64);
+
 /// [`switches_hooks_off`], worked out.
 fn switch_off_in(agent: AgentKind, text: &str) -> Option<&'static str> {
     match agent.declaration().switch_off {
@@ -34,6 +42,9 @@ fn switch_off_in(agent: AgentKind, text: &str) -> Option<&'static str> {
                 .then_some("\"disableAllHooks\": true")
         }
         SwitchOff::CodexFeatures => {
+            if crate::toml_file::nesting_within_bound(text).is_err() {
+                return Some(TOO_DEEP);
+            }
             let settings: toml::Table = text.parse().ok()?;
             let features = settings.get("features").and_then(toml::Value::as_table);
             let off = |key: &str| {
@@ -73,6 +84,9 @@ fn switch_off_in(agent: AgentKind, text: &str) -> Option<&'static str> {
                 .then_some("\"hooksConfig\": {\"disabled\": [\"hookhost\"]}")
         }
         SwitchOff::StrictHookTables(schema) => {
+            if crate::toml_file::nesting_within_bound(text).is_err() {
+                return Some(TOO_DEEP);
+            }
             let settings: toml::Table = text.parse().ok()?;
             let hooks = settings.get("hooks")?;
             let Some(tables) = hooks.as_array() else {
