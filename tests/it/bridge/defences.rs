@@ -180,6 +180,31 @@ fn bridge_denies_while_a_project_toml_nests_past_what_it_reads() {
     );
 }
 
+/// B6: `RUST_MIN_STACK=1`, which a project's settings can put in the bridge's
+/// environment, gave every thread std starts a stack of a few KiB, and the first to
+/// start the session overflowed it (the bridge died; the call went ahead). The bridge
+/// now forgets a size below the default and judges the call: the marker's block holds.
+#[test]
+fn bridge_judges_the_call_with_a_tiny_thread_stack_asked_in_its_environment() {
+    let scene = marker_scene();
+    for size in ["1", "16384", "not a number"] {
+        let reply = run_with_stdin(
+            scene
+                .hookhost()
+                .env("RUST_MIN_STACK", size)
+                .arg("--no-sandbox")
+                .args(["bridge", "--agent", "claude-code"]),
+            forbidden_call(&scene).to_string().as_bytes(),
+        );
+        let reason = deny_reason("claude-code", &reply)
+            .unwrap_or_else(|| panic!("RUST_MIN_STACK={size}: not denied: {reply:?}"));
+        assert_eq!(
+            reason, "blocked by the user's hook \"marker\": no",
+            "RUST_MIN_STACK={size}"
+        );
+    }
+}
+
 /// A scene whose one hook, `marker`, blocks a command that says FORBIDDEN.
 fn marker_scene() -> Scene {
     let scene = Scene::new();
