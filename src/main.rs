@@ -10,7 +10,7 @@ fn main() -> std::process::ExitCode {
     if first.as_deref() == Some(std::ffi::OsStr::new(hookhost::sandbox::BOX_ENTRY_ARG)) {
         return hookhost::sandbox::box_entry_main();
     }
-    drop_a_smaller_thread_stack();
+    forget_the_thread_stack_size();
     // A bridged call goes to the user's warm server when one runs (src/warm/client.rs),
     // before the argument parser and the runtime cost anything.
     match hookhost::warm::client::hand_over(started, hookhost::warm::client::ServerBinary::ThisOne)
@@ -28,18 +28,14 @@ fn main() -> std::process::ExitCode {
     }
 }
 
-/// Forgets `RUST_MIN_STACK` when it asks for less than std's default (2 MiB) for the
-/// threads this process starts: a project's settings can put it in the bridge's
-/// environment, and with `RUST_MIN_STACK=1` the first thread to start a session
-/// overflowed its stack and the bridge died, which an agent reads as "go ahead"
-/// (docs/threats.md#b6). A larger size is kept.
-fn drop_a_smaller_thread_stack() {
-    const DEFAULT: usize = 2 << 20;
-    let Some(value) = std::env::var_os("RUST_MIN_STACK") else {
-        return;
-    };
-    let asked = value.to_str().and_then(|v| v.trim().parse::<usize>().ok());
-    if asked.is_none_or(|size| size < DEFAULT) {
+/// Forgets `RUST_MIN_STACK`, the stack std gives the threads it starts without a size of
+/// their own: a project's settings can put it in the bridge's environment, and with
+/// `RUST_MIN_STACK=1` the first thread to start a session overflowed its stack, with a
+/// size past what the OS gives no thread started at all; either way the bridge died,
+/// which an agent reads as "go ahead" (docs/threats.md#b6). std's default (2 MiB) is what
+/// hookhost's threads are made for.
+fn forget_the_thread_stack_size() {
+    if std::env::var_os("RUST_MIN_STACK").is_some() {
         // SAFETY: no other thread runs yet (only the box's entry point ran before, and
         // it returned).
         unsafe { std::env::remove_var("RUST_MIN_STACK") };

@@ -133,10 +133,10 @@ pub enum InstallError {
         /// 1-based line of the first comment.
         line: usize,
     },
-    /// The settings file, written back in its own style, would pass twice the most read
-    /// of one: an indent or a nesting no one writes by hand (docs/threats.md#b4).
+    /// The settings file, written back in its own style, would be larger than hookhost
+    /// reads of one: an indent or a nesting no one writes by hand (docs/threats.md#b4).
     #[error(
-        "{}: written back with its own indentation ({indent} characters a level) it would be over {} MiB; hookhost leaves it untouched: indent it as people do (two or four spaces, or a tab)",
+        "{}: written back in its own style ({indent} characters of indentation a level) it would be over {} MiB, more than hookhost reads of a settings file; hookhost leaves it untouched",
         path.display(),
         limit >> 20
     )]

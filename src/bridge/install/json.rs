@@ -439,17 +439,22 @@ impl Style {
     }
 }
 
-/// The most bytes a settings file may take once written back in its style (before its
-/// line endings): twice the most read of one. Each element is written on its own line
-/// after one indent per level, so a file's own indent (the first one found, of any
-/// length) times its nesting could otherwise grow it a millionfold: a project's file
-/// with a 4 MiB indent and an array of two million zeros planned into terabytes, and the
-/// bridge, which plans the project's registrations on every call, died for want of
-/// memory (docs/threats.md#b4).
-pub(super) const MAX_RENDERED: usize = 2 * crate::access::caps::SETTINGS as usize;
+/// The most bytes a settings file may take once written back in its style: what
+/// hookhost reads of one (a larger one would be refused by every later call). Each
+/// element is written on its own line after one indent per level, so a file's own indent
+/// (the first one found, of any length) times its nesting could otherwise grow it a
+/// millionfold: a project's file with a 4 MiB indent and an array of two million zeros
+/// planned into terabytes, and the bridge, which plans the project's registrations on
+/// every call, died for want of memory (docs/threats.md#b4).
+pub(super) const MAX_RENDERED: usize = crate::access::caps::SETTINGS as usize;
 
 /// The object as the file's text, in the file's style; refused past [`MAX_RENDERED`].
 fn render(path: &Path, root: &Map<String, Value>, style: &Style) -> Result<String, InstallError> {
+    let too_large = || InstallError::TooLargeRewritten {
+        path: path.to_path_buf(),
+        indent: style.indent.chars().count(),
+        limit: MAX_RENDERED,
+    };
     let mut out = Bounded {
         bytes: Vec::new(),
         limit: MAX_RENDERED,
@@ -459,18 +464,22 @@ fn render(path: &Path, root: &Map<String, Value>, style: &Style) -> Result<Strin
     // A `serde_json::Value` holds only strings, numbers and containers: writing it fails
     // only when the bound is passed.
     if root.serialize(&mut serializer).is_err() {
-        return Err(InstallError::TooLargeRewritten {
-            path: path.to_path_buf(),
-            indent: style.indent.chars().count(),
-            limit: MAX_RENDERED,
-        });
+        return Err(too_large());
     }
-    let mut text = String::from_utf8_lossy(&out.bytes).into_owned();
+    // serde_json writes UTF-8; the style's indent is the file's own text.
+    let mut text = String::from_utf8(out.bytes).map_err(|_| too_large())?;
     if style.final_newline {
         text.push('\n');
     }
     if style.crlf {
+        let lines = text.matches('\n').count();
+        if text.len().saturating_add(lines) > MAX_RENDERED {
+            return Err(too_large());
+        }
         text = text.replace('\n', "\r\n");
+    }
+    if text.len() > MAX_RENDERED {
+        return Err(too_large());
     }
     Ok(text)
 }

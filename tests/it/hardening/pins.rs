@@ -164,7 +164,7 @@ fn a_settings_file_that_would_be_written_back_into_terabytes_blocks_the_call() {
     let reason = denied(&reply).unwrap_or_else(|| panic!("not refused: {reply:?}"));
     assert!(
         reason.contains(&format!(
-            "cannot be checked: {}: written back with its own indentation (1048576 characters a level) it would be over 32 MiB",
+            "cannot be checked: {}: written back in its own style (1048576 characters of indentation a level) it would be over 16 MiB, more than hookhost reads of a settings file",
             settings.display()
         )),
         "{reason}"

@@ -691,7 +691,7 @@ fn a_file_that_would_be_written_back_into_terabytes_is_refused_at_its_bound() {
                     let message = e.to_string();
                     assert!(
                         message.starts_with(&format!(
-                            "{}: written back with its own indentation (1048576 characters a level) it would be over 32 MiB",
+                            "{}: written back in its own style (1048576 characters of indentation a level) it would be over 16 MiB, more than hookhost reads of a settings file",
                             file.display()
                         )),
                         "{message}"
