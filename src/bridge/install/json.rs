@@ -466,18 +466,16 @@ fn render(path: &Path, root: &Map<String, Value>, style: &Style) -> Result<Strin
     if root.serialize(&mut serializer).is_err() {
         return Err(too_large());
     }
-    // serde_json writes UTF-8; the style's indent is the file's own text.
-    let mut text = String::from_utf8(out.bytes).map_err(|_| too_large())?;
+    // serde_json writes UTF-8, and the indent is the file's own text.
+    let mut text = String::from_utf8(out.bytes)
+        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
     if style.final_newline {
         text.push('\n');
     }
     if style.crlf {
-        let lines = text.matches('\n').count();
-        if text.len().saturating_add(lines) > MAX_RENDERED {
-            return Err(too_large());
-        }
         text = text.replace('\n', "\r\n");
     }
+    // Its line endings counted: at most twice the bound was made.
     if text.len() > MAX_RENDERED {
         return Err(too_large());
     }

@@ -4,6 +4,14 @@
 
 use super::*;
 
+/// The agents whose settings are JSON files with nested hook groups or a flat list.
+const JSON_AGENTS: [AgentKind; 4] = [
+    AgentKind::ClaudeCode,
+    AgentKind::Cursor,
+    AgentKind::Copilot,
+    AgentKind::Gemini,
+];
+
 #[test]
 fn claude_code_install_merges_into_settings_with_other_hooks_and_keys() {
     let change = assert_idempotent_and_round_trips(AgentKind::ClaudeCode, Some(CLAUDE_SETTINGS));
@@ -373,12 +381,7 @@ fn a_json_settings_file_with_comments_is_refused_with_the_line() {
 #[test]
 fn a_broken_json_file_is_an_error_naming_the_file_and_line() {
     let broken = "{\n  \"permissions\": {\n    \"allow\": [\"Bash(ls)\",]\n  }\n}\n";
-    for agent in [
-        AgentKind::ClaudeCode,
-        AgentKind::Cursor,
-        AgentKind::Copilot,
-        AgentKind::Gemini,
-    ] {
+    for agent in JSON_AGENTS {
         for action in [Action::Install, Action::Uninstall] {
             match plan(&request(action, agent, Scope::User), Some(broken)) {
                 Err(e @ InstallError::Malformed { line: 3, .. }) => {
@@ -676,12 +679,7 @@ fn a_warm_socket_must_be_absolute_and_never_with_the_system_mode() {
 fn a_file_that_would_be_written_back_into_terabytes_is_refused_at_its_bound() {
     let zeros = vec!["0"; 200_000].join(",");
     let bomb = format!("{{\n{}\"x\": [{zeros}]\n}}\n", " ".repeat(1 << 20));
-    for agent in [
-        AgentKind::ClaudeCode,
-        AgentKind::Cursor,
-        AgentKind::Copilot,
-        AgentKind::Gemini,
-    ] {
+    for agent in JSON_AGENTS {
         for action in [Action::Install, Action::Uninstall] {
             let request = request(action, agent, Scope::Project);
             match plan(&request, Some(&bomb)) {
