@@ -189,6 +189,17 @@ pub(crate) fn identity(path: &Path) -> Option<FileId> {
 /// kernel's own limit).
 pub const MAX_LINK_HOPS: usize = 40;
 
+/// The longest path a walk spells out, in bytes: Linux names no longer path in one call
+/// (`PATH_MAX`, with its NUL), and macOS a shorter one. Past a missing part the walk goes
+/// on by spelling, and links whose targets each add thousands of parts would have it spell
+/// a path of megabytes and copy it at every step (docs/threats.md B7). The box's
+/// resolution of its hidden paths stops at the same bounds.
+pub(crate) const MAX_WALKED_PATH: usize = 4096;
+
+/// The most parts (names and `..`) one walk takes, its links' included: 40 links of 4 KiB
+/// targets could hold 80,000, each a step that keeps its path; a real path has dozens.
+pub(crate) const MAX_WALKED_PARTS: usize = 4096;
+
 /// The path with `.`, `..`, repeated and trailing `/` resolved by spelling alone (a `..`
 /// at the root, or at the start of a relative path, is dropped).
 pub(crate) fn lexical(path: &Path) -> PathBuf {
@@ -283,6 +294,10 @@ pub(crate) struct Walk {
 pub(crate) enum TraceError {
     #[error("a loop of links, or more than {MAX_LINK_HOPS} of them")]
     Loop,
+    #[error(
+        "longer than {MAX_WALKED_PATH} bytes, or of more than {MAX_WALKED_PARTS} parts, once its links are followed"
+    )]
+    TooLong,
     #[error("{0}")]
     Io(#[from] io::Error),
 }
@@ -321,7 +336,12 @@ pub(crate) fn walk(start: &Path) -> Result<Walk, TraceError> {
     let (mut hops, mut missing, mut dangling) = (0, false, false);
     let mut via: Option<PathBuf> = None;
     let mut steps = Vec::new();
+    let mut taken = 0;
     while let Some(part) = todo.pop() {
+        taken += 1;
+        if taken > MAX_WALKED_PARTS {
+            return Err(TraceError::TooLong);
+        }
         let name = match part {
             Part::Prefix(prefix) => {
                 let mut drive_root = prefix;
@@ -341,6 +361,9 @@ pub(crate) fn walk(start: &Path) -> Result<Walk, TraceError> {
             Part::Name(name) => name,
         };
         let next = cur.join(&name);
+        if next.as_os_str().len() > MAX_WALKED_PATH {
+            return Err(TraceError::TooLong);
+        }
         let meta = if missing {
             None
         } else {
@@ -474,5 +497,56 @@ mod tests {
         assert_ne!(ino(&first), first_ino, "asked again");
         let absent = dir.path().join("absent");
         assert!(ino(&absent).is_some(), "a later check asks again");
+    }
+
+    /// Links whose targets each add thousands of parts, ending at a missing part, would
+    /// have the walk spell out a path far longer than any the OS can name, and keep a copy
+    /// of it at each of its tens of thousands of steps (gigabytes, docs/threats.md B7):
+    /// the walk stops at the longest path the OS takes, and at a bounded number of parts.
+    #[cfg(unix)]
+    #[test]
+    fn a_walk_spelled_past_what_the_os_names_stops_with_an_error() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        // l1 -> l2/a/a/…, l2 -> l3/a/a/…, …, l40 -> missing: 40 hops, the kernel's limit.
+        let tail = "/a".repeat(2_000);
+        for i in 1..MAX_LINK_HOPS {
+            let target = format!("l{}{tail}", i + 1);
+            let link = dir.path().join(format!("l{i}"));
+            sys::files::symlink_file(Path::new(&target), &link).unwrap_or_else(|e| panic!("{e}"));
+        }
+        let last = dir.path().join(format!("l{MAX_LINK_HOPS}"));
+        sys::files::symlink_file(Path::new("missing"), &last).unwrap_or_else(|e| panic!("{e}"));
+        let walked = walk(&dir.path().join("l1"));
+        assert!(
+            matches!(walked, Err(TraceError::TooLong)),
+            "{:?}",
+            walked.map(|w| (w.steps.len(), w.end.as_os_str().len()))
+        );
+        // Up and down in place past the bound of parts: a short path, every part a step.
+        fs::create_dir(dir.path().join("d")).unwrap_or_else(|e| panic!("{e}"));
+        let links = MAX_WALKED_PARTS / 1_600 + 1;
+        for i in 1..=links {
+            let next = if i == links {
+                "missing".to_owned()
+            } else {
+                format!("u{}", i + 1)
+            };
+            let target = format!("{}{next}", "d/../".repeat(800));
+            let link = dir.path().join(format!("u{i}"));
+            sys::files::symlink_file(Path::new(&target), &link).unwrap_or_else(|e| panic!("{e}"));
+        }
+        let walked = walk(&dir.path().join("u1/x"));
+        assert!(
+            matches!(walked, Err(TraceError::TooLong)),
+            "{:?}",
+            walked.map(|w| w.steps.len())
+        );
+        // A walk of many parts within the bound still ends where it leads.
+        let target = format!("{}missing", "d/../".repeat(800));
+        let near = dir.path().join("near");
+        sys::files::symlink_file(Path::new(&target), &near).unwrap_or_else(|e| panic!("{e}"));
+        let walked = walk(&near.join("x")).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(walked.end, dir.path().join("missing/x"));
+        assert!(walked.dangling && !walked.end_exists);
     }
 }

@@ -6,7 +6,7 @@ use std::ffi::OsString;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use crate::paths::{MAX_LINK_HOPS, Part, parts};
+use crate::paths::{MAX_LINK_HOPS, MAX_WALKED_PARTS, MAX_WALKED_PATH, Part, TraceError, parts};
 use crate::sandbox::SandboxError;
 
 /// `path` is absolute, else the error that names `what`.
@@ -49,7 +49,8 @@ pub(crate) fn canonical_dir(what: &'static str, path: &Path) -> Result<PathBuf, 
 /// at is taken by spelling (hidden there), where the guard refuses it. The path is walked
 /// part by part, never by recursion: a link's target may hold
 /// thousands of parts, each a link again, and an agent that can write near a hidden path
-/// can make such links (docs/threats.md B2).
+/// can make such links (docs/threats.md B2). It stops where the guard's walk stops: past
+/// the longest path the OS names, or past a bound of parts (B7).
 ///
 /// It remembers what each place it looked at is, for the one list it serves. A box
 /// resolves its whole hidden list (some eighty paths under two homes) for every command;
@@ -89,7 +90,12 @@ impl Resolver {
         let mut here = PathBuf::from("/");
         let mut links = 0;
         let mut missing = false;
+        let mut taken = 0;
         while let Some(part) = todo.pop() {
+            taken += 1;
+            if taken > MAX_WALKED_PARTS {
+                return Err(io::Error::other(TraceError::TooLong));
+            }
             let name = match part {
                 Part::Root => {
                     here = PathBuf::from("/");
@@ -103,6 +109,9 @@ impl Resolver {
                 Part::Name(name) => name,
             };
             let next = here.join(&name);
+            if next.as_os_str().len() > MAX_WALKED_PATH {
+                return Err(io::Error::other(TraceError::TooLong));
+            }
             let place = match missing {
                 true => Place::Nothing,
                 false => self.look(&next),
@@ -279,31 +288,44 @@ mod tests {
         }
     }
 
-    /// Links whose targets hold thousands of parts, each part a link again, are walked,
+    /// Links whose targets hold hundreds of parts, each part a link again, are walked,
     /// not recursed into: on a thread with a small stack the answer comes, where a
-    /// resolution by recursion went thousands of calls deep for each link.
+    /// resolution by recursion went hundreds of calls deep for each link. Targets that
+    /// spell the path past what the OS names are refused (docs/threats.md B7).
     #[test]
     fn a_resolver_walks_long_link_targets_on_a_small_stack() {
         let tmp = tempfile::tempdir().unwrap();
         let t = tmp.path().canonicalize().unwrap();
-        let chain = |name: &str| vec![name; 1500].join("/");
-        symlink(chain("a"), t.join("secrets")).unwrap();
-        symlink(chain("b"), t.join("a")).unwrap();
-        symlink(chain("c"), t.join("b")).unwrap();
-        let path = t.join("secrets/token");
-        let answer = std::thread::Builder::new()
-            .stack_size(64 * 1024)
-            .spawn(move || resolve(&path).map_err(|e| e.to_string()))
-            .unwrap()
-            .join()
-            .expect("no stack overflow");
+        let chain = |name: &str, count| vec![name; count].join("/");
+        let resolve_small = |path: PathBuf| {
+            std::thread::Builder::new()
+                .stack_size(64 * 1024)
+                .spawn(move || resolve(&path).map_err(|e| e.to_string()))
+                .unwrap()
+                .join()
+                .expect("no stack overflow")
+        };
+        symlink(chain("a", 600), t.join("secrets")).unwrap();
+        symlink(chain("b", 600), t.join("a")).unwrap();
+        symlink(chain("c", 600), t.join("b")).unwrap();
+        let answer = resolve_small(t.join("secrets/token"));
         // `t/c` is not there: from it on, the rest is taken by spelling.
         let mut expected = t.clone();
-        for (name, count) in [("c", 1500), ("b", 1499), ("a", 1499), ("token", 1)] {
+        for (name, count) in [("c", 600), ("b", 599), ("a", 599), ("token", 1)] {
             for _ in 0..count {
                 expected.push(name);
             }
         }
         assert_eq!(answer, Ok(expected));
+        symlink(chain("e", 1500), t.join("longer")).unwrap();
+        symlink(chain("f", 1500), t.join("e")).unwrap();
+        symlink(chain("g", 1500), t.join("f")).unwrap();
+        let answer = resolve_small(t.join("longer/token"));
+        assert!(
+            answer
+                .as_ref()
+                .is_err_and(|e| e.starts_with("longer than 4096 bytes")),
+            "{answer:?}"
+        );
     }
 }

@@ -206,6 +206,47 @@ fn bridge_judges_the_call_with_a_tiny_thread_stack_asked_in_its_environment() {
     }
 }
 
+/// B7: a project's `.git` file names a worktree whose common folder is reached through
+/// 40 links, each adding 2,000 parts, to a missing part: the guard's walk of it spelt
+/// a path of 160 KB and kept a copy at each of its 80,000 steps (6 GB; under a 2 GB
+/// limit the bridge died: the call went ahead). Now the walk stops at the longest path
+/// the OS names, and the call is judged: the marker's block holds, within the limit.
+#[cfg(unix)]
+#[test]
+fn bridge_judges_the_call_while_the_worktree_folder_spells_past_any_path() {
+    let scene = marker_scene();
+    let gitdir = scene.project.join("wt");
+    std::fs::create_dir_all(&gitdir).unwrap();
+    std::fs::write(scene.project.join(".git"), "gitdir: wt\n").unwrap();
+    std::fs::write(gitdir.join("commondir"), "l1\n").unwrap();
+    let tail = "/a".repeat(2_000);
+    for i in 1..=40 {
+        let target = match i {
+            40 => "missing".to_owned(),
+            _ => format!("l{}{tail}", i + 1),
+        };
+        std::os::unix::fs::symlink(target, gitdir.join(format!("l{i}"))).unwrap();
+    }
+    let hookhost = scene.hookhost();
+    let mut limited = Command::new("/bin/sh");
+    limited
+        .arg("-c")
+        .arg("ulimit -v 2000000 && exec \"$0\" \"$@\"")
+        .arg(hookhost.get_program())
+        .args(hookhost.get_args())
+        .args(["--no-sandbox", "bridge", "--agent", "claude-code"]);
+    for (name, value) in hookhost.get_envs() {
+        match value {
+            Some(value) => limited.env(name, value),
+            None => limited.env_remove(name),
+        };
+    }
+    let reply = run_with_stdin(&mut limited, forbidden_call(&scene).to_string().as_bytes());
+    let reason =
+        deny_reason("claude-code", &reply).unwrap_or_else(|| panic!("not denied: {reply:?}"));
+    assert_eq!(reason, "blocked by the user's hook \"marker\": no");
+}
+
 /// A scene whose one hook, `marker`, blocks a command that says FORBIDDEN.
 fn marker_scene() -> Scene {
     let scene = Scene::new();
