@@ -118,7 +118,10 @@ enum Again {
 
 impl Move {
     fn again(&self) -> Again {
-        if self.says.contains(" sets ") || self.says.contains("key the agent does not know") {
+        if self.says.contains(" sets ")
+            || self.says.contains("key the agent does not know")
+            || self.says.contains("a settings file")
+        {
             Again::LeavesToTheUser
         } else {
             Again::Restores
@@ -170,6 +173,31 @@ fn moves() -> Vec<Move> {
                 .unwrap()
             },
             says: ".claude/settings.json sets \"disableAllHooks\": true",
+        },
+        Move {
+            agent: "claude-code",
+            what: "disableAllHooks in a project settings.json larger than hookhost reads",
+            make: |m| {
+                let padding = "x".repeat(17 << 20);
+                std::fs::write(
+                    m.project_file(".claude/settings.json"),
+                    format!("{{\"disableAllHooks\": true, \"padding\": \"{padding}\"}}"),
+                )
+                .unwrap()
+            },
+            says: ".claude/settings.json, a settings file Claude Code reads: it is larger than 16 MiB",
+        },
+        Move {
+            agent: "claude-code",
+            what: "disableAllHooks beside a string hookhost's JSON parser refuses",
+            make: |m| {
+                std::fs::write(
+                    m.project_file(".claude/settings.local.json"),
+                    "{\"note\": \"\\ud800\", \"disableAllHooks\": true}",
+                )
+                .unwrap()
+            },
+            says: ".claude/settings.local.json, a settings file Claude Code reads: it is malformed JSON",
         },
         Move {
             agent: "claude-code",
@@ -268,6 +296,19 @@ fn moves() -> Vec<Move> {
                 std::fs::write(
                     m.project_file(".gemini/settings.json"),
                     "{\"hooksConfig\": {\"enabled\": false}}",
+                )
+                .unwrap()
+            },
+            says: ".gemini/settings.json sets \"hooksConfig\": {\"enabled\": false}",
+        },
+        // B8: read as the agent reads it, or said to be unreadable.
+        Move {
+            agent: "gemini",
+            what: "hooksConfig.enabled = false behind comments in the project's .gemini/settings.json",
+            make: |m| {
+                std::fs::write(
+                    m.project_file(".gemini/settings.json"),
+                    "// Gemini CLI strips comments\n{\"hooksConfig\": /* off */ {\"enabled\": false}}",
                 )
                 .unwrap()
             },

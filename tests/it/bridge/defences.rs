@@ -148,10 +148,89 @@ fn bridge_denies_while_a_project_file_switches_the_agents_hooks_off() {
     }
 }
 
+/// B8: a project settings file is read as the agent reads it (Gemini CLI strips
+/// comments), and one hookhost cannot read (larger than it reads, a FIFO an agent's
+/// process writes into, JSON its parser refuses) is a deny that names the file and why:
+/// the agent may read a switch-off there. Before, each was "no switch-off" and the call
+/// went ahead.
+#[test]
+fn bridge_denies_while_a_project_file_it_cannot_read_may_switch_the_hooks_off() {
+    let scene = Scene::new();
+    let ok = scene.script("ok.sh", "exit 0");
+    config(
+        &scene,
+        &[pre_hook("ok", &["/bin/sh", ok.to_str().unwrap()], "")],
+    );
+    let gemini = sample(&scene, "gemini/BeforeTool.json").to_string();
+    let claude = sample(&scene, "claude-code/PreToolUse.json").to_string();
+    let write = |relative: &str, text: &str| {
+        let file = scene.project.join(relative);
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(&file, text).unwrap();
+        file
+    };
+    let file = write(
+        ".gemini/settings.json",
+        "// comments are Gemini CLI's\n{\"hooksConfig\": /* off */ {\"enabled\": false}}",
+    );
+    let reason = deny_reason("gemini", &bridge(&scene, &["--agent", "gemini"], &gemini));
+    assert!(
+        reason.as_ref().is_some_and(|r| r.contains(&format!(
+            "{} sets \"hooksConfig\": {{\"enabled\": false}}",
+            file.display()
+        ))),
+        "{reason:?}"
+    );
+    std::fs::remove_file(&file).unwrap();
+    assert_no_objection("gemini", &bridge(&scene, &["--agent", "gemini"], &gemini));
+    let padding = "x".repeat(17 << 20);
+    let cases = [
+        (
+            format!("{{\"disableAllHooks\": true, \"padding\": \"{padding}\"}}"),
+            "it is larger than 16 MiB",
+        ),
+        (
+            "{\"note\": \"\\ud800\", \"disableAllHooks\": true}".to_string(),
+            "it is malformed JSON (comments aside)",
+        ),
+    ];
+    for (text, why) in cases {
+        let file = write(".claude/settings.local.json", &text);
+        let reason = deny_reason(
+            "claude-code",
+            &bridge(&scene, &["--agent", "claude-code"], &claude),
+        );
+        assert!(
+            reason.as_ref().is_some_and(|r| r.contains(&format!(
+                "hookhost cannot read {}, a settings file Claude Code reads: {why}",
+                file.display()
+            ))),
+            "{why}: {reason:?}"
+        );
+        std::fs::remove_file(&file).unwrap();
+    }
+    // A FIFO: a process the agent left behind writes the switch-off into it for the
+    // agent's read; hookhost reads only files.
+    let fifo = scene.project.join(".claude/settings.local.json");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    let reason = deny_reason(
+        "claude-code",
+        &bridge(&scene, &["--agent", "claude-code"], &claude),
+    );
+    assert!(
+        reason.as_ref().is_some_and(|r| r.contains(&format!(
+            "hookhost cannot read {}, a settings file Claude Code reads: it is not a regular file",
+            fifo.display()
+        ))),
+        "{reason:?}"
+    );
+}
+
 /// B5: a project's `.codex/config.toml` of 13 KB whose dotted keys times inline tables
 /// nest six thousand levels overflowed the stack of the bridge that read it for
 /// switch-offs (a dead bridge: the call went ahead). Now the file counts as one hookhost
-/// cannot read, and the call is a deny naming it.
+/// cannot read (B8), and the call is a deny naming it.
 #[test]
 fn bridge_denies_while_a_project_toml_nests_past_what_it_reads() {
     let scene = Scene::new();
@@ -173,7 +252,7 @@ fn bridge_denies_while_a_project_toml_nests_past_what_it_reads() {
     let reason = deny_reason("codex", &reply).unwrap_or_else(|| panic!("not denied: {reply:?}"));
     assert!(
         reason.contains(&format!(
-            "{} sets tables and arrays nested more than 64 levels deep, which hookhost cannot read",
+            "hookhost cannot read {}, a settings file Codex reads: it is malformed TOML at line 1, column 1: tables and arrays nested more than 64 levels deep",
             file.display()
         )),
         "{reason}"

@@ -78,3 +78,54 @@ fn gemini_calls_are_judged_by_the_warm_server_through_hookhost_client() {
         &GEMINI,
     );
 }
+
+/// B8 (docs/threats.md#b8): the real Gemini CLI strips comments from its settings, so a
+/// project `.gemini/settings.json` whose `hooksConfig.enabled: false` sits behind comments
+/// switches its hooks off: the call `marker` blocks runs, and no hook is called. hookhost
+/// reads the file as Gemini CLI does: `doctor` names the switch-off, and a bridged call
+/// (what a session that started before the file was written makes) is denied, naming it.
+#[test]
+fn gemini_obeys_a_switch_off_behind_comments_and_hookhost_names_it() {
+    let test = "gemini_obeys_a_switch_off_behind_comments_and_hookhost_names_it";
+    let Some(w) = World::new(test, &GEMINI) else {
+        return;
+    };
+    let settings = w.project().join(".gemini/settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    std::fs::write(
+        &settings,
+        "// the project's own settings\n{\n  /* hooks */ \"hooksConfig\": {\"enabled\": false}\n}\n",
+    )
+    .unwrap();
+    let (_, outcome) = w.one_call("RUN: echo FORBIDDEN > blocked-marker");
+    assert!(
+        w.project().join("blocked-marker").exists(),
+        "Gemini CLI ran its hooks: {}",
+        w.seen(&outcome)
+    );
+    let says = format!(
+        "{} sets \"hooksConfig\": {{\"enabled\": false}}",
+        settings.display()
+    );
+    let (code, stdout, stderr) = crate::support::run(
+        w.env(&mut std::process::Command::new(&w.hookhost))
+            .args(["doctor", "--json"]),
+    );
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    assert!(stdout.contains(&says.replace('"', "\\\"")), "{stdout}");
+    let call = serde_json::json!({
+        "session_id": "s", "transcript_path": "/dev/null", "cwd": w.project(),
+        "hook_event_name": "BeforeTool", "timestamp": "2026-12-06T00:00:00Z",
+        "tool_name": "run_shell_command", "tool_input": {"command": "true"},
+    });
+    let (code, stdout, stderr) = crate::support::run_with_stdin(
+        w.env(&mut std::process::Command::new(&w.hookhost))
+            .args(["bridge", "--agent", "gemini"]),
+        call.to_string().as_bytes(),
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stdout.contains("\"deny\"") && stdout.contains(&says.replace('"', "\\\"")),
+        "{stdout}{stderr}"
+    );
+}

@@ -675,12 +675,21 @@ fn unpinned_registrations(
         let bytes = crate::access::read_capped(&file, crate::access::caps::SETTINGS).ok()?;
         Some((Scope::User, file, bytes))
     });
-    let files = user_file.into_iter().chain(
-        project_files
-            .iter()
-            .filter(|f| f.registration)
-            .map(|f| (Scope::Project, f.file.clone(), f.bytes.clone())),
-    );
+    let files =
+        user_file
+            .into_iter()
+            .chain(
+                project_files
+                    .iter()
+                    .filter(|f| f.registration)
+                    .filter_map(|f| {
+                        Some((
+                            Scope::Project,
+                            f.file.clone(),
+                            f.bytes.as_ref().ok()?.clone(),
+                        ))
+                    }),
+            );
     let Ok(pins_file) = pins_path(env) else {
         return Vec::new();
     };
@@ -765,12 +774,22 @@ pub fn refused_change(
         ));
     }
     let switched_off = file.and_then(|file| {
-        let bytes = crate::access::read_capped(file, crate::access::caps::SETTINGS).ok()?;
-        let key = switches_hooks_off(agent, &String::from_utf8_lossy(&bytes))?;
-        Some(format!(
-            "{file} now sets {key}, which would switch off every hook, hookhost's among them; hookhost refuses this change. Remove it from {file} if you did not make it.",
-            file = file.display()
-        ))
+        let examined = match crate::access::read_capped(file, crate::access::caps::SETTINGS) {
+            Ok(bytes) => switch_offs::examine(agent, &String::from_utf8_lossy(&bytes)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
+            Err(e) => Err(switch_offs::unread(&e)),
+        };
+        match examined {
+            Ok(key) => Some(format!(
+                "{file} now sets {key}, which would switch off every hook, hookhost's among them; hookhost refuses this change. Remove it from {file} if you did not make it.",
+                key = key?,
+                file = file.display()
+            )),
+            // A change the agent reports may be of another kind of file (Claude Code's
+            // `skills`): only a settings file hookhost cannot read is refused.
+            Err(why) => switch_offs::is_settings_file(agent, file)
+                .then(|| switch_offs::unreadable(agent, file, &why)),
+        }
     });
     refusals.extend(switched_off);
     refusals

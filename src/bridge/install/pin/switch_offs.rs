@@ -9,12 +9,22 @@ use super::*;
 /// true`; Codex's `[features] hooks = false` (or its old name `codex_hooks`) and
 /// `enabled = false` in a `[hooks.state."…"]` table, as Codex's `/hooks` writes it; Gemini
 /// CLI's `hooksConfig.enabled: false` and `"hookhost"` in `hooksConfig.disabled`
-/// (docs/agents.md). `install` removes each of them from its own file again.
+/// (docs/agents.md). `install` removes each of them from its own file again. A text
+/// hookhost cannot read gives none here; [`examine`] says why.
 pub fn switches_hooks_off(agent: AgentKind, text: &str) -> Option<&'static str> {
+    examine(agent, text).ok().flatten()
+}
+
+/// What an agent's settings `text` says of its hooks: `Ok(Some(key))` the setting that
+/// switches them off ([`switches_hooks_off`]), `Ok(None)` none, and `Err(why)` a text
+/// hookhost cannot read as the agent's settings, where the agent may read a switch-off
+/// hookhost would not see (docs/threats.md#b8); `why` starts "it …".
+pub(super) fn examine(agent: AgentKind, text: &str) -> Result<Option<&'static str>, String> {
     // Every bridged call reads the project's settings files: a warm server's thread keeps
     // what the same text gave.
     thread_local! {
-        static FOUND: Place<(AgentKind, String), Option<&'static str>> = const { recent::place() };
+        static FOUND: Place<(AgentKind, String), Result<Option<&'static str>, String>> =
+            const { recent::place() };
     }
     recent::or_make(
         &FOUND,
@@ -25,27 +35,16 @@ pub fn switches_hooks_off(agent: AgentKind, text: &str) -> Option<&'static str> 
     )
 }
 
-/// A TOML settings file nested past what hookhost parses (docs/threats.md#b5): the
-/// agent may read switch-offs in it that hookhost cannot see, so it counts as one.
-const TOO_DEEP: &str =
-    "tables and arrays nested more than 64 levels deep, which hookhost cannot read";
-
-// The count above is the parse's bound.
-const _: () = assert!(crate::toml_file::MAX_NESTING == 64);
-
-/// [`switches_hooks_off`], worked out.
-fn switch_off_in(agent: AgentKind, text: &str) -> Option<&'static str> {
-    match agent.declaration().switch_off {
+/// [`examine`], worked out.
+fn switch_off_in(agent: AgentKind, text: &str) -> Result<Option<&'static str>, String> {
+    Ok(match agent.declaration().switch_off {
         SwitchOff::DisableAllHooks => {
-            let settings: serde_json::Value = serde_json::from_str(text).ok()?;
+            let settings = read_json(text)?;
             (settings.get("disableAllHooks") == Some(&serde_json::Value::Bool(true)))
                 .then_some("\"disableAllHooks\": true")
         }
         SwitchOff::CodexFeatures => {
-            if crate::toml_file::nesting_within_bound(text).is_err() {
-                return Some(TOO_DEEP);
-            }
-            let settings: toml::Table = text.parse().ok()?;
+            let settings = read_toml(text)?;
             let features = settings.get("features").and_then(toml::Value::as_table);
             let off = |key: &str| {
                 features
@@ -71,35 +70,116 @@ fn switch_off_in(agent: AgentKind, text: &str) -> Option<&'static str> {
             }
         }
         SwitchOff::HooksConfig { handler_name } => {
-            let settings: serde_json::Value = serde_json::from_str(text).ok()?;
-            let config = settings.get("hooksConfig")?;
+            let settings = read_json(text)?;
+            let Some(config) = settings.get("hooksConfig") else {
+                return Ok(None);
+            };
             if config.get("enabled") == Some(&serde_json::Value::Bool(false)) {
-                return Some("\"hooksConfig\": {\"enabled\": false}");
+                return Ok(Some("\"hooksConfig\": {\"enabled\": false}"));
             }
             config
-                .get("disabled")?
-                .as_array()?
-                .iter()
-                .any(|name| name.as_str() == Some(handler_name))
+                .get("disabled")
+                .and_then(serde_json::Value::as_array)
+                .is_some_and(|names| names.iter().any(|name| name.as_str() == Some(handler_name)))
                 .then_some("\"hooksConfig\": {\"disabled\": [\"hookhost\"]}")
         }
         SwitchOff::StrictHookTables(schema) => {
-            if crate::toml_file::nesting_within_bound(text).is_err() {
-                return Some(TOO_DEEP);
-            }
-            let settings: toml::Table = text.parse().ok()?;
-            let hooks = settings.get("hooks")?;
+            let settings = read_toml(text)?;
+            let Some(hooks) = settings.get("hooks") else {
+                return Ok(None);
+            };
             let Some(tables) = hooks.as_array() else {
-                return Some(
+                return Ok(Some(
                     "a `hooks` key that is not [[hooks]] tables, which makes the agent drop its whole hooks section",
-                );
+                ));
             };
             tables
                 .iter()
                 .find_map(|table| refused_hook_table(schema, table))
         }
         SwitchOff::None => None,
+    })
+}
+
+/// Whether `file` is named as the agent's settings files are (`.json` or `.toml`, as
+/// [`examine`] reads them).
+pub(super) fn is_settings_file(agent: AgentKind, file: &Path) -> bool {
+    let format = match agent.declaration().switch_off {
+        SwitchOff::DisableAllHooks | SwitchOff::HooksConfig { .. } => "json",
+        SwitchOff::CodexFeatures | SwitchOff::StrictHookTables(_) => "toml",
+        SwitchOff::None => return false,
+    };
+    file.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case(format))
+}
+
+/// A JSON settings file as the agents read it, or why hookhost cannot. Gemini CLI and
+/// Qwen Code strip `//` and `/* */` comments first (the npm package strip-json-comments;
+/// Qwen Code a byte-order mark too), and a file of Claude Code's is read the same way:
+/// a switch-off seen in a file its agent cannot read costs a deny that names the file,
+/// one missed in a file its agent reads costs the user's every hook.
+fn read_json(text: &str) -> Result<serde_json::Value, String> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    serde_json::from_str(&without_json_comments(text))
+        .map_err(|e| format!("it is malformed JSON (comments aside): {e}"))
+}
+
+/// `text` with its comments blanked out as strip-json-comments blanks them: outside a
+/// string, `//` to the end of the line and `/* … */` (unclosed: to the end of the text);
+/// a string runs between quotes not escaped by an odd number of backslashes. Every
+/// character of a comment but its line ends becomes a space, so positions in errors hold.
+fn without_json_comments(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains('/') {
+        return text.into();
     }
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let (mut in_string, mut i) = (false, 0);
+    let mut copied = 0; // bytes of `text` before this are in `out`
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {
+                let backslashes = bytes[..i].iter().rev().take_while(|&&b| b == b'\\').count();
+                if backslashes % 2 == 0 {
+                    in_string = !in_string;
+                }
+                i += 1;
+            }
+            b'/' if !in_string && matches!(bytes.get(i + 1), Some(b'/' | b'*')) => {
+                let end = if bytes[i + 1] == b'/' {
+                    // The line end stays: `\r\n` or `\n`.
+                    text[i..].find('\n').map_or(text.len(), |n| i + n)
+                } else {
+                    text[i + 2..]
+                        .find("*/")
+                        .map_or(text.len(), |n| i + 2 + n + 2)
+                };
+                out.push_str(&text[copied..i]);
+                out.extend(text[i..end].chars().map(|c| match c {
+                    '\n' | '\r' => c,
+                    _ => ' ',
+                }));
+                (copied, i) = (end, end);
+            }
+            _ => i += 1,
+        }
+    }
+    out.push_str(&text[copied..]);
+    out.into()
+}
+
+/// A TOML settings file, or why hookhost cannot read it: malformed, or nested past what
+/// hookhost parses (docs/threats.md#b5).
+fn read_toml(text: &str) -> Result<toml::Table, String> {
+    crate::toml_file::parse_table(Path::new(""), text).map_err(|e| match e {
+        crate::toml_file::TomlFileError::Malformed {
+            line,
+            column,
+            message,
+            ..
+        } => format!("it is malformed TOML at line {line}, column {column}: {message}"),
+        other => format!("it cannot be parsed: {other}"),
+    })
 }
 
 /// Why the agent's strict schema refuses one `[[hooks]]` table, if it does.
@@ -150,8 +230,9 @@ fn refused_hook_table(schema: &HookTableSchema, table: &toml::Value) -> Option<&
 pub(super) struct ProjectFile {
     /// Where it is.
     pub(super) file: PathBuf,
-    /// What it holds (capped at [`crate::access::caps::SETTINGS`]).
-    pub(super) bytes: Vec<u8>,
+    /// What it holds (capped at [`crate::access::caps::SETTINGS`]), or why hookhost
+    /// cannot read it, in words that follow the file's name.
+    pub(super) bytes: Result<Vec<u8>, String>,
     /// One of the files the agent merges over the user's (`merged_project_settings`).
     pub(super) merged: bool,
     /// The file a project-scope `install` writes (None for an agent with no project scope).
@@ -161,6 +242,11 @@ pub(super) struct ProjectFile {
 /// The agent's project settings files that exist in `cwd` and the folders above it: each
 /// merged file, and the file a project-scope registration lives in (`registration_file`,
 /// given a folder), each read once, in one walk up from `cwd`.
+///
+/// A file that is not there, or that this user may not read, the agent cannot read
+/// either, and is left out. One that is there but that hookhost does not read (larger
+/// than its cap, a FIFO an agent's process writes into) is kept with why: the agent reads
+/// it whole (docs/threats.md#b8).
 pub(super) fn read_project_files(
     agent: AgentKind,
     cwd: &Path,
@@ -178,8 +264,19 @@ pub(super) fn read_project_files(
         }
         for file in candidates {
             // Most of these files do not exist: one failed open each.
-            let Ok(bytes) = crate::access::read_capped(&file, crate::access::caps::SETTINGS) else {
-                continue;
+            let bytes = match crate::access::read_capped(&file, crate::access::caps::SETTINGS) {
+                Ok(bytes) => Ok(bytes),
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        std::io::ErrorKind::NotFound
+                            | std::io::ErrorKind::NotADirectory
+                            | std::io::ErrorKind::PermissionDenied
+                    ) =>
+                {
+                    continue;
+                }
+                Err(e) => Err(unread(&e)),
             };
             found.push(ProjectFile {
                 merged: merged_names.iter().any(|n| folder.join(n) == file),
@@ -199,19 +296,53 @@ pub fn project_switch_offs(agent: AgentKind, cwd: &Path) -> Vec<String> {
     switch_offs_in(agent, &read_project_files(agent, cwd, |_| None))
 }
 
-/// [`project_switch_offs`] over files already read.
+/// [`project_switch_offs`] over files already read. A merged file hookhost cannot read
+/// counts as one that switches the hooks off: the agent may read one there.
 pub(super) fn switch_offs_in(agent: AgentKind, files: &[ProjectFile]) -> Vec<String> {
     files
         .iter()
         .filter(|f| f.merged)
         .filter_map(|f| {
-            let key = switches_hooks_off(agent, &String::from_utf8_lossy(&f.bytes))?;
-            Some(format!(
-                "{} sets {key}, which switches off every {} hook, hookhost's among them, so hookhost blocks this agent's calls. Remove it from {} if you did not put it there (`hookhost doctor` lists every switch-off it finds).",
-                f.file.display(),
-                agent.display_name(),
-                f.file.display()
-            ))
+            let examined = f
+                .bytes
+                .as_ref()
+                .map_err(Clone::clone)
+                .and_then(|bytes| examine(agent, &String::from_utf8_lossy(bytes)));
+            match examined {
+                Ok(key) => Some(switched_off(agent, &f.file, key?)),
+                Err(why) => Some(unreadable(agent, &f.file, &why)),
+            }
         })
         .collect()
+}
+
+/// Why a settings file that is there was not read, in words that follow "hookhost cannot
+/// read FILE:".
+pub(super) fn unread(e: &std::io::Error) -> String {
+    match e.kind() {
+        // `access`'s own words: "is larger than …", "is not a regular file …".
+        std::io::ErrorKind::FileTooLarge | std::io::ErrorKind::InvalidInput => format!("it {e}"),
+        _ => format!("reading it failed: {e}"),
+    }
+}
+
+/// The deny for a settings `file` that sets `key`.
+pub(super) fn switched_off(agent: AgentKind, file: &Path, key: &str) -> String {
+    format!(
+        "{} sets {key}, which switches off every {} hook, hookhost's among them, so hookhost blocks this agent's calls. Remove it from {} if you did not put it there (`hookhost doctor` lists every switch-off it finds).",
+        file.display(),
+        agent.display_name(),
+        file.display()
+    )
+}
+
+/// The deny for a settings `file` of the agent's that hookhost cannot read (`why`, which
+/// starts "it …").
+pub(super) fn unreadable(agent: AgentKind, file: &Path, why: &str) -> String {
+    format!(
+        "hookhost cannot read {}, a settings file {} reads: {why}. {} may read a setting there that switches off every hook, hookhost's among them, which hookhost could not see, so hookhost blocks this agent's calls. Mend the file, or remove it if you did not put it there.",
+        file.display(),
+        agent.display_name(),
+        agent.display_name()
+    )
 }

@@ -530,3 +530,72 @@ fn a_hook_file_whose_stamp_moved_is_hashed_once_per_stamp_and_an_edit_still_show
     std::fs::write(&file, "#!/bin/sh\nexit 1\n").unwrap();
     assert_eq!(pinned.problem(), Some("changed"));
 }
+
+/// B8: the settings are read as the agents read them. Gemini CLI and Qwen Code strip
+/// comments (strip-json-comments: none inside strings, an escaped quote does not end
+/// one, an unclosed block runs to the end) and Qwen Code a byte-order mark, so a
+/// switch-off behind a comment is one; a text that still does not parse (or a TOML file
+/// malformed or nested past the bound) is one hookhost cannot read, with the parser's
+/// words, never "no switch-off".
+#[test]
+fn settings_are_read_as_the_agents_read_them_and_what_cannot_be_is_said() {
+    use switch_offs::examine;
+    let gemini_off = Ok(Some("\"hooksConfig\": {\"enabled\": false}"));
+    for text in [
+        "// the agent's\n{\"hooksConfig\": /* off */ {\"enabled\": false}}",
+        "{\"hooksConfig\": {\"enabled\": false}} // trailing\r\n",
+        "{\"hooksConfig\": {\"enabled\": false}} /* unclosed",
+        "\u{feff}{\"hooksConfig\":{\"enabled\":false}}",
+        "{\"a\": \"http://x /* not */\", \"b\": \"\\\"//\", \"hooksConfig\": {\"enabled\": false}}",
+    ] {
+        assert_eq!(examine(AgentKind::Gemini, text), gemini_off, "{text}");
+    }
+    // Inside a string a comment is text: the switch-off is the string's, not a key.
+    let quoted = "{\"a\": \"// \\\\\", \"hooksConfig\": {\"enabled\": true}}";
+    assert_eq!(examine(AgentKind::Gemini, quoted), Ok(None), "{quoted}");
+    assert_eq!(
+        examine(
+            AgentKind::Qwen,
+            "\u{feff}{\"disableAllHooks\": true // off\n}"
+        ),
+        Ok(Some("\"disableAllHooks\": true"))
+    );
+    // Positions in errors are the file's: a comment keeps its line ends.
+    let unreadable = [
+        (
+            AgentKind::ClaudeCode,
+            "{\"note\": \"\\ud800\", \"disableAllHooks\": true}",
+            "it is malformed JSON (comments aside): unexpected end of hex escape at line 1 column 17",
+        ),
+        (
+            AgentKind::ClaudeCode,
+            "/* one\ntwo */ {\"disableAllHooks\": 1e999}",
+            "it is malformed JSON (comments aside): number out of range at line 2 column",
+        ),
+        (
+            AgentKind::Gemini,
+            "{\"hooksConfig\": {\"enabled\": false},}",
+            "it is malformed JSON (comments aside): trailing comma at line 1 column 36",
+        ),
+        (
+            AgentKind::Codex,
+            "[features]\nhooks = false\nhooks = true\n",
+            "it is malformed TOML at line 3, column 1: duplicate key",
+        ),
+        (
+            AgentKind::Kimi,
+            &format!("x = {}1{}\n", "[".repeat(70), "]".repeat(70)),
+            "it is malformed TOML at line 1, column 1: tables and arrays nested more than 64 levels deep",
+        ),
+    ];
+    for (agent, text, why) in unreadable {
+        let examined = examine(agent, text);
+        assert!(
+            examined.as_ref().is_err_and(|e| e.starts_with(why)),
+            "{agent:?} {text}: {examined:?}"
+        );
+        assert_eq!(switches_hooks_off(agent, text), None);
+    }
+    // An agent with no switch-off reads nothing.
+    assert_eq!(examine(AgentKind::Cursor, "not json"), Ok(None));
+}
