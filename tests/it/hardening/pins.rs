@@ -136,6 +136,63 @@ fn the_pins_file_removed_or_emptied_is_refused() {
     assert_eq!(denied(&m.bridge(&m.bash("echo ok"))), None);
 }
 
+/// B8: with the pins removed, a registration in a file hookhost's plan cannot read (a
+/// lone surrogate Claude Code's `JSON.parse` takes, bytes that are not UTF-8, a file
+/// past the cap) was "not registered", and the N8 check said nothing. Now a file that
+/// names hookhost and cannot be planned, or cannot be read at all, is refused as one
+/// that may hold an unpinned registration, naming the file and why.
+#[test]
+fn a_registration_hookhost_cannot_plan_with_the_pins_removed_is_refused() {
+    let m = Newcomer::new();
+    m.claude();
+    m.write_marker_config("");
+    assert_eq!(m.run(&["install", "claude-code"]).0, 0);
+    let settings = m.claude_settings();
+    let installed = std::fs::read_to_string(&settings).unwrap();
+    let pins = m.pins();
+    std::fs::remove_file(&pins).unwrap();
+    let cannot_tell = format!(
+        "hookhost cannot tell whether {} registers it with Claude Code (",
+        settings.display()
+    );
+    let registered = format!(
+        "hookhost is registered with Claude Code in {}, but no pin covers it",
+        settings.display()
+    );
+    let with_note = |note: &[u8]| {
+        let mut bytes = b"{\"note\": \"".to_vec();
+        bytes.extend_from_slice(note);
+        bytes.extend_from_slice(b"\",");
+        bytes.extend_from_slice(&installed.as_bytes()[1..]);
+        bytes
+    };
+    let padding = "x".repeat(17 << 20);
+    let cases = [
+        (
+            with_note(b"\\ud800"),
+            &cannot_tell,
+            "unexpected end of hex escape",
+        ),
+        // Read as the agent reads it, U+FFFD for the byte: the registration is seen.
+        (with_note(b"\xff"), &registered, ""),
+        (
+            with_note(padding.as_bytes()),
+            &cannot_tell,
+            "it is larger than 16 MiB",
+        ),
+    ];
+    for (bytes, expected, why) in cases {
+        std::fs::write(&settings, &bytes).unwrap();
+        let reason = denied(&m.bridge(&m.bash("echo ok")));
+        assert!(
+            reason
+                .as_ref()
+                .is_some_and(|r| r.starts_with(expected.as_str()) && r.contains(why)),
+            "{why}: {reason:?}"
+        );
+    }
+}
+
 /// A pinned settings file rewritten with an indent of a mebibyte and an array of 200,000
 /// zeros (docs/threats.md#b4): checking the pin plans the file written back in its own
 /// style, which was 200 GB and killed the bridge (a dead bridge is "go ahead" to the

@@ -670,40 +670,43 @@ fn unpinned_registrations(
 ) -> Vec<String> {
     let settings = &agent.declaration().settings;
     // The user's file, then the project's (an agent with no project scope, Kimi Code,
-    // has none among them).
+    // has none among them). A file that is there but that hookhost does not read is kept
+    // with why, as `read_project_files` keeps it.
     let user_file = settings.file(Scope::User, user).and_then(|file| {
-        let bytes = crate::access::read_capped(&file, crate::access::caps::SETTINGS).ok()?;
+        let bytes = match crate::access::read_capped(&file, crate::access::caps::SETTINGS) {
+            Ok(bytes) => Ok(bytes),
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::NotFound
+                        | std::io::ErrorKind::NotADirectory
+                        | std::io::ErrorKind::PermissionDenied
+                ) =>
+            {
+                return None;
+            }
+            Err(e) => Err(switch_offs::unread(&e)),
+        };
         Some((Scope::User, file, bytes))
     });
-    let files =
-        user_file
-            .into_iter()
-            .chain(
-                project_files
-                    .iter()
-                    .filter(|f| f.registration)
-                    .filter_map(|f| {
-                        Some((
-                            Scope::Project,
-                            f.file.clone(),
-                            f.bytes.as_ref().ok()?.clone(),
-                        ))
-                    }),
-            );
+    let files = user_file.into_iter().chain(
+        project_files
+            .iter()
+            .filter(|f| f.registration)
+            .map(|f| (Scope::Project, f.file.clone(), f.bytes.clone())),
+    );
     let Ok(pins_file) = pins_path(env) else {
         return Vec::new();
     };
     let mut found = Vec::new();
     for (scope, file, bytes) in files {
-        if pins
-            .iter()
-            .any(|p| p.agent == agent.flag_name() && same_path(&p.file, &file))
+        if found.iter().any(|(f, _)| f == &file)
+            || pins
+                .iter()
+                .any(|p| p.agent == agent.flag_name() && same_path(&p.file, &file))
         {
             continue;
         }
-        let Ok(text) = String::from_utf8(bytes) else {
-            continue;
-        };
         let request = Request {
             action: super::Action::Install,
             agent,
@@ -712,26 +715,54 @@ fn unpinned_registrations(
             hookhost: hookhost.to_path_buf(),
             options: Options::default(),
         };
-        let registered = super::plan_file(&request, &file, Some(&text))
-            .is_ok_and(|change| change.outcome != ChangeKind::Added);
-        if registered && !found.iter().any(|(f, _)| f == &file) {
-            let scope = if scope == Scope::Project {
-                " --scope project"
-            } else {
-                ""
-            };
-            let message = format!(
+        // Whether the file registers hookhost, or why hookhost cannot tell. It is read as
+        // the agents read text (not UTF-8 is no reason to skip it); one that the plan
+        // refuses (malformed to serde_json, too large written back) but that names
+        // hookhost's binary may hold a registration the agent reads (docs/threats.md#b8).
+        let registered = bytes.and_then(|bytes| {
+            let text = String::from_utf8_lossy(&bytes);
+            match super::plan_file(&request, &file, Some(&text)) {
+                Ok(change) => Ok(change.outcome != ChangeKind::Added),
+                Err(e) if names_binary(&text, hookhost) => Err(e.to_string()),
+                Err(_) => Ok(false),
+            }
+        });
+        let scope = if scope == Scope::Project {
+            " --scope project"
+        } else {
+            ""
+        };
+        let message = match registered {
+            Ok(false) => continue,
+            Ok(true) => format!(
                 "hookhost is registered with {} in {}, but no pin covers it ({} is missing or holds no pin for it), so hookhost blocks this agent's calls: without its pin, a change to the registration or to hookhost's config would go unnoticed. If you did not remove the pins, something did: check {} and hookhost's config, then run `hookhost install {}{scope}` to pin them again.",
                 agent.display_name(),
                 file.display(),
                 pins_file.display(),
                 file.display(),
                 agent.flag_name()
-            );
-            found.push((file, message));
-        }
+            ),
+            Err(why) => format!(
+                "hookhost cannot tell whether {} registers it with {} ({why}), and no pin covers that file ({} is missing or holds no pin for it), so hookhost blocks this agent's calls: the agent may call hookhost from it, and without a pin a change to that registration or to hookhost's config would go unnoticed. If you did not remove the pins, something did: mend {} and check hookhost's config, then run `hookhost install {}{scope}` to pin them again.",
+                file.display(),
+                agent.display_name(),
+                pins_file.display(),
+                file.display(),
+                agent.flag_name()
+            ),
+        };
+        found.push((file, message));
     }
     found.into_iter().map(|(_, message)| message).collect()
+}
+
+/// Whether a settings `text` names hookhost as a registration would: the running
+/// binary's path (`hookhost-client` beside it included), as written or escaped in a JSON
+/// or TOML string, or the name `hookhost`.
+fn names_binary(text: &str, hookhost: &Path) -> bool {
+    let path = hookhost.to_string_lossy();
+    let escaped = path.replace('\\', "\\\\");
+    text.contains("hookhost") || text.contains(&*path) || text.contains(&escaped)
 }
 
 /// Why a settings change the agent reports (Claude Code's `ConfigChange`, naming `file`
