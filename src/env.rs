@@ -82,11 +82,17 @@ impl Environment {
     /// - the box program (`HOOKHOST_BWRAP`, `HOOKHOST_SANDBOX_EXEC`, `HOOKHOST_BOX_PROGRAM`),
     ///   always: under the bridge the box is the one found where the OS keeps it;
     /// - `HARNESS_HOME`, `XDG_CONFIG_HOME`, `XDG_STATE_HOME` and `XDG_CACHE_HOME` when they
-    ///   are relative or lie in `project` or a temp folder (where the agent writes), since
-    ///   they choose the config, the pins and records, and the compile cache;
+    ///   are relative or lie in a folder the call's project may be ([`project_folders`]:
+    ///   the call's `cwd`, the root the agent `stated`, a repository above `cwd`) or a temp
+    ///   folder (where the agent writes), since they choose the config, the pins and
+    ///   records, and the compile cache;
     /// - `HOME` on the same terms (it chooses all of those when the others are unset),
     ///   replaced by the password database's home of the real uid when it has one.
-    pub fn without_agent_steering(&self, project: &Path) -> (Environment, Vec<String>) {
+    pub fn without_agent_steering(
+        &self,
+        cwd: Option<&Path>,
+        stated: Option<&Path>,
+    ) -> (Environment, Vec<String>) {
         const BOX_PROGRAMS: [&str; 3] = [
             "HOOKHOST_BWRAP",
             "HOOKHOST_SANDBOX_EXEC",
@@ -98,12 +104,12 @@ impl Environment {
             "XDG_STATE_HOME",
             "XDG_CACHE_HOME",
         ];
-        let project = crate::paths::lexical(project);
+        let projects = project_folders(cwd, stated);
         let temp = agent_temp_folders(&self.temp_folder());
         let lies_where_the_agent_writes = |path: &Path| {
             let at = crate::paths::lexical(path);
             !path.is_absolute()
-                || at.starts_with(&project)
+                || projects.iter().any(|p| at.starts_with(p))
                 || temp.iter().any(|t| at.starts_with(t))
         };
         let mut warnings = Vec::new();
@@ -337,6 +343,33 @@ impl From<Vec<(OsString, OsString)>> for Environment {
     fn from(vars: Vec<(OsString, OsString)>) -> Environment {
         Environment::from_vars(vars)
     }
+}
+
+/// Every folder a bridged call's project may be (docs/threats.md#n11): the call's `cwd`,
+/// the root the agent `stated` for its hooks, and each folder above `cwd` that holds a
+/// `.git` and lies below the user's home (the password database's). The model's `cd`
+/// moves `cwd` into a subfolder of the project, and a `HOME` planted in the project
+/// beside it was taken. The home itself and the folders above it are never among them: a
+/// home that is a git repository is still the user's.
+fn project_folders(cwd: Option<&Path>, stated: Option<&Path>) -> Vec<PathBuf> {
+    let mut folders: Vec<PathBuf> = cwd
+        .into_iter()
+        .chain(stated)
+        .map(crate::paths::lexical)
+        .collect();
+    let uid = crate::platform::sys::users::real_uid();
+    let home = crate::platform::sys::users::home_of(uid).map(|h| crate::paths::lexical(&h));
+    if let (Some(cwd), Some(home)) = (cwd, home) {
+        let cwd = crate::paths::lexical(cwd);
+        folders.extend(
+            cwd.ancestors()
+                .skip(1)
+                .take_while(|folder| folder.starts_with(&home) && *folder != home)
+                .filter(|folder| std::fs::symlink_metadata(folder.join(".git")).is_ok())
+                .map(Path::to_path_buf),
+        );
+    }
+    folders
 }
 
 /// The temp folders an agent's commands write in, lexical: `temp` (an environment's temp
@@ -654,5 +687,38 @@ mod tests {
             assert_eq!(e.config_file(), None);
             assert_eq!(e.record_dir(), None);
         }
+    }
+
+    /// N11: a repository above the call's folder, below the user's home, may be the
+    /// project (the model `cd`s into its subfolders), so a `HOME` in it is the agent's;
+    /// the home itself never is, though it may be a repository of its own.
+    #[cfg(unix)]
+    #[test]
+    fn a_home_in_the_repository_above_the_calls_folder_is_the_agents() {
+        let uid = crate::platform::sys::users::real_uid();
+        let home = crate::platform::sys::users::home_of(uid)
+            .unwrap_or_else(|| panic!("uid {uid} has no home in the password database"));
+        let repo = tempfile::tempdir_in(&home).unwrap_or_else(|e| panic!("{e}"));
+        let repo = repo.path();
+        let sub = repo.join("src/deep");
+        std::fs::create_dir_all(&sub).unwrap_or_else(|e| panic!("{e}"));
+        let planted = repo.join("fakehome");
+        let vars = env(&[("HOME", planted.to_str().unwrap_or_default())]);
+        let (kept, warnings) = vars.without_agent_steering(Some(&sub), None);
+        assert_eq!(kept.get("HOME"), Some(planted.as_os_str()), "no .git yet");
+        assert!(warnings.is_empty());
+        std::fs::create_dir(repo.join(".git")).unwrap_or_else(|e| panic!("{e}"));
+        let (kept, warnings) = vars.without_agent_steering(Some(&sub), None);
+        assert_ne!(kept.get("HOME"), Some(planted.as_os_str()));
+        assert!(warnings[0].contains("ignores HOME="), "{warnings:?}");
+        // The root the agent states counts the same, with no repository.
+        std::fs::remove_dir(repo.join(".git")).unwrap_or_else(|e| panic!("{e}"));
+        let (_, warnings) = vars.without_agent_steering(Some(&sub), Some(repo));
+        assert!(warnings[0].contains("ignores HOME="), "{warnings:?}");
+        // The user's own home, above the repository, stays.
+        let real = env(&[("HOME", home.to_str().unwrap_or_default())]);
+        let (kept, warnings) = real.without_agent_steering(Some(&sub), None);
+        assert_eq!(kept.get("HOME"), Some(home.as_os_str()));
+        assert!(warnings.is_empty(), "{warnings:?}");
     }
 }
