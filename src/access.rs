@@ -23,12 +23,16 @@ pub mod caps {
     pub const SETTINGS: u64 = 16 << 20;
     /// A session record read whole (`log show`, `log verify`, `replay`).
     pub const RECORD: u64 = 1 << 30;
+    /// A pinned file hashed to check its pin (a hook's file, the registered binary: tens
+    /// of MB). An agent's sparse file of 100 GB took minutes to hash, past the agent's
+    /// timeout, which most agents take for "go ahead" (docs/threats.md#b9).
+    pub const DIGESTED: u64 = 1 << 30;
 }
 
 /// Opens `path` for reading, with its metadata, refusing at once anything but a regular
 /// file: a FIFO would block the open (or the read) for good, a device (`/dev/zero`)
 /// never ends.
-fn open_regular(path: &Path) -> io::Result<(std::fs::File, std::fs::Metadata)> {
+pub(crate) fn open_regular(path: &Path) -> io::Result<(std::fs::File, std::fs::Metadata)> {
     let file =
         sys::files::open_without_blocking(std::fs::OpenOptions::new().read(true)).open(path)?;
     let meta = regular_metadata(&file)?;

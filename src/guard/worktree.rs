@@ -1,7 +1,6 @@
 //! Git's linked worktrees: the common git directory of a linked worktree is as writable
 //! to the agent as the project (it holds the hooks and config git runs).
 
-use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
@@ -23,11 +22,13 @@ pub(super) fn linked_worktree_common_dir(project: &Path) -> Option<PathBuf> {
     Some(walk(&common).map_or_else(|_| lexical(&common), |w| w.end))
 }
 
-/// The first few KiB of a small file.
+/// The first few KiB of a small regular file: the agent writes both files, and a FIFO
+/// would block the open for good (docs/threats.md#b9).
 fn read_small(path: &Path) -> Option<Vec<u8>> {
     let mut text = Vec::new();
-    fs::File::open(path)
+    crate::access::open_regular(path)
         .ok()?
+        .0
         .take(4096)
         .read_to_end(&mut text)
         .ok()?;

@@ -194,7 +194,11 @@ fn has_jwt(value: &[u8]) -> bool {
                 return true;
             }
         }
-        from = start + 3;
+        // A later `eyJ` inside the same run ends where it ends, before the same byte:
+        // it cannot pass where the whole run did not. Skipping the run keeps the scan
+        // linear (a value of `eyJ` repeated rescanned its rest at each one: a 129 KB
+        // value took 25 s, docs/threats.md#b9).
+        from = start + header.max(3);
     }
     false
 }
@@ -271,6 +275,15 @@ mod tests {
         // JWTs: three segments, JSON headers.
         assert!(!has_jwt(b"eyJhbGciOiJIUzI1NiJ9"));
         assert!(!has_jwt(b"eyJ.eyJ."));
+        // One run is looked at once (B9: `eyJ` repeated was a scan per repeat), and a
+        // JWT after a run that is none, or inside a longer run, is still found.
+        assert!(!has_jwt("eyJ".repeat(43_000).as_bytes()));
+        assert!(has_jwt(
+            b"eyJ.x eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJkYW5hIn0.sig"
+        ));
+        assert!(has_jwt(
+            b"xxeyJeyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJkYW5hIn0.sig"
+        ));
         // DSNs: a host or a Go network after the last `@`.
         assert!(is_dsn_with_password(b"u:p@ss@db:5432/app"));
         assert!(is_dsn_with_password(b"u:p@/app"));

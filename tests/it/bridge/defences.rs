@@ -227,6 +227,70 @@ fn bridge_denies_while_a_project_file_it_cannot_read_may_switch_the_hooks_off() 
     );
 }
 
+/// B9: a `cwd` 200 folders deep, each with a link to the project's `.claude` (two
+/// settings files of 8 MiB): the per-call check read both files at every level and held
+/// them all (3 GB; under a 2 GB limit the bridge died, and the call went ahead). A file
+/// met again is read once, so the call is judged: the marker's block holds. Files of
+/// their own at every level stop at what one call reads in all, with a deny naming where.
+#[test]
+fn bridge_reads_the_settings_on_a_deep_folders_way_once_and_within_a_bound() {
+    let scene = marker_scene();
+    let claude = scene.project.join(".claude");
+    std::fs::create_dir_all(&claude).unwrap();
+    let zeros = |n: usize| format!("[{}0]", "0,".repeat(n));
+    std::fs::write(claude.join("settings.json"), zeros(4 << 20)).unwrap();
+    std::fs::write(claude.join("settings.local.json"), zeros((4 << 20) - 1)).unwrap();
+    let mut deep = scene.project.clone();
+    for _ in 0..200 {
+        deep.push("a");
+        std::fs::create_dir(&deep).unwrap();
+        std::os::unix::fs::symlink(&claude, deep.join(".claude")).unwrap();
+    }
+    let limited = |cwd: &Path| {
+        let mut payload = forbidden_call(&scene);
+        payload["cwd"] = cwd.to_str().unwrap().into();
+        let hookhost = scene.hookhost();
+        let mut limited = Command::new("/bin/sh");
+        limited
+            .arg("-c")
+            .arg("ulimit -v 2000000 && exec \"$0\" \"$@\"")
+            .arg(hookhost.get_program())
+            .args(hookhost.get_args())
+            .args(["--no-sandbox", "bridge", "--agent", "claude-code"]);
+        for (name, value) in hookhost.get_envs() {
+            match value {
+                Some(value) => limited.env(name, value),
+                None => limited.env_remove(name),
+            };
+        }
+        deny_reason(
+            "claude-code",
+            &run_with_stdin(&mut limited, payload.to_string().as_bytes()),
+        )
+    };
+    assert_eq!(
+        limited(&deep).as_deref(),
+        Some("blocked by the user's hook \"marker\": no")
+    );
+    // Three files of 12 MiB each, one a level: past 32 MiB in all.
+    std::fs::remove_file(claude.join("settings.json")).unwrap();
+    let (a, b) = (scene.project.join("x"), scene.project.join("x/y"));
+    std::fs::create_dir_all(&b).unwrap();
+    for (i, folder) in [&scene.project, &a, &b].into_iter().enumerate() {
+        let file = folder.join(".claude/settings.local.json");
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(&file, zeros((6 << 20) + i)).unwrap();
+    }
+    let reason = limited(&b);
+    assert!(
+        reason.as_ref().is_some_and(|r| r.contains(&format!(
+            "hookhost cannot read {}, a settings file Claude Code reads: with the settings files below it, it is more than the 32 MiB hookhost reads of them for one call",
+            scene.project.join(".claude/settings.local.json").display()
+        ))),
+        "{reason:?}"
+    );
+}
+
 /// B5: a project's `.codex/config.toml` of 13 KB whose dotted keys times inline tables
 /// nest six thousand levels overflowed the stack of the bridge that read it for
 /// switch-offs (a dead bridge: the call went ahead). Now the file counts as one hookhost

@@ -413,6 +413,48 @@ fn a_rewritten_hook_script_is_refused_until_install_pins_it() {
     assert!(!doctor.contains("changed since (same bytes)"), "{doctor}");
 }
 
+/// B9: a pinned hook script swapped for a FIFO, a link to `/dev/zero` or a sparse file
+/// of 100 GB: the pin check hashed it without end (or for minutes), past the agent's
+/// timeout, which most agents take for "go ahead". Another size is "changed" at once, and
+/// only a regular file is ever hashed, up to its cap.
+#[test]
+fn a_hook_script_swapped_for_a_file_without_end_is_refused_at_once() {
+    let m = Newcomer::new();
+    m.claude();
+    m.write_marker_config("");
+    let (code, stdout, stderr) = m.run(&["install", "claude-code"]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let script = m.root.path().join("marker.sh");
+    let refused = format!(
+        "the file {} that hookhost's hook \"marker\" runs changed since `hookhost install claude-code` pinned it",
+        script.display()
+    );
+    type Swap = (&'static str, fn(&Path));
+    let swaps: [Swap; 3] = [
+        ("a FIFO", |p| {
+            assert!(Command::new("mkfifo").arg(p).status().unwrap().success());
+        }),
+        ("a link to /dev/zero", |p| {
+            std::os::unix::fs::symlink("/dev/zero", p).unwrap();
+        }),
+        ("a sparse file of 100 GB", |p| {
+            std::fs::File::create(p)
+                .unwrap()
+                .set_len(100 << 30)
+                .unwrap();
+        }),
+    ];
+    for (what, swap) in swaps {
+        std::fs::remove_file(&script).unwrap();
+        swap(&script);
+        let reason = denied(&m.bridge(&m.bash("echo ok")));
+        assert!(
+            reason.as_ref().is_some_and(|r| r.starts_with(&refused)),
+            "{what}: {reason:?}"
+        );
+    }
+}
+
 /// A settings change that `ConfigChange` refuses blocks the rest of that session, naming
 /// the file and the key, even once the change is undone (docs/threats.md#r4): the user
 /// learns of it at once. Another session is not blocked; `install` run again (pins

@@ -81,6 +81,11 @@ impl HookFilePin {
             return Some("is gone");
         };
         let stamp = crate::platform::sys::files::change_stamp(&meta);
+        // Another size is other bytes, found without reading them (a sparse file of
+        // 100 GB, docs/threats.md#b9); the stamp's last field is the size.
+        if stamp[3] != self.stamp[3] {
+            return Some("changed");
+        }
         let pinned = file_digests::parse(&self.digest);
         let known = stamp == self.stamp
             || (pinned.is_some() && file_digests::learned(&self.file, stamp) == pinned);
@@ -254,11 +259,23 @@ pub(super) fn digest(text: &str) -> String {
     digest_bytes(text.as_bytes())
 }
 
-/// `sha256:` of a file read in pieces (a binary can be hundreds of MB).
+/// `sha256:` of a file read in pieces (a binary can be hundreds of MB). Only a regular
+/// file of at most [`caps::DIGESTED`](crate::access::caps::DIGESTED) is hashed: a FIFO
+/// or `/dev/zero` put in a pinned file's place would never end (docs/threats.md#b9).
 pub fn file_digest(path: &Path) -> std::io::Result<String> {
-    let mut file = std::fs::File::open(path)?;
+    use std::io::Read;
+    let cap = crate::access::caps::DIGESTED;
+    let (file, _) = crate::access::open_regular(path)?;
     let mut hasher = Sha256::new();
-    std::io::copy(&mut file, &mut hasher)?;
+    if std::io::copy(&mut file.take(cap + 1), &mut hasher)? > cap {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::FileTooLarge,
+            format!(
+                "is larger than {} GiB, more than hookhost hashes of a pinned file",
+                cap >> 30
+            ),
+        ));
+    }
     Ok(format!("sha256:{}", hex::encode(hasher.finalize())))
 }
 

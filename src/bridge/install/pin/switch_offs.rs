@@ -247,6 +247,11 @@ pub(super) struct ProjectFile {
 /// either, and is left out. One that is there but that hookhost does not read (larger
 /// than its cap, a FIFO an agent's process writes into) is kept with why: the agent reads
 /// it whole (docs/threats.md#b8).
+///
+/// One file met again on the way up (a link to it in every folder) is read once, and the
+/// walk reads at most [`PROJECT_SETTINGS_READ`] in all: a `cwd` hundreds of folders deep,
+/// each with its own 16 MiB file, held gigabytes at every call (docs/threats.md#b9). Past
+/// that, one more entry says so, which the checks take as a file they cannot read.
 pub(super) fn read_project_files(
     agent: AgentKind,
     cwd: &Path,
@@ -254,6 +259,8 @@ pub(super) fn read_project_files(
 ) -> Vec<ProjectFile> {
     let merged_names = agent.declaration().merged_project_settings;
     let mut found = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut read = 0;
     for folder in cwd.ancestors() {
         let registration = registration_file(folder);
         let mut candidates: Vec<PathBuf> = merged_names.iter().map(|n| folder.join(n)).collect();
@@ -263,7 +270,14 @@ pub(super) fn read_project_files(
             candidates.push(file.clone());
         }
         for file in candidates {
-            // Most of these files do not exist: one failed open each.
+            let merged = merged_names.iter().any(|n| folder.join(n) == file);
+            let registration = registration.as_ref() == Some(&file);
+            // Most of these files do not exist: one failed `stat` each.
+            match crate::paths::identity(&file) {
+                None => continue,
+                Some(id) if !seen.insert((id.dev, id.ino, merged, registration)) => continue,
+                Some(_) => {}
+            }
             let bytes = match crate::access::read_capped(&file, crate::access::caps::SETTINGS) {
                 Ok(bytes) => Ok(bytes),
                 Err(e)
@@ -278,9 +292,22 @@ pub(super) fn read_project_files(
                 }
                 Err(e) => Err(unread(&e)),
             };
+            read += bytes.as_ref().map_or(0, Vec::len);
+            if read > PROJECT_SETTINGS_READ {
+                found.push(ProjectFile {
+                    bytes: Err(format!(
+                        "with the settings files below it, it is more than the {} MiB hookhost reads of them for one call",
+                        PROJECT_SETTINGS_READ >> 20
+                    )),
+                    file,
+                    merged: true,
+                    registration,
+                });
+                return found;
+            }
             found.push(ProjectFile {
-                merged: merged_names.iter().any(|n| folder.join(n) == file),
-                registration: registration.as_ref() == Some(&file),
+                merged,
+                registration,
                 file,
                 bytes,
             });
@@ -288,6 +315,10 @@ pub(super) fn read_project_files(
     }
     found
 }
+
+/// The most bytes of project settings files one call reads, all files together: two at
+/// the cap of one ([`crate::access::caps::SETTINGS`]).
+const PROJECT_SETTINGS_READ: usize = 2 * crate::access::caps::SETTINGS as usize;
 
 /// A message per project settings file, in `cwd` or a folder above it, that switches
 /// `agent`'s hooks off: the call is denied, naming the file and the key, so that the
