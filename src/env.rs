@@ -692,7 +692,6 @@ mod tests {
     /// N11: a repository above the call's folder, below the user's home, may be the
     /// project (the model `cd`s into its subfolders), so a `HOME` in it is the agent's;
     /// the home itself never is, though it may be a repository of its own.
-    #[cfg(unix)]
     #[test]
     fn a_home_in_the_repository_above_the_calls_folder_is_the_agents() {
         let uid = crate::platform::sys::users::real_uid();

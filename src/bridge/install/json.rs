@@ -118,25 +118,56 @@ pub(super) fn edit(edit: &Edit, handler: JsonHandler) -> Result<Edited, InstallE
 /// Install puts the registration back as it wrote it: a setting in the same file that
 /// switches every hook off, or hookhost's by name, is removed (docs/threats.md#r2: leaving it
 /// and pinning the file made the "restore" a no-op that `doctor` then called healthy).
-/// Claude Code's and Qwen Code's `"disableAllHooks": true`; Gemini CLI's
-/// `hooksConfig.enabled: false` and `"hookhost"` in `hooksConfig.disabled`.
+/// Claude Code's and Qwen Code's `disableAllHooks` set to what the agent takes as true;
+/// Gemini CLI's `hooksConfig.enabled` set to anything but `true`, and a `hooksConfig.disabled`
+/// entry that is, or may expand to, `"hookhost"` (the same rules as the switch-off check,
+/// docs/threats.md#b8).
 fn switch_back_on(switch_off: SwitchOff, root: &mut Map<String, Value>) {
     match switch_off {
-        SwitchOff::DisableAllHooks if root.get("disableAllHooks") == Some(&Value::Bool(true)) => {
+        SwitchOff::DisableAllHooks if root.get("disableAllHooks").is_some_and(is_truthy) => {
             root.shift_remove("disableAllHooks");
         }
         SwitchOff::HooksConfig { handler_name } => {
             if let Some(Value::Object(config)) = root.get_mut("hooksConfig") {
-                if config.get("enabled") == Some(&Value::Bool(false)) {
+                if config
+                    .get("enabled")
+                    .is_some_and(|e| e != &Value::Bool(true))
+                {
                     config.shift_remove("enabled");
                 }
-                if let Some(Value::Array(disabled)) = config.get_mut("disabled") {
-                    disabled.retain(|name| name.as_str() != Some(handler_name));
+                match config.get_mut("disabled") {
+                    Some(Value::Array(disabled)) => {
+                        disabled.retain(|name| !disables_handler(name, handler_name));
+                    }
+                    Some(name) if disables_handler(name, handler_name) => {
+                        config.shift_remove("disabled");
+                    }
+                    _ => {}
                 }
             }
         }
         _ => {}
     }
+}
+
+/// JavaScript's truthiness, by which the Node agents read a switch in their settings
+/// (Qwen Code's `disableAllHooks: 1` or `"false"` turns its hooks off).
+pub(super) fn is_truthy(value: &Value) -> bool {
+    match value {
+        Value::Null => false,
+        Value::Bool(b) => *b,
+        Value::Number(n) => n.as_f64().is_some_and(|f| f != 0.0),
+        Value::String(s) => !s.is_empty(),
+        Value::Array(_) | Value::Object(_) => true,
+    }
+}
+
+/// Whether an entry of Gemini CLI's `hooksConfig.disabled` (an array of names, or one
+/// name, which its settings merge takes for an array of it) turns off the handler
+/// `name`: the name itself, or text with a `$`, which Gemini CLI expands from the
+/// environment (`${X:-hookhost}`) before it compares.
+pub(super) fn disables_handler(entry: &Value, name: &str) -> bool {
+    entry.as_str().is_some_and(|s| s == name || s.contains('$'))
 }
 
 /// Whether `handler` runs hookhost's bridge.

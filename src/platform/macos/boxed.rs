@@ -65,10 +65,18 @@ pub(crate) fn command(
         absolute("a hidden path", h)?;
         // Seatbelt matches resolved paths: hide where a link leads, and the link too.
         hide.push(h.clone());
-        if let Ok(c) = resolver.resolve(h)
-            && &c != h
-        {
-            hide.push(c);
+        let resolved = match resolver.resolve(h) {
+            Ok(c) => c,
+            // Past the resolver's bounds (docs/threats.md#b7) the kernel's own resolution
+            // decides; a path neither can follow (a loop, B2) is refused, as on Linux.
+            Err(source) => std::fs::canonicalize(h).map_err(|_| SandboxError::Path {
+                what: "a hidden path",
+                path: h.clone(),
+                source,
+            })?,
+        };
+        if &resolved != h {
+            hide.push(resolved);
         }
     }
     let policy = SeatbeltPolicy {

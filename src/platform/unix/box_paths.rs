@@ -109,7 +109,7 @@ impl Resolver {
                 Part::Name(name) => name,
             };
             let next = here.join(&name);
-            if next.as_os_str().len() > MAX_WALKED_PATH {
+            if links > 0 && next.as_os_str().len() > MAX_WALKED_PATH {
                 return Err(io::Error::other(TraceError::TooLong));
             }
             let place = match missing {

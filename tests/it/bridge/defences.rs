@@ -237,7 +237,7 @@ fn bridge_reads_the_settings_on_a_deep_folders_way_once_and_within_a_bound() {
     let scene = marker_scene();
     let claude = scene.project.join(".claude");
     std::fs::create_dir_all(&claude).unwrap();
-    let zeros = |n: usize| format!("[{}0]", "0,".repeat(n));
+    let zeros = |n: usize| format!("{{\"x\": \"{}\"}}", "0".repeat(2 * n));
     std::fs::write(claude.join("settings.json"), zeros(4 << 20)).unwrap();
     std::fs::write(claude.join("settings.local.json"), zeros((4 << 20) - 1)).unwrap();
     let mut deep = scene.project.clone();
@@ -316,7 +316,7 @@ fn bridge_denies_while_a_project_toml_nests_past_what_it_reads() {
     let reason = deny_reason("codex", &reply).unwrap_or_else(|| panic!("not denied: {reply:?}"));
     assert!(
         reason.contains(&format!(
-            "hookhost cannot read {}, a settings file Codex reads: it is malformed TOML at line 1, column 1: tables and arrays nested more than 64 levels deep",
+            "hookhost cannot read {}, a settings file Codex reads: it has tables and arrays nested more than 64 levels deep (line 1), more than hookhost reads",
             file.display()
         )),
         "{reason}"

@@ -173,6 +173,15 @@ fn a_registration_hookhost_cannot_plan_with_the_pins_removed_is_refused() {
             &cannot_tell,
             "unexpected end of hex escape",
         ),
+        // The same, with hookhost's name escaped in the registration.
+        (
+            String::from_utf8(with_note(b"\\ud800"))
+                .unwrap()
+                .replace("hookhost bridge", "\\u0068ookhost bridge")
+                .into_bytes(),
+            &cannot_tell,
+            "unexpected end of hex escape",
+        ),
         // Read as the agent reads it, U+FFFD for the byte: the registration is seen.
         (with_note(b"\xff"), &registered, ""),
         (

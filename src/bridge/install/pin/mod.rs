@@ -719,11 +719,14 @@ fn unpinned_registrations(
         // the agents read text (not UTF-8 is no reason to skip it); one that the plan
         // refuses (malformed to serde_json, too large written back) but that names
         // hookhost's binary may hold a registration the agent reads (docs/threats.md#b8).
+        // With no pin of this agent's at all (the pins removed), any such file may be the
+        // one the agent calls hookhost from.
+        let agent_pinned = pins.iter().any(|p| p.agent == agent.flag_name());
         let registered = bytes.and_then(|bytes| {
             let text = String::from_utf8_lossy(&bytes);
             match super::plan_file(&request, &file, Some(&text)) {
                 Ok(change) => Ok(change.outcome != ChangeKind::Added),
-                Err(e) if names_binary(&text, hookhost) => Err(e.to_string()),
+                Err(e) if !agent_pinned || names_binary(&text, hookhost) => Err(e.to_string()),
                 Err(_) => Ok(false),
             }
         });
@@ -757,12 +760,49 @@ fn unpinned_registrations(
 }
 
 /// Whether a settings `text` names hookhost as a registration would: the running
-/// binary's path (`hookhost-client` beside it included), as written or escaped in a JSON
-/// or TOML string, or the name `hookhost`.
+/// binary's path (`hookhost-client` beside it included) or the name `hookhost`, in any
+/// case, as written or escaped in a JSON or TOML string (`\\`, `\u0068`).
 fn names_binary(text: &str, hookhost: &Path) -> bool {
-    let path = hookhost.to_string_lossy();
+    let text = with_unicode_escapes_decoded(text).to_lowercase();
+    let path = hookhost.to_string_lossy().to_lowercase();
     let escaped = path.replace('\\', "\\\\");
-    text.contains("hookhost") || text.contains(&*path) || text.contains(&escaped)
+    text.contains("hookhost") || text.contains(&path) || text.contains(&escaped)
+}
+
+/// `text` with its `\uXXXX` and `\UXXXXXXXX` escapes (JSON's and TOML's) read as the
+/// characters they name; anything else as it is.
+fn with_unicode_escapes_decoded(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains("\\u") && !text.contains("\\U") {
+        return text.into();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find('\\') {
+        out.push_str(&rest[..at]);
+        rest = &rest[at..];
+        let digits = match rest.as_bytes().get(1) {
+            Some(b'u') => 4,
+            Some(b'U') => 8,
+            _ => 0,
+        };
+        let decoded = rest
+            .get(2..2 + digits)
+            .filter(|hex| digits > 0 && hex.bytes().all(|b| b.is_ascii_hexdigit()))
+            .and_then(|hex| u32::from_str_radix(hex, 16).ok())
+            .and_then(char::from_u32);
+        match decoded {
+            Some(c) => {
+                out.push(c);
+                rest = &rest[2 + digits..];
+            }
+            None => {
+                out.push('\\');
+                rest = &rest[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out.into()
 }
 
 /// Why a settings change the agent reports (Claude Code's `ConfigChange`, naming `file`

@@ -40,8 +40,13 @@ fn switch_off_in(agent: AgentKind, text: &str) -> Result<Option<&'static str>, S
     Ok(match agent.declaration().switch_off {
         SwitchOff::DisableAllHooks => {
             let settings = read_json(text)?;
-            (settings.get("disableAllHooks") == Some(&serde_json::Value::Bool(true)))
-                .then_some("\"disableAllHooks\": true")
+            match settings.get("disableAllHooks") {
+                Some(serde_json::Value::Bool(true)) => Some("\"disableAllHooks\": true"),
+                Some(value) if super::super::json::is_truthy(value) => Some(
+                    "\"disableAllHooks\" to a value that is not `true` but that the agent takes as true",
+                ),
+                _ => None,
+            }
         }
         SwitchOff::CodexFeatures => {
             let settings = read_toml(text)?;
@@ -70,18 +75,38 @@ fn switch_off_in(agent: AgentKind, text: &str) -> Result<Option<&'static str>, S
             }
         }
         SwitchOff::HooksConfig { handler_name } => {
+            use super::super::json::disables_handler;
             let settings = read_json(text)?;
             let Some(config) = settings.get("hooksConfig") else {
                 return Ok(None);
             };
-            if config.get("enabled") == Some(&serde_json::Value::Bool(false)) {
-                return Ok(Some("\"hooksConfig\": {\"enabled\": false}"));
+            // Gemini CLI switches its hooks on by the value's truth, after expanding
+            // `${…}` from the environment: anything set but `true` may be off.
+            match config.get("enabled") {
+                Some(serde_json::Value::Bool(false)) => {
+                    return Ok(Some("\"hooksConfig\": {\"enabled\": false}"));
+                }
+                Some(serde_json::Value::Bool(true)) | None => {}
+                Some(_) => {
+                    return Ok(Some(
+                        "\"hooksConfig\": {\"enabled\": …} to a value that is not `true`, which the agent may take as false",
+                    ));
+                }
             }
-            config
-                .get("disabled")
-                .and_then(serde_json::Value::as_array)
-                .is_some_and(|names| names.iter().any(|name| name.as_str() == Some(handler_name)))
-                .then_some("\"hooksConfig\": {\"disabled\": [\"hookhost\"]}")
+            let entries = match config.get("disabled") {
+                Some(serde_json::Value::Array(names)) => names.iter().collect(),
+                Some(name) => vec![name],
+                None => Vec::new(),
+            };
+            if entries.iter().any(|e| e.as_str() == Some(handler_name)) {
+                Some("\"hooksConfig\": {\"disabled\": [\"hookhost\"]}")
+            } else if entries.iter().any(|e| disables_handler(e, handler_name)) {
+                Some(
+                    "a \"hooksConfig\": {\"disabled\": […]} entry that the agent expands from the environment, which may name hookhost",
+                )
+            } else {
+                None
+            }
         }
         SwitchOff::StrictHookTables(schema) => {
             let settings = read_toml(text)?;
@@ -120,8 +145,12 @@ pub(super) fn is_settings_file(agent: AgentKind, file: &Path) -> bool {
 /// one missed in a file its agent reads costs the user's every hook.
 fn read_json(text: &str) -> Result<serde_json::Value, String> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    serde_json::from_str(&without_json_comments(text))
-        .map_err(|e| format!("it is malformed JSON (comments aside): {e}"))
+    let text = without_json_comments(text);
+    // A blank file holds no setting (`install` reads it as `{}`, Qwen Code resets it).
+    if text.trim().is_empty() {
+        return Ok(serde_json::Value::Object(serde_json::Map::new()));
+    }
+    serde_json::from_str(&text).map_err(|e| format!("it is malformed JSON (comments aside): {e}"))
 }
 
 /// `text` with its comments blanked out as strip-json-comments blanks them: outside a
@@ -169,17 +198,72 @@ fn without_json_comments(text: &str) -> std::borrow::Cow<'_, str> {
 }
 
 /// A TOML settings file, or why hookhost cannot read it: malformed, or nested past what
-/// hookhost parses (docs/threats.md#b5).
+/// hookhost parses (docs/threats.md#b5). Read as TOML 1.1, as Codex's parser reads it (a
+/// multi-line inline table, a trailing comma in one), so that a file the agent reads is
+/// one hookhost reads; what the parse gives is taken as the `toml` crate's values.
 fn read_toml(text: &str) -> Result<toml::Table, String> {
-    crate::toml_file::parse_table(Path::new(""), text).map_err(|e| match e {
-        crate::toml_file::TomlFileError::Malformed {
-            line,
-            column,
-            message,
-            ..
-        } => format!("it is malformed TOML at line {line}, column {column}: {message}"),
-        other => format!("it cannot be parsed: {other}"),
+    if let Err(line) = crate::toml_file::nesting_within_bound(text) {
+        return Err(format!(
+            "it has {} (line {line}), more than hookhost reads",
+            crate::toml_file::too_deep()
+        ));
+    }
+    let document = toml_edit_11::Document::parse(text).map_err(|e| {
+        let (line, column) = e
+            .span()
+            .map_or((1, 1), |s| crate::toml_file::line_column(text, s.start));
+        format!(
+            "it is TOML hookhost cannot parse, at line {line}, column {column}: {}",
+            e.message().trim()
+        )
+    })?;
+    Ok(toml_table(document.as_table()))
+}
+
+/// A TOML 1.1 table as the `toml` crate's. Its depth is bounded by the scan before the
+/// parse ([`crate::toml_file::nesting_within_bound`]).
+fn toml_table(table: &toml_edit_11::Table) -> toml::Table {
+    table
+        .iter()
+        .filter_map(|(key, item)| Some((key.to_owned(), toml_item(item)?)))
+        .collect()
+}
+
+fn toml_item(item: &toml_edit_11::Item) -> Option<toml::Value> {
+    use toml_edit_11::Item;
+    Some(match item {
+        Item::None => return None,
+        Item::Value(value) => toml_value(value),
+        Item::Table(table) => toml::Value::Table(toml_table(table)),
+        Item::ArrayOfTables(tables) => toml::Value::Array(
+            tables
+                .iter()
+                .map(|t| toml::Value::Table(toml_table(t)))
+                .collect(),
+        ),
     })
+}
+
+fn toml_value(value: &toml_edit_11::Value) -> toml::Value {
+    use toml_edit_11::Value;
+    match value {
+        Value::String(s) => toml::Value::String(s.value().clone()),
+        Value::Integer(i) => toml::Value::Integer(*i.value()),
+        Value::Float(f) => toml::Value::Float(*f.value()),
+        Value::Boolean(b) => toml::Value::Boolean(*b.value()),
+        Value::Datetime(d) => {
+            let text = d.value().to_string();
+            text.parse()
+                .map_or(toml::Value::String(text), toml::Value::Datetime)
+        }
+        Value::Array(array) => toml::Value::Array(array.iter().map(toml_value).collect()),
+        Value::InlineTable(table) => toml::Value::Table(
+            table
+                .iter()
+                .map(|(key, v)| (key.to_owned(), toml_value(v)))
+                .collect(),
+        ),
+    }
 }
 
 /// Why the agent's strict schema refuses one `[[hooks]]` table, if it does.

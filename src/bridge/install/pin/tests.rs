@@ -18,7 +18,33 @@ fn request(home: &Path, options: Options) -> Request {
 #[test]
 fn install_removes_every_switch_off_in_its_file_and_pins_never_trust_one() {
     let home = tempfile::tempdir().unwrap();
-    let cases: [(AgentKind, &str, &str); 5] = [
+    let cases: [(AgentKind, &str, &str); 10] = [
+        // B8: what the Node agents take as a switch-off, not only `true` and `false`.
+        (
+            AgentKind::Qwen,
+            "{\"disableAllHooks\": 1}",
+            "disableAllHooks",
+        ),
+        (
+            AgentKind::ClaudeCode,
+            "{\"disableAllHooks\": \"false\", \"model\": \"opus\"}",
+            "takes as true",
+        ),
+        (
+            AgentKind::Gemini,
+            "{\"hooksConfig\": {\"enabled\": 0}}",
+            "may take as false",
+        ),
+        (
+            AgentKind::Gemini,
+            "{\"hooksConfig\": {\"disabled\": \"hookhost\"}}",
+            "[\"hookhost\"]",
+        ),
+        (
+            AgentKind::Gemini,
+            "{\"hooksConfig\": {\"disabled\": [\"other\", \"${NOPE:-hookhost}\"]}}",
+            "expands from the environment",
+        ),
         (
             AgentKind::ClaudeCode,
             "{\"disableAllHooks\": true, \"model\": \"opus\"}",
@@ -550,9 +576,31 @@ fn settings_are_read_as_the_agents_read_them_and_what_cannot_be_is_said() {
     ] {
         assert_eq!(examine(AgentKind::Gemini, text), gemini_off, "{text}");
     }
-    // Inside a string a comment is text: the switch-off is the string's, not a key.
-    let quoted = "{\"a\": \"// \\\\\", \"hooksConfig\": {\"enabled\": true}}";
+    // Inside a string a comment is text, and a switch-off there is the string's, not a
+    // key; after a string that ends in an escaped backslash, a comment is one.
+    let quoted = "{\"a\": \"// \\\\\", \"b\": \"\\\"hooksConfig\\\": {\\\"enabled\\\": false}\"}";
     assert_eq!(examine(AgentKind::Gemini, quoted), Ok(None), "{quoted}");
+    let after_escape = "{\"a\": \"\\\\\" /* \" */, \"hooksConfig\": {\"enabled\": false}}";
+    assert_eq!(
+        examine(AgentKind::Gemini, after_escape),
+        gemini_off,
+        "{after_escape}"
+    );
+    for text in [
+        "{\"hooksConfig\": {\"enabled\": false}} /*/ still a comment */",
+        "{\"hooksConfig\": /* é 😀\r\n */ {\"enabled\": false}}",
+    ] {
+        assert_eq!(examine(AgentKind::Gemini, text), gemini_off, "{text}");
+    }
+    // A lone `/` is no comment: JSON.parse refuses it too.
+    let slash = examine(
+        AgentKind::Gemini,
+        "{\"hooksConfig\": {\"enabled\": false}}/",
+    );
+    assert!(
+        slash.as_ref().is_err_and(|e| e.contains("malformed")),
+        "{slash:?}"
+    );
     assert_eq!(
         examine(
             AgentKind::Qwen,
@@ -580,12 +628,12 @@ fn settings_are_read_as_the_agents_read_them_and_what_cannot_be_is_said() {
         (
             AgentKind::Codex,
             "[features]\nhooks = false\nhooks = true\n",
-            "it is malformed TOML at line 3, column 1: duplicate key",
+            "it is TOML hookhost cannot parse, at line 3, column 1: duplicate key",
         ),
         (
             AgentKind::Kimi,
             &format!("x = {}1{}\n", "[".repeat(70), "]".repeat(70)),
-            "it is malformed TOML at line 1, column 1: tables and arrays nested more than 64 levels deep",
+            "it has tables and arrays nested more than 64 levels deep (line 1), more than hookhost reads",
         ),
     ];
     for (agent, text, why) in unreadable {
@@ -596,6 +644,57 @@ fn settings_are_read_as_the_agents_read_them_and_what_cannot_be_is_said() {
         );
         assert_eq!(switches_hooks_off(agent, text), None);
     }
-    // An agent with no switch-off reads nothing.
+    // TOML 1.1, which Codex reads (a multi-line inline table with a trailing comma, as
+    // `mcp_servers` entries are often written): the switch-off after it is seen.
+    assert_eq!(
+        examine(
+            AgentKind::Codex,
+            "[x]\ny = { a = 1,\n  b = 2,\n}\n[features]\nhooks = false\n"
+        ),
+        Ok(Some("[features] hooks = false"))
+    );
+    // An agent with no switch-off reads nothing; a blank file, or one of comments only,
+    // holds no setting.
     assert_eq!(examine(AgentKind::Cursor, "not json"), Ok(None));
+    for blank in ["", " \n", "\u{feff}", "// nothing yet\n/* at all */"] {
+        assert_eq!(examine(AgentKind::ClaudeCode, blank), Ok(None), "{blank:?}");
+    }
+    // What the agents take as false, or as hooks left on, is no switch-off.
+    for text in [
+        "{\"disableAllHooks\": 0}",
+        "{\"disableAllHooks\": \"\"}",
+        "{\"disableAllHooks\": null}",
+        "{\"disableAllHooks\": false}",
+    ] {
+        assert_eq!(examine(AgentKind::Qwen, text), Ok(None), "{text}");
+    }
+    for text in [
+        "{\"hooksConfig\": {\"enabled\": true, \"disabled\": [\"other\"]}}",
+        "{\"hooksConfig\": {\"disabled\": \"other\"}}",
+    ] {
+        assert_eq!(examine(AgentKind::Gemini, text), Ok(None), "{text}");
+    }
+}
+
+/// B8: a file the plan cannot read is taken for a registration when it names hookhost,
+/// however spelled: escaped (`\u0068`, `\U00000068`), in another case, by its path.
+#[test]
+fn a_registration_is_recognised_however_its_name_is_escaped() {
+    let binary = Path::new("/home/u/.cargo/bin/hh");
+    for text in [
+        "{\"command\": \"/usr/bin/\\u0068ookhost bridge\"}",
+        "command = \"/usr/bin/\\U00000068ookhost bridge\"",
+        "{\"command\": \"C:\\\\Tools\\\\HOOKHOST.EXE bridge\"}",
+        "{\"command\": \"/home/u/.cargo/bin/\\u0068h bridge\"}",
+    ] {
+        assert!(names_binary(text, binary), "{text}");
+    }
+    for text in [
+        "{\"command\": \"/usr/bin/other bridge\"}",
+        "\\u00",
+        "\\",
+        "\\U0011ffff",
+    ] {
+        assert!(!names_binary(text, binary), "{text}");
+    }
 }
