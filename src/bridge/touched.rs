@@ -100,7 +100,11 @@ fn shell_patch(command: &str) -> Option<(Option<&str>, &str)> {
         None => (None, line),
     };
     if rest.starts_with("apply_patch") || rest.starts_with("applypatch") {
-        return Some((dir.filter(|d| !d.is_empty()), rest));
+        // A folder longer than any path the OS names cannot be changed into, so the patch
+        // after `&&` never runs; joined to each of thousands of its files it made
+        // gigabytes (docs/threats.md#b9). Its files are then taken from the project.
+        let dir = dir.filter(|d| !d.is_empty() && d.len() <= crate::paths::MAX_WALKED_PATH);
+        return Some((dir, rest));
     }
     command
         .contains("*** Begin Patch")
@@ -256,6 +260,19 @@ mod tests {
             vec![(
                 "Write".to_string(),
                 json!({"file_path": "/p/secrets/k.pem", "content": "x", "operation": "create"})
+            )]
+        );
+        // A folder no `cd` can enter (longer than any path): the patch never runs, and
+        // its files are not joined to it (B9: a 128 KB folder times thousands of moves).
+        let far = format!(
+            "cd {} && apply_patch <<'EOF'\n{add}EOF\n",
+            "a".repeat(128_000)
+        );
+        assert_eq!(
+            files_of("Bash", json!({"command": far})),
+            vec![(
+                "Write".to_string(),
+                json!({"file_path": "/p/k.pem", "content": "x", "operation": "create"})
             )]
         );
         // Any other command holding a patch is read too.

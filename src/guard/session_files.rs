@@ -54,10 +54,9 @@ fn check_cache_dir_memoised(ctx: &GuardContext, dir: &Path) -> Result<(), Refusa
             place,
         });
     }
-    let walk = absolute(dir)
-        .ok()
-        .and_then(|abs| walk(&abs).ok())
-        .ok_or_else(|| untraceable(Who::CacheDir, dir, "it cannot be made absolute"))?;
+    let abs =
+        absolute(dir).map_err(|_| untraceable(Who::CacheDir, dir, "it cannot be made absolute"))?;
+    let walk = walk(&abs).map_err(|e| untraceable(Who::CacheDir, dir, e))?;
     match ownership_problem(&walk, Owners::RootOr(effective_uid())) {
         Some(problem) => Err(Refusal::Ownership {
             who: Who::CacheDir,

@@ -260,7 +260,7 @@ pub(super) fn digest(text: &str) -> String {
 }
 
 /// `sha256:` of a file read in pieces (a binary can be hundreds of MB). Only a regular
-/// file of at most [`caps::DIGESTED`](crate::access::caps::DIGESTED) is hashed: a FIFO
+/// file of at most 1 GiB (`access::caps::DIGESTED`) is hashed: a FIFO
 /// or `/dev/zero` put in a pinned file's place would never end (docs/threats.md#b9).
 pub fn file_digest(path: &Path) -> std::io::Result<String> {
     use std::io::Read;

@@ -10,7 +10,7 @@ use super::*;
 /// `enabled = false` in a `[hooks.state."…"]` table, as Codex's `/hooks` writes it; Gemini
 /// CLI's `hooksConfig.enabled: false` and `"hookhost"` in `hooksConfig.disabled`
 /// (docs/agents.md). `install` removes each of them from its own file again. A text
-/// hookhost cannot read gives none here; [`examine`] says why.
+/// hookhost cannot read gives none here (`examine` says why).
 pub fn switches_hooks_off(agent: AgentKind, text: &str) -> Option<&'static str> {
     examine(agent, text).ok().flatten()
 }
