@@ -457,71 +457,43 @@ fn bridge_takes_no_steering_from_the_agents_environment() {
     assert!(!planted.join("state").exists());
 }
 
-/// N11: the model's `cd` moved the call's `cwd` into a subfolder, and a `HOME` planted in
-/// the project beside it was taken (compared with `cwd` alone): the project the agent
-/// states for its hooks counts too, so it is ignored with its warning.
-#[test]
-fn bridge_takes_no_home_from_the_project_beside_the_calls_folder() {
-    let scene = marker_scene();
-    let planted = scene.project.join(".agent-home");
-    std::fs::create_dir_all(&planted).unwrap();
-    let sub = scene.project.join("sub");
-    std::fs::create_dir_all(&sub).unwrap();
-    let mut payload = forbidden_call(&scene);
-    payload["cwd"] = sub.to_str().unwrap().into();
-    let out = crate::support::run_with_stdin(
-        scene
-            .hookhost()
-            .env("HOME", &planted)
-            .env("CLAUDE_PROJECT_DIR", &scene.project)
-            .env("XDG_STATE_HOME", scene.root.path().join("state"))
-            .env("XDG_CACHE_HOME", scene.root.path().join("cache"))
-            .args(["bridge", "--agent", "claude-code"]),
-        payload.to_string().as_bytes(),
-    );
-    assert!(
-        deny_reason("claude-code", &out)
-            .is_some_and(|r| r.contains("blocked by the user's hook \"marker\"")),
-        "{out:?}"
-    );
-    assert!(
-        out.1.contains(&format!(
-            "hookhost bridge ignores HOME={}",
-            planted.display()
-        )),
-        "{out:?}"
-    );
-}
-
 /// N11: a `HOME` in the project (an agent's settings can set it, with a planted config and
 /// no pins under it) is not the bridge's home: it is ignored with a warning naming it, and
-/// the user's hooks still judge the call.
+/// the user's hooks still judge the call. So it is when the model's `cd` moved the call's
+/// `cwd` into a subfolder (it was compared with `cwd` alone, and taken): the project the
+/// agent states for its hooks counts too.
 #[test]
 fn bridge_takes_no_home_from_the_project() {
     let scene = marker_scene();
     let planted = scene.project.join(".agent-home");
     std::fs::create_dir_all(planted.join(".config/hookhost")).unwrap();
     std::fs::write(planted.join(".config/hookhost/config.toml"), "").unwrap();
-    let payload = forbidden_call(&scene);
-    let out = crate::support::run_with_stdin(
-        scene
-            .hookhost()
-            .env("HOME", &planted)
-            .env("XDG_STATE_HOME", scene.root.path().join("state"))
-            .env("XDG_CACHE_HOME", scene.root.path().join("cache"))
-            .args(["bridge", "--agent", "claude-code"]),
-        payload.to_string().as_bytes(),
-    );
-    assert!(
-        deny_reason("claude-code", &out)
-            .is_some_and(|r| r.contains("blocked by the user's hook \"marker\"")),
-        "{out:?}"
-    );
-    assert!(
-        out.1.contains(&format!(
-            "hookhost bridge ignores HOME={}",
-            planted.display()
-        )),
-        "{out:?}"
-    );
+    let sub = scene.project.join("sub");
+    std::fs::create_dir_all(&sub).unwrap();
+    for cwd in [&scene.project, &sub] {
+        let mut payload = forbidden_call(&scene);
+        payload["cwd"] = cwd.to_str().unwrap().into();
+        let out = crate::support::run_with_stdin(
+            scene
+                .hookhost()
+                .env("HOME", &planted)
+                .env("CLAUDE_PROJECT_DIR", &scene.project)
+                .env("XDG_STATE_HOME", scene.root.path().join("state"))
+                .env("XDG_CACHE_HOME", scene.root.path().join("cache"))
+                .args(["bridge", "--agent", "claude-code"]),
+            payload.to_string().as_bytes(),
+        );
+        assert!(
+            deny_reason("claude-code", &out)
+                .is_some_and(|r| r.contains("blocked by the user's hook \"marker\"")),
+            "{cwd:?}: {out:?}"
+        );
+        assert!(
+            out.1.contains(&format!(
+                "hookhost bridge ignores HOME={}",
+                planted.display()
+            )),
+            "{cwd:?}: {out:?}"
+        );
+    }
 }

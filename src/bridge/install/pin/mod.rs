@@ -673,20 +673,7 @@ fn unpinned_registrations(
     // has none among them). A file that is there but that hookhost does not read is kept
     // with why, as `read_project_files` keeps it.
     let user_file = settings.file(Scope::User, user).and_then(|file| {
-        let bytes = match crate::access::read_capped(&file, crate::access::caps::SETTINGS) {
-            Ok(bytes) => Ok(bytes),
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    std::io::ErrorKind::NotFound
-                        | std::io::ErrorKind::NotADirectory
-                        | std::io::ErrorKind::PermissionDenied
-                ) =>
-            {
-                return None;
-            }
-            Err(e) => Err(switch_offs::unread(&e)),
-        };
+        let bytes = switch_offs::read_settings(&file)?;
         Some((Scope::User, file, bytes))
     });
     let files = user_file.into_iter().chain(

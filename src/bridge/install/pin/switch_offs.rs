@@ -362,19 +362,8 @@ pub(super) fn read_project_files(
                 Some(id) if !seen.insert((id.dev, id.ino, merged, registration)) => continue,
                 Some(_) => {}
             }
-            let bytes = match crate::access::read_capped(&file, crate::access::caps::SETTINGS) {
-                Ok(bytes) => Ok(bytes),
-                Err(e)
-                    if matches!(
-                        e.kind(),
-                        std::io::ErrorKind::NotFound
-                            | std::io::ErrorKind::NotADirectory
-                            | std::io::ErrorKind::PermissionDenied
-                    ) =>
-                {
-                    continue;
-                }
-                Err(e) => Err(unread(&e)),
+            let Some(bytes) = read_settings(&file) else {
+                continue;
             };
             read += bytes.as_ref().map_or(0, Vec::len);
             if read > PROJECT_SETTINGS_READ {
@@ -429,6 +418,26 @@ pub(super) fn switch_offs_in(agent: AgentKind, files: &[ProjectFile]) -> Vec<Str
             }
         })
         .collect()
+}
+
+/// A settings file of the agent's, as hookhost reads it: `None` when it is not there or
+/// this user may not read it (nor may the agent), else its bytes or why hookhost does not
+/// read them (larger than its cap, not a regular file), which the agent may still read.
+pub(super) fn read_settings(file: &Path) -> Option<Result<Vec<u8>, String>> {
+    match crate::access::read_capped(file, crate::access::caps::SETTINGS) {
+        Ok(bytes) => Some(Ok(bytes)),
+        Err(e)
+            if matches!(
+                e.kind(),
+                std::io::ErrorKind::NotFound
+                    | std::io::ErrorKind::NotADirectory
+                    | std::io::ErrorKind::PermissionDenied
+            ) =>
+        {
+            None
+        }
+        Err(e) => Some(Err(unread(&e))),
+    }
 }
 
 /// Why a settings file that is there was not read, in words that follow "hookhost cannot
