@@ -104,13 +104,25 @@ impl Environment {
             "XDG_STATE_HOME",
             "XDG_CACHE_HOME",
         ];
-        let projects = project_folders(cwd, stated);
-        let temp = agent_temp_folders(&self.temp_folder());
+        // Each folder as spelled and as it resolves, and each value the same: a value
+        // spelled through a link (`/proc/self/cwd/…`, macOS's `/private/tmp`) lies where
+        // it leads.
+        let with_resolved = |folders: Vec<PathBuf>| -> Vec<PathBuf> {
+            let resolved: Vec<PathBuf> = folders.iter().map(|f| resolved(f)).collect();
+            folders.into_iter().chain(resolved).collect()
+        };
+        let places = with_resolved(
+            project_folders(cwd, stated)
+                .into_iter()
+                .chain(agent_temp_folders(&self.temp_folder()))
+                .collect(),
+        );
         let lies_where_the_agent_writes = |path: &Path| {
-            let at = crate::paths::lexical(path);
+            let forms = [crate::paths::lexical(path), resolved(path)];
             !path.is_absolute()
-                || projects.iter().any(|p| at.starts_with(p))
-                || temp.iter().any(|t| at.starts_with(t))
+                || places
+                    .iter()
+                    .any(|place| forms.iter().any(|at| at.starts_with(place)))
         };
         let mut warnings = Vec::new();
         let mut vars = Vec::with_capacity(self.vars.len());
@@ -358,18 +370,47 @@ fn project_folders(cwd: Option<&Path>, stated: Option<&Path>) -> Vec<PathBuf> {
         .map(crate::paths::lexical)
         .collect();
     let uid = crate::platform::sys::users::real_uid();
-    let home = crate::platform::sys::users::home_of(uid).map(|h| crate::paths::lexical(&h));
-    if let (Some(cwd), Some(home)) = (cwd, home) {
+    // The home as spelled and as it resolves (a home that is a link, a `cwd` given
+    // resolved).
+    let homes: Vec<PathBuf> = crate::platform::sys::users::home_of(uid)
+        .map(|h| vec![crate::paths::lexical(&h), resolved(&h)])
+        .unwrap_or_default();
+    if let Some(cwd) = cwd {
         let cwd = crate::paths::lexical(cwd);
+        let below_home = |folder: &Path| {
+            homes
+                .iter()
+                .any(|home| folder.starts_with(home) && folder != home)
+        };
         folders.extend(
             cwd.ancestors()
                 .skip(1)
-                .take_while(|folder| folder.starts_with(&home) && *folder != home)
+                .take_while(|folder| below_home(folder))
                 .filter(|folder| std::fs::symlink_metadata(folder.join(".git")).is_ok())
                 .map(Path::to_path_buf),
         );
     }
     folders
+}
+
+/// Where `path` leads: its deepest part that exists, links resolved, and the rest as
+/// spelled (lexical where nothing of it resolves).
+fn resolved(path: &Path) -> PathBuf {
+    let path = crate::paths::lexical(path);
+    let mut rest = Vec::new();
+    let mut at = path.as_path();
+    loop {
+        if let Ok(real) = std::fs::canonicalize(at) {
+            return rest.iter().rev().fold(real, |p, part| p.join(part));
+        }
+        match (at.parent(), at.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name.to_owned());
+                at = parent;
+            }
+            _ => return path,
+        }
+    }
 }
 
 /// The temp folders an agent's commands write in, lexical: `temp` (an environment's temp

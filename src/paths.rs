@@ -197,6 +197,20 @@ pub const MAX_LINK_HOPS: usize = 40;
 /// bounds.
 pub(crate) const MAX_WALKED_PATH: usize = 4096;
 
+/// The longest path a walk spells out before it follows a link: Windows' longest path.
+/// Such a path is at most as long as the one asked about, which the agent may still
+/// choose (a variable of its settings); each step keeps a copy, so it too is bounded.
+const MAX_UNLINKED_PATH: usize = 32 << 10;
+
+/// The longest path a walk spells out, having followed `hops` links.
+pub(crate) fn longest_walked(hops: usize) -> usize {
+    if hops > 0 {
+        MAX_WALKED_PATH
+    } else {
+        MAX_UNLINKED_PATH
+    }
+}
+
 /// The most parts (names and `..`) one walk takes, its links' included: 40 links of 4 KiB
 /// targets could hold 80,000, each a step that keeps its path; a real path has dozens.
 pub(crate) const MAX_WALKED_PARTS: usize = 4096;
@@ -296,7 +310,7 @@ pub(crate) enum TraceError {
     #[error("a loop of links, or more than {MAX_LINK_HOPS} of them")]
     Loop,
     #[error(
-        "longer than {MAX_WALKED_PATH} bytes, or of more than {MAX_WALKED_PARTS} parts, once its links are followed"
+        "longer than {MAX_WALKED_PATH} bytes once a link is followed ({MAX_UNLINKED_PATH} before), or of more than {MAX_WALKED_PARTS} parts"
     )]
     TooLong,
     #[error("{0}")]
@@ -362,8 +376,7 @@ pub(crate) fn walk(start: &Path) -> Result<Walk, TraceError> {
             Part::Name(name) => name,
         };
         let next = cur.join(&name);
-        // Without a link followed, the path is at most as long as the one asked about.
-        if hops > 0 && next.as_os_str().len() > MAX_WALKED_PATH {
+        if next.as_os_str().len() > longest_walked(hops) {
             return Err(TraceError::TooLong);
         }
         let meta = if missing {
@@ -556,5 +569,8 @@ mod tests {
         let long = dir.path().join("x".repeat(200)).join("y".repeat(4_000));
         let walked = walk(&long).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(walked.end, long);
+        // Up to Windows' longest path: each step keeps a copy of the path so far.
+        let longer = dir.path().join(format!("{}/", "y".repeat(250)).repeat(140));
+        assert!(matches!(walk(&longer), Err(TraceError::TooLong)));
     }
 }

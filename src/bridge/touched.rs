@@ -43,9 +43,9 @@ pub fn touched_files(call: &ToolCall, cwd: Option<&str>) -> Vec<ToolCall> {
         "Bash" => match text("command").and_then(shell_patch) {
             Some((dir, patch)) => {
                 let mut calls = patch_calls(patch);
-                if let Some(dir) = dir {
+                if let Some(dir) = dir.map(|dir| folder_changed_into(dir, cwd)) {
                     for call in &mut calls {
-                        under(&mut call.tool_input, dir);
+                        under(&mut call.tool_input, &dir);
                     }
                 }
                 calls
@@ -100,15 +100,38 @@ fn shell_patch(command: &str) -> Option<(Option<&str>, &str)> {
         None => (None, line),
     };
     if rest.starts_with("apply_patch") || rest.starts_with("applypatch") {
-        // A folder longer than any path the OS names cannot be changed into, so the patch
-        // after `&&` never runs; joined to each of thousands of its files it made
-        // gigabytes (docs/threats.md#b9). Its files are then taken from the project.
-        let dir = dir.filter(|d| !d.is_empty() && d.len() <= crate::paths::MAX_WALKED_PATH);
-        return Some((dir, rest));
+        return Some((dir.filter(|d| !d.is_empty()), rest));
     }
     command
         .contains("*** Begin Patch")
         .then_some((None, command))
+}
+
+/// The folder `cd DIR` changes into, as the shell and Codex tidy it: against `cwd` when
+/// relative, `.`, `..` and repeated `/` resolved by spelling. Joined to each of a patch's
+/// files, an untidied `DIR` of 128 KB (`/.` repeated) made gigabytes for thousands of
+/// files (docs/threats.md#b9); tidied, a folder any `cd` enters is at most as long as the
+/// longest path the OS takes. One longer still is kept (no `cd` enters it, so the patch
+/// never runs), cut to that length: its files stay outside the project's, and small.
+fn folder_changed_into(dir: &str, cwd: Option<&str>) -> String {
+    let full = match cwd {
+        Some(cwd) => Path::new(cwd).join(dir),
+        None => Path::new(dir).to_path_buf(),
+    };
+    let tidy = if full.is_absolute() {
+        crate::paths::lexical(&full)
+    } else {
+        full
+    };
+    let mut tidy = tidy.to_string_lossy().into_owned();
+    if tidy.len() > crate::paths::MAX_WALKED_PATH {
+        let mut end = crate::paths::MAX_WALKED_PATH;
+        while !tidy.is_char_boundary(end) {
+            end -= 1;
+        }
+        tidy.truncate(end);
+    }
+    tidy
 }
 
 /// A relative `file_path` (and `to`/`from`) put under `dir`.
@@ -262,18 +285,33 @@ mod tests {
                 json!({"file_path": "/p/secrets/k.pem", "content": "x", "operation": "create"})
             )]
         );
-        // A folder no `cd` can enter (longer than any path): the patch never runs, and
-        // its files are not joined to it (B9: a 128 KB folder times thousands of moves).
+        // A folder spelled long, as the shell tidies it (B9: an untidied 128 KB folder
+        // times thousands of moves made gigabytes); `..` from the call's folder too.
         let far = format!(
-            "cd {} && apply_patch <<'EOF'\n{add}EOF\n",
-            "a".repeat(128_000)
+            "cd /home/u/.ssh{} && apply_patch <<'EOF'\n{add}EOF\n",
+            "/.".repeat(64_000)
         );
-        assert_eq!(
-            files_of("Bash", json!({"command": far})),
-            vec![(
-                "Write".to_string(),
-                json!({"file_path": "/p/k.pem", "content": "x", "operation": "create"})
-            )]
+        let up = format!("cd ../q/./r/.. && apply_patch <<'EOF'\n{add}EOF\n");
+        for (command, file) in [(far, "/home/u/.ssh/k.pem"), (up, "/q/k.pem")] {
+            assert_eq!(
+                files_of("Bash", json!({"command": command})),
+                vec![(
+                    "Write".to_string(),
+                    json!({"file_path": file, "content": "x", "operation": "create"})
+                )]
+            );
+        }
+        // One no `cd` can enter stays outside the project, cut to the longest path.
+        let deep = format!(
+            "cd /x/{} && apply_patch <<'EOF'\n{add}EOF\n",
+            "a".repeat(9_000)
+        );
+        let files = files_of("Bash", json!({"command": deep}));
+        let path = files[0].1["file_path"].as_str().unwrap_or_default();
+        assert!(
+            path.starts_with("/x/aaaa") && path.len() < 4_200,
+            "{}",
+            path.len()
         );
         // Any other command holding a patch is read too.
         let piped = format!("cat <<'EOF' | apply_patch\n{add}EOF\n");

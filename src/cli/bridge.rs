@@ -197,6 +197,14 @@ async fn answer(
         outcome.warnings.extend(steering.iter().cloned());
         agent.answer(&event, &outcome)
     };
+    // A `HOME` ignored with none to put in its place (the user has no home in the password
+    // database) leaves no config and no pins to find: the refusal says why, rather than
+    // ask for the HOME just ignored.
+    if !system && caller.env.get("HOME").is_some() && env.get("HOME").is_none() {
+        return answer(Ruling::refused(
+            "hookhost ignored the HOME it was given (it lies where the agent can write), and this user has no home in the password database to use instead, so it cannot find its config and pins; this call is blocked. Start the agent with a HOME outside the project and the temp folders, or give the user a home in the password database.",
+        ));
+    }
     let budget_ms = budget_ms.unwrap_or_else(|| kind.default_budget_ms());
     let deadline = caller.started + Duration::from_millis(budget_ms);
     let late_start = caller.late_start.as_deref().map(|late| {

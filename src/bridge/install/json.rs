@@ -119,16 +119,16 @@ pub(super) fn edit(edit: &Edit, handler: JsonHandler) -> Result<Edited, InstallE
 /// switches every hook off, or hookhost's by name, is removed (docs/threats.md#r2: leaving it
 /// and pinning the file made the "restore" a no-op that `doctor` then called healthy).
 /// Claude Code's and Qwen Code's `disableAllHooks` set to what the agent takes as true;
-/// Gemini CLI's `hooksConfig.enabled` set to anything but `true`, and a `hooksConfig.disabled`
-/// entry that is, or may expand to, `"hookhost"` (the same rules as the switch-off check,
-/// docs/threats.md#b8).
+/// Gemini CLI's `hooksConfig` set to anything but an object, its `enabled` to anything but
+/// `true`, and a `disabled` entry that is, or may expand to, hookhost's name (the same
+/// rules as the switch-off check, docs/threats.md#b8).
 fn switch_back_on(switch_off: SwitchOff, root: &mut Map<String, Value>) {
     match switch_off {
         SwitchOff::DisableAllHooks if root.get("disableAllHooks").is_some_and(is_truthy) => {
             root.shift_remove("disableAllHooks");
         }
-        SwitchOff::HooksConfig { handler_name } => {
-            if let Some(Value::Object(config)) = root.get_mut("hooksConfig") {
+        SwitchOff::HooksConfig { handler_name } => match root.get_mut("hooksConfig") {
+            Some(Value::Object(config)) => {
                 if config
                     .get("enabled")
                     .is_some_and(|e| e != &Value::Bool(true))
@@ -136,16 +136,22 @@ fn switch_back_on(switch_off: SwitchOff, root: &mut Map<String, Value>) {
                     config.shift_remove("enabled");
                 }
                 match config.get_mut("disabled") {
-                    Some(Value::Array(disabled)) => {
-                        disabled.retain(|name| !disables_handler(name, handler_name));
-                    }
-                    Some(name) if disables_handler(name, handler_name) => {
+                    Some(Value::Array(disabled)) => disabled.retain(|entry| {
+                        !entry
+                            .as_str()
+                            .is_some_and(|entry| entry_disables(entry, handler_name))
+                    }),
+                    Some(other) if disables_handler(other, handler_name) => {
                         config.shift_remove("disabled");
                     }
                     _ => {}
                 }
             }
-        }
+            Some(_) => {
+                root.shift_remove("hooksConfig");
+            }
+            None => {}
+        },
         _ => {}
     }
 }
@@ -162,12 +168,79 @@ pub(super) fn is_truthy(value: &Value) -> bool {
     }
 }
 
-/// Whether an entry of Gemini CLI's `hooksConfig.disabled` (an array of names, or one
-/// name, which its settings merge takes for an array of it) turns off the handler
-/// `name`: the name itself, or text with a `$`, which Gemini CLI expands from the
-/// environment (`${X:-hookhost}`) before it compares.
-pub(super) fn disables_handler(entry: &Value, name: &str) -> bool {
-    entry.as_str().is_some_and(|s| s == name || s.contains('$'))
+/// Whether Gemini CLI's `hooksConfig.disabled` (`value`, as given: an array of names, or
+/// one string) may turn off the handler `name`. Gemini CLI first expands `$NAME` and
+/// `${…}` from the environment, then asks `disabled.includes(name)`: of an array,
+/// whether an entry is the name ([`entry_disables`]); of a string, whether the name is
+/// in it. What an expansion gives is not known here, so it stands for any text.
+pub(super) fn disables_handler(value: &Value, name: &str) -> bool {
+    match value {
+        Value::Array(entries) => entries
+            .iter()
+            .any(|e| e.as_str().is_some_and(|entry| entry_disables(entry, name))),
+        Value::String(text) => {
+            let runs = expansion_pattern(text);
+            runs.len() > 1 || text.contains(name)
+        }
+        _ => false,
+    }
+}
+
+/// Whether one entry of a `hooksConfig.disabled` array may expand to exactly `name`:
+/// `hookhost`, `${X:-hookhost}` and `hook$X` may; `$GEMINI_PROJECT_DIR/hooks/x.sh` may not.
+fn entry_disables(entry: &str, name: &str) -> bool {
+    may_expand_to(&expansion_pattern(entry), name)
+}
+
+/// `text` cut at each expansion (`$NAME`, `${…}`): the literal runs between them, so that
+/// a text with no expansion is one run.
+fn expansion_pattern(text: &str) -> Vec<&str> {
+    let bytes = text.as_bytes();
+    let (mut runs, mut start, mut i) = (Vec::new(), 0, 0);
+    while i < bytes.len() {
+        if bytes[i] != b'$' {
+            i += 1;
+            continue;
+        }
+        let end = match bytes.get(i + 1) {
+            Some(b'{') => text[i..].find('}').map(|close| i + close + 1),
+            Some(b) if b.is_ascii_alphanumeric() || *b == b'_' => Some(
+                i + 1
+                    + bytes[i + 1..]
+                        .iter()
+                        .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
+                        .count(),
+            ),
+            _ => None,
+        };
+        match end {
+            Some(end) => {
+                runs.push(&text[start..i]);
+                (start, i) = (end, end);
+            }
+            None => i += 1,
+        }
+    }
+    runs.push(&text[start..]);
+    runs
+}
+
+/// Whether the literal `runs` of a text, each expansion between them standing for any
+/// text, can make exactly `name`.
+fn may_expand_to(runs: &[&str], name: &str) -> bool {
+    let [first, middle @ .., last] = runs else {
+        return runs.first() == Some(&name);
+    };
+    let Some(mut rest) = name.strip_prefix(first) else {
+        return false;
+    };
+    for run in middle {
+        match rest.find(run) {
+            Some(at) => rest = &rest[at + run.len()..],
+            None => return false,
+        }
+    }
+    rest.ends_with(last)
 }
 
 /// Whether `handler` runs hookhost's bridge.

@@ -6,7 +6,7 @@ use std::ffi::OsString;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use crate::paths::{MAX_LINK_HOPS, MAX_WALKED_PARTS, MAX_WALKED_PATH, Part, TraceError, parts};
+use crate::paths::{MAX_LINK_HOPS, MAX_WALKED_PARTS, Part, TraceError, longest_walked, parts};
 use crate::sandbox::SandboxError;
 
 /// `path` is absolute, else the error that names `what`.
@@ -109,7 +109,7 @@ impl Resolver {
                 Part::Name(name) => name,
             };
             let next = here.join(&name);
-            if links > 0 && next.as_os_str().len() > MAX_WALKED_PATH {
+            if next.as_os_str().len() > longest_walked(links) {
                 return Err(io::Error::other(TraceError::TooLong));
             }
             let place = match missing {

@@ -457,6 +457,42 @@ fn bridge_takes_no_steering_from_the_agents_environment() {
     assert!(!planted.join("state").exists());
 }
 
+/// N11: a `HOME` ignored with nothing to put in its place (a uid with no home in the
+/// password database, as in a container run with `--user N`) leaves no config and no
+/// pins to find. The call was refused as "no config path: set … HOME", advice to set what
+/// the bridge had just ignored; now the refusal says why.
+#[test]
+fn bridge_blocks_when_an_ignored_home_leaves_it_none() {
+    let test = "bridge_blocks_when_an_ignored_home_leaves_it_none";
+    if !crate::support::nobody_or_skip(test) {
+        return;
+    }
+    let Some(world) = crate::support::OtherUserWorld::new(test) else {
+        return;
+    };
+    let hookhost = world.copy_executable(Path::new(env!("CARGO_BIN_EXE_hookhost")));
+    let scene = world.scene();
+    let planted = scene.project.join(".agent-home");
+    std::fs::create_dir_all(&planted).unwrap();
+    let payload = forbidden_call(&scene);
+    let out = run_with_stdin(
+        Command::new("setpriv")
+            .args(["--reuid=54321", "--regid=54321", "--clear-groups"])
+            .arg(&hookhost)
+            .args(["bridge", "--agent", "claude-code"])
+            .env_clear()
+            .env("HOME", &planted)
+            .env("PATH", "/usr/bin:/bin")
+            .current_dir(&scene.project),
+        payload.to_string().as_bytes(),
+    );
+    let reason = deny_reason("claude-code", &out).unwrap_or_else(|| panic!("{out:?}"));
+    assert!(
+        reason.starts_with("hookhost ignored the HOME it was given (it lies where the agent can write), and this user has no home in the password database"),
+        "{reason}"
+    );
+}
+
 /// N11: a `HOME` in the project (an agent's settings can set it, with a planted config and
 /// no pins under it) is not the bridge's home: it is ignored with a warning naming it, and
 /// the user's hooks still judge the call. So it is when the model's `cd` moved the call's

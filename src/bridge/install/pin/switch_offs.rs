@@ -77,8 +77,15 @@ fn switch_off_in(agent: AgentKind, text: &str) -> Result<Option<&'static str>, S
         SwitchOff::HooksConfig { handler_name } => {
             use super::super::json::disables_handler;
             let settings = read_json(text)?;
-            let Some(config) = settings.get("hooksConfig") else {
-                return Ok(None);
+            let config = match settings.get("hooksConfig") {
+                None => return Ok(None),
+                Some(serde_json::Value::Object(config)) => config,
+                // Merged over the user's `hooksConfig`, it replaces it whole.
+                Some(_) => {
+                    return Ok(Some(
+                        "\"hooksConfig\" to something other than an object, which replaces the user's",
+                    ));
+                }
             };
             // Gemini CLI switches its hooks on by the value's truth, after expanding
             // `${…}` from the environment: anything set but `true` may be off.
@@ -93,16 +100,18 @@ fn switch_off_in(agent: AgentKind, text: &str) -> Result<Option<&'static str>, S
                     ));
                 }
             }
-            let entries = match config.get("disabled") {
-                Some(serde_json::Value::Array(names)) => names.iter().collect(),
-                Some(name) => vec![name],
-                None => Vec::new(),
+            let Some(disabled) = config.get("disabled") else {
+                return Ok(None);
             };
-            if entries.iter().any(|e| e.as_str() == Some(handler_name)) {
+            let named = match disabled {
+                serde_json::Value::Array(entries) => entries.iter().any(|e| e == handler_name),
+                _ => false,
+            };
+            if named {
                 Some("\"hooksConfig\": {\"disabled\": [\"hookhost\"]}")
-            } else if entries.iter().any(|e| disables_handler(e, handler_name)) {
+            } else if disables_handler(disabled, handler_name) {
                 Some(
-                    "a \"hooksConfig\": {\"disabled\": […]} entry that the agent expands from the environment, which may name hookhost",
+                    "a \"hooksConfig\": {\"disabled\": …} that may name hookhost once the agent reads it (one string it searches for the name, or an entry it expands from the environment)",
                 )
             } else {
                 None
@@ -356,11 +365,14 @@ pub(super) fn read_project_files(
         for file in candidates {
             let merged = merged_names.iter().any(|n| folder.join(n) == file);
             let registration = registration.as_ref() == Some(&file);
-            // Most of these files do not exist: one failed `stat` each.
-            match crate::paths::identity(&file) {
-                None => continue,
-                Some(id) if !seen.insert((id.dev, id.ino, merged, registration)) => continue,
-                Some(_) => {}
+            // Most of these files do not exist: one failed `stat` each. One whose identity
+            // cannot be had is read all the same (a file another process holds open on
+            // Windows), and an index of 0 (some Windows volumes) tells no file apart.
+            if let Some(id) = crate::paths::identity(&file)
+                && id.ino != 0
+                && !seen.insert((id.dev, id.ino, merged, registration))
+            {
+                continue;
             }
             let Some(bytes) = read_settings(&file) else {
                 continue;

@@ -37,13 +37,13 @@ fn install_removes_every_switch_off_in_its_file_and_pins_never_trust_one() {
         ),
         (
             AgentKind::Gemini,
-            "{\"hooksConfig\": {\"disabled\": \"hookhost\"}}",
-            "[\"hookhost\"]",
+            "{\"hooksConfig\": {\"disabled\": \"not-hookhost\"}}",
+            "may name hookhost",
         ),
         (
             AgentKind::Gemini,
             "{\"hooksConfig\": {\"disabled\": [\"other\", \"${NOPE:-hookhost}\"]}}",
-            "expands from the environment",
+            "may name hookhost",
         ),
         (
             AgentKind::ClaudeCode,
@@ -671,8 +671,24 @@ fn settings_are_read_as_the_agents_read_them_and_what_cannot_be_is_said() {
     for text in [
         "{\"hooksConfig\": {\"enabled\": true, \"disabled\": [\"other\"]}}",
         "{\"hooksConfig\": {\"disabled\": \"other\"}}",
+        // A user's own hook disabled by its command (Gemini CLI's docs spell them so):
+        // no expansion of it can be hookhost's name.
+        "{\"hooksConfig\": {\"disabled\": [\"$GEMINI_PROJECT_DIR/.gemini/hooks/log.sh\"]}}",
+        "{\"hooksConfig\": {\"disabled\": [\"${HOME}/x\", \"hook\", \"hookhost-old\"]}}",
     ] {
         assert_eq!(examine(AgentKind::Gemini, text), Ok(None), "{text}");
+    }
+    // One name an expansion may make is one.
+    for text in [
+        "{\"hooksConfig\": {\"disabled\": [\"hook$X\"]}}",
+        "{\"hooksConfig\": {\"disabled\": [\"${A}o${B}t\"]}}",
+        "{\"hooksConfig\": false}",
+        "{\"hooksConfig\": {\"disabled\": \"$X\"}}",
+    ] {
+        assert!(
+            examine(AgentKind::Gemini, text).is_ok_and(|k| k.is_some()),
+            "{text}"
+        );
     }
 }
 
@@ -697,4 +713,32 @@ fn a_registration_is_recognised_however_its_name_is_escaped() {
     ] {
         assert!(!names_binary(text, binary), "{text}");
     }
+}
+
+/// B9: only a regular file is hashed for a pin: a FIFO (no writer: an open that blocked
+/// for good) and `/dev/zero` (no end) are errors at once, as a file past the cap is.
+#[test]
+fn a_pinned_file_without_end_is_not_hashed() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("fifo");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let zero = dir.path().join("zero");
+    std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
+    for path in [&fifo, &zero] {
+        let err = file_digest(path).unwrap_err();
+        assert!(err.to_string().contains("not a regular file"), "{err}");
+    }
+    let sparse = dir.path().join("sparse");
+    std::fs::File::create(&sparse)
+        .unwrap()
+        .set_len(crate::access::caps::DIGESTED + 1)
+        .unwrap();
+    let err = file_digest(&sparse).unwrap_err();
+    assert!(err.to_string().contains("larger than 1 GiB"), "{err}");
 }
