@@ -83,9 +83,9 @@ impl Environment {
     ///   always: under the bridge the box is the one found where the OS keeps it;
     /// - `HARNESS_HOME`, `XDG_CONFIG_HOME`, `XDG_STATE_HOME` and `XDG_CACHE_HOME` when they
     ///   are relative or lie in a folder the call's project may be ([`project_folders`]:
-    ///   the call's `cwd`, the root the agent `stated`, a repository above `cwd`) or a temp
-    ///   folder (where the agent writes), since they choose the config, the pins and
-    ///   records, and the compile cache;
+    ///   the call's `cwd`, the root the agent `stated`) or a temp folder (where the agent
+    ///   writes), as spelled or as they resolve, since they choose the config, the pins
+    ///   and records, and the compile cache;
     /// - `HOME` on the same terms (it chooses all of those when the others are unset),
     ///   replaced by the password database's home of the real uid when it has one.
     pub fn without_agent_steering(
@@ -358,39 +358,15 @@ impl From<Vec<(OsString, OsString)>> for Environment {
 }
 
 /// Every folder a bridged call's project may be (docs/threats.md#n11): the call's `cwd`,
-/// the root the agent `stated` for its hooks, and each folder above `cwd` that holds a
-/// `.git` and lies below the user's home (the password database's). The model's `cd`
-/// moves `cwd` into a subfolder of the project, and a `HOME` planted in the project
-/// beside it was taken. The home itself and the folders above it are never among them: a
-/// home that is a git repository is still the user's.
+/// and the root the agent `stated` for its hooks. The model's `cd` moves Claude Code's
+/// `cwd` into a subfolder of the project, and a `HOME` planted in the project beside it
+/// was taken; Claude Code states its root (as Gemini CLI and Qwen Code do). A guess at
+/// more (a repository above `cwd`) refused the homes of a checkout's own tests.
 fn project_folders(cwd: Option<&Path>, stated: Option<&Path>) -> Vec<PathBuf> {
-    let mut folders: Vec<PathBuf> = cwd
-        .into_iter()
+    cwd.into_iter()
         .chain(stated)
         .map(crate::paths::lexical)
-        .collect();
-    let uid = crate::platform::sys::users::real_uid();
-    // The home as spelled and as it resolves (a home that is a link, a `cwd` given
-    // resolved).
-    let homes: Vec<PathBuf> = crate::platform::sys::users::home_of(uid)
-        .map(|h| vec![crate::paths::lexical(&h), resolved(&h)])
-        .unwrap_or_default();
-    if let Some(cwd) = cwd {
-        let cwd = crate::paths::lexical(cwd);
-        let below_home = |folder: &Path| {
-            homes
-                .iter()
-                .any(|home| folder.starts_with(home) && folder != home)
-        };
-        folders.extend(
-            cwd.ancestors()
-                .skip(1)
-                .take_while(|folder| below_home(folder))
-                .filter(|folder| std::fs::symlink_metadata(folder.join(".git")).is_ok())
-                .map(Path::to_path_buf),
-        );
-    }
-    folders
+        .collect()
 }
 
 /// Where `path` leads: its deepest part that exists, links resolved, and the rest as
@@ -730,35 +706,36 @@ mod tests {
         }
     }
 
-    /// N11: a repository above the call's folder, below the user's home, may be the
-    /// project (the model `cd`s into its subfolders), so a `HOME` in it is the agent's;
-    /// the home itself never is, though it may be a repository of its own.
+    /// N11: a value spelled through a link into the project lies in the project: each
+    /// value and each folder is compared as spelled and as it resolves. The root the agent
+    /// states counts as the call's folder does.
     #[test]
-    fn a_home_in_the_repository_above_the_calls_folder_is_the_agents() {
-        let uid = crate::platform::sys::users::real_uid();
-        let home = crate::platform::sys::users::home_of(uid)
-            .unwrap_or_else(|| panic!("uid {uid} has no home in the password database"));
-        let repo = tempfile::tempdir_in(&home).unwrap_or_else(|e| panic!("{e}"));
-        let repo = repo.path();
-        let sub = repo.join("src/deep");
+    fn a_home_spelled_through_a_link_into_the_project_is_the_agents() {
+        // Not in /tmp, which is a temp folder the agent writes in.
+        let root = tempfile::tempdir_in("/var/tmp").unwrap_or_else(|e| panic!("{e}"));
+        let project = root.path().join("project");
+        let sub = project.join("sub");
         std::fs::create_dir_all(&sub).unwrap_or_else(|e| panic!("{e}"));
-        let planted = repo.join("fakehome");
+        crate::platform::sys::files::symlink_file(&project, &root.path().join("alias"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let planted = root.path().join("alias/.agent-home");
         let vars = env(&[("HOME", planted.to_str().unwrap_or_default())]);
-        let (kept, warnings) = vars.without_agent_steering(Some(&sub), None);
-        assert_eq!(kept.get("HOME"), Some(planted.as_os_str()), "no .git yet");
-        assert!(warnings.is_empty());
-        std::fs::create_dir(repo.join(".git")).unwrap_or_else(|e| panic!("{e}"));
-        let (kept, warnings) = vars.without_agent_steering(Some(&sub), None);
+        let (kept, warnings) = vars.without_agent_steering(Some(&project), None);
         assert_ne!(kept.get("HOME"), Some(planted.as_os_str()));
         assert!(warnings[0].contains("ignores HOME="), "{warnings:?}");
-        // The root the agent states counts the same, with no repository.
-        std::fs::remove_dir(repo.join(".git")).unwrap_or_else(|e| panic!("{e}"));
-        let (_, warnings) = vars.without_agent_steering(Some(&sub), Some(repo));
+        // From a subfolder, the stated root is the project.
+        let beside = project.join(".agent-home");
+        let vars = env(&[("HOME", beside.to_str().unwrap_or_default())]);
+        let (kept, _) = vars.without_agent_steering(Some(&sub), None);
+        assert_eq!(kept.get("HOME"), Some(beside.as_os_str()), "cwd alone");
+        let (kept, warnings) = vars.without_agent_steering(Some(&sub), Some(&project));
+        assert_ne!(kept.get("HOME"), Some(beside.as_os_str()));
         assert!(warnings[0].contains("ignores HOME="), "{warnings:?}");
-        // The user's own home, above the repository, stays.
-        let real = env(&[("HOME", home.to_str().unwrap_or_default())]);
-        let (kept, warnings) = real.without_agent_steering(Some(&sub), None);
-        assert_eq!(kept.get("HOME"), Some(home.as_os_str()));
+        // A home elsewhere stays.
+        let elsewhere = root.path().join("home");
+        let vars = env(&[("HOME", elsewhere.to_str().unwrap_or_default())]);
+        let (kept, warnings) = vars.without_agent_steering(Some(&sub), Some(&project));
+        assert_eq!(kept.get("HOME"), Some(elsewhere.as_os_str()));
         assert!(warnings.is_empty(), "{warnings:?}");
     }
 }
