@@ -249,24 +249,7 @@ fn bridge_reads_the_settings_on_a_deep_folders_way_once_and_within_a_bound() {
     let limited = |cwd: &Path| {
         let mut payload = forbidden_call(&scene);
         payload["cwd"] = cwd.to_str().unwrap().into();
-        let hookhost = scene.hookhost();
-        let mut limited = Command::new("/bin/sh");
-        limited
-            .arg("-c")
-            .arg("ulimit -v 2000000 && exec \"$0\" \"$@\"")
-            .arg(hookhost.get_program())
-            .args(hookhost.get_args())
-            .args(["--no-sandbox", "bridge", "--agent", "claude-code"]);
-        for (name, value) in hookhost.get_envs() {
-            match value {
-                Some(value) => limited.env(name, value),
-                None => limited.env_remove(name),
-            };
-        }
-        deny_reason(
-            "claude-code",
-            &run_with_stdin(&mut limited, payload.to_string().as_bytes()),
-        )
+        deny_reason("claude-code", &bridge_in_2_gb(&scene, &payload))
     };
     assert_eq!(
         limited(&deep).as_deref(),
@@ -370,6 +353,15 @@ fn bridge_judges_the_call_while_the_worktree_folder_spells_past_any_path() {
         };
         std::os::unix::fs::symlink(target, gitdir.join(format!("l{i}"))).unwrap();
     }
+    let reply = bridge_in_2_gb(&scene, &forbidden_call(&scene));
+    let reason =
+        deny_reason("claude-code", &reply).unwrap_or_else(|| panic!("not denied: {reply:?}"));
+    assert_eq!(reason, "blocked by the user's hook \"marker\": no");
+}
+
+/// Claude Code's `payload` through the scene's bridge, with its address space limited to
+/// 2 GB: a bridge that needs gigabytes dies there, as it would on a smaller machine.
+fn bridge_in_2_gb(scene: &Scene, payload: &Value) -> (i32, String, String) {
     let hookhost = scene.hookhost();
     let mut limited = Command::new("/bin/sh");
     limited
@@ -384,10 +376,7 @@ fn bridge_judges_the_call_while_the_worktree_folder_spells_past_any_path() {
             None => limited.env_remove(name),
         };
     }
-    let reply = run_with_stdin(&mut limited, forbidden_call(&scene).to_string().as_bytes());
-    let reason =
-        deny_reason("claude-code", &reply).unwrap_or_else(|| panic!("not denied: {reply:?}"));
-    assert_eq!(reason, "blocked by the user's hook \"marker\": no");
+    run_with_stdin(&mut limited, payload.to_string().as_bytes())
 }
 
 /// A scene whose one hook, `marker`, blocks a command that says FORBIDDEN.
