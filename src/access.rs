@@ -65,6 +65,15 @@ fn regular_metadata(file: &std::fs::File) -> io::Result<std::fs::Metadata> {
 /// start (BENCHMARKS.md, seventh sitting).
 pub fn read_capped(path: &Path, cap: u64) -> io::Result<Vec<u8>> {
     let (file, meta) = open_regular(path)?;
+    read_open_capped(file, &meta, cap)
+}
+
+/// [`read_capped`] of a file already opened by [`open_regular`], `meta` its metadata.
+pub(crate) fn read_open_capped(
+    file: std::fs::File,
+    meta: &std::fs::Metadata,
+    cap: u64,
+) -> io::Result<Vec<u8>> {
     let expected = meta.len().min(cap + 1);
     let mut bytes = Vec::with_capacity(usize::try_from(expected).unwrap_or(0));
     sys::memory::prefer_huge_pages(bytes.spare_capacity_mut());

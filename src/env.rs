@@ -369,24 +369,9 @@ fn project_folders(cwd: Option<&Path>, stated: Option<&Path>) -> Vec<PathBuf> {
         .collect()
 }
 
-/// Where `path` leads: its deepest part that exists, links resolved, and the rest as
-/// spelled (lexical where nothing of it resolves).
+/// Where `path` leads ([`crate::paths::leads_to`]), spelled without `.` and `..`.
 fn resolved(path: &Path) -> PathBuf {
-    let path = crate::paths::lexical(path);
-    let mut rest = Vec::new();
-    let mut at = path.as_path();
-    loop {
-        if let Ok(real) = std::fs::canonicalize(at) {
-            return rest.iter().rev().fold(real, |p, part| p.join(part));
-        }
-        match (at.parent(), at.file_name()) {
-            (Some(parent), Some(name)) => {
-                rest.push(name.to_owned());
-                at = parent;
-            }
-            _ => return path,
-        }
-    }
+    crate::paths::leads_to(&crate::paths::lexical(path))
 }
 
 /// The temp folders an agent's commands write in, lexical: `temp` (an environment's temp

@@ -231,6 +231,26 @@ pub(crate) fn lexical(path: &Path) -> PathBuf {
     out
 }
 
+/// Where `path` leads: absolute, the links of its longest existing ancestor resolved, the
+/// rest appended as written (the whole path as written when nothing of it resolves).
+pub(crate) fn leads_to(path: &Path) -> PathBuf {
+    let path = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let mut rest = Vec::new();
+    let mut at = path.as_path();
+    loop {
+        if let Ok(found) = fs::canonicalize(at) {
+            return rest.iter().rev().fold(found, |p, part| p.join(part));
+        }
+        match (at.parent(), at.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name.to_os_string());
+                at = parent;
+            }
+            _ => return path,
+        }
+    }
+}
+
 /// A regular file (after links) with an execute bit.
 pub(crate) fn is_executable_file(path: &Path) -> bool {
     fs::metadata(path).is_ok_and(|m| m.is_file() && ownership::has_execute_bit(&m))

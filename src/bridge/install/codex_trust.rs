@@ -124,7 +124,7 @@ pub fn trust_key(file: &Path, event: &str, group: usize, handler: usize) -> Stri
 /// else `~/.codex/config.toml` with the home as given. `None`: no home.
 pub fn user_config(home: Option<&Path>, codex_home: Option<&Path>) -> Option<PathBuf> {
     match codex_home.filter(|h| !h.as_os_str().is_empty()) {
-        Some(codex_home) => Some(canonical(codex_home).join("config.toml")),
+        Some(codex_home) => Some(crate::paths::leads_to(codex_home).join("config.toml")),
         None => Some(home?.join(".codex").join("config.toml")),
     }
 }
@@ -151,27 +151,7 @@ pub(super) fn user_config_of_process() -> Option<PathBuf> {
 
 /// Whether `file` is `user_config` (the same path, or the same once links are resolved).
 pub(super) fn is_user_config(file: &Path, user_config: &Path) -> bool {
-    file == user_config || canonical(file) == canonical(user_config)
-}
-
-/// `path` absolute, with the links of its longest existing ancestor resolved (the rest
-/// appended as written).
-fn canonical(path: &Path) -> PathBuf {
-    let path = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
-    let mut rest = Vec::new();
-    let mut at = path.as_path();
-    loop {
-        if let Ok(found) = std::fs::canonicalize(at) {
-            return rest.iter().rev().fold(found, |p, part| p.join(part));
-        }
-        match (at.parent(), at.file_name()) {
-            (Some(parent), Some(name)) => {
-                rest.push(name.to_os_string());
-                at = parent;
-            }
-            _ => return path,
-        }
-    }
+    file == user_config || crate::paths::leads_to(file) == crate::paths::leads_to(user_config)
 }
 
 /// The note after `install` changed Codex's settings: whether hookhost could write Codex's

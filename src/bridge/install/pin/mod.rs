@@ -673,7 +673,7 @@ fn unpinned_registrations(
     // has none among them). A file that is there but that hookhost does not read is kept
     // with why, as `read_project_files` keeps it.
     let user_file = settings.file(Scope::User, user).and_then(|file| {
-        let bytes = switch_offs::read_settings(&file)?;
+        let bytes = switch_offs::read_settings(&file, |_| true)?;
         Some((Scope::User, file, bytes))
     });
     let files = user_file.into_iter().chain(

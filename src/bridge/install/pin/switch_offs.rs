@@ -365,16 +365,15 @@ pub(super) fn read_project_files(
         for file in candidates {
             let merged = merged_names.iter().any(|n| folder.join(n) == file);
             let registration = registration.as_ref() == Some(&file);
-            // Most of these files do not exist: one failed `stat` each. One whose identity
-            // cannot be had is read all the same (a file another process holds open on
-            // Windows), and an index of 0 (some Windows volumes) tells no file apart.
-            if let Some(id) = crate::paths::identity(&file)
-                && id.ino != 0
-                && !seen.insert((id.dev, id.ino, merged, registration))
-            {
-                continue;
-            }
-            let Some(bytes) = read_settings(&file) else {
+            // Most of these files do not exist: one failed open each. One met again is
+            // known by the open file's identity; where the OS gives none (Windows), or an
+            // index of 0, each is read.
+            let first_time = |meta: &std::fs::Metadata| {
+                crate::platform::sys::ownership::identity_in(meta)
+                    .filter(|id| id.ino != 0)
+                    .is_none_or(|id| seen.insert((id.dev, id.ino, merged, registration)))
+            };
+            let Some(bytes) = read_settings(&file, first_time) else {
                 continue;
             };
             read += bytes.as_ref().map_or(0, Vec::len);
@@ -433,11 +432,21 @@ pub(super) fn switch_offs_in(agent: AgentKind, files: &[ProjectFile]) -> Vec<Str
 }
 
 /// A settings file of the agent's, as hookhost reads it: `None` when it is not there or
-/// this user may not read it (nor may the agent), else its bytes or why hookhost does not
+/// this user may not read it (nor may the agent), or when `first_time` (given the open
+/// file's metadata) says it was read already; else its bytes or why hookhost does not
 /// read them (larger than its cap, not a regular file), which the agent may still read.
-pub(super) fn read_settings(file: &Path) -> Option<Result<Vec<u8>, String>> {
-    match crate::access::read_capped(file, crate::access::caps::SETTINGS) {
-        Ok(bytes) => Some(Ok(bytes)),
+pub(super) fn read_settings(
+    file: &Path,
+    first_time: impl FnOnce(&std::fs::Metadata) -> bool,
+) -> Option<Result<Vec<u8>, String>> {
+    let read = crate::access::open_regular(file).and_then(|(open, meta)| {
+        if !first_time(&meta) {
+            return Ok(None);
+        }
+        crate::access::read_open_capped(open, &meta, crate::access::caps::SETTINGS).map(Some)
+    });
+    match read {
+        Ok(bytes) => Some(Ok(bytes?)),
         Err(e)
             if matches!(
                 e.kind(),
@@ -463,7 +472,7 @@ pub(super) fn unread(e: &std::io::Error) -> String {
 }
 
 /// The deny for a settings `file` that sets `key`.
-pub(super) fn switched_off(agent: AgentKind, file: &Path, key: &str) -> String {
+fn switched_off(agent: AgentKind, file: &Path, key: &str) -> String {
     format!(
         "{} sets {key}, which switches off every {} hook, hookhost's among them, so hookhost blocks this agent's calls. Remove it from {} if you did not put it there (`hookhost doctor` lists every switch-off it finds).",
         file.display(),
