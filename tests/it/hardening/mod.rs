@@ -505,6 +505,17 @@ impl Newcomer {
         cmd
     }
 
+    /// A newcomer with a `claude` on PATH, the marker hook configured, and `install
+    /// claude-code` run (and succeeded).
+    fn with_claude_code_installed() -> Newcomer {
+        let m = Newcomer::new();
+        m.claude();
+        m.write_marker_config("");
+        let (code, stdout, stderr) = m.run(&["install", "claude-code"]);
+        assert_eq!(code, 0, "{stdout}{stderr}");
+        m
+    }
+
     /// A `claude` on PATH that takes `onFailure`.
     fn claude(&self) {
         use std::os::unix::fs::PermissionsExt;

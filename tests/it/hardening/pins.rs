@@ -86,10 +86,7 @@ fn an_emptied_config_is_refused_until_install_shows_the_change_and_pins_it() {
 /// settings change that also removes the registration is refused by `ConfigChange`.
 #[test]
 fn the_pins_file_removed_or_emptied_is_refused() {
-    let m = Newcomer::new();
-    m.claude();
-    m.write_marker_config("");
-    assert_eq!(m.run(&["install", "claude-code"]).0, 0);
+    let m = Newcomer::with_claude_code_installed();
     assert_eq!(denied(&m.bridge(&m.bash("echo ok"))), None);
     let settings = m.claude_settings();
     let pins = m.pins();
@@ -143,10 +140,7 @@ fn the_pins_file_removed_or_emptied_is_refused() {
 /// that may hold an unpinned registration, naming the file and why.
 #[test]
 fn a_registration_hookhost_cannot_plan_with_the_pins_removed_is_refused() {
-    let m = Newcomer::new();
-    m.claude();
-    m.write_marker_config("");
-    assert_eq!(m.run(&["install", "claude-code"]).0, 0);
+    let m = Newcomer::with_claude_code_installed();
     let settings = m.claude_settings();
     let installed = std::fs::read_to_string(&settings).unwrap();
     let pins = m.pins();
@@ -208,10 +202,7 @@ fn a_registration_hookhost_cannot_plan_with_the_pins_removed_is_refused() {
 /// agent). Now the plan stops at its bound and the call is refused, naming the file.
 #[test]
 fn a_settings_file_that_would_be_written_back_into_terabytes_blocks_the_call() {
-    let m = Newcomer::new();
-    m.claude();
-    m.write_marker_config("");
-    assert_eq!(m.run(&["install", "claude-code"]).0, 0);
+    let m = Newcomer::with_claude_code_installed();
     let settings = m.claude_settings();
     let installed: Value = serde_json::from_str(&std::fs::read_to_string(&settings).unwrap())
         .unwrap_or_else(|e| panic!("{e}"));
@@ -375,11 +366,7 @@ fn install_creates_settings_no_other_user_can_write_under_umask_000() {
 /// next call, naming the file and the hook, until `install` shows the change and pins it.
 #[test]
 fn a_rewritten_hook_script_is_refused_until_install_pins_it() {
-    let m = Newcomer::new();
-    m.claude();
-    m.write_marker_config("");
-    let (code, stdout, stderr) = m.run(&["install", "claude-code"]);
-    assert_eq!(code, 0, "{stdout}{stderr}");
+    let m = Newcomer::with_claude_code_installed();
     let script = m.root.path().join("marker.sh");
     std::fs::write(&script, "#!/bin/sh\nexit 0\n").unwrap();
     let refused = format!(
@@ -428,11 +415,7 @@ fn a_rewritten_hook_script_is_refused_until_install_pins_it() {
 /// only a regular file is ever hashed, up to its cap.
 #[test]
 fn a_hook_script_swapped_for_a_file_without_end_is_refused_at_once() {
-    let m = Newcomer::new();
-    m.claude();
-    m.write_marker_config("");
-    let (code, stdout, stderr) = m.run(&["install", "claude-code"]);
-    assert_eq!(code, 0, "{stdout}{stderr}");
+    let m = Newcomer::with_claude_code_installed();
     let script = m.root.path().join("marker.sh");
     let refused = format!(
         "the file {} that hookhost's hook \"marker\" runs changed since `hookhost install claude-code` pinned it",
