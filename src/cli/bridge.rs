@@ -32,6 +32,7 @@ use hookhost::executor::wasm::EngineShelf;
 use hookhost::session::{Mode, Scope, Session};
 
 use super::GlobalOptions;
+use super::watchdog::{Stage, Watchdog};
 
 /// The process a bridged call came from: everything the call reads from it.
 pub struct Caller {
@@ -56,15 +57,17 @@ pub struct Caller {
     /// The WASM engines of a process that judges many calls (the warm server), kept
     /// between them; `None`: this call makes its own.
     pub engines: Option<EngineShelf>,
-    /// Where the call has a thread of its own (the warm server): what answers it if its
-    /// session's start outlives the deadline, the start then running on that thread.
-    /// `None`: the start runs on a blocking thread, waited for until the deadline.
+    /// What answers the call if its session's start, run on the call's own thread,
+    /// outlives the deadline: the warm server's keeper. `None`: the call is this
+    /// process's whole work (the bridge the agent started), and this process's
+    /// [`Watchdog`] answers it at its deadline, or at the deadline and a grace if anything
+    /// else holds it; its answer is written through [`super::watchdog::write_once`].
     pub late_start: Option<Box<dyn LateStart>>,
 }
 
 /// What answers a call whose session start, run on the call's own thread, outlives the
-/// call's deadline (docs/threats.md#n6): the warm server's keeper of deadlines. Armed
-/// with the deny before the start, disarmed after it.
+/// call's deadline (docs/threats.md#n6): the warm server's keeper of deadlines, or a
+/// bridge process's [`Watchdog`]. Armed with the deny before the start, disarmed after it.
 pub trait LateStart: Send + Sync {
     /// From now on, answers the call with `deny` at `deadline`, unless disarmed first.
     fn arm(&self, deadline: Instant, deny: &Reply);
@@ -134,7 +137,42 @@ pub async fn command(
     if let Some(why) = &caller.unanswered {
         return detected.agent.protocol().refuse(why);
     }
-    let reply = answer(global, &payload, detected.agent, budget_ms, &caller, system).await;
+    let kind = detected.agent;
+    let budget_ms = budget_ms.unwrap_or_else(|| kind.default_budget_ms());
+    let watchdog = match &caller.late_start {
+        Some(_) => None,
+        None => {
+            let deadline = caller.started + Duration::from_millis(budget_ms);
+            let deny = move |doing: &str| {
+                kind.protocol()
+                    .refuse(&unanswered_message(budget_ms, doing))
+            };
+            match Watchdog::arm(deadline, deny) {
+                Ok(watchdog) => Some(watchdog),
+                Err(refusal) => return kind.protocol().refuse(&refusal),
+            }
+        }
+    };
+    let late_start: &dyn LateStart = match (&watchdog, &caller.late_start) {
+        (Some(watchdog), _) => watchdog,
+        (None, Some(late)) => late.as_ref(),
+        // Not reached: a caller without a keeper was given a watchdog above.
+        (None, None) => {
+            return kind
+                .protocol()
+                .refuse("hookhost has nothing to answer this call at its deadline, so it was blocked. This is not a policy decision: it is a bug in hookhost; tell the user.");
+        }
+    };
+    let reply = answer(
+        global,
+        &payload,
+        kind,
+        budget_ms,
+        &caller,
+        system,
+        (late_start, watchdog.as_deref()),
+    )
+    .await;
     match &detected.note {
         Some(note) => reply.with_note(note),
         None => reply,
@@ -154,9 +192,10 @@ async fn answer(
     global: &GlobalOptions,
     payload: &serde_json::Value,
     kind: AgentKind,
-    budget_ms: Option<u64>,
+    budget_ms: u64,
     caller: &Caller,
     system: bool,
+    (late_start, watchdog): (&dyn LateStart, Option<&Watchdog>),
 ) -> Reply {
     let agent = kind.protocol();
     let event = match agent.parse(payload) {
@@ -205,12 +244,11 @@ async fn answer(
             "hookhost ignored the HOME it was given (it lies where the agent can write), and this user has no home in the password database to use instead, so it cannot find its config and pins; this call is blocked. Start the agent with a HOME outside the project and the temp folders, or give the user a home in the password database.",
         ));
     }
-    let budget_ms = budget_ms.unwrap_or_else(|| kind.default_budget_ms());
     let deadline = caller.started + Duration::from_millis(budget_ms);
-    let late_start = caller.late_start.as_deref().map(|late| {
-        let deny = answer(Ruling::refused(&start_timeout_message(budget_ms)));
-        (late, deny)
-    });
+    let late_start = (
+        late_start,
+        answer(Ruling::refused(&start_timeout_message(budget_ms))),
+    );
     let call = Call {
         global,
         kind,
@@ -220,6 +258,7 @@ async fn answer(
         budget_ms,
         caller,
         late_start,
+        watchdog,
     };
     if system {
         return answer(system_answer(&call, &env).await);
@@ -264,7 +303,9 @@ struct Call<'a> {
     caller: &'a Caller,
     /// The caller's [`LateStart`], with the answer to a start that outlives the deadline
     /// as the agent reads it, for it to send.
-    late_start: Option<(&'a dyn LateStart, Reply)>,
+    late_start: (&'a dyn LateStart, Reply),
+    /// This process's watchdog, told where the call is.
+    watchdog: Option<&'a Watchdog>,
 }
 
 impl Call<'_> {
@@ -272,10 +313,12 @@ impl Call<'_> {
     /// within the call's deadline: a refusal at start and a hook that outlives the budget
     /// are denies.
     async fn judge(&self, env: &Environment, scope: Scope) -> Ruling {
+        self.reached(Stage::Starting);
         let host = match start_within(self, env, scope).await {
             Ok(host) => host,
             Err(refusal) => return Ruling::refused(&refusal),
         };
+        self.reached(Stage::Judging);
         // SIGINT or SIGTERM (the agent giving up on the bridge), or the bridge that handed
         // this call over closing its connection, ends the hooks in order; the answer is
         // then a deny.
@@ -319,6 +362,15 @@ impl Call<'_> {
         // this session may be waiting for it.
         drop(host);
         outcome
+    }
+}
+
+impl Call<'_> {
+    /// Tells the watchdog, if any, that the call has reached `stage`.
+    fn reached(&self, stage: Stage) {
+        if let Some(watchdog) = self.watchdog {
+            watchdog.reached(stage);
+        }
     }
 }
 
@@ -441,14 +493,12 @@ fn timed_out(verdict: &Verdict, owner: HookOwner, is_prompt: bool, budget_ms: u6
 /// most agents read as "go ahead" (docs/threats.md#n6). A start that does not finish in
 /// time is a deny that says how to fill the cache.
 ///
-/// In a bridge process the start runs on a blocking thread, waited for until the
-/// deadline, and is left to the process's end (`cli::main` waits for no blocking thread).
-/// A caller with a [`LateStart`] (the warm server's, whose calls each have a thread) runs
-/// it on the call's own thread, and the [`LateStart`] sends the deny at the deadline if
-/// the start is still running: the crossing to a blocking thread and back cost every
-/// warm call two wake-ups of another CPU (BENCHMARKS.md, seventeenth sitting).
+/// The start runs on the call's own thread, and the caller's [`LateStart`] (the warm
+/// server's keeper, a bridge process's [`Watchdog`]) sends the deny at the deadline if the
+/// start is still running. A bridge process once ran it on a blocking thread waited for
+/// until the deadline: a thread of its own per call, as the watchdog is, and a crossing
+/// to it and back (two wake-ups of another CPU, BENCHMARKS.md, seventeenth sitting).
 async fn start_within(call: &Call<'_>, env: &Environment, scope: Scope) -> Result<Session, String> {
-    let (global, agent, env) = (call.global.clone(), call.agent.clone(), env.clone());
     let (deadline, budget_ms) = (call.deadline, call.budget_ms);
     let how = Start {
         kind: call.kind,
@@ -458,25 +508,14 @@ async fn start_within(call: &Call<'_>, env: &Environment, scope: Scope) -> Resul
         folder: call.caller.cwd.clone(),
         engines: call.caller.engines.clone(),
     };
-    if let Some((late, deny)) = &call.late_start {
-        late.arm(deadline, deny);
-        let started = start(&global, &agent, &env, how).await;
-        // A start that ended past the deadline runs no hook, whoever answers.
-        if !late.disarm() || Instant::now() >= deadline {
-            return Err(start_timeout_message(budget_ms));
-        }
-        return started;
+    let (late, deny) = &call.late_start;
+    late.arm(deadline, deny);
+    let started = start(call.global, call.agent, env, how).await;
+    // A start that ended past the deadline runs no hook, whoever answers.
+    if !late.disarm() || Instant::now() >= deadline {
+        return Err(start_timeout_message(budget_ms));
     }
-    let runtime = tokio::runtime::Handle::current();
-    let starting =
-        tokio::task::spawn_blocking(move || runtime.block_on(start(&global, &agent, &env, how)));
-    match tokio::time::timeout_at(deadline.into(), starting).await {
-        Ok(Ok(started)) => started,
-        Ok(Err(panicked)) => Err(format!(
-            "hookhost's start failed ({panicked}), so this call was blocked. This is not a policy decision: tell the user their hookhost bridge could not start."
-        )),
-        Err(_) => Err(start_timeout_message(budget_ms)),
-    }
+    started
 }
 
 /// How [`start`] starts: for which agent, by when, whose policy, from which folder
@@ -488,6 +527,13 @@ struct Start {
     scope: Scope,
     folder: Option<PathBuf>,
     engines: Option<EngineShelf>,
+}
+
+/// The watchdog's deny: the call was still `doing` something at its deadline and grace.
+fn unanswered_message(budget_ms: u64, doing: &str) -> String {
+    format!(
+        "hookhost did not answer this call within {budget_ms} ms, the bridge's budget for one call: it was still {doing}, so this call was blocked. This is not a policy decision: tell the user their hookhost bridge stopped answering while {doing} (a file it reads there may lie on a file system that stopped answering, such as a network or FUSE mount)."
+    )
 }
 
 /// The deny for a start that outlived the budget.

@@ -25,6 +25,7 @@ mod install;
 mod log;
 mod serve;
 mod warm;
+mod watchdog;
 
 use hookhost::warm::client::Prepared;
 
@@ -420,7 +421,10 @@ async fn run(cli: Cli, prepared: Option<Prepared>, started: std::time::Instant) 
                 None => bridge::Caller::this_process(None, started),
             };
             let reply = bridge::command(global, flag, budget_ms, system, caller).await;
-            bridge::write(&reply);
+            if !watchdog::write_once(&reply) {
+                // The watchdog answered with its deny and is ending the process with it.
+                return ExitCode::from(2);
+            }
             // Every agent's statuses fit a byte (0 or 2); anything else would be a bug, and
             // 2 is a deny wherever the status means anything.
             return ExitCode::from(u8::try_from(reply.exit_code).unwrap_or(2));

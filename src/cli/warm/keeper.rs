@@ -2,11 +2,11 @@
 //! session start outlives the call's deadline.
 //!
 //! The server runs each call on the thread that took its connection, the session's start
-//! included. A bridge process runs its start on a blocking thread and waits for it only
-//! until the deadline (docs/threats.md#n6); in the server that crossing to another thread
-//! and back cost every call two wake-ups of another CPU, ~0.1 ms of a ~1.8 ms call
+//! included (docs/threats.md#n6). A start run on a blocking thread and waited for until
+//! the deadline cost every call two wake-ups of another CPU, ~0.1 ms of a ~1.8 ms call
 //! (BENCHMARKS.md, seventeenth sitting). So the call's thread starts the session itself,
-//! and the deny a late start is answered with is left here first ([`CallSlot::arm`]).
+//! and the deny a late start is answered with is left here first ([`CallSlot::arm`]), as
+//! a bridge process leaves it with its watchdog (`cli/watchdog.rs`).
 //! If the start is still running at the deadline (a compile into an empty cache, a
 //! file system that hangs), this thread sends that deny and closes the connection; the
 //! call's thread, when its start ends, finds the call answered and runs no hook.

@@ -362,21 +362,114 @@ fn bridge_judges_the_call_while_the_worktree_folder_spells_past_any_path() {
 /// Claude Code's `payload` through the scene's bridge, with its address space limited to
 /// 2 GB: a bridge that needs gigabytes dies there, as it would on a smaller machine.
 fn bridge_in_2_gb(scene: &Scene, payload: &Value) -> (i32, String, String) {
+    let wrapper = ["/bin/sh", "-c", "ulimit -v 2000000 && exec \"$0\" \"$@\""];
+    bridge_through(scene, &wrapper, &[], payload)
+}
+
+/// Claude Code's `payload` through the scene's bridge (with `extra` arguments), started
+/// by the command `wrapper`, which ends by running the command line after its own.
+fn bridge_through(
+    scene: &Scene,
+    wrapper: &[&str],
+    extra: &[&str],
+    payload: &Value,
+) -> (i32, String, String) {
     let hookhost = scene.hookhost();
-    let mut limited = Command::new("/bin/sh");
-    limited
-        .arg("-c")
-        .arg("ulimit -v 2000000 && exec \"$0\" \"$@\"")
+    let mut wrapped = Command::new(wrapper[0]);
+    wrapped
+        .args(&wrapper[1..])
         .arg(hookhost.get_program())
         .args(hookhost.get_args())
-        .args(["--no-sandbox", "bridge", "--agent", "claude-code"]);
+        .args(["--no-sandbox", "bridge", "--agent", "claude-code"])
+        .args(extra);
     for (name, value) in hookhost.get_envs() {
         match value {
-            Some(value) => limited.env(name, value),
-            None => limited.env_remove(name),
+            Some(value) => wrapped.env(name, value),
+            None => wrapped.env_remove(name),
         };
     }
-    run_with_stdin(&mut limited, payload.to_string().as_bytes())
+    run_with_stdin(&mut wrapped, payload.to_string().as_bytes())
+}
+
+/// Mounts a FUSE file system that never answers at its first argument (in the mount
+/// namespace it runs in), then runs the rest as a child: every look at the mount waits,
+/// as on a network mount that stopped answering or a FUSE mount whose server an agent's
+/// process stopped. The child is killed after 30 s (status 137), so an old bridge that
+/// waits for ever ends the test.
+const NEVER_ANSWERING_MOUNT: &str = r#"
+import ctypes, os, signal, sys, time
+target, argv = sys.argv[1], sys.argv[2:]
+libc = ctypes.CDLL(None, use_errno=True)
+fuse = os.open("/dev/fuse", os.O_RDWR)  # never read: no request is ever answered
+options = "fd=%d,rootmode=40000,user_id=%d,group_id=%d" % (fuse, os.getuid(), os.getgid())
+if libc.mount(b"never-answers", target.encode(), b"fuse", 0, options.encode()) != 0:
+    sys.exit("mount: " + os.strerror(ctypes.get_errno()))
+child = os.fork()
+if child == 0:
+    os.execvp(argv[0], argv)
+deadline = time.monotonic() + 30
+while True:
+    pid, status = os.waitpid(child, os.WNOHANG)
+    if pid:
+        sys.exit(os.waitstatus_to_exitcode(status) & 0xFF)
+    if time.monotonic() > deadline:
+        os.kill(child, signal.SIGKILL)
+        os.waitpid(child, 0)
+        sys.exit(137)
+    time.sleep(0.02)
+"#;
+
+/// B10: the project's `.claude`, which the bridge reads for a switch-off before the
+/// session starts, lies on a file system that never answers. Before, the bridge waited
+/// on it past the agent's timeout (most agents read that as "go ahead"; the test's
+/// helper killed it after 30 s); now its watchdog denies at the budget and a grace,
+/// saying what it was doing. The hooks' folder on such a mount holds the session's start
+/// (the path guard looks at it): that is the start's deny, at the deadline (N6).
+#[test]
+fn bridge_denies_at_its_budget_while_a_file_it_reads_never_answers() {
+    const TEST: &str = "bridge_denies_at_its_budget_while_a_file_it_reads_never_answers";
+    if !crate::support::root_or_skip(
+        TEST,
+        "not root, so no FUSE file system can be mounted in a namespace of the test's own",
+    ) {
+        return;
+    }
+    let scene = marker_scene();
+    let claude = scene.project.join(".claude");
+    std::fs::create_dir_all(&claude).unwrap();
+    let helper = scene.root.path().join("never_answering_mount.py");
+    std::fs::write(&helper, NEVER_ANSWERING_MOUNT).unwrap();
+    let payload = with_command(sample(&scene, "claude-code/PreToolUse.json"), "echo ok");
+    let on_mount = |folder: &Path| {
+        let wrapper = [
+            "unshare",
+            "--mount",
+            "--propagation",
+            "private",
+            "python3",
+            helper.to_str().unwrap(),
+            folder.to_str().unwrap(),
+        ];
+        let started = Instant::now();
+        let reply = bridge_through(&scene, &wrapper, &["--budget-ms", "2000"], &payload);
+        (reply, started.elapsed())
+    };
+    let (reply, took) = on_mount(&claude);
+    // Claude Code's refusal: status 2, the reason on stderr, which it shows the model.
+    let (code, stdout, reason) = &reply;
+    assert_eq!((*code, stdout.as_str()), (2, ""), "{reply:?}");
+    assert!(
+        reason.starts_with(
+            "hookhost did not answer this call within 2000 ms, the bridge's budget for one call: it was still checking the agent's settings and hookhost's pins, so this call was blocked."
+        ),
+        "{reason}"
+    );
+    // The budget, the watchdog's grace of 1 s, and room for a slow machine; the agent's
+    // own timeout is 5 s past the budget.
+    assert!(took < Duration::from_secs(6), "answered after {took:?}");
+    let (reply, took) = on_mount(&scene.hooks);
+    assert!(is_late_start_deny(&reply, 2000), "{reply:?}");
+    assert!(took < Duration::from_secs(5), "answered after {took:?}");
 }
 
 /// A scene whose one hook, `marker`, blocks a command that says FORBIDDEN.
