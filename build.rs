@@ -10,6 +10,7 @@ use std::process::Command;
 const SOURCE: &str = "src/platform/linux/boxed/landlock/standalone.rs";
 
 fn main() {
+    main_thread_stack();
     println!("cargo:rerun-if-changed={SOURCE}");
     println!("cargo:rerun-if-changed=src/platform/linux/boxed/landlock/program.rs");
     let Some(out_dir) = std::env::var_os("OUT_DIR") else {
@@ -30,6 +31,24 @@ fn main() {
             println!("cargo:warning=cannot write {}: {e}", out.display());
             std::process::exit(1);
         }
+    }
+}
+
+/// Gives the binaries' main thread on Windows the 8 MiB Linux and macOS give it (Windows'
+/// default is 1 MiB): a bridge process starts its session and runs its gate on that
+/// thread (`src/cli/watchdog.rs`), as the blocking threads of 2 MiB it once ran its start
+/// on never had to. A stack overflow ends the process, which most agents read as
+/// "go ahead".
+fn main_thread_stack() {
+    let windows = std::env::var("CARGO_CFG_TARGET_OS").is_ok_and(|os| os == "windows");
+    if !windows {
+        return;
+    }
+    let msvc = std::env::var("CARGO_CFG_TARGET_ENV").is_ok_and(|env| env == "msvc");
+    let stack = 8 << 20;
+    match msvc {
+        true => println!("cargo:rustc-link-arg-bins=/STACK:{stack}"),
+        false => println!("cargo:rustc-link-arg-bins=-Wl,--stack,{stack}"),
     }
 }
 

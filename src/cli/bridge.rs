@@ -143,9 +143,15 @@ pub async fn command(
         Some(_) => None,
         None => {
             let deadline = caller.started + Duration::from_millis(budget_ms);
+            let note = detected.note.clone();
             let deny = move |doing: &str| {
-                kind.protocol()
-                    .refuse(&unanswered_message(budget_ms, doing))
+                let reply = kind
+                    .protocol()
+                    .refuse(&unanswered_message(budget_ms, doing));
+                match &note {
+                    Some(note) => reply.with_note(note),
+                    None => reply,
+                }
             };
             match Watchdog::arm(deadline, deny) {
                 Ok(watchdog) => Some(watchdog),
@@ -163,7 +169,7 @@ pub async fn command(
                 .refuse("hookhost has nothing to answer this call at its deadline, so it was blocked. This is not a policy decision: it is a bug in hookhost; tell the user.");
         }
     };
-    let reply = answer(
+    let judged = answer(
         global,
         &payload,
         kind,
@@ -171,12 +177,39 @@ pub async fn command(
         &caller,
         system,
         (late_start, watchdog.as_deref()),
-    )
-    .await;
+    );
+    // A panic would end the process with a status most agents read as "go ahead".
+    let reply = match catching_panics(judged).await {
+        Ok(reply) => reply,
+        Err(panic) => kind.protocol().refuse(&format!(
+            "hookhost failed while it judged this call ({panic}), so this call was blocked. This is not a policy decision: it is a bug in hookhost; tell the user."
+        )),
+    };
     match &detected.note {
         Some(note) => reply.with_note(note),
         None => reply,
     }
+}
+
+/// Runs `work` to its end, or to a panic in it, which is then said as text (the panic's
+/// message, when it has one). The start ran on a blocking thread once, where tokio caught
+/// its panics; the call's own thread has nothing else that would.
+async fn catching_panics<T>(work: impl std::future::Future<Output = T>) -> Result<T, String> {
+    use std::panic::{AssertUnwindSafe, catch_unwind};
+    use std::task::Poll;
+    let mut work = std::pin::pin!(work);
+    std::future::poll_fn(
+        |cx| match catch_unwind(AssertUnwindSafe(|| work.as_mut().poll(cx))) {
+            Ok(Poll::Ready(done)) => Poll::Ready(Ok(done)),
+            Ok(Poll::Pending) => Poll::Pending,
+            Err(panic) => Poll::Ready(Err(panic
+                .downcast_ref::<&str>()
+                .map(|text| text.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "a panic".to_string()))),
+        },
+    )
+    .await
 }
 
 /// What the agent said about its session that hooks reading Claude Code's input get.
@@ -313,7 +346,6 @@ impl Call<'_> {
     /// within the call's deadline: a refusal at start and a hook that outlives the budget
     /// are denies.
     async fn judge(&self, env: &Environment, scope: Scope) -> Ruling {
-        self.reached(Stage::Starting);
         let host = match start_within(self, env, scope).await {
             Ok(host) => host,
             Err(refusal) => return Ruling::refused(&refusal),
@@ -641,4 +673,31 @@ pub fn write(reply: &Reply) {
     let mut stderr = std::io::stderr().lock();
     let _ = stderr.write_all(reply.stderr.as_bytes());
     let _ = stderr.flush();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::catching_panics;
+
+    /// A panic in the call is its message, whatever its payload; a call that ends is its
+    /// result; and a call that waits is waited for.
+    #[test]
+    fn a_panic_in_the_call_is_said_and_an_ended_call_is_its_result() {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let said = runtime.block_on(catching_panics(async {
+            tokio::task::yield_now().await;
+            panic!("boom at {}", 3);
+        }));
+        assert_eq!(said, Err::<(), _>("boom at 3".to_string()));
+        let said = runtime.block_on(catching_panics(async { std::panic::panic_any(7u8) }));
+        assert_eq!(said, Err::<(), _>("a panic".to_string()));
+        let ended = runtime.block_on(catching_panics(async {
+            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+            42
+        }));
+        assert_eq!(ended, Ok(42));
+    }
 }

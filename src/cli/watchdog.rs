@@ -53,21 +53,18 @@ pub fn write_once(reply: &Reply) -> bool {
 /// What the call was doing, for the watchdog's deny.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stage {
-    /// The checks before the session: the agent's settings, hookhost's pins, the folders
-    /// and variables the call names.
+    /// The checks before the session: the agent's settings, hookhost's pins and files,
+    /// the folders and variables the call names. (While the session starts, the watchdog
+    /// answers at the deadline with the start's own deny: [`LateStart`].)
     Checking,
-    /// The session's start, past its deadline: the start's own deny is sent at the
-    /// deadline, so this is the rare start that ended just then.
-    Starting,
-    /// The hooks' runs and the gate's own checks.
+    /// The session's hooks' runs and the gate's own reads.
     Judging,
 }
 
 impl Stage {
     fn doing(self) -> &'static str {
         match self {
-            Stage::Checking => "checking the agent's settings and hookhost's pins",
-            Stage::Starting => "starting the hooks",
+            Stage::Checking => "checking hookhost's files and the agent's settings",
             Stage::Judging => "judging the call",
         }
     }
@@ -83,8 +80,15 @@ pub struct Watchdog {
 type Deny = Box<dyn FnOnce(&str) -> Reply + Send>;
 
 /// When the watchdog answers, and with what.
+///
+/// It wakes at the call's deadline (a start still running is then answered with the
+/// start's deny), and at the deadline and [`GRACE`] (anything else still running); a
+/// call that ends in time never wakes it. Arming and disarming the start change the plan
+/// without waking it: the start's deadline is the call's.
 struct Plan {
     stage: Stage,
+    /// When it next looks.
+    wake: Instant,
     /// The call's deadline and grace, and the deny for it given what the call was doing.
     deadline: Instant,
     deny: Option<Deny>,
@@ -104,6 +108,7 @@ impl Watchdog {
         let watchdog = Arc::new(Watchdog {
             plan: Mutex::new(Plan {
                 stage: Stage::Checking,
+                wake: deadline,
                 deadline: deadline + GRACE,
                 deny: Some(Box::new(deny)),
                 start: None,
@@ -132,24 +137,32 @@ impl Watchdog {
     fn watch(&self) {
         let mut plan = lock(&self.plan);
         let reply = loop {
-            let due = match &plan.start {
-                Some((deadline, _)) => *deadline,
+            if let Some(left) = plan.wake.checked_duration_since(Instant::now())
+                && !left.is_zero()
+            {
+                plan = self
+                    .changed
+                    .wait_timeout(plan, left)
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .0;
+                continue;
+            }
+            let now = Instant::now();
+            if plan.start.as_ref().is_some_and(|(due, _)| *due <= now)
+                && let Some((_, deny)) = plan.start.take()
+            {
+                break deny;
+            }
+            if plan.deadline <= now {
+                match plan.deny.take() {
+                    Some(deny) => break deny(plan.stage.doing()),
+                    None => return,
+                }
+            }
+            plan.wake = match &plan.start {
+                Some((due, _)) => plan.deadline.min(*due),
                 None => plan.deadline,
             };
-            match due.checked_duration_since(Instant::now()) {
-                Some(left) if !left.is_zero() => {
-                    plan = self
-                        .changed
-                        .wait_timeout(plan, left)
-                        .unwrap_or_else(PoisonError::into_inner)
-                        .0;
-                }
-                _ => match (plan.start.take(), plan.deny.take()) {
-                    (Some((_, deny)), _) => break deny,
-                    (None, Some(deny)) => break deny(plan.stage.doing()),
-                    (None, None) => return,
-                },
-            }
         };
         let mut answered = lock(&ANSWERED);
         if *answered {
@@ -168,9 +181,12 @@ impl Watchdog {
 impl LateStart for Arc<Watchdog> {
     fn arm(&self, deadline: Instant, deny: &Reply) {
         let mut plan = lock(&self.plan);
-        plan.stage = Stage::Starting;
         plan.start = Some((deadline, deny.clone()));
-        self.changed.notify_one();
+        // Never so for a bridged call, whose start's deadline is the call's.
+        if deadline < plan.wake {
+            plan.wake = deadline;
+            self.changed.notify_one();
+        }
     }
 
     fn disarm(&self) -> bool {
@@ -180,7 +196,6 @@ impl LateStart for Arc<Watchdog> {
             return false;
         }
         plan.stage = Stage::Judging;
-        self.changed.notify_one();
         true
     }
 }

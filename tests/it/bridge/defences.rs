@@ -460,7 +460,7 @@ fn bridge_denies_at_its_budget_while_a_file_it_reads_never_answers() {
     assert_eq!((*code, stdout.as_str()), (2, ""), "{reply:?}");
     assert!(
         reason.starts_with(
-            "hookhost did not answer this call within 2000 ms, the bridge's budget for one call: it was still checking the agent's settings and hookhost's pins, so this call was blocked."
+            "hookhost did not answer this call within 2000 ms, the bridge's budget for one call: it was still checking hookhost's files and the agent's settings, so this call was blocked."
         ),
         "{reason}"
     );
