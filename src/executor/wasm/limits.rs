@@ -8,7 +8,6 @@ use std::time::{Duration, Instant};
 use wasmtime::{ResourceLimiter, Store, Trap, UpdateDeadline};
 
 use super::WasmExecutor;
-use super::engine::TICK;
 use crate::executor::Failure;
 
 /// The most table elements one run may hold (all tables together).
@@ -116,35 +115,21 @@ pub(super) fn wall_limit(timeout: Duration) -> Duration {
 impl WasmExecutor {
     /// Fresh store settings shared by both kinds: fuel, the epoch callback that yields
     /// every tick and traps after the wall-clock limit, and the memory limiter.
-    ///
-    /// A one-shot engine (a bridge process, one run or a few) starts no ticker: its
-    /// thread, and waking it, were ~0.2 ms of a fresh bridged call of ~4 ms (BENCHMARKS.md,
-    /// twenty-fifth sitting). Its runs yield to tokio every tick's worth of fuel instead
-    /// (`fuel_async_yield_interval`), and at each yield the run's `select!` sees the
-    /// caller's cancellation and its wall-clock backstop: the same failures, a busy guest
-    /// stopped as soon, and a guest late by the wall clock stopped by the backstop
-    /// (`timeout + slack + 2 ticks`) instead of at `timeout + slack`.
     pub(super) fn arm<T: Send + 'static>(
         &self,
         store: &mut Store<T>,
         limits: fn(&mut T) -> &mut Limits,
     ) -> Result<(), Failure> {
         store.limiter(move |s| limits(s) as &mut dyn ResourceLimiter);
+        // The epoch ticker ticks while a run's store lives (no tick is needed otherwise).
+        let ticking = self
+            .engine
+            .ticking()
+            .map_err(|e| Failure::CouldNotStart(format!("cannot start the epoch ticker: {e}")))?;
+        limits(store.data_mut()).ticking = Some(ticking);
         store
             .set_fuel(self.fuel)
             .map_err(|e| Failure::CouldNotStart(format!("cannot set fuel: {e}")))?;
-        if self.engine.yields_by_fuel {
-            let tick = fuel_for(TICK, self.engine.settings.fuel_per_second).max(1);
-            store
-                .fuel_async_yield_interval(Some(tick))
-                .map_err(|e| Failure::CouldNotStart(format!("cannot yield by fuel: {e}")))?;
-        } else {
-            // The epoch ticker ticks while a run's store lives (no tick is needed otherwise).
-            let ticking = self.engine.ticking().map_err(|e| {
-                Failure::CouldNotStart(format!("cannot start the epoch ticker: {e}"))
-            })?;
-            limits(store.data_mut()).ticking = Some(ticking);
-        }
         let deadline = Instant::now() + wall_limit(self.timeout);
         store.set_epoch_deadline(1);
         store.epoch_deadline_callback(move |_| {

@@ -257,8 +257,7 @@ impl Executor for WasmExecutor {
             };
             // The epoch callback normally ends a late run inside wasm; this catches a
             // guest blocked in a host call (sleep, a read, an open of a FIFO) a little
-            // after that, and a one-shot engine's late guest, at one of its fuel yields
-            // (`limits`' `arm`).
+            // after that.
             let backstop = wall_limit(self.timeout) + 2 * TICK;
             let ended = tokio::select! {
                 biased;

@@ -606,10 +606,9 @@ const EMPTY_MODULE: &[u8] = &[
     0x0a, 0x04, 0x01, 0x02, 0x00, 0x0b, // code: an empty body
 ];
 
-/// An engine builds only the linker its programs need, and a long-lived one starts its
-/// epoch ticker with the first run, not before: a one-shot call of a core module never
-/// builds the component linker, and a one-shot engine never starts a ticker (its runs
-/// yield by fuel).
+/// An engine builds only the linker its programs need, and starts its epoch ticker with
+/// the first run, not before: a one-shot call of a core module never builds the
+/// component linker.
 #[tokio::test]
 async fn an_engine_builds_what_its_programs_need_when_they_need_it() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -626,18 +625,7 @@ async fn an_engine_builds_what_its_programs_need_when_they_need_it() {
         .await
         .expect("it runs");
     assert_eq!(outcome.status, ExitStatus::Code(0));
-    assert_eq!(engine.built(), (true, false, false), "after a one-shot run");
-    let serving = WasmEngine::new(&WasmSettings::default(), EngineMode::Serve).expect("engine");
-    let exec = serving
-        .prepare(&wasm, &[], dir.path(), Duration::from_secs(1))
-        .expect("prepare");
-    assert_eq!(serving.built(), (true, false, false), "a module prepared");
-    let outcome = exec
-        .run(Arc::from(&b""[..]), &CancellationToken::new())
-        .await
-        .expect("it runs");
-    assert_eq!(outcome.status, ExitStatus::Code(0));
-    assert_eq!(serving.built(), (true, false, true), "after a served run");
+    assert_eq!(engine.built(), (true, false, true), "after a run");
 
     let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let component = repo.join("target/wasm/fixture-p2.wasm");
@@ -663,8 +651,7 @@ async fn the_epoch_ticker_ticks_only_while_a_guest_runs() {
         return;
     }
     let dir = tempfile::tempdir().expect("tempdir");
-    // The ticker is the long-lived engines' (a one-shot engine's runs yield by fuel).
-    let engine = WasmEngine::new(&WasmSettings::default(), EngineMode::Serve).expect("engine");
+    let engine = test_engine();
     let sleeper = engine
         .prepare(
             &fixture,
