@@ -434,6 +434,14 @@ fn bridge_denies_at_its_budget_while_a_file_it_reads_never_answers() {
     ) {
         return;
     }
+    if !Path::new("/dev/fuse").exists() {
+        crate::support::skip_or_fail(
+            TEST,
+            crate::support::Prerequisite::Root,
+            "no /dev/fuse, so no FUSE file system can be mounted",
+        );
+        return;
+    }
     let scene = marker_scene();
     let claude = scene.project.join(".claude");
     std::fs::create_dir_all(&claude).unwrap();
