@@ -16,7 +16,7 @@
 //! itself with the start's deny while it runs. Before, the start ran on a blocking thread
 //! waited for until the deadline: one thread per call either way, but no crossing to it
 //! and back now, and the watchdog wakes only at the deadline (a fresh bridged call
-//! 1.1–1.2 ms faster, BENCHMARKS.md, twenty-fifth sitting).
+//! 0.3 ms faster, BENCHMARKS.md, twenty-fifth sitting).
 //!
 //! Only the process the agent started has one: the warm server's calls are answered at
 //! their deadline by its keeper and by the bridge that handed them over
