@@ -32,7 +32,7 @@ use hookhost::executor::wasm::EngineShelf;
 use hookhost::session::{Mode, Scope, Session};
 
 use super::GlobalOptions;
-use super::watchdog::{Stage, Watchdog};
+use super::watchdog::Watchdog;
 
 /// The process a bridged call came from: everything the call reads from it.
 pub struct Caller {
@@ -139,8 +139,9 @@ pub async fn command(
     }
     let kind = detected.agent;
     let budget_ms = budget_ms.unwrap_or_else(|| kind.default_budget_ms());
-    let watchdog = match &caller.late_start {
-        Some(_) => None,
+    let watchdog;
+    let late_start: &dyn LateStart = match &caller.late_start {
+        Some(late) => late.as_ref(),
         None => {
             let deadline = caller.started + Duration::from_millis(budget_ms);
             let note = detected.note.clone();
@@ -153,30 +154,15 @@ pub async fn command(
                     None => reply,
                 }
             };
-            match Watchdog::arm(deadline, deny) {
-                Ok(watchdog) => Some(watchdog),
+            watchdog = match Watchdog::arm(deadline, deny) {
+                Ok(watchdog) => watchdog,
                 Err(refusal) => return kind.protocol().refuse(&refusal),
-            }
-        }
-    };
-    let late_start: &dyn LateStart = match (&watchdog, &caller.late_start) {
-        (Some(watchdog), _) => watchdog,
-        (None, Some(late)) => late.as_ref(),
-        // Not reached: a caller without a keeper was given a watchdog above.
-        (None, None) => {
-            return kind
-                .protocol()
-                .refuse("hookhost has nothing to answer this call at its deadline, so it was blocked. This is not a policy decision: it is a bug in hookhost; tell the user.");
+            };
+            &watchdog
         }
     };
     let judged = answer(
-        global,
-        &payload,
-        kind,
-        budget_ms,
-        &caller,
-        system,
-        (late_start, watchdog.as_deref()),
+        global, &payload, kind, budget_ms, &caller, system, late_start,
     );
     // A panic would end the process with a status most agents read as "go ahead".
     let reply = match catching_panics(judged).await {
@@ -228,7 +214,7 @@ async fn answer(
     budget_ms: u64,
     caller: &Caller,
     system: bool,
-    (late_start, watchdog): (&dyn LateStart, Option<&Watchdog>),
+    late_start: &dyn LateStart,
 ) -> Reply {
     let agent = kind.protocol();
     let event = match agent.parse(payload) {
@@ -291,7 +277,6 @@ async fn answer(
         budget_ms,
         caller,
         late_start,
-        watchdog,
     };
     if system {
         return answer(system_answer(&call, &env).await);
@@ -337,8 +322,6 @@ struct Call<'a> {
     /// The caller's [`LateStart`], with the answer to a start that outlives the deadline
     /// as the agent reads it, for it to send.
     late_start: (&'a dyn LateStart, Reply),
-    /// This process's watchdog, told where the call is.
-    watchdog: Option<&'a Watchdog>,
 }
 
 impl Call<'_> {
@@ -350,7 +333,6 @@ impl Call<'_> {
             Ok(host) => host,
             Err(refusal) => return Ruling::refused(&refusal),
         };
-        self.reached(Stage::Judging);
         // SIGINT or SIGTERM (the agent giving up on the bridge), or the bridge that handed
         // this call over closing its connection, ends the hooks in order; the answer is
         // then a deny.
@@ -394,15 +376,6 @@ impl Call<'_> {
         // this session may be waiting for it.
         drop(host);
         outcome
-    }
-}
-
-impl Call<'_> {
-    /// Tells the watchdog, if any, that the call has reached `stage`.
-    fn reached(&self, stage: Stage) {
-        if let Some(watchdog) = self.watchdog {
-            watchdog.reached(stage);
-        }
     }
 }
 

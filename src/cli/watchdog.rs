@@ -51,9 +51,10 @@ pub fn write_once(reply: &Reply) -> bool {
     true
 }
 
-/// What the call was doing, for the watchdog's deny.
+/// What the call was doing, for the watchdog's deny: the session's start, once over
+/// (`LateStart::disarm`), ends the checks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Stage {
+enum Stage {
     /// The checks before the session: the agent's settings, hookhost's pins and files,
     /// the folders and variables the call names. (While the session starts, the watchdog
     /// answers at the deadline with the start's own deny: [`LateStart`].)
@@ -126,11 +127,6 @@ impl Watchdog {
                 "hookhost could not start the thread that answers this call if it outlives its budget ({e}), so this call was blocked. This is not a policy decision: tell the user their machine is out of threads or memory."
             ))?;
         Ok(watchdog)
-    }
-
-    /// The call has reached `stage`.
-    pub fn reached(&self, stage: Stage) {
-        lock(&self.plan).stage = stage;
     }
 
     /// Sleeps until the plan's time, then answers and ends the process, unless the call
