@@ -3,11 +3,15 @@
 //! the wall-clock backstop the epoch callback enforces). [`WasmExecutor::arm`] puts
 //! them all on a fresh store.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use wasmtime::{ResourceLimiter, Store, Trap, UpdateDeadline};
+use wasmtime::{
+    CallHook, CallHookHandler, ResourceLimiter, Store, StoreContextMut, Trap, UpdateDeadline,
+};
 
 use super::WasmExecutor;
+use super::engine::TICK;
 use crate::executor::Failure;
 
 /// The most table elements one run may hold (all tables together).
@@ -113,24 +117,52 @@ pub(super) fn wall_limit(timeout: Duration) -> Duration {
 }
 
 impl WasmExecutor {
-    /// Fresh store settings shared by both kinds: fuel, the epoch callback that yields
-    /// every tick and traps after the wall-clock limit, and the memory limiter.
+    /// Fresh store settings shared by both kinds: fuel, the wall-clock limit (the run
+    /// traps once `timeout + slack` has passed), yields to tokio about every tick, and the
+    /// memory limiter.
+    ///
+    /// A long-lived engine (`serve`, `hookhost warm`) checks the clock at the ticks of its
+    /// epoch ticker thread, which also make the guest yield. A one-shot engine (a bridge
+    /// process: one run or a few) starts no ticker: the thread and its wake-ups were
+    /// ~0.13–0.2 ms of a fresh bridged call of ~3.7 ms (BENCHMARKS.md, twenty-fifth and
+    /// twenty-sixth sittings). Its guest meets the clock in two places instead, so that no
+    /// kind of busy guest escapes it:
+    /// - guest code yields every tick's worth of fuel (`fuel_async_yield_interval`);
+    /// - every host call looks at the clock ([`HostCallClock`]): it traps past the limit
+    ///   and yields once a tick has passed since the last yield. A guest that spends its
+    ///   time in host calls (a loop of large `random_get`s) burns one unit of fuel a call
+    ///   and would otherwise never yield.
+    ///
+    /// At each yield the run's `select!` sees the caller's cancellation and its
+    /// wall-clock backstop.
     pub(super) fn arm<T: Send + 'static>(
         &self,
         store: &mut Store<T>,
         limits: fn(&mut T) -> &mut Limits,
     ) -> Result<(), Failure> {
         store.limiter(move |s| limits(s) as &mut dyn ResourceLimiter);
-        // The epoch ticker ticks while a run's store lives (no tick is needed otherwise).
-        let ticking = self
-            .engine
-            .ticking()
-            .map_err(|e| Failure::CouldNotStart(format!("cannot start the epoch ticker: {e}")))?;
-        limits(store.data_mut()).ticking = Some(ticking);
         store
             .set_fuel(self.fuel)
             .map_err(|e| Failure::CouldNotStart(format!("cannot set fuel: {e}")))?;
-        let deadline = Instant::now() + wall_limit(self.timeout);
+        let started = Instant::now();
+        let deadline = started + wall_limit(self.timeout);
+        if self.engine.yields_by_fuel {
+            let tick = fuel_for(TICK, self.engine.settings.fuel_per_second).max(1);
+            store
+                .fuel_async_yield_interval(Some(tick))
+                .map_err(|e| Failure::CouldNotStart(format!("cannot yield by fuel: {e}")))?;
+            store.call_hook_async(HostCallClock {
+                started,
+                deadline,
+                yielded_at_nanos: AtomicU64::new(0),
+            });
+        } else {
+            // The epoch ticker ticks while a run's store lives (no tick is needed otherwise).
+            let ticking = self.engine.ticking().map_err(|e| {
+                Failure::CouldNotStart(format!("cannot start the epoch ticker: {e}"))
+            })?;
+            limits(store.data_mut()).ticking = Some(ticking);
+        }
         store.set_epoch_deadline(1);
         store.epoch_deadline_callback(move |_| {
             if Instant::now() >= deadline {
@@ -139,6 +171,42 @@ impl WasmExecutor {
                 Ok(UpdateDeadline::Yield(1))
             }
         });
+        Ok(())
+    }
+}
+
+/// A one-shot run's clock at its host calls: past `deadline` the call traps (as the
+/// epoch callback traps a late run in the long-lived engines), and a tick after the last
+/// yield the guest yields to tokio. Looked at as the guest calls the host, so that a
+/// late guest starts no further host call.
+struct HostCallClock {
+    started: Instant,
+    deadline: Instant,
+    /// When the guest last yielded here, in nanoseconds after `started` (the handler is
+    /// shared, so its state is atomic; one run calls it from one fiber at a time).
+    yielded_at_nanos: AtomicU64,
+}
+
+#[async_trait::async_trait]
+impl<T: Send> CallHookHandler<T> for HostCallClock {
+    async fn handle_call_event(
+        &self,
+        _store: StoreContextMut<'_, T>,
+        event: CallHook,
+    ) -> wasmtime::Result<()> {
+        if !matches!(event, CallHook::CallingHost) {
+            return Ok(());
+        }
+        let now = Instant::now();
+        if now >= self.deadline {
+            return Err(Trap::Interrupt.into());
+        }
+        let elapsed = u64::try_from((now - self.started).as_nanos()).unwrap_or(u64::MAX);
+        let tick = u64::try_from(TICK.as_nanos()).unwrap_or(u64::MAX);
+        if elapsed.saturating_sub(self.yielded_at_nanos.load(Ordering::Relaxed)) >= tick {
+            self.yielded_at_nanos.store(elapsed, Ordering::Relaxed);
+            tokio::task::yield_now().await;
+        }
         Ok(())
     }
 }

@@ -46,13 +46,16 @@
 //! - **Time**: the hook's timeout becomes fuel (`timeout × fuel_per_second`), so a hook
 //!   that computes too long runs out deterministically: the same hook on the same input
 //!   always passes or always runs out. Wall-clock backstops cover what fuel cannot see (a
-//!   guest blocked in `sleep`, a slow machine): an epoch ticker thread advances the
-//!   engine's epoch every 10 ms, the store yields to tokio at each tick and traps once
-//!   `timeout + slack` has passed, and the whole run sits under `tokio::time::timeout`.
-//!   All of these read as [`Failure::TimedOut`](super::Failure::TimedOut).
+//!   guest blocked in `sleep`, a slow machine): the whole run sits under
+//!   `tokio::time::timeout`, and the guest yields to tokio every 10 ms: in `serve` and
+//!   `hookhost warm` at the ticks of an epoch ticker thread (the store traps once
+//!   `timeout + slack` has passed), in a one-shot engine every 10 ms worth of fuel and at
+//!   the first host call 10 ms after the last yield (a host call past `timeout + slack`
+//!   traps), with no thread of its own. All of these read as
+//!   [`Failure::TimedOut`](super::Failure::TimedOut).
 //! - **Cancellation**: each run races the caller's
-//!   [`CancellationToken`](super::CancellationToken); since the guest yields at every
-//!   epoch tick, a busy guest is stopped within about 10 ms. Dropping the run's future
+//!   [`CancellationToken`](super::CancellationToken); since the guest yields every
+//!   10 ms, a busy guest is stopped within about that. Dropping the run's future
 //!   drops its `Store`, which is all there is of a WASM run.
 //! - **Memory**: all linear memories of one run together may hold at most
 //!   `memory_limit_mib`; growing past that traps at once, and the failure says so

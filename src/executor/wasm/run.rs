@@ -257,7 +257,8 @@ impl Executor for WasmExecutor {
             };
             // The epoch callback normally ends a late run inside wasm; this catches a
             // guest blocked in a host call (sleep, a read, an open of a FIFO) a little
-            // after that.
+            // after that, and a one-shot engine's late guest at one of its yields (by fuel
+            // or at a host call: `limits`' `arm`).
             let backstop = wall_limit(self.timeout) + 2 * TICK;
             let ended = tokio::select! {
                 biased;

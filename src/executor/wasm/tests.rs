@@ -21,6 +21,25 @@ const LOOP_MODULE: &[u8] = &[
     0x0a, 0x09, 0x01, 0x07, 0x00, 0x03, 0x40, 0x0c, 0x00, 0x0b, 0x0b, // code: loop br 0
 ];
 
+/// `_start` loops on `random_get` of 1 MiB: a guest that spends its time in host calls,
+/// each burning one unit of fuel, and has no loop of its own long enough to yield by fuel.
+const HOST_CALL_LOOP_MODULE: &[u8] = &[
+    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, // header
+    // types: 0 (i32, i32) -> i32, 1 [] -> []
+    0x01, 0x0a, 0x02, 0x60, 0x02, 0x7f, 0x7f, 0x01, 0x7f, 0x60, 0x00, 0x00,
+    // import: wasi_snapshot_preview1.random_get, type 0
+    0x02, 0x25, 0x01, 0x16, b'w', b'a', b's', b'i', b'_', b's', b'n', b'a', b'p', b's', b'h', b'o',
+    b't', b'_', b'p', b'r', b'e', b'v', b'i', b'e', b'w', b'1', 0x0a, b'r', b'a', b'n', b'd', b'o',
+    b'm', b'_', b'g', b'e', b't', 0x00, 0x00, 0x03, 0x02, 0x01,
+    0x01, // function section: one func of type 1
+    0x05, 0x03, 0x01, 0x00, 0x10, // memory: 16 pages (1 MiB)
+    // exports: _start (func 1), memory
+    0x07, 0x13, 0x02, 0x06, b'_', b's', b't', b'a', b'r', b't', 0x00, 0x01, 0x06, b'm', b'e', b'm',
+    b'o', b'r', b'y', 0x02, 0x00, // code: loop (random_get 0 1048576; drop; br 0)
+    0x0a, 0x13, 0x01, 0x11, 0x00, 0x03, 0x40, 0x41, 0x00, 0x41, 0x80, 0x80, 0xc0, 0x00, 0x10, 0x00,
+    0x1a, 0x0c, 0x00, 0x0b, 0x0b,
+];
+
 fn loop_func(engine: &Engine, store: &mut Store<()>) -> wasmtime::TypedFunc<(), ()> {
     let module = Module::from_binary(engine, LOOP_MODULE).expect("the test module compiles");
     let instance =
@@ -138,6 +157,64 @@ async fn an_armed_store_runs_until_its_fuel_is_gone() {
     assert!(
         took < Duration::from_millis(1600),
         "ended too late: {took:?}"
+    );
+}
+
+/// A guest that spends its time in host calls meets the clock in a one-shot engine too,
+/// which has no epoch ticker: it times out at the wall-clock limit, and a cancellation
+/// stops it within a few ticks (each host call looks at the clock and yields).
+#[test]
+fn a_guest_busy_in_host_calls_times_out_and_is_cancelled_without_a_ticker() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let wasm = dir.path().join("random.wasm");
+    std::fs::write(&wasm, HOST_CALL_LOOP_MODULE).expect("write");
+    let engine = test_engine();
+    let exec = engine
+        .prepare(&wasm, &[], dir.path(), Duration::from_millis(300))
+        .expect("prepare");
+    // On a thread of its own: a guest that never yields would hold its runtime for good,
+    // and the test must fail rather than hang.
+    let (sent, results) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("runtime");
+        runtime.block_on(async {
+            let began = Instant::now();
+            let timed = exec
+                .run(Arc::from(&b""[..]), &CancellationToken::new())
+                .await;
+            let _ = sent.send(("timed out", timed, began.elapsed()));
+            let cancel = CancellationToken::new();
+            let canceller = cancel.clone();
+            tokio::spawn(async move {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                canceller.cancel();
+            });
+            let began = Instant::now();
+            let cancelled = exec.run(Arc::from(&b""[..]), &cancel).await;
+            let _ = sent.send(("cancelled", cancelled, began.elapsed()));
+        });
+    });
+    let (what, outcome, took) = results
+        .recv_timeout(Duration::from_secs(10))
+        .expect("the guest busy in host calls was stopped by its wall clock");
+    assert_eq!(
+        (what, outcome),
+        (
+            "timed out",
+            Err(Failure::TimedOut(Duration::from_millis(300)))
+        )
+    );
+    assert!(took < Duration::from_secs(2), "stopped late: {took:?}");
+    let (what, outcome, took) = results
+        .recv_timeout(Duration::from_secs(10))
+        .expect("the guest busy in host calls was stopped by its cancellation");
+    assert_eq!((what, outcome), ("cancelled", Err(Failure::Interrupted)));
+    assert!(
+        took < Duration::from_millis(250),
+        "cancelled late: {took:?}"
     );
 }
 
@@ -606,9 +683,10 @@ const EMPTY_MODULE: &[u8] = &[
     0x0a, 0x04, 0x01, 0x02, 0x00, 0x0b, // code: an empty body
 ];
 
-/// An engine builds only the linker its programs need, and starts its epoch ticker with
-/// the first run, not before: a one-shot call of a core module never builds the
-/// component linker.
+/// An engine builds only the linker its programs need, and a long-lived one starts its
+/// epoch ticker with the first run, not before: a one-shot call of a core module never
+/// builds the component linker, and a one-shot engine never starts a ticker (its runs
+/// yield by fuel).
 #[tokio::test]
 async fn an_engine_builds_what_its_programs_need_when_they_need_it() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -625,7 +703,18 @@ async fn an_engine_builds_what_its_programs_need_when_they_need_it() {
         .await
         .expect("it runs");
     assert_eq!(outcome.status, ExitStatus::Code(0));
-    assert_eq!(engine.built(), (true, false, true), "after a run");
+    assert_eq!(engine.built(), (true, false, false), "after a one-shot run");
+    let serving = WasmEngine::new(&WasmSettings::default(), EngineMode::Serve).expect("engine");
+    let exec = serving
+        .prepare(&wasm, &[], dir.path(), Duration::from_secs(1))
+        .expect("prepare");
+    assert_eq!(serving.built(), (true, false, false), "a module prepared");
+    let outcome = exec
+        .run(Arc::from(&b""[..]), &CancellationToken::new())
+        .await
+        .expect("it runs");
+    assert_eq!(outcome.status, ExitStatus::Code(0));
+    assert_eq!(serving.built(), (true, false, true), "after a served run");
 
     let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let component = repo.join("target/wasm/fixture-p2.wasm");
@@ -651,7 +740,8 @@ async fn the_epoch_ticker_ticks_only_while_a_guest_runs() {
         return;
     }
     let dir = tempfile::tempdir().expect("tempdir");
-    let engine = test_engine();
+    // The ticker is the long-lived engines' (a one-shot engine's runs yield by fuel).
+    let engine = WasmEngine::new(&WasmSettings::default(), EngineMode::Serve).expect("engine");
     let sleeper = engine
         .prepare(
             &fixture,

@@ -75,6 +75,9 @@ pub(super) struct EngineInner {
     /// epoch matters only while a guest runs (each run's wall-clock deadline is checked
     /// at its ticks), so nothing is lost by not ticking before one does.
     ticker: OnceLock<Ticker>,
+    /// Whether runs yield by fuel and look at the clock at their host calls instead of at
+    /// the ticker's ticks (the one-shot engine: see `limits`' `arm`).
+    pub(super) yields_by_fuel: bool,
     /// The programs this engine has prepared, by the SHA-256 of their bytes: hooks that
     /// run the same file (often with different arguments) share one compiled program,
     /// so its code is loaded once and stays warm in the CPU's caches.
@@ -168,6 +171,7 @@ impl WasmEngine {
                 settings: settings.clone(),
                 ticker: OnceLock::new(),
                 programs: Mutex::default(),
+                yields_by_fuel: mode == EngineMode::OneShot,
                 reset_by_page_scan,
                 compile_threads: AtomicUsize::new(0),
                 run_slots: (mode == EngineMode::Serve)
