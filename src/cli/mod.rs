@@ -379,11 +379,15 @@ pub const LOG_ENV: &str = hookhost::warm::client::LOG_ENV;
 fn init_logs(verbose: u8) -> Result<(), String> {
     use tracing_subscriber::fmt::format::FmtSpan;
     let filter = match std::env::var(LOG_ENV) {
-        Ok(spec) if !spec.is_empty() => {
-            tracing_subscriber::EnvFilter::try_new(&spec).map_err(|e| {
+        // Field values are matched as text, never compiled as regular expressions: the
+        // variable can come from a project's settings, and a regex's automaton has no
+        // bound on its size or time (a bridge held past its budget, docs/threats.md#b6).
+        Ok(spec) if !spec.is_empty() => tracing_subscriber::EnvFilter::builder()
+            .with_regex(false)
+            .parse(&spec)
+            .map_err(|e| {
                 format!("{LOG_ENV}={spec:?} is not a log filter ({e}); try {LOG_ENV}=debug")
-            })?
-        }
+            })?,
         _ => match verbose {
             0 => return Ok(()),
             1 => tracing_subscriber::EnvFilter::new("hookhost=debug,warn"),

@@ -251,7 +251,45 @@ fn moves() -> Vec<Move> {
                         .join("\n")
                 })
             },
-            says: "was changed",
+            says: "is switched off by a `trusted_hash` for hookhost's handler",
+        },
+        Move {
+            agent: "codex",
+            what: "the handler's trust replaced by a hash that is not its own (\"Modified\")",
+            make: |m| {
+                edit(&m.file(".codex/config.toml"), |t| {
+                    t.lines()
+                        .map(|l| match l.starts_with("trusted_hash") {
+                            true => "trusted_hash = \"sha256:00\"",
+                            false => l,
+                        })
+                        .collect::<Vec<_>>()
+                        .join("\n")
+                })
+            },
+            says: "is switched off by a `trusted_hash` for hookhost's handler",
+        },
+        Move {
+            agent: "codex",
+            what: "a profile the config selects, whose features switch hooks off",
+            make: |m| {
+                edit(&m.file(".codex/config.toml"), |t| {
+                    format!("profile = \"q\"\n{t}\n\n[profiles.q.features]\nhooks = false\n")
+                })
+            },
+            says: "is switched off by hooks = false in a [profiles.….features] table",
+        },
+        Move {
+            agent: "codex",
+            what: "a profile's features in the project's .codex/config.toml",
+            make: |m| {
+                std::fs::write(
+                    m.project_file(".codex/config.toml"),
+                    "profile = \"q\"\n\n[profiles.q.features]\nhooks = false\n",
+                )
+                .unwrap()
+            },
+            says: ".codex/config.toml sets hooks = false in a [profiles.….features] table",
         },
         Move {
             agent: "codex",

@@ -356,14 +356,29 @@ fn new_group(event: &RegisteredEvent, desired: &[(&'static str, Value)]) -> Tabl
 }
 
 /// Install puts Codex's registration back as it wrote it (real_agents R2, R7): `[features]
-/// hooks = false` (or its old name `codex_hooks`) is removed, and so is `enabled = false`
-/// in a `[hooks.state."FILE:EVENT:…"]` table of this file, which Codex's `/hooks` writes
-/// to switch one handler off.
+/// hooks = false` (or its old name `codex_hooks`) is removed, in every profile's
+/// `[profiles.NAME.features]` too, and so is `enabled = false` in a
+/// `[hooks.state."FILE:EVENT:…"]` table of this file, which Codex's `/hooks` writes to
+/// switch one handler off.
 fn switch_back_on(root: &mut Table, path: &Path) {
-    if let Some(features) = root.get_mut("features").and_then(Item::as_table_like_mut) {
+    let switch_on = |features: &mut dyn toml_edit::TableLike| {
         for key in ["hooks", "codex_hooks"] {
             if features.get(key).and_then(Item::as_bool) == Some(false) {
                 features.remove(key);
+            }
+        }
+    };
+    if let Some(features) = root.get_mut("features").and_then(Item::as_table_like_mut) {
+        switch_on(features);
+    }
+    if let Some(profiles) = root.get_mut("profiles").and_then(Item::as_table_like_mut) {
+        for (_, profile) in profiles.iter_mut() {
+            if let Some(features) = profile
+                .as_table_like_mut()
+                .and_then(|p| p.get_mut("features"))
+                .and_then(Item::as_table_like_mut)
+            {
+                switch_on(features);
             }
         }
     }
@@ -539,17 +554,15 @@ fn edit_trust(
         state.insert(to, entry);
     }
     if let Some((key, hash)) = trust {
-        // Where hookhost's handler sat already, a hash it would not have computed for any
-        // of its handlers here is Codex's own trust of it (`/hooks`; a later Codex may hash
-        // otherwise than 0.171.0): left alone, so as not to undo what the user trusted.
-        let was_ours = ours_before.contains(&key);
+        // Any other hash for hookhost's handler is written again: Codex 0.171.0 skips a
+        // handler whose hash is not its own ("Modified") without a word, so another hash
+        // is a switch-off the bridge refuses (docs/threats.md#r2). A later Codex that
+        // hashed otherwise would be told so by every bridged call, never skipped silently.
         match state.get_mut(&key).and_then(Item::as_table_like_mut) {
             Some(entry) => {
                 let old = entry.get("trusted_hash").and_then(Item::as_value);
                 let old_hash = old.and_then(Value::as_str);
-                let foreign =
-                    was_ours && old_hash.is_some_and(|h| !our_hashes.iter().any(|o| o == h));
-                if !foreign && old_hash != Some(hash.as_str()) {
+                if old_hash != Some(hash.as_str()) {
                     let mut value = Value::from(hash);
                     if let Some(old) = old {
                         *value.decor_mut() = old.decor().clone();

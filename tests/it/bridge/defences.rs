@@ -332,6 +332,25 @@ fn bridge_judges_the_call_with_a_tiny_thread_stack_asked_in_its_environment() {
     }
 }
 
+/// B6: `HOOKHOST_LOG`, which a project's settings can put in the bridge's environment,
+/// is read before the call's watchdog is armed. A field value in it was compiled as a
+/// regular expression, whose automaton has no bound: `[ab]*a[ab][ab]…` (26 classes)
+/// held the bridge for minutes at full CPU, past the agent's timeout (the call went
+/// ahead). Values are now matched as text: the bridge starts at once and judges the
+/// call (the test's wrapper kills a bridge still running after 20 s).
+#[test]
+fn bridge_judges_the_call_with_a_log_filter_no_automaton_could_hold() {
+    let scene = marker_scene();
+    let classes = "[ab]".repeat(26);
+    let filter = format!("[{{x=[ab]*a{classes}}}]=trace");
+    let setting = format!("HOOKHOST_LOG={filter}");
+    let wrapper = ["/usr/bin/env", setting.as_str(), "timeout", "20"];
+    let reply = bridge_through(&scene, &wrapper, &[], &forbidden_call(&scene));
+    let reason =
+        deny_reason("claude-code", &reply).unwrap_or_else(|| panic!("not denied: {reply:?}"));
+    assert_eq!(reason, "blocked by the user's hook \"marker\": no");
+}
+
 /// B7: a project's `.git` file names a worktree whose common folder is reached through
 /// 40 links, each adding 2,000 parts, to a missing part: the guard's walk of it spelt
 /// a path of 160 KB and kept a copy at each of its 80,000 steps (6 GB; under a 2 GB

@@ -381,6 +381,9 @@ impl Pin {
         if let Some(key) = switches_hooks_off(agent, &text) {
             return Some(Drift::SwitchedOff(key));
         }
+        if let Some(key) = self.codex_trust_withdrawn(agent, &text) {
+            return Some(Drift::SwitchedOff(key));
+        }
         let request = Request {
             action: super::Action::Install,
             agent,
@@ -401,6 +404,26 @@ impl Pin {
             },
             Err(e) => Some(Drift::Unreadable(e.to_string())),
         }
+    }
+
+    /// Codex keeps its trust of hookhost's handler in the user's config.toml, beside the
+    /// registration `install` wrote it with (`trusted_hash`): a handler whose hash Codex
+    /// no longer finds there is skipped without a word (real_agents R6), so a changed
+    /// trust is a switch-off. A project's registration is trusted in the user's file,
+    /// which is not its pin's: `doctor` reports that one.
+    fn codex_trust_withdrawn(&self, agent: AgentKind, text: &str) -> Option<&'static str> {
+        use super::codex_review::{Review, review};
+        if agent != AgentKind::Codex || self.project.is_some() {
+            return None;
+        }
+        let mut key_files = vec![self.file.clone()];
+        key_files.extend(std::fs::canonicalize(&self.file).ok());
+        review(text, &key_files, Some(text), &self.hookhost)
+            .iter()
+            .any(|handler| matches!(handler.review, Review::Modified | Review::Untrusted))
+            .then_some(
+                "a `trusted_hash` for hookhost's handler that is not the handler's own, or none (Codex skips such a handler as \"Modified\" or not trusted, without a word)",
+            )
     }
 
     /// What the user is told about `drift`: what changed and what to do.

@@ -66,12 +66,28 @@ fn switch_off_in(agent: AgentKind, text: &str) -> Result<Option<&'static str>, S
                     .any(|entry| entry.get("enabled").and_then(toml::Value::as_bool) == Some(false))
                     .then_some("enabled = false in [hooks.state]")
             };
+            // A profile's `[features]` apply over the top-level ones, for the profile the
+            // config's `profile` key (or the user's `--profile`) selects: any profile that
+            // switches hooks off is one (docs/agents.md#codex).
+            let profile_off = || {
+                settings
+                    .get("profiles")?
+                    .as_table()?
+                    .values()
+                    .filter_map(|profile| profile.get("features")?.as_table())
+                    .any(|features| {
+                        ["hooks", "codex_hooks"].iter().any(|key| {
+                            features.get(*key).and_then(toml::Value::as_bool) == Some(false)
+                        })
+                    })
+                    .then_some("hooks = false in a [profiles.….features] table")
+            };
             if off("hooks") {
                 Some("[features] hooks = false")
             } else if off("codex_hooks") {
                 Some("[features] codex_hooks = false")
             } else {
-                handler_off()
+                handler_off().or_else(profile_off)
             }
         }
         SwitchOff::HooksConfig { handler_name } => {

@@ -18,7 +18,7 @@ fn request(home: &Path, options: Options) -> Request {
 #[test]
 fn install_removes_every_switch_off_in_its_file_and_pins_never_trust_one() {
     let home = tempfile::tempdir().unwrap();
-    let cases: [(AgentKind, &str, &str); 10] = [
+    let cases: [(AgentKind, &str, &str); 12] = [
         // B8: what the Node agents take as a switch-off, not only `true` and `false`.
         (
             AgentKind::Qwen,
@@ -69,6 +69,18 @@ fn install_removes_every_switch_off_in_its_file_and_pins_never_trust_one() {
             AgentKind::Codex,
             "[features]\nhooks = false\nweb = true\n",
             "[features] hooks = false",
+        ),
+        // A profile's features apply over the top-level ones (the config's `profile`
+        // selects it).
+        (
+            AgentKind::Codex,
+            "profile = \"q\"\n\n[profiles.q]\nmodel = \"opus\"\n\n[profiles.q.features]\nhooks = false\nweb = true\n",
+            "[profiles.",
+        ),
+        (
+            AgentKind::Codex,
+            "[profiles.other.features]\ncodex_hooks = false\n",
+            "[profiles.",
         ),
     ];
     for (agent, before, key) in cases {

@@ -293,15 +293,21 @@ fn the_trust_follows_a_new_budget_and_a_trust_codex_wrote_is_kept() {
 }
 
 #[test]
-fn a_hash_codex_wrote_for_hookhosts_handler_is_left_alone() {
-    // The user trusted hookhost's handler in /hooks with a Codex that hashes otherwise:
-    // install keeps that (no fight with Codex), though doctor's 0.171.0 hash differs.
-    let text = installed(None).replace(PRE_TOOL_USE_HASH, "sha256:by-a-later-codex");
-    let again = edited(Action::Install, Some(&text), &Options::default());
-    assert!(!again.changed, "{:?}", again.text);
+fn another_hash_for_hookhosts_handler_is_written_again() {
+    // A hash that is not the handler's own makes Codex skip it as "Modified" without a
+    // word (the agent can write one): install writes hookhost's again, as for any other
+    // switch-off, and doctor names it meanwhile.
+    let text = installed(None).replace(PRE_TOOL_USE_HASH, "sha256:00");
     let files = [PathBuf::from(USER_CONFIG)];
     let reviews = review(&text, &files, Some(&text), Path::new(HOOKHOST));
     assert_eq!(reviews[0].review, Review::Modified);
+    let again = edited(Action::Install, Some(&text), &Options::default());
+    assert!(again.changed, "{:?}", again.text);
+    let again = again.text.expect("a text");
+    assert!(again.contains(PRE_TOOL_USE_HASH), "{again}");
+    assert!(!again.contains("sha256:00"), "{again}");
+    let reviews = review(&again, &files, Some(&again), Path::new(HOOKHOST));
+    assert_eq!(reviews[0].review, Review::Trusted);
     // Where hookhost's handler was not before, such a hash was another handler's (one
     // removed since): replaced.
     let orphan = format!(
