@@ -254,9 +254,15 @@ pub enum SwitchOff {
     /// invalid entry).
     None,
     /// `"disableAllHooks": true` (Claude Code, and Qwen Code with its protocol).
-    DisableAllHooks,
+    DisableAllHooks {
+        /// Whether the agent merges a project's settings over the user's key by key, as
+        /// Gemini CLI does (Qwen Code, its fork): a project's `hooks` that is not an
+        /// object then replaces the user's whole, hookhost's registration with it.
+        /// Claude Code skips a settings file with such a value instead.
+        deep_merged: bool,
+    },
     /// `hooksConfig.enabled: false`, or `"hookhost"` in `hooksConfig.disabled` (Gemini
-    /// CLI).
+    /// CLI), or a `hooks` that is not an object (merged over the user's, it replaces it).
     HooksConfig {
         /// The name of hookhost's handler, which `hooksConfig.disabled` names.
         handler_name: &'static str,

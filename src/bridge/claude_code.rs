@@ -74,7 +74,7 @@ pub(crate) static DECLARATION: Declaration = Declaration {
     when_hookhost_cannot_answer: WHEN_HOOKHOST_CANNOT_ANSWER,
     project_note: None,
     install_note: None,
-    switch_off: SwitchOff::DisableAllHooks,
+    switch_off: SwitchOff::DisableAllHooks { deep_merged: false },
     project_variable: Some("CLAUDE_PROJECT_DIR"),
     merged_project_settings: &[".claude/settings.json", ".claude/settings.local.json"],
     credentials: CREDENTIALS,

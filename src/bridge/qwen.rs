@@ -73,7 +73,7 @@ pub(crate) static DECLARATION: Declaration = Declaration {
     when_hookhost_cannot_answer: WHEN_HOOKHOST_CANNOT_ANSWER,
     project_note: None,
     install_note: None,
-    switch_off: SwitchOff::DisableAllHooks,
+    switch_off: SwitchOff::DisableAllHooks { deep_merged: true },
     project_variable: Some("QWEN_PROJECT_DIR"),
     merged_project_settings: &[".qwen/settings.json"],
     credentials: CREDENTIALS,

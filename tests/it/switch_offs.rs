@@ -376,6 +376,23 @@ fn moves() -> Vec<Move> {
             },
             says: ".qwen/settings.json sets \"disableAllHooks\": true",
         },
+        // Merged key by key over the user's, a `hooks` that is not an object replaces it.
+        Move {
+            agent: "gemini",
+            what: "\"hooks\": [] in the project's .gemini/settings.json",
+            make: |m| {
+                std::fs::write(m.project_file(".gemini/settings.json"), "{\"hooks\": []}").unwrap()
+            },
+            says: ".gemini/settings.json sets \"hooks\" to something other than an object",
+        },
+        Move {
+            agent: "qwen-code",
+            what: "\"hooks\": null in the project's .qwen/settings.json",
+            make: |m| {
+                std::fs::write(m.project_file(".qwen/settings.json"), "{\"hooks\": null}").unwrap()
+            },
+            says: ".qwen/settings.json sets \"hooks\" to something other than an object",
+        },
         Move {
             agent: "copilot",
             what: "the registration file deleted",

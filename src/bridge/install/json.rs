@@ -124,7 +124,7 @@ pub(super) fn edit(edit: &Edit, handler: JsonHandler) -> Result<Edited, InstallE
 /// rules as the switch-off check, docs/threats.md#b8).
 fn switch_back_on(switch_off: SwitchOff, root: &mut Map<String, Value>) {
     match switch_off {
-        SwitchOff::DisableAllHooks if root.get("disableAllHooks").is_some_and(is_truthy) => {
+        SwitchOff::DisableAllHooks { .. } if root.get("disableAllHooks").is_some_and(is_truthy) => {
             root.shift_remove("disableAllHooks");
         }
         SwitchOff::HooksConfig { handler_name } => match root.get_mut("hooksConfig") {

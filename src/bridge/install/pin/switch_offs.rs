@@ -38,8 +38,11 @@ pub(super) fn examine(agent: AgentKind, text: &str) -> Result<Option<&'static st
 /// [`examine`], worked out.
 fn switch_off_in(agent: AgentKind, text: &str) -> Result<Option<&'static str>, String> {
     Ok(match agent.declaration().switch_off {
-        SwitchOff::DisableAllHooks => {
+        SwitchOff::DisableAllHooks { deep_merged } => {
             let settings = read_json(text)?;
+            if deep_merged && let Some(replaced) = hooks_replaced(&settings) {
+                return Ok(Some(replaced));
+            }
             match settings.get("disableAllHooks") {
                 Some(serde_json::Value::Bool(true)) => Some("\"disableAllHooks\": true"),
                 Some(value) if super::super::json::is_truthy(value) => Some(
@@ -93,6 +96,9 @@ fn switch_off_in(agent: AgentKind, text: &str) -> Result<Option<&'static str>, S
         SwitchOff::HooksConfig { handler_name } => {
             use super::super::json::disables_handler;
             let settings = read_json(text)?;
+            if let Some(replaced) = hooks_replaced(&settings) {
+                return Ok(Some(replaced));
+            }
             let config = match settings.get("hooksConfig") {
                 None => return Ok(None),
                 Some(serde_json::Value::Object(config)) => config,
@@ -151,11 +157,22 @@ fn switch_off_in(agent: AgentKind, text: &str) -> Result<Option<&'static str>, S
     })
 }
 
+/// A `hooks` key that is not an object, in the settings of an agent that merges a
+/// project's settings over the user's key by key (Gemini CLI, Qwen Code: `null`, `[]`,
+/// `false`…): merged, it replaces the user's whole `hooks`, hookhost's registration with
+/// it, and the agent runs no hook (it warns of the value, and goes on).
+fn hooks_replaced(settings: &serde_json::Value) -> Option<&'static str> {
+    match settings.get("hooks") {
+        None | Some(serde_json::Value::Object(_)) => None,
+        Some(_) => Some("\"hooks\" to something other than an object, which replaces the user's"),
+    }
+}
+
 /// Whether `file` is named as the agent's settings files are (`.json` or `.toml`, as
 /// [`examine`] reads them).
 pub(super) fn is_settings_file(agent: AgentKind, file: &Path) -> bool {
     let format = match agent.declaration().switch_off {
-        SwitchOff::DisableAllHooks | SwitchOff::HooksConfig { .. } => "json",
+        SwitchOff::DisableAllHooks { .. } | SwitchOff::HooksConfig { .. } => "json",
         SwitchOff::CodexFeatures | SwitchOff::StrictHookTables(_) => "toml",
         SwitchOff::None => return false,
     };
