@@ -67,6 +67,11 @@ pub fn touched_files(call: &ToolCall, cwd: Option<&str>) -> Vec<ToolCall> {
                 .collect(),
             _ => Vec::new(),
         },
+        // Claude Code's and Qwen Code's `NotebookEdit`: the notebook is `notebook_path`,
+        // which a path policy reading `file_path` (the spec's `path`) never sees.
+        "NotebookEdit" => text("notebook_path")
+            .map(|path| vec![edit(path, json!({"operation": "update"}))])
+            .unwrap_or_default(),
         // Cursor's `Delete`.
         "Delete" => text("file_path")
             .or_else(|| text("path"))
@@ -341,6 +346,16 @@ mod tests {
         );
         let one = json!({"operations": [{"path": "/p/.env"}], "file_path": "/p/.env"});
         assert_eq!(files_of("Read", one), vec![]);
+        assert_eq!(
+            files_of(
+                "NotebookEdit",
+                json!({"notebook_path": "secrets/t.ipynb", "new_source": "x"})
+            ),
+            vec![(
+                "Edit".to_string(),
+                json!({"file_path": "/p/secrets/t.ipynb", "operation": "update"})
+            )]
+        );
         assert_eq!(
             files_of("Delete", json!({"file_path": "/p/.env"})),
             vec![(

@@ -466,6 +466,33 @@ fn every_file_a_call_touches_reaches_the_path_policies() {
             "no-env-reads",
         ),
         (
+            "claude-code",
+            json!({"session_id": "n1", "transcript_path": "/t/n.jsonl", "cwd": p, "permission_mode": "default",
+                   "hook_event_name": "PreToolUse", "tool_name": "NotebookEdit",
+                   "tool_input": {"notebook_path": format!("{p}/secrets/train.ipynb"), "cell_id": "c1",
+                                  "new_source": "import os", "edit_mode": "replace"},
+                   "tool_use_id": "toolu_n"}),
+            "protect-paths",
+        ),
+        (
+            "qwen-code",
+            json!({"session_id": "n2", "transcript_path": null, "cwd": p, "permission_mode": "default",
+                   "hook_event_name": "PreToolUse", "tool_name": "notebook_edit",
+                   "tool_input": {"notebook_path": "secrets/train.ipynb", "new_source": "x"},
+                   "tool_use_id": "toolu_n2"}),
+            "protect-paths",
+        ),
+        // A field of Claude Code's name beside the agent's own is not what the agent runs.
+        (
+            "copilot",
+            copilot(
+                "d1",
+                "write_bash",
+                json!({"shellId": "1", "input": "git push --force origin main\n", "command": "git status"}),
+            ),
+            "no-force-push",
+        ),
+        (
             "cursor",
             json!({"conversation_id": "u1", "generation_id": "g", "hook_event_name": "preToolUse",
                    "workspace_roots": [p], "transcript_path": null, "tool_name": "Delete",

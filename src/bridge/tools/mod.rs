@@ -31,7 +31,8 @@
 //!
 //! Input fields ([`FIELD_RENAMES`]) are renamed to Claude Code's (`path` → `file_path`,
 //! `old_str` → `old_string`, `dir_path` → `path`, …); a field not in the table is kept as
-//! the agent sent it, and a renamed field never overwrites one the agent also sent. A
+//! the agent sent it, and a field of Claude Code's name that the agent also sent gives way
+//! to the agent's own (the one its tool reads; a model can add any field). A
 //! relative `file_path` is made absolute against the agent's `cwd`, as Claude Code
 //! always gives it.
 //!
@@ -387,9 +388,8 @@ pub fn map_call(
                 .iter()
                 .filter(|r| r.agent == agent && r.agent_tool == agent_tool)
             {
-                if map.contains_key(r.to) {
-                    continue;
-                }
+                // The agent's tool reads its own field: a field of Claude Code's name beside
+                // it (which a model can add) is not what runs, so it gives way.
                 if let Some(value) = map.shift_remove(r.from) {
                     map.insert(r.to.to_string(), value);
                 }

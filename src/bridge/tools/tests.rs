@@ -268,11 +268,21 @@ fn fields_are_renamed_and_file_paths_made_absolute() {
         Some("/p"),
         None,
     );
-    // A renamed field never overwrites one the agent also sent.
+    // The agent's own field is what its tool reads: one of Claude Code's name beside it
+    // (a model can add any field) gives way, so hooks judge what runs.
     assert_eq!(
         call.tool_input,
-        json!({"file_path": "/p/a", "old_string": "x", "new_string": "y", "allow_multiple": true, "replace_all": false})
+        json!({"file_path": "/p/a", "old_string": "x", "new_string": "y", "replace_all": true})
     );
+    let call = map_call(
+        AgentKind::Copilot,
+        "write_bash",
+        json!({"shellId": "1", "input": "git push -f\n", "command": "git status"}),
+        McpHint::default(),
+        Some("/p"),
+        None,
+    );
+    assert_eq!(call.tool_input["command"], "git push -f\n");
 }
 
 #[test]
