@@ -40,6 +40,7 @@ pub mod qwen;
 pub mod scope;
 pub mod tools;
 pub mod touched;
+pub mod watchdog;
 
 #[cfg(test)]
 mod captured;

@@ -15,7 +15,7 @@
 //! or that of a bridge that handed its call to `hookhost warm` (`super::warm`), which
 //! runs this same code for it.
 
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -32,7 +32,7 @@ use hookhost::executor::wasm::EngineShelf;
 use hookhost::session::{Mode, Scope, Session};
 
 use super::GlobalOptions;
-use super::watchdog::Watchdog;
+use hookhost::bridge::watchdog::{self, Watchdog, unanswered_message};
 
 /// The process a bridged call came from: everything the call reads from it.
 pub struct Caller {
@@ -61,7 +61,7 @@ pub struct Caller {
     /// outlives the deadline: the warm server's keeper. `None`: the call is this
     /// process's whole work (the bridge the agent started), and this process's
     /// [`Watchdog`] answers it at its deadline, or at the deadline and a grace if anything
-    /// else holds it; its answer is written through [`super::watchdog::write_once`].
+    /// else holds it; its answer is written through [`watchdog::write_once`].
     pub late_start: Option<Box<dyn LateStart>>,
 }
 
@@ -73,6 +73,18 @@ pub trait LateStart: Send + Sync {
     fn arm(&self, deadline: Instant, deny: &Reply);
     /// Stops that; `false`: too late, the call was answered with the deny.
     fn disarm(&self) -> bool;
+}
+
+/// The session's start runs on the call's own thread, and a bridge process's watchdog
+/// answers it at its deadline with the start's deny.
+impl LateStart for std::sync::Arc<Watchdog> {
+    fn arm(&self, deadline: Instant, deny: &Reply) {
+        self.arm_start(deadline, deny);
+    }
+
+    fn disarm(&self) -> bool {
+        self.disarm_start()
+    }
 }
 
 impl Caller {
@@ -154,9 +166,18 @@ pub async fn command(
                     None => reply,
                 }
             };
-            watchdog = match Watchdog::arm(deadline, deny) {
-                Ok(watchdog) => watchdog,
-                Err(refusal) => return kind.protocol().refuse(&refusal),
+            // The process's own, armed as it started (`hookhost::warm::client`'s
+            // hand-over), now aimed at this call's agent; one of its own otherwise (a
+            // call run in a test's process).
+            watchdog = match watchdog::of_process() {
+                Some(armed) => {
+                    armed.aim(deadline, deny);
+                    armed
+                }
+                None => match Watchdog::arm(deadline, deny) {
+                    Ok(watchdog) => watchdog,
+                    Err(refusal) => return kind.protocol().refuse(&refusal),
+                },
             };
             &watchdog
         }
@@ -534,13 +555,6 @@ struct Start {
     engines: Option<EngineShelf>,
 }
 
-/// The watchdog's deny: the call was still `doing` something at its deadline and grace.
-fn unanswered_message(budget_ms: u64, doing: &str) -> String {
-    format!(
-        "hookhost did not answer this call within {budget_ms} ms, the bridge's budget for one call: it was still {doing}, so this call was blocked. This is not a policy decision: tell the user their hookhost bridge stopped answering while {doing} (a file it reads there may lie on a file system that stopped answering, such as a network or FUSE mount)."
-    )
-}
-
 /// The deny for a start that outlived the budget.
 fn start_timeout_message(budget_ms: u64) -> String {
     format!(
@@ -636,16 +650,6 @@ async fn start(
     Session::start_shared(options, record, deadline, budget_ms)
         .await
         .map_err(|e| e.to_string())
-}
-
-/// Writes `reply` exactly: stdout, then stderr.
-pub fn write(reply: &Reply) {
-    let mut stdout = std::io::stdout().lock();
-    let _ = stdout.write_all(reply.stdout.as_bytes());
-    let _ = stdout.flush();
-    let mut stderr = std::io::stderr().lock();
-    let _ = stderr.write_all(reply.stderr.as_bytes());
-    let _ = stderr.flush();
 }
 
 #[cfg(test)]

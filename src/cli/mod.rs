@@ -25,7 +25,6 @@ mod install;
 mod log;
 mod serve;
 mod warm;
-mod watchdog;
 
 use hookhost::warm::client::Prepared;
 
@@ -425,7 +424,7 @@ async fn run(cli: Cli, prepared: Option<Prepared>, started: std::time::Instant) 
                 None => bridge::Caller::this_process(None, started),
             };
             let reply = bridge::command(global, flag, budget_ms, system, caller).await;
-            if !watchdog::write_once(&reply) {
+            if !hookhost::bridge::watchdog::write_once(&reply) {
                 // The watchdog answered with its deny and is ending the process with it.
                 return ExitCode::from(2);
             }

@@ -16,7 +16,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use super::{Answer, Request};
-use crate::bridge::AgentKind;
+use crate::bridge::{AgentKind, watchdog};
 use crate::platform::sys::warm as os;
 
 /// The variable that turns hookhost's operator logs on: a call with logs asked for is
@@ -76,15 +76,34 @@ pub fn hand_over(started: Instant, binary: ServerBinary<'_>) -> Result<ExitCode,
     // `hookhost-client` tried already: what it came to. Read only for a registration
     // that hands its calls over (the client's always does): a value that reached a plain
     // registration's environment (from a project's file, say) is not its to read.
-    if let Some(done) = std::env::var_os(DONE_ENV).filter(|_| socket.is_some()) {
-        let unanswered = (!done.is_empty()).then(|| done.to_string_lossy().into_owned());
-        let waited = std::env::var(WAITED_ENV)
+    let done = std::env::var_os(DONE_ENV).filter(|_| socket.is_some());
+    let started = match &done {
+        // The call started when the client did.
+        Some(_) => std::env::var(WAITED_ENV)
             .ok()
             .and_then(|us| us.parse::<u64>().ok())
-            .map(Duration::from_micros);
-        let started = waited
-            .and_then(|waited| started.checked_sub(waited))
-            .unwrap_or(started);
+            .and_then(|waited| started.checked_sub(Duration::from_micros(waited)))
+            .unwrap_or(started),
+        None => started,
+    };
+    // Before anything that can wait (the agent's input, the socket's folder, the server):
+    // the process answers at its budget whatever holds it (docs/threats.md#b10).
+    let agent = flag_agent(&argv);
+    let budget_ms = budget_ms(&argv);
+    let deadline = match &done {
+        // The client waited for the server, then handed the call here with what came of
+        // it: a moment to say it, or to judge the call in what is left of its budget.
+        Some(_) => Instant::now(),
+        // The hand-over waits for the server's answer until the budget and its grace,
+        // then says why it has none: the watchdog answers only after that.
+        None => started + Duration::from_millis(budget_ms) + ANSWER_GRACE,
+    };
+    if let Err(refusal) = watchdog::arm_for_process(deadline, budget_ms, agent) {
+        watchdog::write_once(&agent.protocol().refuse(&refusal));
+        return Ok(ExitCode::from(2));
+    }
+    if let Some(done) = done {
+        let unanswered = (!done.is_empty()).then(|| done.to_string_lossy().into_owned());
         let mut stdin = Vec::new();
         let stdin = std::io::stdin().read_to_end(&mut stdin).map(|_| stdin);
         return Err(Some(Prepared {
@@ -143,7 +162,6 @@ pub fn hand_over(started: Instant, binary: ServerBinary<'_>) -> Result<ExitCode,
     let Ok(identity) = identity else {
         return Err(here(stdin, None));
     };
-    let budget_ms = budget_ms(&argv);
     let request = Request {
         argv,
         env: std::env::vars_os()
@@ -161,13 +179,19 @@ pub fn hand_over(started: Instant, binary: ServerBinary<'_>) -> Result<ExitCode,
             stderr,
             exit_code,
         }) => {
-            let mut out = std::io::stdout().lock();
-            let _ = out.write_all(&stdout);
-            let _ = out.flush();
-            let mut err = std::io::stderr().lock();
-            let _ = err.write_all(&stderr);
-            let _ = err.flush();
-            Ok(ExitCode::from(u8::try_from(exit_code).unwrap_or(2)))
+            let written = watchdog::answer_once(|| {
+                let mut out = std::io::stdout().lock();
+                let _ = out.write_all(&stdout);
+                let _ = out.flush();
+                let mut err = std::io::stderr().lock();
+                let _ = err.write_all(&stderr);
+                let _ = err.flush();
+            });
+            // Not written: the watchdog answered first, and is ending the process.
+            Ok(ExitCode::from(match written {
+                true => u8::try_from(exit_code).unwrap_or(2),
+                false => 2,
+            }))
         }
         Ok(Answer::Declined(_)) => Err(here(request.stdin, None)),
         // It took the call and ran out of time: judging it again here would outlive the
@@ -210,6 +234,11 @@ pub fn run_hookhost(hookhost: &Path, started: Instant, prepared: Option<Prepared
         Some(prepared) => (prepared.stdin.ok(), prepared.unanswered.unwrap_or_default()),
     };
     let waited = started.elapsed().as_micros().to_string();
+    // hookhost answers the call from here, with a watchdog of its own that counts from
+    // `started` too (where the OS runs it as another process, this one only waits).
+    if let Some(armed) = watchdog::of_process() {
+        armed.stand_down();
+    }
     let env = [
         (DONE_ENV, OsStr::new(&done)),
         (WAITED_ENV, OsStr::new(&waited)),
@@ -254,25 +283,37 @@ fn subcommand(argv: &[OsString]) -> Option<&str> {
     None
 }
 
+/// The value of `flag` in `argv` (`--flag VALUE` or `--flag=VALUE`), read without the
+/// parser.
+fn flag_value(argv: &[OsString], flag: &str) -> Option<String> {
+    let mut args = argv.iter().map(|a| a.to_string_lossy());
+    while let Some(arg) = args.next() {
+        if arg == flag {
+            return args.next().map(|v| v.into_owned());
+        }
+        if let Some(v) = arg.strip_prefix(flag).and_then(|v| v.strip_prefix('=')) {
+            return Some(v.to_string());
+        }
+    }
+    None
+}
+
+/// The agent `--agent` names, whose refusals the call's watchdog writes until the
+/// payload says which agent it is; Claude Code's without one (exit 2, the reason on
+/// stderr: a deny for every agent's tool calls).
+fn flag_agent(argv: &[OsString]) -> AgentKind {
+    flag_value(argv, "--agent")
+        .and_then(|a| AgentKind::from_flag(&a))
+        .unwrap_or(AgentKind::ClaudeCode)
+}
+
 /// The call's budget as the bridge will count it: `--budget-ms N`, else the named
 /// agent's default, else the smallest agent default.
 fn budget_ms(argv: &[OsString]) -> u64 {
-    let value = |flag: &str| {
-        let mut args = argv.iter().map(|a| a.to_string_lossy());
-        while let Some(arg) = args.next() {
-            if arg == flag {
-                return args.next().map(|v| v.into_owned());
-            }
-            if let Some(v) = arg.strip_prefix(flag).and_then(|v| v.strip_prefix('=')) {
-                return Some(v.to_string());
-            }
-        }
-        None
-    };
-    if let Some(ms) = value("--budget-ms").and_then(|v| v.parse::<u64>().ok()) {
+    if let Some(ms) = flag_value(argv, "--budget-ms").and_then(|v| v.parse::<u64>().ok()) {
         return ms;
     }
-    match value("--agent").and_then(|a| AgentKind::from_flag(&a)) {
+    match flag_value(argv, "--agent").and_then(|a| AgentKind::from_flag(&a)) {
         Some(kind) => kind.default_budget_ms(),
         None => AgentKind::ALL
             .iter()

@@ -6,7 +6,7 @@
 //! the deadline cost every call two wake-ups of another CPU, ~0.1 ms of a ~1.8 ms call
 //! (BENCHMARKS.md, seventeenth sitting). So the call's thread starts the session itself,
 //! and the deny a late start is answered with is left here first ([`CallSlot::arm`]), as
-//! a bridge process leaves it with its watchdog (`cli/watchdog.rs`).
+//! a bridge process leaves it with its watchdog (`hookhost::bridge::watchdog`).
 //! If the start is still running at the deadline (a compile into an empty cache, a
 //! file system that hangs), this thread sends that deny and closes the connection; the
 //! call's thread, when its start ends, finds the call answered and runs no hook.

@@ -467,7 +467,7 @@ fn bridge_denies_at_its_budget_while_a_file_it_reads_never_answers() {
     let helper = scene.root.path().join("never_answering_mount.py");
     std::fs::write(&helper, NEVER_ANSWERING_MOUNT).unwrap();
     let payload = with_command(sample(&scene, "claude-code/PreToolUse.json"), "echo ok");
-    let on_mount = |folder: &Path| {
+    let on_mount = |folder: &Path, extra: &[&str]| {
         let wrapper = [
             "unshare",
             "--mount",
@@ -478,10 +478,12 @@ fn bridge_denies_at_its_budget_while_a_file_it_reads_never_answers() {
             folder.to_str().unwrap(),
         ];
         let started = Instant::now();
-        let reply = bridge_through(&scene, &wrapper, &["--budget-ms", "2000"], &payload);
+        let mut args = vec!["--budget-ms", "2000"];
+        args.extend(extra);
+        let reply = bridge_through(&scene, &wrapper, &args, &payload);
         (reply, started.elapsed())
     };
-    let (reply, took) = on_mount(&claude);
+    let (reply, took) = on_mount(&claude, &[]);
     // Claude Code's refusal: status 2, the reason on stderr, which it shows the model.
     let (code, stdout, reason) = &reply;
     assert_eq!((*code, stdout.as_str()), (2, ""), "{reply:?}");
@@ -494,8 +496,80 @@ fn bridge_denies_at_its_budget_while_a_file_it_reads_never_answers() {
     // The budget, the watchdog's grace of 1 s, and room for a slow machine; the agent's
     // own timeout is 5 s past the budget.
     assert!(took < Duration::from_secs(6), "answered after {took:?}");
-    let (reply, took) = on_mount(&scene.hooks);
+    let (reply, took) = on_mount(&scene.hooks, &[]);
     assert!(is_late_start_deny(&reply, 2000), "{reply:?}");
+    assert!(took < Duration::from_secs(5), "answered after {took:?}");
+    // The warm server's socket in a folder on such a mount: the hand-over's first look
+    // at it waits, before the call is read, and the process's watchdog answers.
+    let warm = scene.root.path().join("warm");
+    std::fs::create_dir_all(&warm).unwrap();
+    let socket = warm.join("warm.sock");
+    let (reply, took) = on_mount(&warm, &["--warm-socket", socket.to_str().unwrap()]);
+    let (code, stdout, reason) = &reply;
+    assert_eq!((*code, stdout.as_str()), (2, ""), "{reply:?}");
+    assert!(
+        reason.starts_with(
+            "hookhost did not answer this call within 2000 ms, the bridge's budget for one call: it was still reading the agent's call or handing it to the warm server, so this call was blocked."
+        ),
+        "{reason}"
+    );
+    assert!(took < Duration::from_secs(6), "answered after {took:?}");
+}
+
+/// B10: an agent that never closes the bridge's input holds its read, which came before
+/// any deadline (the agents close it; a wrapper in between may not). The process's
+/// watchdog, armed before the read, denies at the budget and its grace.
+#[test]
+fn bridge_denies_at_its_budget_while_its_input_never_ends() {
+    use std::io::{Read, Write};
+    use std::process::Stdio;
+    let scene = marker_scene();
+    let payload = with_command(sample(&scene, "claude-code/PreToolUse.json"), "echo ok");
+    let started = Instant::now();
+    let mut child = scene
+        .hookhost()
+        .args(["--no-sandbox", "bridge", "--agent", "claude-code"])
+        .args(["--budget-ms", "1000"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Written, and never closed while the bridge runs.
+    let mut input = child.stdin.take().unwrap();
+    input.write_all(payload.to_string().as_bytes()).unwrap();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if started.elapsed() > Duration::from_secs(10) {
+            let _ = child.kill();
+            panic!("the bridge still waited for its input after 10 s");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let took = started.elapsed();
+    drop(input);
+    let (mut stdout, mut stderr) = (String::new(), String::new());
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut stdout)
+        .unwrap();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    assert_eq!((status.code(), stdout.as_str()), (Some(2), ""), "{stderr}");
+    assert!(
+        stderr.starts_with(
+            "hookhost did not answer this call within 1000 ms, the bridge's budget for one call: it was still reading the agent's call or handing it to the warm server, so this call was blocked."
+        ),
+        "{stderr}"
+    );
     assert!(took < Duration::from_secs(5), "answered after {took:?}");
 }
 

@@ -1,33 +1,36 @@
 //! The bridge process's last word: a call that outlives its budget is answered with a
 //! deny, whatever it is stuck in (docs/threats.md#b10).
 //!
-//! The checks before the session (the agent's settings, hookhost's pins, the folders the
-//! call names) have no deadline of their own, and neither has what a gate reads besides
-//! its hooks (the record, the path guard before a boxed hook). A file on a file system
-//! that stops answering (a network mount, a FUSE mount an agent's process serves) holds
-//! such a read, and the call, past the agent's own timeout, which most agents read as
-//! "go ahead". So a bridge process arms a [`Watchdog`] once it knows
-//! its agent: a thread that sleeps until the call's deadline and a grace, then, unless
-//! the call was answered, writes the deny and ends the process. The answer is written
-//! once, by whichever comes first ([`write_once`]).
+//! Everything a bridged call does before its hooks run has no deadline of its own: the
+//! read of the agent's input, the look at the warm server's socket and the hand-over,
+//! the checks before the session (the agent's settings, hookhost's pins, the folders the
+//! call names), and what a gate reads besides its hooks (the record, the path guard
+//! before a boxed hook). A file on a file system that stops answering (a network mount,
+//! a FUSE mount an agent's process serves) holds such a read, and the call, past the
+//! agent's own timeout, which most agents read as "go ahead". So a bridge process arms
+//! its [`Watchdog`] as it starts ([`arm_for_process`], from the warm client's
+//! hand-over, which both `hookhost` and `hookhost-client` run first): a thread that
+//! sleeps until the call's deadline and a grace, then, unless the call was answered,
+//! writes the deny and ends the process. Until the payload names its agent the deny is
+//! in the `--agent` flag's format (Claude Code's without one: exit 2 with the reason on
+//! stderr, which every agent's tool-call event reads as a deny); the bridge then aims it
+//! at the call's own agent and budget ([`Watchdog::aim`]). The answer is written once, by
+//! whichever comes first ([`write_once`], [`answer_once`]).
 //!
-//! The watchdog is also the process's [`LateStart`]: the session's start runs on the
-//! call's own thread, as in the warm server, and the watchdog answers at the deadline
-//! itself with the start's deny while it runs. Before, the start ran on a blocking thread
-//! waited for until the deadline: one thread per call either way, but no crossing to it
-//! and back now, and the watchdog wakes only at the deadline (a fresh bridged call
-//! 0.3 ms faster, BENCHMARKS.md, twenty-fifth sitting).
+//! The watchdog also answers a session's start that outlives the deadline
+//! ([`Watchdog::arm_start`]): the start runs on the call's own thread, as in the warm
+//! server, with no thread or crossing of its own (a fresh bridged call 0.3 ms faster,
+//! BENCHMARKS.md, twenty-fifth sitting).
 //!
-//! Only the process the agent started has one: the warm server's calls are answered at
+//! Only a process the agent started has one: the warm server's calls are answered at
 //! their deadline by its keeper and by the bridge that handed them over
-//! (`hookhost::warm::client`).
+//! ([`crate::warm::client`]).
 
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::io::Write;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 
-use hookhost::bridge::Reply;
-
-use super::bridge::LateStart;
+use super::Reply;
 
 /// How long past the call's deadline the watchdog waits outside the session's start:
 /// the gate's own deadline answers at the deadline with a deny that says more (which hook
@@ -39,25 +42,80 @@ const GRACE: Duration = Duration::from_millis(1_000);
 /// Whether this process's answer has been written (by the call or by the watchdog).
 static ANSWERED: Mutex<bool> = Mutex::new(false);
 
-/// Writes `reply` unless the watchdog answered first; `false` when it did (the process is
-/// then ending with its deny).
+/// This process's watchdog, once [`arm_for_process`] started it.
+static PROCESS: OnceLock<Arc<Watchdog>> = OnceLock::new();
+
+/// Writes `reply` (stdout, then stderr) unless the watchdog answered first; `false` when
+/// it did (the process is then ending with its deny).
 pub fn write_once(reply: &Reply) -> bool {
+    answer_once(|| write(reply))
+}
+
+/// Runs `write`, the call's answer, unless this process has answered; `false` when it
+/// had (the watchdog, which is then ending the process with its deny).
+pub fn answer_once(write: impl FnOnce()) -> bool {
     let mut answered = lock(&ANSWERED);
     if *answered {
         return false;
     }
     *answered = true;
-    super::bridge::write(reply);
+    write();
     true
 }
 
-/// What the call was doing, for the watchdog's deny: the session's start, once over
-/// (`LateStart::disarm`), ends the checks.
+/// `reply` on this process's stdout and stderr.
+pub fn write(reply: &Reply) {
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout.write_all(reply.stdout.as_bytes());
+    let _ = stdout.flush();
+    let mut stderr = std::io::stderr().lock();
+    let _ = stderr.write_all(reply.stderr.as_bytes());
+    let _ = stderr.flush();
+}
+
+/// The watchdog's deny: the call was still `doing` something at its deadline and grace.
+pub fn unanswered_message(budget_ms: u64, doing: &str) -> String {
+    format!(
+        "hookhost did not answer this call within {budget_ms} ms, the bridge's budget for one call: it was still {doing}, so this call was blocked. This is not a policy decision: tell the user their hookhost bridge stopped answering while {doing} (a file it reads there may lie on a file system that stopped answering, such as a network or FUSE mount)."
+    )
+}
+
+/// Starts this process's watchdog, which answers at `deadline` and the grace, as `agent`
+/// reads it, a call of `budget_ms`, until [`Watchdog::aim`] says otherwise. An error,
+/// the refusal to write, when its thread cannot be started: a call nothing would answer
+/// at its deadline is not run. Arming twice keeps the first.
+pub fn arm_for_process(
+    deadline: Instant,
+    budget_ms: u64,
+    agent: super::AgentKind,
+) -> Result<Arc<Watchdog>, String> {
+    if let Some(armed) = PROCESS.get() {
+        return Ok(Arc::clone(armed));
+    }
+    let deny = move |doing: &str| {
+        agent
+            .protocol()
+            .refuse(&unanswered_message(budget_ms, doing))
+    };
+    let watchdog = Watchdog::arm(deadline, deny)?;
+    Ok(Arc::clone(PROCESS.get_or_init(|| watchdog)))
+}
+
+/// This process's watchdog, when [`arm_for_process`] started one.
+pub fn of_process() -> Option<Arc<Watchdog>> {
+    PROCESS.get().cloned()
+}
+
+/// What the call was doing, for the watchdog's deny: aiming it at the call's agent ends
+/// the receiving, and the session's start, once over ([`Watchdog::disarm_start`]), the
+/// checks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Stage {
+    /// Reading the agent's input, and handing it to the warm server.
+    Receiving,
     /// The checks before the session: the agent's settings, hookhost's pins and files,
     /// the folders and variables the call names. (While the session starts, the watchdog
-    /// answers at the deadline with the start's own deny: [`LateStart`].)
+    /// answers at the deadline with the start's own deny: [`Watchdog::arm_start`].)
     Checking,
     /// The session's hooks' runs and the gate's own reads.
     Judging,
@@ -66,6 +124,7 @@ enum Stage {
 impl Stage {
     fn doing(self) -> &'static str {
         match self {
+            Stage::Receiving => "reading the agent's call or handing it to the warm server",
             Stage::Checking => "checking hookhost's files and the agent's settings",
             Stage::Judging => "judging the call",
         }
@@ -109,7 +168,7 @@ impl Watchdog {
     ) -> Result<Arc<Watchdog>, String> {
         let watchdog = Arc::new(Watchdog {
             plan: Mutex::new(Plan {
-                stage: Stage::Checking,
+                stage: Stage::Receiving,
                 wake: deadline,
                 deadline: deadline + GRACE,
                 deny: Some(Box::new(deny)),
@@ -166,17 +225,39 @@ impl Watchdog {
             return;
         }
         *answered = true;
-        super::bridge::write(&reply);
+        write(&reply);
         // Still holding the lock: the call's own answer can never follow this one, nor its
         // exit status replace the deny's.
         std::process::exit(i32::from(u8::try_from(reply.exit_code).unwrap_or(2)));
     }
 }
 
-/// The session's start runs on the call's thread, and the watchdog answers it at its
-/// deadline with the start's deny.
-impl LateStart for Arc<Watchdog> {
-    fn arm(&self, deadline: Instant, deny: &Reply) {
+impl Watchdog {
+    /// From now on answers with `deny`, at `deadline` and the grace: the call's own
+    /// agent and budget, known once its payload is read. The call is then checked.
+    pub fn aim(&self, deadline: Instant, deny: impl FnOnce(&str) -> Reply + Send + 'static) {
+        let mut plan = lock(&self.plan);
+        plan.deny = Some(Box::new(deny));
+        plan.stage = Stage::Checking;
+        plan.deadline = deadline + GRACE;
+        if deadline < plan.wake {
+            plan.wake = deadline;
+            self.changed.notify_one();
+        }
+    }
+
+    /// Answers nothing from now on: the call went to another process, which has a
+    /// watchdog of its own (`hookhost-client` starting `hookhost` where it cannot become
+    /// it).
+    pub fn stand_down(&self) {
+        let mut plan = lock(&self.plan);
+        plan.deny = None;
+        plan.start = None;
+    }
+
+    /// From now on, answers the call with `deny` at `deadline` (the session's start, run
+    /// on the call's own thread), unless [`disarm_start`](Self::disarm_start) comes first.
+    pub fn arm_start(&self, deadline: Instant, deny: &Reply) {
         let mut plan = lock(&self.plan);
         plan.start = Some((deadline, deny.clone()));
         // Never so for a bridged call, whose start's deadline is the call's.
@@ -186,7 +267,9 @@ impl LateStart for Arc<Watchdog> {
         }
     }
 
-    fn disarm(&self) -> bool {
+    /// Stops [`arm_start`](Self::arm_start)'s deny; `false`: too late, the call was
+    /// answered with it.
+    pub fn disarm_start(&self) -> bool {
         let mut plan = lock(&self.plan);
         // Taken by the watchdog: it is answering with the start's deny.
         if plan.start.take().is_none() {
