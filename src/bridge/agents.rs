@@ -150,6 +150,9 @@ pub struct Declaration {
     /// The project settings files the agent merges over the user's, relative to the
     /// project's folder and each folder above it, where a switch-off also counts.
     pub merged_project_settings: &'static [&'static str],
+    /// How the agent comes to distrust a folder, in which it then runs none of its
+    /// settings' hooks (the user's included), if it does.
+    pub folder_trust: Option<&'static FolderTrust>,
     /// Its login: files and folders relative to the home folder that the box hides by
     /// default ([`super::credentials`]).
     pub credentials: &'static [&'static str],
@@ -274,6 +277,34 @@ pub enum SwitchOff {
     /// whole `hooks` section, hookhost's tables with it (Kimi Code): so any table, the
     /// user's own included, with a key, event, command or timeout outside the schema.
     StrictHookTables(&'static HookTableSchema),
+}
+
+/// How an agent decides that it does not trust a folder, and then runs none of its
+/// settings' hooks there, the user's included (Gemini CLI: its `trustedFolders.json`
+/// rules, and variables its `.env` files can set; docs/agents.md#gemini-cli). Each is a
+/// switch-off of the agent's next session in that folder.
+#[derive(Debug, PartialEq, Eq)]
+pub struct FolderTrust {
+    /// The `.env` files the agent loads into its environment, relative to the project's
+    /// folder and each folder above it, and to the home folder.
+    pub env_files: &'static [&'static str],
+    /// A variable set to this value (any case) in one of them, or in the bridge's own
+    /// environment, makes the agent trust no folder.
+    pub distrusting: &'static [(&'static str, &'static str)],
+    /// A variable that moves the rules file; set in one of the `.env` files, it moves the
+    /// rules where hookhost does not look.
+    pub rules_variable: &'static str,
+    /// The rules file, relative to the home folder: an object of paths to
+    /// [`DISTRUST`](FolderTrust::DISTRUST), `TRUST_FOLDER` or `TRUST_PARENT` (the folder
+    /// above the path), the longest matching path's rule holding for a folder.
+    pub rules_file: &'static str,
+}
+
+impl FolderTrust {
+    /// The rule that makes the agent distrust a folder.
+    pub const DISTRUST: &'static str = "DO_NOT_TRUST";
+    /// The rule that trusts the folder above the path it names.
+    pub const TRUST_PARENT: &'static str = "TRUST_PARENT";
 }
 
 /// What an agent with [`SwitchOff::StrictHookTables`] accepts in a `[[hooks]]` table, as

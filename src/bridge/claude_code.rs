@@ -77,6 +77,7 @@ pub(crate) static DECLARATION: Declaration = Declaration {
     switch_off: SwitchOff::DisableAllHooks { deep_merged: false },
     project_variable: Some("CLAUDE_PROJECT_DIR"),
     merged_project_settings: &[".claude/settings.json", ".claude/settings.local.json"],
+    folder_trust: None,
     credentials: CREDENTIALS,
 };
 

@@ -74,6 +74,7 @@ pub(crate) static DECLARATION: Declaration = Declaration {
     switch_off: SwitchOff::CodexFeatures,
     project_variable: None,
     merged_project_settings: &[".codex/config.toml"],
+    folder_trust: None,
     credentials: CREDENTIALS,
 };
 

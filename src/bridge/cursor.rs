@@ -70,6 +70,7 @@ pub(crate) static DECLARATION: Declaration = Declaration {
     switch_off: SwitchOff::None,
     project_variable: None,
     merged_project_settings: &[],
+    folder_trust: None,
     credentials: CREDENTIALS,
 };
 

@@ -17,7 +17,7 @@
 use super::install::system::{LockDown, SystemFile, SystemScope};
 use serde_json::{Map, Value, json};
 
-use super::agents::{Declaration, FailClosedSetting, Settings, Shape, SwitchOff};
+use super::agents::{Declaration, FailClosedSetting, FolderTrust, Settings, Shape, SwitchOff};
 use super::install::{RegisteredEvent, Registration, TimeUnit};
 use super::{
     AgentKind, BridgeError, Event, Protocol, Reply, Ruling, json_or_silent, other_event_note,
@@ -71,7 +71,23 @@ pub(crate) static DECLARATION: Declaration = Declaration {
     },
     project_variable: Some("GEMINI_PROJECT_DIR"),
     merged_project_settings: &[".gemini/settings.json"],
+    folder_trust: Some(&FOLDER_TRUST),
     credentials: CREDENTIALS,
+};
+
+/// How Gemini CLI comes to distrust a folder (0.61.0's bundle: `checkPathTrust`,
+/// `isPathTrusted`, `findEnvFile`, `loadEnvironment`): in one it runs none of its
+/// settings' hooks ("Project hooks disabled because the folder is not trusted"), and a
+/// headless run stops. Its folder trust is on unless the settings switch it off.
+const FOLDER_TRUST: FolderTrust = FolderTrust {
+    // Loaded into its environment before it decides again whether it trusts the folder.
+    env_files: &[".gemini/.env", ".env"],
+    distrusting: &[
+        ("GEMINI_CLI_TRUST_WORKSPACE", "false"),
+        ("GEMINI_RESTRICTED_MODE", "true"),
+    ],
+    rules_variable: "GEMINI_CLI_TRUSTED_FOLDERS_PATH",
+    rules_file: ".gemini/trustedFolders.json",
 };
 
 /// Gemini CLI's login, relative to the home folder ([`super::credentials`]).

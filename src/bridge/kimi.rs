@@ -62,6 +62,7 @@ pub(crate) static DECLARATION: Declaration = Declaration {
     switch_off: SwitchOff::StrictHookTables(&HOOK_TABLE_SCHEMA),
     project_variable: None,
     merged_project_settings: &[],
+    folder_trust: None,
     credentials: CREDENTIALS,
 };
 

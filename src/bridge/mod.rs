@@ -50,8 +50,8 @@ use serde_json::{Map, Value};
 use crate::dispatch::{self, Verdict};
 
 pub use agents::{
-    AgentKind, Declaration, FailClosedSetting, FlatTomlHandler, HookTableSchema, JsonHandler,
-    Settings, Shape, SwitchOff, TomlHandler, version_at_least,
+    AgentKind, Declaration, FailClosedSetting, FlatTomlHandler, FolderTrust, HookTableSchema,
+    JsonHandler, Settings, Shape, SwitchOff, TomlHandler, version_at_least,
 };
 
 /// One agent's hook protocol: how to read its event and how to answer it.

@@ -76,6 +76,7 @@ pub(crate) static DECLARATION: Declaration = Declaration {
     switch_off: SwitchOff::DisableAllHooks { deep_merged: true },
     project_variable: Some("QWEN_PROJECT_DIR"),
     merged_project_settings: &[".qwen/settings.json"],
+    folder_trust: None,
     credentials: CREDENTIALS,
 };
 

@@ -150,7 +150,13 @@ pub(super) fn switch_offs_check(report: &AgentReport, project: &Path) -> Vec<Str
     if !registered {
         return Vec::new();
     }
-    pin::project_switch_offs(report.agent, project)
+    let mut found = pin::project_switch_offs(report.agent, project);
+    found.extend(pin::distrusted(
+        report.agent,
+        &crate::env::Environment::of_process(),
+        project,
+    ));
+    found
 }
 
 pub(super) fn registration_report(

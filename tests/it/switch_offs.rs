@@ -119,6 +119,7 @@ enum Again {
 impl Move {
     fn again(&self) -> Again {
         if self.says.contains(" sets ")
+            || self.says.contains("DO_NOT_TRUST")
             || self.says.contains("key the agent does not know")
             || self.says.contains("a settings file")
         {
@@ -375,6 +376,32 @@ fn moves() -> Vec<Move> {
                 .unwrap()
             },
             says: ".qwen/settings.json sets \"disableAllHooks\": true",
+        },
+        // A folder Gemini CLI does not trust runs none of its hooks, the user's included.
+        Move {
+            agent: "gemini",
+            what: "GEMINI_CLI_TRUST_WORKSPACE=false in the project's .gemini/.env",
+            make: |m| {
+                std::fs::write(
+                    m.project_file(".gemini/.env"),
+                    "# no trust\nexport GEMINI_CLI_TRUST_WORKSPACE=\"false\"\n",
+                )
+                .unwrap()
+            },
+            says: ".gemini/.env sets GEMINI_CLI_TRUST_WORKSPACE=false",
+        },
+        Move {
+            agent: "gemini",
+            what: "DO_NOT_TRUST for the project in ~/.gemini/trustedFolders.json",
+            make: |m| {
+                let project = m.project_file("");
+                std::fs::write(
+                    m.file(".gemini/trustedFolders.json"),
+                    serde_json::json!({ project.to_str().unwrap(): "DO_NOT_TRUST" }).to_string(),
+                )
+                .unwrap()
+            },
+            says: "trustedFolders.json says DO_NOT_TRUST for this folder",
         },
         // Merged key by key over the user's, a `hooks` that is not an object replaces it.
         Move {

@@ -19,12 +19,14 @@
 //! denies too, so that deleting the pins is not a way to switch their check off
 //! (docs/threats.md#n8).
 
+mod folder_trust;
 mod own_files;
 pub mod refused_sessions;
 mod switch_offs;
 #[cfg(test)]
 mod tests;
 
+pub use folder_trust::distrusted;
 pub use own_files::{ConfigPin, file_digest, short_digest};
 use own_files::{digest, digest_bytes};
 use switch_offs::{ProjectFile, read_project_files, switch_offs_in};
@@ -566,6 +568,7 @@ pub fn drifted(
         && let Some(cwd) = cwd
     {
         drifts.extend(project_switch_offs(agent, cwd));
+        drifts.extend(distrusted(agent, env, cwd));
     }
     drifts
 }
@@ -603,6 +606,9 @@ pub fn refused_call(
         (None, _) => Vec::new(),
     };
     refusals.extend(switch_offs_in(agent, &project_files));
+    if let Some(cwd) = cwd {
+        refusals.extend(distrusted(agent, env, cwd));
+    }
     let covering: Vec<&Pin> = pins
         .iter()
         .filter(|p| p.agent == agent.flag_name() && p.covers(cwd))

@@ -185,7 +185,7 @@ pub(super) fn is_settings_file(agent: AgentKind, file: &Path) -> bool {
 /// Qwen Code a byte-order mark too), and a file of Claude Code's is read the same way:
 /// a switch-off seen in a file its agent cannot read costs a deny that names the file,
 /// one missed in a file its agent reads costs the user's every hook.
-fn read_json(text: &str) -> Result<serde_json::Value, String> {
+pub(super) fn read_json(text: &str) -> Result<serde_json::Value, String> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let text = without_json_comments(text);
     // A blank file holds no setting (`install` reads it as `{}`, Qwen Code resets it).

@@ -1,0 +1,182 @@
+//! A folder the agent has come to distrust: in it the agent runs none of its settings'
+//! hooks, the user's included, from its next session on ([`FolderTrust`]; Gemini CLI). The
+//! agent's own process can bring that about (a rule in its trust file, a variable in a
+//! `.env` file it loads), so a call from such a folder is refused while the rule or the
+//! variable is there, as for any other switch-off (docs/threats.md#r7).
+
+use std::path::{Path, PathBuf};
+
+use super::switch_offs::{read_json, read_settings};
+use crate::bridge::{AgentKind, FolderTrust};
+use crate::env::Environment;
+
+/// What makes `agent` distrust `cwd`, one message each: a variable set so in the bridge's
+/// environment or a `.env` file the agent loads (in `cwd`, a folder above it, or the home
+/// folder), or the trust file's rule for `cwd`. Empty for an agent without folder trust.
+pub fn distrusted(agent: AgentKind, env: &Environment, cwd: &Path) -> Vec<String> {
+    let Some(trust) = agent.declaration().folder_trust else {
+        return Vec::new();
+    };
+    let name = agent.display_name();
+    let mut found = Vec::new();
+    for (variable, value) in trust.distrusting {
+        if env
+            .get(variable)
+            .is_some_and(|v| v.to_string_lossy().trim().eq_ignore_ascii_case(value))
+        {
+            found.push(format!(
+                "{name} runs with {variable}={value} in its environment, so it trusts no folder and runs none of its hooks; hookhost blocks this call. Start {name} without it."
+            ));
+        }
+    }
+    let home = env.home();
+    let folders = cwd.ancestors().chain(home.as_deref());
+    let mut seen = Vec::new();
+    for file in folders.flat_map(|f| trust.env_files.iter().map(move |n| f.join(n))) {
+        if seen.contains(&file) {
+            continue;
+        }
+        let Some(Ok(bytes)) = read_settings(&file, |_| true) else {
+            seen.push(file);
+            continue;
+        };
+        for (variable, value) in env_assignments(&String::from_utf8_lossy(&bytes)) {
+            let distrusts = trust
+                .distrusting
+                .iter()
+                .any(|(v, bad)| *v == variable && value.trim().eq_ignore_ascii_case(bad));
+            if distrusts {
+                found.push(format!(
+                    "{} sets {variable}={value}: {name} loads that file and then trusts no folder, so it runs none of its hooks from its next session on; hookhost blocks this call while it is there. Remove that line.",
+                    file.display()
+                ));
+            } else if variable == trust.rules_variable {
+                found.push(format!(
+                    "{} sets {variable}: {name} would then read its folder trust rules from another file, which hookhost does not check, and a folder it does not trust runs none of its hooks; hookhost blocks this call while it is there. Remove that line.",
+                    file.display()
+                ));
+            }
+        }
+        seen.push(file);
+    }
+    let rules = env
+        .get(trust.rules_variable)
+        .filter(|p| !p.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| home.map(|h| h.join(trust.rules_file)));
+    if let Some(rules) = rules
+        && let Some(Ok(bytes)) = read_settings(&rules, |_| true)
+        && let Ok(serde_json::Value::Object(map)) = read_json(&String::from_utf8_lossy(&bytes))
+        && let Some(rule) = rule_for(&map, cwd)
+        && rule == FolderTrust::DISTRUST
+    {
+        found.push(format!(
+            "{} says {} for this folder: {name} then runs none of its hooks here from its next session on; hookhost blocks this call while that rule is there. Remove it, or trust the folder.",
+            rules.display(),
+            FolderTrust::DISTRUST
+        ));
+    }
+    found
+}
+
+/// The rule of `rules` that holds for `folder`: the one of the longest path (as written)
+/// that is `folder` or a folder above it (for `TRUST_PARENT`, the folder above its path),
+/// paths compared once links are resolved where they exist.
+fn rule_for<'a>(
+    rules: &'a serde_json::Map<String, serde_json::Value>,
+    folder: &Path,
+) -> Option<&'a str> {
+    let folder = resolved(folder);
+    let mut best: Option<(usize, &str)> = None;
+    for (path, rule) in rules {
+        let Some(rule) = rule.as_str() else {
+            continue;
+        };
+        let path_of_rule = Path::new(path);
+        let covered = match rule {
+            FolderTrust::TRUST_PARENT => path_of_rule.parent().unwrap_or(path_of_rule),
+            _ => path_of_rule,
+        };
+        if folder.starts_with(resolved(covered)) && best.is_none_or(|(len, _)| path.len() > len) {
+            best = Some((path.len(), rule));
+        }
+    }
+    best.map(|(_, rule)| rule)
+}
+
+/// `path` with its links resolved when it exists, else as written (tidied).
+fn resolved(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path).unwrap_or_else(|_| crate::paths::lexical(path))
+}
+
+/// The `NAME=value` lines of a `.env` text, as dotenv reads them closely enough to find
+/// a variable: `export ` before the name, the value unquoted, `#` comments left out.
+fn env_assignments(text: &str) -> Vec<(String, String)> {
+    text.lines()
+        .filter_map(|line| {
+            let line = line.trim_start();
+            let line = line.strip_prefix("export ").unwrap_or(line);
+            let (name, value) = line.split_once('=')?;
+            let name = name.trim();
+            if name.is_empty() || name.starts_with('#') {
+                return None;
+            }
+            let value = value.trim();
+            let value = match value.chars().next() {
+                Some(q @ ('"' | '\'' | '`')) => value[1..].split(q).next().unwrap_or(""),
+                _ => value.split(" #").next().unwrap_or(value).trim(),
+            };
+            Some((name.to_string(), value.to_string()))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn env_lines_are_read_as_dotenv_reads_them() {
+        let text = "# c\nexport GEMINI_CLI_TRUST_WORKSPACE=\"false\"\nA = 'x y' \nB=1 # note\n=x\n";
+        assert_eq!(
+            env_assignments(text),
+            [
+                (
+                    "GEMINI_CLI_TRUST_WORKSPACE".to_string(),
+                    "false".to_string()
+                ),
+                ("A".to_string(), "x y".to_string()),
+                ("B".to_string(), "1".to_string()),
+            ]
+        );
+    }
+
+    #[test]
+    fn the_longest_rule_above_a_folder_holds() {
+        let rules = serde_json::json!({
+            "/home/u": "DO_NOT_TRUST",
+            "/home/u/p": "TRUST_FOLDER",
+            "/home/u/p/q/x": "TRUST_PARENT",
+            "/home/u/other": "DO_NOT_TRUST",
+        });
+        let rules = rules.as_object().unwrap();
+        assert_eq!(
+            rule_for(rules, Path::new("/home/u/p/src")),
+            Some("TRUST_FOLDER")
+        );
+        assert_eq!(
+            rule_for(rules, Path::new("/home/u/z")),
+            Some("DO_NOT_TRUST")
+        );
+        assert_eq!(
+            rule_for(rules, Path::new("/home/u/p/q")),
+            Some("TRUST_PARENT")
+        );
+        assert_eq!(rule_for(rules, Path::new("/srv")), None);
+        // A path that merely starts with a rule's text is not under it.
+        assert_eq!(
+            rule_for(rules, Path::new("/home/u/pp")),
+            Some("DO_NOT_TRUST")
+        );
+    }
+}
