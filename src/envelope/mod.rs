@@ -144,7 +144,8 @@ pub fn relativize_paths(value: &mut Value, project: &Path) {
     let Some(root) = project.to_str() else {
         return;
     };
-    let Some(root) = Lexical::of(root, PathStyle::of_root(root)) else {
+    let folds = crate::platform::sys::file_system::case_insensitive_fs();
+    let Some(root) = Lexical::of(root, PathStyle::of_root(root, folds)) else {
         return;
     };
     if root.parts.is_empty() {
@@ -176,17 +177,24 @@ fn relativize(value: &mut Value, root: &Lexical<'_>) {
 enum PathStyle {
     /// `/` separates; names match byte for byte; `\` is an ordinary character.
     Posix,
+    /// POSIX on a file system that looks names up without regard to case (macOS's
+    /// default): `/Users/dana/PROJ/secrets` is the project `/Users/dana/proj`'s
+    /// `secrets`, and a path policy must see it so (ASCII folding, as on Windows).
+    PosixFoldingCase,
     /// `\` and `/` both separate; paths start at a drive (`C:\`) or a share
     /// (`\\server\share`); names match without regard to ASCII case.
     Windows,
 }
 
 impl PathStyle {
-    /// Windows for a root spelt with a drive (`C:\`, `C:/`), `\\?\` or `\\`; else POSIX.
-    /// A POSIX root always starts with `/`, so no POSIX project is read as Windows.
-    fn of_root(root: &str) -> PathStyle {
+    /// Windows for a root spelt with a drive (`C:\`, `C:/`), `\\?\` or `\\`; else POSIX,
+    /// folding case where the file system does (`folds`). A POSIX root always starts with
+    /// `/`, so no POSIX project is read as Windows.
+    fn of_root(root: &str, folds: bool) -> PathStyle {
         if root.starts_with(r"\\") || drive_letter(root, PathStyle::Windows).is_some() {
             PathStyle::Windows
+        } else if folds {
+            PathStyle::PosixFoldingCase
         } else {
             PathStyle::Posix
         }
@@ -194,7 +202,7 @@ impl PathStyle {
 
     fn is_separator(self, c: char) -> bool {
         match self {
-            PathStyle::Posix => c == '/',
+            PathStyle::Posix | PathStyle::PosixFoldingCase => c == '/',
             PathStyle::Windows => c == '/' || c == '\\',
         }
     }
@@ -206,7 +214,7 @@ impl PathStyle {
             // NTFS looks names up without regard to case. ASCII folding is enough: a name
             // that differs from the project's only in non-ASCII case is merely left as it
             // was written, never made relative to the wrong place.
-            PathStyle::Windows => a.eq_ignore_ascii_case(b),
+            PathStyle::Windows | PathStyle::PosixFoldingCase => a.eq_ignore_ascii_case(b),
         }
     }
 
@@ -239,7 +247,7 @@ impl<'a> Anchor<'a> {
     /// The anchor `path` starts with and the rest of it, or `None` for a string that is
     /// not an absolute path in `style`.
     fn split(path: &'a str, style: PathStyle) -> Option<(Anchor<'a>, &'a str)> {
-        if style == PathStyle::Posix {
+        if style != PathStyle::Windows {
             return path.strip_prefix('/').map(|rest| (Anchor::Slash, rest));
         }
         // `\\?\` (only ever with backslashes) is how canonicalize spells every path: it
@@ -366,7 +374,7 @@ impl<'a> Lexical<'a> {
             return anchor;
         }
         let separator = match self.style {
-            PathStyle::Posix => '/',
+            PathStyle::Posix | PathStyle::PosixFoldingCase => '/',
             PathStyle::Windows => '\\',
         };
         self.joined(anchor, &self.parts, separator)
@@ -552,6 +560,28 @@ mod tests {
     }
 
     /// The call a Windows agent makes for a project at `root`, after relativising.
+    /// On a file system that folds case (macOS's default), another spelling of the
+    /// project's folders is the project: a path policy sees `secrets/k.pem`, not an
+    /// absolute path its patterns never match. Byte for byte elsewhere.
+    #[test]
+    fn a_posix_project_on_a_case_folding_file_system_matches_any_case() {
+        let written = json!({
+            "file_path": "/Users/dana/PROJ/secrets/k.pem",
+            "other": "/Users/Dana/proj/../Proj/.env",
+        });
+        let root = Lexical::of("/Users/dana/proj", PathStyle::PosixFoldingCase).unwrap();
+        let mut folded = written.clone();
+        relativize(&mut folded, &root);
+        assert_eq!(
+            folded,
+            json!({"file_path": "secrets/k.pem", "other": ".env"})
+        );
+        let root = Lexical::of("/Users/dana/proj", PathStyle::Posix).unwrap();
+        let mut exact = written.clone();
+        relativize(&mut exact, &root);
+        assert_eq!(exact, written);
+    }
+
     fn on_windows(root: &str, mut v: Value) -> Value {
         relativize_paths(&mut v, Path::new(root));
         v
