@@ -470,9 +470,16 @@ impl Connection {
         os::closed(&self.connection, runtime)
     }
 
-    /// Sends the answer and closes the connection.
-    pub fn answer(mut self, answer: &Answer) -> io::Result<()> {
-        let sent = answer.write(&mut self.connection);
+    /// Sends the answer and closes the connection. A bridge reads its answer at once: a
+    /// peer that does not take it within [`GREETING`] (one that never reads, or reads a
+    /// byte now and then) is dropped, so that it cannot hold the server's thread, or its
+    /// keeper of deadlines, for good.
+    pub fn answer(self, answer: &Answer) -> io::Result<()> {
+        let mut within = Deadline {
+            connection: &self.connection,
+            until: std::time::Instant::now() + GREETING,
+        };
+        let sent = answer.write(&mut within);
         let _ = self.connection.shutdown(std::net::Shutdown::Both);
         sent
     }
@@ -484,6 +491,32 @@ impl Connection {
 struct Deadline<'a> {
     connection: &'a os::Connection,
     until: std::time::Instant,
+}
+
+impl io::Write for Deadline<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let left = self
+            .until
+            .saturating_duration_since(std::time::Instant::now());
+        let late = || {
+            io::Error::new(
+                io::ErrorKind::TimedOut,
+                "the caller did not take its answer in time",
+            )
+        };
+        if left.is_zero() {
+            return Err(late());
+        }
+        self.connection.set_write_timeout(Some(left))?;
+        io::Write::write(&mut &*self.connection, buf).map_err(|e| match e.kind() {
+            io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut => late(),
+            _ => e,
+        })
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
 }
 
 impl io::Read for Deadline<'_> {
@@ -509,6 +542,26 @@ mod tests {
 
     fn argv(args: &[&str]) -> Vec<OsString> {
         args.iter().map(OsString::from).collect()
+    }
+
+    /// A caller that never reads its answer cannot hold the server's thread: the write
+    /// gives up at its deadline, however much of the answer is left.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn an_answer_nobody_reads_is_given_up_at_its_deadline() {
+        let (server, _caller) = std::os::unix::net::UnixStream::pair().unwrap();
+        let mut within = Deadline {
+            connection: &server,
+            until: std::time::Instant::now() + Duration::from_millis(300),
+        };
+        let began = std::time::Instant::now();
+        let written = io::Write::write_all(&mut within, &vec![0u8; 16 << 20]);
+        assert_eq!(written.unwrap_err().kind(), io::ErrorKind::TimedOut);
+        assert!(
+            began.elapsed() < Duration::from_secs(2),
+            "{:?}",
+            began.elapsed()
+        );
     }
 
     #[test]
