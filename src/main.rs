@@ -16,15 +16,9 @@ fn main() -> std::process::ExitCode {
     match hookhost::warm::client::hand_over(started, hookhost::warm::client::ServerBinary::ThisOne)
     {
         Ok(code) => code,
-        Err(prepared) => {
-            // What `hookhost-client` told this process is read; the hooks need not see it.
-            // SAFETY: no other thread runs yet (the hand-over starts none).
-            unsafe {
-                std::env::remove_var(hookhost::warm::client::DONE_ENV);
-                std::env::remove_var(hookhost::warm::client::WAITED_ENV);
-            }
-            cli::main(prepared)
-        }
+        // The call's budget counts from this process's start (the hand-over's watchdog
+        // does too), or from the client's before it.
+        Err(prepared) => cli::main(prepared, started),
     }
 }
 

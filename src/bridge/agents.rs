@@ -294,6 +294,11 @@ pub struct FolderTrust {
     /// A variable that moves the rules file; set in one of the `.env` files, it moves the
     /// rules where hookhost does not look.
     pub rules_variable: &'static str,
+    /// The agent's user settings file, relative to the home folder.
+    pub settings_file: &'static str,
+    /// The keys, one inside the other, of the setting in [`settings_file`](Self::settings_file)
+    /// whose `false` switches folder trust off: its rules then do not apply.
+    pub switched_off_by: &'static [&'static str],
     /// The rules file, relative to the home folder: an object of paths to
     /// [`DISTRUST`](FolderTrust::DISTRUST), `TRUST_FOLDER` or `TRUST_PARENT` (the folder
     /// above the path), the longest matching path's rule holding for a folder.

@@ -87,6 +87,8 @@ const FOLDER_TRUST: FolderTrust = FolderTrust {
         ("GEMINI_RESTRICTED_MODE", "true"),
     ],
     rules_variable: "GEMINI_CLI_TRUSTED_FOLDERS_PATH",
+    settings_file: ".gemini/settings.json",
+    switched_off_by: &["security", "folderTrust", "enabled"],
     rules_file: ".gemini/trustedFolders.json",
 };
 

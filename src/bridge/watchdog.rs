@@ -246,15 +246,6 @@ impl Watchdog {
         }
     }
 
-    /// Answers nothing from now on: the call went to another process, which has a
-    /// watchdog of its own (`hookhost-client` starting `hookhost` where it cannot become
-    /// it).
-    pub fn stand_down(&self) {
-        let mut plan = lock(&self.plan);
-        plan.deny = None;
-        plan.start = None;
-    }
-
     /// From now on, answers the call with `deny` at `deadline` (the session's start, run
     /// on the call's own thread), unless [`disarm_start`](Self::disarm_start) comes first.
     pub fn arm_start(&self, deadline: Instant, deny: &Reply) {

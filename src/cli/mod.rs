@@ -319,11 +319,10 @@ impl GlobalOptions {
     }
 }
 
-/// Runs the command line; returns the exit status. `prepared`: a bridged call the warm
-/// server did not answer, its stdin already read
+/// Runs the command line of a process started at `started`; returns the exit status.
+/// `prepared`: a bridged call the warm server did not answer, its stdin already read
 /// ([`hookhost::warm::client::hand_over`]).
-pub fn main(prepared: Option<Prepared>) -> ExitCode {
-    let started = std::time::Instant::now();
+pub fn main(prepared: Option<Prepared>, started: std::time::Instant) -> ExitCode {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     let cli = bridge_args::registered_bridge(&args).unwrap_or_else(|| Cli::parse_from(&args));
     if let Err(e) = init_logs(cli.global.verbose) {

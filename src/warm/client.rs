@@ -68,6 +68,17 @@ pub enum ServerBinary<'a> {
 /// The bridge's hand-over, before anything else runs: `Ok` is the finished call's exit
 /// status; `Err` is a call this process must run itself (`Some`: with its stdin read).
 pub fn hand_over(started: Instant, binary: ServerBinary<'_>) -> Result<ExitCode, Option<Prepared>> {
+    // What `hookhost-client` told this process is taken out of its environment first,
+    // whatever the command: the hooks need not see it.
+    let (told_done, told_waited) = (std::env::var_os(DONE_ENV), std::env::var_os(WAITED_ENV));
+    if told_done.is_some() || told_waited.is_some() {
+        // SAFETY: no other thread runs yet: this runs first in both binaries' `main`, and
+        // the watchdog's thread starts below.
+        unsafe {
+            std::env::remove_var(DONE_ENV);
+            std::env::remove_var(WAITED_ENV);
+        }
+    }
     let argv: Vec<OsString> = std::env::args_os().collect();
     if subcommand(&argv) != Some("bridge") {
         return Err(None);
@@ -76,12 +87,11 @@ pub fn hand_over(started: Instant, binary: ServerBinary<'_>) -> Result<ExitCode,
     // `hookhost-client` tried already: what it came to. Read only for a registration
     // that hands its calls over (the client's always does): a value that reached a plain
     // registration's environment (from a project's file, say) is not its to read.
-    let done = std::env::var_os(DONE_ENV).filter(|_| socket.is_some());
+    let done = told_done.filter(|_| socket.is_some());
     let started = match &done {
         // The call started when the client did.
-        Some(_) => std::env::var(WAITED_ENV)
-            .ok()
-            .and_then(|us| us.parse::<u64>().ok())
+        Some(_) => told_waited
+            .and_then(|us| us.to_str()?.parse::<u64>().ok())
             .and_then(|waited| started.checked_sub(Duration::from_micros(waited)))
             .unwrap_or(started),
         None => started,
@@ -235,9 +245,11 @@ pub fn run_hookhost(hookhost: &Path, started: Instant, prepared: Option<Prepared
     };
     let waited = started.elapsed().as_micros().to_string();
     // hookhost answers the call from here, with a watchdog of its own that counts from
-    // `started` too (where the OS runs it as another process, this one only waits).
-    if let Some(armed) = watchdog::of_process() {
-        armed.stand_down();
+    // `started` too (where the OS runs it as another process, this one only waits): this
+    // process's watchdog must write nothing from now on. It answered already: the
+    // process is ending with its deny.
+    if !watchdog::answer_once(|| ()) {
+        return ExitCode::from(2);
     }
     let env = [
         (DONE_ENV, OsStr::new(&done)),

@@ -278,7 +278,7 @@ fn moves() -> Vec<Move> {
                     format!("profile = \"q\"\n{t}\n\n[profiles.q.features]\nhooks = false\n")
                 })
             },
-            says: "is switched off by hooks = false in a [profiles.….features] table",
+            says: "is switched off by hooks = false in the [profiles.….features] table `profile` selects",
         },
         Move {
             agent: "codex",
@@ -290,7 +290,7 @@ fn moves() -> Vec<Move> {
                 )
                 .unwrap()
             },
-            says: ".codex/config.toml sets hooks = false in a [profiles.….features] table",
+            says: ".codex/config.toml sets hooks = false in the [profiles.….features] table `profile` selects",
         },
         Move {
             agent: "codex",

@@ -356,8 +356,9 @@ fn new_group(event: &RegisteredEvent, desired: &[(&'static str, Value)]) -> Tabl
 }
 
 /// Install puts Codex's registration back as it wrote it (real_agents R2, R7): `[features]
-/// hooks = false` (or its old name `codex_hooks`) is removed, in every profile's
-/// `[profiles.NAME.features]` too, and so is `enabled = false` in a
+/// hooks = false` (or its old name `codex_hooks`) is removed, in the
+/// `[profiles.NAME.features]` of the profile `profile = "NAME"` selects too, and so is
+/// `enabled = false` in a
 /// `[hooks.state."FILE:EVENT:…"]` table of this file, which Codex's `/hooks` writes to
 /// switch one handler off.
 fn switch_back_on(root: &mut Table, path: &Path) {
@@ -371,16 +372,19 @@ fn switch_back_on(root: &mut Table, path: &Path) {
     if let Some(features) = root.get_mut("features").and_then(Item::as_table_like_mut) {
         switch_on(features);
     }
-    if let Some(profiles) = root.get_mut("profiles").and_then(Item::as_table_like_mut) {
-        for (_, profile) in profiles.iter_mut() {
-            if let Some(features) = profile
-                .as_table_like_mut()
-                .and_then(|p| p.get_mut("features"))
-                .and_then(Item::as_table_like_mut)
-            {
-                switch_on(features);
-            }
-        }
+    let selected = root
+        .get("profile")
+        .and_then(Item::as_str)
+        .map(str::to_string);
+    if let Some(features) = selected.and_then(|selected| {
+        root.get_mut("profiles")?
+            .as_table_like_mut()?
+            .get_mut(&selected)?
+            .as_table_like_mut()?
+            .get_mut("features")?
+            .as_table_like_mut()
+    }) {
+        switch_on(features);
     }
     let prefix = format!("{}:", path.display());
     if let Some(state) = root
@@ -556,8 +560,9 @@ fn edit_trust(
     if let Some((key, hash)) = trust {
         // Any other hash for hookhost's handler is written again: Codex 0.171.0 skips a
         // handler whose hash is not its own ("Modified") without a word, so another hash
-        // is a switch-off the bridge refuses (docs/threats.md#r2). A later Codex that
-        // hashed otherwise would be told so by every bridged call, never skipped silently.
+        // is a switch-off the bridge refuses (docs/threats.md#r6). A later Codex that
+        // hashes otherwise skips the handler as written here until the user trusts it in
+        // `/hooks`, whose trust the bridge then refuses: `doctor` names both.
         match state.get_mut(&key).and_then(Item::as_table_like_mut) {
             Some(entry) => {
                 let old = entry.get("trusted_hash").and_then(Item::as_value);

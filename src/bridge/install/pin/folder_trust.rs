@@ -36,9 +36,22 @@ pub fn distrusted(agent: AgentKind, env: &Environment, cwd: &Path) -> Vec<String
         if seen.contains(&file) {
             continue;
         }
-        let Some(Ok(bytes)) = read_settings(&file, |_| true) else {
-            seen.push(file);
-            continue;
+        let bytes = match read_settings(&file, |_| true) {
+            None => {
+                seen.push(file);
+                continue;
+            }
+            Some(Ok(bytes)) => bytes,
+            // One the agent may read whole (larger than hookhost reads, not a regular
+            // file): a switch-off it may hold is one hookhost cannot rule out.
+            Some(Err(why)) => {
+                found.push(format!(
+                    "hookhost cannot read {}, a .env file {name} loads: {why}; it may make {name} trust no folder and run none of its hooks, so hookhost blocks this call while it is there.",
+                    file.display()
+                ));
+                seen.push(file);
+                continue;
+            }
         };
         for (variable, value) in env_assignments(&String::from_utf8_lossy(&bytes)) {
             let distrusts = trust
@@ -63,10 +76,19 @@ pub fn distrusted(agent: AgentKind, env: &Environment, cwd: &Path) -> Vec<String
         .get(trust.rules_variable)
         .filter(|p| !p.is_empty())
         .map(PathBuf::from)
-        .or_else(|| home.map(|h| h.join(trust.rules_file)));
-    if let Some(rules) = rules
-        && let Some(Ok(bytes)) = read_settings(&rules, |_| true)
-        && let Ok(serde_json::Value::Object(map)) = read_json(&String::from_utf8_lossy(&bytes))
+        .or_else(|| home.as_ref().map(|h| h.join(trust.rules_file)));
+    let rules = rules.filter(|_| !trust_switched_off(trust, home.as_deref()));
+    let read = rules
+        .as_ref()
+        .and_then(|r| Some((r, read_settings(r, |_| true)?)));
+    if let Some((rules, Err(why))) = &read {
+        found.push(format!(
+            "hookhost cannot read {}, {name}'s folder trust rules: {why}; a rule there may make {name} run none of its hooks here, so hookhost blocks this call while it is so.",
+            rules.display()
+        ));
+    }
+    if let Some((rules, Ok(bytes))) = &read
+        && let Ok(serde_json::Value::Object(map)) = read_json(&String::from_utf8_lossy(bytes))
         && let Some(rule) = rule_for(&map, cwd)
         && rule == FolderTrust::DISTRUST
     {
@@ -77,6 +99,26 @@ pub fn distrusted(agent: AgentKind, env: &Environment, cwd: &Path) -> Vec<String
         ));
     }
     found
+}
+
+/// Whether the user's settings switch the agent's folder trust off (Gemini CLI:
+/// `security.folderTrust.enabled: false`), so that its rules do not apply (its variables
+/// still do).
+fn trust_switched_off(trust: &FolderTrust, home: Option<&Path>) -> bool {
+    let Some(settings) = home.map(|h| h.join(trust.settings_file)) else {
+        return false;
+    };
+    let Some(Ok(bytes)) = read_settings(&settings, |_| true) else {
+        return false;
+    };
+    let Ok(settings) = read_json(&String::from_utf8_lossy(&bytes)) else {
+        return false;
+    };
+    trust
+        .switched_off_by
+        .iter()
+        .try_fold(&settings, |value, key| value.get(key))
+        .is_some_and(|enabled| enabled == &serde_json::Value::Bool(false))
 }
 
 /// The rule of `rules` that holds for `folder`: the one of the longest path (as written)
@@ -110,17 +152,28 @@ fn resolved(path: &Path) -> PathBuf {
 }
 
 /// The `NAME=value` lines of a `.env` text, as dotenv reads them closely enough to find
-/// a variable: `export ` before the name, the value unquoted, `#` comments left out.
+/// a variable: a line ends at `\n`, `\r\n` or a lone `\r`; `export` and blanks before the
+/// name; `=` or `:` after it; the value unquoted, `#` comments left out.
 fn env_assignments(text: &str) -> Vec<(String, String)> {
-    text.lines()
+    text.split(['\n', '\r'])
         .filter_map(|line| {
             let line = line.trim_start();
-            let line = line.strip_prefix("export ").unwrap_or(line);
-            let (name, value) = line.split_once('=')?;
-            let name = name.trim();
-            if name.is_empty() || name.starts_with('#') {
+            let line = match line.strip_prefix("export") {
+                Some(rest) if rest.starts_with(char::is_whitespace) => rest.trim_start(),
+                _ => line,
+            };
+            let name_end = line
+                .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-')))
+                .unwrap_or(line.len());
+            let (name, rest) = line.split_at(name_end);
+            if name.is_empty() {
                 return None;
             }
+            let rest = rest.trim_start_matches([' ', '\t']);
+            let value = match rest.strip_prefix('=') {
+                Some(value) => value,
+                None => rest.strip_prefix(':')?,
+            };
             let value = value.trim();
             let value = match value.chars().next() {
                 Some(q @ ('"' | '\'' | '`')) => value[1..].split(q).next().unwrap_or(""),
@@ -137,17 +190,22 @@ mod tests {
 
     #[test]
     fn env_lines_are_read_as_dotenv_reads_them() {
-        let text = "# c\nexport GEMINI_CLI_TRUST_WORKSPACE=\"false\"\nA = 'x y' \nB=1 # note\n=x\n";
+        let text = "# c\nexport GEMINI_CLI_TRUST_WORKSPACE=\"false\"\nA = 'x y' \nB=1 # note\n=x\nC=1\rD: false\nexport\tE=2\n";
+        let pairs = |list: &[(&str, &str)]| -> Vec<(String, String)> {
+            list.iter()
+                .map(|(n, v)| (n.to_string(), v.to_string()))
+                .collect()
+        };
         assert_eq!(
             env_assignments(text),
-            [
-                (
-                    "GEMINI_CLI_TRUST_WORKSPACE".to_string(),
-                    "false".to_string()
-                ),
-                ("A".to_string(), "x y".to_string()),
-                ("B".to_string(), "1".to_string()),
-            ]
+            pairs(&[
+                ("GEMINI_CLI_TRUST_WORKSPACE", "false"),
+                ("A", "x y"),
+                ("B", "1"),
+                ("C", "1"),
+                ("D", "false"),
+                ("E", "2"),
+            ])
         );
     }
 

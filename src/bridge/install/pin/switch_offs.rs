@@ -70,20 +70,19 @@ fn switch_off_in(agent: AgentKind, text: &str) -> Result<Option<&'static str>, S
                     .then_some("enabled = false in [hooks.state]")
             };
             // A profile's `[features]` apply over the top-level ones, for the profile the
-            // config's `profile` key (or the user's `--profile`) selects: any profile that
-            // switches hooks off is one (docs/agents.md#codex).
+            // config's `profile` key selects (docs/agents.md#codex). A profile the user
+            // keeps without hooks and selects with `--profile` is theirs to choose.
             let profile_off = || {
-                settings
+                let selected = settings.get("profile")?.as_str()?;
+                let features = settings
                     .get("profiles")?
-                    .as_table()?
-                    .values()
-                    .filter_map(|profile| profile.get("features")?.as_table())
-                    .any(|features| {
-                        ["hooks", "codex_hooks"].iter().any(|key| {
-                            features.get(*key).and_then(toml::Value::as_bool) == Some(false)
-                        })
-                    })
-                    .then_some("hooks = false in a [profiles.….features] table")
+                    .get(selected)?
+                    .get("features")?
+                    .as_table()?;
+                ["hooks", "codex_hooks"]
+                    .iter()
+                    .any(|key| features.get(*key).and_then(toml::Value::as_bool) == Some(false))
+                    .then_some("hooks = false in the [profiles.….features] table `profile` selects")
             };
             if off("hooks") {
                 Some("[features] hooks = false")

@@ -79,7 +79,7 @@ fn install_removes_every_switch_off_in_its_file_and_pins_never_trust_one() {
         ),
         (
             AgentKind::Codex,
-            "[profiles.other.features]\ncodex_hooks = false\n",
+            "profile = \"other\"\n[profiles.other.features]\ncodex_hooks = false\n",
             "[profiles.",
         ),
     ];
@@ -115,6 +115,10 @@ fn install_removes_every_switch_off_in_its_file_and_pins_never_trust_one() {
         );
         std::fs::remove_file(&change.file).unwrap();
     }
+    // A profile without hooks that the config does not select is the user's to choose
+    // with `--profile`: not a switch-off, and install leaves it.
+    let kept = "[profiles.nohooks.features]\nhooks = false\n";
+    assert_eq!(switches_hooks_off(AgentKind::Codex, kept), None);
     // Codex's per-handler switch (as `/hooks` writes it) is seen and removed.
     let mut request = request(home.path(), Options::default());
     request.agent = AgentKind::Codex;
