@@ -72,6 +72,21 @@ pub fn touched_files(call: &ToolCall, cwd: Option<&str>) -> Vec<ToolCall> {
         "NotebookEdit" => text("notebook_path")
             .map(|path| vec![edit(path, json!({"operation": "update"}))])
             .unwrap_or_default(),
+        // An MCP tool's file arguments: its server may read, write, move or delete them
+        // (a filesystem server's `write_file`, `move_file`), which hookhost cannot tell
+        // apart, so each is gated as a write of that file: a path policy that protects it
+        // sees it, whatever the tool is called.
+        tool if tool.starts_with("mcp__") => MCP_PATH_ARGUMENTS
+            .iter()
+            .flat_map(|key| strings(input.get(*key)))
+            .filter_map(|path| match path.strip_prefix("file://") {
+                Some(local) => Some(local.to_string()),
+                None if path.contains("://") => None,
+                None => Some(path),
+            })
+            .filter(|path| !path.is_empty())
+            .map(|path| write(&path, json!({"operation": "mcp"})))
+            .collect(),
         // Cursor's `Delete`.
         "Delete" => text("file_path")
             .or_else(|| text("path"))
@@ -182,6 +197,26 @@ fn patch_calls(text: &str) -> Vec<ToolCall> {
 }
 
 /// The strings of an array (or a lone string) field.
+/// The arguments of an MCP tool that name files, as MCP servers name them (the reference
+/// filesystem server's `path`, `paths`, `source`, `destination`; others' `file_path`,
+/// `filePath`, `filename`, `file`, `files`, `uri`). A URL other than `file://` is not a
+/// file here.
+const MCP_PATH_ARGUMENTS: &[&str] = &[
+    "path",
+    "paths",
+    "file_path",
+    "filePath",
+    "filepath",
+    "filename",
+    "file",
+    "files",
+    "source",
+    "destination",
+    "old_path",
+    "new_path",
+    "uri",
+];
+
 fn strings(value: Option<&Value>) -> Vec<String> {
     match value {
         Some(Value::String(s)) => vec![s.clone()],
@@ -363,6 +398,29 @@ mod tests {
                 json!({"file_path": "/p/.env", "operation": "delete"})
             )]
         );
+    }
+
+    #[test]
+    fn an_mcp_tools_file_arguments_are_gated_as_writes() {
+        let moved = json!({"source": "notes.txt", "destination": ".env"});
+        assert_eq!(
+            files_of("mcp__filesystem__move_file", moved),
+            vec![
+                (
+                    "Write".to_string(),
+                    json!({"file_path": "/p/notes.txt", "operation": "mcp"})
+                ),
+                (
+                    "Write".to_string(),
+                    json!({"file_path": "/p/.env", "operation": "mcp"})
+                ),
+            ]
+        );
+        let many =
+            json!({"paths": ["secrets/k.pem"], "uri": "file:///p/.env", "url": "https://x/.env"});
+        assert_eq!(files_of("mcp__fs__read_multiple_files", many).len(), 2);
+        let web = json!({"uri": "https://example.com/.env", "query": ".env"});
+        assert!(files_of("mcp__web__fetch", web).is_empty());
     }
 
     #[test]

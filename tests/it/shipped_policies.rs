@@ -482,6 +482,24 @@ fn every_file_a_call_touches_reaches_the_path_policies() {
                    "tool_use_id": "toolu_n2"}),
             "protect-paths",
         ),
+        // An MCP server's file arguments, whatever its tools are called.
+        (
+            "claude-code",
+            json!({"session_id": "m1", "transcript_path": "/t/m.jsonl", "cwd": p, "permission_mode": "default",
+                   "hook_event_name": "PreToolUse", "tool_name": "mcp__filesystem__write_file",
+                   "tool_input": {"path": format!("{p}/.env"), "content": "K=1"},
+                   "tool_use_id": "toolu_m"}),
+            "protect-paths",
+        ),
+        (
+            "gemini",
+            gemini(
+                "m2",
+                "mcp_filesystem_move_file",
+                json!({"source": "notes.txt", "destination": "secrets/k.pem"}),
+            ),
+            "protect-paths",
+        ),
         // A field of Claude Code's name beside the agent's own is not what the agent runs.
         (
             "copilot",
