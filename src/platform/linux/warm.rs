@@ -684,7 +684,15 @@ mod tests {
         let own = namespace_links("/proc/self").expect("own links");
         let other_proc = format!("/proc/{}", other.0.id());
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-        let user = NAMESPACES.iter().position(|&n| n == "user").expect("user");
+        // `unshare` makes the user namespace first and the others after it: the links
+        // are read once every one of them is new (a read between the two steps named
+        // the old cgroup namespace beside the new user one).
+        let unshared = |links: &[String]| {
+            NAMESPACES
+                .iter()
+                .zip(links.iter().zip(&own))
+                .all(|(name, (theirs, ours))| matches!(*name, "pid" | "time") || theirs != ours)
+        };
         let theirs = loop {
             if let Some(status) = other.0.try_wait().expect("its status") {
                 let why = format!("unshare could not make namespaces here ({status})");
@@ -695,7 +703,7 @@ mod tests {
                 return;
             }
             let links = namespace_links(&other_proc).expect("its links");
-            if links[user] != own[user] {
+            if unshared(&links) {
                 break links;
             }
             assert!(std::time::Instant::now() < deadline, "never unshared");
