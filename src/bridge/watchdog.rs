@@ -65,12 +65,17 @@ pub fn answer_once(write: impl FnOnce()) -> bool {
 
 /// `reply` on this process's stdout and stderr.
 pub fn write(reply: &Reply) {
-    let mut stdout = std::io::stdout().lock();
-    let _ = stdout.write_all(reply.stdout.as_bytes());
-    let _ = stdout.flush();
-    let mut stderr = std::io::stderr().lock();
-    let _ = stderr.write_all(reply.stderr.as_bytes());
-    let _ = stderr.flush();
+    write_bytes(reply.stdout.as_bytes(), reply.stderr.as_bytes());
+}
+
+/// `stdout`, then `stderr`, on this process's own, each flushed.
+pub fn write_bytes(stdout: &[u8], stderr: &[u8]) {
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(stdout);
+    let _ = out.flush();
+    let mut err = std::io::stderr().lock();
+    let _ = err.write_all(stderr);
+    let _ = err.flush();
 }
 
 /// The watchdog's deny: the call was still `doing` something at its deadline and grace.

@@ -167,8 +167,8 @@ pub async fn command(
                 }
             };
             // The process's own, armed as it started (`hookhost::warm::client`'s
-            // hand-over), now aimed at this call's agent; one of its own otherwise (a
-            // call run in a test's process).
+            // hand-over), now aimed at this call's agent; one of its own should the call
+            // not have come through the hand-over.
             watchdog = match watchdog::of_process() {
                 Some(armed) => {
                     armed.aim(deadline, deny);

@@ -189,14 +189,7 @@ pub fn hand_over(started: Instant, binary: ServerBinary<'_>) -> Result<ExitCode,
             stderr,
             exit_code,
         }) => {
-            let written = watchdog::answer_once(|| {
-                let mut out = std::io::stdout().lock();
-                let _ = out.write_all(&stdout);
-                let _ = out.flush();
-                let mut err = std::io::stderr().lock();
-                let _ = err.write_all(&stderr);
-                let _ = err.flush();
-            });
+            let written = watchdog::answer_once(|| watchdog::write_bytes(&stdout, &stderr));
             // Not written: the watchdog answered first, and is ending the process.
             Ok(ExitCode::from(match written {
                 true => u8::try_from(exit_code).unwrap_or(2),
