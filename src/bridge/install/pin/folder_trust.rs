@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::switch_offs::{read_json, read_settings};
+use super::switch_offs::{ProjectFile, read_files_up, read_json, read_settings};
 use crate::bridge::{AgentKind, FolderTrust};
 use crate::env::Environment;
 
@@ -30,30 +30,44 @@ pub fn distrusted(agent: AgentKind, env: &Environment, cwd: &Path) -> Vec<String
         }
     }
     let home = env.home();
-    let folders = cwd.ancestors().chain(home.as_deref());
-    let mut seen = Vec::new();
-    for file in folders.flat_map(|f| trust.env_files.iter().map(move |n| f.join(n))) {
-        if seen.contains(&file) {
-            continue;
-        }
-        let bytes = match read_settings(&file, |_| true) {
-            None => {
-                seen.push(file);
-                continue;
-            }
-            Some(Ok(bytes)) => bytes,
+    // The project's files as its settings files are read (each once, within one bound for
+    // all: a `.env` of 16 MiB linked into every folder of a deep `cwd` is read once), then
+    // the home folder's.
+    let mut files = read_files_up(trust.env_files, cwd, |_| None);
+    if let Some(home) = &home {
+        let read: Vec<PathBuf> = files.iter().map(|f| f.file.clone()).collect();
+        files.extend(
+            trust
+                .env_files
+                .iter()
+                .map(|name| home.join(name))
+                .filter(|file| !read.contains(file))
+                .filter_map(|file| {
+                    let bytes = read_settings(&file, |_| true)?;
+                    Some(ProjectFile {
+                        file,
+                        bytes,
+                        merged: true,
+                        registration: false,
+                    })
+                }),
+        );
+    }
+    for ProjectFile { file, bytes, .. } in &files {
+        let bytes = match bytes {
+            Ok(bytes) => bytes,
             // One the agent may read whole (larger than hookhost reads, not a regular
-            // file): a switch-off it may hold is one hookhost cannot rule out.
-            Some(Err(why)) => {
+            // file, past what one call reads): a switch-off it may hold is one hookhost
+            // cannot rule out.
+            Err(why) => {
                 found.push(format!(
                     "hookhost cannot read {}, a .env file {name} loads: {why}; it may make {name} trust no folder and run none of its hooks, so hookhost blocks this call while it is there.",
                     file.display()
                 ));
-                seen.push(file);
                 continue;
             }
         };
-        for (variable, value) in env_assignments(&String::from_utf8_lossy(&bytes)) {
+        for (variable, value) in env_assignments(&String::from_utf8_lossy(bytes)) {
             let distrusts = trust
                 .distrusting
                 .iter()
@@ -70,7 +84,6 @@ pub fn distrusted(agent: AgentKind, env: &Environment, cwd: &Path) -> Vec<String
                 ));
             }
         }
-        seen.push(file);
     }
     let rules = env
         .get(trust.rules_variable)
@@ -206,6 +219,30 @@ mod tests {
                 ("D", "false"),
                 ("E", "2"),
             ])
+        );
+    }
+
+    /// A `.env` met again up a deep `cwd` (a link to it in every folder) is read once, as
+    /// the settings files are: one message, not one per folder.
+    #[test]
+    fn a_env_file_linked_into_every_folder_is_read_once() {
+        let root = tempfile::tempdir().unwrap();
+        let env_file = root.path().join("shared.env");
+        std::fs::write(&env_file, "GEMINI_CLI_TRUST_WORKSPACE=false\n").unwrap();
+        let mut cwd = root.path().join("p");
+        for _ in 0..5 {
+            std::fs::create_dir_all(&cwd).unwrap();
+            std::fs::hard_link(&env_file, cwd.join(".env")).unwrap();
+            cwd = cwd.join("d");
+        }
+        let cwd = cwd.parent().unwrap();
+        let env = Environment::from_vars(vec![("HOME".into(), "/nonexistent-home".into())]);
+        let found = distrusted(AgentKind::Gemini, &env, cwd);
+        assert_eq!(found.len(), 1, "{found:#?}");
+        assert!(
+            found[0].contains("GEMINI_CLI_TRUST_WORKSPACE=false"),
+            "{}",
+            found[0]
         );
     }
 

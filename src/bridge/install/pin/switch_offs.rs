@@ -382,7 +382,22 @@ pub(super) fn read_project_files(
     cwd: &Path,
     registration_file: impl Fn(&Path) -> Option<PathBuf>,
 ) -> Vec<ProjectFile> {
-    let merged_names = agent.declaration().merged_project_settings;
+    read_files_up(
+        agent.declaration().merged_project_settings,
+        cwd,
+        registration_file,
+    )
+}
+
+/// The files named `merged_names` (relative to a folder) in `cwd` and each folder above
+/// it, and the one `registration_file` gives for each folder, read as
+/// [`read_project_files`] reads them: each once, and at most [`PROJECT_SETTINGS_READ`] in
+/// all.
+pub(super) fn read_files_up(
+    merged_names: &[&str],
+    cwd: &Path,
+    registration_file: impl Fn(&Path) -> Option<PathBuf>,
+) -> Vec<ProjectFile> {
     let mut found = Vec::new();
     let mut seen = std::collections::HashSet::new();
     let mut read = 0;
