@@ -34,7 +34,7 @@
 //! | refusing what the agent could rewrite | [`guard`] (the start-up path guard), `paths` (lexical paths, link walking, PATH lookup), `access` (why a path cannot be used), `file_digests` (the SHA-256 of files this process has learned, by stamp: for the pins and the WASM engine) |
 //! | the administrator's policy | [`system`] (the system scope's fixed places and environment; `bridge --system`, `check --system`) |
 //! | what happened | [`record`] (session records: the format, effects, write with its head, read, the hash chain, transcript, crash resume), [`doctor`] (is hookhost doing its job on this machine) |
-//! | front ends | [`serve`], [`eval`], [`replay`] (a record's gates re-run with every effect served from it), [`bridge`] (with [`bridge::install`]), [`warm`] (a bridge's call handed to the user's running server; [`warm::client`] the bridge's side, which the small `hookhost-client` binary is made of), [`signals`] (stop signals for long commands), [`escape`] (control characters in text output) |
+//! | front ends | [`serve`], [`eval`], [`replay`] (a record's gates re-run with every effect served from it), [`bridge`] (with [`bridge::install`]), [`warm`] (a bridge's call handed to the user's running server; [`warm::client`] the bridge's side, which the small `hookhost-client` binary is made of), [`signals`] (stop signals for long commands), [`panics`] (a panic answered as a refusal), [`escape`] (control characters in text output) |
 //! | the operating system | `platform` (crate-private: one module per OS, chosen once, each OS's box included; the types both sides name, such as `FolderStyle` and `Stop`, defined there; nothing else names `libc`, `cfg` or `std::os::unix`) |
 //!
 //! Linux (x86_64 and aarch64: the box's seccomp filter names their syscalls), macOS and
@@ -76,6 +76,8 @@ pub mod eval;
 pub mod executor;
 #[doc(hidden)]
 pub mod guard;
+#[doc(hidden)]
+pub mod panics;
 #[doc(hidden)]
 pub mod process;
 #[doc(hidden)]

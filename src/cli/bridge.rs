@@ -29,6 +29,7 @@ use hookhost::env::Environment;
 use hookhost::envelope::EnvelopeShape;
 use hookhost::executor::CancellationToken;
 use hookhost::executor::wasm::EngineShelf;
+use hookhost::panics::catching_panics;
 use hookhost::session::{Mode, Scope, Session};
 
 use super::GlobalOptions;
@@ -196,27 +197,6 @@ pub async fn command(
         Some(note) => reply.with_note(note),
         None => reply,
     }
-}
-
-/// Runs `work` to its end, or to a panic in it, which is then said as text (the panic's
-/// message, when it has one). The start ran on a blocking thread once, where tokio caught
-/// its panics; the call's own thread has nothing else that would.
-async fn catching_panics<T>(work: impl std::future::Future<Output = T>) -> Result<T, String> {
-    use std::panic::{AssertUnwindSafe, catch_unwind};
-    use std::task::Poll;
-    let mut work = std::pin::pin!(work);
-    std::future::poll_fn(
-        |cx| match catch_unwind(AssertUnwindSafe(|| work.as_mut().poll(cx))) {
-            Ok(Poll::Ready(done)) => Poll::Ready(Ok(done)),
-            Ok(Poll::Pending) => Poll::Pending,
-            Err(panic) => Poll::Ready(Err(panic
-                .downcast_ref::<&str>()
-                .map(|text| text.to_string())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "a panic".to_string()))),
-        },
-    )
-    .await
 }
 
 /// What the agent said about its session that hooks reading Claude Code's input get.
@@ -650,31 +630,4 @@ async fn start(
     Session::start_shared(options, record, deadline, budget_ms)
         .await
         .map_err(|e| e.to_string())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::catching_panics;
-
-    /// A panic in the call is its message, whatever its payload; a call that ends is its
-    /// result; and a call that waits is waited for.
-    #[test]
-    fn a_panic_in_the_call_is_said_and_an_ended_call_is_its_result() {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
-        let said = runtime.block_on(catching_panics(async {
-            tokio::task::yield_now().await;
-            panic!("boom at {}", 3);
-        }));
-        assert_eq!(said, Err::<(), _>("boom at 3".to_string()));
-        let said = runtime.block_on(catching_panics(async { std::panic::panic_any(7u8) }));
-        assert_eq!(said, Err::<(), _>("a panic".to_string()));
-        let ended = runtime.block_on(catching_panics(async {
-            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
-            42
-        }));
-        assert_eq!(ended, Ok(42));
-    }
 }

@@ -357,7 +357,20 @@ pub fn main(prepared: Option<Prepared>, started: std::time::Instant) -> ExitCode
             return Exit::CouldNotRun.into();
         }
     };
-    let code = runtime.block_on(run(cli, prepared, started));
+    // A panic ends with "could not run" and says it is a bug, not with Rust's 101, which
+    // no command's contract has (`pre-tool-use`'s 1 is "blocked", 2 "could not run"; the
+    // bridge catches its own call's panics and refuses the call).
+    let code = match runtime.block_on(hookhost::panics::catching_panics(run(
+        cli, prepared, started,
+    ))) {
+        Ok(code) => code,
+        Err(panic) => {
+            say(&format!(
+                "hookhost: an internal error stopped this command ({panic}); this is a bug in hookhost"
+            ));
+            Exit::CouldNotRun.into()
+        }
+    };
     // A read of stdin may still be pending on a blocking thread (`serve` after a
     // signal): do not wait for it.
     runtime.shutdown_timeout(std::time::Duration::from_millis(100));

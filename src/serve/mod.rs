@@ -90,6 +90,7 @@ use tokio::task::JoinSet;
 
 use crate::dispatch::Verdict;
 use crate::executor::CancellationToken;
+use crate::panics::catching_panics;
 use crate::session::{Session, StartError};
 
 /// The longest request line read, in bytes (without its newline). A longer line is
@@ -339,6 +340,20 @@ pub fn error_line(id: Option<&Id>, error: &str) -> String {
     })
 }
 
+/// The verdict for a request whose judging panicked: blocked, saying so. Not a policy's
+/// block (no hook is named), and never "allow", which nothing decided.
+fn refused_by_a_panic(panic: &str) -> Verdict {
+    Verdict {
+        outcome: crate::dispatch::Outcome::Block,
+        message: Some(format!(
+            "hookhost failed while it judged this request ({panic}), so it was blocked. This is not a policy decision: it is a bug in hookhost."
+        )),
+        hook: None,
+        context: Vec::new(),
+        warnings: Vec::new(),
+    }
+}
+
 /// The answer line for request `id`: [`Answer`]'s text, `{"id":` and the id as written,
 /// then the verdict's fields, made without serde's flattening map and without checking
 /// the id's text again as JSON (it was read as such).
@@ -488,19 +503,27 @@ where
         let lines = lines.clone();
         let in_flight = in_flight.clone();
         tasks.spawn(async move {
-            let verdict = match request {
-                Request::PreToolUse {
-                    tool_name,
-                    tool_input,
-                    tool_use_id,
-                    ..
-                } => {
-                    session
-                        .pre_tool_use(&tool_name, tool_input, tool_use_id.as_deref(), &token)
-                        .await
+            let judged = async {
+                match request {
+                    Request::PreToolUse {
+                        tool_name,
+                        tool_input,
+                        tool_use_id,
+                        ..
+                    } => Some(
+                        session
+                            .pre_tool_use(&tool_name, tool_input, tool_use_id.as_deref(), &token)
+                            .await,
+                    ),
+                    Request::Prompt { prompt, .. } => Some(session.prompt(&prompt, &token).await),
+                    Request::Cancel { .. } | Request::EndTurn => None,
                 }
-                Request::Prompt { prompt, .. } => session.prompt(&prompt, &token).await,
-                Request::Cancel { .. } | Request::EndTurn => return,
+            };
+            // A panic is answered too: a request without an answer is waited for forever.
+            let verdict = match catching_panics(judged).await {
+                Ok(Some(verdict)) => verdict,
+                Ok(None) => return,
+                Err(panic) => refused_by_a_panic(&panic),
             };
             // Out of the map first, so that a client may reuse the id as soon as it
             // reads the answer.
@@ -746,6 +769,27 @@ mod tests {
                 .message
                 .starts_with("unknown type \"bogus\"")
         );
+    }
+
+    /// A request whose judging panicked is answered, blocked, naming no hook: the
+    /// client waiting for its id is never left waiting, nor told "allow".
+    #[test]
+    fn a_panic_is_answered_as_a_block_that_names_no_hook() {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let judged = runtime.block_on(catching_panics(async { panic!("a verdict") }));
+        let line = answer_line(
+            &Id::of(&json!(7)),
+            &refused_by_a_panic(&judged.unwrap_err()),
+        );
+        let answer: Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(answer["id"], json!(7));
+        assert_eq!(answer["outcome"], json!("block"));
+        assert_eq!(answer["hook"], Value::Null);
+        let message = answer["message"].as_str().unwrap();
+        assert!(message.contains("(a verdict)"), "{message}");
+        assert!(message.contains("it is a bug in hookhost"), "{message}");
     }
 
     #[test]
