@@ -26,7 +26,7 @@ use super::agents::{Declaration, FailClosedSetting, Settings, Shape, SwitchOff};
 use super::install::{RegisteredEvent, Registration, TimeUnit};
 use super::{
     AgentKind, AgentSession, BridgeError, Event, Protocol, Reply, Ruling, object, other_event_note,
-    owned, parse_snake_case, required_str, str_field, tool_input_field, tools, warnings_on_stderr,
+    owned, parse_snake_case, required_str, tool_input_field, tools, warnings_on_stderr,
 };
 
 /// Copilot CLI's registration: hookhost's own file `~/.copilot/hooks/hookhost.json` (or
@@ -166,7 +166,10 @@ impl Protocol for Copilot {
             );
             return Ok(Event::PreToolUse { session, call });
         }
-        if let Some(prompt) = str_field(map, "prompt") {
+        // A `prompt` that is no string is a prompt the bridge cannot read, refused as
+        // such; it is no event without hooks, which would be let through.
+        if map.contains_key("prompt") {
+            let prompt = required_str(agent, "userPromptSubmitted", map, "prompt")?;
             return Ok(Event::Prompt {
                 session: session("userPromptSubmitted"),
                 prompt: prompt.to_string(),
@@ -184,7 +187,10 @@ impl Protocol for Copilot {
                     .with_note(&other_event_note(self.kind(), event.event_name()));
             }
             Event::PreToolUse { .. } => match &outcome.block {
-                Some(reason) => self.refuse(reason),
+                Some(reason) => Reply::json(json!({
+                    "permissionDecision": "deny",
+                    "permissionDecisionReason": reason,
+                })),
                 None => Reply::silent(),
             },
             Event::Prompt { .. } => match (&outcome.block, &outcome.context) {
@@ -196,10 +202,15 @@ impl Protocol for Copilot {
         warnings_on_stderr(reply, outcome)
     }
 
+    /// One object that blocks either event: a tool call's deny and a prompt's block,
+    /// each ignoring the other's keys (seen in 1.0.102): a refusal may come before the
+    /// event is known (the process's watchdog, armed before the payload is read).
     fn refuse(&self, reason: &str) -> Reply {
         Reply::json(json!({
             "permissionDecision": "deny",
             "permissionDecisionReason": reason,
+            "decision": "block",
+            "reason": reason,
         }))
     }
 }
@@ -292,6 +303,26 @@ mod tests {
             Copilot.answer(&pre(), &Ruling::no_objection()),
             Reply::silent()
         );
+    }
+
+    /// A refusal made before the event is known blocks both events, each reading its own
+    /// keys; a prompt that is no string is refused, never let through.
+    #[test]
+    fn a_refusal_blocks_either_event_and_an_unreadable_prompt_is_refused() {
+        let out = stdout_json(&Copilot.refuse("why"));
+        assert_eq!(
+            out,
+            json!({"permissionDecision": "deny", "permissionDecisionReason": "why", "decision": "block", "reason": "why"})
+        );
+        let mut bad = payload(PROMPT_SAMPLE);
+        bad["prompt"] = json!({});
+        assert!(matches!(
+            Copilot.parse(&bad),
+            Err(BridgeError::Field {
+                field: "prompt",
+                ..
+            })
+        ));
     }
 
     #[test]

@@ -53,8 +53,9 @@ pub struct Caller {
     pub stop: Option<CancellationToken>,
     /// Why the call is blocked without being judged: the warm server took it and never
     /// answered within its budget, and judging it again here would outlive the agent's
-    /// timeout.
-    pub unanswered: Option<String>,
+    /// timeout; or this process could not set itself up to judge it (a log filter that
+    /// does not parse, its hardening refused).
+    pub refused: Option<String>,
     /// The WASM engines of a process that judges many calls (the warm server), kept
     /// between them; `None`: this call makes its own.
     pub engines: Option<EngineShelf>,
@@ -105,7 +106,7 @@ impl Caller {
             stdin,
             started,
             stop: None,
-            unanswered: None,
+            refused: None,
             engines: None,
             late_start: None,
         }
@@ -128,27 +129,17 @@ pub async fn command(
     system: bool,
     caller: Caller,
 ) -> Reply {
-    let fallback = flag.unwrap_or(AgentKind::ClaudeCode);
-    let bytes = match &caller.stdin {
-        Ok(bytes) => bytes,
-        Err(e) => {
-            return fallback.protocol().refuse(&format!(
-                "hookhost could not read this call (stdin: {e}), so it was blocked. This is not a policy decision: tell the user their hookhost bridge cannot read the agent's hook input."
-            ));
-        }
+    let read = match ReadCall::of(flag, &caller) {
+        Ok(read) => read,
+        Err(refused) => return refused,
     };
-    let payload: serde_json::Value = match serde_json::from_slice(bytes) {
-        Ok(value) => value,
-        Err(_) => {
-            let error = BridgeError::NotAnObject { agent: fallback };
-            return fallback
-                .protocol()
-                .refuse(&bridge::unreadable_message(&error));
-        }
-    };
-    let detected = detect::caller(&payload, flag);
-    if let Some(why) = &caller.unanswered {
-        return detected.agent.protocol().refuse(why);
+    let ReadCall {
+        detected,
+        event,
+        refusal,
+    } = read;
+    if let Some(why) = &caller.refused {
+        return refusal.refuse(why);
     }
     let kind = detected.agent;
     let budget_ms = budget_ms.unwrap_or_else(|| kind.default_budget_ms());
@@ -158,10 +149,9 @@ pub async fn command(
         None => {
             let deadline = caller.started + Duration::from_millis(budget_ms);
             let note = detected.note.clone();
+            let late = refusal.clone();
             let deny = move |doing: &str| {
-                let reply = kind
-                    .protocol()
-                    .refuse(&unanswered_message(budget_ms, doing));
+                let reply = late.refuse(&unanswered_message(budget_ms, doing));
                 match &note {
                     Some(note) => reply.with_note(note),
                     None => reply,
@@ -177,25 +167,98 @@ pub async fn command(
                 }
                 None => match Watchdog::arm(deadline, deny) {
                     Ok(watchdog) => watchdog,
-                    Err(refusal) => return kind.protocol().refuse(&refusal),
+                    Err(why) => return refusal.refuse(&why),
                 },
             };
             &watchdog
         }
     };
-    let judged = answer(
-        global, &payload, kind, budget_ms, &caller, system, late_start,
-    );
+    let event = match event {
+        Ok(event) => event,
+        Err(e) => return refusal.refuse(&bridge::unreadable_message(&e)),
+    };
+    let judged = answer(global, event, kind, budget_ms, &caller, system, late_start);
     // A panic would end the process with a status most agents read as "go ahead".
     let reply = match catching_panics(judged).await {
         Ok(reply) => reply,
-        Err(panic) => kind.protocol().refuse(&format!(
+        Err(panic) => refusal.refuse(&format!(
             "hookhost failed while it judged this call ({panic}), so this call was blocked. This is not a policy decision: it is a bug in hookhost; tell the user."
         )),
     };
     match &detected.note {
         Some(note) => reply.with_note(note),
         None => reply,
+    }
+}
+
+/// A call's payload, read: who sent it, what it asks, and how to refuse it.
+struct ReadCall {
+    detected: detect::Caller,
+    /// The event, or why the payload is not one the agent's protocol reads.
+    event: Result<Event, BridgeError>,
+    refusal: Refusal,
+}
+
+impl ReadCall {
+    /// Reads the caller's stdin as the payload of the agent it names (else `flag`'s);
+    /// `Err`: the refusal of a call that could not be read.
+    fn of(flag: Option<AgentKind>, caller: &Caller) -> Result<ReadCall, Reply> {
+        let fallback = flag.unwrap_or(AgentKind::ClaudeCode);
+        let bytes = caller.stdin.as_ref().map_err(|e| {
+            fallback.protocol().refuse(&format!(
+                "hookhost could not read this call (stdin: {e}), so it was blocked. This is not a policy decision: tell the user their hookhost bridge cannot read the agent's hook input."
+            ))
+        })?;
+        let payload: serde_json::Value = serde_json::from_slice(bytes).map_err(|_| {
+            let error = BridgeError::NotAnObject { agent: fallback };
+            fallback
+                .protocol()
+                .refuse(&bridge::unreadable_message(&error))
+        })?;
+        let detected = detect::caller(&payload, flag);
+        let event = detected.agent.protocol().parse(&payload);
+        let refusal = Refusal {
+            agent: detected.agent,
+            event: event.as_ref().ok().cloned(),
+        };
+        Ok(ReadCall {
+            detected,
+            event,
+            refusal,
+        })
+    }
+}
+
+/// How a call is refused without being judged: in the form that blocks the event it is
+/// (some agents read a prompt's block otherwise than a tool call's: Copilot CLI takes
+/// `{"decision":"block"}` on a prompt and ignores its tool-call deny), as a policy's
+/// block of it would be; an event the bridge cannot read, or one it has no hooks for, by
+/// the agent's catch-all deny ([`bridge::Protocol::refuse`]).
+#[derive(Clone)]
+struct Refusal {
+    agent: AgentKind,
+    event: Option<Event>,
+}
+
+impl Refusal {
+    fn refuse(&self, why: &str) -> Reply {
+        let agent = self.agent.protocol();
+        match &self.event {
+            Some(event @ (Event::PreToolUse { .. } | Event::Prompt { .. })) => {
+                agent.answer(event, &Ruling::refused(why))
+            }
+            _ => agent.refuse(why),
+        }
+    }
+}
+
+/// Refuses the call `caller` brings, unjudged, for `why`: for a process that could not
+/// set itself up to judge it (no runtime). Reads the payload as [`command`] does, to
+/// answer in the form that blocks its event.
+pub fn refuse_unjudged(flag: Option<AgentKind>, caller: &Caller, why: &str) -> Reply {
+    match ReadCall::of(flag, caller) {
+        Ok(read) => read.refusal.refuse(why),
+        Err(refused) => refused,
     }
 }
 
@@ -206,11 +269,11 @@ fn caller_facts(session: &AgentSession) -> CallerFacts {
     }
 }
 
-/// The answer to `payload` as `kind` reads it; with `system`, the administrator's policy
+/// The answer to `event` as `kind` reads it; with `system`, the administrator's policy
 /// first, then the user's ([`system_answer`]).
 async fn answer(
     global: &GlobalOptions,
-    payload: &serde_json::Value,
+    event: Event,
     kind: AgentKind,
     budget_ms: u64,
     caller: &Caller,
@@ -218,10 +281,6 @@ async fn answer(
     late_start: &dyn LateStart,
 ) -> Reply {
     let agent = kind.protocol();
-    let event = match agent.parse(payload) {
-        Ok(event) => event,
-        Err(e) => return agent.refuse(&bridge::unreadable_message(&e)),
-    };
     let session = match &event {
         // No hook runs: each agent says so in its own way (a note, or nothing at all).
         Event::Other { .. } => return agent.answer(&event, &Ruling::no_objection()),

@@ -325,12 +325,27 @@ impl GlobalOptions {
 pub fn main(prepared: Option<Prepared>, started: std::time::Instant) -> ExitCode {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     let cli = bridge_args::registered_bridge(&args).unwrap_or_else(|| Cli::parse_from(&args));
-    if let Err(e) = init_logs(cli.global.verbose) {
-        say(&format!("hookhost: {e}"));
-        return Exit::CouldNotRun.into();
-    }
-    if let Err(e) = hookhost::process::harden_host_process(true) {
-        say(&format!("hookhost: cannot harden the host process: {e}"));
+    // A bridged call is refused in its agent's own form whatever stops this process: exit
+    // 2 alone is a deny to most agents' tool calls, but not to all their events (Copilot
+    // CLI only warns of it on a prompt, and sends the prompt).
+    let bridged = match &cli.command {
+        Command::Bridge { agent, .. } => Some(
+            agent
+                .as_deref()
+                .and_then(hookhost::bridge::AgentKind::from_flag),
+        ),
+        _ => None,
+    };
+    // What keeps this process from judging anything: the command ends with it, and a
+    // bridged call is refused with it.
+    let unready = init_logs(cli.global.verbose)
+        .and_then(|()| {
+            hookhost::process::harden_host_process(true)
+                .map_err(|e| format!("cannot harden the host process: {e}"))
+        })
+        .err();
+    if let (Some(why), None) = (&unready, bridged) {
+        say(&format!("hookhost: {why}"));
         return Exit::CouldNotRun.into();
     }
     // A burst of hook processes needs fds; the slots for them follow this limit.
@@ -353,18 +368,38 @@ pub fn main(prepared: Option<Prepared>, started: std::time::Instant) -> ExitCode
     let runtime = match builder.enable_all().build() {
         Ok(rt) => rt,
         Err(e) => {
-            say(&format!("hookhost: cannot start the runtime: {e}"));
-            return Exit::CouldNotRun.into();
+            let why = format!("cannot start the runtime: {e}");
+            return match bridged {
+                Some(flag) => {
+                    let caller = bridge_caller(prepared, started);
+                    bridge_exit(&bridge::refuse_unjudged(flag, &caller, &not_started(&why)))
+                }
+                None => {
+                    say(&format!("hookhost: {why}"));
+                    Exit::CouldNotRun.into()
+                }
+            };
         }
     };
     // A panic ends with "could not run" and says it is a bug, not with Rust's 101, which
-    // no command's contract has (`pre-tool-use`'s 1 is "blocked", 2 "could not run"; the
-    // bridge catches its own call's panics and refuses the call).
-    let code = match runtime.block_on(hookhost::panics::catching_panics(run(
-        cli, prepared, started,
-    ))) {
-        Ok(code) => code,
-        Err(panic) => {
+    // no command's contract has (`pre-tool-use`'s 1 is "blocked", 2 "could not run"); a
+    // bridged call is refused (its judging catches its own panics, and refuses the call
+    // in the form for its event).
+    let ran = runtime.block_on(hookhost::panics::catching_panics(run(
+        cli,
+        prepared,
+        started,
+        unready.as_deref().map(not_started),
+    )));
+    let code = match (ran, bridged) {
+        (Ok(code), _) => code,
+        (Err(panic), Some(flag)) => {
+            let agent = flag.unwrap_or(hookhost::bridge::AgentKind::ClaudeCode);
+            bridge_exit(&agent.protocol().refuse(&format!(
+                "hookhost failed while it read this call ({panic}), so this call was blocked. This is not a policy decision: it is a bug in hookhost; tell the user."
+            )))
+        }
+        (Err(panic), None) => {
             say(&format!(
                 "hookhost: an internal error stopped this command ({panic}); this is a bug in hookhost"
             ));
@@ -375,6 +410,34 @@ pub fn main(prepared: Option<Prepared>, started: std::time::Instant) -> ExitCode
     // signal): do not wait for it.
     runtime.shutdown_timeout(std::time::Duration::from_millis(100));
     code
+}
+
+/// The refusal of a bridged call this process could not set itself up to judge.
+fn not_started(why: &str) -> String {
+    format!(
+        "hookhost could not start ({why}), so this call was blocked. This is not a policy decision: tell the user."
+    )
+}
+
+/// The caller of a bridged call: this process, or the one whose call the warm server did
+/// not answer.
+fn bridge_caller(prepared: Option<Prepared>, started: std::time::Instant) -> bridge::Caller {
+    match prepared {
+        Some(prepared) => warm::caller(prepared),
+        None => bridge::Caller::this_process(None, started),
+    }
+}
+
+/// Writes a bridged call's `reply`, unless the watchdog answered first, and gives the
+/// status to exit with.
+fn bridge_exit(reply: &hookhost::bridge::Reply) -> ExitCode {
+    if !hookhost::bridge::watchdog::write_once(reply) {
+        // The watchdog answered with its deny and is ending the process with it.
+        return ExitCode::from(2);
+    }
+    // Every agent's statuses fit a byte (0 or 2); anything else would be a bug, and 2 is
+    // a deny wherever the status means anything.
+    ExitCode::from(u8::try_from(reply.exit_code).unwrap_or(2))
 }
 
 /// How long the warm server keeps an idle blocking thread for the next call.
@@ -418,7 +481,15 @@ fn init_logs(verbose: u8) -> Result<(), String> {
 /// other command with hookhost's own ([`Exit`]).
 ///
 /// [`Reply`]: hookhost::bridge::Reply
-async fn run(cli: Cli, prepared: Option<Prepared>, started: std::time::Instant) -> ExitCode {
+///
+/// `unready`: why a bridged call is refused unjudged (this process could not set itself
+/// up); every other command has ended before.
+async fn run(
+    cli: Cli,
+    prepared: Option<Prepared>,
+    started: std::time::Instant,
+    unready: Option<String>,
+) -> ExitCode {
     let global = &cli.global;
     let exit = match cli.command {
         Command::Bridge {
@@ -431,18 +502,10 @@ async fn run(cli: Cli, prepared: Option<Prepared>, started: std::time::Instant) 
             let flag = agent
                 .as_deref()
                 .and_then(hookhost::bridge::AgentKind::from_flag);
-            let caller = match prepared {
-                Some(prepared) => warm::caller(prepared),
-                None => bridge::Caller::this_process(None, started),
-            };
+            let mut caller = bridge_caller(prepared, started);
+            caller.refused = caller.refused.or(unready);
             let reply = bridge::command(global, flag, budget_ms, system, caller).await;
-            if !hookhost::bridge::watchdog::write_once(&reply) {
-                // The watchdog answered with its deny and is ending the process with it.
-                return ExitCode::from(2);
-            }
-            // Every agent's statuses fit a byte (0 or 2); anything else would be a bug, and
-            // 2 is a deny wherever the status means anything.
-            return ExitCode::from(u8::try_from(reply.exit_code).unwrap_or(2));
+            return bridge_exit(&reply);
         }
         Command::Check { system: false } => gate::check(global),
         Command::Check { system: true } => gate::check_system(global),

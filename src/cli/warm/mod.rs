@@ -37,7 +37,7 @@ use keeper::{CallSlot, Keeper};
 pub fn caller(prepared: Prepared) -> Caller {
     let mut caller = Caller::this_process(Some(Vec::new()), prepared.started);
     caller.stdin = prepared.stdin;
-    caller.unanswered = prepared.unanswered;
+    caller.refused = prepared.unanswered;
     caller
 }
 
@@ -281,7 +281,7 @@ fn one_call(
             .checked_sub(waited)
             .unwrap_or_else(Instant::now),
         stop: Some(stop.clone()),
-        unanswered: None,
+        refused: None,
         engines: Some(engines.clone()),
         late_start: Some(Box::new(slot.clone())),
     };

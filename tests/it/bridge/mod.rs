@@ -309,6 +309,65 @@ fn bridge_refusal_at_start_is_a_deny_with_the_refusal_text() {
     }
 }
 
+/// A bridge that cannot set itself up (here: an operator log filter that does not parse,
+/// in the environment the agent passes on) refuses each call in the form that blocks its
+/// event, the form a hook's block of it takes: exit 2 alone only warns on Copilot CLI's
+/// prompt, which it then sends.
+#[test]
+fn a_bridge_that_cannot_start_refuses_each_event_as_a_block_of_it() {
+    let scene = Scene::new();
+    let hush = scene.script("hush.sh", "echo 'not today' >&2; exit 2");
+    let no = scene.script("no.sh", "echo 'not today' >&2; exit 2");
+    config(
+        &scene,
+        &[
+            crate::support::hook(
+                "hush",
+                "UserPromptSubmit",
+                &["/bin/sh", hush.to_str().unwrap()],
+                "",
+            ),
+            pre_hook("no", &["/bin/sh", no.to_str().unwrap()], ""),
+        ],
+    );
+    let unstarted = |agent: &str, payload: &Value| {
+        run_with_stdin(
+            scene.hookhost().env("HOOKHOST_LOG", "hookhost=[").args([
+                "--no-sandbox",
+                "bridge",
+                "--agent",
+                agent,
+            ]),
+            payload.to_string().as_bytes(),
+        )
+    };
+    let why = "hookhost could not start (HOOKHOST_LOG=\"hookhost=[\" is not a log filter";
+    for (agent, pre, prompt) in AGENTS {
+        let payload = with_command(sample(&scene, pre), "ls");
+        let refused = unstarted(agent, &payload);
+        let reason = deny_reason(agent, &refused).unwrap_or_else(|| panic!("{agent}: {refused:?}"));
+        assert!(reason.starts_with(why), "{agent}: {reason}");
+        if agent == "kiro" {
+            // Kiro CLI cannot block a prompt from a command hook (docs/agents.md).
+            continue;
+        }
+        let payload = sample(&scene, prompt);
+        let (code, stdout, stderr) = unstarted(agent, &payload);
+        let (block_code, block_stdout, _) = bridge_json(&scene, agent, &payload);
+        assert_eq!(code, block_code, "{agent}: {stdout} {stderr}");
+        let keys = |text: &str| {
+            serde_json::from_str::<Value>(text)
+                .ok()
+                .and_then(|v| v.as_object().map(|m| m.keys().cloned().collect::<Vec<_>>()))
+        };
+        assert_eq!(keys(&stdout), keys(&block_stdout), "{agent}: {stdout}");
+        assert!(
+            stdout.contains("hookhost could not start") || stderr.contains(why),
+            "{agent}: {stdout} {stderr}"
+        );
+    }
+}
+
 #[test]
 fn bridge_unknown_events_and_unreadable_payloads() {
     let scene = Scene::new();

@@ -236,6 +236,22 @@ pub(super) fn prompt_context_reaches_the_model(test: &str, agent: &'static Agent
     );
 }
 
+/// A bridge that cannot set itself up (an operator log filter that does not parse, in the
+/// environment the agent hands its hooks) refuses the prompt in the form a hook's block of
+/// it takes: the model gets no request. (Copilot CLI sent it when the bridge only exited 2.)
+pub(super) fn a_bridge_that_cannot_start_blocks_the_prompt(test: &str, agent: &'static Agent) {
+    let Some(w) = World::new(test, agent) else {
+        return;
+    };
+    let outcome = w.run_with(
+        "RUN: echo ran > unstarted-marker",
+        &[],
+        &[("HOOKHOST_LOG", "hookhost=[")],
+    );
+    assert_eq!(w.model.requests().len(), 0, "{}", w.seen(&outcome));
+    assert!(!w.project().join("unstarted-marker").exists());
+}
+
 pub(super) fn a_blocked_prompt_sends_nothing(test: &str, agent: &'static Agent) {
     let Some(w) = World::new(test, agent) else {
         return;

@@ -79,3 +79,11 @@ fn claude_code_does_not_run_a_call_when_a_hook_crashes() {
         "was killed by a signal",
     );
 }
+
+#[test]
+fn claude_code_sends_no_request_for_a_prompt_the_bridge_cannot_start_for() {
+    a_bridge_that_cannot_start_blocks_the_prompt(
+        "claude_code_sends_no_request_for_a_prompt_the_bridge_cannot_start_for",
+        &CLAUDE_CODE,
+    );
+}

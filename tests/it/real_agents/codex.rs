@@ -70,3 +70,11 @@ fn codex_calls_are_judged_by_the_warm_server_through_hookhost_client() {
         &CODEX,
     );
 }
+
+#[test]
+fn codex_sends_no_request_for_a_prompt_the_bridge_cannot_start_for() {
+    a_bridge_that_cannot_start_blocks_the_prompt(
+        "codex_sends_no_request_for_a_prompt_the_bridge_cannot_start_for",
+        &CODEX,
+    );
+}

@@ -117,3 +117,11 @@ fn copilot_does_not_run_a_call_when_a_hook_crashes() {
         "was killed by a signal",
     );
 }
+
+#[test]
+fn copilot_sends_no_request_for_a_prompt_the_bridge_cannot_start_for() {
+    a_bridge_that_cannot_start_blocks_the_prompt(
+        "copilot_sends_no_request_for_a_prompt_the_bridge_cannot_start_for",
+        &COPILOT,
+    );
+}

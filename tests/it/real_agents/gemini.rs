@@ -129,3 +129,11 @@ fn gemini_obeys_a_switch_off_behind_comments_and_hookhost_names_it() {
         "{stdout}{stderr}"
     );
 }
+
+#[test]
+fn gemini_sends_no_request_for_a_prompt_the_bridge_cannot_start_for() {
+    a_bridge_that_cannot_start_blocks_the_prompt(
+        "gemini_sends_no_request_for_a_prompt_the_bridge_cannot_start_for",
+        &GEMINI,
+    );
+}

@@ -94,3 +94,11 @@ fn kimi_refuses_a_write_of_dotenv_itself_before_any_hook() {
     assert!(records.contains("gate.verdict"), "{records}");
     assert!(!records.contains("\"tool_input\""), "{records}");
 }
+
+#[test]
+fn kimi_sends_no_request_for_a_prompt_the_bridge_cannot_start_for() {
+    a_bridge_that_cannot_start_blocks_the_prompt(
+        "kimi_sends_no_request_for_a_prompt_the_bridge_cannot_start_for",
+        &KIMI,
+    );
+}

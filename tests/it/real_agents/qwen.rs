@@ -105,3 +105,11 @@ fn qwen_adds_a_prompt_hooks_context_once_even_after_a_tool_result() {
         );
     }
 }
+
+#[test]
+fn qwen_sends_no_request_for_a_prompt_the_bridge_cannot_start_for() {
+    a_bridge_that_cannot_start_blocks_the_prompt(
+        "qwen_sends_no_request_for_a_prompt_the_bridge_cannot_start_for",
+        &QWEN,
+    );
+}
