@@ -553,16 +553,15 @@ fn a_server_that_stops_with_the_call_is_a_deny_in_time() {
                 .unwrap()
                 .success()
         );
-        // The bridge's refusal (Claude Code's blocking exit status, the reason on stderr),
-        // as for any call it could not run: `hookhost-client` has the hookhost beside it
-        // say it.
-        let (code, stdout, stderr) = &reply;
-        assert_eq!((*code, stdout.as_str()), (2, ""), "{bridge:?}: {reply:?}");
+        // The bridge's refusal, in the form a hook's block of this tool call takes
+        // (docs/threats.md#b11): `hookhost-client` has the hookhost beside it say it.
+        let reason = deny_reason("claude-code", &reply)
+            .unwrap_or_else(|| panic!("{bridge:?}: {reply:?}"));
         assert!(
-            stderr.contains(
+            reason.contains(
                 "hookhost's warm server took this call and did not answer within 6000 ms"
             ),
-            "{bridge:?}: {stderr}"
+            "{bridge:?}: {reason}"
         );
         // The budget and a second's grace for the server's own answer: inside the agent's
         // timeout (the budget plus five seconds), with room for this process's start.
@@ -633,7 +632,7 @@ fn a_plain_bridge_reads_nothing_the_client_would_set() {
     assert_eq!(deny_reason("claude-code", &reply), None, "{reply:?}");
     // The same variables with a registration that hands its calls over: the forged
     // reason blocks the call (all an agent gains by setting them is its own call blocked).
-    let (code, stdout, stderr) = run_with_stdin(
+    let reply = run_with_stdin(
         scene
             .hookhost()
             .args(["--no-sandbox", "bridge", "--agent", "claude-code"])
@@ -641,11 +640,8 @@ fn a_plain_bridge_reads_nothing_the_client_would_set() {
             .env("HOOKHOST_WARM_DONE", "forged: the server gave no answer"),
         allowed.to_string().as_bytes(),
     );
-    assert_eq!((code, stdout.as_str()), (2, ""), "{stderr}");
-    assert!(
-        stderr.contains("forged: the server gave no answer"),
-        "{stderr}"
-    );
+    let reason = deny_reason("claude-code", &reply).unwrap_or_else(|| panic!("{reply:?}"));
+    assert_eq!(reason, "forged: the server gave no answer");
 }
 
 #[test]
