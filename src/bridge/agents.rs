@@ -153,6 +153,9 @@ pub struct Declaration {
     /// How the agent comes to distrust a folder, in which it then runs none of its
     /// settings' hooks (the user's included), if it does.
     pub folder_trust: Option<&'static FolderTrust>,
+    /// The agent's modes that run no hook at all, and what switches them on, if it has
+    /// any.
+    pub modes_without_hooks: Option<&'static ModesWithoutHooks>,
     /// Its login: files and folders relative to the home folder that the box hides by
     /// default ([`super::credentials`]).
     pub credentials: &'static [&'static str],
@@ -273,10 +276,45 @@ pub enum SwitchOff {
     /// `[features] hooks = false` (or `codex_hooks`), or `enabled = false` in a
     /// `[hooks.state."…"]` table (Codex).
     CodexFeatures,
+    /// `"disableAllHooks"` with any value but `false`, in the file that holds the
+    /// registration (Copilot CLI: `true` skips the hooks of that file, and a value that is
+    /// no boolean makes it drop the whole file).
+    DisableAllHooksUnlessFalse,
     /// One `[[hooks]]` table that the agent's strict schema refuses makes it drop the
     /// whole `hooks` section, hookhost's tables with it (Kimi Code): so any table, the
     /// user's own included, with a key, event, command or timeout outside the schema.
     StrictHookTables(&'static HookTableSchema),
+}
+
+/// The agent's modes that run no hook at all (Qwen Code: its bare and safe modes, by a
+/// variable; its shell sandbox, by a setting). The agent takes the variables from its
+/// environment, from `.env` files and from its settings' `env` object, so each of those
+/// that switches a mode on is a switch-off (docs/threats.md#r7).
+#[derive(Debug, PartialEq, Eq)]
+pub struct ModesWithoutHooks {
+    /// Each variable, with the key as a settings file names it and the mode, for messages.
+    pub variables: &'static [ModeVariable],
+    /// The values that switch a mode on (trimmed, in any case).
+    pub on_values: &'static [&'static str],
+    /// The `.env` files the agent loads, relative to the project's folder and each folder
+    /// above it, and to the home folder.
+    pub env_files: &'static [&'static str],
+    /// The settings key whose object the agent adds to its environment.
+    pub settings_env: &'static str,
+    /// Settings (keys one inside the other) whose value, an object, switches every hook
+    /// off, each with its name for messages.
+    pub settings_objects: &'static [(&'static [&'static str], &'static str)],
+}
+
+/// A variable that switches on a mode without hooks ([`ModesWithoutHooks`]).
+#[derive(Debug, PartialEq, Eq)]
+pub struct ModeVariable {
+    /// The variable.
+    pub name: &'static str,
+    /// It in a settings file's `env` object, as a switch-off's key is named.
+    pub in_settings: &'static str,
+    /// The mode it switches on.
+    pub mode: &'static str,
 }
 
 /// How an agent decides that it does not trust a folder, and then runs none of its

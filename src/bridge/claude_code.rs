@@ -78,6 +78,7 @@ pub(crate) static DECLARATION: Declaration = Declaration {
     project_variable: Some("CLAUDE_PROJECT_DIR"),
     merged_project_settings: &[".claude/settings.json", ".claude/settings.local.json"],
     folder_trust: None,
+    modes_without_hooks: None,
     credentials: CREDENTIALS,
 };
 

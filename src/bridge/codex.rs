@@ -75,6 +75,7 @@ pub(crate) static DECLARATION: Declaration = Declaration {
     project_variable: None,
     merged_project_settings: &[".codex/config.toml"],
     folder_trust: None,
+    modes_without_hooks: None,
     credentials: CREDENTIALS,
 };
 

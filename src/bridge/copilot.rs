@@ -60,10 +60,11 @@ pub(crate) static DECLARATION: Declaration = Declaration {
     when_hookhost_cannot_answer: WHEN_HOOKHOST_CANNOT_ANSWER,
     project_note: None,
     install_note: None,
-    switch_off: SwitchOff::None,
+    switch_off: SwitchOff::DisableAllHooksUnlessFalse,
     project_variable: None,
     merged_project_settings: &[],
     folder_trust: None,
+    modes_without_hooks: None,
     credentials: CREDENTIALS,
 };
 

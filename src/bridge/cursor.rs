@@ -71,6 +71,7 @@ pub(crate) static DECLARATION: Declaration = Declaration {
     project_variable: None,
     merged_project_settings: &[],
     folder_trust: None,
+    modes_without_hooks: None,
     credentials: CREDENTIALS,
 };
 

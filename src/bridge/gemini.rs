@@ -72,6 +72,7 @@ pub(crate) static DECLARATION: Declaration = Declaration {
     project_variable: Some("GEMINI_PROJECT_DIR"),
     merged_project_settings: &[".gemini/settings.json"],
     folder_trust: Some(&FOLDER_TRUST),
+    modes_without_hooks: None,
     credentials: CREDENTIALS,
 };
 

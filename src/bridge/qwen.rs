@@ -23,7 +23,9 @@
 use super::install::system::{LockDown, SystemFile, SystemScope};
 use serde_json::{Map, Value};
 
-use super::agents::{Declaration, FailClosedSetting, Settings, Shape, SwitchOff};
+use super::agents::{
+    Declaration, FailClosedSetting, ModeVariable, ModesWithoutHooks, Settings, Shape, SwitchOff,
+};
 use super::install::{RegisteredEvent, Registration, TimeUnit};
 use super::{
     AgentKind, BridgeError, Event, Protocol, Reply, Ruling, claude_code, parse_snake_case,
@@ -77,7 +79,35 @@ pub(crate) static DECLARATION: Declaration = Declaration {
     project_variable: Some("QWEN_PROJECT_DIR"),
     merged_project_settings: &[".qwen/settings.json"],
     folder_trust: None,
+    modes_without_hooks: Some(&MODES_WITHOUT_HOOKS),
     credentials: CREDENTIALS,
+};
+
+/// Qwen Code 0.24.4 runs no hook in its bare mode (`QWEN_CODE_SIMPLE`) or its safe mode
+/// (`QWEN_CODE_SAFE_MODE`), each on with `1`, `true`, `yes` or `on`, nor with its shell
+/// sandbox set (`tools.executionSandbox`, `getDisableAllHooks`). It loads the first
+/// `.qwen/.env` or `.env` up from the folder it runs in, then the home folder's, and its
+/// settings' `env` object, none of which leaves these variables out (docs/agents.md#qwen-code).
+static MODES_WITHOUT_HOOKS: ModesWithoutHooks = ModesWithoutHooks {
+    variables: &[
+        ModeVariable {
+            name: "QWEN_CODE_SIMPLE",
+            in_settings: "\"env\": {\"QWEN_CODE_SIMPLE\": …} (its bare mode)",
+            mode: "its bare mode",
+        },
+        ModeVariable {
+            name: "QWEN_CODE_SAFE_MODE",
+            in_settings: "\"env\": {\"QWEN_CODE_SAFE_MODE\": …} (its safe mode)",
+            mode: "its safe mode",
+        },
+    ],
+    on_values: &["1", "true", "yes", "on"],
+    env_files: &[".qwen/.env", ".env"],
+    settings_env: "env",
+    settings_objects: &[(
+        &["tools", "executionSandbox"],
+        "\"tools\": {\"executionSandbox\": …} (its shell sandbox)",
+    )],
 };
 
 /// Qwen Code's login, relative to the home folder ([`super::credentials`]).

@@ -150,12 +150,10 @@ pub(super) fn switch_offs_check(report: &AgentReport, project: &Path) -> Vec<Str
     if !registered {
         return Vec::new();
     }
+    let env = crate::env::Environment::of_process();
     let mut found = pin::project_switch_offs(report.agent, project);
-    found.extend(pin::distrusted(
-        report.agent,
-        &crate::env::Environment::of_process(),
-        project,
-    ));
+    found.extend(pin::distrusted(report.agent, &env, project));
+    found.extend(pin::modes_without_hooks(report.agent, &env, project));
     found
 }
 

@@ -111,8 +111,8 @@ enum Again {
     /// Puts the registration back as it wrote it, and doctor is healthy for the agent.
     Restores,
     /// Leaves it to the user: the move is in the project's own settings (doctor goes on
-    /// naming it), or in a table not install's to remove (Kimi Code's), which install
-    /// refuses with exit 2 rather than pin.
+    /// naming it), or in a table or mode not install's to remove (Kimi Code's, Qwen Code's),
+    /// which install refuses with exit 2 rather than pin.
     LeavesToTheUser,
 }
 
@@ -122,6 +122,9 @@ impl Move {
             || self.says.contains("DO_NOT_TRUST")
             || self.says.contains("key the agent does not know")
             || self.says.contains("a settings file")
+            // A mode of the user's: install names it and registers nothing behind it.
+            || self.says.ends_with("mode)")
+            || self.says.ends_with("sandbox)")
         {
             Again::LeavesToTheUser
         } else {
@@ -419,6 +422,50 @@ fn moves() -> Vec<Move> {
                 std::fs::write(m.project_file(".qwen/settings.json"), "{\"hooks\": null}").unwrap()
             },
             says: ".qwen/settings.json sets \"hooks\" to something other than an object",
+        },
+        // Qwen Code's modes without hooks: its bare and safe modes (a variable its `.env`
+        // files or its settings' `env` set) and its shell sandbox.
+        Move {
+            agent: "qwen-code",
+            what: "QWEN_CODE_SIMPLE=1 in the project's .env",
+            make: |m| std::fs::write(m.project_file(".env"), "QWEN_CODE_SIMPLE=1\n").unwrap(),
+            says: ".env sets QWEN_CODE_SIMPLE=1",
+        },
+        Move {
+            agent: "qwen-code",
+            what: "QWEN_CODE_SAFE_MODE in the user's settings' env",
+            make: |m| {
+                json_set(
+                    &m.file(".qwen/settings.json"),
+                    "env",
+                    serde_json::json!({"QWEN_CODE_SAFE_MODE": "true"}),
+                )
+            },
+            says: "is switched off by \"env\": {\"QWEN_CODE_SAFE_MODE\": …} (its safe mode)",
+        },
+        Move {
+            agent: "qwen-code",
+            what: "tools.executionSandbox in the user's settings",
+            make: |m| {
+                json_set(
+                    &m.file(".qwen/settings.json"),
+                    "tools",
+                    serde_json::json!({"executionSandbox": {"backend": "auto"}}),
+                )
+            },
+            says: "(its shell sandbox)",
+        },
+        Move {
+            agent: "copilot",
+            what: "disableAllHooks in hookhost's own hooks file",
+            make: |m| {
+                json_set(
+                    &m.file(".copilot/hooks/hookhost.json"),
+                    "disableAllHooks",
+                    true.into(),
+                )
+            },
+            says: "is switched off by \"disableAllHooks\": true",
         },
         Move {
             agent: "copilot",

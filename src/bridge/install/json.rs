@@ -118,13 +118,21 @@ pub(super) fn edit(edit: &Edit, handler: JsonHandler) -> Result<Edited, InstallE
 /// Install puts the registration back as it wrote it: a setting in the same file that
 /// switches every hook off, or hookhost's by name, is removed (docs/threats.md#r2: leaving it
 /// and pinning the file made the "restore" a no-op that `doctor` then called healthy).
-/// Claude Code's and Qwen Code's `disableAllHooks` set to what the agent takes as true;
+/// Claude Code's and Qwen Code's `disableAllHooks` set to what the agent takes as true,
+/// Copilot CLI's to anything but `false`;
 /// Gemini CLI's `hooksConfig` set to anything but an object, its `enabled` to anything but
 /// `true`, and a `disabled` entry that is, or may expand to, hookhost's name (the same
 /// rules as the switch-off check, docs/threats.md#b8).
 fn switch_back_on(switch_off: SwitchOff, root: &mut Map<String, Value>) {
     match switch_off {
         SwitchOff::DisableAllHooks { .. } if root.get("disableAllHooks").is_some_and(is_truthy) => {
+            root.shift_remove("disableAllHooks");
+        }
+        SwitchOff::DisableAllHooksUnlessFalse
+            if root
+                .get("disableAllHooks")
+                .is_some_and(|v| v != &Value::Bool(false)) =>
+        {
             root.shift_remove("disableAllHooks");
         }
         SwitchOff::HooksConfig { handler_name } => match root.get_mut("hooksConfig") {

@@ -19,7 +19,9 @@
 //! denies too, so that deleting the pins is not a way to switch their check off
 //! (docs/threats.md#n8).
 
+mod dotenv;
 mod folder_trust;
+mod modes;
 mod own_files;
 pub mod refused_sessions;
 mod switch_offs;
@@ -27,6 +29,7 @@ mod switch_offs;
 mod tests;
 
 pub use folder_trust::distrusted;
+pub use modes::modes_without_hooks;
 pub use own_files::{ConfigPin, file_digest, short_digest};
 use own_files::{digest, digest_bytes};
 use switch_offs::{ProjectFile, read_project_files, switch_offs_in};
@@ -38,7 +41,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::{Change, ChangeKind, Options, Request, Scope, WarmSocket};
-use crate::bridge::{AgentKind, HookTableSchema, SwitchOff};
+use crate::bridge::{AgentKind, HookTableSchema, ModesWithoutHooks, SwitchOff};
 use crate::env::Environment;
 use crate::recent::{self, Place};
 
@@ -569,6 +572,7 @@ pub fn drifted(
     {
         drifts.extend(project_switch_offs(agent, cwd));
         drifts.extend(distrusted(agent, env, cwd));
+        drifts.extend(modes_without_hooks(agent, env, cwd));
     }
     drifts
 }
@@ -608,6 +612,7 @@ pub fn refused_call(
     refusals.extend(switch_offs_in(agent, &project_files));
     if let Some(cwd) = cwd {
         refusals.extend(distrusted(agent, env, cwd));
+        refusals.extend(modes_without_hooks(agent, env, cwd));
     }
     let covering: Vec<&Pin> = pins
         .iter()

@@ -35,9 +35,65 @@ pub(super) fn examine(agent: AgentKind, text: &str) -> Result<Option<&'static st
     )
 }
 
-/// [`examine`], worked out.
+/// [`examine`], worked out: the agent's switch-off setting, then a setting that starts one
+/// of its modes without hooks.
 fn switch_off_in(agent: AgentKind, text: &str) -> Result<Option<&'static str>, String> {
+    if let Some(key) = setting_switch_off(agent, text)? {
+        return Ok(Some(key));
+    }
+    match agent.declaration().modes_without_hooks {
+        Some(modes) => Ok(mode_without_hooks(modes, &read_json(text)?)),
+        None => Ok(None),
+    }
+}
+
+/// The setting of `settings` that starts one of the agent's `modes` without hooks: an
+/// object where one must not be, or a variable its `env` object sets to switch one on.
+fn mode_without_hooks(
+    modes: &ModesWithoutHooks,
+    settings: &serde_json::Value,
+) -> Option<&'static str> {
+    let object_at = |keys: &[&str]| {
+        keys.iter()
+            .try_fold(settings, |value, key| value.get(key))
+            .is_some_and(serde_json::Value::is_object)
+    };
+    if let Some((_, name)) = modes
+        .settings_objects
+        .iter()
+        .find(|(keys, _)| object_at(keys))
+    {
+        return Some(name);
+    }
+    let env = settings.get(modes.settings_env)?;
+    modes.variables.iter().find_map(|variable| {
+        // The agent adds the values to its environment as text.
+        let value = match env.get(variable.name)? {
+            serde_json::Value::String(text) => text.clone(),
+            other => other.to_string(),
+        };
+        switches_a_mode_on(modes, &value).then_some(variable.in_settings)
+    })
+}
+
+/// Whether `value`, given to one of `modes`' variables, switches its mode on.
+pub(super) fn switches_a_mode_on(modes: &ModesWithoutHooks, value: &str) -> bool {
+    modes
+        .on_values
+        .iter()
+        .any(|on| value.trim().eq_ignore_ascii_case(on))
+}
+
+/// The setting in `text` that switches the agent's hooks off ([`SwitchOff`]).
+fn setting_switch_off(agent: AgentKind, text: &str) -> Result<Option<&'static str>, String> {
     Ok(match agent.declaration().switch_off {
+        SwitchOff::DisableAllHooksUnlessFalse => match read_json(text)?.get("disableAllHooks") {
+            None | Some(serde_json::Value::Bool(false)) => None,
+            Some(serde_json::Value::Bool(true)) => Some("\"disableAllHooks\": true"),
+            Some(_) => Some(
+                "\"disableAllHooks\" to a value that is not a boolean, which makes the agent drop the whole file",
+            ),
+        },
         SwitchOff::DisableAllHooks { deep_merged } => {
             let settings = read_json(text)?;
             if deep_merged && let Some(replaced) = hooks_replaced(&settings) {
@@ -171,7 +227,9 @@ fn hooks_replaced(settings: &serde_json::Value) -> Option<&'static str> {
 /// [`examine`] reads them).
 pub(super) fn is_settings_file(agent: AgentKind, file: &Path) -> bool {
     let format = match agent.declaration().switch_off {
-        SwitchOff::DisableAllHooks { .. } | SwitchOff::HooksConfig { .. } => "json",
+        SwitchOff::DisableAllHooks { .. }
+        | SwitchOff::DisableAllHooksUnlessFalse
+        | SwitchOff::HooksConfig { .. } => "json",
         SwitchOff::CodexFeatures | SwitchOff::StrictHookTables(_) => "toml",
         SwitchOff::None => return false,
     };

@@ -1,6 +1,6 @@
 //! Pins: install, drift, the calls refused, hookhost's own files.
 use super::*;
-use crate::bridge::install::{Action, Places, plan};
+use crate::bridge::install::{Action, InstallError, Places, plan};
 
 fn request(home: &Path, options: Options) -> Request {
     Request {
@@ -18,7 +18,7 @@ fn request(home: &Path, options: Options) -> Request {
 #[test]
 fn install_removes_every_switch_off_in_its_file_and_pins_never_trust_one() {
     let home = tempfile::tempdir().unwrap();
-    let cases: [(AgentKind, &str, &str); 12] = [
+    let cases: [(AgentKind, &str, &str); 14] = [
         // B8: what the Node agents take as a switch-off, not only `true` and `false`.
         (
             AgentKind::Qwen,
@@ -54,6 +54,18 @@ fn install_removes_every_switch_off_in_its_file_and_pins_never_trust_one() {
             AgentKind::Qwen,
             "{\"disableAllHooks\": true}",
             "disableAllHooks",
+        ),
+        // Copilot CLI skips a file's hooks for `true`, and drops a file whose value is no
+        // boolean.
+        (
+            AgentKind::Copilot,
+            "{\"disableAllHooks\": true, \"model\": \"opus\"}",
+            "\"disableAllHooks\": true",
+        ),
+        (
+            AgentKind::Copilot,
+            "{\"disableAllHooks\": \"no\"}",
+            "not a boolean",
         ),
         (
             AgentKind::Gemini,
@@ -757,4 +769,54 @@ fn a_pinned_file_without_end_is_not_hashed() {
         .unwrap();
     let err = file_digest(&sparse).unwrap_err();
     assert!(err.to_string().contains("larger than 1 GiB"), "{err}");
+}
+
+/// Qwen Code's modes without hooks, switched on in a settings file (its `env` object, its
+/// shell sandbox), are switch-offs; values that leave them off are not. `install` does not
+/// take them out (they are the user's modes): it refuses to register behind one, naming it.
+#[test]
+fn a_setting_that_starts_a_mode_without_hooks_is_a_switch_off_install_names() {
+    let off = [
+        ("{\"env\": {\"QWEN_CODE_SIMPLE\": \"1\"}}", "its bare mode"),
+        (
+            "{\"env\": {\"QWEN_CODE_SAFE_MODE\": \" On \"}}",
+            "its safe mode",
+        ),
+        ("{\"env\": {\"QWEN_CODE_SIMPLE\": true}}", "its bare mode"),
+        (
+            "{\"tools\": {\"executionSandbox\": {\"backend\": \"auto\"}}}",
+            "its shell sandbox",
+        ),
+    ];
+    for (text, mode) in off {
+        assert!(
+            switches_hooks_off(AgentKind::Qwen, text)
+                .is_some_and(|k| k.ends_with(&format!("({mode})"))),
+            "{text}"
+        );
+    }
+    for text in [
+        "{\"env\": {\"QWEN_CODE_SIMPLE\": \"0\", \"OTHER\": \"1\"}}",
+        "{\"tools\": {\"executionSandbox\": null}}",
+        "{\"env\": \"QWEN_CODE_SIMPLE=1\"}",
+    ] {
+        assert_eq!(switches_hooks_off(AgentKind::Qwen, text), None, "{text}");
+    }
+    assert_eq!(
+        switches_hooks_off(AgentKind::ClaudeCode, off[0].0),
+        None,
+        "another agent's variables"
+    );
+    let home = tempfile::tempdir().unwrap();
+    let mut request = request(home.path(), Options::default());
+    request.agent = AgentKind::Qwen;
+    let file = super::super::settings_file(request.agent, request.scope, &request.places).unwrap();
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(&file, off[0].0).unwrap();
+    match super::super::run(&request, true) {
+        Err(InstallError::StillSwitchedOff { key, .. }) => {
+            assert!(key.contains("QWEN_CODE_SIMPLE"), "{key}")
+        }
+        other => panic!("{other:?}"),
+    }
 }
