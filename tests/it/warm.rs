@@ -555,8 +555,8 @@ fn a_server_that_stops_with_the_call_is_a_deny_in_time() {
         );
         // The bridge's refusal, in the form a hook's block of this tool call takes
         // (docs/threats.md#b11): `hookhost-client` has the hookhost beside it say it.
-        let reason = deny_reason("claude-code", &reply)
-            .unwrap_or_else(|| panic!("{bridge:?}: {reply:?}"));
+        let reason =
+            deny_reason("claude-code", &reply).unwrap_or_else(|| panic!("{bridge:?}: {reply:?}"));
         assert!(
             reason.contains(
                 "hookhost's warm server took this call and did not answer within 6000 ms"
