@@ -167,6 +167,11 @@ pub struct Settings {
     pub home_folder: &'static str,
     /// The environment variable that moves that folder (`CODEX_HOME`), if any.
     pub home_variable: Option<&'static str>,
+    /// The `.env` files, relative to the home folder, from which the agent takes that
+    /// variable when its environment has none, in the order it reads them, before it
+    /// reads its settings (Qwen Code's `QWEN_HOME`): one that moves the folder away from
+    /// hookhost's registration is a switch-off.
+    pub home_variable_files: &'static [&'static str],
     /// The user-scope file `install` edits, relative to the agent's folder.
     pub user_file: &'static str,
     /// The project-scope file, relative to the project's folder; `None` when the agent

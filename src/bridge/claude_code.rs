@@ -46,6 +46,7 @@ pub(crate) static DECLARATION: Declaration = Declaration {
     settings: Settings {
         home_folder: ".claude",
         home_variable: None,
+        home_variable_files: &[],
         user_file: "settings.json",
         project_file: Some(".claude/settings.json"),
         shape: Shape::NestedJson(handler),

@@ -42,6 +42,7 @@ pub(crate) static DECLARATION: Declaration = Declaration {
     settings: Settings {
         home_folder: ".codex",
         home_variable: Some("CODEX_HOME"),
+        home_variable_files: &[],
         user_file: "config.toml",
         project_file: Some(".codex/config.toml"),
         shape: Shape::NestedToml(handler),

@@ -46,6 +46,7 @@ pub(crate) static DECLARATION: Declaration = Declaration {
     settings: Settings {
         home_folder: ".copilot",
         home_variable: Some("COPILOT_HOME"),
+        home_variable_files: &[],
         user_file: "hooks/hookhost.json",
         project_file: Some(".github/hooks/hookhost.json"),
         shape: Shape::FlatJson(handler),

@@ -46,6 +46,7 @@ pub(crate) static DECLARATION: Declaration = Declaration {
     settings: Settings {
         home_folder: ".cursor",
         home_variable: None,
+        home_variable_files: &[],
         user_file: "hooks.json",
         project_file: Some(".cursor/hooks.json"),
         shape: Shape::FlatJson(handler),

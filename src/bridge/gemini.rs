@@ -37,6 +37,7 @@ pub(crate) static DECLARATION: Declaration = Declaration {
     settings: Settings {
         home_folder: ".gemini",
         home_variable: None,
+        home_variable_files: &[],
         user_file: "settings.json",
         project_file: Some(".gemini/settings.json"),
         shape: Shape::NestedJson(handler),

@@ -45,6 +45,7 @@ pub(crate) static DECLARATION: Declaration = Declaration {
     settings: Settings {
         home_folder: ".kimi-code",
         home_variable: Some("KIMI_CODE_HOME"),
+        home_variable_files: &[],
         user_file: "config.toml",
         project_file: None,
         shape: Shape::FlatToml(handler),

@@ -50,6 +50,7 @@ pub(crate) static DECLARATION: Declaration = Declaration {
     settings: Settings {
         home_folder: ".kiro",
         home_variable: None,
+        home_variable_files: &[],
         user_file: "agents/hookhost.json",
         project_file: Some(".kiro/agents/hookhost.json"),
         shape: Shape::AgentJson(handler, new_agent_file),

@@ -49,7 +49,8 @@ pub(crate) static DECLARATION: Declaration = Declaration {
     protocol: &Qwen,
     settings: Settings {
         home_folder: ".qwen",
-        home_variable: None,
+        home_variable: Some("QWEN_HOME"),
+        home_variable_files: &[".qwen/.env", ".env"],
         user_file: "settings.json",
         project_file: Some(".qwen/settings.json"),
         shape: Shape::NestedJson(handler),

@@ -192,7 +192,8 @@ fn every_agent_refuses_unreadable_payloads_and_never_answers_allow_for_no_object
     for kind in AgentKind::ALL {
         let agent = kind.protocol();
         // Unreadable: whatever is not one JSON object is refused, and the refusal
-        // denies (exit 2 with the reason on stderr, or a JSON deny carrying it).
+        // denies (exit 2 with the reason on stderr, or a JSON deny carrying it; Copilot
+        // CLI's, a tool call's deny and a prompt's block in one).
         for payload in [
             Value::String("x".into()),
             Value::Null,
@@ -212,7 +213,9 @@ fn every_agent_refuses_unreadable_payloads_and_never_answers_allow_for_no_object
                 && refused.stderr == format!("{reason}\n");
             let by_json = refused.exit_code == 0
                 && !decisions(&json).is_empty()
-                && decisions(&json).iter().all(|d| d == "deny" || d == "false")
+                && decisions(&json)
+                    .iter()
+                    .all(|d| d == "deny" || d == "block" || d == "false")
                 && said.iter().any(|(_, s)| *s == reason);
             assert!(by_exit || by_json, "{kind:?} does not deny: {refused:?}");
             assert!(

@@ -40,6 +40,7 @@ impl Machine {
             "COPILOT_HOME",
             "KIMI_CODE_HOME",
             "GEMINI_CLI_HOME",
+            "QWEN_HOME",
         ] {
             cmd.env_remove(folder);
         }
@@ -454,6 +455,12 @@ fn moves() -> Vec<Move> {
                 )
             },
             says: "(its shell sandbox)",
+        },
+        Move {
+            agent: "qwen-code",
+            what: "QWEN_HOME moved in ~/.env",
+            make: |m| std::fs::write(m.file(".env"), "QWEN_HOME=/srv/qwen-elsewhere\n").unwrap(),
+            says: ".env sets QWEN_HOME=/srv/qwen-elsewhere",
         },
         Move {
             agent: "copilot",

@@ -21,6 +21,7 @@
 
 mod dotenv;
 mod folder_trust;
+mod home_moved;
 mod modes;
 mod own_files;
 pub mod refused_sessions;
@@ -29,6 +30,7 @@ mod switch_offs;
 mod tests;
 
 pub use folder_trust::distrusted;
+pub use home_moved::home_moved;
 pub use modes::modes_without_hooks;
 pub use own_files::{ConfigPin, file_digest, short_digest};
 use own_files::{digest, digest_bytes};
@@ -574,6 +576,9 @@ pub fn drifted(
         drifts.extend(distrusted(agent, env, cwd));
         drifts.extend(modes_without_hooks(agent, env, cwd));
     }
+    if only_file.is_none() {
+        drifts.extend(home_moved(agent, env));
+    }
     drifts
 }
 
@@ -614,6 +619,7 @@ pub fn refused_call(
         refusals.extend(distrusted(agent, env, cwd));
         refusals.extend(modes_without_hooks(agent, env, cwd));
     }
+    refusals.extend(home_moved(agent, env));
     let covering: Vec<&Pin> = pins
         .iter()
         .filter(|p| p.agent == agent.flag_name() && p.covers(cwd))

@@ -1,0 +1,124 @@
+//! An agent's folder moved by a `.env` file the agent reads before its settings (Qwen
+//! Code's `QWEN_HOME` in `~/.qwen/.env` or `~/.env`): the agent then reads its settings
+//! from the folder named there, where hookhost's registration is not, and runs none of
+//! its hooks ([`crate::bridge::Settings::home_variable_files`]).
+
+use std::path::{Path, PathBuf};
+
+use super::dotenv::env_assignments;
+use super::switch_offs::read_settings;
+use crate::bridge::AgentKind;
+use crate::env::Environment;
+
+/// A message when a `.env` file moves `agent`'s folder away from the one `env` gives it
+/// (its variable, else the home folder's): the first of the agent's files that sets the
+/// variable decides, as the agent reads them. Nothing when `env` sets the variable itself
+/// (the agent then reads it from no file), or for an agent without such files.
+pub fn home_moved(agent: AgentKind, env: &Environment) -> Vec<String> {
+    let settings = &agent.declaration().settings;
+    let Some(variable) = settings.home_variable else {
+        return Vec::new();
+    };
+    if settings.home_variable_files.is_empty() || env.get(variable).is_some_and(|v| !v.is_empty()) {
+        return Vec::new();
+    }
+    let Some(home) = env.home() else {
+        return Vec::new();
+    };
+    let name = agent.display_name();
+    let folder = home.join(settings.home_folder);
+    for file in settings.home_variable_files.iter().map(|f| home.join(f)) {
+        let bytes = match read_settings(&file, |_| true) {
+            None => continue,
+            Some(Ok(bytes)) => bytes,
+            Some(Err(why)) => {
+                return vec![format!(
+                    "hookhost cannot read {}, a .env file {name} reads {variable} from: {why}; it may move {name}'s settings away from hookhost's registration, so hookhost blocks this call while it is there.",
+                    file.display()
+                )];
+            }
+        };
+        let Some(value) = env_assignments(&String::from_utf8_lossy(&bytes))
+            .into_iter()
+            .find(|(assigned, value)| assigned == variable && !value.is_empty())
+            .map(|(_, value)| value)
+        else {
+            continue;
+        };
+        if same_folder(&named_folder(&value, &home), &folder) {
+            return Vec::new();
+        }
+        return vec![format!(
+            "{} sets {variable}={value}: {name} then reads its settings from that folder, not from {}, where hookhost is registered, and runs none of its hooks from its next session on; hookhost blocks this call while it is there. Remove that line, or install hookhost with {variable} set so.",
+            file.display(),
+            folder.display()
+        )];
+    }
+    Vec::new()
+}
+
+/// The folder a value of the variable names, as the agent resolves it: `~` is the home
+/// folder, and a relative path is taken from the home folder (the agent's own is not
+/// known here; either way it is not the folder hookhost registered in).
+fn named_folder(value: &str, home: &Path) -> PathBuf {
+    match value.strip_prefix('~') {
+        Some(rest) if rest.is_empty() || rest.starts_with('/') => {
+            home.join(rest.trim_start_matches('/'))
+        }
+        _ => home.join(value),
+    }
+}
+
+/// Whether two paths name one folder: equal once tidied, or once links are resolved.
+fn same_folder(a: &Path, b: &Path) -> bool {
+    crate::paths::lexical(a) == crate::paths::lexical(b)
+        || matches!(
+            (std::fs::canonicalize(a), std::fs::canonicalize(b)),
+            (Ok(a), Ok(b)) if a == b
+        )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Qwen Code's `QWEN_HOME` from `~/.qwen/.env`, else `~/.env`: a folder elsewhere is
+    /// named, its own folder is not, and a variable in the environment wins over both.
+    #[test]
+    fn a_env_file_that_moves_the_agents_folder_is_named() {
+        let root = tempfile::tempdir().unwrap();
+        let home = root.path().join("home");
+        std::fs::create_dir_all(home.join(".qwen")).unwrap();
+        let env = |vars: &[(&str, &str)]| {
+            let mut all = vec![("HOME".to_string(), home.to_str().unwrap().to_string())];
+            all.extend(vars.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+            Environment::from_vars(all.into_iter().map(|(k, v)| (k.into(), v.into())).collect())
+        };
+        assert!(home_moved(AgentKind::Qwen, &env(&[])).is_empty());
+        std::fs::write(home.join(".env"), "QWEN_HOME=~/.qwen\n").unwrap();
+        assert!(home_moved(AgentKind::Qwen, &env(&[])).is_empty());
+        std::fs::write(home.join(".env"), "QWEN_HOME=/srv/elsewhere\n").unwrap();
+        let found = home_moved(AgentKind::Qwen, &env(&[]));
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(
+            found[0].starts_with(&format!(
+                "{} sets QWEN_HOME=/srv/elsewhere: Qwen Code then reads its settings from that folder",
+                home.join(".env").display()
+            )),
+            "{}",
+            found[0]
+        );
+        // `~/.qwen/.env` is read first: what it sets decides.
+        std::fs::write(
+            home.join(".qwen/.env"),
+            format!("QWEN_HOME={}\n", home.join(".qwen").display()),
+        )
+        .unwrap();
+        assert!(home_moved(AgentKind::Qwen, &env(&[])).is_empty());
+        std::fs::write(home.join(".qwen/.env"), "QWEN_HOME=moved\n").unwrap();
+        assert_eq!(home_moved(AgentKind::Qwen, &env(&[])).len(), 1);
+        // Set in the environment, no file moves it.
+        assert!(home_moved(AgentKind::Qwen, &env(&[("QWEN_HOME", "/srv/q")])).is_empty());
+        assert!(home_moved(AgentKind::Codex, &env(&[])).is_empty());
+    }
+}
