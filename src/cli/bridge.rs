@@ -217,10 +217,7 @@ impl ReadCall {
         })?;
         let detected = detect::caller(&payload, flag);
         let event = detected.agent.protocol().parse(&payload);
-        let refusal = Refusal {
-            agent: detected.agent,
-            event: event.as_ref().ok().cloned(),
-        };
+        let refusal = Refusal::of(detected.agent, event.as_ref().ok());
         Ok(ReadCall {
             detected,
             event,
@@ -241,6 +238,32 @@ struct Refusal {
 }
 
 impl Refusal {
+    /// The refusal of `event` (`None`: not read) from `agent`. It keeps of the event what
+    /// an answer is made of (which event, its session's fields), not its arguments or
+    /// prompt, which can be megabytes: the watchdog holds a copy.
+    fn of(agent: AgentKind, event: Option<&Event>) -> Refusal {
+        let event = event.and_then(|event| match event {
+            Event::PreToolUse { session, call } => Some(Event::PreToolUse {
+                session: session.clone(),
+                call: hookhost::call::ToolCall {
+                    tool: call.tool.clone(),
+                    hookhost_tool: call.hookhost_tool,
+                    tool_input: serde_json::Value::Null,
+                    tool_use_id: call.tool_use_id.clone(),
+                    given: call.given,
+                    files: Vec::new(),
+                    unknown_to: call.unknown_to.clone(),
+                },
+            }),
+            Event::Prompt { session, .. } => Some(Event::Prompt {
+                session: session.clone(),
+                prompt: String::new(),
+            }),
+            _ => None,
+        });
+        Refusal { agent, event }
+    }
+
     fn refuse(&self, why: &str) -> Reply {
         let agent = self.agent.protocol();
         match &self.event {
