@@ -173,17 +173,19 @@ pub async fn command(
             &watchdog
         }
     };
-    let event = match event {
-        Ok(event) => event,
-        Err(e) => return refusal.refuse(&bridge::unreadable_message(&e)),
-    };
-    let judged = answer(global, event, kind, budget_ms, &caller, system, late_start);
-    // A panic would end the process with a status most agents read as "go ahead".
-    let reply = match catching_panics(judged).await {
-        Ok(reply) => reply,
-        Err(panic) => refusal.refuse(&format!(
-            "hookhost failed while it judged this call ({panic}), so this call was blocked. This is not a policy decision: it is a bug in hookhost; tell the user."
-        )),
+    let reply = match event {
+        // The note that the payload is not the flag's agent's says most here.
+        Err(e) => refusal.refuse(&bridge::unreadable_message(&e)),
+        Ok(event) => {
+            let judged = answer(global, event, kind, budget_ms, &caller, system, late_start);
+            // A panic would end the process with a status most agents read as "go ahead".
+            match catching_panics(judged).await {
+                Ok(reply) => reply,
+                Err(panic) => refusal.refuse(&format!(
+                    "hookhost failed while it judged this call ({panic}), so this call was blocked. This is not a policy decision: it is a bug in hookhost; tell the user."
+                )),
+            }
+        }
     };
     match &detected.note {
         Some(note) => reply.with_note(note),

@@ -132,6 +132,19 @@ fn request(
             ));
         }
     }
+    // A folder variable of the agent's that is not an absolute path names a folder that
+    // depends on where the agent runs, or on a `~` it may expand: hookhost cannot know
+    // which folder the agent reads, and a registration elsewhere is never called.
+    if let Some(variable) = agent.declaration().settings.home_variable
+        && let Some(value) = std::env::var_os(variable).filter(|v| !v.is_empty())
+        && !std::path::Path::new(&value).is_absolute()
+    {
+        return Err(format!(
+            "{variable}={} is not an absolute path, so hookhost cannot tell which folder {} reads its settings from; set {variable} to an absolute path (or unset it) and run it again",
+            value.to_string_lossy(),
+            agent.display_name()
+        ));
+    }
     Ok(Request {
         action,
         agent,

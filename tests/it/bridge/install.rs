@@ -10,6 +10,7 @@ fn install(scene: &Scene, home: &Path, args: &[&str]) -> (i32, String, String) {
         .env("XDG_STATE_HOME", scene.state())
         .env_remove("CODEX_HOME")
         .env_remove("COPILOT_HOME")
+        .env_remove("QWEN_HOME")
         .arg("--project")
         .arg(&scene.project)
         .args(args))
@@ -211,4 +212,28 @@ fn install_compiles_the_wasm_hooks_so_the_first_call_meets_a_warm_cache() {
             .is_some_and(|r| r.contains("blocked by the user's hook \"no-force-push\"")),
         "{out:?}"
     );
+}
+
+/// An agent's folder variable that is no absolute path (`~` unexpanded, or relative) names
+/// a folder hookhost cannot know the agent reads: install refuses, naming it, and writes
+/// nothing (it wrote `./~/.qalt/settings.json`, a registration Qwen Code never read).
+#[test]
+fn install_refuses_an_agent_folder_variable_that_is_not_an_absolute_path() {
+    let scene = Scene::new();
+    let home = scene.root.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    for value in ["~/.qalt", "rel/qwen"] {
+        let (code, _, stderr) = run(scene
+            .hookhost()
+            .env("HOME", &home)
+            .env("QWEN_HOME", value)
+            .current_dir(&scene.project)
+            .args(["install", "qwen-code"]));
+        assert_eq!(code, 2, "{value}: {stderr}");
+        assert!(
+            stderr.contains(&format!("QWEN_HOME={value} is not an absolute path")),
+            "{stderr}"
+        );
+        assert!(!scene.project.join("~").exists() && !scene.project.join("rel").exists());
+    }
 }

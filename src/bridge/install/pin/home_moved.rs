@@ -45,7 +45,7 @@ pub fn home_moved(agent: AgentKind, env: &Environment) -> Vec<String> {
         else {
             continue;
         };
-        if same_folder(&named_folder(&value, &home), &folder) {
+        if named_folder(&value, &home).is_some_and(|named| same_folder(&named, &folder)) {
             return Vec::new();
         }
         return vec![format!(
@@ -58,14 +58,14 @@ pub fn home_moved(agent: AgentKind, env: &Environment) -> Vec<String> {
 }
 
 /// The folder a value of the variable names, as the agent resolves it: `~` is the home
-/// folder, and a relative path is taken from the home folder (the agent's own is not
-/// known here; either way it is not the folder hookhost registered in).
-fn named_folder(value: &str, home: &Path) -> PathBuf {
+/// folder; `None` for a relative path, which the agent takes from the folder it runs in
+/// (a project's, for a session started there): never the folder hookhost registered in.
+fn named_folder(value: &str, home: &Path) -> Option<PathBuf> {
     match value.strip_prefix('~') {
         Some(rest) if rest.is_empty() || rest.starts_with('/') => {
-            home.join(rest.trim_start_matches('/'))
+            Some(home.join(rest.trim_start_matches('/')))
         }
-        _ => home.join(value),
+        _ => Some(PathBuf::from(value)).filter(|path| path.is_absolute()),
     }
 }
 
@@ -116,6 +116,9 @@ mod tests {
         .unwrap();
         assert!(home_moved(AgentKind::Qwen, &env(&[])).is_empty());
         std::fs::write(home.join(".qwen/.env"), "QWEN_HOME=moved\n").unwrap();
+        assert_eq!(home_moved(AgentKind::Qwen, &env(&[])).len(), 1);
+        // Relative, it is taken from the folder the agent runs in: never hookhost's.
+        std::fs::write(home.join(".qwen/.env"), "QWEN_HOME=.qwen\n").unwrap();
         assert_eq!(home_moved(AgentKind::Qwen, &env(&[])).len(), 1);
         // Set in the environment, no file moves it.
         assert!(home_moved(AgentKind::Qwen, &env(&[("QWEN_HOME", "/srv/q")])).is_empty());

@@ -3,10 +3,10 @@
 //! [`ModesWithoutHooks`]). The settings that switch them on are read with the agent's
 //! other switch-offs (`switch_offs`).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::dotenv::{env_assignments, read_env_files};
-use super::switch_offs::{ProjectFile, switches_a_mode_on};
+use super::switch_offs::{ProjectFile, read_settings, switches_a_mode_on};
 use crate::bridge::AgentKind;
 use crate::env::Environment;
 
@@ -32,7 +32,27 @@ pub fn modes_without_hooks(agent: AgentKind, env: &Environment, cwd: &Path) -> V
         }
     }
     let home = env.home();
-    for ProjectFile { file, bytes, .. } in &read_env_files(modes.env_files, cwd, home.as_deref()) {
+    let mut files = read_env_files(modes.env_files, cwd, home.as_deref());
+    // The agent's own folder's, where its variable moves that folder (`$QWEN_HOME/.env`).
+    let moved = agent
+        .declaration()
+        .settings
+        .home_variable
+        .and_then(|variable| env.get(variable))
+        .filter(|folder| !folder.is_empty())
+        .map(|folder| PathBuf::from(folder).join(".env"));
+    if let Some(file) = moved
+        && !files.iter().any(|f| f.file == file)
+        && let Some(bytes) = read_settings(&file, |_| true)
+    {
+        files.push(ProjectFile {
+            file,
+            bytes,
+            merged: true,
+            registration: false,
+        });
+    }
+    for ProjectFile { file, bytes, .. } in &files {
         let bytes = match bytes {
             Ok(bytes) => bytes,
             // One the agent may read whole (larger than hookhost reads, not a regular
@@ -111,6 +131,26 @@ mod tests {
             found.iter().any(|m| m.starts_with(&format!(
                 "{} sets QWEN_CODE_SIMPLE=on",
                 home.join(".env").display()
+            ))),
+            "{found:#?}"
+        );
+        // With its folder moved, that folder's `.env` too; a folder named `.env` (a
+        // virtual environment) is no file the agent reads.
+        let moved = root.path().join("qwen-home");
+        std::fs::create_dir_all(&moved).unwrap();
+        std::fs::write(moved.join(".env"), "QWEN_CODE_SIMPLE=true\n").unwrap();
+        std::fs::remove_file(project.join(".env")).unwrap();
+        std::fs::create_dir_all(project.join(".env")).unwrap();
+        let found = modes_without_hooks(
+            AgentKind::Qwen,
+            &env(&[("QWEN_HOME", moved.to_str().unwrap())]),
+            &cwd,
+        );
+        assert_eq!(found.len(), 3, "{found:#?}");
+        assert!(
+            found.iter().any(|m| m.starts_with(&format!(
+                "{} sets QWEN_CODE_SIMPLE=true",
+                moved.join(".env").display()
             ))),
             "{found:#?}"
         );

@@ -58,22 +58,30 @@ fn mode_without_hooks(
             .try_fold(settings, |value, key| value.get(key))
             .is_some_and(serde_json::Value::is_object)
     };
-    if let Some((_, name)) = modes
-        .settings_objects
-        .iter()
-        .find(|(keys, _)| object_at(keys))
-    {
-        return Some(name);
-    }
-    let env = settings.get(modes.settings_env)?;
-    modes.variables.iter().find_map(|variable| {
-        // The agent adds the values to its environment as text.
-        let value = match env.get(variable.name)? {
-            serde_json::Value::String(text) => text.clone(),
-            other => other.to_string(),
-        };
-        switches_a_mode_on(modes, &value).then_some(variable.in_settings)
+    // The variables first: a project's file is read for them alone (below).
+    let by_variable = settings.get(modes.settings_env).and_then(|env| {
+        modes.variables.iter().find_map(|variable| {
+            // The agent takes string values only into its environment.
+            let value = env.get(variable.name)?.as_str()?;
+            switches_a_mode_on(modes, value).then_some(variable.in_settings)
+        })
+    });
+    by_variable.or_else(|| {
+        modes
+            .settings_objects
+            .iter()
+            .find(|(keys, _)| object_at(keys))
+            .map(|(_, name)| *name)
     })
+}
+
+/// Whether `key`, found by [`examine`], is one of the agent's settings that only its user
+/// (and system) settings hold: Qwen Code strips its shell sandbox from a project's.
+fn user_file_only(agent: AgentKind, key: &str) -> bool {
+    agent
+        .declaration()
+        .modes_without_hooks
+        .is_some_and(|modes| modes.settings_objects.iter().any(|(_, name)| *name == key))
 }
 
 /// Whether `value`, given to one of `modes`' variables, switches its mode on.
@@ -529,6 +537,7 @@ pub(super) fn switch_offs_in(agent: AgentKind, files: &[ProjectFile]) -> Vec<Str
                 .map_err(Clone::clone)
                 .and_then(|bytes| examine(agent, &String::from_utf8_lossy(bytes)));
             match examined {
+                Ok(Some(key)) if user_file_only(agent, key) => None,
                 Ok(key) => Some(switched_off(agent, &f.file, key?)),
                 Err(why) => Some(unreadable(agent, &f.file, &why)),
             }
@@ -536,8 +545,8 @@ pub(super) fn switch_offs_in(agent: AgentKind, files: &[ProjectFile]) -> Vec<Str
         .collect()
 }
 
-/// A settings file of the agent's, as hookhost reads it: `None` when it is not there or
-/// this user may not read it (nor may the agent), or when `first_time` (given the open
+/// A settings file of the agent's, as hookhost reads it: `None` when it is not there, is
+/// a folder, or this user may not read it (nor may the agent), or when `first_time` (given the open
 /// file's metadata) says it was read already; else its bytes or why hookhost does not
 /// read them (larger than its cap, not a regular file), which the agent may still read.
 pub(super) fn read_settings(
@@ -552,6 +561,9 @@ pub(super) fn read_settings(
     });
     match read {
         Ok(bytes) => Some(Ok(bytes?)),
+        // A folder of that name (a Python virtual environment called `.env`, say) is no
+        // file the agent reads either: its read fails, and it goes on without it.
+        Err(_) if std::fs::metadata(file).is_ok_and(|m| m.is_dir()) => None,
         Err(e)
             if matches!(
                 e.kind(),

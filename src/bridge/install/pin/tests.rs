@@ -782,7 +782,6 @@ fn a_setting_that_starts_a_mode_without_hooks_is_a_switch_off_install_names() {
             "{\"env\": {\"QWEN_CODE_SAFE_MODE\": \" On \"}}",
             "its safe mode",
         ),
-        ("{\"env\": {\"QWEN_CODE_SIMPLE\": true}}", "its bare mode"),
         (
             "{\"tools\": {\"executionSandbox\": {\"backend\": \"auto\"}}}",
             "its shell sandbox",
@@ -799,6 +798,8 @@ fn a_setting_that_starts_a_mode_without_hooks_is_a_switch_off_install_names() {
         "{\"env\": {\"QWEN_CODE_SIMPLE\": \"0\", \"OTHER\": \"1\"}}",
         "{\"tools\": {\"executionSandbox\": null}}",
         "{\"env\": \"QWEN_CODE_SIMPLE=1\"}",
+        // Qwen Code takes string values only into its environment.
+        "{\"env\": {\"QWEN_CODE_SIMPLE\": true}}",
     ] {
         assert_eq!(switches_hooks_off(AgentKind::Qwen, text), None, "{text}");
     }
