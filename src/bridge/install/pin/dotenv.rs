@@ -1,33 +1,40 @@
 //! The `.env` files an agent loads into its environment (Gemini CLI, Qwen Code), read as
 //! the agent's settings files are: each once, within one bound for all.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::switch_offs::{ProjectFile, read_files_up, read_settings};
 
 /// The files named `names` (relative to a folder) in `cwd` and each folder above it, then
-/// in `home`: each read once, and within the bound of the project's settings files (a
-/// `.env` of 16 MiB linked into every folder of a deep `cwd` is read once).
-pub(super) fn read_env_files(names: &[&str], cwd: &Path, home: Option<&Path>) -> Vec<ProjectFile> {
+/// in `home`, then the files `also` names: each read once, and within the bound of the
+/// project's settings files (a `.env` of 16 MiB linked into every folder of a deep `cwd`
+/// is read once).
+pub(super) fn read_env_files(
+    names: &[&str],
+    cwd: &Path,
+    home: Option<&Path>,
+    also: Option<PathBuf>,
+) -> Vec<ProjectFile> {
     let mut files = read_files_up(names, cwd, |_| None);
-    if let Some(home) = home {
-        let read: Vec<std::path::PathBuf> = files.iter().map(|f| f.file.clone()).collect();
-        files.extend(
-            names
-                .iter()
-                .map(|name| home.join(name))
-                .filter(|file| !read.contains(file))
-                .filter_map(|file| {
-                    let bytes = read_settings(&file, |_| true)?;
-                    Some(ProjectFile {
-                        file,
-                        bytes,
-                        merged: true,
-                        registration: false,
-                    })
-                }),
-        );
+    let read: Vec<PathBuf> = files.iter().map(|f| f.file.clone()).collect();
+    let homes = home
+        .into_iter()
+        .flat_map(|home| names.iter().map(|name| home.join(name)));
+    let mut others: Vec<PathBuf> = Vec::new();
+    for file in homes.chain(also) {
+        if !read.contains(&file) && !others.contains(&file) {
+            others.push(file);
+        }
     }
+    files.extend(others.into_iter().filter_map(|file| {
+        let bytes = read_settings(&file, |_| true)?;
+        Some(ProjectFile {
+            file,
+            bytes,
+            merged: true,
+            registration: false,
+        })
+    }));
     files
 }
 

@@ -31,7 +31,9 @@ pub fn distrusted(agent: AgentKind, env: &Environment, cwd: &Path) -> Vec<String
         }
     }
     let home = env.home();
-    for ProjectFile { file, bytes, .. } in &read_env_files(trust.env_files, cwd, home.as_deref()) {
+    for ProjectFile { file, bytes, .. } in
+        &read_env_files(trust.env_files, cwd, home.as_deref(), None)
+    {
         let bytes = match bytes {
             Ok(bytes) => bytes,
             // One the agent may read whole (larger than hookhost reads, not a regular

@@ -69,13 +69,9 @@ fn named_folder(value: &str, home: &Path) -> Option<PathBuf> {
     }
 }
 
-/// Whether two paths name one folder: equal once tidied, or once links are resolved.
+/// Whether two paths name one folder: once tidied, equal or equal with links resolved.
 fn same_folder(a: &Path, b: &Path) -> bool {
-    crate::paths::lexical(a) == crate::paths::lexical(b)
-        || matches!(
-            (std::fs::canonicalize(a), std::fs::canonicalize(b)),
-            (Ok(a), Ok(b)) if a == b
-        )
+    super::same_path(&crate::paths::lexical(a), &crate::paths::lexical(b))
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use super::dotenv::{env_assignments, read_env_files};
-use super::switch_offs::{ProjectFile, read_settings, switches_a_mode_on};
+use super::switch_offs::{ProjectFile, switches_a_mode_on};
 use crate::bridge::AgentKind;
 use crate::env::Environment;
 
@@ -32,8 +32,7 @@ pub fn modes_without_hooks(agent: AgentKind, env: &Environment, cwd: &Path) -> V
         }
     }
     let home = env.home();
-    let mut files = read_env_files(modes.env_files, cwd, home.as_deref());
-    // The agent's own folder's, where its variable moves that folder (`$QWEN_HOME/.env`).
+    // With the agent's folder moved by its variable, that folder's too (`$QWEN_HOME/.env`).
     let moved = agent
         .declaration()
         .settings
@@ -41,17 +40,7 @@ pub fn modes_without_hooks(agent: AgentKind, env: &Environment, cwd: &Path) -> V
         .and_then(|variable| env.get(variable))
         .filter(|folder| !folder.is_empty())
         .map(|folder| PathBuf::from(folder).join(".env"));
-    if let Some(file) = moved
-        && !files.iter().any(|f| f.file == file)
-        && let Some(bytes) = read_settings(&file, |_| true)
-    {
-        files.push(ProjectFile {
-            file,
-            bytes,
-            merged: true,
-            registration: false,
-        });
-    }
+    let files = read_env_files(modes.env_files, cwd, home.as_deref(), moved);
     for ProjectFile { file, bytes, .. } in &files {
         let bytes = match bytes {
             Ok(bytes) => bytes,
