@@ -23,11 +23,14 @@
 //! and caches hold what the agent read, and `~/.claude/hooks/…` is refused at start (the
 //! README says so).
 //!
-//! Agents that move their folder with a variable (`CODEX_HOME`, `COPILOT_HOME`,
-//! `KIMI_CODE_HOME`, `KIMI_SHARE_DIR`, `QWEN_HOME`, `CURSOR_CONFIG_DIR`) are covered at the
-//! default place only: list the other one in `[sandbox] hide`.
+//! An agent whose folder a variable moves (its declaration's `home_variable`:
+//! `CODEX_HOME`, `COPILOT_HOME`, `KIMI_CODE_HOME`, `QWEN_HOME`) keeps its login in the
+//! moved folder, so [`hidden_paths_in`] names the same entries there too, from the
+//! environment of the call (the agent's), when the variable holds an absolute path.
+//! Variables the declarations do not know (`KIMI_SHARE_DIR`, `CURSOR_CONFIG_DIR`) are
+//! covered at the default place only: list the other one in `[sandbox] hide`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::AgentKind;
 
@@ -60,6 +63,68 @@ pub fn hidden_paths() -> Vec<PathBuf> {
     .clone()
 }
 
+/// Every agent's credential stores ([`hidden_paths`]), then those of each agent whose
+/// folder `lookup` (the environment the agent runs in) moves: the entries under the
+/// agent's folder, named again under the folder its variable gives, as absolute paths.
+///
+/// A value that is not an absolute path, or a folder that holds `project` or `home` (the
+/// box would hide the project, or every home's file, from the hook), moves nothing here:
+/// the agent keeps its login elsewhere than hookhost can tell, and hiding the project
+/// would break every hook.
+pub fn hidden_paths_in(
+    lookup: impl Fn(&str) -> Option<std::ffi::OsString>,
+    project: &Path,
+    home: Option<&Path>,
+) -> Vec<PathBuf> {
+    let mut out = hidden_paths();
+    for path in moved_stores(lookup, project, home) {
+        if !out.contains(&path) {
+            out.push(path);
+        }
+    }
+    out
+}
+
+/// The credential stores of the agents whose folder `lookup` moves ([`hidden_paths_in`]).
+fn moved_stores(
+    lookup: impl Fn(&str) -> Option<std::ffi::OsString>,
+    project: &Path,
+    home: Option<&Path>,
+) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for agent in AgentKind::ALL {
+        let settings = &agent.declaration().settings;
+        let Some(moved) = settings
+            .home_variable
+            .and_then(&lookup)
+            .map(PathBuf::from)
+            .filter(|folder| folder.is_absolute())
+        else {
+            continue;
+        };
+        // A folder holding the project or a home would hide what the hook works on.
+        let holds = |place: &Path| !place.as_os_str().is_empty() && place.starts_with(&moved);
+        if holds(project) || home.is_some_and(holds) {
+            continue;
+        }
+        let folder = Path::new(settings.home_folder);
+        for store in stores(agent) {
+            if let Ok(inside) = Path::new(store).strip_prefix(folder) {
+                // `.codex` is hidden whole: its moved folder is, as it is named.
+                let path = if inside.as_os_str().is_empty() {
+                    moved.clone()
+                } else {
+                    moved.join(inside)
+                };
+                if !out.contains(&path) {
+                    out.push(path);
+                }
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -87,6 +152,42 @@ mod tests {
         sorted.sort();
         sorted.dedup();
         assert_eq!(sorted.len(), all.len());
+    }
+
+    #[test]
+    fn a_moved_agent_folder_hides_its_stores_there_unless_it_holds_the_project() {
+        let lookup = |name: &str| match name {
+            "CODEX_HOME" => Some("/srv/codex".into()),
+            "QWEN_HOME" => Some("/srv/qwen".into()),
+            "COPILOT_HOME" => Some("relative/copilot".into()),
+            "KIMI_CODE_HOME" => Some("/work".into()),
+            _ => None,
+        };
+        let all = hidden_paths_in(
+            lookup,
+            Path::new("/work/project"),
+            Some(Path::new("/home/u")),
+        );
+        let moved: Vec<&PathBuf> = all.iter().filter(|p| p.is_absolute()).collect();
+        // Codex's folder whole, Qwen's files; a relative folder and one that holds the
+        // project move nothing.
+        assert_eq!(
+            moved,
+            [
+                Path::new("/srv/codex"),
+                Path::new("/srv/qwen/oauth_creds.json"),
+                Path::new("/srv/qwen/mcp-oauth-tokens.json"),
+                Path::new("/srv/qwen/settings.json"),
+                Path::new("/srv/qwen/.env"),
+            ]
+        );
+        assert_eq!(all.len(), hidden_paths().len() + moved.len());
+        // A folder that holds the home moves nothing either.
+        let home_moved = |name: &str| (name == "CODEX_HOME").then(|| "/home".into());
+        assert_eq!(
+            hidden_paths_in(home_moved, Path::new("/p"), Some(Path::new("/home/u"))),
+            hidden_paths()
+        );
     }
 
     #[test]

@@ -687,6 +687,13 @@ async fn start(
             options.project = folder.join(&options.project);
         }
     }
+    // The agents' logins, in their moved folders too, as this call's environment moves
+    // them (docs/threats.md#f8).
+    options.extra_default_hidden = hookhost::bridge::credentials::hidden_paths_in(
+        |name| env.get(name).map(ToOwned::to_owned),
+        &options.project,
+        env.home().as_deref(),
+    );
     options.keep_recorded_project = true;
     if let Some(id) = &agent.session_id {
         options.session_id = Some(id.clone());

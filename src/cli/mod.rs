@@ -300,8 +300,15 @@ impl GlobalOptions {
             no_hooks: self.no_hooks,
             no_sandbox: self.no_sandbox,
             writable: self.writable.clone(),
-            // Every agent's credential stores, hidden in the box by default (N12).
-            extra_default_hidden: hookhost::bridge::credentials::hidden_paths(),
+            // Every agent's credential stores, hidden in the box by default (N12), in
+            // the folders this process's environment moves them to too.
+            extra_default_hidden: hookhost::bridge::credentials::hidden_paths_in(
+                |name| std::env::var_os(name),
+                &(self.project.clone())
+                    .or_else(|| std::env::current_dir().ok())
+                    .unwrap_or_default(),
+                std::env::home_dir().as_deref(),
+            ),
             private_tmp: self.private_tmp.clone(),
             session_id: self.session_id.clone(),
             permission_mode: self.permission_mode.clone(),

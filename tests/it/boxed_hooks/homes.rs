@@ -183,3 +183,90 @@ fn a_user_with_no_home_is_told_the_box_hides_nothing() {
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     assert!(stderr.contains(warning), "{stderr}");
 }
+
+/// docs/threats.md#f8: an agent whose folder its variable moves (`CODEX_HOME`,
+/// `COPILOT_HOME`, `QWEN_HOME`, `KIMI_CODE_HOME`) keeps its login there, and the box hides
+/// it there too: through `hookhost box` (this process's environment) and for a boxed hook
+/// of a bridged call (the call's environment). The hook files kept beside the login stay
+/// readable, and on the host every secret reads (the test wrote what it meant to).
+#[test]
+fn the_logins_in_moved_agent_folders_are_hidden_in_the_box() {
+    let test = "the_logins_in_moved_agent_folders_are_hidden_in_the_box";
+    if !support::bwrap_or_skip(test) {
+        return;
+    }
+    let scene = Scene::new();
+    let home = scene.root.path().join("home");
+    let moved = scene.root.path().join("moved");
+    let folders = [
+        ("CODEX_HOME", "codex", "auth.json"),
+        ("COPILOT_HOME", "copilot", "config.json"),
+        ("QWEN_HOME", "qwen", "oauth_creds.json"),
+        ("KIMI_CODE_HOME", "kimi", "credentials/kimi-code.json"),
+    ];
+    let mut script = String::new();
+    for (_, folder, secret) in folders {
+        let path = moved.join(folder).join(secret);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, format!("SECRET {folder}\n")).unwrap();
+        script.push_str(&format!("cat '{}' 2>/dev/null; ", path.display()));
+    }
+    let kept = moved.join("copilot/hooks/hookhost.json");
+    std::fs::create_dir_all(kept.parent().unwrap()).unwrap();
+    std::fs::write(&kept, "KEPT\n").unwrap();
+    script.push_str(&format!("cat '{}'; ", kept.display()));
+    let with_folders = |cmd: &mut std::process::Command| {
+        cmd.env("HOME", &home);
+        for (variable, folder, _) in folders {
+            cmd.env(variable, moved.join(folder));
+        }
+    };
+
+    // On the host, every one reads.
+    let host = support::run(std::process::Command::new("sh").args(["-c", &script])).1;
+    assert_eq!(host.matches("SECRET ").count(), folders.len(), "{host}");
+
+    scene.write_config("");
+    let mut cmd = scene.hookhost();
+    with_folders(&mut cmd);
+    let out = cmd
+        .args(["box", "--", "sh", "-c", &script])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", support::lossy(&out.stderr));
+    assert_eq!(
+        support::lossy(&out.stdout),
+        "KEPT\n",
+        "hookhost box: a moved agent folder's login was readable, or its hook file hidden"
+    );
+
+    // A boxed hook of a bridged call objects if it reads a secret.
+    let hook = scene.script(
+        "reads.sh",
+        &format!("echo ran > ran.txt; read=$({script}) ; case \"$read\" in *SECRET*) echo \"$read\" >&2; exit 2;; esac; exit 0\n"),
+    );
+    scene.write_config(&sh_hook("reads", &hook, "sandbox = true"));
+    let payload = serde_json::json!({
+        "session_id": "moved-folders",
+        "transcript_path": "",
+        "cwd": scene.project,
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "true"},
+    });
+    let mut cmd = scene.hookhost();
+    with_folders(&mut cmd);
+    let reply = support::run_with_stdin(
+        cmd.args(["bridge", "--agent", "claude-code"]),
+        payload.to_string().as_bytes(),
+    );
+    assert_eq!(reply.0, 0, "{reply:?}");
+    assert_eq!(
+        reply.1, "",
+        "a boxed hook read a moved agent folder's login: {reply:?}"
+    );
+    assert!(
+        scene.project.join("ran.txt").exists(),
+        "the hook did not run"
+    );
+}
