@@ -26,7 +26,7 @@ pub fn distrusted(agent: AgentKind, env: &Environment, cwd: &Path) -> Vec<String
             .is_some_and(|v| v.to_string_lossy().trim().eq_ignore_ascii_case(value))
         {
             found.push(format!(
-                "{name} runs with {variable}={value} in its environment, so it trusts no folder and runs none of its hooks; hookhost blocks this call. Start {name} without it."
+                "{name} runs with {variable}={value} in its environment, so it trusts no folder and runs none of its hooks; hookhost blocks this agent's calls. Start {name} without it."
             ));
         }
     }
@@ -41,7 +41,7 @@ pub fn distrusted(agent: AgentKind, env: &Environment, cwd: &Path) -> Vec<String
             // cannot rule out.
             Err(why) => {
                 found.push(format!(
-                    "hookhost cannot read {}, a .env file {name} loads: {why}; it may make {name} trust no folder and run none of its hooks, so hookhost blocks this call while it is there.",
+                    "hookhost cannot read {}, a .env file {name} loads: {why}; it may make {name} trust no folder and run none of its hooks, so hookhost blocks this agent's calls while it is there.",
                     file.display()
                 ));
                 continue;
@@ -54,12 +54,12 @@ pub fn distrusted(agent: AgentKind, env: &Environment, cwd: &Path) -> Vec<String
                 .any(|(v, bad)| *v == variable && value.trim().eq_ignore_ascii_case(bad));
             if distrusts {
                 found.push(format!(
-                    "{} sets {variable}={value}: {name} loads that file and then trusts no folder, so it runs none of its hooks from its next session on; hookhost blocks this call while it is there. Remove that line.",
+                    "{} sets {variable}={value}: {name} loads that file and then trusts no folder, so it runs none of its hooks from its next session on; hookhost blocks this agent's calls while it is there. Remove that line.",
                     file.display()
                 ));
             } else if variable == trust.rules_variable {
                 found.push(format!(
-                    "{} sets {variable}: {name} would then read its folder trust rules from another file, which hookhost does not check, and a folder it does not trust runs none of its hooks; hookhost blocks this call while it is there. Remove that line.",
+                    "{} sets {variable}: {name} would then read its folder trust rules from another file, which hookhost does not check, and a folder it does not trust runs none of its hooks; hookhost blocks this agent's calls while it is there. Remove that line.",
                     file.display()
                 ));
             }
@@ -76,7 +76,7 @@ pub fn distrusted(agent: AgentKind, env: &Environment, cwd: &Path) -> Vec<String
         .and_then(|r| Some((r, read_settings(r, |_| true)?)));
     if let Some((rules, Err(why))) = &read {
         found.push(format!(
-            "hookhost cannot read {}, {name}'s folder trust rules: {why}; a rule there may make {name} run none of its hooks here, so hookhost blocks this call while it is so.",
+            "hookhost cannot read {}, {name}'s folder trust rules: {why}; a rule there may make {name} run none of its hooks here, so hookhost blocks this agent's calls while it is so.",
             rules.display()
         ));
     }
@@ -86,7 +86,7 @@ pub fn distrusted(agent: AgentKind, env: &Environment, cwd: &Path) -> Vec<String
         && rule == FolderTrust::DISTRUST
     {
         found.push(format!(
-            "{} says {} for this folder: {name} then runs none of its hooks here from its next session on; hookhost blocks this call while that rule is there. Remove it, or trust the folder.",
+            "{} says {} for this folder: {name} then runs none of its hooks here from its next session on; hookhost blocks this agent's calls while that rule is there. Remove it, or trust the folder.",
             rules.display(),
             FolderTrust::DISTRUST
         ));

@@ -33,7 +33,7 @@ pub fn home_moved(agent: AgentKind, env: &Environment) -> Vec<String> {
             Some(Ok(bytes)) => bytes,
             Some(Err(why)) => {
                 return vec![format!(
-                    "hookhost cannot read {}, a .env file {name} reads {variable} from: {why}; it may move {name}'s settings away from hookhost's registration, so hookhost blocks this call while it is there.",
+                    "hookhost cannot read {}, a .env file {name} reads {variable} from: {why}; it may move {name}'s settings away from hookhost's registration, so hookhost blocks this agent's calls while it is there.",
                     file.display()
                 )];
             }
@@ -49,7 +49,7 @@ pub fn home_moved(agent: AgentKind, env: &Environment) -> Vec<String> {
             return Vec::new();
         }
         return vec![format!(
-            "{} sets {variable}={value}: {name} then reads its settings from that folder, not from {}, where hookhost is registered, and runs none of its hooks from its next session on; hookhost blocks this call while it is there. Remove that line, or install hookhost with {variable} set so.",
+            "{} sets {variable}={value}: {name} then reads its settings from that folder, not from {}, where hookhost is registered, and runs none of its hooks from its next session on; hookhost blocks this agent's calls while it is there. Remove that line, or install hookhost with {variable} set so.",
             file.display(),
             folder.display()
         )];

@@ -24,7 +24,7 @@ pub fn modes_without_hooks(agent: AgentKind, env: &Environment, cwd: &Path) -> V
             && switches_a_mode_on(modes, &value.to_string_lossy())
         {
             found.push(format!(
-                "{name} runs with {}={} in its environment, which starts {}, where it runs no hook; hookhost blocks this call. Start {name} without it.",
+                "{name} runs with {}={} in its environment, which starts {}, where it runs no hook; hookhost blocks this agent's calls. Start {name} without it.",
                 variable.name,
                 value.to_string_lossy(),
                 variable.mode
@@ -49,7 +49,7 @@ pub fn modes_without_hooks(agent: AgentKind, env: &Environment, cwd: &Path) -> V
             // cannot rule out.
             Err(why) => {
                 found.push(format!(
-                    "hookhost cannot read {}, a .env file {name} loads: {why}; it may start a mode of {name}'s that runs no hook, so hookhost blocks this call while it is there.",
+                    "hookhost cannot read {}, a .env file {name} loads: {why}; it may start a mode of {name}'s that runs no hook, so hookhost blocks this agent's calls while it is there.",
                     file.display()
                 ));
                 continue;
@@ -61,7 +61,7 @@ pub fn modes_without_hooks(agent: AgentKind, env: &Environment, cwd: &Path) -> V
             };
             if switches_a_mode_on(modes, &value) {
                 found.push(format!(
-                    "{} sets {assigned}={value}: {name} loads that file and starts {}, where it runs no hook, from its next session on; hookhost blocks this call while it is there. Remove that line.",
+                    "{} sets {assigned}={value}: {name} loads that file and starts {}, where it runs no hook, from its next session on; hookhost blocks this agent's calls while it is there. Remove that line.",
                     file.display(),
                     variable.mode
                 ));
