@@ -16,7 +16,7 @@
 //! runs this same code for it.
 
 use std::io::Read;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use hookhost::bridge::install::pin;
@@ -364,7 +364,7 @@ async fn answer(
         late_start,
     };
     if system {
-        return answer(system_answer(&call, &env).await);
+        return answer(system_answer(&call, &env, cwd).await);
     }
     // The registration this call came through must still be the pinned one: a removed
     // or weakened one elsewhere means hooks are being switched off. So must the config
@@ -492,8 +492,11 @@ pub(super) async fn until_done<T>(
 /// binary root's alone), then, unless it blocked, the user's own session as without
 /// `--system` (`user_env`: the environment less the agent's steering), the two answers
 /// joined by [`scope::combine`]. The user-scope pin checks do not apply: the
-/// registration lives in a file only root can write.
-async fn system_answer(call: &Call<'_>, user_env: &Environment) -> Ruling {
+/// registration lives in a file only root can write. What the user can write that makes
+/// the agent run no hook at all, the system file's included (a mode without hooks, a
+/// folder it does not trust: docs/system-scope.md), refuses the call as it does without
+/// `--system`.
+async fn system_answer(call: &Call<'_>, user_env: &Environment, cwd: Option<&Path>) -> Ruling {
     if !hookhost::system::SUPPORTED {
         return Ruling::block(hookhost::system::NOT_SUPPORTED);
     }
@@ -507,6 +510,12 @@ async fn system_answer(call: &Call<'_>, user_env: &Environment) -> Ruling {
     };
     if let Err(refusal) = hookhost::system::check_running_binary() {
         return with_ignored(Ruling::refused(&refusal.to_string()));
+    }
+    if let Some(cwd) = cwd {
+        let off = pin::no_hook_runs(call.kind, user_env, cwd);
+        if !off.is_empty() {
+            return with_ignored(Ruling::block(off.join("\n")));
+        }
     }
     let system = call.judge(&env, Scope::System { fill_cache: false }).await;
     let user = match system.block {

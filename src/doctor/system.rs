@@ -125,6 +125,11 @@ pub(super) fn system_check(
             ));
         }
     }
+    // What stops the agent running any hook, the system file's included: a mode without
+    // hooks, a folder it does not trust (docs/system-scope.md).
+    report
+        .weakened
+        .extend(install::pin::no_hook_runs(agent, env, &places.project));
     if let Some(problem) = not_the_administrators(&file) {
         report.weakened.push(problem);
     }

@@ -163,3 +163,58 @@ fn an_agent_without_a_system_scope_says_why_and_nothing_is_in_force() {
     assert_eq!(entry["system"]["registered"], false, "{entry}");
     assert_eq!(entry["in_force"], "none", "{entry}");
 }
+
+#[test]
+fn qwen_is_weakened_by_a_mode_without_hooks_in_a_users_env_file_or_environment() {
+    let machine = Machine::new();
+    machine.install(AgentKind::Qwen);
+    assert!(
+        weakened(&machine.doctor(AgentKind::Qwen, &[])).is_empty(),
+        "{}",
+        machine.doctor(AgentKind::Qwen, &[])
+    );
+    // Bare mode runs no hook at all, the system file's included (docs/system-scope.md).
+    let dotenv = machine.home.join(".env");
+    machine.write(&dotenv, "QWEN_CODE_SIMPLE=1\n");
+    let entry = machine.doctor(AgentKind::Qwen, &[]);
+    let found = weakened(&entry);
+    assert!(
+        found.len() == 1 && found[0].contains(&dotenv.display().to_string()),
+        "{entry}"
+    );
+    assert_eq!(entry["in_force"], "none", "{entry}");
+    std::fs::remove_file(&dotenv).unwrap_or_else(|e| panic!("{e}"));
+    let entry = machine.doctor(AgentKind::Qwen, &[("QWEN_CODE_SAFE_MODE", "true")]);
+    let found = weakened(&entry);
+    assert!(
+        found.len() == 1 && found[0].contains("QWEN_CODE_SAFE_MODE"),
+        "{entry}"
+    );
+}
+
+#[test]
+fn qwen_is_weakened_by_a_mode_its_users_or_a_projects_settings_switch_on() {
+    let machine = Machine::new();
+    machine.install(AgentKind::Qwen);
+    let user = machine.home.join(".qwen/settings.json");
+    machine.write(&user, r#"{"tools": {"executionSandbox": {"image": "x"}}}"#);
+    let found = weakened(&machine.doctor(AgentKind::Qwen, &[]));
+    assert!(
+        found.len() == 1 && found[0].starts_with(&format!("{} sets", user.display())),
+        "{found:?}"
+    );
+    std::fs::remove_file(&user).unwrap_or_else(|e| panic!("{e}"));
+    // A project's shell sandbox is stripped by Qwen; its `env` is not.
+    let project = machine.project.join(".qwen/settings.json");
+    machine.write(
+        &project,
+        r#"{"tools": {"executionSandbox": {"image": "x"}}}"#,
+    );
+    assert!(weakened(&machine.doctor(AgentKind::Qwen, &[])).is_empty());
+    machine.write(&project, r#"{"env": {"QWEN_CODE_SAFE_MODE": "yes"}}"#);
+    let found = weakened(&machine.doctor(AgentKind::Qwen, &[]));
+    assert!(
+        found.len() == 1 && found[0].contains("QWEN_CODE_SAFE_MODE"),
+        "{found:?}"
+    );
+}

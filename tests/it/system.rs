@@ -385,3 +385,43 @@ fn contexts_join_the_administrators_first() {
         "{context}"
     );
 }
+
+/// docs/system-scope.md: Qwen Code's bare mode runs no hook at all, the administrator's
+/// included, and a same-user agent can switch it on from a `.env` file Qwen loads; so
+/// `bridge --system` refuses the call while one says so, as the user-scope bridge does.
+#[test]
+fn a_qwen_mode_without_hooks_in_a_users_env_file_refuses_a_system_call() {
+    let Some(root) =
+        SystemRoot::new("a_qwen_mode_without_hooks_in_a_users_env_file_refuses_a_system_call")
+    else {
+        return;
+    };
+    let script = root.etc_file("hookhost/hooks/allow.sh", "cat >/dev/null; exit 0\n", 0o755);
+    root.write_config(&sh_hook("system-allow", &script));
+    let mut call = payload(&root, "ls");
+    call["tool_name"] = json!("run_shell_command");
+    let qwen = |call: &Value| {
+        let mut cmd = root.hookhost_as_nobody();
+        cmd.args([
+            "bridge",
+            "--agent",
+            "qwen-code",
+            "--system",
+            "--budget-ms",
+            "20000",
+        ]);
+        run_with_stdin(&mut cmd, call.to_string().as_bytes())
+    };
+    let out = qwen(&call);
+    assert_eq!(deny_reason("qwen-code", &out), None, "{out:?}");
+
+    let dotenv = root.home.join(".env");
+    std::fs::write(&dotenv, "QWEN_CODE_SIMPLE=1\n").unwrap();
+    chown(&dotenv, NOBODY);
+    let out = qwen(&call);
+    let reason = deny_reason("qwen-code", &out).unwrap_or_default();
+    assert!(
+        reason.starts_with(&format!("{} sets QWEN_CODE_SIMPLE=1", dotenv.display())),
+        "{out:?}"
+    );
+}

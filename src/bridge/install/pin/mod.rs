@@ -582,6 +582,45 @@ pub fn drifted(
     drifts
 }
 
+/// What makes `agent`, run from `cwd`, run no hook at all, a system registration's
+/// included, which no system setting can lock (docs/system-scope.md): a mode without hooks
+/// (from the environment, a `.env` file, or the `env` object or a setting of the user's or
+/// a project's settings), a folder it does not trust. `bridge --system` refuses a call
+/// while one is there, and `doctor` names it in the system report.
+pub fn no_hook_runs(agent: AgentKind, env: &Environment, cwd: &Path) -> Vec<String> {
+    let mut found = modes_without_hooks(agent, env, cwd);
+    found.extend(distrusted(agent, env, cwd));
+    if agent.declaration().modes_without_hooks.is_none() {
+        return found;
+    }
+    let user_file =
+        places(env, cwd).and_then(|user| agent.declaration().settings.file(Scope::User, &user));
+    let mut files: Vec<(ProjectFile, bool)> = read_project_files(agent, cwd, |_| None)
+        .into_iter()
+        .filter(|f| f.merged)
+        .map(|f| (f, false))
+        .collect();
+    if let Some(file) = user_file {
+        // As the pin check reads the file it is pinned in.
+        let bytes = match super::read_existing(&file) {
+            Ok(None) => None,
+            Ok(Some(text)) => Some(Ok(text.into_bytes())),
+            Err(e) => Some(Err(e.to_string())),
+        };
+        if let Some(bytes) = bytes {
+            let user = ProjectFile {
+                file,
+                bytes,
+                merged: true,
+                registration: false,
+            };
+            files.push((user, true));
+        }
+    }
+    found.extend(switch_offs::modes_in(agent, &files));
+    found
+}
+
 /// Everything that refuses a tool call or a prompt of `agent` from `cwd` before any hook
 /// runs: a drifted registration or a switch-off ([`drifted`]); hookhost's config `config`
 /// (the file the call loads) not the one pinned, or changed since (docs/threats.md#r5);

@@ -545,6 +545,31 @@ pub(super) fn switch_offs_in(agent: AgentKind, files: &[ProjectFile]) -> Vec<Str
         .collect()
 }
 
+/// The settings among `files` (each with whether it is the user's own) that start one of
+/// the agent's modes without hooks ([`super::no_hook_runs`]), one message each; a file
+/// hookhost cannot read counts, since the agent may read one there.
+pub(super) fn modes_in(agent: AgentKind, files: &[(ProjectFile, bool)]) -> Vec<String> {
+    let Some(modes) = agent.declaration().modes_without_hooks else {
+        return Vec::new();
+    };
+    files
+        .iter()
+        .filter_map(|(f, users)| {
+            let found = f.bytes.as_ref().map_err(Clone::clone).and_then(|bytes| {
+                Ok(mode_without_hooks(
+                    modes,
+                    &read_json(&String::from_utf8_lossy(bytes))?,
+                ))
+            });
+            match found {
+                Ok(Some(key)) if !*users && user_file_only(agent, key) => None,
+                Ok(key) => Some(switched_off(agent, &f.file, key?)),
+                Err(why) => Some(unreadable(agent, &f.file, &why)),
+            }
+        })
+        .collect()
+}
+
 /// A settings file of the agent's, as hookhost reads it: `None` when it is not there, is
 /// a folder, or this user may not read it (nor may the agent), or when `first_time` (given the open
 /// file's metadata) says it was read already; else its bytes or why hookhost does not
