@@ -160,12 +160,13 @@ impl Protocol for Copilot {
             let session = session(event);
             let call = tools::map_call(
                 agent,
+                event,
                 tool,
                 input,
                 tools::McpHint::default(),
                 session.cwd.as_deref(),
                 None,
-            );
+            )?;
             return Ok(Event::PreToolUse { session, call });
         }
         // A `prompt` that is no string is a prompt the bridge cannot read, refused as

@@ -175,6 +175,7 @@ impl Protocol for Cursor {
         let call = |tool: &str, input: Value, id: Option<String>| {
             tools::map_call(
                 agent,
+                event,
                 tool,
                 input,
                 tools::McpHint::default(),
@@ -211,7 +212,10 @@ impl Protocol for Cursor {
                 });
             }
         };
-        Ok(Event::PreToolUse { session, call })
+        Ok(Event::PreToolUse {
+            session,
+            call: call?,
+        })
     }
 
     fn answer(&self, event: &Event, outcome: &Ruling) -> Reply {

@@ -430,12 +430,13 @@ pub(crate) fn parse_snake_case(
         };
         let call = tools::map_call(
             agent,
+            event_name,
             tool_name,
             input,
             hint,
             session.cwd.as_deref(),
             owned(map, "tool_use_id"),
-        );
+        )?;
         return Ok(Event::PreToolUse { session, call });
     }
     if prompt.contains(&event_name) {

@@ -65,7 +65,7 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
-use super::{AgentKind, ToolCall};
+use super::{AgentKind, BridgeError, ToolCall};
 pub use crate::call::{HOOKHOST_NAMES, claude_name_of_hookhost, hookhost_name, mcp_parts};
 
 /// One row of the name table: what `agent` calls a tool and Claude Code's name for it.
@@ -371,16 +371,20 @@ pub fn claude_name(agent: AgentKind, agent_tool: &str, mcp: McpHint<'_>) -> Stri
     agent_tool.to_string()
 }
 
-/// Maps `agent`'s call of `agent_tool` with `input` to the canonical call: Claude Code's
-/// name and field names, hookhost's name, a `file_path` made absolute against `cwd`.
+/// Maps `agent`'s call of `agent_tool` with `input` (in its `event`) to the canonical
+/// call: Claude Code's name and field names, hookhost's name, a `file_path` made absolute
+/// against `cwd`. A shell call whose `command` is not a string (an argument list) is one
+/// no hook could read, and an error: a policy that reads the command as text would find
+/// nothing to object to.
 pub fn map_call(
     agent: AgentKind,
+    event: &str,
     agent_tool: &str,
     input: Value,
     mcp: McpHint<'_>,
     cwd: Option<&str>,
     tool_use_id: Option<String>,
-) -> ToolCall {
+) -> Result<ToolCall, BridgeError> {
     let tool = claude_name(agent, agent_tool, mcp);
     let tool_input = match input {
         Value::Object(mut map) => {
@@ -400,11 +404,24 @@ pub fn map_call(
         other => other,
     };
     let mut call = ToolCall::claude(tool, tool_input, tool_use_id);
+    if call.hookhost_tool == Some("bash")
+        && call
+            .tool_input
+            .get("command")
+            .is_some_and(|command| !command.is_string())
+    {
+        return Err(BridgeError::Field {
+            agent,
+            event: event.to_string(),
+            field: "tool_input.command",
+            expected: "a string",
+        });
+    }
     call.files = super::touched::touched_files(&call, cwd);
     if naming(agent, agent_tool) == Naming::Unknown {
         call.unknown_to = Some(agent.display_name().to_string());
     }
-    call
+    Ok(call)
 }
 
 /// A relative `file_path` joined to `cwd`, as Claude Code always gives it absolute.

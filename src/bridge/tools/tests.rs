@@ -171,8 +171,18 @@ fn tools_hookhost_cannot_name_are_marked_with_their_agent() {
     assert_eq!(naming(Gemini, "discovered_tool_deploy"), Naming::Unknown);
     assert_eq!(naming(Gemini, "tracker_frob"), Naming::Unknown);
 
-    let call =
-        |agent, tool: &str| map_call(agent, tool, json!({}), McpHint::default(), Some("/p"), None);
+    let call = |agent, tool: &str| {
+        map_call(
+            agent,
+            "PreToolUse",
+            tool,
+            json!({}),
+            McpHint::default(),
+            Some("/p"),
+            None,
+        )
+        .unwrap()
+    };
     assert_eq!(
         call(Gemini, "tracker_frob").unknown_to.as_deref(),
         Some("Gemini CLI")
@@ -185,12 +195,14 @@ fn tools_hookhost_cannot_name_are_marked_with_their_agent() {
     );
     let view = map_call(
         Codex,
+        "PreToolUse",
         "view_image",
         json!({"path": "a.png"}),
         McpHint::default(),
         Some("/p"),
         None,
-    );
+    )
+    .unwrap();
     assert_eq!(
         (view.tool.as_str(), view.tool_input),
         ("Read", json!({"file_path": "/p/a.png"}))
@@ -248,12 +260,14 @@ fn gemini_mcp_context_names_a_server_with_underscores() {
 fn fields_are_renamed_and_file_paths_made_absolute() {
     let call = map_call(
         Copilot,
+        "PreToolUse",
         "str_replace_editor",
         json!({"command": "str_replace", "path": "src/a.rs", "old_str": "a", "new_str": "b"}),
         McpHint::default(),
         Some("/home/u/p"),
         None,
-    );
+    )
+    .unwrap();
     assert_eq!(call.tool, "Edit");
     assert_eq!(call.hookhost_tool, Some("edit_file"));
     assert_eq!(
@@ -262,12 +276,14 @@ fn fields_are_renamed_and_file_paths_made_absolute() {
     );
     let call = map_call(
         Gemini,
+        "PreToolUse",
         "replace",
         json!({"file_path": "/p/a", "old_string": "x", "new_string": "y", "allow_multiple": true, "replace_all": false}),
         McpHint::default(),
         Some("/p"),
         None,
-    );
+    )
+    .unwrap();
     // The agent's own field is what its tool reads: one of Claude Code's name beside it
     // (a model can add any field) gives way, so hooks judge what runs.
     assert_eq!(
@@ -276,12 +292,14 @@ fn fields_are_renamed_and_file_paths_made_absolute() {
     );
     let call = map_call(
         AgentKind::Copilot,
+        "PreToolUse",
         "write_bash",
         json!({"shellId": "1", "input": "git push -f\n", "command": "git status"}),
         McpHint::default(),
         Some("/p"),
         None,
-    );
+    )
+    .unwrap();
     assert_eq!(call.tool_input["command"], "git push -f\n");
 }
 
@@ -292,4 +310,30 @@ fn hookhost_names_back_to_claude() {
     assert_eq!(claude_name_of_hookhost("search"), Some("Grep"));
     assert_eq!(claude_name_of_hookhost("mcp"), None);
     assert_eq!(claude_name_of_hookhost("exec"), None);
+}
+
+/// A shell call whose command is an argument list is no text a policy reads: an error,
+/// which the bridge refuses as an unreadable call (no-force-push let
+/// `["bash", "-lc", "git push --force"]` through).
+#[test]
+fn a_shell_command_that_is_not_text_cannot_be_read() {
+    for (agent, tool) in [(Codex, "Bash"), (ClaudeCode, "Bash"), (Gemini, "run_shell_command")] {
+        let err = map_call(
+            agent,
+            "PreToolUse",
+            tool,
+            json!({"command": ["bash", "-lc", "git push --force origin main"]}),
+            McpHint::default(),
+            Some("/p"),
+            None,
+        )
+        .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "the {} PreToolUse payload has no tool_input.command (or it is not a string)",
+                agent
+            )
+        );
+    }
 }
