@@ -377,6 +377,17 @@ pub enum BridgeError {
         /// What it should be ("a string", "a JSON object").
         expected: &'static str,
     },
+    /// The file a call names is one the agent finds by a search hookhost cannot follow
+    /// to its end, so no policy could be shown the file it changes.
+    #[error("hookhost cannot tell which file the {agent} {event} call changes: {why}")]
+    Unresolved {
+        /// The agent.
+        agent: AgentKind,
+        /// The event as the agent spelled it.
+        event: String,
+        /// Why, in words that follow the message.
+        why: String,
+    },
     /// A field that holds JSON in a string (Copilot's `toolArgs`, Cursor's MCP
     /// `tool_input`) does not parse to an object.
     #[error("the {agent} {event} payload's {field} is a string that is not a JSON object")]

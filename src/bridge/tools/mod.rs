@@ -55,6 +55,7 @@
 //! `{"server", "tool", "arguments"}` (the spec's `mcp` tool), `file_path` as `path` for
 //! `read_file`, `write_file` and `edit_file` (hookhost's own tools' name for it).
 
+mod gemini_paths;
 #[cfg(test)]
 mod tests;
 mod unmapped;
@@ -386,6 +387,8 @@ pub fn map_call(
     tool_use_id: Option<String>,
 ) -> Result<ToolCall, BridgeError> {
     let tool = claude_name(agent, agent_tool, mcp);
+    // Files the agent may pick for the call by searching for its path.
+    let mut searched = Vec::new();
     let tool_input = match input {
         Value::Object(mut map) => {
             for r in FIELD_RENAMES
@@ -397,6 +400,15 @@ pub fn map_call(
                 if let Some(value) = map.shift_remove(r.from) {
                     map.insert(r.to.to_string(), value);
                 }
+            }
+            if agent == Gemini {
+                searched = gemini_paths::read_as_gemini_does(&mut map, cwd, agent_tool).map_err(
+                    |why| BridgeError::Unresolved {
+                        agent,
+                        event: event.to_string(),
+                        why,
+                    },
+                )?;
             }
             absolutize_file_path(&mut map, cwd);
             Value::Object(map)
@@ -418,6 +430,14 @@ pub fn map_call(
         });
     }
     call.files = super::touched::touched_files(&call, cwd);
+    // Each file a search could pick is gated as an edit of its own, as a patch's files are.
+    call.files.extend(searched.into_iter().map(|file| {
+        ToolCall::claude(
+            "Edit".into(),
+            serde_json::json!({"file_path": file, "operation": "update"}),
+            call.tool_use_id.clone(),
+        )
+    }));
     if naming(agent, agent_tool) == Naming::Unknown {
         call.unknown_to = Some(agent.display_name().to_string());
     }

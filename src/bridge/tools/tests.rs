@@ -317,7 +317,11 @@ fn hookhost_names_back_to_claude() {
 /// `["bash", "-lc", "git push --force"]` through).
 #[test]
 fn a_shell_command_that_is_not_text_cannot_be_read() {
-    for (agent, tool) in [(Codex, "Bash"), (ClaudeCode, "Bash"), (Gemini, "run_shell_command")] {
+    for (agent, tool) in [
+        (Codex, "Bash"),
+        (ClaudeCode, "Bash"),
+        (Gemini, "run_shell_command"),
+    ] {
         let err = map_call(
             agent,
             "PreToolUse",
@@ -336,4 +340,101 @@ fn a_shell_command_that_is_not_text_cannot_be_read() {
             )
         );
     }
+}
+
+/// Gemini CLI opens `@.env` and `%2Eenv` as `.env` (docs/agents.md#gemini-cli): the
+/// canonical `file_path` is the file it opens, as its `resolveDefensiveToolPath` and
+/// `resolveToRealPath` give it (cases checked against those functions under node).
+#[test]
+fn a_gemini_path_is_the_file_gemini_opens() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    std::fs::create_dir_all(p.join("secrets")).unwrap();
+    std::fs::create_dir_all(p.join("@scoped")).unwrap();
+    std::fs::write(p.join("@here.txt"), "").unwrap();
+    let cwd = p.to_str().unwrap();
+    let opened = |file_path: &str| {
+        let call = map_call(
+            Gemini,
+            "BeforeTool",
+            "write_file",
+            json!({"file_path": file_path, "content": "x"}),
+            McpHint::default(),
+            Some(cwd),
+            None,
+        )
+        .unwrap();
+        let path = call.tool_input["file_path"].as_str().unwrap().to_string();
+        path.strip_prefix(cwd).map(str::to_string).unwrap_or(path)
+    };
+    for (written, opened_as) in [
+        ("@.env", "/.env"),
+        ("%2Eenv", "/.env"),
+        ("secrets%2Fk.pem", "/secrets/k.pem"),
+        ("@secrets/k.pem", "/secrets/k.pem"),
+        ("@.git/hooks/pre-commit", "/.git/hooks/pre-commit"),
+        ("%2Egit/hooks/pre-commit", "/.git/hooks/pre-commit"),
+        ("@/.env", "/.env"),
+        // A name that is there as written, or whose first folder is, keeps its `@`.
+        ("@here.txt", "/@here.txt"),
+        ("@scoped/a.txt", "/@scoped/a.txt"),
+        // An escape JavaScript cannot decode leaves the path as written.
+        ("%zz.env", "/%zz.env"),
+        ("%+1.env", "/%+1.env"),
+        ("a/../%2E%2E/b", "/../b"),
+        ("plain.txt", "/plain.txt"),
+    ] {
+        let expected = if opened_as == "/../b" {
+            p.parent().unwrap().join("b").to_string_lossy().into_owned()
+        } else {
+            opened_as.to_string()
+        };
+        assert_eq!(opened(written), expected, "{written}");
+    }
+}
+
+/// Gemini CLI's `replace` of a relative path that is not there edits the one file of the
+/// project whose path ends so (its `correctPath`): each such file is gated as an `Edit`
+/// of its own, and a write of a path that is there searches nothing.
+#[test]
+fn a_gemini_replace_of_a_missing_path_gates_every_file_gemini_could_pick() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    std::fs::create_dir_all(p.join("secrets")).unwrap();
+    std::fs::create_dir_all(p.join("deep/er/secrets")).unwrap();
+    std::fs::write(p.join("secrets/k.pem"), "").unwrap();
+    std::fs::write(p.join("deep/er/secrets/k.pem"), "").unwrap();
+    std::fs::write(p.join("deep/xk.pem"), "").unwrap();
+    let cwd = p.to_str().unwrap();
+    let call = |tool: &str, file_path: &str| {
+        map_call(
+            Gemini,
+            "BeforeTool",
+            tool,
+            json!({"file_path": file_path, "old_string": "a", "new_string": "b"}),
+            McpHint::default(),
+            Some(cwd),
+            None,
+        )
+        .unwrap()
+    };
+    let mut gated: Vec<String> = call("replace", "ets/k.pem")
+        .files
+        .iter()
+        .map(|f| {
+            assert_eq!(f.tool, "Edit");
+            f.tool_input["file_path"].as_str().unwrap().to_string()
+        })
+        .collect();
+    gated.sort();
+    assert_eq!(
+        gated,
+        [
+            p.join("deep/er/secrets/k.pem").to_string_lossy(),
+            p.join("secrets/k.pem").to_string_lossy()
+        ]
+    );
+    assert!(call("replace", "secrets/k.pem").files.is_empty());
+    assert!(call("write_file", "k.pem").files.is_empty());
+    assert!(call("replace", "nowhere.txt").files.is_empty());
 }

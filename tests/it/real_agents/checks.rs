@@ -136,12 +136,24 @@ pub(super) fn protect_paths_blocks_a_write(
     file: &str,
     pattern: &str,
 ) {
+    protect_paths_blocks_a_write_spelled(test, agent, file, file, pattern);
+}
+
+/// [`protect_paths_blocks_a_write`], the model naming `file` as `written` (an agent may
+/// open a path other than the one it was given: Gemini CLI's `@secrets/k.pem`).
+pub(super) fn protect_paths_blocks_a_write_spelled(
+    test: &str,
+    agent: &'static Agent,
+    written: &str,
+    file: &str,
+    pattern: &str,
+) {
     let Some(w) = World::new(test, agent) else {
         return;
     };
     let path = match agent.kind {
-        Kind::ClaudeCode | Kind::Copilot | Kind::Qwen => format!("@PROJECT@/{file}"),
-        Kind::Codex | Kind::Gemini | Kind::Kimi => file.to_string(),
+        Kind::ClaudeCode | Kind::Copilot | Kind::Qwen => format!("@PROJECT@/{written}"),
+        Kind::Codex | Kind::Gemini | Kind::Kimi => written.to_string(),
     };
     let (result, outcome) = w.one_call(&format!("WRITE: {path} SECRET=1"));
     assert!(!w.project().join(file).exists(), "{}", w.seen(&outcome));

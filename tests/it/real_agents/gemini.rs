@@ -36,6 +36,26 @@ fn gemini_write_file_of_a_pem_is_blocked_by_protect_paths_wasm() {
     );
 }
 
+/// Gemini CLI opens `@secrets/k.pem` (its mention syntax) and `secrets%2Fk.pem` as
+/// `secrets/k.pem`: the policy sees the file it opens (docs/agents.md#gemini-cli).
+#[test]
+fn gemini_write_file_of_a_pem_spelled_otherwise_is_blocked_by_protect_paths_wasm() {
+    for (n, written) in ["@secrets/k.pem", "secrets%2Fk.pem"]
+        .into_iter()
+        .enumerate()
+    {
+        protect_paths_blocks_a_write_spelled(
+            &format!(
+                "gemini_write_file_of_a_pem_spelled_otherwise_is_blocked_by_protect_paths_wasm_{n}"
+            ),
+            &GEMINI,
+            written,
+            "secrets/k.pem",
+            "secrets/*.pem",
+        );
+    }
+}
+
 #[test]
 fn gemini_hands_the_model_a_prompt_hooks_context() {
     prompt_context_reaches_the_model("gemini_hands_the_model_a_prompt_hooks_context", &GEMINI);
