@@ -218,7 +218,16 @@ impl ReadCall {
                 .refuse(&bridge::unreadable_message(&error))
         })?;
         let detected = detect::caller(&payload, flag);
-        let event = detected.agent.protocol().parse(&payload);
+        let mut event = detected.agent.protocol().parse(&payload);
+        // A path under `~`, as the agent expands it: the home is the agent's.
+        if let Ok(Event::PreToolUse { session, call }) = &mut event {
+            bridge::tools::expand_home(
+                detected.agent,
+                call,
+                session.cwd.as_deref(),
+                caller.env.home().as_deref(),
+            );
+        }
         let refusal = Refusal::of(detected.agent, event.as_ref().ok());
         Ok(ReadCall {
             detected,

@@ -410,7 +410,7 @@ pub fn map_call(
                     },
                 )?;
             }
-            absolutize_file_path(&mut map, cwd);
+            absolutize_file_path(&mut map, cwd, expands_home(agent));
             Value::Object(map)
         }
         other => other,
@@ -444,8 +444,9 @@ pub fn map_call(
     Ok(call)
 }
 
-/// A relative `file_path` joined to `cwd`, as Claude Code always gives it absolute.
-fn absolutize_file_path(map: &mut Map<String, Value>, cwd: Option<&str>) {
+/// A relative `file_path` joined to `cwd`, as Claude Code always gives it absolute; with
+/// `keep_home`, one under `~` is left for [`expand_home`].
+fn absolutize_file_path(map: &mut Map<String, Value>, cwd: Option<&str>, keep_home: bool) {
     // Absolute as this OS reads paths (`C:\…` on Windows).
     let Some(cwd) = cwd.filter(|c| Path::new(c).is_absolute()) else {
         return;
@@ -453,8 +454,50 @@ fn absolutize_file_path(map: &mut Map<String, Value>, cwd: Option<&str>) {
     if let Some(Value::String(path)) = map.get_mut("file_path")
         && !path.is_empty()
         && !Path::new(path.as_str()).is_absolute()
+        && !(keep_home && under_home(path).is_some())
     {
         let joined = Path::new(cwd).join(path.as_str());
         *path = joined.to_string_lossy().into_owned();
     }
+}
+
+/// Whether `agent`'s file tools read a leading `~` as the home folder: Kimi Code
+/// (`expandUserPath`, 2.1.0's bundle) and Kiro CLI (`sanitize_path_tool_arg`, from its
+/// predecessor's source). A policy reading `~/p/secrets/k.pem` as a path in the project saw
+/// no `secrets/k.pem` (docs/agents.md#every-file-a-call-touches).
+fn expands_home(agent: AgentKind) -> bool {
+    matches!(agent, Kimi | Kiro)
+}
+
+/// The rest of `path` after a leading `~` (`~` itself, `~/…`, and `~\…` on Windows), as
+/// those agents expand it; `None` for any other path (`~user/…` is not expanded).
+fn under_home(path: &str) -> Option<&str> {
+    if path == "~" {
+        return Some("");
+    }
+    path.strip_prefix("~/")
+        .or_else(|| cfg!(windows).then(|| path.strip_prefix("~\\")).flatten())
+}
+
+/// Makes the `file_path` of `agent`'s `call` that starts with `~` the path under `home` the
+/// agent opens, for an agent that expands it ([`expands_home`]); with no home known, or
+/// for another agent, it is joined to `cwd` as any relative path is. The front end calls
+/// this after the agent's `parse`, with the agent's environment.
+pub fn expand_home(agent: AgentKind, call: &mut ToolCall, cwd: Option<&str>, home: Option<&Path>) {
+    if !expands_home(agent) {
+        return;
+    }
+    let Some(Value::String(path)) = call.tool_input.get_mut("file_path") else {
+        return;
+    };
+    let Some(rest) = under_home(path) else {
+        return;
+    };
+    let expanded = match (home, cwd.filter(|c| Path::new(c).is_absolute())) {
+        (Some(home), _) if home.is_absolute() && rest.is_empty() => home.to_path_buf(),
+        (Some(home), _) if home.is_absolute() => home.join(rest),
+        (_, Some(cwd)) => Path::new(cwd).join(path.as_str()),
+        _ => return,
+    };
+    *path = expanded.to_string_lossy().into_owned();
 }

@@ -438,3 +438,44 @@ fn a_gemini_replace_of_a_missing_path_gates_every_file_gemini_could_pick() {
     assert!(call("write_file", "k.pem").files.is_empty());
     assert!(call("replace", "nowhere.txt").files.is_empty());
 }
+
+/// Kimi Code and Kiro CLI open `~/…` in the home folder: the call's `file_path` is that
+/// file once the front end expands it with the agent's home; other agents' `~` is a
+/// folder of the project, as before.
+#[test]
+fn a_path_under_the_home_is_the_file_kimi_and_kiro_open() {
+    let home = Path::new("/home/u");
+    for (agent, tool, field) in [(Kimi, "Write", "path"), (Kiro, "fs_write", "path")] {
+        for (written, opened) in [
+            ("~/p/secrets/k.pem", "/home/u/p/secrets/k.pem"),
+            ("~", "/home/u"),
+            ("~user/x", "/home/u/p/~user/x"),
+            ("a/~/x", "/home/u/p/a/~/x"),
+        ] {
+            let mut call = map_call(
+                agent,
+                "PreToolUse",
+                tool,
+                json!({field: written, "content": "x", "command": "create", "file_text": "x"}),
+                McpHint::default(),
+                Some("/home/u/p"),
+                None,
+            )
+            .unwrap();
+            expand_home(agent, &mut call, Some("/home/u/p"), Some(home));
+            assert_eq!(call.tool_input["file_path"], opened, "{agent}: {written}");
+        }
+    }
+    let mut call = map_call(
+        Gemini,
+        "BeforeTool",
+        "write_file",
+        json!({"file_path": "~/x", "content": "x"}),
+        McpHint::default(),
+        Some("/home/u/p"),
+        None,
+    )
+    .unwrap();
+    expand_home(Gemini, &mut call, Some("/home/u/p"), Some(home));
+    assert_eq!(call.tool_input["file_path"], "/home/u/p/~/x");
+}

@@ -33,6 +33,19 @@ fn kimi_write_of_a_pem_is_blocked_by_protect_paths_wasm() {
     );
 }
 
+/// Kimi Code opens `~/…` in the home folder (`expandUserPath`): the policy sees the file
+/// it opens, not a folder named `~` in the project (docs/agents.md#every-file-a-call-touches).
+#[test]
+fn kimi_write_of_a_pem_under_the_home_is_blocked_by_protect_paths_wasm() {
+    protect_paths_blocks_a_write_spelled(
+        "kimi_write_of_a_pem_under_the_home_is_blocked_by_protect_paths_wasm",
+        &KIMI,
+        "~/../project/secrets/k.pem",
+        "secrets/k.pem",
+        "secrets/*.pem",
+    );
+}
+
 #[test]
 fn kimi_hands_the_model_a_prompt_hooks_context() {
     prompt_context_reaches_the_model("kimi_hands_the_model_a_prompt_hooks_context", &KIMI);
