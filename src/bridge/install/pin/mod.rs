@@ -462,7 +462,7 @@ impl Pin {
             .agent()
             .is_some_and(|a| matches!(a.declaration().switch_off, SwitchOff::StrictHookTables(_)));
         let fix_first = if strict && matches!(drift, Drift::SwitchedOff(_)) {
-            "fix or remove that table, then "
+            "fix or remove that entry, then "
         } else {
             ""
         };

@@ -204,6 +204,11 @@ fn setting_switch_off(agent: AgentKind, text: &str) -> Result<Option<&'static st
         }
         SwitchOff::StrictHookTables(schema) => {
             let settings = read_toml(text)?;
+            if settings.values().any(beyond_a_javascript_number) {
+                return Ok(Some(
+                    "an integer beyond 2^53 - 1, which the agent's TOML reader (smol-toml) refuses, so it reads none of the file, its hooks section with it",
+                ));
+            }
             let Some(hooks) = settings.get("hooks") else {
                 return Ok(None);
             };
@@ -218,6 +223,20 @@ fn setting_switch_off(agent: AgentKind, text: &str) -> Result<Option<&'static st
         }
         SwitchOff::None => None,
     })
+}
+
+/// Whether `value` is, or holds, an integer a JavaScript number cannot hold exactly,
+/// which smol-toml (Kimi Code's TOML reader) refuses, failing the whole file ("integer
+/// value cannot be represented losslessly"): Kimi Code then loads an empty config, without
+/// a word (2.1.0, seen with the real program). hookhost's reader takes any 64-bit one.
+fn beyond_a_javascript_number(value: &toml::Value) -> bool {
+    const SAFE: i64 = (1 << 53) - 1;
+    match value {
+        toml::Value::Integer(n) => !(-SAFE..=SAFE).contains(n),
+        toml::Value::Array(items) => items.iter().any(beyond_a_javascript_number),
+        toml::Value::Table(table) => table.values().any(beyond_a_javascript_number),
+        _ => false,
+    }
 }
 
 /// A `hooks` key that is not an object, in the settings of an agent that merges a

@@ -414,7 +414,24 @@ fn a_kimi_table_its_schema_refuses_switches_its_hooks_off_and_install_says_so() 
             "timeout",
         ),
         ("hooks = 3\n", "not [[hooks]] tables"),
+        // smol-toml refuses the whole file over one integer a JavaScript number cannot
+        // hold: Kimi Code then reads no config (seen with the real program).
+        (
+            "[raw]\nbig = 9007199254740993\n",
+            "an integer beyond 2^53 - 1",
+        ),
+        (
+            "x = [{ y = -9007199254740992 }]\n",
+            "an integer beyond 2^53 - 1",
+        ),
     ];
+    assert_eq!(
+        switches_hooks_off(
+            AgentKind::Kimi,
+            "big = 9007199254740991\nsmall = -9007199254740991\n"
+        ),
+        None
+    );
     for (table, why) in refused {
         assert!(
             switches_hooks_off(AgentKind::Kimi, table).is_some_and(|k| k.contains(why)),
@@ -452,7 +469,7 @@ fn a_kimi_table_its_schema_refuses_switches_its_hooks_off_and_install_says_so() 
     );
     let message = pin.drift_message(&pin.drift().unwrap());
     assert!(
-        message.contains("If you changed it, fix or remove that table, then run `hookhost install kimi-code` to restore"),
+        message.contains("If you changed it, fix or remove that entry, then run `hookhost install kimi-code` to restore"),
         "{message}"
     );
 }
