@@ -122,6 +122,7 @@ impl Move {
         if self.says.contains(" sets ")
             || self.says.contains("DO_NOT_TRUST")
             || self.says.contains("key the agent does not know")
+            || self.says.contains("integer beyond")
             || self.says.contains("a settings file")
             // A mode of the user's: install names it and registers nothing behind it.
             || self.says.ends_with("mode)")
@@ -491,6 +492,16 @@ fn moves() -> Vec<Move> {
                 })
             },
             says: "a [[hooks]] table with a key the agent does not know",
+        },
+        Move {
+            agent: "kimi-code",
+            what: "an integer its TOML reader refuses, anywhere in the file",
+            make: |m| {
+                edit(&m.file(".kimi-code/config.toml"), |t| {
+                    format!("{t}\n[raw]\nbig = 9007199254740993\n")
+                })
+            },
+            says: "an integer beyond 2^53 - 1",
         },
         Move {
             agent: "kimi-code",
