@@ -27,8 +27,10 @@
 //! `CODEX_HOME`, `COPILOT_HOME`, `KIMI_CODE_HOME`, `QWEN_HOME`) keeps its login in the
 //! moved folder, so [`hidden_paths_in`] names the same entries there too, from the
 //! environment of the call (the agent's), when the variable holds an absolute path.
-//! Variables the declarations do not know (`KIMI_SHARE_DIR`, `CURSOR_CONFIG_DIR`) are
-//! covered at the default place only: list the other one in `[sandbox] hide`.
+//! Variables the declarations do not know (`KIMI_SHARE_DIR`, `CURSOR_CONFIG_DIR`,
+//! `CLAUDE_CONFIG_DIR`, `GEMINI_CLI_HOME`) are covered at the default place only: list the
+//! other one in `[sandbox] hide`. The administrator's session takes no folder from the
+//! user's environment.
 
 use std::path::{Path, PathBuf};
 
@@ -99,11 +101,24 @@ fn moved_stores(
             .and_then(&lookup)
             .map(PathBuf::from)
             .filter(|folder| folder.is_absolute())
+            .map(|folder| crate::paths::lexical(&folder))
         else {
             continue;
         };
-        // A folder holding the project or a home would hide what the hook works on.
-        let holds = |place: &Path| !place.as_os_str().is_empty() && place.starts_with(&moved);
+        // A folder holding the project or a home would hide what the hook works on: by
+        // spelling, and through links.
+        let real_moved = std::fs::canonicalize(&moved).ok();
+        let holds = |place: &Path| {
+            if place.as_os_str().is_empty() {
+                return false;
+            }
+            let place = std::path::absolute(place).unwrap_or_else(|_| place.to_path_buf());
+            crate::paths::lexical(&place).starts_with(&moved)
+                || matches!(
+                    (&real_moved, std::fs::canonicalize(&place)),
+                    (Some(real), Ok(place)) if place.starts_with(real)
+                )
+        };
         if holds(project) || home.is_some_and(holds) {
             continue;
         }

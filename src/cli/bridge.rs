@@ -221,11 +221,14 @@ impl ReadCall {
         let mut event = detected.agent.protocol().parse(&payload);
         // A path under `~`, as the agent expands it: the home is the agent's.
         if let Ok(Event::PreToolUse { session, call }) = &mut event {
+            // With no HOME, the agents' own fallback: the user's home (Node's
+            // `os.homedir()` reads the password database then).
+            let home = caller.env.home().or_else(std::env::home_dir);
             bridge::tools::expand_home(
                 detected.agent,
                 call,
                 session.cwd.as_deref(),
-                caller.env.home().as_deref(),
+                home.as_deref(),
             );
         }
         let refusal = Refusal::of(detected.agent, event.as_ref().ok());
@@ -706,12 +709,16 @@ async fn start(
         }
     }
     // The agents' logins, in their moved folders too, as this call's environment moves
-    // them (docs/threats.md#f8).
-    options.extra_default_hidden = hookhost::bridge::credentials::hidden_paths_in(
-        |name| env.get(name).map(ToOwned::to_owned),
-        &options.project,
-        env.home().as_deref(),
-    );
+    // them (docs/threats.md#f8); the administrator's session takes no folder from the
+    // user's environment, which could hide the administrator's hooks' own files.
+    options.extra_default_hidden = match scope {
+        Scope::User => hookhost::bridge::credentials::hidden_paths_in(
+            |name| env.get(name).map(ToOwned::to_owned),
+            &options.project,
+            env.home().as_deref(),
+        ),
+        Scope::System { .. } => hookhost::bridge::credentials::hidden_paths(),
+    };
     options.keep_recorded_project = true;
     if let Some(id) = &agent.session_id {
         options.session_id = Some(id.clone());

@@ -301,6 +301,8 @@ pub fn check_system(global: &GlobalOptions) -> Exit {
     options.config = Some(hookhost::system::CONFIG.into());
     options.scope = hookhost::session::Scope::System { fill_cache: true };
     options.env = Some(env.vars().to_vec());
+    // No folder from the environment: the administrator's box hides the default places.
+    options.extra_default_hidden = hookhost::bridge::credentials::hidden_paths();
     match Session::start(options) {
         Ok(session) => check_report(&session),
         Err(e) => {

@@ -15,6 +15,10 @@ use crate::paths::lexical;
 /// hookhost cannot show every file Gemini could pick, and the call is refused.
 const SEARCHED_FOLDERS: usize = 10_000;
 
+/// Gemini's own tools that resolve their `file_path` so (an MCP server's or a discovered
+/// tool's gets the path as written).
+const RESOLVING_TOOLS: &[&str] = &["read_file", "write_file", "replace"];
+
 /// Sets `map`'s `file_path` to the file Gemini opens for it (`resolveDefensiveToolPath`,
 /// then `resolveToRealPath`), and gives the files a `replace` of a relative path that is
 /// not there may change instead (`correctPath`), each of which the bridge gates too. An
@@ -27,6 +31,9 @@ pub(super) fn read_as_gemini_does(
     let Some(cwd) = cwd.map(Path::new).filter(|c| c.is_absolute()) else {
         return Ok(Vec::new());
     };
+    if !RESOLVING_TOOLS.contains(&tool) {
+        return Ok(Vec::new());
+    }
     let Some(Value::String(path)) = map.get_mut("file_path") else {
         return Ok(Vec::new());
     };
@@ -34,21 +41,26 @@ pub(super) fn read_as_gemini_does(
         return Ok(Vec::new());
     }
     let clean = path.replace('\0', "");
-    let written = if cwd.join(&clean).exists() {
+    let written = if there(cwd, &clean) {
         clean.as_str()
     } else {
         without_mention(&clean, cwd)
     };
-    let searched = if tool == "replace"
-        && !Path::new(path.as_str()).is_absolute()
-        && !cwd.join(written).exists()
-    {
-        found_by_search(cwd, written)?
-    } else {
-        Vec::new()
-    };
+    let searched =
+        if tool == "replace" && !Path::new(path.as_str()).is_absolute() && !there(cwd, written) {
+            found_by_search(cwd, written)?
+        } else {
+            Vec::new()
+        };
     *path = opened(&cwd.join(written));
     Ok(searched.iter().map(|file| opened(file)).collect())
+}
+
+/// Whether `path`, resolved against `cwd` by its spelling first (`path.resolve`, then
+/// `existsSync`, as Gemini asks), is there: `@/../.env` is the project's `.env` even
+/// where no folder `@` is.
+fn there(cwd: &Path, path: &str) -> bool {
+    lexical(&cwd.join(path)).exists()
 }
 
 /// The file Gemini's `resolveToRealPath` opens for the absolute `path`: its escapes
@@ -71,7 +83,7 @@ fn without_mention<'a>(path: &'a str, cwd: &Path) -> &'a str {
         return if stripped.is_empty() { path } else { stripped };
     }
     match stripped.split(['/', '\\']).next() {
-        Some(first) if !first.is_empty() && !cwd.join(format!("@{first}")).exists() => stripped,
+        Some(first) if !first.is_empty() && !there(cwd, &format!("@{first}")) => stripped,
         _ => path,
     }
 }

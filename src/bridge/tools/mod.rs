@@ -475,29 +475,53 @@ fn under_home(path: &str) -> Option<&str> {
     if path == "~" {
         return Some("");
     }
-    path.strip_prefix("~/")
-        .or_else(|| cfg!(windows).then(|| path.strip_prefix("~\\")).flatten())
+    // `~//x` is `$HOME/x` (the agents join the rest on), never `/x`.
+    let separators: &[char] = if cfg!(windows) { &['/', '\\'] } else { &['/'] };
+    path.strip_prefix('~')
+        .filter(|rest| rest.starts_with(separators))
+        .map(|rest| rest.trim_start_matches(separators))
 }
 
 /// Makes the `file_path` of `agent`'s `call` that starts with `~` the path under `home` the
-/// agent opens, for an agent that expands it ([`expands_home`]); with no home known, or
-/// for another agent, it is joined to `cwd` as any relative path is. The front end calls
-/// this after the agent's `parse`, with the agent's environment.
+/// agent opens, for an agent that expands it ([`expands_home`]), and so each file the call
+/// touches ([`ToolCall::files`], made against `cwd`: a Kiro `fs_read`'s operations); with
+/// no home known, or for another agent, it stays joined to `cwd` as any relative path is.
+/// The front end calls this after the agent's `parse`, with the agent's home.
 pub fn expand_home(agent: AgentKind, call: &mut ToolCall, cwd: Option<&str>, home: Option<&Path>) {
     if !expands_home(agent) {
         return;
     }
-    let Some(Value::String(path)) = call.tool_input.get_mut("file_path") else {
+    let Some(home) = home.filter(|h| h.is_absolute()) else {
+        // As any relative path: the agent's home is not known.
+        if let Some(cwd) = cwd.map(Path::new).filter(|c| c.is_absolute())
+            && let Some(Value::String(path)) = call.tool_input.get_mut("file_path")
+            && under_home(path).is_some()
+        {
+            *path = cwd.join(path.as_str()).to_string_lossy().into_owned();
+        }
         return;
     };
-    let Some(rest) = under_home(path) else {
+    let under = |rest: &str| {
+        if rest.is_empty() {
+            home.to_path_buf()
+        } else {
+            home.join(rest)
+        }
+    };
+    if let Some(Value::String(path)) = call.tool_input.get_mut("file_path")
+        && let Some(rest) = under_home(path)
+    {
+        *path = under(rest).to_string_lossy().into_owned();
+    }
+    let Some(cwd) = cwd.map(Path::new).filter(|c| c.is_absolute()) else {
         return;
     };
-    let expanded = match (home, cwd.filter(|c| Path::new(c).is_absolute())) {
-        (Some(home), _) if home.is_absolute() && rest.is_empty() => home.to_path_buf(),
-        (Some(home), _) if home.is_absolute() => home.join(rest),
-        (_, Some(cwd)) => Path::new(cwd).join(path.as_str()),
-        _ => return,
-    };
-    *path = expanded.to_string_lossy().into_owned();
+    for file in &mut call.files {
+        if let Some(Value::String(path)) = file.tool_input.get_mut("file_path")
+            && let Ok(relative) = Path::new(path.as_str()).strip_prefix(cwd)
+            && let Some(rest) = relative.to_str().and_then(under_home)
+        {
+            *path = under(rest).to_string_lossy().into_owned();
+        }
+    }
 }

@@ -451,6 +451,8 @@ fn a_path_under_the_home_is_the_file_kimi_and_kiro_open() {
             ("~", "/home/u"),
             ("~user/x", "/home/u/p/~user/x"),
             ("a/~/x", "/home/u/p/a/~/x"),
+            // The rest is joined on: `~//x` is the home's `x`, never `/x`.
+            ("~//p/secrets/k.pem", "/home/u/p/secrets/k.pem"),
         ] {
             let mut call = map_call(
                 agent,
@@ -478,4 +480,84 @@ fn a_path_under_the_home_is_the_file_kimi_and_kiro_open() {
     .unwrap();
     expand_home(Gemini, &mut call, Some("/home/u/p"), Some(home));
     assert_eq!(call.tool_input["file_path"], "/home/u/p/~/x");
+}
+
+/// A Kiro `fs_read` of several files reads each under the home when its path starts with
+/// `~`; with no home known, a `~` path is one of the project, as any relative path.
+#[test]
+fn each_file_a_kiro_read_names_under_the_home_is_read_there() {
+    let mut call = map_call(
+        Kiro,
+        "preToolUse",
+        "fs_read",
+        json!({"operations": [{"mode": "Line", "path": "~/p/secrets/k.pem"}, {"mode": "Line", "path": "README.md"}]}),
+        McpHint::default(),
+        Some("/home/u/p"),
+        None,
+    )
+    .unwrap();
+    expand_home(
+        Kiro,
+        &mut call,
+        Some("/home/u/p"),
+        Some(Path::new("/home/u")),
+    );
+    let read: Vec<&str> = call
+        .files
+        .iter()
+        .map(|f| f.tool_input["file_path"].as_str().unwrap())
+        .collect();
+    assert_eq!(read, ["/home/u/p/secrets/k.pem", "/home/u/p/README.md"]);
+    let mut call = map_call(
+        Kimi,
+        "PreToolUse",
+        "Write",
+        json!({"path": "~/x", "content": "x"}),
+        McpHint::default(),
+        Some("/home/u/p"),
+        None,
+    )
+    .unwrap();
+    expand_home(Kimi, &mut call, Some("/home/u/p"), None);
+    assert_eq!(call.tool_input["file_path"], "/home/u/p/~/x");
+}
+
+/// Gemini CLI resolves `@/../.env` by its spelling before it asks whether it is there:
+/// the project's `.env`, kept with its `@` where no folder `@` is (checked under node).
+#[test]
+fn a_gemini_path_with_dots_after_its_mention_is_resolved_by_spelling() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("p");
+    std::fs::create_dir_all(&project).unwrap();
+    std::fs::write(project.join(".env"), "").unwrap();
+    let cwd = project.to_str().unwrap();
+    let call = map_call(
+        Gemini,
+        "BeforeTool",
+        "write_file",
+        json!({"file_path": "@/../.env", "content": "x"}),
+        McpHint::default(),
+        Some(cwd),
+        None,
+    )
+    .unwrap();
+    assert_eq!(
+        call.tool_input["file_path"],
+        project.join(".env").to_string_lossy().as_ref()
+    );
+    // An MCP tool's path is the server's: as written (made absolute), not Gemini's reading.
+    let call = map_call(
+        Gemini,
+        "BeforeTool",
+        "mcp_files_write",
+        json!({"file_path": "@x%2Ey"}),
+        McpHint::default(),
+        Some(cwd),
+        None,
+    )
+    .unwrap();
+    assert_eq!(
+        call.tool_input["file_path"],
+        project.join("@x%2Ey").to_string_lossy().as_ref()
+    );
 }
