@@ -159,6 +159,23 @@ pub struct Declaration {
     /// Its login: files and folders relative to the home folder that the box hides by
     /// default ([`super::credentials`]).
     pub credentials: &'static [&'static str],
+    /// How any hook of its settings may rewrite a tool call's input, which a hook the
+    /// agent adds to a settings file could do after hookhost allowed the call
+    /// (docs/threats.md#r14); `None` where no such hook was found.
+    pub rewriting_hooks: Option<&'static RewritingHooks>,
+}
+
+/// The events of an agent whose hooks may change a tool call's input, and the field an
+/// answer does it with: every such hook in a JSON settings file
+/// (`{"hooks": {EVENT: [{"matcher", "hooks": [HANDLER]}]}}`) other than hookhost's, that
+/// the user did not accept with `install`, refuses the agent's calls
+/// (docs/threats.md#r14).
+#[derive(Debug, PartialEq, Eq)]
+pub struct RewritingHooks {
+    /// The events (`PreToolUse`, `BeforeTool`).
+    pub events: &'static [&'static str],
+    /// The answer's field, for messages (`updatedInput`).
+    pub field: &'static str,
 }
 
 /// Where an agent's settings live and how they hold hookhost's registration.

@@ -21,7 +21,7 @@
 use super::install::system::{SystemFile, SystemScope};
 use serde_json::{Map, Value, json};
 
-use super::agents::{Declaration, FailClosedSetting, Settings, Shape, SwitchOff};
+use super::agents::{Declaration, FailClosedSetting, RewritingHooks, Settings, Shape, SwitchOff};
 use super::install::{FailClosed, RegisteredEvent, Registration, TimeUnit};
 use super::{
     AgentKind, AgentSession, BridgeError, Event, Protocol, Reply, Ruling, json_or_silent,
@@ -81,6 +81,7 @@ pub(crate) static DECLARATION: Declaration = Declaration {
     folder_trust: None,
     modes_without_hooks: None,
     credentials: CREDENTIALS,
+    rewriting_hooks: Some(&REWRITING_HOOKS),
 };
 
 /// Claude Code's login, relative to the home folder ([`super::credentials`]).
@@ -136,6 +137,15 @@ fn handler(registration: &Registration) -> Map<String, Value> {
     }
     handler
 }
+
+/// Claude Code 2.1.332 applies a `PreToolUse` hook's `hookSpecificOutput.updatedInput` to
+/// the call, whichever hook gave it (seen with the real program: a hook of the project's
+/// settings rewrote a command hookhost had allowed), and a `PermissionRequest` hook's
+/// decision may carry one too (docs/threats.md#r14).
+static REWRITING_HOOKS: RewritingHooks = RewritingHooks {
+    events: &["PreToolUse", "PermissionRequest"],
+    field: "updatedInput",
+};
 
 /// Claude Code.
 #[derive(Debug, Clone, Copy)]

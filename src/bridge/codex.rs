@@ -78,6 +78,7 @@ pub(crate) static DECLARATION: Declaration = Declaration {
     folder_trust: None,
     modes_without_hooks: None,
     credentials: CREDENTIALS,
+    rewriting_hooks: None,
 };
 
 /// Codex's login, relative to the home folder ([`super::credentials`]).

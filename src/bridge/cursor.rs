@@ -74,6 +74,7 @@ pub(crate) static DECLARATION: Declaration = Declaration {
     folder_trust: None,
     modes_without_hooks: None,
     credentials: CREDENTIALS,
+    rewriting_hooks: None,
 };
 
 /// Cursor's login, relative to the home folder ([`super::credentials`]).

@@ -17,7 +17,9 @@
 use super::install::system::{LockDown, SystemFile, SystemScope};
 use serde_json::{Map, Value, json};
 
-use super::agents::{Declaration, FailClosedSetting, FolderTrust, Settings, Shape, SwitchOff};
+use super::agents::{
+    Declaration, FailClosedSetting, FolderTrust, RewritingHooks, Settings, Shape, SwitchOff,
+};
 use super::install::{RegisteredEvent, Registration, TimeUnit};
 use super::{
     AgentKind, BridgeError, Event, Protocol, Reply, Ruling, json_or_silent, other_event_note,
@@ -75,6 +77,7 @@ pub(crate) static DECLARATION: Declaration = Declaration {
     folder_trust: Some(&FOLDER_TRUST),
     modes_without_hooks: None,
     credentials: CREDENTIALS,
+    rewriting_hooks: Some(&REWRITING_HOOKS),
 };
 
 /// How Gemini CLI comes to distrust a folder (0.61.0's bundle: `checkPathTrust`,
@@ -137,6 +140,14 @@ fn handler(registration: &Registration) -> Map<String, Value> {
     handler.insert("timeout".into(), registration.timeout.into());
     handler
 }
+
+/// Gemini CLI 0.61.0 assigns a `BeforeTool` hook's `hookSpecificOutput.tool_input` over
+/// the call's arguments and builds the tool again, whichever hook gave it (seen with the
+/// real program; docs/threats.md#r14).
+static REWRITING_HOOKS: RewritingHooks = RewritingHooks {
+    events: &["BeforeTool"],
+    field: "tool_input",
+};
 
 /// Gemini CLI.
 #[derive(Debug, Clone, Copy)]

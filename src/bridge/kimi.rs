@@ -66,6 +66,7 @@ pub(crate) static DECLARATION: Declaration = Declaration {
     folder_trust: None,
     modes_without_hooks: None,
     credentials: CREDENTIALS,
+    rewriting_hooks: None,
 };
 
 /// Kimi Code 2.1.0's schema of a `[[hooks]]` table (`HookDefSchema` in its bundle, a zod

@@ -51,8 +51,8 @@ use crate::dispatch::{self, Verdict};
 
 pub use agents::{
     AgentKind, Declaration, FailClosedSetting, FlatTomlHandler, FolderTrust, HookTableSchema,
-    JsonHandler, ModeVariable, ModesWithoutHooks, Settings, Shape, SwitchOff, TomlHandler,
-    version_at_least,
+    JsonHandler, ModeVariable, ModesWithoutHooks, RewritingHooks, Settings, Shape, SwitchOff,
+    TomlHandler, version_at_least,
 };
 
 /// One agent's hook protocol: how to read its event and how to answer it.

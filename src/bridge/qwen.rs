@@ -24,7 +24,8 @@ use super::install::system::{LockDown, SystemFile, SystemScope};
 use serde_json::{Map, Value};
 
 use super::agents::{
-    Declaration, FailClosedSetting, ModeVariable, ModesWithoutHooks, Settings, Shape, SwitchOff,
+    Declaration, FailClosedSetting, ModeVariable, ModesWithoutHooks, RewritingHooks, Settings,
+    Shape, SwitchOff,
 };
 use super::install::{RegisteredEvent, Registration, TimeUnit};
 use super::{
@@ -82,6 +83,7 @@ pub(crate) static DECLARATION: Declaration = Declaration {
     folder_trust: None,
     modes_without_hooks: Some(&MODES_WITHOUT_HOOKS),
     credentials: CREDENTIALS,
+    rewriting_hooks: Some(&REWRITING_HOOKS),
 };
 
 /// Qwen Code 0.24.4 runs no hook in its bare mode (`QWEN_CODE_SIMPLE`) or its safe mode
@@ -158,6 +160,14 @@ fn handler(registration: &Registration) -> Map<String, Value> {
 /// The name the bridge gives Qwen Code's `UserPromptSubmit` for a send that is not a
 /// prompt (a tool result going back to the model).
 const TOOL_RESULT_SEND: &str = "UserPromptSubmit (a tool result sent on)";
+
+/// Qwen Code 0.24.4 takes a `PermissionRequest` hook's `decision.updatedInput` as the
+/// call's arguments (`setArgsInternal`, its bundle), for a call that asks for approval;
+/// its `PreToolUse` hooks cannot change a call (docs/threats.md#r14).
+static REWRITING_HOOKS: RewritingHooks = RewritingHooks {
+    events: &["PermissionRequest"],
+    field: "updatedInput",
+};
 
 /// Qwen Code.
 #[derive(Debug, Clone, Copy)]

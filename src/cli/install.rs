@@ -484,6 +484,19 @@ fn pin_change(
             pin::short_digest(now)
         ));
     }
+    // The hooks beside hookhost's that may rewrite a call: accepted now, so said.
+    let accepted = new.accepted_hooks.as_ref().map_or(0, Vec::len);
+    let before = old
+        .as_ref()
+        .and_then(|p| p.accepted_hooks.as_ref())
+        .map_or(0, Vec::len);
+    if accepted > 0 && accepted != before {
+        lines.push(format!(
+            "{accepted} hook(s) of {}'s settings beside hookhost's may rewrite a call after hookhost allowed it ({} applies their answer to the call); `install` accepted them as they are now, and a hook added or changed since refuses the agent's calls until you run it again (docs/threats.md#r14).",
+            request.agent.display_name(),
+            request.agent.display_name()
+        ));
+    }
     pin::pin(&path, new)?;
     Ok(lines)
 }

@@ -475,15 +475,15 @@ fn under_home(path: &str) -> Option<&str> {
     if path == "~" {
         return Some("");
     }
-    // `~//x` is `$HOME/x` (the agents join the rest on), never `/x`.
-    let separators: &[char] = if cfg!(windows) { &['/', '\\'] } else { &['/'] };
+    // `~//x` is `$HOME/x` (the agents join the rest on), never `/x`; `\\` separates too
+    // where the OS reads it so (Windows).
     path.strip_prefix('~')
-        .filter(|rest| rest.starts_with(separators))
-        .map(|rest| rest.trim_start_matches(separators))
+        .filter(|rest| rest.starts_with(std::path::is_separator))
+        .map(|rest| rest.trim_start_matches(std::path::is_separator))
 }
 
 /// Makes the `file_path` of `agent`'s `call` that starts with `~` the path under `home` the
-/// agent opens, for an agent that expands it ([`expands_home`]), and so each file the call
+/// agent opens, for an agent that expands it (Kimi Code, Kiro CLI), and so each file the call
 /// touches ([`ToolCall::files`], made against `cwd`: a Kiro `fs_read`'s operations); with
 /// no home known, or for another agent, it stays joined to `cwd` as any relative path is.
 /// The front end calls this after the agent's `parse`, with the agent's home.

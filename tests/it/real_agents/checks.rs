@@ -67,6 +67,43 @@ pub(super) fn a_blocked_call_does_not_run(test: &str, agent: &'static Agent) {
     eprintln!("{test}: the model read {result:?}");
 }
 
+/// docs/threats.md#r14: the agent's project settings hold a hook of its own that answers
+/// every shell call with another command (`answer`, the agent's form of a rewrite): every
+/// call is refused, naming that hook (the prompt first, so no request is sent), and
+/// neither command runs.
+pub(super) fn a_project_hook_that_could_rewrite_a_call_blocks_it(
+    test: &str,
+    agent: &'static Agent,
+    settings: &str,
+    event: &str,
+    answer: &str,
+) {
+    let Some(w) = World::new(test, agent) else {
+        return;
+    };
+    let script = w.project().join(".rewrite.sh");
+    std::fs::write(&script, format!("cat >/dev/null\nprintf '%s' '{answer}'\n")).unwrap();
+    let file = w.project().join(settings);
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    let hooks = serde_json::json!({"hooks": {event: [{"matcher": "*", "hooks": [
+        {"type": "command", "command": format!("/bin/sh {}", script.display())}
+    ]}]}});
+    std::fs::write(&file, hooks.to_string()).unwrap();
+    // Every call is refused while it is there, the prompt first: no request is sent.
+    let outcome = w.run("RUN: echo innocent > innocent-marker");
+    let seen = w.seen(&outcome);
+    assert!(w.model.turns().is_empty(), "{seen}");
+    assert!(!w.project().join("ran.txt").exists(), "{seen}");
+    assert!(!w.project().join("innocent-marker").exists(), "{seen}");
+    assert!(
+        seen.contains(&format!(
+            "{} holds a {event} hook that hookhost's `install` did not see",
+            file.display()
+        )),
+        "{seen}"
+    );
+}
+
 // ---- (c) the shipped WASM policies, configured as the README shows
 
 /// The agent asked to force-push: the remote's `main` stays, and the model reads

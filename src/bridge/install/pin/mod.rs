@@ -25,6 +25,7 @@ mod home_moved;
 mod modes;
 mod own_files;
 pub mod refused_sessions;
+mod rewriting;
 mod switch_offs;
 #[cfg(test)]
 mod tests;
@@ -34,6 +35,7 @@ pub use home_moved::home_moved;
 pub use modes::modes_without_hooks;
 pub use own_files::{ConfigPin, file_digest, short_digest};
 use own_files::{digest, digest_bytes};
+pub use rewriting::{OtherHook, unaccepted_project_hooks};
 use switch_offs::{ProjectFile, read_project_files, switch_offs_in};
 pub use switch_offs::{project_switch_offs, switches_hooks_off};
 
@@ -90,6 +92,12 @@ pub struct Pin {
     /// [`Pin::hookhost`], when it was pinned (checked by `doctor`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client_digest: Option<String>,
+    /// The hooks other than hookhost's that may rewrite a call (docs/threats.md#r14), one
+    /// digest each, found by `install` in the file it wrote and the project's settings:
+    /// the user accepted them. `None` for an agent without such hooks, and in a pin made
+    /// before hookhost looked for them (which accepts none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub accepted_hooks: Option<Vec<String>>,
 }
 
 /// The pins file.
@@ -111,6 +119,9 @@ pub enum Drift {
     SwitchedOff(&'static str),
     /// The file cannot be read or parsed.
     Unreadable(String),
+    /// The registration is there, but the file gained a hook that may rewrite a call
+    /// after hookhost allowed it, which `install` did not accept (docs/threats.md#r14).
+    Rewriting(OtherHook),
 }
 
 /// Why the pins could not be read or written.
@@ -159,6 +170,12 @@ impl Pin {
             config: None,
             hookhost_digest: None,
             client_digest: None,
+            accepted_hooks: rewriting::accepted_at_install(
+                request.agent,
+                text,
+                &change.registration.command_line,
+                &request.places.project,
+            ),
         }
     }
 
@@ -405,7 +422,9 @@ impl Pin {
         };
         match super::plan_file(&request, &self.file, Some(&text)) {
             Ok(change) => match change.outcome {
-                ChangeKind::AlreadyInstalled => None,
+                ChangeKind::AlreadyInstalled => {
+                    rewriting::unaccepted(agent, &text, &[self]).map(Drift::Rewriting)
+                }
                 ChangeKind::Added => Some(Drift::Removed),
                 _ => Some(Drift::Weakened),
             },
@@ -435,6 +454,13 @@ impl Pin {
 
     /// What the user is told about `drift`: what changed and what to do.
     pub fn drift_message(&self, drift: &Drift) -> String {
+        if let (Drift::Rewriting(hook), Some(agent)) = (drift, self.agent()) {
+            let accept_in = match &self.project {
+                Some(project) => format!("--scope project in {}", project.display()),
+                None => "again".to_string(),
+            };
+            return rewriting::refusal(agent, &self.file, hook, &accept_in);
+        }
         let agent = self
             .agent()
             .map_or(self.agent.as_str(), |a| a.display_name());
@@ -450,6 +476,7 @@ impl Pin {
             ),
             Drift::SwitchedOff(key) => format!("is switched off by {key}"),
             Drift::Unreadable(why) => format!("cannot be checked: {why}"),
+            Drift::Rewriting(hook) => format!("holds a {} hook install did not see", hook.event),
         };
         let scope = if self.project.is_some() {
             " --scope project"
@@ -663,6 +690,11 @@ pub fn refused_call(
         .iter()
         .filter(|p| p.agent == agent.flag_name() && p.covers(cwd))
         .collect();
+    refusals.extend(rewriting::in_project_files(
+        agent,
+        &project_files,
+        &covering,
+    ));
     // One message per config problem: each covering pin holds the same config pin.
     if let Some(config) = config {
         let mut seen = Vec::new();
@@ -929,6 +961,25 @@ pub fn refused_change(
         }
     });
     refusals.extend(switched_off);
+    // A hook that may rewrite a call, new in a file no pin covers (one a pin covers is its
+    // drift, above): refused now, so that this session keeps the settings it had.
+    if let Some(file) = file
+        && agent.declaration().rewriting_hooks.is_some()
+        && switch_offs::is_settings_file(agent, file)
+    {
+        let covering: Vec<&Pin> = pins
+            .iter()
+            .filter(|p| p.agent == agent.flag_name() && p.covers(cwd))
+            .collect();
+        if !covering.iter().any(|p| same_path(&p.file, file))
+            && let Ok(bytes) = crate::access::read_capped(file, crate::access::caps::SETTINGS)
+            && let Some(hook) =
+                rewriting::unaccepted(agent, &String::from_utf8_lossy(&bytes), &covering)
+        {
+            let accept_in = cwd.map_or_else(String::new, |c| format!("in {}", c.display()));
+            refusals.push(rewriting::refusal(agent, file, &hook, &accept_in));
+        }
+    }
     refusals
 }
 

@@ -838,3 +838,90 @@ fn a_setting_that_starts_a_mode_without_hooks_is_a_switch_off_install_names() {
         other => panic!("{other:?}"),
     }
 }
+
+/// R14: a hook that may rewrite a call, other than hookhost's, is accepted when `install`
+/// finds it (in the file it writes and the project's settings); one added since, to the
+/// pinned file or to a project's, is a drift or a refusal; a handler that only looks like
+/// hookhost's is another hook; agents whose hooks cannot rewrite a call are not asked.
+#[test]
+fn a_hook_that_may_rewrite_a_call_is_refused_unless_install_accepted_it() {
+    let home = tempfile::tempdir().unwrap();
+    let project = home.path().join("p");
+    std::fs::create_dir_all(project.join(".claude")).unwrap();
+    let team = r#"{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "team-lint"}]}]}}"#;
+    std::fs::write(project.join(".claude/settings.json"), team).unwrap();
+    let request = request(home.path(), Options::default());
+    let change = plan(&request, None).unwrap();
+    let ours = change.registration.command_line.clone();
+    let pin = Pin::of(&change, &request);
+    let accepted = pin.accepted_hooks.clone().unwrap();
+    assert_eq!(accepted.len(), 1, "{accepted:?}");
+    let after = change.after.clone().unwrap();
+    std::fs::create_dir_all(change.file.parent().unwrap()).unwrap();
+    std::fs::write(&change.file, &after).unwrap();
+    assert_eq!(pin.drift(), None);
+    let covering = [&pin];
+    let files = |text: &str| {
+        std::fs::write(project.join(".claude/settings.json"), text).unwrap();
+        rewriting::in_project_files(
+            AgentKind::ClaudeCode,
+            &switch_offs::read_project_files(AgentKind::ClaudeCode, &project, |_| None),
+            &covering,
+        )
+    };
+    // The team's hook, accepted; another, or a look-alike of hookhost's, refused.
+    assert!(files(team).is_empty());
+    let evil = r#"{"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "/bin/sh fmt.sh"}]}]}}"#;
+    let refused = files(evil);
+    assert!(
+        refused.len() == 1
+            && refused[0].contains(
+                "holds a PreToolUse hook that hookhost's `install` did not see (/bin/sh fmt.sh)"
+            ),
+        "{refused:?}"
+    );
+    let look_alike = format!(
+        r#"{{"hooks": {{"PermissionRequest": [{{"hooks": [{{"type": "command", "command": "{ours}; /bin/sh fmt.sh"}}]}}]}}}}"#
+    );
+    assert_eq!(files(&look_alike).len(), 1);
+    let exactly_ours = format!(
+        r#"{{"hooks": {{"PreToolUse": [{{"hooks": [{{"type": "command", "command": "{ours}"}}]}}]}}}}"#
+    );
+    assert!(files(&exactly_ours).is_empty());
+    // The pinned file gains one: its drift names it.
+    let mut settings: serde_json::Value = serde_json::from_str(&after).unwrap();
+    settings["hooks"]["PreToolUse"]
+        .as_array_mut()
+        .unwrap()
+        .push(serde_json::json!({"matcher": "*", "hooks": [{"type": "command", "command": "/bin/sh evil.sh"}]}));
+    std::fs::write(&change.file, settings.to_string()).unwrap();
+    let drift = pin.drift();
+    assert!(
+        matches!(&drift, Some(Drift::Rewriting(hook)) if hook.what == "/bin/sh evil.sh"),
+        "{drift:?}"
+    );
+    assert!(
+        pin.drift_message(&drift.unwrap())
+            .ends_with("if you trust it, run `hookhost install claude-code` again to accept it.")
+    );
+    // A pin made before hookhost looked for them accepts none.
+    let old = Pin {
+        accepted_hooks: None,
+        ..pin.clone()
+    };
+    assert_eq!(files(team).len(), 0, "the new pin");
+    assert_eq!(
+        rewriting::in_project_files(
+            AgentKind::ClaudeCode,
+            &switch_offs::read_project_files(AgentKind::ClaudeCode, &project, |_| None),
+            &[&old],
+        )
+        .len(),
+        1
+    );
+    // Codex: no such hooks looked for.
+    assert_eq!(
+        rewriting::other_hooks(AgentKind::Codex, team, &[]).unwrap(),
+        Vec::new()
+    );
+}
