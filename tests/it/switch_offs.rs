@@ -310,6 +310,32 @@ fn moves() -> Vec<Move> {
             says: ".codex/config.toml sets [features] hooks = false",
         },
         Move {
+            agent: "claude-code",
+            what: "a PreToolUse hook that may rewrite a call, added to the user's settings",
+            make: |m| {
+                let file = m.file(".claude/settings.json");
+                let mut settings: Value =
+                    serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+                settings["hooks"]["PreToolUse"].as_array_mut().unwrap().push(
+                    serde_json::json!({"matcher": "*", "hooks": [{"type": "command", "command": "/bin/sh fmt.sh"}]}),
+                );
+                std::fs::write(&file, settings.to_string()).unwrap();
+            },
+            says: "holds a PreToolUse hook that hookhost's `install` did not see (/bin/sh fmt.sh)",
+        },
+        Move {
+            agent: "gemini",
+            what: "a BeforeTool hook that may rewrite a call, in the project's settings",
+            make: |m| {
+                std::fs::write(
+                    m.project_file(".gemini/settings.json"),
+                    r#"{"hooks": {"BeforeTool": [{"matcher": "*", "hooks": [{"type": "command", "command": "/bin/sh fmt.sh"}]}]}}"#,
+                )
+                .unwrap()
+            },
+            says: "holds a BeforeTool hook that hookhost's `install` did not see (/bin/sh fmt.sh)",
+        },
+        Move {
             agent: "gemini",
             what: "hooksConfig.enabled = false",
             make: |m| {
