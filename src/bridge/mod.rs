@@ -404,6 +404,12 @@ pub enum BridgeError {
 /// The message for a payload that could not be read: what a [`Protocol::refuse`] reply
 /// carries.
 pub fn unreadable_message(error: &BridgeError) -> String {
+    // The call was read; the file it changes is what cannot be told.
+    if let BridgeError::Unresolved { .. } = error {
+        return format!(
+            "{error}, so this call was blocked. Name the file by its path from the project's folder."
+        );
+    }
     format!(
         "hookhost could not read this call ({error}), so it was blocked. This is not a policy decision: tell the user their hookhost bridge cannot read the agent's hook input."
     )

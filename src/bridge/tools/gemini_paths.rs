@@ -103,7 +103,7 @@ fn found_by_search(cwd: &Path, written: &str) -> Result<Vec<PathBuf>, String> {
     while let Some(folder) = queue.pop_front() {
         if read == SEARCHED_FOLDERS {
             return Err(format!(
-                "Gemini CLI looks for \"{written}\" in the project, which has more than {SEARCHED_FOLDERS} folders to look in; give the file's path from the project's folder"
+                "Gemini CLI looks for \"{written}\" in the project, which has more than {SEARCHED_FOLDERS} folders to look in"
             ));
         }
         read += 1;

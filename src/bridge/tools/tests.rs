@@ -561,3 +561,27 @@ fn a_gemini_path_with_dots_after_its_mention_is_resolved_by_spelling() {
         project.join("@x%2Ey").to_string_lossy().as_ref()
     );
 }
+
+/// A search hookhost cannot follow to its end (more folders than it reads) refuses the
+/// call, naming the path and what to do.
+#[test]
+fn a_gemini_replace_search_too_large_to_follow_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    for i in 0..10_001 {
+        std::fs::create_dir(dir.path().join(format!("d{i}"))).unwrap();
+    }
+    let error = map_call(
+        Gemini,
+        "BeforeTool",
+        "replace",
+        json!({"file_path": "k.pem", "old_string": "a", "new_string": "b"}),
+        McpHint::default(),
+        dir.path().to_str(),
+        None,
+    )
+    .unwrap_err();
+    assert_eq!(
+        crate::bridge::unreadable_message(&error),
+        "hookhost cannot tell which file the Gemini CLI BeforeTool call changes: Gemini CLI looks for \"k.pem\" in the project, which has more than 10000 folders to look in, so this call was blocked. Name the file by its path from the project's folder."
+    );
+}
