@@ -16,7 +16,7 @@
 use super::install::system::{LockDown, SystemFile, SystemScope};
 use serde_json::Value;
 
-use super::agents::{Declaration, FailClosedSetting, Settings, Shape, SwitchOff};
+use super::agents::{Declaration, FailClosedSetting, RewritingHooks, Settings, Shape, SwitchOff};
 use super::install::{RegisteredEvent, Registration, TimeUnit};
 use super::{
     AgentKind, BridgeError, Event, Protocol, Reply, Ruling, claude_code, json_or_silent,
@@ -78,7 +78,7 @@ pub(crate) static DECLARATION: Declaration = Declaration {
     folder_trust: None,
     modes_without_hooks: None,
     credentials: CREDENTIALS,
-    rewriting_hooks: None,
+    rewriting_hooks: Some(&REWRITING_HOOKS),
 };
 
 /// Codex's login, relative to the home folder ([`super::credentials`]).
@@ -120,6 +120,14 @@ fn handler(registration: &Registration) -> Vec<(&'static str, toml_edit::Value)>
         ),
     ]
 }
+
+/// Codex 0.171.0 takes a `PreToolUse` hook's `updatedInput` with `permissionDecision:
+/// "allow"`, the last hook to finish winning (`codex-rs/hooks` `latest_updated_input`), from
+/// hooks it trusts, whose hash the agent could write as `install` does (docs/threats.md#r14).
+static REWRITING_HOOKS: RewritingHooks = RewritingHooks {
+    events: &["PreToolUse"],
+    field: "updatedInput",
+};
 
 /// Codex CLI.
 #[derive(Debug, Clone, Copy)]

@@ -9,7 +9,7 @@
 //! one that no pin covering the call accepted; the pinned file itself is checked only when
 //! it changed since `install` (its drift, [`Drift::Rewriting`]).
 
-use super::switch_offs::{ProjectFile, read_json, read_project_files};
+use super::switch_offs::{ProjectFile, read_json, read_project_files, read_toml};
 use super::*;
 
 /// A hook that may rewrite a call, other than hookhost's.
@@ -23,7 +23,7 @@ pub struct OtherHook {
     pub digest: String,
 }
 
-/// The hooks of `agent`'s JSON settings `text` that may rewrite a call, other than a
+/// The hooks of `agent`'s settings `text` (JSON, Codex's TOML) that may rewrite a call, other than a
 /// handler whose `command` is one of `ours` (hookhost's, exactly as `install` writes it:
 /// a handler that only looks like it is not hookhost's). Empty for an agent without such
 /// hooks; an error for a text that is not the agent's JSON (the switch-off checks refuse
@@ -36,7 +36,13 @@ pub(super) fn other_hooks(
     let Some(rewriting) = agent.declaration().rewriting_hooks else {
         return Ok(Vec::new());
     };
-    let settings = read_json(text)?;
+    // Codex's TOML holds the same tables as the others' JSON: `[[hooks.EVENT]]` groups
+    // with a `matcher` and `[[hooks.EVENT.hooks]]` handlers.
+    let settings = match agent.declaration().switch_off {
+        SwitchOff::CodexFeatures => serde_json::to_value(read_toml(text)?)
+            .map_err(|e| format!("it cannot be read as settings: {e}"))?,
+        _ => read_json(text)?,
+    };
     let Some(hooks) = settings.get("hooks").and_then(serde_json::Value::as_object) else {
         return Ok(Vec::new());
     };

@@ -327,7 +327,7 @@ fn without_json_comments(text: &str) -> std::borrow::Cow<'_, str> {
 /// hookhost parses (docs/threats.md#b5). Read as TOML 1.1, as Codex's parser reads it (a
 /// multi-line inline table, a trailing comma in one), so that a file the agent reads is
 /// one hookhost reads; what the parse gives is taken as the `toml` crate's values.
-fn read_toml(text: &str) -> Result<toml::Table, String> {
+pub(super) fn read_toml(text: &str) -> Result<toml::Table, String> {
     if let Err(line) = crate::toml_file::nesting_within_bound(text) {
         return Err(format!(
             "it has {} (line {line}), more than hookhost reads",

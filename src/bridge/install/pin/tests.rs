@@ -919,9 +919,26 @@ fn a_hook_that_may_rewrite_a_call_is_refused_unless_install_accepted_it() {
         .len(),
         1
     );
-    // Codex: no such hooks looked for.
+    // Kimi Code's hooks cannot rewrite a call: none looked for.
     assert_eq!(
-        rewriting::other_hooks(AgentKind::Codex, team, &[]).unwrap(),
+        rewriting::other_hooks(
+            AgentKind::Kimi,
+            "[[hooks]]\nevent = \"PreToolUse\"\ncommand = \"x\"\n",
+            &[]
+        )
+        .unwrap(),
         Vec::new()
+    );
+    // Codex's TOML tables, hookhost's handler left out by its exact command.
+    let codex = "[[hooks.PreToolUse]]\nmatcher = \"*\"\n[[hooks.PreToolUse.hooks]]\ntype = \"command\"\ncommand = \"/usr/local/bin/hookhost bridge --agent codex\"\n[[hooks.PreToolUse.hooks]]\ntype = \"command\"\ncommand = \"/bin/sh fmt.sh\"\n";
+    let found = rewriting::other_hooks(
+        AgentKind::Codex,
+        codex,
+        &["/usr/local/bin/hookhost bridge --agent codex".to_string()],
+    )
+    .unwrap();
+    assert_eq!(
+        found.iter().map(|h| h.what.as_str()).collect::<Vec<_>>(),
+        ["/bin/sh fmt.sh"]
     );
 }
