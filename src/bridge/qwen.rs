@@ -163,10 +163,13 @@ const TOOL_RESULT_SEND: &str = "UserPromptSubmit (a tool result sent on)";
 
 /// Qwen Code 0.24.4 takes a `PermissionRequest` hook's `decision.updatedInput` as the
 /// call's arguments (`setArgsInternal`, its bundle), for a call that asks for approval;
-/// its `PreToolUse` hooks cannot change a call (docs/threats.md#r14).
+/// and with `"sequential": true` on a group, a `PreToolUse` hook's `tool_input` becomes
+/// the input the hooks after it see (`applyHookOutputToInput`), a project's before the
+/// user's: hookhost could be shown another call than the one Qwen runs
+/// (docs/threats.md#r14).
 static REWRITING_HOOKS: RewritingHooks = RewritingHooks {
-    events: &["PermissionRequest"],
-    field: "updatedInput",
+    events: &["PreToolUse", "PermissionRequest"],
+    field: "updatedInput` (or, to the hooks after it, `tool_input",
 };
 
 /// Qwen Code.

@@ -484,18 +484,35 @@ fn pin_change(
             pin::short_digest(now)
         ));
     }
-    // The hooks beside hookhost's that may rewrite a call: accepted now, so said.
-    let accepted = new.accepted_hooks.as_ref().map_or(0, Vec::len);
-    let before = old
-        .as_ref()
-        .and_then(|p| p.accepted_hooks.as_ref())
-        .map_or(0, Vec::len);
-    if accepted > 0 && accepted != before {
-        lines.push(format!(
-            "{accepted} hook(s) of {}'s settings beside hookhost's may rewrite a call after hookhost allowed it ({} applies their answer to the call); `install` accepted them as they are now, and a hook added or changed since refuses the agent's calls until you run it again (docs/threats.md#r14).",
-            request.agent.display_name(),
-            request.agent.display_name()
-        ));
+    // The hooks beside hookhost's that may rewrite a call: accepted now, each named, and
+    // those an earlier install accepted (in another project) kept.
+    let kept = old.as_ref().and_then(|p| p.accepted_hooks.clone());
+    let mut new = new;
+    if let Some(accepted) = &new.accepted_hooks {
+        let found = pin::found_at_install(
+            request.agent,
+            &change.file,
+            change.after.as_deref().unwrap_or_default(),
+            &change.registration.command_line,
+            &request.places,
+        );
+        for hook in found
+            .iter()
+            .filter(|h| !kept.as_ref().is_some_and(|k| k.contains(&h.digest)))
+        {
+            lines.push(format!(
+                "{} holds a {} hook beside hookhost's ({}) that may rewrite a call after hookhost allowed it; `install` accepts it as it is now, and a hook added or changed since refuses {}'s calls until you run `install` again (docs/threats.md#r14).",
+                hook.file.display(),
+                hook.event,
+                hookhost::escape::for_terminal(&hook.what),
+                request.agent.display_name()
+            ));
+        }
+        let mut merged = accepted.clone();
+        merged.extend(kept.into_iter().flatten());
+        merged.sort();
+        merged.dedup();
+        new.accepted_hooks = Some(merged);
     }
     pin::pin(&path, new)?;
     Ok(lines)

@@ -35,7 +35,7 @@ pub use home_moved::home_moved;
 pub use modes::modes_without_hooks;
 pub use own_files::{ConfigPin, file_digest, short_digest};
 use own_files::{digest, digest_bytes};
-pub use rewriting::{OtherHook, unaccepted_project_hooks};
+pub use rewriting::{OtherHook, found_at_install, unaccepted_project_hooks};
 use switch_offs::{ProjectFile, read_project_files, switch_offs_in};
 pub use switch_offs::{project_switch_offs, switches_hooks_off};
 
@@ -170,11 +170,15 @@ impl Pin {
             config: None,
             hookhost_digest: None,
             client_digest: None,
-            accepted_hooks: rewriting::accepted_at_install(
+            accepted_hooks: rewriting::accepted(
                 request.agent,
-                text,
-                &change.registration.command_line,
-                &request.places.project,
+                &rewriting::found_at_install(
+                    request.agent,
+                    &change.file,
+                    text,
+                    &change.registration.command_line,
+                    &request.places,
+                ),
             ),
         }
     }
@@ -423,7 +427,7 @@ impl Pin {
         match super::plan_file(&request, &self.file, Some(&text)) {
             Ok(change) => match change.outcome {
                 ChangeKind::AlreadyInstalled => {
-                    rewriting::unaccepted(agent, &text, &[self]).map(Drift::Rewriting)
+                    rewriting::unaccepted(agent, &self.file, &text, &[self]).map(Drift::Rewriting)
                 }
                 ChangeKind::Added => Some(Drift::Removed),
                 _ => Some(Drift::Weakened),
@@ -690,11 +694,17 @@ pub fn refused_call(
         .iter()
         .filter(|p| p.agent == agent.flag_name() && p.covers(cwd))
         .collect();
-    refusals.extend(rewriting::in_project_files(
-        agent,
-        &project_files,
-        &covering,
-    ));
+    // The project's settings, and the user's when no covering pin pins it (a project's
+    // registration alone).
+    if agent.declaration().rewriting_hooks.is_some() {
+        refusals.extend(rewriting::in_files(agent, &project_files, &covering));
+        if let Some(cwd) = cwd
+            && let Some(user) = rewriting::user_file(env, agent, cwd, &covering)
+            && !project_files.iter().any(|f| same_path(&f.file, &user.file))
+        {
+            refusals.extend(rewriting::in_files(agent, &[user], &covering));
+        }
+    }
     // One message per config problem: each covering pin holds the same config pin.
     if let Some(config) = config {
         let mut seen = Vec::new();
@@ -971,13 +981,20 @@ pub fn refused_change(
             .iter()
             .filter(|p| p.agent == agent.flag_name() && p.covers(cwd))
             .collect();
+        // The administrator's managed file is not the agent's to write.
+        let system = places(env, cwd.unwrap_or(Path::new("/")))
+            .and_then(|p| agent.declaration().settings.file(Scope::System, &p));
         if !covering.iter().any(|p| same_path(&p.file, file))
+            && !system.is_some_and(|s| same_path(&s, file))
             && let Ok(bytes) = crate::access::read_capped(file, crate::access::caps::SETTINGS)
-            && let Some(hook) =
-                rewriting::unaccepted(agent, &String::from_utf8_lossy(&bytes), &covering)
         {
-            let accept_in = cwd.map_or_else(String::new, |c| format!("in {}", c.display()));
-            refusals.push(rewriting::refusal(agent, file, &hook, &accept_in));
+            let files = [switch_offs::ProjectFile {
+                file: file.to_path_buf(),
+                bytes: Ok(bytes),
+                merged: true,
+                registration: false,
+            }];
+            refusals.extend(rewriting::in_files(agent, &files, &covering));
         }
     }
     refusals

@@ -9,27 +9,51 @@
 //! one that no pin covering the call accepted; the pinned file itself is checked only when
 //! it changed since `install` (its drift, [`Drift::Rewriting`]).
 
-use super::switch_offs::{ProjectFile, read_json, read_project_files, read_toml};
+use super::switch_offs::{self, ProjectFile, read_json, read_project_files, read_toml};
 use super::*;
 
 /// A hook that may rewrite a call, other than hookhost's.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OtherHook {
+    /// The settings file it is in.
+    pub file: PathBuf,
     /// The agent's event (`PreToolUse`).
     pub event: String,
     /// What it runs: its `command`, else the handler as written.
     pub what: String,
-    /// `sha256:` of its event, matcher and handler: what a pin accepts.
+    /// `sha256:` of its file, event, group (less its handlers) and handler: what a pin
+    /// accepts. A hook accepted in one project's file is not accepted in another's.
     pub digest: String,
 }
 
-/// The hooks of `agent`'s settings `text` (JSON, Codex's TOML) that may rewrite a call, other than a
-/// handler whose `command` is one of `ours` (hookhost's, exactly as `install` writes it:
-/// a handler that only looks like it is not hookhost's). Empty for an agent without such
-/// hooks; an error for a text that is not the agent's JSON (the switch-off checks refuse
-/// such a file already).
+/// The keys of a handler `install` writes (Gemini CLI's `name`, Claude Code's
+/// `onFailure` among them): a handler with any other (`args`, `url`) runs something else.
+const OUR_KEYS: &[&str] = &["type", "command", "timeout", "name", "onFailure"];
+
+/// Whether `handler` is hookhost's: a `command` handler whose command is exactly one of
+/// `ours` and that has no key `install` does not write. One that only looks like it (an
+/// `http` handler carrying the command, a command run with `args`, a command with more on
+/// its line) is another hook.
+fn is_ours(handler: &serde_json::Value, ours: &[String]) -> bool {
+    let Some(handler) = handler.as_object() else {
+        return false;
+    };
+    handler.get("type").and_then(serde_json::Value::as_str) == Some("command")
+        && handler
+            .get("command")
+            .and_then(serde_json::Value::as_str)
+            .is_some_and(|c| ours.iter().any(|o| o == c))
+        && handler.keys().all(|key| OUR_KEYS.contains(&key.as_str()))
+}
+
+/// The hooks of `agent`'s settings `text` (JSON, Codex's TOML), the settings file `file`,
+/// that may rewrite a call, other than hookhost's ([`is_ours`] with `ours`, hookhost's
+/// commands as `install` wrote them). Empty for an agent without such hooks; an error for
+/// a text that is not the agent's settings (the switch-off checks refuse such a file
+/// already).
 pub(super) fn other_hooks(
     agent: AgentKind,
+    file: &Path,
     text: &str,
     ours: &[String],
 ) -> Result<Vec<OtherHook>, String> {
@@ -50,17 +74,25 @@ pub(super) fn other_hooks(
     for event in rewriting.events {
         let groups = hooks.get(*event).and_then(serde_json::Value::as_array);
         for group in groups.into_iter().flatten() {
-            let matcher = group.get("matcher").unwrap_or(&serde_json::Value::Null);
+            // The group's own keys (`matcher`, Qwen Code's `sequential`) are part of what
+            // was accepted.
+            let mut group_keys = group.as_object().cloned().unwrap_or_default();
+            group_keys.shift_remove("hooks");
+            let group_keys = serde_json::Value::Object(group_keys);
             let handlers = group.get("hooks").and_then(serde_json::Value::as_array);
             for handler in handlers.into_iter().flatten() {
-                let command = handler.get("command").and_then(serde_json::Value::as_str);
-                if command.is_some_and(|c| ours.iter().any(|o| o == c)) {
+                if is_ours(handler, ours) {
                     continue;
                 }
+                let command = handler.get("command").and_then(serde_json::Value::as_str);
                 found.push(OtherHook {
+                    file: file.to_path_buf(),
                     event: (*event).to_string(),
                     what: command.map_or_else(|| handler.to_string(), str::to_string),
-                    digest: digest(&format!("{event}\n{matcher}\n{handler}")),
+                    digest: digest(&format!(
+                        "{}\n{event}\n{group_keys}\n{handler}",
+                        file.display()
+                    )),
                 });
             }
         }
@@ -68,30 +100,54 @@ pub(super) fn other_hooks(
     Ok(found)
 }
 
-/// The digests `install` accepts into `agent`'s pin: the other hooks of `after` (the file
-/// as it writes it, `ours` its handler's command) and of the project settings files the
-/// agent reads from `project`. `None` for an agent without such hooks.
-pub(super) fn accepted_at_install(
+/// The hooks `install` accepts: the other hooks of `after` (the file it writes, `file`,
+/// with `ours` its handler's command), of the user's settings file and of the project
+/// settings files the agent reads from `places`' project. Empty for an agent without such
+/// hooks.
+pub fn found_at_install(
     agent: AgentKind,
+    file: &Path,
     after: &str,
     ours: &str,
-    project: &Path,
-) -> Option<Vec<String>> {
-    agent.declaration().rewriting_hooks?;
+    places: &super::super::Places,
+) -> Vec<OtherHook> {
+    if agent.declaration().rewriting_hooks.is_none() {
+        return Vec::new();
+    }
     let ours = [ours.to_string()];
-    let mut accepted: Vec<String> = other_hooks(agent, after, &ours)
-        .unwrap_or_default()
-        .into_iter()
-        .map(|h| h.digest)
-        .collect();
-    if !project.as_os_str().is_empty() {
-        for file in read_project_files(agent, project, |_| None) {
-            if let (true, Ok(bytes)) = (file.merged, &file.bytes) {
-                let hooks = other_hooks(agent, &String::from_utf8_lossy(bytes), &ours);
-                accepted.extend(hooks.unwrap_or_default().into_iter().map(|h| h.digest));
-            }
+    let mut found = other_hooks(agent, file, after, &ours).unwrap_or_default();
+    let mut others = Vec::new();
+    if !places.project.as_os_str().is_empty() {
+        others = read_project_files(agent, &places.project, |_| None);
+    }
+    if let Some(user) = agent.declaration().settings.file(Scope::User, places)
+        && let Some(bytes) = switch_offs::read_settings(&user, |_| true)
+    {
+        others.push(ProjectFile {
+            file: user,
+            bytes,
+            merged: true,
+            registration: false,
+        });
+    }
+    let mut seen: Vec<PathBuf> = vec![file.to_path_buf()];
+    for settings in others {
+        if let (true, Ok(bytes)) = (settings.merged, &settings.bytes)
+            && !seen.iter().any(|s| same_path(s, &settings.file))
+        {
+            let text = String::from_utf8_lossy(bytes);
+            found.extend(other_hooks(agent, &settings.file, &text, &ours).unwrap_or_default());
+            seen.push(settings.file);
         }
     }
+    found
+}
+
+/// The digests of `found`, sorted, each once: what a pin accepts (`install` adds those an
+/// earlier pin accepted, in another project). `None` for an agent without such hooks.
+pub(super) fn accepted(agent: AgentKind, found: &[OtherHook]) -> Option<Vec<String>> {
+    agent.declaration().rewriting_hooks?;
+    let mut accepted: Vec<String> = found.iter().map(|h| h.digest.clone()).collect();
     accepted.sort();
     accepted.dedup();
     Some(accepted)
@@ -110,16 +166,22 @@ pub(super) fn our_commands(agent: AgentKind, pins: &[&Pin]) -> Vec<String> {
 /// The first hook of `text` (the agent's settings file `file`) that may rewrite a call
 /// and that none of `pins` accepted (a pin made before hookhost looked for them accepted
 /// none).
-pub(super) fn unaccepted(agent: AgentKind, text: &str, pins: &[&Pin]) -> Option<OtherHook> {
+pub(super) fn unaccepted(
+    agent: AgentKind,
+    file: &Path,
+    text: &str,
+    pins: &[&Pin],
+) -> Option<OtherHook> {
     let ours = our_commands(agent, pins);
-    other_hooks(agent, text, &ours)
+    other_hooks(agent, file, text, &ours)
         .ok()?
         .into_iter()
         .find(|hook| {
+            // Each pin's list is sorted: a lookup is a few comparisons however many there are.
             !pins
                 .iter()
                 .filter_map(|pin| pin.accepted_hooks.as_ref())
-                .any(|accepted| accepted.contains(&hook.digest))
+                .any(|accepted| accepted.binary_search(&hook.digest).is_ok())
         })
 }
 
@@ -139,15 +201,11 @@ pub(super) fn refusal(agent: AgentKind, file: &Path, hook: &OtherHook, accept_in
     )
 }
 
-/// A refusal per project settings file among `files` (those `agent` merges, read for a
-/// call from its project) holding a hook that may rewrite a call and that none of `pins`
-/// (the pins covering the call) accepted. A file one of `pins` pins is checked through its
-/// drift instead.
-pub(super) fn in_project_files(
-    agent: AgentKind,
-    files: &[ProjectFile],
-    pins: &[&Pin],
-) -> Vec<String> {
+/// A refusal per settings file among `files` (those `agent` merges, read for a call from
+/// its project, and the user's own) holding a hook that may rewrite a call and that none
+/// of `pins` (the pins covering the call) accepted. A file one of `pins` pins is checked
+/// through its drift instead.
+pub(super) fn in_files(agent: AgentKind, files: &[ProjectFile], pins: &[&Pin]) -> Vec<String> {
     if agent.declaration().rewriting_hooks.is_none() {
         return Vec::new();
     }
@@ -156,21 +214,58 @@ pub(super) fn in_project_files(
         .filter(|f| f.merged && !pins.iter().any(|p| same_path(&p.file, &f.file)))
         .filter_map(|f| {
             let bytes = f.bytes.as_ref().ok()?;
-            let hook = unaccepted(agent, &String::from_utf8_lossy(bytes), pins)?;
-            // The project's folder: the one holding the agent's settings folder.
-            let project = f
-                .file
-                .parent()
-                .and_then(Path::parent)
-                .map_or_else(String::new, |p| format!("in {}", p.display()));
-            Some(refusal(agent, &f.file, &hook, &project))
+            let hook = unaccepted(agent, &f.file, &String::from_utf8_lossy(bytes), pins)?;
+            Some(refusal(agent, &f.file, &hook, &accept_in(agent, &f.file)))
         })
         .collect()
 }
 
-/// The refusals for the project settings files `agent` merges for a call (or `doctor`)
-/// from `cwd` that hold a hook that may rewrite a call which no pin covering `cwd`
-/// accepted, reading the files and the pins itself.
+/// Where `install` accepts the hooks of `file`: in the project whose settings folder holds
+/// it, or anywhere for the user's own.
+fn accept_in(agent: AgentKind, file: &Path) -> String {
+    let settings_folder = agent
+        .declaration()
+        .settings
+        .project_file
+        .and_then(|p| Path::new(p).parent())
+        .filter(|p| !p.as_os_str().is_empty());
+    match (settings_folder, file.parent()) {
+        (Some(name), Some(folder)) if folder.ends_with(name) => folder
+            .ancestors()
+            .nth(name.components().count())
+            .map_or_else(|| "again".to_string(), |p| format!("in {}", p.display())),
+        _ => "again".to_string(),
+    }
+}
+
+/// The user's settings file of `agent` as a call from `cwd` finds it, read, when it is
+/// there and none of `pins` (those covering the call) pins it: checked beside the
+/// project's for a project's registration alone. The common call, whose user file is
+/// pinned, reads nothing more.
+pub(super) fn user_file(
+    env: &Environment,
+    agent: AgentKind,
+    cwd: &Path,
+    pins: &[&Pin],
+) -> Option<ProjectFile> {
+    let user = places(env, cwd)?;
+    let file = agent.declaration().settings.file(Scope::User, &user)?;
+    if pins.iter().any(|p| same_path(&p.file, &file)) {
+        return None;
+    }
+    let bytes = switch_offs::read_settings(&file, |_| true)?;
+    Some(ProjectFile {
+        file,
+        bytes,
+        merged: true,
+        registration: false,
+    })
+}
+
+/// The refusals for the settings files `agent` reads for a call (or `doctor`) from `cwd`
+/// (the project's, and the user's unless a covering pin pins it) that hold a hook that
+/// may rewrite a call which no pin covering `cwd` accepted, reading the files and the
+/// pins itself.
 pub fn unaccepted_project_hooks(env: &Environment, agent: AgentKind, cwd: &Path) -> Vec<String> {
     if agent.declaration().rewriting_hooks.is_none() {
         return Vec::new();
@@ -185,5 +280,12 @@ pub fn unaccepted_project_hooks(env: &Environment, agent: AgentKind, cwd: &Path)
     if covering.is_empty() {
         return Vec::new();
     }
-    in_project_files(agent, &read_project_files(agent, cwd, |_| None), &covering)
+    let files = read_project_files(agent, cwd, |_| None);
+    let mut found = in_files(agent, &files, &covering);
+    if let Some(user) = user_file(env, agent, cwd, &covering)
+        && !files.iter().any(|f| same_path(&f.file, &user.file))
+    {
+        found.extend(in_files(agent, &[user], &covering));
+    }
+    found
 }

@@ -863,7 +863,7 @@ fn a_hook_that_may_rewrite_a_call_is_refused_unless_install_accepted_it() {
     let covering = [&pin];
     let files = |text: &str| {
         std::fs::write(project.join(".claude/settings.json"), text).unwrap();
-        rewriting::in_project_files(
+        rewriting::in_files(
             AgentKind::ClaudeCode,
             &switch_offs::read_project_files(AgentKind::ClaudeCode, &project, |_| None),
             &covering,
@@ -884,6 +884,15 @@ fn a_hook_that_may_rewrite_a_call_is_refused_unless_install_accepted_it() {
         r#"{{"hooks": {{"PermissionRequest": [{{"hooks": [{{"type": "command", "command": "{ours}; /bin/sh fmt.sh"}}]}}]}}}}"#
     );
     assert_eq!(files(&look_alike).len(), 1);
+    // hookhost's command in a handler that runs something else: an `http` hook, a command
+    // run with `args`.
+    for other in [
+        format!(r#"{{"type": "http", "url": "http://127.0.0.1:8/x", "command": "{ours}"}}"#),
+        format!(r#"{{"type": "command", "command": "{ours}", "args": []}}"#),
+    ] {
+        let text = format!(r#"{{"hooks": {{"PreToolUse": [{{"hooks": [{other}]}}]}}}}"#);
+        assert_eq!(files(&text).len(), 1, "{other}");
+    }
     let exactly_ours = format!(
         r#"{{"hooks": {{"PreToolUse": [{{"hooks": [{{"type": "command", "command": "{ours}"}}]}}]}}}}"#
     );
@@ -911,7 +920,7 @@ fn a_hook_that_may_rewrite_a_call_is_refused_unless_install_accepted_it() {
     };
     assert_eq!(files(team).len(), 0, "the new pin");
     assert_eq!(
-        rewriting::in_project_files(
+        rewriting::in_files(
             AgentKind::ClaudeCode,
             &switch_offs::read_project_files(AgentKind::ClaudeCode, &project, |_| None),
             &[&old],
@@ -923,6 +932,7 @@ fn a_hook_that_may_rewrite_a_call_is_refused_unless_install_accepted_it() {
     assert_eq!(
         rewriting::other_hooks(
             AgentKind::Kimi,
+            Path::new("/c.toml"),
             "[[hooks]]\nevent = \"PreToolUse\"\ncommand = \"x\"\n",
             &[]
         )
@@ -933,6 +943,7 @@ fn a_hook_that_may_rewrite_a_call_is_refused_unless_install_accepted_it() {
     let codex = "[[hooks.PreToolUse]]\nmatcher = \"*\"\n[[hooks.PreToolUse.hooks]]\ntype = \"command\"\ncommand = \"/usr/local/bin/hookhost bridge --agent codex\"\n[[hooks.PreToolUse.hooks]]\ntype = \"command\"\ncommand = \"/bin/sh fmt.sh\"\n";
     let found = rewriting::other_hooks(
         AgentKind::Codex,
+        Path::new("/c.toml"),
         codex,
         &["/usr/local/bin/hookhost bridge --agent codex".to_string()],
     )
