@@ -695,8 +695,9 @@ pub fn refused_call(
         .filter(|p| p.agent == agent.flag_name() && p.covers(cwd))
         .collect();
     // The project's settings, and the user's when no covering pin pins it (a project's
-    // registration alone).
-    if agent.declaration().rewriting_hooks.is_some() {
+    // registration alone). With no pin covering the call, nothing was accepted and
+    // hookhost's own handler cannot be told: the call is refused for that already.
+    if agent.declaration().rewriting_hooks.is_some() && !covering.is_empty() {
         refusals.extend(rewriting::in_files(agent, &project_files, &covering));
         if let Some(cwd) = cwd
             && let Some(user) = rewriting::user_file(env, agent, cwd, &covering)

@@ -206,7 +206,9 @@ pub(super) fn refusal(agent: AgentKind, file: &Path, hook: &OtherHook, accept_in
 /// of `pins` (the pins covering the call) accepted. A file one of `pins` pins is checked
 /// through its drift instead.
 pub(super) fn in_files(agent: AgentKind, files: &[ProjectFile], pins: &[&Pin]) -> Vec<String> {
-    if agent.declaration().rewriting_hooks.is_none() {
+    // Without a pin, hookhost's own handler cannot be told from another (the pins removed
+    // is refused as such).
+    if agent.declaration().rewriting_hooks.is_none() || pins.is_empty() {
         return Vec::new();
     }
     files
