@@ -3,6 +3,11 @@ use super::*;
 use AgentKind::ClaudeCode;
 use serde_json::json;
 
+/// `map_call` of a call with no MCP hint and no id, which maps.
+fn call_of(agent: AgentKind, event: &str, tool: &str, input: Value, cwd: Option<&str>) -> ToolCall {
+    map_call(agent, event, tool, input, McpHint::default(), cwd, None).unwrap()
+}
+
 /// The whole name table, one line per case: agent, agent's name, Claude Code's name,
 /// hookhost's name.
 #[test]
@@ -171,18 +176,7 @@ fn tools_hookhost_cannot_name_are_marked_with_their_agent() {
     assert_eq!(naming(Gemini, "discovered_tool_deploy"), Naming::Unknown);
     assert_eq!(naming(Gemini, "tracker_frob"), Naming::Unknown);
 
-    let call = |agent, tool: &str| {
-        map_call(
-            agent,
-            "PreToolUse",
-            tool,
-            json!({}),
-            McpHint::default(),
-            Some("/p"),
-            None,
-        )
-        .unwrap()
-    };
+    let call = |agent, tool: &str| call_of(agent, "PreToolUse", tool, json!({}), Some("/p"));
     assert_eq!(
         call(Gemini, "tracker_frob").unknown_to.as_deref(),
         Some("Gemini CLI")
@@ -193,16 +187,13 @@ fn tools_hookhost_cannot_name_are_marked_with_their_agent() {
         call(ClaudeCode, "NewTool").unknown_to.as_deref(),
         Some("Claude Code")
     );
-    let view = map_call(
+    let view = call_of(
         Codex,
         "PreToolUse",
         "view_image",
         json!({"path": "a.png"}),
-        McpHint::default(),
         Some("/p"),
-        None,
-    )
-    .unwrap();
+    );
     assert_eq!(
         (view.tool.as_str(), view.tool_input),
         ("Read", json!({"file_path": "/p/a.png"}))
@@ -258,48 +249,39 @@ fn gemini_mcp_context_names_a_server_with_underscores() {
 
 #[test]
 fn fields_are_renamed_and_file_paths_made_absolute() {
-    let call = map_call(
+    let call = call_of(
         Copilot,
         "PreToolUse",
         "str_replace_editor",
         json!({"command": "str_replace", "path": "src/a.rs", "old_str": "a", "new_str": "b"}),
-        McpHint::default(),
         Some("/home/u/p"),
-        None,
-    )
-    .unwrap();
+    );
     assert_eq!(call.tool, "Edit");
     assert_eq!(call.hookhost_tool, Some("edit_file"));
     assert_eq!(
         call.tool_input,
         json!({"command": "str_replace", "file_path": "/home/u/p/src/a.rs", "old_string": "a", "new_string": "b"})
     );
-    let call = map_call(
+    let call = call_of(
         Gemini,
         "PreToolUse",
         "replace",
         json!({"file_path": "/p/a", "old_string": "x", "new_string": "y", "allow_multiple": true, "replace_all": false}),
-        McpHint::default(),
         Some("/p"),
-        None,
-    )
-    .unwrap();
+    );
     // The agent's own field is what its tool reads: one of Claude Code's name beside it
     // (a model can add any field) gives way, so hooks judge what runs.
     assert_eq!(
         call.tool_input,
         json!({"file_path": "/p/a", "old_string": "x", "new_string": "y", "replace_all": true})
     );
-    let call = map_call(
+    let call = call_of(
         AgentKind::Copilot,
         "PreToolUse",
         "write_bash",
         json!({"shellId": "1", "input": "git push -f\n", "command": "git status"}),
-        McpHint::default(),
         Some("/p"),
-        None,
-    )
-    .unwrap();
+    );
     assert_eq!(call.tool_input["command"], "git push -f\n");
 }
 
@@ -354,16 +336,13 @@ fn a_gemini_path_is_the_file_gemini_opens() {
     std::fs::write(p.join("@here.txt"), "").unwrap();
     let cwd = p.to_str().unwrap();
     let opened = |file_path: &str| {
-        let call = map_call(
+        let call = call_of(
             Gemini,
             "BeforeTool",
             "write_file",
             json!({"file_path": file_path, "content": "x"}),
-            McpHint::default(),
             Some(cwd),
-            None,
-        )
-        .unwrap();
+        );
         let path = call.tool_input["file_path"].as_str().unwrap().to_string();
         path.strip_prefix(cwd).map(str::to_string).unwrap_or(path)
     };
@@ -407,16 +386,13 @@ fn a_gemini_replace_of_a_missing_path_gates_every_file_gemini_could_pick() {
     std::fs::write(p.join("deep/xk.pem"), "").unwrap();
     let cwd = p.to_str().unwrap();
     let call = |tool: &str, file_path: &str| {
-        map_call(
+        call_of(
             Gemini,
             "BeforeTool",
             tool,
             json!({"file_path": file_path, "old_string": "a", "new_string": "b"}),
-            McpHint::default(),
             Some(cwd),
-            None,
         )
-        .unwrap()
     };
     let mut gated: Vec<String> = call("replace", "ets/k.pem")
         .files
@@ -454,30 +430,24 @@ fn a_path_under_the_home_is_the_file_kimi_and_kiro_open() {
             // The rest is joined on: `~//x` is the home's `x`, never `/x`.
             ("~//p/secrets/k.pem", "/home/u/p/secrets/k.pem"),
         ] {
-            let mut call = map_call(
+            let mut call = call_of(
                 agent,
                 "PreToolUse",
                 tool,
                 json!({field: written, "content": "x", "command": "create", "file_text": "x"}),
-                McpHint::default(),
                 Some("/home/u/p"),
-                None,
-            )
-            .unwrap();
+            );
             expand_home(agent, &mut call, Some("/home/u/p"), Some(home));
             assert_eq!(call.tool_input["file_path"], opened, "{agent}: {written}");
         }
     }
-    let mut call = map_call(
+    let mut call = call_of(
         Gemini,
         "BeforeTool",
         "write_file",
         json!({"file_path": "~/x", "content": "x"}),
-        McpHint::default(),
         Some("/home/u/p"),
-        None,
-    )
-    .unwrap();
+    );
     expand_home(Gemini, &mut call, Some("/home/u/p"), Some(home));
     assert_eq!(call.tool_input["file_path"], "/home/u/p/~/x");
 }
@@ -486,16 +456,13 @@ fn a_path_under_the_home_is_the_file_kimi_and_kiro_open() {
 /// `~`; with no home known, a `~` path is one of the project, as any relative path.
 #[test]
 fn each_file_a_kiro_read_names_under_the_home_is_read_there() {
-    let mut call = map_call(
+    let mut call = call_of(
         Kiro,
         "preToolUse",
         "fs_read",
         json!({"operations": [{"mode": "Line", "path": "~/p/secrets/k.pem"}, {"mode": "Line", "path": "README.md"}]}),
-        McpHint::default(),
         Some("/home/u/p"),
-        None,
-    )
-    .unwrap();
+    );
     expand_home(
         Kiro,
         &mut call,
@@ -508,16 +475,13 @@ fn each_file_a_kiro_read_names_under_the_home_is_read_there() {
         .map(|f| f.tool_input["file_path"].as_str().unwrap())
         .collect();
     assert_eq!(read, ["/home/u/p/secrets/k.pem", "/home/u/p/README.md"]);
-    let mut call = map_call(
+    let mut call = call_of(
         Kimi,
         "PreToolUse",
         "Write",
         json!({"path": "~/x", "content": "x"}),
-        McpHint::default(),
         Some("/home/u/p"),
-        None,
-    )
-    .unwrap();
+    );
     expand_home(Kimi, &mut call, Some("/home/u/p"), None);
     assert_eq!(call.tool_input["file_path"], "/home/u/p/~/x");
 }
@@ -531,31 +495,25 @@ fn a_gemini_path_with_dots_after_its_mention_is_resolved_by_spelling() {
     std::fs::create_dir_all(&project).unwrap();
     std::fs::write(project.join(".env"), "").unwrap();
     let cwd = project.to_str().unwrap();
-    let call = map_call(
+    let call = call_of(
         Gemini,
         "BeforeTool",
         "write_file",
         json!({"file_path": "@/../.env", "content": "x"}),
-        McpHint::default(),
         Some(cwd),
-        None,
-    )
-    .unwrap();
+    );
     assert_eq!(
         call.tool_input["file_path"],
         project.join(".env").to_string_lossy().as_ref()
     );
     // An MCP tool's path is the server's: as written (made absolute), not Gemini's reading.
-    let call = map_call(
+    let call = call_of(
         Gemini,
         "BeforeTool",
         "mcp_files_write",
         json!({"file_path": "@x%2Ey"}),
-        McpHint::default(),
         Some(cwd),
-        None,
-    )
-    .unwrap();
+    );
     assert_eq!(
         call.tool_input["file_path"],
         project.join("@x%2Ey").to_string_lossy().as_ref()
