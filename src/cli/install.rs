@@ -496,10 +496,23 @@ fn pin_change(
             &change.registration.command_line,
             &request.places,
         );
-        for hook in found
-            .iter()
-            .filter(|h| !kept.as_ref().is_some_and(|k| k.contains(&h.digest)))
-        {
+        // A file another registration of this agent is pinned in is that pin's to accept
+        // (its drift judges it): not announced here.
+        let others: Vec<std::path::PathBuf> = pin::load(&path)
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|p| p.agent == request.agent.flag_name() && p.file != change.file)
+            .map(|p| p.file)
+            .collect();
+        let pinned_elsewhere = |file: &std::path::Path| {
+            others.iter().any(|o| {
+                o == file
+                    || matches!((std::fs::canonicalize(o), std::fs::canonicalize(file)), (Ok(a), Ok(b)) if a == b)
+            })
+        };
+        for hook in found.iter().filter(|h| {
+            !kept.as_ref().is_some_and(|k| k.contains(&h.digest)) && !pinned_elsewhere(&h.file)
+        }) {
             lines.push(format!(
                 "{} holds a {} hook beside hookhost's ({}) that may rewrite a call after hookhost allowed it; `install` accepts it as it is now, and a hook added or changed since refuses {}'s calls until you run `install` again (docs/threats.md#r14).",
                 hook.file.display(),

@@ -695,15 +695,24 @@ pub fn refused_call(
         .filter(|p| p.agent == agent.flag_name() && p.covers(cwd))
         .collect();
     // The project's settings, and the user's when no covering pin pins it (a project's
-    // registration alone). With no pin covering the call, nothing was accepted and
-    // hookhost's own handler cannot be told: the call is refused for that already.
-    if agent.declaration().rewriting_hooks.is_some() && !covering.is_empty() {
-        refusals.extend(rewriting::in_files(agent, &project_files, &covering));
+    // registration alone). A call from outside a project registered alone (Claude Code's
+    // `--add-dir`, then `cd`) has no covering pin: the agent's pins all say what was
+    // accepted and what hookhost's handler is. With no pin at all, nothing was accepted
+    // and hookhost's own handler cannot be told: that is refused as the pins removed.
+    let judging = if covering.is_empty() {
+        pins.iter()
+            .filter(|p| p.agent == agent.flag_name())
+            .collect()
+    } else {
+        covering.clone()
+    };
+    if agent.declaration().rewriting_hooks.is_some() && !judging.is_empty() {
+        refusals.extend(rewriting::in_files(agent, &project_files, &judging));
         if let Some(cwd) = cwd
-            && let Some(user) = rewriting::user_file(env, agent, cwd, &covering)
+            && let Some(user) = rewriting::user_file(env, agent, cwd, &judging)
             && !project_files.iter().any(|f| same_path(&f.file, &user.file))
         {
-            refusals.extend(rewriting::in_files(agent, &[user], &covering));
+            refusals.extend(rewriting::in_files(agent, &[user], &judging));
         }
     }
     // One message per config problem: each covering pin holds the same config pin.

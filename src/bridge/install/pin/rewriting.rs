@@ -71,6 +71,7 @@ pub(super) fn other_hooks(
         return Ok(Vec::new());
     };
     let mut found = Vec::new();
+    let mut real_file: Option<PathBuf> = None;
     for event in rewriting.events {
         let groups = hooks.get(*event).and_then(serde_json::Value::as_array);
         for group in groups.into_iter().flatten() {
@@ -84,6 +85,11 @@ pub(super) fn other_hooks(
                 if is_ours(handler, ours) {
                     continue;
                 }
+                // The file as its links lead, so that `install` and a call that reach it
+                // by other spellings (a linked project, `..`) digest one path.
+                let real = real_file.get_or_insert_with(|| {
+                    std::fs::canonicalize(file).unwrap_or_else(|_| crate::paths::lexical(file))
+                });
                 let command = handler.get("command").and_then(serde_json::Value::as_str);
                 found.push(OtherHook {
                     file: file.to_path_buf(),
@@ -91,7 +97,7 @@ pub(super) fn other_hooks(
                     what: command.map_or_else(|| handler.to_string(), str::to_string),
                     digest: digest(&format!(
                         "{}\n{event}\n{group_keys}\n{handler}",
-                        file.display()
+                        real.display()
                     )),
                 });
             }
@@ -275,10 +281,17 @@ pub fn unaccepted_project_hooks(env: &Environment, agent: AgentKind, cwd: &Path)
     let Ok(pins) = load_for_call(env) else {
         return Vec::new();
     };
-    let covering: Vec<&Pin> = pins
+    let ours: Vec<&Pin> = pins
         .iter()
-        .filter(|p| p.agent == agent.flag_name() && p.covers(Some(cwd)))
+        .filter(|p| p.agent == agent.flag_name())
         .collect();
+    let covering: Vec<&Pin> = ours
+        .iter()
+        .copied()
+        .filter(|p| p.covers(Some(cwd)))
+        .collect();
+    // As a call judges it (`refused_call`): the covering pins, else all of the agent's.
+    let covering = if covering.is_empty() { ours } else { covering };
     if covering.is_empty() {
         return Vec::new();
     }

@@ -953,3 +953,28 @@ fn a_hook_that_may_rewrite_a_call_is_refused_unless_install_accepted_it() {
         ["/bin/sh fmt.sh"]
     );
 }
+
+/// R14: a hook's digest names its file as its links lead, so `install` in a project and a
+/// call that reaches it through a link (or `..`) accept the same hook.
+#[cfg(unix)]
+#[test]
+fn a_hook_reached_by_another_spelling_of_its_file_is_the_same_hook() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("p");
+    std::fs::create_dir_all(project.join(".claude")).unwrap();
+    std::os::unix::fs::symlink(&project, dir.path().join("link")).unwrap();
+    let text =
+        r#"{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "team-lint"}]}]}}"#;
+    std::fs::write(project.join(".claude/settings.json"), text).unwrap();
+    let digest_at = |file: PathBuf| {
+        rewriting::other_hooks(AgentKind::ClaudeCode, &file, text, &[]).unwrap()[0]
+            .digest
+            .clone()
+    };
+    let real = digest_at(project.join(".claude/settings.json"));
+    assert_eq!(
+        digest_at(dir.path().join("link/.claude/settings.json")),
+        real
+    );
+    assert_eq!(digest_at(project.join("../p/.claude/settings.json")), real);
+}
