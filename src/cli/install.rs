@@ -504,12 +504,8 @@ fn pin_change(
             .filter(|p| p.agent == request.agent.flag_name() && p.file != change.file)
             .map(|p| p.file)
             .collect();
-        let pinned_elsewhere = |file: &std::path::Path| {
-            others.iter().any(|o| {
-                o == file
-                    || matches!((std::fs::canonicalize(o), std::fs::canonicalize(file)), (Ok(a), Ok(b)) if a == b)
-            })
-        };
+        let pinned_elsewhere =
+            |file: &std::path::Path| others.iter().any(|o| pin::same_path(o, file));
         for hook in found.iter().filter(|h| {
             !kept.as_ref().is_some_and(|k| k.contains(&h.digest)) && !pinned_elsewhere(&h.file)
         }) {

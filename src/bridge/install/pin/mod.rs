@@ -694,26 +694,14 @@ pub fn refused_call(
         .iter()
         .filter(|p| p.agent == agent.flag_name() && p.covers(cwd))
         .collect();
-    // The project's settings, and the user's when no covering pin pins it (a project's
-    // registration alone). A call from outside a project registered alone (Claude Code's
-    // `--add-dir`, then `cd`) has no covering pin: the agent's pins all say what was
-    // accepted and what hookhost's handler is. With no pin at all, nothing was accepted
-    // and hookhost's own handler cannot be told: that is refused as the pins removed.
-    let judging = if covering.is_empty() {
-        pins.iter()
-            .filter(|p| p.agent == agent.flag_name())
-            .collect()
-    } else {
-        covering.clone()
-    };
-    if agent.declaration().rewriting_hooks.is_some() && !judging.is_empty() {
-        refusals.extend(rewriting::in_files(agent, &project_files, &judging));
-        if let Some(cwd) = cwd
-            && let Some(user) = rewriting::user_file(env, agent, cwd, &judging)
-            && !project_files.iter().any(|f| same_path(&f.file, &user.file))
-        {
-            refusals.extend(rewriting::in_files(agent, &[user], &judging));
-        }
+    if let Some(cwd) = cwd {
+        refusals.extend(rewriting::in_call_files(
+            env,
+            agent,
+            cwd,
+            &project_files,
+            &pins,
+        ));
     }
     // One message per config problem: each covering pin holds the same config pin.
     if let Some(config) = config {
@@ -767,7 +755,7 @@ fn drifted_in(
 }
 
 /// Whether two paths name one file: equal, or equal once links are resolved.
-fn same_path(a: &Path, b: &Path) -> bool {
+pub fn same_path(a: &Path, b: &Path) -> bool {
     a == b
         || matches!(
             (std::fs::canonicalize(a), std::fs::canonicalize(b)),

@@ -271,9 +271,8 @@ pub(super) fn user_file(
 }
 
 /// The refusals for the settings files `agent` reads for a call (or `doctor`) from `cwd`
-/// (the project's, and the user's unless a covering pin pins it) that hold a hook that
-/// may rewrite a call which no pin covering `cwd` accepted, reading the files and the
-/// pins itself.
+/// that hold a hook that may rewrite a call which no pin accepted, reading the files and
+/// the pins itself, as a call judges them.
 pub fn unaccepted_project_hooks(env: &Environment, agent: AgentKind, cwd: &Path) -> Vec<String> {
     if agent.declaration().rewriting_hooks.is_none() {
         return Vec::new();
@@ -281,6 +280,27 @@ pub fn unaccepted_project_hooks(env: &Environment, agent: AgentKind, cwd: &Path)
     let Ok(pins) = load_for_call(env) else {
         return Vec::new();
     };
+    let files = read_project_files(agent, cwd, |_| None);
+    in_call_files(env, agent, cwd, &files, &pins)
+}
+
+/// The refusals for a call of `agent` from `cwd`: the project's settings `files` (read
+/// for the call), and the user's when no covering pin pins it (a project's registration
+/// alone), judged by the pins covering the call. A call from outside a project
+/// registered alone (Claude Code's `--add-dir`, then `cd`) has none: the agent's pins all
+/// say what was accepted and what hookhost's handler is. With no pin at all, nothing was
+/// accepted and hookhost's own handler cannot be told: that is refused as the pins
+/// removed.
+pub(super) fn in_call_files(
+    env: &Environment,
+    agent: AgentKind,
+    cwd: &Path,
+    files: &[ProjectFile],
+    pins: &[Pin],
+) -> Vec<String> {
+    if agent.declaration().rewriting_hooks.is_none() {
+        return Vec::new();
+    }
     let ours: Vec<&Pin> = pins
         .iter()
         .filter(|p| p.agent == agent.flag_name())
@@ -290,17 +310,12 @@ pub fn unaccepted_project_hooks(env: &Environment, agent: AgentKind, cwd: &Path)
         .copied()
         .filter(|p| p.covers(Some(cwd)))
         .collect();
-    // As a call judges it (`refused_call`): the covering pins, else all of the agent's.
-    let covering = if covering.is_empty() { ours } else { covering };
-    if covering.is_empty() {
-        return Vec::new();
-    }
-    let files = read_project_files(agent, cwd, |_| None);
-    let mut found = in_files(agent, &files, &covering);
-    if let Some(user) = user_file(env, agent, cwd, &covering)
+    let judging = if covering.is_empty() { ours } else { covering };
+    let mut found = in_files(agent, files, &judging);
+    if let Some(user) = user_file(env, agent, cwd, &judging)
         && !files.iter().any(|f| same_path(&f.file, &user.file))
     {
-        found.extend(in_files(agent, &[user], &covering));
+        found.extend(in_files(agent, &[user], &judging));
     }
     found
 }
