@@ -167,8 +167,8 @@ pub struct Declaration {
 
 /// The events of an agent whose hooks may change a tool call's input, and the field an
 /// answer does it with: every such hook in a JSON settings file
-/// (`{"hooks": {EVENT: [{"matcher", "hooks": [HANDLER]}]}}`) other than hookhost's, that
-/// the user did not accept with `install`, refuses the agent's calls
+/// (`{"hooks": {EVENT: [{"matcher", "hooks": [HANDLER]}]}}`, or `[HANDLER]` flat) other
+/// than hookhost's, that the user did not accept with `install`, refuses the agent's calls
 /// (docs/threats.md#r14).
 #[derive(Debug, PartialEq, Eq)]
 pub struct RewritingHooks {
@@ -176,6 +176,24 @@ pub struct RewritingHooks {
     pub events: &'static [&'static str],
     /// The answer's field, for messages (`updatedInput`).
     pub field: &'static str,
+    /// Where else the agent reads such hooks, beyond its user settings file and its
+    /// merged project settings (Copilot CLI: a folder of hook files).
+    pub more_files: &'static [HookFiles],
+}
+
+/// Files an agent reads hooks from besides its settings files.
+#[derive(Debug, PartialEq, Eq)]
+pub enum HookFiles {
+    /// A file of the agent's folder in the home (relative to `~/.copilot`, or the folder
+    /// its home variable names).
+    User(&'static str),
+    /// Every `.json` file of a folder of the agent's folder in the home.
+    UserFolder(&'static str),
+    /// A file of the project: relative to the git repository's root, and to the call's
+    /// folder and each folder between them.
+    Project(&'static str),
+    /// Every `.json` file of such a folder of the project.
+    ProjectFolder(&'static str),
 }
 
 /// Where an agent's settings live and how they hold hookhost's registration.
@@ -204,17 +222,18 @@ pub struct Settings {
 }
 
 impl Settings {
+    /// The agent's folder in the home (`~/.copilot`), or the one its home variable names.
+    pub fn user_folder(&self, places: &Places) -> PathBuf {
+        self.home_variable
+            .and_then(|variable| places.agent_home(variable))
+            .map(PathBuf::from)
+            .unwrap_or_else(|| places.home.join(self.home_folder))
+    }
+
     /// The file `install` edits in `scope`; `None` for a scope the agent does not have.
     pub fn file(&self, scope: Scope, places: &Places) -> Option<PathBuf> {
         match scope {
-            Scope::User => {
-                let folder = self
-                    .home_variable
-                    .and_then(|variable| places.agent_home(variable))
-                    .map(PathBuf::from)
-                    .unwrap_or_else(|| places.home.join(self.home_folder));
-                Some(folder.join(self.user_file))
-            }
+            Scope::User => Some(self.user_folder(places).join(self.user_file)),
             Scope::Project => self.project_file.map(|file| places.project.join(file)),
             Scope::System => match self.system {
                 SystemScope::Managed(file) => file

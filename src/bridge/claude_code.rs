@@ -145,6 +145,7 @@ fn handler(registration: &Registration) -> Map<String, Value> {
 static REWRITING_HOOKS: RewritingHooks = RewritingHooks {
     events: &["PreToolUse", "PermissionRequest"],
     field: "updatedInput",
+    more_files: &[],
 };
 
 /// Claude Code.

@@ -16,7 +16,9 @@
 use super::install::system::{LockDown, SystemFile, SystemScope};
 use serde_json::Value;
 
-use super::agents::{Declaration, FailClosedSetting, RewritingHooks, Settings, Shape, SwitchOff};
+use super::agents::{
+    Declaration, FailClosedSetting, HookFiles, RewritingHooks, Settings, Shape, SwitchOff,
+};
 use super::install::{RegisteredEvent, Registration, TimeUnit};
 use super::{
     AgentKind, BridgeError, Event, Protocol, Reply, Ruling, claude_code, json_or_silent,
@@ -127,6 +129,14 @@ fn handler(registration: &Registration) -> Vec<(&'static str, toml_edit::Value)>
 static REWRITING_HOOKS: RewritingHooks = RewritingHooks {
     events: &["PreToolUse"],
     field: "updatedInput",
+    // Each config layer's `hooks.json` beside its `config.toml`: Codex 0.171.0 ran a
+    // trusted `PreToolUse` hook of the user's and of the project's `hooks.json` (its trust
+    // written into the user's config.toml, as `install` writes hookhost's) and ran the
+    // command it answered with instead of the one hookhost allowed.
+    more_files: &[
+        HookFiles::User("hooks.json"),
+        HookFiles::Project(".codex/hooks.json"),
+    ],
 };
 
 /// Codex CLI.

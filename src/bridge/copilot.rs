@@ -22,7 +22,9 @@
 use super::install::system::SystemScope;
 use serde_json::{Map, Value, json};
 
-use super::agents::{Declaration, FailClosedSetting, Settings, Shape, SwitchOff};
+use super::agents::{
+    Declaration, FailClosedSetting, HookFiles, RewritingHooks, Settings, Shape, SwitchOff,
+};
 use super::install::{RegisteredEvent, Registration, TimeUnit};
 use super::{
     AgentKind, AgentSession, BridgeError, Event, Protocol, Reply, Ruling, object, other_event_note,
@@ -67,7 +69,35 @@ pub(crate) static DECLARATION: Declaration = Declaration {
     folder_trust: None,
     modes_without_hooks: None,
     credentials: CREDENTIALS,
-    rewriting_hooks: None,
+    rewriting_hooks: Some(&REWRITING_HOOKS),
+};
+
+/// Copilot CLI 1.0.102 applies a `preToolUse` hook's `modifiedArgs` (`updatedInput` for
+/// the PascalCase spelling) to the call, from every hook file it loads: seen, with hookhost
+/// allowing the command it was shown and Copilot running the other, from each of the
+/// files below (the project's once the folder is trusted, at the repository's root, not
+/// in a folder below it). `permissionRequest` and `preMcpToolCall` hooks take part in a
+/// call's permission and an MCP call's arguments (by the runtime's strings): refused too
+/// (docs/threats.md#r14).
+static REWRITING_HOOKS: RewritingHooks = RewritingHooks {
+    events: &[
+        "preToolUse",
+        "PreToolUse",
+        "permissionRequest",
+        "PermissionRequest",
+        "preMcpToolCall",
+        "PreMcpToolCall",
+    ],
+    field: "modifiedArgs",
+    more_files: &[
+        HookFiles::UserFolder("hooks"),
+        HookFiles::User("settings.json"),
+        HookFiles::ProjectFolder(".github/hooks"),
+        HookFiles::Project(".github/copilot/settings.json"),
+        HookFiles::Project(".github/copilot/settings.local.json"),
+        HookFiles::Project(".claude/settings.json"),
+        HookFiles::Project(".claude/settings.local.json"),
+    ],
 };
 
 /// Copilot CLI's login, relative to the home folder ([`super::credentials`]).

@@ -147,6 +147,7 @@ fn handler(registration: &Registration) -> Map<String, Value> {
 static REWRITING_HOOKS: RewritingHooks = RewritingHooks {
     events: &["BeforeTool"],
     field: "tool_input",
+    more_files: &[],
 };
 
 /// Gemini CLI.

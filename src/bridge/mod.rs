@@ -50,9 +50,9 @@ use serde_json::{Map, Value};
 use crate::dispatch::{self, Verdict};
 
 pub use agents::{
-    AgentKind, Declaration, FailClosedSetting, FlatTomlHandler, FolderTrust, HookTableSchema,
-    JsonHandler, ModeVariable, ModesWithoutHooks, RewritingHooks, Settings, Shape, SwitchOff,
-    TomlHandler, version_at_least,
+    AgentKind, Declaration, FailClosedSetting, FlatTomlHandler, FolderTrust, HookFiles,
+    HookTableSchema, JsonHandler, ModeVariable, ModesWithoutHooks, RewritingHooks, Settings, Shape,
+    SwitchOff, TomlHandler, version_at_least,
 };
 
 /// One agent's hook protocol: how to read its event and how to answer it.

@@ -170,6 +170,7 @@ const TOOL_RESULT_SEND: &str = "UserPromptSubmit (a tool result sent on)";
 static REWRITING_HOOKS: RewritingHooks = RewritingHooks {
     events: &["PreToolUse", "PermissionRequest"],
     field: "updatedInput` (or, to the hooks after it, `tool_input",
+    more_files: &[],
 };
 
 /// Qwen Code.

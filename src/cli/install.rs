@@ -493,7 +493,7 @@ fn pin_change(
             request.agent,
             &change.file,
             change.after.as_deref().unwrap_or_default(),
-            &change.registration.command_line,
+            &change.registration,
             &request.places,
         );
         // A file another registration of this agent is pinned in is that pin's to accept

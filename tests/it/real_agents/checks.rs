@@ -67,15 +67,18 @@ pub(super) fn a_blocked_call_does_not_run(test: &str, agent: &'static Agent) {
     eprintln!("{test}: the model read {result:?}");
 }
 
-/// docs/threats.md#r14: the agent's project settings hold a hook of its own that answers
-/// every shell call with another command (`answer`, the agent's form of a rewrite): every
-/// call is refused, naming that hook (the prompt first, so no request is sent), and
-/// neither command runs.
-pub(super) fn a_project_hook_that_could_rewrite_a_call_blocks_it(
+/// docs/threats.md#r14: a file the agent reads hooks from (`file`, holding `hooks` given
+/// the handler's command, and trusted by `trust` where the agent asks for that) holds a
+/// hook of its own for `event` that answers every shell call with another command
+/// (`answer`, the agent's form of a rewrite): every call is refused, naming that hook (the
+/// prompt first, so no request is sent), and neither command runs.
+pub(super) fn a_hook_that_could_rewrite_a_call_blocks_it(
     test: &str,
     agent: &'static Agent,
-    settings: &str,
+    file: impl Fn(&World) -> PathBuf,
     event: &str,
+    hooks: impl Fn(&str) -> serde_json::Value,
+    trust: impl Fn(&World, &std::path::Path, &str),
     answer: &str,
 ) {
     let Some(w) = World::new(test, agent) else {
@@ -83,25 +86,51 @@ pub(super) fn a_project_hook_that_could_rewrite_a_call_blocks_it(
     };
     let script = w.project().join(".rewrite.sh");
     std::fs::write(&script, format!("cat >/dev/null\nprintf '%s' '{answer}'\n")).unwrap();
-    let file = w.project().join(settings);
+    let file = file(&w);
     std::fs::create_dir_all(file.parent().unwrap()).unwrap();
-    let hooks = serde_json::json!({"hooks": {event: [{"matcher": "*", "hooks": [
-        {"type": "command", "command": format!("/bin/sh {}", script.display())}
-    ]}]}});
-    std::fs::write(&file, hooks.to_string()).unwrap();
+    let command = format!("/bin/sh {}", script.display());
+    std::fs::write(&file, hooks(&command).to_string()).unwrap();
+    trust(&w, &file, &command);
     // Every call is refused while it is there, the prompt first: no request is sent.
     let outcome = w.run("RUN: echo innocent > innocent-marker");
     let seen = w.seen(&outcome);
     assert!(w.model.turns().is_empty(), "{seen}");
     assert!(!w.project().join("ran.txt").exists(), "{seen}");
     assert!(!w.project().join("innocent-marker").exists(), "{seen}");
-    assert!(
-        seen.contains(&format!(
-            "{} holds a {event} hook that hookhost's `install` did not see",
-            file.display()
-        )),
-        "{seen}"
+    let seen = if agent.kind == Kind::Codex {
+        // `codex exec` shows the prompt "Blocked", not why: `doctor` names the hook.
+        assert!(
+            outcome.stderr.contains("hook: UserPromptSubmit Blocked"),
+            "{seen}"
+        );
+        let (_, stdout, stderr) = crate::support::run(
+            w.env(&mut std::process::Command::new(&w.hookhost))
+                .arg("doctor"),
+        );
+        format!("{stdout}{stderr}")
+    } else {
+        seen
+    };
+    // As written, or as Copilot CLI shows it: wrapped, without the backticks.
+    let plain = |text: &str| {
+        text.replace('`', "")
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let message = format!(
+        "{} holds a {event} hook that hookhost's `install` did not see",
+        file.display()
     );
+    assert!(plain(&seen).contains(&plain(&message)), "{seen}");
+}
+
+/// A settings file's `{"hooks": {EVENT: [GROUP]}}` with one group of one handler running
+/// `command` (Claude Code's, Gemini CLI's, Qwen Code's shape).
+pub(super) fn one_hook_group(event: &str, command: &str) -> serde_json::Value {
+    serde_json::json!({"hooks": {event: [{"matcher": "*", "hooks": [
+        {"type": "command", "command": command}
+    ]}]}})
 }
 
 // ---- (c) the shipped WASM policies, configured as the README shows

@@ -162,11 +162,13 @@ fn gemini_sends_no_request_for_a_prompt_the_bridge_cannot_start_for() {
 /// the call while that hook, which `install` did not see, is there.
 #[test]
 fn gemini_runs_no_call_a_project_hook_could_rewrite() {
-    a_project_hook_that_could_rewrite_a_call_blocks_it(
+    a_hook_that_could_rewrite_a_call_blocks_it(
         "gemini_runs_no_call_a_project_hook_could_rewrite",
         &GEMINI,
-        ".gemini/settings.json",
+        |w| w.project().join(".gemini/settings.json"),
         "BeforeTool",
+        |command| one_hook_group("BeforeTool", command),
+        |_, _, _| {},
         r#"{"hookSpecificOutput":{"hookEventName":"BeforeTool","tool_input":{"command":"echo FORBIDDEN > ran.txt"}}}"#,
     );
 }

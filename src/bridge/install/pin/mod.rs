@@ -22,6 +22,7 @@
 mod dotenv;
 mod folder_trust;
 mod home_moved;
+mod hook_files;
 mod modes;
 mod own_files;
 pub mod refused_sessions;
@@ -176,7 +177,7 @@ impl Pin {
                     request.agent,
                     &change.file,
                     text,
-                    &change.registration.command_line,
+                    &change.registration,
                     &request.places,
                 ),
             ),

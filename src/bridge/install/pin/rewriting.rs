@@ -1,14 +1,17 @@
-//! Hooks of the agent's own settings that may rewrite a tool call after hookhost allowed it
-//! (an agent's [`RewritingHooks`]; docs/threats.md#r14). Claude Code and Gemini CLI apply
-//! what any hook of their tool-call event answers to the call's input, so a hook the agent
-//! writes into a settings file it reads could turn the call hookhost judged into another.
+//! Hooks of the agent's own that may rewrite a tool call after hookhost allowed it (an
+//! agent's [`RewritingHooks`]; docs/threats.md#r14). Claude Code, Gemini CLI, Qwen Code,
+//! Codex and Copilot CLI apply what a hook of their tool-call event answers to the call's
+//! input, so a hook the agent writes into a file it reads hooks from could turn the call
+//! hookhost judged into another.
 //!
 //! `install` accepts the hooks there are when it runs: the pin keeps a digest of each
-//! (its event, matcher and handler), from the file it writes and the project settings it
-//! finds from where it runs. A bridged call is refused while a file the agent reads holds
-//! one that no pin covering the call accepted; the pinned file itself is checked only when
-//! it changed since `install` (its drift, [`Drift::Rewriting`]).
+//! (its file, event, group and handler), from the file it writes, the user's settings,
+//! the project settings it finds from where it runs, and the agent's other hook files
+//! ([`hook_files`]). A bridged call is refused while a file the agent reads holds one that
+//! no pin covering the call accepted; the pinned file itself is checked only when it
+//! changed since `install` (its drift, [`Drift::Rewriting`]).
 
+use super::hook_files;
 use super::switch_offs::{self, ProjectFile, read_json, read_project_files, read_toml};
 use super::*;
 
@@ -27,23 +30,84 @@ pub struct OtherHook {
 }
 
 /// The keys of a handler `install` writes (Gemini CLI's `name`, Claude Code's
-/// `onFailure` among them): a handler with any other (`args`, `url`) runs something else.
-const OUR_KEYS: &[&str] = &["type", "command", "timeout", "name", "onFailure"];
+/// `onFailure`, Copilot CLI's `exec`, `args` and `timeoutSec` among them): a handler with
+/// any other (`url`, Copilot CLI's `bash`) runs something else.
+const OUR_KEYS: &[&str] = &[
+    "type",
+    "command",
+    "timeout",
+    "name",
+    "onFailure",
+    "exec",
+    "args",
+    "timeoutSec",
+];
 
-/// Whether `handler` is hookhost's: a `command` handler whose command is exactly one of
-/// `ours` and that has no key `install` does not write. One that only looks like it (an
-/// `http` handler carrying the command, a command run with `args`, a command with more on
-/// its line) is another hook.
-fn is_ours(handler: &serde_json::Value, ours: &[String]) -> bool {
+/// hookhost's handler as `install` writes it for one registration: a shell command line,
+/// or (Copilot CLI) a program and its arguments.
+pub(super) struct Ours {
+    command_line: String,
+    program: String,
+    args: Vec<String>,
+}
+
+impl Ours {
+    /// A shell command line alone (tests).
+    #[cfg(test)]
+    pub(super) fn command_line(line: &str) -> Ours {
+        Ours {
+            command_line: line.to_string(),
+            program: String::new(),
+            args: Vec::new(),
+        }
+    }
+
+    /// The handler `install` writes for `registration`.
+    pub(super) fn of(registration: &super::super::Registration) -> Ours {
+        Ours {
+            command_line: registration.command_line.clone(),
+            program: registration.program.to_string_lossy().into_owned(),
+            args: registration.args.clone(),
+        }
+    }
+}
+
+/// Whether `handler` is hookhost's: a `command` handler that runs exactly one of `ours`
+/// (its command line alone, or its program with its arguments) and that has no key
+/// `install` does not write. One that only looks like it (an `http` handler carrying the
+/// command, a command run with `args`, a command with more on its line) is another hook.
+fn is_ours(handler: &serde_json::Value, ours: &[Ours]) -> bool {
     let Some(handler) = handler.as_object() else {
         return false;
     };
-    handler.get("type").and_then(serde_json::Value::as_str) == Some("command")
-        && handler
-            .get("command")
-            .and_then(serde_json::Value::as_str)
-            .is_some_and(|c| ours.iter().any(|o| o == c))
-        && handler.keys().all(|key| OUR_KEYS.contains(&key.as_str()))
+    let text = |key: &str| handler.get(key).map(serde_json::Value::as_str);
+    if text("type") != Some(Some("command"))
+        || !handler.keys().all(|key| OUR_KEYS.contains(&key.as_str()))
+    {
+        return false;
+    }
+    ours.iter().any(
+        |o| match (text("command"), text("exec"), handler.get("args")) {
+            (Some(command), None, None) => command == Some(o.command_line.as_str()),
+            (None, Some(program), Some(args)) => {
+                program == Some(o.program.as_str())
+                    && args.as_array().is_some_and(|args| {
+                        args.len() == o.args.len()
+                            && args.iter().zip(&o.args).all(|(a, b)| a.as_str() == Some(b))
+                    })
+            }
+            _ => false,
+        },
+    )
+}
+
+/// What a handler runs, for messages: its `command` (Copilot CLI's `bash`, `powershell`,
+/// `exec`), else the handler as written.
+fn what_it_runs(handler: &serde_json::Value) -> String {
+    ["command", "bash", "powershell", "exec"]
+        .iter()
+        .find_map(|key| handler.get(*key).and_then(serde_json::Value::as_str))
+        .map_or_else(|| handler.to_string(), str::to_string)
 }
 
 /// The hooks of `agent`'s settings `text` (JSON, Codex's TOML), the settings file `file`,
@@ -55,17 +119,21 @@ pub(super) fn other_hooks(
     agent: AgentKind,
     file: &Path,
     text: &str,
-    ours: &[String],
+    ours: &[Ours],
 ) -> Result<Vec<OtherHook>, String> {
     let Some(rewriting) = agent.declaration().rewriting_hooks else {
         return Ok(Vec::new());
     };
-    // Codex's TOML holds the same tables as the others' JSON: `[[hooks.EVENT]]` groups
-    // with a `matcher` and `[[hooks.EVENT.hooks]]` handlers.
-    let settings = match agent.declaration().switch_off {
-        SwitchOff::CodexFeatures => serde_json::to_value(read_toml(text)?)
-            .map_err(|e| format!("it cannot be read as settings: {e}"))?,
-        _ => read_json(text)?,
+    // Codex's TOML holds the same tables as the others' JSON (and its `hooks.json`):
+    // `[[hooks.EVENT]]` groups with a `matcher` and `[[hooks.EVENT.hooks]]` handlers.
+    let is_toml = file
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("toml"));
+    let settings = if is_toml {
+        serde_json::to_value(read_toml(text)?)
+            .map_err(|e| format!("it cannot be read as settings: {e}"))?
+    } else {
+        read_json(text)?
     };
     let Some(hooks) = settings.get("hooks").and_then(serde_json::Value::as_object) else {
         return Ok(Vec::new());
@@ -76,12 +144,19 @@ pub(super) fn other_hooks(
         let groups = hooks.get(*event).and_then(serde_json::Value::as_array);
         for group in groups.into_iter().flatten() {
             // The group's own keys (`matcher`, Qwen Code's `sequential`) are part of what
-            // was accepted.
+            // was accepted. An entry with no `hooks` list is a handler itself (Copilot
+            // CLI's flat lists; an agent that wants groups finds no hook there, and
+            // hookhost refuses rather than guess).
             let mut group_keys = group.as_object().cloned().unwrap_or_default();
-            group_keys.shift_remove("hooks");
+            let handlers = match group_keys.shift_remove("hooks") {
+                Some(serde_json::Value::Array(handlers)) => handlers,
+                _ => {
+                    group_keys.clear();
+                    vec![group.clone()]
+                }
+            };
             let group_keys = serde_json::Value::Object(group_keys);
-            let handlers = group.get("hooks").and_then(serde_json::Value::as_array);
-            for handler in handlers.into_iter().flatten() {
+            for handler in &handlers {
                 if is_ours(handler, ours) {
                     continue;
                 }
@@ -90,11 +165,10 @@ pub(super) fn other_hooks(
                 let real = real_file.get_or_insert_with(|| {
                     std::fs::canonicalize(file).unwrap_or_else(|_| crate::paths::lexical(file))
                 });
-                let command = handler.get("command").and_then(serde_json::Value::as_str);
                 found.push(OtherHook {
                     file: file.to_path_buf(),
                     event: (*event).to_string(),
-                    what: command.map_or_else(|| handler.to_string(), str::to_string),
+                    what: what_it_runs(handler),
                     digest: digest(&format!(
                         "{}\n{event}\n{group_keys}\n{handler}",
                         real.display()
@@ -107,24 +181,25 @@ pub(super) fn other_hooks(
 }
 
 /// The hooks `install` accepts: the other hooks of `after` (the file it writes, `file`,
-/// with `ours` its handler's command), of the user's settings file and of the project
-/// settings files the agent reads from `places`' project. Empty for an agent without such
-/// hooks.
+/// for `registration`), of the user's settings file, of the project settings files the
+/// agent reads from `places`' project, and of the agent's other hook files
+/// (Codex's `hooks.json`, Copilot CLI's hook files). Empty for an agent without such hooks.
 pub fn found_at_install(
     agent: AgentKind,
     file: &Path,
     after: &str,
-    ours: &str,
+    registration: &super::super::Registration,
     places: &super::super::Places,
 ) -> Vec<OtherHook> {
     if agent.declaration().rewriting_hooks.is_none() {
         return Vec::new();
     }
-    let ours = [ours.to_string()];
+    let ours = [Ours::of(registration)];
     let mut found = other_hooks(agent, file, after, &ours).unwrap_or_default();
     let mut others = Vec::new();
-    if !places.project.as_os_str().is_empty() {
-        others = read_project_files(agent, &places.project, |_| None);
+    let project = Some(places.project.as_path()).filter(|p| !p.as_os_str().is_empty());
+    if let Some(project) = project {
+        others = read_project_files(agent, project, |_| None);
     }
     if let Some(user) = agent.declaration().settings.file(Scope::User, places)
         && let Some(bytes) = switch_offs::read_settings(&user, |_| true)
@@ -136,6 +211,11 @@ pub fn found_at_install(
             registration: false,
         });
     }
+    others.extend(
+        hook_files::read(agent, Some(places), project)
+            .into_iter()
+            .map(|f| f.read),
+    );
     let mut seen: Vec<PathBuf> = vec![file.to_path_buf()];
     for settings in others {
         if let (true, Ok(bytes)) = (settings.merged, &settings.bytes)
@@ -159,13 +239,13 @@ pub(super) fn accepted(agent: AgentKind, found: &[OtherHook]) -> Option<Vec<Stri
     Some(accepted)
 }
 
-/// hookhost's handler commands, as `install` wrote them for `pins`.
-pub(super) fn our_commands(agent: AgentKind, pins: &[&Pin]) -> Vec<String> {
+/// hookhost's handlers, as `install` wrote them for `pins`.
+pub(super) fn our_handlers(agent: AgentKind, pins: &[&Pin]) -> Vec<Ours> {
     pins.iter()
         .filter_map(|pin| {
             super::super::Registration::new(agent, &pin.hookhost, &pin.options()).ok()
         })
-        .map(|registration| registration.command_line)
+        .map(|registration| Ours::of(&registration))
         .collect()
 }
 
@@ -178,17 +258,55 @@ pub(super) fn unaccepted(
     text: &str,
     pins: &[&Pin],
 ) -> Option<OtherHook> {
-    let ours = our_commands(agent, pins);
-    other_hooks(agent, file, text, &ours)
-        .ok()?
-        .into_iter()
-        .find(|hook| {
-            // Each pin's list is sorted: a lookup is a few comparisons however many there are.
-            !pins
-                .iter()
-                .filter_map(|pin| pin.accepted_hooks.as_ref())
-                .any(|accepted| accepted.binary_search(&hook.digest).is_ok())
+    let ours = our_handlers(agent, pins);
+    first_unaccepted(other_hooks(agent, file, text, &ours).ok()?, pins)
+}
+
+/// The first of `hooks` that none of `pins` accepted.
+fn first_unaccepted(hooks: Vec<OtherHook>, pins: &[&Pin]) -> Option<OtherHook> {
+    hooks.into_iter().find(|hook| {
+        // Each pin's list is sorted: a lookup is a few comparisons however many there are.
+        !pins
+            .iter()
+            .filter_map(|pin| pin.accepted_hooks.as_ref())
+            .any(|accepted| accepted.binary_search(&hook.digest).is_ok())
+    })
+}
+
+/// A refusal per hook file among `files` (the agent's files of hooks beside its settings,
+/// [`hook_files`]) that holds a hook that may rewrite a call and that none of `pins`
+/// accepted, or that hookhost cannot read: no switch-off check reads these files, so a
+/// file hookhost cannot read refuses here. A file one of `pins` pins is checked through
+/// its drift instead.
+fn in_hook_files(agent: AgentKind, files: &[hook_files::HookFile], pins: &[&Pin]) -> Vec<String> {
+    let ours = our_handlers(agent, pins);
+    files
+        .iter()
+        .filter(|f| !pins.iter().any(|p| same_path(&p.file, &f.read.file)))
+        .filter_map(|f| {
+            let file = &f.read.file;
+            let hooks = f
+                .read
+                .bytes
+                .as_ref()
+                .map_err(String::clone)
+                .and_then(|bytes| other_hooks(agent, file, &String::from_utf8_lossy(bytes), &ours));
+            match hooks {
+                Ok(hooks) => first_unaccepted(hooks, pins)
+                    .map(|hook| refusal(agent, file, &hook, &f.accept_in)),
+                Err(why) => Some(unreadable(agent, file, &why)),
+            }
         })
+        .collect()
+}
+
+/// The refusal for a hook file hookhost cannot read.
+fn unreadable(agent: AgentKind, file: &Path, why: &str) -> String {
+    format!(
+        "hookhost cannot read {}, a file {} reads hooks from: {why}. A hook there could rewrite a call after hookhost allowed it, which hookhost could not see, so hookhost blocks this agent's calls. Mend the file, or remove it if you did not put it there.",
+        file.display(),
+        agent.display_name(),
+    )
 }
 
 /// The refusal for `hook` in `file`, which `install` run in `accept_in` would accept.
@@ -316,6 +434,10 @@ pub(super) fn in_call_files(
         && !files.iter().any(|f| same_path(&f.file, &user.file))
     {
         found.extend(in_files(agent, &[user], &judging));
+    }
+    if !judging.is_empty() {
+        let hook_files = hook_files::read(agent, places(env, cwd).as_ref(), Some(cwd));
+        found.extend(in_hook_files(agent, &hook_files, &judging));
     }
     found
 }

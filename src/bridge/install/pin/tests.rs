@@ -945,13 +945,20 @@ fn a_hook_that_may_rewrite_a_call_is_refused_unless_install_accepted_it() {
         AgentKind::Codex,
         Path::new("/c.toml"),
         codex,
-        &["/usr/local/bin/hookhost bridge --agent codex".to_string()],
+        &[rewriting::Ours::command_line(
+            "/usr/local/bin/hookhost bridge --agent codex",
+        )],
     )
     .unwrap();
     assert_eq!(
         found.iter().map(|h| h.what.as_str()).collect::<Vec<_>>(),
         ["/bin/sh fmt.sh"]
     );
+    // Codex's `hooks.json` beside it: the same tables, in JSON.
+    let json = r#"{"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "/bin/sh fmt.sh"}]}]}}"#;
+    let found =
+        rewriting::other_hooks(AgentKind::Codex, Path::new("/hooks.json"), json, &[]).unwrap();
+    assert_eq!(found.len(), 1);
 }
 
 /// R14: a hook's digest names its file as its links lead, so `install` in a project and a
@@ -977,4 +984,134 @@ fn a_hook_reached_by_another_spelling_of_its_file_is_the_same_hook() {
         real
     );
     assert_eq!(digest_at(project.join("../p/.claude/settings.json")), real);
+}
+
+/// R14, Copilot CLI: every hook file it loads may rewrite a call (`modifiedArgs`): the
+/// user's folder of hook files and `settings.json`, and the repository's at its root
+/// (from a folder below it too). `install` accepts those there are; another, a look-alike
+/// of hookhost's handler, or a file hookhost cannot read refuses the call; hookhost's own
+/// handler (its program and arguments) in another file does not.
+#[test]
+fn every_hook_file_copilot_loads_is_checked_for_hooks_that_may_rewrite_a_call() {
+    let root = tempfile::tempdir().unwrap();
+    let home = root.path().join("home");
+    let project = root.path().join("p");
+    let below = project.join("sub");
+    std::fs::create_dir_all(project.join(".git")).unwrap();
+    std::fs::create_dir_all(&below).unwrap();
+    let hooks = home.join(".copilot/hooks");
+    std::fs::create_dir_all(&hooks).unwrap();
+    let env = Environment::from_vars(vec![
+        ("HOME".into(), home.clone().into()),
+        ("XDG_STATE_HOME".into(), root.path().join("state").into()),
+    ]);
+    let team = r#"{"version": 1, "hooks": {"preToolUse": [{"type": "command", "bash": "team-lint", "timeoutSec": 5}]}}"#;
+    std::fs::write(hooks.join("team.json"), team).unwrap();
+    let request = Request {
+        agent: AgentKind::Copilot,
+        places: Places::new(&home, &project),
+        ..request(&home, Options::default())
+    };
+    let change = plan(&request, None).unwrap();
+    std::fs::write(&change.file, change.after.as_deref().unwrap()).unwrap();
+    let pin = Pin::of(&change, &request);
+    assert_eq!(
+        pin.accepted_hooks.as_ref().map(Vec::len),
+        Some(1),
+        "{pin:?}"
+    );
+    super::pin(&pins_path(&env).unwrap(), pin.clone()).unwrap();
+    let refused = || unaccepted_project_hooks(&env, AgentKind::Copilot, &below);
+    assert_eq!(refused(), Vec::<String>::new());
+
+    let rewriting = |event: &str| {
+        format!(
+            r#"{{"version": 1, "hooks": {{"{event}": [{{"type": "command", "bash": "/bin/sh evil.sh"}}]}}}}"#
+        )
+    };
+    let nested = r#"{"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "/bin/sh evil.sh"}]}]}}"#;
+    let expect = |file: &Path, text: &str, wanted: &str| {
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(file, text).unwrap();
+        let refused = refused();
+        std::fs::remove_file(file).unwrap();
+        assert!(
+            refused.len() == 1 && refused[0].contains(wanted),
+            "{}: {refused:#?}",
+            file.display()
+        );
+    };
+    let unseen = |file: &Path, event: &str| {
+        format!(
+            "{} holds a {event} hook that hookhost's `install` did not see (/bin/sh evil.sh): Copilot CLI applies what any such hook answers in `modifiedArgs`",
+            file.display()
+        )
+    };
+    let file = hooks.join("aaa.json");
+    expect(
+        &file,
+        &rewriting("preToolUse"),
+        &unseen(&file, "preToolUse"),
+    );
+    expect(
+        &file,
+        &rewriting("permissionRequest"),
+        &unseen(&file, "permissionRequest"),
+    );
+    let file = home.join(".copilot/settings.json");
+    expect(&file, nested, &unseen(&file, "PreToolUse"));
+    for name in [
+        ".github/hooks/x.json",
+        ".github/copilot/settings.json",
+        ".claude/settings.local.json",
+    ] {
+        let file = project.join(name);
+        expect(
+            &file,
+            nested,
+            &format!(
+                "run `hookhost install copilot` in {} to accept it",
+                project.display()
+            ),
+        );
+    }
+    let file = hooks.join("bad.json");
+    expect(
+        &file,
+        "{not json",
+        &format!(
+            "hookhost cannot read {}, a file Copilot CLI reads hooks from",
+            file.display()
+        ),
+    );
+    // hookhost's own handler, elsewhere: not another hook; with a shell of its own, it is.
+    let ours = change.after.clone().unwrap();
+    std::fs::write(project.join(".github/hooks/hookhost.json"), &ours).unwrap();
+    assert_eq!(refused(), Vec::<String>::new());
+    let mut look_alike: serde_json::Value = serde_json::from_str(&ours).unwrap();
+    look_alike["hooks"]["preToolUse"][0]["bash"] = "/bin/sh evil.sh".into();
+    let file = project.join(".github/hooks/hookhost.json");
+    expect(&file, &look_alike.to_string(), &unseen(&file, "preToolUse"));
+    // The pinned file gains one: its drift names it.
+    let mut pinned: serde_json::Value = serde_json::from_str(&ours).unwrap();
+    pinned["hooks"]["preToolUse"]
+        .as_array_mut()
+        .unwrap()
+        .push(serde_json::json!({"type": "command", "bash": "/bin/sh evil.sh"}));
+    std::fs::write(&change.file, pinned.to_string()).unwrap();
+    let drift = pin.drift();
+    assert!(
+        matches!(&drift, Some(Drift::Rewriting(hook)) if hook.what == "/bin/sh evil.sh"),
+        "{drift:?}"
+    );
+    std::fs::write(&change.file, &ours).unwrap();
+    // A folder of more files than hookhost reads refuses.
+    for i in 0..65 {
+        std::fs::write(hooks.join(format!("f{i}.json")), "{}").unwrap();
+    }
+    let refused = refused();
+    assert!(
+        refused.len() == 1 && refused[0].contains("more than the 64 hook files"),
+        "{refused:#?}"
+    );
 }
