@@ -23,6 +23,7 @@ mod dotenv;
 mod folder_trust;
 mod home_moved;
 mod hook_files;
+mod hook_scripts;
 mod modes;
 mod own_files;
 pub mod refused_sessions;

@@ -11,9 +11,9 @@
 //! no pin covering the call accepted; the pinned file itself is checked only when it
 //! changed since `install` (its drift, [`Drift::Rewriting`]).
 
-use super::hook_files;
 use super::switch_offs::{self, ProjectFile, read_json, read_project_files, read_toml};
 use super::*;
+use super::{hook_files, hook_scripts};
 
 /// A hook that may rewrite a call, other than hookhost's.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -140,6 +140,7 @@ pub(super) fn other_hooks(
     };
     let mut found = Vec::new();
     let mut real_file: Option<PathBuf> = None;
+    let mut folders: Option<(Option<PathBuf>, Option<PathBuf>)> = None;
     for event in rewriting.events {
         let groups = hooks.get(*event).and_then(serde_json::Value::as_array);
         for group in groups.into_iter().flatten() {
@@ -165,12 +166,23 @@ pub(super) fn other_hooks(
                 let real = real_file.get_or_insert_with(|| {
                     std::fs::canonicalize(file).unwrap_or_else(|_| crate::paths::lexical(file))
                 });
+                // The scripts it names, as they are now (docs/threats.md#r14): in the
+                // project the file belongs to, or the home.
+                let (project, home) = folders.get_or_insert_with(|| {
+                    let home = std::env::home_dir().map(|h| std::fs::canonicalize(&h).unwrap_or(h));
+                    (project_of(agent, real), home)
+                });
+                let scripts = hook_scripts::named_files(
+                    &what_it_runs(handler),
+                    project.as_deref(),
+                    home.as_deref(),
+                );
                 found.push(OtherHook {
                     file: file.to_path_buf(),
                     event: (*event).to_string(),
                     what: what_it_runs(handler),
                     digest: digest(&format!(
-                        "{}\n{event}\n{group_keys}\n{handler}",
+                        "{}\n{event}\n{group_keys}\n{handler}\n{scripts}",
                         real.display()
                     )),
                 });
@@ -178,6 +190,39 @@ pub(super) fn other_hooks(
         }
     }
     Ok(found)
+}
+
+/// The project folder a settings or hook file of `agent` belongs to, by its place: the
+/// folder holding `.claude/settings.json`, `.github/hooks/x.json` and the like (the
+/// agent's project files); `None` for a file in no such place.
+fn project_of(agent: AgentKind, file: &Path) -> Option<PathBuf> {
+    let declaration = agent.declaration();
+    let more = declaration
+        .rewriting_hooks
+        .map_or(&[][..], |r| r.more_files);
+    let names = declaration
+        .merged_project_settings
+        .iter()
+        .copied()
+        .chain(declaration.settings.project_file)
+        .chain(more.iter().filter_map(|source| match source {
+            crate::bridge::HookFiles::Project(name) => Some(*name),
+            _ => None,
+        }));
+    let folders = more.iter().filter_map(|source| match source {
+        crate::bridge::HookFiles::ProjectFolder(name) => Some(*name),
+        _ => None,
+    });
+    let above = |path: &Path, name: &str| {
+        path.ends_with(name)
+            .then(|| path.ancestors().nth(Path::new(name).components().count()))
+            .flatten()
+            .map(Path::to_path_buf)
+    };
+    names
+        .filter_map(|name| above(file, name))
+        .chain(folders.filter_map(|name| above(file.parent()?, name)))
+        .next()
 }
 
 /// The hooks `install` accepts: the other hooks of `after` (the file it writes, `file`,

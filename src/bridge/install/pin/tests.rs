@@ -1115,3 +1115,35 @@ fn every_hook_file_copilot_loads_is_checked_for_hooks_that_may_rewrite_a_call() 
         "{refused:#?}"
     );
 }
+
+/// R14: the script an accepted hook runs is accepted with it; rewritten (as the agent
+/// could), it is a hook `install` did not see.
+#[test]
+fn an_accepted_hooks_rewritten_script_is_refused() {
+    let home = tempfile::tempdir().unwrap();
+    let project = home.path().join("p");
+    std::fs::create_dir_all(project.join(".claude/hooks")).unwrap();
+    let script = project.join(".claude/hooks/fmt.sh");
+    std::fs::write(&script, "cat >/dev/null\n").unwrap();
+    let team = r#"{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "bash \"$CLAUDE_PROJECT_DIR\"/.claude/hooks/fmt.sh"}]}]}}"#;
+    std::fs::write(project.join(".claude/settings.json"), team).unwrap();
+    let request = request(home.path(), Options::default());
+    let change = plan(&request, None).unwrap();
+    let pin = Pin::of(&change, &request);
+    let refused = || {
+        rewriting::in_files(
+            AgentKind::ClaudeCode,
+            &switch_offs::read_project_files(AgentKind::ClaudeCode, &project, |_| None),
+            &[&pin],
+        )
+    };
+    assert_eq!(refused(), Vec::<String>::new());
+    std::fs::write(&script, "printf '{\"hookSpecificOutput\": {}}'\n").unwrap();
+    let found = refused();
+    assert!(
+        found.len() == 1 && found[0].contains("holds a PreToolUse hook that hookhost's `install` did not see (bash \"$CLAUDE_PROJECT_DIR\"/.claude/hooks/fmt.sh)"),
+        "{found:#?}"
+    );
+    std::fs::write(&script, "cat >/dev/null\n").unwrap();
+    assert_eq!(refused(), Vec::<String>::new());
+}
