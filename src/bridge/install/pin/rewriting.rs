@@ -284,10 +284,13 @@ pub(super) fn accepted(agent: AgentKind, found: &[OtherHook]) -> Option<Vec<Stri
     Some(accepted)
 }
 
-/// hookhost's handlers, as `install` wrote them for `pins`.
-pub(super) fn our_handlers(agent: AgentKind, pins: &[&Pin]) -> Vec<Ours> {
+/// hookhost's handlers, as `install` wrote them for `pins` (each for its own agent: a
+/// registration of hookhost for another agent, in a file this one reads too, answers in
+/// that agent's form and rewrites nothing).
+pub(super) fn our_handlers(pins: &[&Pin]) -> Vec<Ours> {
     pins.iter()
         .filter_map(|pin| {
+            let agent = AgentKind::from_flag(&pin.agent)?;
             super::super::Registration::new(agent, &pin.hookhost, &pin.options()).ok()
         })
         .map(|registration| Ours::of(&registration))
@@ -303,8 +306,18 @@ pub(super) fn unaccepted(
     text: &str,
     pins: &[&Pin],
 ) -> Option<OtherHook> {
-    let ours = our_handlers(agent, pins);
-    first_unaccepted(other_hooks(agent, file, text, &ours).ok()?, pins)
+    unaccepted_besides(agent, file, text, pins, &our_handlers(pins))
+}
+
+/// [`unaccepted`], with `ours` the handlers that are hookhost's.
+fn unaccepted_besides(
+    agent: AgentKind,
+    file: &Path,
+    text: &str,
+    pins: &[&Pin],
+    ours: &[Ours],
+) -> Option<OtherHook> {
+    first_unaccepted(other_hooks(agent, file, text, ours).ok()?, pins)
 }
 
 /// The first of `hooks` that none of `pins` accepted.
@@ -323,8 +336,12 @@ fn first_unaccepted(hooks: Vec<OtherHook>, pins: &[&Pin]) -> Option<OtherHook> {
 /// accepted, or that hookhost cannot read: no switch-off check reads these files, so a
 /// file hookhost cannot read refuses here. A file one of `pins` pins is checked through
 /// its drift instead.
-fn in_hook_files(agent: AgentKind, files: &[hook_files::HookFile], pins: &[&Pin]) -> Vec<String> {
-    let ours = our_handlers(agent, pins);
+fn in_hook_files(
+    agent: AgentKind,
+    files: &[hook_files::HookFile],
+    pins: &[&Pin],
+    ours: &[Ours],
+) -> Vec<String> {
     files
         .iter()
         .filter(|f| !pins.iter().any(|p| same_path(&p.file, &f.read.file)))
@@ -335,7 +352,7 @@ fn in_hook_files(agent: AgentKind, files: &[hook_files::HookFile], pins: &[&Pin]
                 .bytes
                 .as_ref()
                 .map_err(String::clone)
-                .and_then(|bytes| other_hooks(agent, file, &String::from_utf8_lossy(bytes), &ours));
+                .and_then(|bytes| other_hooks(agent, file, &String::from_utf8_lossy(bytes), ours));
             match hooks {
                 Ok(hooks) => first_unaccepted(hooks, pins)
                     .map(|hook| refusal(agent, file, &hook, &f.accept_in)),
@@ -375,6 +392,16 @@ pub(super) fn refusal(agent: AgentKind, file: &Path, hook: &OtherHook, accept_in
 /// of `pins` (the pins covering the call) accepted. A file one of `pins` pins is checked
 /// through its drift instead.
 pub(super) fn in_files(agent: AgentKind, files: &[ProjectFile], pins: &[&Pin]) -> Vec<String> {
+    in_files_besides(agent, files, pins, &our_handlers(pins))
+}
+
+/// [`in_files`], with `ours` the handlers that are hookhost's.
+fn in_files_besides(
+    agent: AgentKind,
+    files: &[ProjectFile],
+    pins: &[&Pin],
+    ours: &[Ours],
+) -> Vec<String> {
     // Without a pin, hookhost's own handler cannot be told from another (the pins removed
     // is refused as such).
     if agent.declaration().rewriting_hooks.is_none() || pins.is_empty() {
@@ -385,7 +412,8 @@ pub(super) fn in_files(agent: AgentKind, files: &[ProjectFile], pins: &[&Pin]) -
         .filter(|f| f.merged && !pins.iter().any(|p| same_path(&p.file, &f.file)))
         .filter_map(|f| {
             let bytes = f.bytes.as_ref().ok()?;
-            let hook = unaccepted(agent, &f.file, &String::from_utf8_lossy(bytes), pins)?;
+            let text = String::from_utf8_lossy(bytes);
+            let hook = unaccepted_besides(agent, &f.file, &text, pins, ours)?;
             Some(refusal(agent, &f.file, &hook, &accept_in(agent, &f.file)))
         })
         .collect()
@@ -464,25 +492,32 @@ pub(super) fn in_call_files(
     if agent.declaration().rewriting_hooks.is_none() {
         return Vec::new();
     }
-    let ours: Vec<&Pin> = pins
+    let agents_pins: Vec<&Pin> = pins
         .iter()
         .filter(|p| p.agent == agent.flag_name())
         .collect();
-    let covering: Vec<&Pin> = ours
+    let covering: Vec<&Pin> = agents_pins
         .iter()
         .copied()
         .filter(|p| p.covers(Some(cwd)))
         .collect();
-    let judging = if covering.is_empty() { ours } else { covering };
-    let mut found = in_files(agent, files, &judging);
+    let judging = if covering.is_empty() {
+        agents_pins
+    } else {
+        covering
+    };
+    // hookhost's handlers: this agent's registrations and the others' (a project's Claude
+    // Code registration in `.claude/settings.json`, which Copilot CLI reads too).
+    let handlers = our_handlers(&pins.iter().collect::<Vec<_>>());
+    let mut found = in_files_besides(agent, files, &judging, &handlers);
     if let Some(user) = user_file(env, agent, cwd, &judging)
         && !files.iter().any(|f| same_path(&f.file, &user.file))
     {
-        found.extend(in_files(agent, &[user], &judging));
+        found.extend(in_files_besides(agent, &[user], &judging, &handlers));
     }
     if !judging.is_empty() {
         let hook_files = hook_files::read(agent, places(env, cwd).as_ref(), Some(cwd));
-        found.extend(in_hook_files(agent, &hook_files, &judging));
+        found.extend(in_hook_files(agent, &hook_files, &judging, &handlers));
     }
     found
 }

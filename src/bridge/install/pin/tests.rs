@@ -1075,6 +1075,19 @@ fn every_hook_file_copilot_loads_is_checked_for_hooks_that_may_rewrite_a_call() 
             ),
         );
     }
+    // hookhost's project registration for Claude Code, which Copilot CLI reads too: hookhost's.
+    let claude = Request {
+        agent: AgentKind::ClaudeCode,
+        scope: Scope::Project,
+        places: Places::new(&home, &project),
+        ..super::tests::request(&home, Options::default())
+    };
+    let claude_change = plan(&claude, None).unwrap();
+    std::fs::create_dir_all(claude_change.file.parent().unwrap()).unwrap();
+    std::fs::write(&claude_change.file, claude_change.after.as_deref().unwrap()).unwrap();
+    super::pin(&pins_path(&env).unwrap(), Pin::of(&claude_change, &claude)).unwrap();
+    assert_eq!(refused(), Vec::<String>::new());
+    std::fs::remove_file(&claude_change.file).unwrap();
     let file = hooks.join("bad.json");
     expect(
         &file,
