@@ -10,9 +10,14 @@ use super::switch_offs::{ProjectFile, read_settings};
 use super::*;
 use crate::bridge::HookFiles;
 
-/// The most hook files one folder may hold: past it, the folder refuses the call. A
-/// folder of thousands of files cost a read of each at every call (docs/threats.md#b9).
-const FOLDER_FILES: usize = 64;
+/// The most hook files one call reads, all folders together: past it, the call is
+/// refused. Thousands of small files in the folders from a deep `cwd` up to the
+/// repository's root cost seconds at every call (docs/threats.md#b9).
+const FILES: usize = 256;
+
+/// The most entries (files and folders) of one folder tree that are looked at: past it,
+/// the call is refused (a `node_modules` under `.github/hooks/` is read by the agent too).
+const ENTRIES: usize = 4096;
 
 /// The most bytes of hook files one call reads, all together (docs/threats.md#b9).
 const READ: usize = 2 * crate::access::caps::SETTINGS as usize;
@@ -23,6 +28,8 @@ pub(super) struct HookFile {
     pub(super) read: ProjectFile,
     /// Where `install` would accept its hooks, for the refusal.
     pub(super) accept_in: String,
+    /// A folder of hook files hookhost could not read whole (`read.bytes` says why).
+    pub(super) folder: bool,
 }
 
 /// The hook files `agent` reads for a call from `cwd` besides its settings files: those
@@ -86,74 +93,94 @@ fn project_folders(cwd: &Path) -> Vec<PathBuf> {
     vec![cwd.to_path_buf()]
 }
 
-/// Reads hook files, each once, within [`READ`].
+/// Reads hook files, each once, within [`FILES`], [`ENTRIES`] and [`READ`].
 #[derive(Default)]
 struct Reader {
     found: Vec<HookFile>,
-    seen: Vec<PathBuf>,
+    /// The files read, by identity (a file met again through a link is read once).
+    seen: std::collections::HashSet<(u64, u64)>,
+    files: usize,
     read: usize,
+    /// A limit was reached: a refusal says so, and nothing more is read.
     full: bool,
 }
 
 impl Reader {
     fn file(&mut self, file: PathBuf, accept_in: &str) {
-        if self.full || self.seen.iter().any(|s| same_path(s, &file)) {
+        if self.full {
             return;
         }
-        let Some(bytes) = read_settings(&file, |_| true) else {
+        let seen = &mut self.seen;
+        let first_time = |meta: &std::fs::Metadata| {
+            crate::platform::sys::ownership::identity_in(meta)
+                .filter(|id| id.ino != 0)
+                .is_none_or(|id| seen.insert((id.dev, id.ino)))
+        };
+        // None: not there, or met already.
+        let Some(bytes) = read_settings(&file, first_time) else {
             return;
         };
+        self.files += 1;
         self.read += bytes.as_ref().map_or(0, Vec::len);
-        self.seen.push(file.clone());
-        let bytes = if self.read > READ {
+        let bytes = if self.read > READ || self.files > FILES {
             self.full = true;
             Err(format!(
-                "with the hook files before it, it is more than the {} MiB hookhost reads of them for one call",
+                "with the hook files before it, it is more than the {FILES} files or {} MiB hookhost reads of them for one call",
                 READ >> 20
             ))
         } else {
             bytes
         };
-        self.push(file, bytes, accept_in);
+        self.push(file, bytes, accept_in, false);
     }
 
-    /// Every `.json` file of `folder`, in name order; a folder that is not there (or that
-    /// this user may not list, nor then the agent) holds none.
+    /// Every `.json` file of `folder` and of the folders in it, at any depth but hidden
+    /// ones (`.x/`), in name order, as Copilot CLI 1.0.102 loads them (a file in
+    /// `sub/`, `a/b/c/` or `node_modules/` was loaded). A folder that is not there (or
+    /// that this user may not list, nor then the agent) holds none.
     fn folder(&mut self, folder: &Path, accept_in: &str) {
-        let entries = match std::fs::read_dir(folder) {
-            Ok(entries) => entries,
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    std::io::ErrorKind::NotFound
-                        | std::io::ErrorKind::NotADirectory
-                        | std::io::ErrorKind::PermissionDenied
-                ) =>
-            {
-                return;
-            }
-            Err(e) => return self.push(folder.to_path_buf(), Err(e.to_string()), accept_in),
-        };
         let mut files = Vec::new();
-        for entry in entries {
-            let Ok(entry) = entry else { continue };
-            let name = entry.file_name();
-            let is_json = Path::new(&name)
-                .extension()
-                .is_some_and(|e| e.eq_ignore_ascii_case("json"));
-            if !is_json {
-                continue;
+        let mut pending = vec![folder.to_path_buf()];
+        let mut entries = 0;
+        while let Some(current) = pending.pop() {
+            let listing = match std::fs::read_dir(&current) {
+                Ok(listing) => listing,
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        std::io::ErrorKind::NotFound
+                            | std::io::ErrorKind::NotADirectory
+                            | std::io::ErrorKind::PermissionDenied
+                    ) =>
+                {
+                    continue;
+                }
+                Err(e) => return self.refuse_folder(folder, &e.to_string(), accept_in),
+            };
+            for entry in listing {
+                let Ok(entry) = entry else { continue };
+                entries += 1;
+                if entries > ENTRIES {
+                    let why = format!(
+                        "it holds more than the {ENTRIES} files and folders hookhost looks at in one folder of hook files"
+                    );
+                    return self.refuse_folder(folder, &why, accept_in);
+                }
+                let path = entry.path();
+                // As the agent sees it: through a link.
+                let is_folder = std::fs::metadata(&path).is_ok_and(|m| m.is_dir());
+                let name = entry.file_name();
+                if is_folder {
+                    if !name.to_string_lossy().starts_with('.') {
+                        pending.push(path);
+                    }
+                } else if Path::new(&name)
+                    .extension()
+                    .is_some_and(|e| e.eq_ignore_ascii_case("json"))
+                {
+                    files.push(path);
+                }
             }
-            if files.len() == FOLDER_FILES {
-                return self.push(
-                    folder.to_path_buf(),
-                    Err(format!(
-                        "it holds more than the {FOLDER_FILES} hook files hookhost reads of one folder"
-                    )),
-                    accept_in,
-                );
-            }
-            files.push(entry.path());
         }
         files.sort();
         for file in files {
@@ -161,7 +188,18 @@ impl Reader {
         }
     }
 
-    fn push(&mut self, file: PathBuf, bytes: Result<Vec<u8>, String>, accept_in: &str) {
+    fn refuse_folder(&mut self, folder: &Path, why: &str, accept_in: &str) {
+        self.full = true;
+        self.push(folder.to_path_buf(), Err(why.to_string()), accept_in, true);
+    }
+
+    fn push(
+        &mut self,
+        file: PathBuf,
+        bytes: Result<Vec<u8>, String>,
+        accept_in: &str,
+        folder: bool,
+    ) {
         self.found.push(HookFile {
             read: ProjectFile {
                 file,
@@ -170,6 +208,7 @@ impl Reader {
                 registration: false,
             },
             accept_in: accept_in.to_string(),
+            folder,
         });
     }
 }

@@ -696,11 +696,16 @@ pub fn refused_call(
         .iter()
         .filter(|p| p.agent == agent.flag_name() && p.covers(cwd))
         .collect();
-    if let Some(cwd) = cwd {
+    // A payload that names no folder: the agent runs its hook in its session's folder,
+    // and the user's files hold hooks whatever the folder.
+    let here = cwd
+        .map(Path::to_path_buf)
+        .or_else(|| std::env::current_dir().ok());
+    if let Some(here) = &here {
         refusals.extend(rewriting::in_call_files(
             env,
             agent,
-            cwd,
+            here,
             &project_files,
             &pins,
         ));

@@ -341,6 +341,7 @@ fn in_hook_files(
     files: &[hook_files::HookFile],
     pins: &[&Pin],
     ours: &[Ours],
+    accept_here: Option<&str>,
 ) -> Vec<String> {
     files
         .iter()
@@ -355,7 +356,8 @@ fn in_hook_files(
                 .and_then(|bytes| other_hooks(agent, file, &String::from_utf8_lossy(bytes), ours));
             match hooks {
                 Ok(hooks) => first_unaccepted(hooks, pins)
-                    .map(|hook| refusal(agent, file, &hook, &f.accept_in)),
+                    .map(|hook| refusal(agent, file, &hook, accept_here.unwrap_or(&f.accept_in))),
+                Err(why) if f.folder => Some(unreadable_folder(agent, file, &why)),
                 Err(why) => Some(unreadable(agent, file, &why)),
             }
         })
@@ -367,6 +369,15 @@ fn unreadable(agent: AgentKind, file: &Path, why: &str) -> String {
     format!(
         "hookhost cannot read {}, a file {} reads hooks from: {why}. A hook there could rewrite a call after hookhost allowed it, which hookhost could not see, so hookhost blocks this agent's calls. Mend the file, or remove it if you did not put it there.",
         file.display(),
+        agent.display_name(),
+    )
+}
+
+/// The refusal for a folder of hook files hookhost could not read whole.
+fn unreadable_folder(agent: AgentKind, folder: &Path, why: &str) -> String {
+    format!(
+        "hookhost cannot read all of {}, a folder {} reads hook files from: {why}. A hook in one of them could rewrite a call after hookhost allowed it, which hookhost could not see, so hookhost blocks this agent's calls. Remove the files there you did not put there (hookhost's own is hookhost.json).",
+        folder.display(),
         agent.display_name(),
     )
 }
@@ -392,7 +403,7 @@ pub(super) fn refusal(agent: AgentKind, file: &Path, hook: &OtherHook, accept_in
 /// of `pins` (the pins covering the call) accepted. A file one of `pins` pins is checked
 /// through its drift instead.
 pub(super) fn in_files(agent: AgentKind, files: &[ProjectFile], pins: &[&Pin]) -> Vec<String> {
-    in_files_besides(agent, files, pins, &our_handlers(pins))
+    in_files_besides(agent, files, pins, &our_handlers(pins), None)
 }
 
 /// [`in_files`], with `ours` the handlers that are hookhost's.
@@ -401,6 +412,7 @@ fn in_files_besides(
     files: &[ProjectFile],
     pins: &[&Pin],
     ours: &[Ours],
+    accept_here: Option<&str>,
 ) -> Vec<String> {
     // Without a pin, hookhost's own handler cannot be told from another (the pins removed
     // is refused as such).
@@ -414,7 +426,8 @@ fn in_files_besides(
             let bytes = f.bytes.as_ref().ok()?;
             let text = String::from_utf8_lossy(bytes);
             let hook = unaccepted_besides(agent, &f.file, &text, pins, ours)?;
-            Some(refusal(agent, &f.file, &hook, &accept_in(agent, &f.file)))
+            let accept_in = accept_here.map_or_else(|| accept_in(agent, &f.file), str::to_string);
+            Some(refusal(agent, &f.file, &hook, &accept_in))
         })
         .collect()
 }
@@ -509,15 +522,37 @@ pub(super) fn in_call_files(
     // hookhost's handlers: this agent's registrations and the others' (a project's Claude
     // Code registration in `.claude/settings.json`, which Copilot CLI reads too).
     let handlers = our_handlers(&pins.iter().collect::<Vec<_>>());
-    let mut found = in_files_besides(agent, files, &judging, &handlers);
+    // With a project's registration alone, `install --scope project` in that project
+    // accepts them (it reads the user's files too).
+    let accept_here = match judging.iter().all(|p| p.project.is_some()) {
+        true => judging
+            .first()
+            .and_then(|p| p.project.as_ref())
+            .map(|project| format!("--scope project in {}", project.display())),
+        false => None,
+    };
+    let accept_here = accept_here.as_deref();
+    let mut found = in_files_besides(agent, files, &judging, &handlers, accept_here);
     if let Some(user) = user_file(env, agent, cwd, &judging)
         && !files.iter().any(|f| same_path(&f.file, &user.file))
     {
-        found.extend(in_files_besides(agent, &[user], &judging, &handlers));
+        found.extend(in_files_besides(
+            agent,
+            &[user],
+            &judging,
+            &handlers,
+            accept_here,
+        ));
     }
     if !judging.is_empty() {
         let hook_files = hook_files::read(agent, places(env, cwd).as_ref(), Some(cwd));
-        found.extend(in_hook_files(agent, &hook_files, &judging, &handlers));
+        found.extend(in_hook_files(
+            agent,
+            &hook_files,
+            &judging,
+            &handlers,
+            accept_here,
+        ));
     }
     found
 }

@@ -1118,14 +1118,61 @@ fn every_hook_file_copilot_loads_is_checked_for_hooks_that_may_rewrite_a_call() 
         "{drift:?}"
     );
     std::fs::write(&change.file, &ours).unwrap();
-    // A folder of more files than hookhost reads refuses.
-    for i in 0..65 {
-        std::fs::write(hooks.join(format!("f{i}.json")), "{}").unwrap();
+    // Copilot CLI loads the files of folders in them too, at any depth, but hidden ones.
+    for folder in [hooks.join("sub"), project.join(".github/hooks/a/b")] {
+        let file = folder.join("aaa.json");
+        expect(&file, &rewriting("preToolUse"), "/bin/sh evil.sh");
     }
-    let refused = refused();
+    std::fs::create_dir_all(hooks.join(".hidden")).unwrap();
+    std::fs::write(hooks.join(".hidden/aaa.json"), rewriting("preToolUse")).unwrap();
+    assert_eq!(refused(), Vec::<String>::new());
+    // More files than hookhost reads in one call, or more entries in one folder tree,
+    // refuse, naming the limit.
+    let many = hooks.join("many");
+    std::fs::create_dir_all(&many).unwrap();
+    for i in 0..300 {
+        std::fs::write(many.join(format!("f{i}.json")), "{}").unwrap();
+    }
+    let found = refused();
     assert!(
-        refused.len() == 1 && refused[0].contains("more than the 64 hook files"),
-        "{refused:#?}"
+        found.len() == 1 && found[0].contains("more than the 256 files or 32 MiB"),
+        "{found:#?}"
+    );
+    for i in 0..4000 {
+        std::fs::write(many.join(format!("f{i}.txt")), "").unwrap();
+    }
+    let found = refused();
+    assert!(
+        found.len() == 1
+            && found[0].starts_with(&format!(
+                "hookhost cannot read all of {}, a folder Copilot CLI reads hook files from: it holds more than the 4096 files and folders",
+                hooks.display()
+            )),
+        "{found:#?}"
+    );
+    std::fs::remove_dir_all(&many).unwrap();
+    // A project's registration alone: `install --scope project` there accepts them.
+    let project_request = Request {
+        scope: Scope::Project,
+        ..request.clone()
+    };
+    let project_change = plan(&project_request, None).unwrap();
+    std::fs::write(
+        &project_change.file,
+        project_change.after.as_deref().unwrap(),
+    )
+    .unwrap();
+    let path = pins_path(&env).unwrap();
+    std::fs::remove_file(&path).unwrap();
+    super::pin(&path, Pin::of(&project_change, &project_request)).unwrap();
+    let file = hooks.join("aaa.json");
+    expect(
+        &file,
+        &rewriting("preToolUse"),
+        &format!(
+            "run `hookhost install copilot` --scope project in {} to accept it",
+            project.display()
+        ),
     );
 }
 
