@@ -194,6 +194,23 @@ pub enum HookFiles {
     Project(&'static str),
     /// Every `.json` file of such a folder of the project.
     ProjectFolder(&'static str),
+    /// The agent's extensions in a folder of its folder in the home, each read where it
+    /// lies or where its install record's link leads.
+    UserExtensions(&'static Extensions),
+}
+
+/// Where an agent keeps its extensions and their hooks (Gemini CLI's
+/// `~/.gemini/extensions/NAME/hooks/hooks.json`).
+#[derive(Debug, PartialEq, Eq)]
+pub struct Extensions {
+    /// The folder of extensions, relative to the agent's folder in the home: each folder
+    /// in it is one.
+    pub folder: &'static str,
+    /// An extension's install record, whose `{"type": "link", "source": DIR}` makes the
+    /// agent read the extension from `DIR` instead.
+    pub install_record: &'static str,
+    /// The files of an extension that hold hooks, relative to where it is read from.
+    pub hook_files: &'static [&'static str],
 }
 
 /// Where an agent's settings live and how they hold hookhost's registration.

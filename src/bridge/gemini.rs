@@ -18,7 +18,8 @@ use super::install::system::{LockDown, SystemFile, SystemScope};
 use serde_json::{Map, Value, json};
 
 use super::agents::{
-    Declaration, FailClosedSetting, FolderTrust, RewritingHooks, Settings, Shape, SwitchOff,
+    Declaration, Extensions, FailClosedSetting, FolderTrust, HookFiles, RewritingHooks, Settings,
+    Shape, SwitchOff,
 };
 use super::install::{RegisteredEvent, Registration, TimeUnit};
 use super::{
@@ -143,11 +144,18 @@ fn handler(registration: &Registration) -> Map<String, Value> {
 
 /// Gemini CLI 0.61.0 assigns a `BeforeTool` hook's `hookSpecificOutput.tool_input` over
 /// the call's arguments and builds the tool again, whichever hook gave it (seen with the
-/// real program; docs/threats.md#r14).
+/// real program; docs/threats.md#r14), an extension's hook too: a folder the agent made in
+/// `~/.gemini/extensions/` with a `gemini-extension.json` and a `hooks/hooks.json` was
+/// loaded and rewrote the call (`loadExtensions`, `_buildExtension`, `loadExtensionHooks`
+/// in its bundle: every folder there, or the folder a `link` install record names).
 static REWRITING_HOOKS: RewritingHooks = RewritingHooks {
     events: &["BeforeTool"],
     field: "tool_input",
-    more_files: &[],
+    more_files: &[HookFiles::UserExtensions(&Extensions {
+        folder: "extensions",
+        install_record: ".gemini-extension-install.json",
+        hook_files: &["hooks/hooks.json"],
+    })],
 };
 
 /// Gemini CLI.

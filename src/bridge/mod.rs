@@ -50,7 +50,7 @@ use serde_json::{Map, Value};
 use crate::dispatch::{self, Verdict};
 
 pub use agents::{
-    AgentKind, Declaration, FailClosedSetting, FlatTomlHandler, FolderTrust, HookFiles,
+    AgentKind, Declaration, Extensions, FailClosedSetting, FlatTomlHandler, FolderTrust, HookFiles,
     HookTableSchema, JsonHandler, ModeVariable, ModesWithoutHooks, RewritingHooks, Settings, Shape,
     SwitchOff, TomlHandler, version_at_least,
 };

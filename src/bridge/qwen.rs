@@ -24,8 +24,8 @@ use super::install::system::{LockDown, SystemFile, SystemScope};
 use serde_json::{Map, Value};
 
 use super::agents::{
-    Declaration, FailClosedSetting, ModeVariable, ModesWithoutHooks, RewritingHooks, Settings,
-    Shape, SwitchOff,
+    Declaration, Extensions, FailClosedSetting, HookFiles, ModeVariable, ModesWithoutHooks,
+    RewritingHooks, Settings, Shape, SwitchOff,
 };
 use super::install::{RegisteredEvent, Registration, TimeUnit};
 use super::{
@@ -170,7 +170,15 @@ const TOOL_RESULT_SEND: &str = "UserPromptSubmit (a tool result sent on)";
 static REWRITING_HOOKS: RewritingHooks = RewritingHooks {
     events: &["PreToolUse", "PermissionRequest"],
     field: "updatedInput` (or, to the hooks after it, `tool_input",
-    more_files: &[],
+    // Qwen Code 0.24.4 ran the `PreToolUse` hook of a folder the agent made in
+    // `~/.qwen/extensions/` (its `qwen-extension.json` and `hooks/hooks.json`;
+    // `loadExtension` in its bundle also takes the manifest's inline `hooks`, a file its
+    // `"hooks": "FILE"` names, and a bare `{EVENT: […]}` file).
+    more_files: &[HookFiles::UserExtensions(&Extensions {
+        folder: "extensions",
+        install_record: ".qwen-extension-install.json",
+        hook_files: &["qwen-extension.json", "hooks/hooks.json"],
+    })],
 };
 
 /// Qwen Code.

@@ -8,7 +8,7 @@
 
 use super::switch_offs::{ProjectFile, read_settings};
 use super::*;
-use crate::bridge::HookFiles;
+use crate::bridge::{Extensions, HookFiles};
 
 /// The most hook files one call reads, all folders together: past it, the call is
 /// refused. Thousands of small files in the folders from a deep `cwd` up to the
@@ -70,6 +70,11 @@ pub(super) fn read(
             HookFiles::ProjectFolder(name) => {
                 for folder in &project {
                     reader.folder(&folder.join(name), &format!("in {}", folder.display()));
+                }
+            }
+            HookFiles::UserExtensions(extensions) => {
+                if let Some(folder) = &user_folder {
+                    reader.extensions(&folder.join(extensions.folder), extensions, cwd);
                 }
             }
         }
@@ -188,6 +193,51 @@ impl Reader {
         }
     }
 
+    /// The hook files of each extension in `folder`: read where it lies, or where its
+    /// install record's link leads (a relative link from `cwd`, as the agent's process
+    /// would resolve it).
+    fn extensions(&mut self, folder: &Path, extensions: &Extensions, cwd: Option<&Path>) {
+        let listing = match std::fs::read_dir(folder) {
+            Ok(listing) => listing,
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::NotFound
+                        | std::io::ErrorKind::NotADirectory
+                        | std::io::ErrorKind::PermissionDenied
+                ) =>
+            {
+                return;
+            }
+            Err(e) => return self.refuse_folder(folder, &e.to_string(), "again"),
+        };
+        let mut found = Vec::new();
+        for entry in listing {
+            let Ok(entry) = entry else { continue };
+            if found.len() == ENTRIES {
+                let why = format!("it holds more than the {ENTRIES} extensions hookhost looks at");
+                return self.refuse_folder(folder, &why, "again");
+            }
+            found.push(entry.path());
+        }
+        found.sort();
+        for extension in found {
+            let from =
+                linked_source(&extension.join(extensions.install_record), cwd).unwrap_or(extension);
+            for file in extensions.hook_files {
+                let before = self.found.len();
+                self.file(from.join(file), "again");
+                // A manifest's `"hooks": "FILE"` names the hook file (Qwen Code).
+                let named = self.found[before..]
+                    .first()
+                    .and_then(|f| hooks_named(&f.read));
+                if let Some(named) = named {
+                    self.file(from.join(named), "again");
+                }
+            }
+        }
+    }
+
     fn refuse_folder(&mut self, folder: &Path, why: &str, accept_in: &str) {
         self.full = true;
         self.push(folder.to_path_buf(), Err(why.to_string()), accept_in, true);
@@ -211,4 +261,36 @@ impl Reader {
             folder,
         });
     }
+}
+
+/// Where an extension's install record `record` links it to (`{"type": "link", "source":
+/// DIR}`), a relative `DIR` taken from `cwd`; `None` for no record, another type, or one
+/// hookhost cannot read (the agent then reads the extension where it lies).
+fn linked_source(record: &Path, cwd: Option<&Path>) -> Option<PathBuf> {
+    let bytes = crate::access::read_capped(record, crate::access::caps::SETTINGS).ok()?;
+    let record: serde_json::Value = serde_json::from_slice(&bytes).ok()?;
+    if record.get("type").and_then(serde_json::Value::as_str) != Some("link") {
+        return None;
+    }
+    let source = record.get("source").and_then(serde_json::Value::as_str)?;
+    if source.is_empty() {
+        return None;
+    }
+    let source = Path::new(source);
+    match (source.is_absolute(), cwd) {
+        (true, _) => Some(source.to_path_buf()),
+        (false, Some(cwd)) => Some(cwd.join(source)),
+        (false, None) => None,
+    }
+}
+
+/// The file a manifest's `"hooks": "FILE"` names, relative to the extension or absolute.
+fn hooks_named(read: &ProjectFile) -> Option<PathBuf> {
+    let bytes = read.bytes.as_ref().ok()?;
+    let manifest: serde_json::Value = serde_json::from_slice(bytes).ok()?;
+    manifest
+        .get("hooks")
+        .and_then(serde_json::Value::as_str)
+        .filter(|named| !named.is_empty())
+        .map(PathBuf::from)
 }

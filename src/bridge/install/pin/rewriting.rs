@@ -135,7 +135,16 @@ pub(super) fn other_hooks(
     } else {
         read_json(text)?
     };
-    let Some(hooks) = settings.get("hooks").and_then(serde_json::Value::as_object) else {
+    // A `hooks` object, or (Qwen Code's extension `hooks/hooks.json`) the events at the
+    // top.
+    let top = settings
+        .as_object()
+        .filter(|top| rewriting.events.iter().any(|e| top.contains_key(*e)));
+    let Some(hooks) = settings
+        .get("hooks")
+        .and_then(serde_json::Value::as_object)
+        .or(top)
+    else {
         return Ok(Vec::new());
     };
     let mut found = Vec::new();

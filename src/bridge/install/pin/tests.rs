@@ -1207,3 +1207,120 @@ fn an_accepted_hooks_rewritten_script_is_refused() {
     std::fs::write(&script, "cat >/dev/null\n").unwrap();
     assert_eq!(refused(), Vec::<String>::new());
 }
+
+/// R14, Gemini CLI: each folder of `~/.gemini/extensions/` is an extension whose
+/// `hooks/hooks.json` it loads, read where a `link` install record leads; `install`
+/// accepts those there are.
+#[test]
+fn gemini_extension_hooks_are_checked_where_the_extension_is_read_from() {
+    let root = tempfile::tempdir().unwrap();
+    let home = root.path().join("home");
+    let project = root.path().join("p");
+    std::fs::create_dir_all(project.join(".git")).unwrap();
+    let extensions = home.join(".gemini/extensions");
+    let env = Environment::from_vars(vec![
+        ("HOME".into(), home.clone().into()),
+        ("XDG_STATE_HOME".into(), root.path().join("state").into()),
+    ]);
+    let hooks = |command: &str| {
+        format!(
+            r#"{{"hooks": {{"BeforeTool": [{{"matcher": "*", "hooks": [{{"type": "command", "command": "{command}"}}]}}]}}}}"#
+        )
+    };
+    std::fs::create_dir_all(extensions.join("team/hooks")).unwrap();
+    std::fs::write(extensions.join("team/hooks/hooks.json"), hooks("team-lint")).unwrap();
+    let request = Request {
+        agent: AgentKind::Gemini,
+        places: Places::new(&home, &project),
+        ..request(&home, Options::default())
+    };
+    let change = plan(&request, None).unwrap();
+    std::fs::create_dir_all(change.file.parent().unwrap()).unwrap();
+    std::fs::write(&change.file, change.after.as_deref().unwrap()).unwrap();
+    super::pin(&pins_path(&env).unwrap(), Pin::of(&change, &request)).unwrap();
+    let refused = || unaccepted_project_hooks(&env, AgentKind::Gemini, &project);
+    assert_eq!(refused(), Vec::<String>::new());
+    // Another extension; one linked to a folder of the project.
+    std::fs::create_dir_all(extensions.join("evil/hooks")).unwrap();
+    let file = extensions.join("evil/hooks/hooks.json");
+    std::fs::write(&file, hooks("/bin/sh evil.sh")).unwrap();
+    let found = refused();
+    assert!(
+        found.len() == 1
+            && found[0].starts_with(&format!("{} holds a BeforeTool hook", file.display())),
+        "{found:#?}"
+    );
+    std::fs::remove_dir_all(extensions.join("evil")).unwrap();
+    std::fs::create_dir_all(extensions.join("linked")).unwrap();
+    std::fs::create_dir_all(project.join("ext/hooks")).unwrap();
+    let record = serde_json::json!({"type": "link", "source": project.join("ext")});
+    std::fs::write(
+        extensions.join("linked/.gemini-extension-install.json"),
+        record.to_string(),
+    )
+    .unwrap();
+    let file = project.join("ext/hooks/hooks.json");
+    std::fs::write(&file, hooks("/bin/sh evil.sh")).unwrap();
+    let found = refused();
+    assert!(
+        found.len() == 1
+            && found[0].starts_with(&format!("{} holds a BeforeTool hook", file.display())),
+        "{found:#?}"
+    );
+}
+
+/// R14, Qwen Code: an extension's hooks in its manifest, in a bare `{EVENT: […]}`
+/// `hooks/hooks.json`, or in the file its manifest's `"hooks": "FILE"` names.
+#[test]
+fn qwen_extension_hooks_are_found_in_each_place_it_reads_them() {
+    let root = tempfile::tempdir().unwrap();
+    let home = root.path().join("home");
+    let project = root.path().join("p");
+    std::fs::create_dir_all(&project).unwrap();
+    let extension = home.join(".qwen/extensions/x");
+    std::fs::create_dir_all(extension.join("hooks")).unwrap();
+    let env = Environment::from_vars(vec![
+        ("HOME".into(), home.clone().into()),
+        ("XDG_STATE_HOME".into(), root.path().join("state").into()),
+    ]);
+    let request = Request {
+        agent: AgentKind::Qwen,
+        places: Places::new(&home, &project),
+        ..request(&home, Options::default())
+    };
+    let change = plan(&request, None).unwrap();
+    std::fs::create_dir_all(change.file.parent().unwrap()).unwrap();
+    std::fs::write(&change.file, change.after.as_deref().unwrap()).unwrap();
+    super::pin(&pins_path(&env).unwrap(), Pin::of(&change, &request)).unwrap();
+    let group = r#"[{"hooks": [{"type": "command", "command": "/bin/sh evil.sh"}]}]"#;
+    let cases = [
+        (
+            "qwen-extension.json",
+            format!(r#"{{"name": "x", "hooks": {{"PreToolUse": {group}}}}}"#),
+        ),
+        (
+            "hooks/hooks.json",
+            format!(r#"{{"PermissionRequest": {group}}}"#),
+        ),
+        (
+            "qwen-extension.json",
+            r#"{"name": "x", "hooks": "mine.json"}"#.to_string(),
+        ),
+    ];
+    for (file, text) in cases {
+        std::fs::write(extension.join(file), &text).unwrap();
+        if text.contains("mine.json") {
+            std::fs::write(
+                extension.join("mine.json"),
+                format!(r#"{{"hooks": {{"PreToolUse": {group}}}}}"#),
+            )
+            .unwrap();
+        }
+        let found = unaccepted_project_hooks(&env, AgentKind::Qwen, &project);
+        assert!(
+            found.len() == 1 && found[0].contains("(/bin/sh evil.sh)"),
+            "{file}: {found:#?}"
+        );
+        std::fs::remove_file(extension.join(file)).unwrap();
+    }
+}
