@@ -21,7 +21,9 @@
 use super::install::system::{SystemFile, SystemScope};
 use serde_json::{Map, Value, json};
 
-use super::agents::{Declaration, FailClosedSetting, Settings, Shape, SwitchOff};
+use super::agents::{
+    Declaration, FailClosedSetting, HookFiles, RewritingHooks, Settings, Shape, SwitchOff,
+};
 use super::install::{FailClosed, RegisteredEvent, Registration, TimeUnit};
 use super::{
     AgentKind, AgentSession, BridgeError, Event, Protocol, Reply, Ruling, context_dropped_note,
@@ -74,7 +76,16 @@ pub(crate) static DECLARATION: Declaration = Declaration {
     folder_trust: None,
     modes_without_hooks: None,
     credentials: CREDENTIALS,
-    rewriting_hooks: None,
+    rewriting_hooks: Some(&REWRITING_HOOKS),
+};
+
+/// Cursor applies a `preToolUse` hook's `updated_input` to the call, by its documentation
+/// (not run here: docs/agents.md#cursor): its hooks files, the user's (hookhost's own file)
+/// and the project's, are checked for hooks `install` did not accept (docs/threats.md#r14).
+static REWRITING_HOOKS: RewritingHooks = RewritingHooks {
+    events: &["preToolUse"],
+    field: "updated_input",
+    more_files: &[HookFiles::Project(".cursor/hooks.json")],
 };
 
 /// Cursor's login, relative to the home folder ([`super::credentials`]).

@@ -30,8 +30,9 @@ pub struct OtherHook {
 }
 
 /// The keys of a handler `install` writes (Gemini CLI's `name`, Claude Code's
-/// `onFailure`, Copilot CLI's `exec`, `args` and `timeoutSec` among them): a handler with
-/// any other (`url`, Copilot CLI's `bash`) runs something else.
+/// `onFailure`, Copilot CLI's `exec`, `args` and `timeoutSec`, Cursor's `failClosed`
+/// among them): a handler with any other (`url`, Copilot CLI's `bash`) runs something
+/// else.
 const OUR_KEYS: &[&str] = &[
     "type",
     "command",
@@ -41,6 +42,7 @@ const OUR_KEYS: &[&str] = &[
     "exec",
     "args",
     "timeoutSec",
+    "failClosed",
 ];
 
 /// hookhost's handler as `install` writes it for one registration: a shell command line,
@@ -81,7 +83,8 @@ fn is_ours(handler: &serde_json::Value, ours: &[Ours]) -> bool {
         return false;
     };
     let text = |key: &str| handler.get(key).map(serde_json::Value::as_str);
-    if text("type") != Some(Some("command"))
+    // Cursor's handlers have no `type`: a command.
+    if !matches!(text("type"), None | Some(Some("command")))
         || !handler.keys().all(|key| OUR_KEYS.contains(&key.as_str()))
     {
         return false;

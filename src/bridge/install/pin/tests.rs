@@ -1324,3 +1324,49 @@ fn qwen_extension_hooks_are_found_in_each_place_it_reads_them() {
         std::fs::remove_file(extension.join(file)).unwrap();
     }
 }
+
+/// R14, Cursor (by its documentation): hookhost's own handler, which has no `type`, is
+/// hookhost's; another `preToolUse` hook in the project's hooks file is refused.
+#[test]
+fn cursor_hooks_beside_hookhosts_are_checked() {
+    let root = tempfile::tempdir().unwrap();
+    let home = root.path().join("home");
+    let project = root.path().join("p");
+    std::fs::create_dir_all(project.join(".cursor")).unwrap();
+    let env = Environment::from_vars(vec![
+        ("HOME".into(), home.clone().into()),
+        ("XDG_STATE_HOME".into(), root.path().join("state").into()),
+    ]);
+    let request = Request {
+        agent: AgentKind::Cursor,
+        places: Places::new(&home, &project),
+        ..request(&home, Options::default())
+    };
+    let change = plan(&request, None).unwrap();
+    std::fs::create_dir_all(change.file.parent().unwrap()).unwrap();
+    let ours = change.after.clone().unwrap();
+    std::fs::write(&change.file, &ours).unwrap();
+    let pin = Pin::of(&change, &request);
+    assert_eq!(
+        pin.accepted_hooks,
+        Some(Vec::new()),
+        "hookhost's own is no other hook"
+    );
+    assert_eq!(pin.drift(), None);
+    super::pin(&pins_path(&env).unwrap(), pin).unwrap();
+    let refused = || unaccepted_project_hooks(&env, AgentKind::Cursor, &project);
+    let file = project.join(".cursor/hooks.json");
+    std::fs::write(&file, &ours).unwrap();
+    assert_eq!(refused(), Vec::<String>::new());
+    std::fs::write(
+        &file,
+        r#"{"version": 1, "hooks": {"preToolUse": [{"command": "/bin/sh evil.sh"}]}}"#,
+    )
+    .unwrap();
+    let found = refused();
+    assert!(
+        found.len() == 1
+            && found[0].contains("Cursor applies what any such hook answers in `updated_input`"),
+        "{found:#?}"
+    );
+}
