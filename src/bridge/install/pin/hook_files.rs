@@ -222,17 +222,26 @@ impl Reader {
         }
         found.sort();
         for extension in found {
-            let from =
-                linked_source(&extension.join(extensions.install_record), cwd).unwrap_or(extension);
-            for file in extensions.hook_files {
-                let before = self.found.len();
-                self.file(from.join(file), "again");
-                // A manifest's `"hooks": "FILE"` names the hook file (Qwen Code).
-                let named = self.found[before..]
-                    .first()
-                    .and_then(|f| hooks_named(&f.read));
-                if let Some(named) = named {
-                    self.file(from.join(named), "again");
+            let record = extension.join(extensions.install_record);
+            let places = match linked_source(&record, cwd) {
+                Ok(Some(linked)) => linked,
+                Ok(None) => vec![extension],
+                Err(why) => {
+                    self.push(record, Err(why), "again", false);
+                    continue;
+                }
+            };
+            for from in places {
+                for file in extensions.hook_files {
+                    let before = self.found.len();
+                    self.file(from.join(file), "again");
+                    // A manifest's `"hooks": "FILE"` names the hook file (Qwen Code).
+                    let named = self.found[before..]
+                        .first()
+                        .and_then(|f| hooks_named(&f.read, &from));
+                    if let Some(named) = named {
+                        self.file(from.join(named), "again");
+                    }
                 }
             }
         }
@@ -264,33 +273,63 @@ impl Reader {
 }
 
 /// Where an extension's install record `record` links it to (`{"type": "link", "source":
-/// DIR}`), a relative `DIR` taken from `cwd`; `None` for no record, another type, or one
-/// hookhost cannot read (the agent then reads the extension where it lies).
-fn linked_source(record: &Path, cwd: Option<&Path>) -> Option<PathBuf> {
-    let bytes = crate::access::read_capped(record, crate::access::caps::SETTINGS).ok()?;
-    let record: serde_json::Value = serde_json::from_slice(&bytes).ok()?;
-    if record.get("type").and_then(serde_json::Value::as_str) != Some("link") {
-        return None;
+/// DIR}`), a relative `DIR` taken from `cwd`: `None` for no record or another type (the
+/// agent then reads the extension where it lies). An empty `DIR` is read by Gemini CLI as
+/// its own folder, `cwd` (Qwen Code reads the extension where it lies): both. A record
+/// hookhost cannot read is an error: the agent reads it whole.
+fn linked_source(record: &Path, cwd: Option<&Path>) -> Result<Option<Vec<PathBuf>>, String> {
+    let extension = record.parent().map(Path::to_path_buf);
+    let bytes = match crate::access::read_capped(record, crate::access::caps::SETTINGS) {
+        Ok(bytes) => bytes,
+        Err(e)
+            if matches!(
+                e.kind(),
+                std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+            ) =>
+        {
+            return Ok(None);
+        }
+        Err(e) => return Err(crate::access::explain(record, &e)),
+    };
+    // One the agent cannot parse is no link to it either.
+    let Ok(link) = serde_json::from_slice::<serde_json::Value>(&bytes) else {
+        return Ok(None);
+    };
+    if link.get("type").and_then(serde_json::Value::as_str) != Some("link") {
+        return Ok(None);
     }
-    let source = record.get("source").and_then(serde_json::Value::as_str)?;
-    if source.is_empty() {
-        return None;
-    }
+    let Some(source) = link.get("source").and_then(serde_json::Value::as_str) else {
+        return Ok(None);
+    };
     let source = Path::new(source);
-    match (source.is_absolute(), cwd) {
-        (true, _) => Some(source.to_path_buf()),
-        (false, Some(cwd)) => Some(cwd.join(source)),
-        (false, None) => None,
-    }
+    Ok(
+        match (source.as_os_str().is_empty(), source.is_absolute(), cwd) {
+            (true, _, cwd) => Some(
+                cwd.map(Path::to_path_buf)
+                    .into_iter()
+                    .chain(extension)
+                    .collect(),
+            ),
+            (false, true, _) => Some(vec![source.to_path_buf()]),
+            (false, false, Some(cwd)) => Some(vec![cwd.join(source)]),
+            (false, false, None) => None,
+        },
+    )
 }
 
-/// The file a manifest's `"hooks": "FILE"` names, relative to the extension or absolute.
-fn hooks_named(read: &ProjectFile) -> Option<PathBuf> {
+/// The file a manifest's `"hooks": "FILE"` names, relative to the extension or absolute,
+/// with `${extensionPath}` (the extension's folder `from`), `${/}` and `${pathSeparator}`
+/// read as the agent reads them.
+fn hooks_named(read: &ProjectFile, from: &Path) -> Option<PathBuf> {
     let bytes = read.bytes.as_ref().ok()?;
     let manifest: serde_json::Value = serde_json::from_slice(bytes).ok()?;
-    manifest
+    let named = manifest
         .get("hooks")
         .and_then(serde_json::Value::as_str)
-        .filter(|named| !named.is_empty())
-        .map(PathBuf::from)
+        .filter(|named| !named.is_empty())?;
+    let named = named
+        .replace("${extensionPath}", &from.display().to_string())
+        .replace("${/}", "/")
+        .replace("${pathSeparator}", "/");
+    Some(PathBuf::from(named))
 }

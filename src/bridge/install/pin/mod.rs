@@ -382,13 +382,23 @@ impl Pin {
         thread_local! {
             static DRIFTS: Place<(Pin, Vec<u8>), Option<Drift>> = const { recent::place() };
         }
-        recent::or_make(
+        let drift = recent::or_make(
             &DRIFTS,
             text.len(),
             |(pin, kept)| pin == self && *kept == text,
             || (self.clone(), text.clone()),
             || self.drift_of(text.clone()),
-        )
+        );
+        // The scripts of the hooks it accepted in this file change without the file: looked
+        // at on every call, never kept (docs/threats.md#r14).
+        if drift.is_none()
+            && self.accepted_hooks.as_ref().is_some_and(|a| !a.is_empty())
+            && let Some(agent) = self.agent()
+        {
+            let text = String::from_utf8_lossy(&text);
+            return rewriting::unaccepted(agent, &self.file, &text, &[self]).map(Drift::Rewriting);
+        }
+        drift
     }
 
     /// How the settings file's bytes `text` differ from this pin: a function of the two

@@ -51,6 +51,11 @@ pub(super) struct Ours {
     command_line: String,
     program: String,
     args: Vec<String>,
+    /// Its timeout, in the agent's unit: a copy with a shorter one could be the one the
+    /// agent runs (it runs identical commands once) and time out into a call let through.
+    timeout: u64,
+    /// Its fail-closed key and value, when written (Claude Code's `onFailure`).
+    fail_closed: Option<(&'static str, serde_json::Value)>,
 }
 
 impl Ours {
@@ -61,6 +66,8 @@ impl Ours {
             command_line: line.to_string(),
             program: String::new(),
             args: Vec::new(),
+            timeout: 0,
+            fail_closed: None,
         }
     }
 
@@ -70,6 +77,8 @@ impl Ours {
             command_line: registration.command_line.clone(),
             program: registration.program.to_string_lossy().into_owned(),
             args: registration.args.clone(),
+            timeout: registration.timeout,
+            fail_closed: registration.fail_closed.map(|f| (f.key(), f.value())),
         }
     }
 }
@@ -89,19 +98,48 @@ fn is_ours(handler: &serde_json::Value, ours: &[Ours]) -> bool {
     {
         return false;
     }
-    ours.iter().any(
-        |o| match (text("command"), text("exec"), handler.get("args")) {
-            (Some(command), None, None) => command == Some(o.command_line.as_str()),
-            (None, Some(program), Some(args)) => {
-                program == Some(o.program.as_str())
-                    && args.as_array().is_some_and(|args| {
-                        args.len() == o.args.len()
-                            && args.iter().zip(&o.args).all(|(a, b)| a.as_str() == Some(b))
-                    })
+    ours.iter().any(|o| {
+        // A timeout written (`timeout`, Copilot CLI's `timeoutSec`) is `install`'s, and so
+        // is its fail-closed key; none written is the agent's default. (A test's `Ours`
+        // from a command line alone has timeout 0: any.)
+        let timeout = ["timeout", "timeoutSec"]
+            .iter()
+            .filter_map(|key| handler.get(*key))
+            .all(|t| o.timeout == 0 || t.as_u64() == Some(o.timeout));
+        let fail_closed = o
+            .fail_closed
+            .as_ref()
+            .is_none_or(|(key, value)| handler.get(*key) == Some(value));
+        timeout
+            && fail_closed
+            && match (text("command"), text("exec"), handler.get("args")) {
+                (Some(command), None, None) => command == Some(o.command_line.as_str()),
+                (None, Some(program), Some(args)) => {
+                    program == Some(o.program.as_str())
+                        && args.as_array().is_some_and(|args| {
+                            args.len() == o.args.len()
+                                && args.iter().zip(&o.args).all(|(a, b)| a.as_str() == Some(b))
+                        })
+                }
+                _ => false,
             }
-            _ => false,
-        },
-    )
+    })
+}
+
+/// What a handler runs, as the strings that say it: its command line (`command`, Copilot
+/// CLI's `bash`, `powershell`), its program (`exec`) and its arguments (`args`).
+fn handler_words(handler: &serde_json::Value) -> Vec<&str> {
+    let text = |key: &str| handler.get(key).and_then(serde_json::Value::as_str);
+    let args = handler.get("args").and_then(serde_json::Value::as_array);
+    ["command", "bash", "powershell", "exec"]
+        .iter()
+        .filter_map(|key| text(key))
+        .chain(
+            args.into_iter()
+                .flatten()
+                .filter_map(serde_json::Value::as_str),
+        )
+        .collect()
 }
 
 /// What a handler runs, for messages: its `command` (Copilot CLI's `bash`, `powershell`,
@@ -182,10 +220,14 @@ pub(super) fn other_hooks(
                 // project the file belongs to, or the home.
                 let (project, home) = folders.get_or_insert_with(|| {
                     let home = std::env::home_dir().map(|h| std::fs::canonicalize(&h).unwrap_or(h));
-                    (project_of(agent, real), home)
+                    // The user's own settings belong to no project (`~/.claude/settings.json`
+                    // is spelled as a project's would be).
+                    let project = project_of(agent, real).filter(|p| Some(p) != home.as_ref());
+                    (project, home)
                 });
                 let scripts = hook_scripts::named_files(
-                    &what_it_runs(handler),
+                    &handler_words(handler),
+                    handler.get("cwd").and_then(serde_json::Value::as_str),
                     project.as_deref(),
                     home.as_deref(),
                 );
@@ -225,6 +267,11 @@ fn project_of(agent: AgentKind, file: &Path) -> Option<PathBuf> {
         crate::bridge::HookFiles::ProjectFolder(name) => Some(*name),
         _ => None,
     });
+    // An extension's hook files: its folder is what `${extensionPath}` names.
+    let extension_files = more.iter().flat_map(|source| match source {
+        crate::bridge::HookFiles::UserExtensions(extensions) => extensions.hook_files,
+        _ => &[][..],
+    });
     let above = |path: &Path, name: &str| {
         path.ends_with(name)
             .then(|| path.ancestors().nth(Path::new(name).components().count()))
@@ -232,8 +279,14 @@ fn project_of(agent: AgentKind, file: &Path) -> Option<PathBuf> {
             .map(Path::to_path_buf)
     };
     names
+        .chain(extension_files.copied())
         .filter_map(|name| above(file, name))
-        .chain(folders.filter_map(|name| above(file.parent()?, name)))
+        // A folder of hook files, and the folders in it (Copilot CLI's `.github/hooks/sub/`).
+        .chain(folders.filter_map(|name| {
+            file.ancestors()
+                .skip(1)
+                .find_map(|folder| above(folder, name))
+        }))
         .next()
 }
 

@@ -897,6 +897,12 @@ fn a_hook_that_may_rewrite_a_call_is_refused_unless_install_accepted_it() {
         r#"{{"hooks": {{"PreToolUse": [{{"hooks": [{{"type": "command", "command": "{ours}"}}]}}]}}}}"#
     );
     assert!(files(&exactly_ours).is_empty());
+    // A copy with a shorter timeout (the agent runs identical commands once: it could time
+    // out into a call let through) is another hook.
+    let shorter = format!(
+        r#"{{"hooks": {{"PreToolUse": [{{"hooks": [{{"type": "command", "command": "{ours}", "timeout": 1}}]}}]}}}}"#
+    );
+    assert_eq!(files(&shorter).len(), 1);
     // The pinned file gains one: its drift names it.
     let mut settings: serde_json::Value = serde_json::from_str(&after).unwrap();
     settings["hooks"]["PreToolUse"]
@@ -1228,7 +1234,12 @@ fn gemini_extension_hooks_are_checked_where_the_extension_is_read_from() {
         )
     };
     std::fs::create_dir_all(extensions.join("team/hooks")).unwrap();
-    std::fs::write(extensions.join("team/hooks/hooks.json"), hooks("team-lint")).unwrap();
+    std::fs::write(extensions.join("team/hooks/lint.js"), "// lint").unwrap();
+    std::fs::write(
+        extensions.join("team/hooks/hooks.json"),
+        hooks("node ${extensionPath}/hooks/lint.js"),
+    )
+    .unwrap();
     let request = Request {
         agent: AgentKind::Gemini,
         places: Places::new(&home, &project),
@@ -1239,6 +1250,11 @@ fn gemini_extension_hooks_are_checked_where_the_extension_is_read_from() {
     std::fs::write(&change.file, change.after.as_deref().unwrap()).unwrap();
     super::pin(&pins_path(&env).unwrap(), Pin::of(&change, &request)).unwrap();
     let refused = || unaccepted_project_hooks(&env, AgentKind::Gemini, &project);
+    assert_eq!(refused(), Vec::<String>::new());
+    // The script the accepted extension hook runs, rewritten.
+    std::fs::write(extensions.join("team/hooks/lint.js"), "// evil").unwrap();
+    assert_eq!(refused().len(), 1);
+    std::fs::write(extensions.join("team/hooks/lint.js"), "// lint").unwrap();
     assert_eq!(refused(), Vec::<String>::new());
     // Another extension; one linked to a folder of the project.
     std::fs::create_dir_all(extensions.join("evil/hooks")).unwrap();
@@ -1260,6 +1276,23 @@ fn gemini_extension_hooks_are_checked_where_the_extension_is_read_from() {
     )
     .unwrap();
     let file = project.join("ext/hooks/hooks.json");
+    std::fs::write(&file, hooks("/bin/sh evil.sh")).unwrap();
+    let found = refused();
+    assert!(
+        found.len() == 1
+            && found[0].starts_with(&format!("{} holds a BeforeTool hook", file.display())),
+        "{found:#?}"
+    );
+    // A link to "": Gemini CLI reads the extension from its own folder, the call's.
+    std::fs::remove_dir_all(project.join("ext")).unwrap();
+    let record = serde_json::json!({"type": "link", "source": ""});
+    std::fs::write(
+        extensions.join("linked/.gemini-extension-install.json"),
+        record.to_string(),
+    )
+    .unwrap();
+    std::fs::create_dir_all(project.join("hooks")).unwrap();
+    let file = project.join("hooks/hooks.json");
     std::fs::write(&file, hooks("/bin/sh evil.sh")).unwrap();
     let found = refused();
     assert!(
@@ -1369,4 +1402,33 @@ fn cursor_hooks_beside_hookhosts_are_checked() {
             && found[0].contains("Cursor applies what any such hook answers in `updated_input`"),
         "{found:#?}"
     );
+}
+
+/// R14: the script of a hook accepted in the pinned file itself is looked at on every
+/// call, though the file did not change.
+#[test]
+fn a_rewritten_script_of_a_hook_in_the_pinned_file_is_drift() {
+    let home = tempfile::tempdir().unwrap();
+    let project = home.path().join("p");
+    std::fs::create_dir_all(project.join(".claude/hooks")).unwrap();
+    let script = project.join(".claude/hooks/fmt.sh");
+    std::fs::write(&script, "cat >/dev/null\n").unwrap();
+    let team = r#"{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "bash \"$CLAUDE_PROJECT_DIR\"/.claude/hooks/fmt.sh"}]}]}}"#;
+    std::fs::write(project.join(".claude/settings.json"), team).unwrap();
+    let request = Request {
+        scope: Scope::Project,
+        ..request(home.path(), Options::default())
+    };
+    let change = plan(&request, Some(team)).unwrap();
+    assert_eq!(change.file, project.join(".claude/settings.json"));
+    std::fs::write(&change.file, change.after.as_deref().unwrap()).unwrap();
+    let pin = Pin::of(&change, &request);
+    assert_eq!(pin.drift(), None);
+    std::fs::write(&script, "printf '{\"hookSpecificOutput\": {}}'\n").unwrap();
+    let drift = pin.drift();
+    assert!(matches!(&drift, Some(Drift::Rewriting(_))), "{drift:?}");
+    // Asked again (a warm server keeps what the same bytes gave): still drift.
+    assert!(matches!(pin.drift(), Some(Drift::Rewriting(_))));
+    std::fs::write(&script, "cat >/dev/null\n").unwrap();
+    assert_eq!(pin.drift(), None);
 }
