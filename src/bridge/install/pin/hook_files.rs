@@ -6,7 +6,7 @@
 //! is the only one to look at them: a file hookhost cannot read or parse is kept with why,
 //! and refuses the call (the agent may read a hook there that hookhost could not see).
 
-use super::switch_offs::{ProjectFile, read_settings};
+use super::switch_offs::{ProjectFile, not_for_the_agent, read_settings};
 use super::*;
 use crate::bridge::{Extensions, HookFiles};
 
@@ -150,16 +150,7 @@ impl Reader {
         while let Some(current) = pending.pop() {
             let listing = match std::fs::read_dir(&current) {
                 Ok(listing) => listing,
-                Err(e)
-                    if matches!(
-                        e.kind(),
-                        std::io::ErrorKind::NotFound
-                            | std::io::ErrorKind::NotADirectory
-                            | std::io::ErrorKind::PermissionDenied
-                    ) =>
-                {
-                    continue;
-                }
+                Err(e) if not_for_the_agent(&e) => continue,
                 Err(e) => return self.refuse_folder(folder, &e.to_string(), accept_in),
             };
             for entry in listing {
@@ -199,16 +190,7 @@ impl Reader {
     fn extensions(&mut self, folder: &Path, extensions: &Extensions, cwd: Option<&Path>) {
         let listing = match std::fs::read_dir(folder) {
             Ok(listing) => listing,
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    std::io::ErrorKind::NotFound
-                        | std::io::ErrorKind::NotADirectory
-                        | std::io::ErrorKind::PermissionDenied
-                ) =>
-            {
-                return;
-            }
+            Err(e) if not_for_the_agent(&e) => return,
             Err(e) => return self.refuse_folder(folder, &e.to_string(), "again"),
         };
         let mut found = Vec::new();
@@ -281,14 +263,7 @@ fn linked_source(record: &Path, cwd: Option<&Path>) -> Result<Option<Vec<PathBuf
     let extension = record.parent().map(Path::to_path_buf);
     let bytes = match crate::access::read_capped(record, crate::access::caps::SETTINGS) {
         Ok(bytes) => bytes,
-        Err(e)
-            if matches!(
-                e.kind(),
-                std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
-            ) =>
-        {
-            return Ok(None);
-        }
+        Err(e) if not_for_the_agent(&e) => return Ok(None),
         Err(e) => return Err(crate::access::explain(record, &e)),
     };
     // One the agent cannot parse is no link to it either.

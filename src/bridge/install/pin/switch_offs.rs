@@ -589,6 +589,17 @@ pub(super) fn modes_in(agent: AgentKind, files: &[(ProjectFile, bool)]) -> Vec<S
         .collect()
 }
 
+/// Whether an error opening a file or folder says the agent finds nothing there either:
+/// not there, not a folder on the way, or not this user's to read.
+pub(super) fn not_for_the_agent(e: &std::io::Error) -> bool {
+    matches!(
+        e.kind(),
+        std::io::ErrorKind::NotFound
+            | std::io::ErrorKind::NotADirectory
+            | std::io::ErrorKind::PermissionDenied
+    )
+}
+
 /// A settings file of the agent's, as hookhost reads it: `None` when it is not there, is
 /// a folder, or this user may not read it (nor may the agent), or when `first_time` (given the open
 /// file's metadata) says it was read already; else its bytes or why hookhost does not
@@ -608,16 +619,7 @@ pub(super) fn read_settings(
         // A folder of that name (a Python virtual environment called `.env`, say) is no
         // file the agent reads either: its read fails, and it goes on without it.
         Err(_) if std::fs::metadata(file).is_ok_and(|m| m.is_dir()) => None,
-        Err(e)
-            if matches!(
-                e.kind(),
-                std::io::ErrorKind::NotFound
-                    | std::io::ErrorKind::NotADirectory
-                    | std::io::ErrorKind::PermissionDenied
-            ) =>
-        {
-            None
-        }
+        Err(e) if not_for_the_agent(&e) => None,
         Err(e) => Some(Err(unread(&e))),
     }
 }

@@ -13,6 +13,30 @@ fn request(home: &Path, options: Options) -> Request {
     }
 }
 
+/// An environment whose home is `home` and whose state lies in `root`.
+fn home_env(root: &Path, home: &Path) -> Environment {
+    Environment::from_vars(vec![
+        ("HOME".into(), home.into()),
+        ("XDG_STATE_HOME".into(), root.join("state").into()),
+    ])
+}
+
+/// `install AGENT` at user scope for `home`, run in `project`: its file written and its
+/// pin saved where `env` keeps pins.
+fn installed(agent: AgentKind, home: &Path, project: &Path, env: &Environment) -> (Change, Pin) {
+    let request = Request {
+        agent,
+        places: Places::new(home, project),
+        ..request(home, Options::default())
+    };
+    let change = plan(&request, None).unwrap();
+    std::fs::create_dir_all(change.file.parent().unwrap()).unwrap();
+    std::fs::write(&change.file, change.after.as_deref().unwrap()).unwrap();
+    let pin = Pin::of(&change, &request);
+    super::pin(&pins_path(env).unwrap(), pin.clone()).unwrap();
+    (change, pin)
+}
+
 /// R2: `install` over a switched-off file puts the registration back (removes the
 /// switch-off) instead of pinning it; a pinned file is never trusted to be on.
 #[test]
@@ -1007,10 +1031,7 @@ fn every_hook_file_copilot_loads_is_checked_for_hooks_that_may_rewrite_a_call() 
     std::fs::create_dir_all(&below).unwrap();
     let hooks = home.join(".copilot/hooks");
     std::fs::create_dir_all(&hooks).unwrap();
-    let env = Environment::from_vars(vec![
-        ("HOME".into(), home.clone().into()),
-        ("XDG_STATE_HOME".into(), root.path().join("state").into()),
-    ]);
+    let env = home_env(root.path(), &home);
     let team = r#"{"version": 1, "hooks": {"preToolUse": [{"type": "command", "bash": "team-lint", "timeoutSec": 5}]}}"#;
     std::fs::write(hooks.join("team.json"), team).unwrap();
     let request = Request {
@@ -1182,17 +1203,24 @@ fn every_hook_file_copilot_loads_is_checked_for_hooks_that_may_rewrite_a_call() 
     );
 }
 
+/// A project whose `.claude/settings.json` holds a team's `PreToolUse` hook running its
+/// script `.claude/hooks/fmt.sh`: the script and the settings' text.
+fn team_hook_with_script(project: &Path) -> (PathBuf, &'static str) {
+    std::fs::create_dir_all(project.join(".claude/hooks")).unwrap();
+    let script = project.join(".claude/hooks/fmt.sh");
+    std::fs::write(&script, "cat >/dev/null\n").unwrap();
+    let team = r#"{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "bash \"$CLAUDE_PROJECT_DIR\"/.claude/hooks/fmt.sh"}]}]}}"#;
+    std::fs::write(project.join(".claude/settings.json"), team).unwrap();
+    (script, team)
+}
+
 /// R14: the script an accepted hook runs is accepted with it; rewritten (as the agent
 /// could), it is a hook `install` did not see.
 #[test]
 fn an_accepted_hooks_rewritten_script_is_refused() {
     let home = tempfile::tempdir().unwrap();
     let project = home.path().join("p");
-    std::fs::create_dir_all(project.join(".claude/hooks")).unwrap();
-    let script = project.join(".claude/hooks/fmt.sh");
-    std::fs::write(&script, "cat >/dev/null\n").unwrap();
-    let team = r#"{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "bash \"$CLAUDE_PROJECT_DIR\"/.claude/hooks/fmt.sh"}]}]}}"#;
-    std::fs::write(project.join(".claude/settings.json"), team).unwrap();
+    let (script, _) = team_hook_with_script(&project);
     let request = request(home.path(), Options::default());
     let change = plan(&request, None).unwrap();
     let pin = Pin::of(&change, &request);
@@ -1224,10 +1252,7 @@ fn gemini_extension_hooks_are_checked_where_the_extension_is_read_from() {
     let project = root.path().join("p");
     std::fs::create_dir_all(project.join(".git")).unwrap();
     let extensions = home.join(".gemini/extensions");
-    let env = Environment::from_vars(vec![
-        ("HOME".into(), home.clone().into()),
-        ("XDG_STATE_HOME".into(), root.path().join("state").into()),
-    ]);
+    let env = home_env(root.path(), &home);
     let hooks = |command: &str| {
         format!(
             r#"{{"hooks": {{"BeforeTool": [{{"matcher": "*", "hooks": [{{"type": "command", "command": "{command}"}}]}}]}}}}"#
@@ -1240,16 +1265,18 @@ fn gemini_extension_hooks_are_checked_where_the_extension_is_read_from() {
         hooks("node ${extensionPath}/hooks/lint.js"),
     )
     .unwrap();
-    let request = Request {
-        agent: AgentKind::Gemini,
-        places: Places::new(&home, &project),
-        ..request(&home, Options::default())
-    };
-    let change = plan(&request, None).unwrap();
-    std::fs::create_dir_all(change.file.parent().unwrap()).unwrap();
-    std::fs::write(&change.file, change.after.as_deref().unwrap()).unwrap();
-    super::pin(&pins_path(&env).unwrap(), Pin::of(&change, &request)).unwrap();
+    installed(AgentKind::Gemini, &home, &project, &env);
     let refused = || unaccepted_project_hooks(&env, AgentKind::Gemini, &project);
+    // `file` gets the evil hook, which alone is refused.
+    let refused_for = |file: &Path| {
+        std::fs::write(file, hooks("/bin/sh evil.sh")).unwrap();
+        let found = refused();
+        assert!(
+            found.len() == 1
+                && found[0].starts_with(&format!("{} holds a BeforeTool hook", file.display())),
+            "{found:#?}"
+        );
+    };
     assert_eq!(refused(), Vec::<String>::new());
     // The script the accepted extension hook runs, rewritten.
     std::fs::write(extensions.join("team/hooks/lint.js"), "// evil").unwrap();
@@ -1259,13 +1286,7 @@ fn gemini_extension_hooks_are_checked_where_the_extension_is_read_from() {
     // Another extension; one linked to a folder of the project.
     std::fs::create_dir_all(extensions.join("evil/hooks")).unwrap();
     let file = extensions.join("evil/hooks/hooks.json");
-    std::fs::write(&file, hooks("/bin/sh evil.sh")).unwrap();
-    let found = refused();
-    assert!(
-        found.len() == 1
-            && found[0].starts_with(&format!("{} holds a BeforeTool hook", file.display())),
-        "{found:#?}"
-    );
+    refused_for(&file);
     std::fs::remove_dir_all(extensions.join("evil")).unwrap();
     std::fs::create_dir_all(extensions.join("linked")).unwrap();
     std::fs::create_dir_all(project.join("ext/hooks")).unwrap();
@@ -1276,13 +1297,7 @@ fn gemini_extension_hooks_are_checked_where_the_extension_is_read_from() {
     )
     .unwrap();
     let file = project.join("ext/hooks/hooks.json");
-    std::fs::write(&file, hooks("/bin/sh evil.sh")).unwrap();
-    let found = refused();
-    assert!(
-        found.len() == 1
-            && found[0].starts_with(&format!("{} holds a BeforeTool hook", file.display())),
-        "{found:#?}"
-    );
+    refused_for(&file);
     // A link to "": Gemini CLI reads the extension from its own folder, the call's.
     std::fs::remove_dir_all(project.join("ext")).unwrap();
     let record = serde_json::json!({"type": "link", "source": ""});
@@ -1312,19 +1327,8 @@ fn qwen_extension_hooks_are_found_in_each_place_it_reads_them() {
     std::fs::create_dir_all(&project).unwrap();
     let extension = home.join(".qwen/extensions/x");
     std::fs::create_dir_all(extension.join("hooks")).unwrap();
-    let env = Environment::from_vars(vec![
-        ("HOME".into(), home.clone().into()),
-        ("XDG_STATE_HOME".into(), root.path().join("state").into()),
-    ]);
-    let request = Request {
-        agent: AgentKind::Qwen,
-        places: Places::new(&home, &project),
-        ..request(&home, Options::default())
-    };
-    let change = plan(&request, None).unwrap();
-    std::fs::create_dir_all(change.file.parent().unwrap()).unwrap();
-    std::fs::write(&change.file, change.after.as_deref().unwrap()).unwrap();
-    super::pin(&pins_path(&env).unwrap(), Pin::of(&change, &request)).unwrap();
+    let env = home_env(root.path(), &home);
+    installed(AgentKind::Qwen, &home, &project, &env);
     let group = r#"[{"hooks": [{"type": "command", "command": "/bin/sh evil.sh"}]}]"#;
     let cases = [
         (
@@ -1366,10 +1370,7 @@ fn cursor_hooks_beside_hookhosts_are_checked() {
     let home = root.path().join("home");
     let project = root.path().join("p");
     std::fs::create_dir_all(project.join(".cursor")).unwrap();
-    let env = Environment::from_vars(vec![
-        ("HOME".into(), home.clone().into()),
-        ("XDG_STATE_HOME".into(), root.path().join("state").into()),
-    ]);
+    let env = home_env(root.path(), &home);
     let request = Request {
         agent: AgentKind::Cursor,
         places: Places::new(&home, &project),
@@ -1410,11 +1411,7 @@ fn cursor_hooks_beside_hookhosts_are_checked() {
 fn a_rewritten_script_of_a_hook_in_the_pinned_file_is_drift() {
     let home = tempfile::tempdir().unwrap();
     let project = home.path().join("p");
-    std::fs::create_dir_all(project.join(".claude/hooks")).unwrap();
-    let script = project.join(".claude/hooks/fmt.sh");
-    std::fs::write(&script, "cat >/dev/null\n").unwrap();
-    let team = r#"{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "bash \"$CLAUDE_PROJECT_DIR\"/.claude/hooks/fmt.sh"}]}]}}"#;
-    std::fs::write(project.join(".claude/settings.json"), team).unwrap();
+    let (script, team) = team_hook_with_script(&project);
     let request = Request {
         scope: Scope::Project,
         ..request(home.path(), Options::default())
