@@ -18,17 +18,31 @@ const HASHED: u64 = 8 << 20;
 
 /// How many words of one handler are looked at as paths (a command is one line; one of
 /// megabytes must not cost a lookup per word at every call).
-const WORDS: usize = 256;
+const WORDS: usize = 4096;
+
+/// How many folders a relative path is taken from (the project, the handler's `cwd`, the
+/// folders the command `cd`s to), and how many files one hook's digest covers: a command
+/// of `cd .` repeated, naming a big file again and again, took seconds a call.
+const BASES: usize = 8;
+const FILES: usize = 64;
+
+/// What `split` puts for a spelling of the project's folder, which `expanded` reads.
+const PROJECT_MARK: &str = "\u{1}project\u{1}";
+
+/// The programs whose next words are files they write, not run (`tee -a audit.log`).
+const WRITERS: &[&str] = &["tee"];
 
 /// The state of each file a handler's `words` (its command line, or its program and
 /// arguments) name that lies in `project` or in the home folder, one line each, for the
 /// hook's digest: the file's SHA-256 (or its size and modification time past [`HASHED`]
 /// bytes, or that it is not there), and where its links lead. A relative path is taken
 /// from `project`, from the handler's `cwd` in it, and from each folder the command `cd`s
-/// to; `$…_PROJECT_DIR`, `${…_PROJECT_DIR:-…}`, `$(git rev-parse --show-toplevel)` and an
-/// extension's `${extensionPath}` or `${CLAUDE_PLUGIN_ROOT}` are `project`; `~/`, `$HOME`
-/// the home. A redirection's target (`>> hook.log`) is the hook's output, not what it
-/// runs. Empty when it names none.
+/// to (a word without `/` only when such a file is there: a program found on `PATH` is
+/// not the project's); `$…_PROJECT_DIR`, `${…_PROJECT_DIR:-…}`, `$PWD`, `$(pwd)`,
+/// `$(git rev-parse --show-toplevel)` and an extension's `${extensionPath}` or
+/// `${CLAUDE_PLUGIN_ROOT}` are `project`; `~/`, `$HOME` the home. What the hook writes is
+/// not what it runs: an output redirection's target (`>> hook.log`), `tee`'s files, `-o
+/// FILE`. Empty when it names none.
 pub(super) fn named_files(
     words: &[&str],
     cwd: Option<&str>,
@@ -36,18 +50,33 @@ pub(super) fn named_files(
     home: Option<&Path>,
 ) -> String {
     let mut bases: Vec<PathBuf> = project.into_iter().map(Path::to_path_buf).collect();
+    let mut current = project.map(Path::to_path_buf);
     if let (Some(project), Some(cwd)) = (project, cwd) {
-        bases.push(crate::paths::lexical(&project.join(cwd)));
+        let folder = crate::paths::lexical(&project.join(cwd));
+        current = Some(folder.clone());
+        bases.push(folder);
     }
+    let mut seen = std::collections::HashSet::new();
     let mut lines = String::new();
-    let mut after_cd = false;
+    let (mut after_cd, mut writes) = (false, false);
     let all = words.iter().flat_map(|line| split(line, project));
     for word in all.take(WORDS) {
-        let word = expanded(&word, project, home);
+        if word == "&&" || word == ";" || word == "|" {
+            (after_cd, writes) = (false, false);
+            continue;
+        }
         if after_cd {
+            if word.starts_with('-') {
+                continue;
+            }
             after_cd = false;
-            if let Some(project) = project {
-                bases.push(crate::paths::lexical(&project.join(&word)));
+            let word = expanded(&word, project, home);
+            if let Some(from) = &current {
+                let folder = crate::paths::lexical(&from.join(&word));
+                current = Some(folder.clone());
+                if bases.len() < BASES && !bases.contains(&folder) {
+                    bases.push(folder);
+                }
             }
             continue;
         }
@@ -55,14 +84,20 @@ pub(super) fn named_files(
             after_cd = true;
             continue;
         }
+        if WRITERS.contains(&word.as_str()) {
+            writes = true;
+            continue;
+        }
+        if writes {
+            continue;
+        }
         // `--script=path`
         let word = word
             .rsplit_once('=')
             .map_or(word.as_str(), |(_, path)| path);
-        if !word.contains('/') {
-            continue;
-        }
-        let path = Path::new(word);
+        let word = expanded(word, project, home);
+        let path = Path::new(&word);
+        let bare = !word.contains('/');
         let candidates: Vec<PathBuf> = if path.is_absolute() {
             vec![crate::paths::lexical(path)]
         } else {
@@ -72,6 +107,16 @@ pub(super) fn named_files(
                 .collect()
         };
         for path in candidates {
+            if bare && !path.is_file() {
+                continue;
+            }
+            if !seen.insert(path.clone()) {
+                continue;
+            }
+            if seen.len() > FILES {
+                lines.push_str("more files than hookhost follows\n");
+                return lines;
+            }
             // Where it is written and where its links lead: a link in the project to a
             // program elsewhere counts, and so does where it points.
             let real = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
@@ -95,54 +140,98 @@ pub(super) fn named_files(
     lines
 }
 
-/// The words of a command line: split at blanks and the shell's operators, quotes
-/// dropped, a redirection's target left out; `$(git rev-parse --show-toplevel)` read as
-/// `project` first.
+/// The words of a command line as a shell splits them: at blanks outside quotes, with
+/// `;`, `&&`, `|` as words of their own; quotes dropped; an output redirection's target
+/// (and `-o FILE`) left out; `$(git rev-parse --show-toplevel)`, `$(pwd)` and `` `pwd` ``
+/// read as `project` first.
 fn split(line: &str, project: Option<&Path>) -> Vec<String> {
-    let line = match project {
-        Some(project) => line.replace(
-            "$(git rev-parse --show-toplevel)",
-            &project.display().to_string(),
-        ),
-        None => line.to_string(),
-    };
+    // Marked, and read as the project once split: its path may hold a blank.
+    let mut line = line.to_string();
+    if project.is_some() {
+        for spelling in ["$(git rev-parse --show-toplevel)", "$(pwd)", "`pwd`"] {
+            line = line.replace(spelling, PROJECT_MARK);
+        }
+    }
     let mut words = Vec::new();
-    let (mut word, mut redirected, mut skip_next) = (String::new(), false, false);
-    for c in line.chars() {
-        if c.is_whitespace() || ";&|()<>`".contains(c) {
-            if !word.is_empty() {
-                if !skip_next {
-                    words.push(std::mem::take(&mut word));
+    let mut word = String::new();
+    // A word was started (`''` is an empty word); the next word is an output's target.
+    let (mut started, mut target, mut quote) = (false, false, None::<char>);
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), c) => word.push(c),
+            (None, '"' | '\'') => {
+                quote = Some(c);
+                started = true;
+            }
+            (None, c) if c.is_whitespace() => {
+                end_word(&mut words, &mut word, &mut started, &mut target)
+            }
+            (None, '>') => {
+                end_word(&mut words, &mut word, &mut started, &mut target);
+                target = true;
+                // `>>`, `>&`, `>|`
+                while chars.peek().is_some_and(|n| matches!(n, '>' | '&' | '|')) {
+                    chars.next();
                 }
-                word.clear();
-                skip_next = false;
             }
-            if c == '>' || c == '<' {
-                redirected = true;
+            (None, ';' | '&' | '|' | '(' | ')' | '<' | '`') => {
+                end_word(&mut words, &mut word, &mut started, &mut target);
+                let separator = if c == '|' || c == '&' {
+                    c.to_string()
+                } else {
+                    ";".into()
+                };
+                if matches!(c, ';' | '&' | '|') {
+                    // `&&`, `||` are one separator.
+                    if chars.peek() == Some(&c) {
+                        chars.next();
+                    }
+                    words.push(if c == '&' { "&&".into() } else { separator });
+                }
             }
+            (None, c) => {
+                word.push(c);
+                started = true;
+            }
+        }
+    }
+    end_word(&mut words, &mut word, &mut started, &mut target);
+    // `-o FILE`, `--output FILE`: written.
+    let mut kept = Vec::with_capacity(words.len());
+    let mut skip = false;
+    for word in words {
+        if std::mem::take(&mut skip) {
             continue;
         }
-        if redirected {
-            // The word after `>`, `>>`, `2>`, `<` is a file the shell opens.
-            skip_next = true;
-            redirected = false;
-        }
-        if c != '"' && c != '\'' {
-            word.push(c);
-        }
+        skip = word == "-o" || word == "--output";
+        kept.push(word);
     }
-    if !word.is_empty() && !skip_next {
-        words.push(word);
+    kept
+}
+
+/// Ends the word being read: kept in `words`, unless it is an output's `target`.
+fn end_word(words: &mut Vec<String>, word: &mut String, started: &mut bool, target: &mut bool) {
+    if *started {
+        if !std::mem::take(target) {
+            words.push(std::mem::take(word));
+        }
+        word.clear();
+        *started = false;
     }
-    words
 }
 
 /// `word` with the agents' variables read: a leading `$NAME`, `${NAME}` or
-/// `${NAME:-…}` with `NAME` ending in `_PROJECT_DIR` (or an extension's `extensionPath`,
-/// `CLAUDE_PLUGIN_ROOT`, `PLUGIN_ROOT`) as `project`, `HOME` and `~` as `home`; `${/}` and
-/// `${pathSeparator}` as `/`. A variable with no folder to read it as stays as written.
+/// `${NAME:-…}` (or `-`, `:?`, `=` forms) with `NAME` ending in `_PROJECT_DIR` (or
+/// `PWD`, an extension's `extensionPath`, `CLAUDE_PLUGIN_ROOT`, `PLUGIN_ROOT`) as
+/// `project`, `HOME` and `~` as `home`; `${/}` and `${pathSeparator}` as `/`. A variable
+/// with no folder to read it as stays as written.
 fn expanded(word: &str, project: Option<&Path>, home: Option<&Path>) -> String {
-    let word = word.replace("${/}", "/").replace("${pathSeparator}", "/");
+    let mut word = word.replace("${/}", "/").replace("${pathSeparator}", "/");
+    if let Some(project) = project {
+        word = word.replace(PROJECT_MARK, &project.display().to_string());
+    }
     if let (Some(rest), Some(home)) = (word.strip_prefix('~'), home)
         && (rest.is_empty() || rest.starts_with('/'))
     {
@@ -153,14 +242,22 @@ fn expanded(word: &str, project: Option<&Path>, home: Option<&Path>) -> String {
     };
     let (name, after) = match rest.strip_prefix('{') {
         Some(braced) => match braced.split_once('}') {
-            Some((inner, after)) => (inner.split(":-").next().unwrap_or(inner), after),
+            Some((inner, after)) => (
+                inner
+                    .split([':', '-', '?', '=', '+'])
+                    .next()
+                    .unwrap_or(inner),
+                after,
+            ),
             None => return word,
         },
         None => rest.split_at(rest.find('/').unwrap_or(rest.len())),
     };
     let folder = if name.ends_with("_PROJECT_DIR")
-        || matches!(name, "extensionPath" | "CLAUDE_PLUGIN_ROOT" | "PLUGIN_ROOT")
-    {
+        || matches!(
+            name,
+            "PWD" | "extensionPath" | "CLAUDE_PLUGIN_ROOT" | "PLUGIN_ROOT"
+        ) {
         project
     } else if name == "HOME" {
         home
@@ -203,7 +300,8 @@ mod tests {
     #[test]
     fn the_files_a_command_names_in_the_project_or_the_home_are_known_by_their_content() {
         let dir = tempfile::tempdir().unwrap();
-        let project = dir.path().join("p");
+        // A space in the project's path, as in a folder named by a user.
+        let project = dir.path().join("my p");
         let home = dir.path().join("home");
         std::fs::create_dir_all(project.join(".claude/hooks")).unwrap();
         std::fs::create_dir_all(&home).unwrap();
@@ -224,6 +322,16 @@ mod tests {
             "bash ${CLAUDE_PROJECT_DIR:-.}/.claude/hooks/fmt.sh",
             "runner --script=.claude/hooks/fmt.sh",
             "bash ${extensionPath}${/}.claude/hooks/fmt.sh",
+            "bash < .claude/hooks/fmt.sh",
+            "printf '>'; .claude/hooks/fmt.sh",
+            "true >''; .claude/hooks/fmt.sh",
+            "cd .claude && cd hooks && ./fmt.sh",
+            "cd -- .claude/hooks && bash fmt.sh",
+            "bash $PWD/.claude/hooks/fmt.sh",
+            "bash $(pwd)/.claude/hooks/fmt.sh",
+            "bash ${CLAUDE_PROJECT_DIR:?}/.claude/hooks/fmt.sh",
+            "runner --script=$CLAUDE_PROJECT_DIR/.claude/hooks/fmt.sh",
+            &format!("{} .claude/hooks/fmt.sh", "x ".repeat(300)),
         ];
         let before: Vec<String> = spellings.iter().map(|c| of(c)).collect();
         for (command, state) in spellings.iter().zip(&before) {
@@ -242,6 +350,13 @@ mod tests {
         }
         // Its output is not what it runs; a handler's `cwd` is a folder its paths start in.
         assert_eq!(of("bash x >> .claude/hooks.log 2>>/tmp/e.log"), "");
+        assert_eq!(of("bash x | tee -a .claude/audit.log"), "");
+        assert!(!of("curl -o .claude/out.json http://x/y").contains("out.json"));
+        // Bounded: folders to take a path from, and files per hook.
+        let many = format!("{}{}", "cd . && ".repeat(100), "cat ./a/b ".repeat(100));
+        assert_eq!(of(&many).lines().count(), 1);
+        let files: String = (0..100).map(|i| format!("cat ./f{i}/x ")).collect();
+        assert!(of(&files).ends_with("more files than hookhost follows\n"));
         let with_cwd = named_files(&["./fmt.sh"], Some(".claude/hooks"), Some(&project), None);
         assert!(with_cwd.contains("fmt.sh=sha256:"), "{with_cwd}");
         assert_eq!(of("/usr/bin/env python3 -m fmt"), "");

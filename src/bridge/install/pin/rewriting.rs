@@ -99,13 +99,16 @@ fn is_ours(handler: &serde_json::Value, ours: &[Ours]) -> bool {
         return false;
     }
     ours.iter().any(|o| {
-        // A timeout written (`timeout`, Copilot CLI's `timeoutSec`) is `install`'s, and so
-        // is its fail-closed key; none written is the agent's default. (A test's `Ours`
-        // from a command line alone has timeout 0: any.)
-        let timeout = ["timeout", "timeoutSec"]
+        // The timeout (`timeout`, Copilot CLI's `timeoutSec`) is `install`'s, and so is
+        // its fail-closed key. (A test's `Ours` from a command line alone has timeout 0:
+        // any.)
+        let written: Vec<&serde_json::Value> = ["timeout", "timeoutSec"]
             .iter()
             .filter_map(|key| handler.get(*key))
-            .all(|t| o.timeout == 0 || t.as_u64() == Some(o.timeout));
+            .collect();
+        // `install` always writes one; a copy without it runs with the agent's default.
+        let timeout = o.timeout == 0
+            || (!written.is_empty() && written.iter().all(|t| t.as_u64() == Some(o.timeout)));
         let fail_closed = o
             .fail_closed
             .as_ref()
@@ -222,7 +225,12 @@ pub(super) fn other_hooks(
                     let home = std::env::home_dir().map(|h| std::fs::canonicalize(&h).unwrap_or(h));
                     // The user's own settings belong to no project (`~/.claude/settings.json`
                     // is spelled as a project's would be).
-                    let project = project_of(agent, real).filter(|p| Some(p) != home.as_ref());
+                    // As spelled first: a linked `.claude` folder leads elsewhere.
+                    let spelled =
+                        project_of(agent, file).map(|p| std::fs::canonicalize(&p).unwrap_or(p));
+                    let project = spelled
+                        .or_else(|| project_of(agent, real))
+                        .filter(|p| Some(p) != home.as_ref());
                     (project, home)
                 });
                 let scripts = hook_scripts::named_files(

@@ -917,10 +917,16 @@ fn a_hook_that_may_rewrite_a_call_is_refused_unless_install_accepted_it() {
         let text = format!(r#"{{"hooks": {{"PreToolUse": [{{"hooks": [{other}]}}]}}}}"#);
         assert_eq!(files(&text).len(), 1, "{other}");
     }
+    let timeout = change.registration.timeout;
     let exactly_ours = format!(
-        r#"{{"hooks": {{"PreToolUse": [{{"hooks": [{{"type": "command", "command": "{ours}"}}]}}]}}}}"#
+        r#"{{"hooks": {{"PreToolUse": [{{"hooks": [{{"type": "command", "command": "{ours}", "timeout": {timeout}}}]}}]}}}}"#
     );
     assert!(files(&exactly_ours).is_empty());
+    // Without its timeout it runs with the agent's default: another hook.
+    let untimed = format!(
+        r#"{{"hooks": {{"PreToolUse": [{{"hooks": [{{"type": "command", "command": "{ours}"}}]}}]}}}}"#
+    );
+    assert_eq!(files(&untimed).len(), 1);
     // A copy with a shorter timeout (the agent runs identical commands once: it could time
     // out into a call let through) is another hook.
     let shorter = format!(
