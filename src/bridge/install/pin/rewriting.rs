@@ -145,15 +145,6 @@ fn handler_words(handler: &serde_json::Value) -> Vec<&str> {
         .collect()
 }
 
-/// What a handler runs, for messages: its `command` (Copilot CLI's `bash`, `powershell`,
-/// `exec`), else the handler as written.
-fn what_it_runs(handler: &serde_json::Value) -> String {
-    ["command", "bash", "powershell", "exec"]
-        .iter()
-        .find_map(|key| handler.get(*key).and_then(serde_json::Value::as_str))
-        .map_or_else(|| handler.to_string(), str::to_string)
-}
-
 /// The hooks of `agent`'s settings `text` (JSON, Codex's TOML), the settings file `file`,
 /// that may rewrite a call, other than hookhost's ([`is_ours`] with `ours`, hookhost's
 /// commands as `install` wrote them). Empty for an agent without such hooks; an error for
@@ -223,9 +214,9 @@ pub(super) fn other_hooks(
                 // project the file belongs to, or the home.
                 let (project, home) = folders.get_or_insert_with(|| {
                     let home = std::env::home_dir().map(|h| std::fs::canonicalize(&h).unwrap_or(h));
-                    // The user's own settings belong to no project (`~/.claude/settings.json`
+                    // As spelled first: a linked `.claude` folder leads elsewhere. The
+                    // user's own settings belong to no project (`~/.claude/settings.json`
                     // is spelled as a project's would be).
-                    // As spelled first: a linked `.claude` folder leads elsewhere.
                     let spelled =
                         project_of(agent, file).map(|p| std::fs::canonicalize(&p).unwrap_or(p));
                     let project = spelled
@@ -233,8 +224,9 @@ pub(super) fn other_hooks(
                         .filter(|p| Some(p) != home.as_ref());
                     (project, home)
                 });
+                let words = handler_words(handler);
                 let scripts = hook_scripts::named_files(
-                    &handler_words(handler),
+                    &words,
                     handler.get("cwd").and_then(serde_json::Value::as_str),
                     project.as_deref(),
                     home.as_deref(),
@@ -242,7 +234,10 @@ pub(super) fn other_hooks(
                 found.push(OtherHook {
                     file: file.to_path_buf(),
                     event: (*event).to_string(),
-                    what: what_it_runs(handler),
+                    // For messages: its command line or program, else the handler.
+                    what: words
+                        .first()
+                        .map_or_else(|| handler.to_string(), |w| (*w).to_string()),
                     digest: digest(&format!(
                         "{}\n{event}\n{group_keys}\n{handler}\n{scripts}",
                         real.display()
