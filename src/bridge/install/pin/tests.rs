@@ -1321,6 +1321,26 @@ fn gemini_extension_hooks_are_checked_where_the_extension_is_read_from() {
             && found[0].starts_with(&format!("{} holds a BeforeTool hook", file.display())),
         "{found:#?}"
     );
+    // An install record hookhost cannot read (a FIFO: no end) refuses, naming it.
+    #[cfg(unix)]
+    {
+        std::fs::remove_file(&file).unwrap();
+        let record = extensions.join("linked/.gemini-extension-install.json");
+        std::fs::remove_file(&record).unwrap();
+        assert!(
+            std::process::Command::new("mkfifo")
+                .arg(&record)
+                .status()
+                .unwrap()
+                .success()
+        );
+        let found = refused();
+        assert!(
+            found.len() == 1
+                && found[0].starts_with(&format!("hookhost cannot read {}", record.display())),
+            "{found:#?}"
+        );
+    }
 }
 
 /// R14, Qwen Code: an extension's hooks in its manifest, in a bare `{EVENT: […]}`
@@ -1434,4 +1454,30 @@ fn a_rewritten_script_of_a_hook_in_the_pinned_file_is_drift() {
     assert!(matches!(pin.drift(), Some(Drift::Rewriting(_))));
     std::fs::write(&script, "cat >/dev/null\n").unwrap();
     assert_eq!(pin.drift(), None);
+}
+
+/// R14: a payload that names no folder still has the user's hook files judged (from the
+/// bridge's own folder).
+#[test]
+fn a_call_without_a_folder_still_judges_the_users_hook_files() {
+    let root = tempfile::tempdir().unwrap();
+    let home = root.path().join("home");
+    let project = root.path().join("p");
+    std::fs::create_dir_all(&project).unwrap();
+    let env = home_env(root.path(), &home);
+    let (change, _) = installed(AgentKind::Copilot, &home, &project, &env);
+    let evil = change.file.with_file_name("aaa.json");
+    std::fs::write(
+        &evil,
+        r#"{"version": 1, "hooks": {"preToolUse": [{"type": "command", "bash": "/bin/sh evil.sh"}]}}"#,
+    )
+    .unwrap();
+    let hookhost = Path::new("/usr/local/bin/hookhost");
+    let refused = refused_call(&env, AgentKind::Copilot, None, None, hookhost);
+    assert!(
+        refused
+            .iter()
+            .any(|r| r.starts_with(&format!("{} holds a preToolUse hook", evil.display()))),
+        "{refused:#?}"
+    );
 }
