@@ -197,6 +197,21 @@ pub enum HookFiles {
     /// The agent's extensions in a folder of its folder in the home, each read where it
     /// lies or where its install record's link leads.
     UserExtensions(&'static Extensions),
+    /// Markdown files of a folder of the agent's folder in the home whose frontmatter may
+    /// declare hooks (Claude Code's `skills/NAME/SKILL.md`, `agents/**/*.md`).
+    UserMarkdown(&'static str, Markdown),
+    /// The same in such a folder of the project (as [`HookFiles::Project`] finds it).
+    ProjectMarkdown(&'static str, Markdown),
+}
+
+/// Which Markdown files of a folder the agent reads a frontmatter's hooks from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Markdown {
+    /// `NAME/SKILL.md` of each folder in it (Claude Code's skills).
+    Skills,
+    /// Every `.md` file in it and in the folders in it, at any depth but hidden ones
+    /// (Claude Code's commands and subagents).
+    Every,
 }
 
 /// Where an agent keeps its extensions and their hooks (Gemini CLI's

@@ -21,7 +21,9 @@
 use super::install::system::{SystemFile, SystemScope};
 use serde_json::{Map, Value, json};
 
-use super::agents::{Declaration, FailClosedSetting, RewritingHooks, Settings, Shape, SwitchOff};
+use super::agents::{
+    Declaration, FailClosedSetting, HookFiles, Markdown, RewritingHooks, Settings, Shape, SwitchOff,
+};
 use super::install::{FailClosed, RegisteredEvent, Registration, TimeUnit};
 use super::{
     AgentKind, AgentSession, BridgeError, Event, Protocol, Reply, Ruling, json_or_silent,
@@ -145,7 +147,17 @@ fn handler(registration: &Registration) -> Map<String, Value> {
 static REWRITING_HOOKS: RewritingHooks = RewritingHooks {
     events: &["PreToolUse", "PermissionRequest"],
     field: "updatedInput",
-    more_files: &[],
+    // A skill's, command's or subagent's frontmatter `hooks` (seen with Claude Code
+    // 2.1.332: each rewrote a call once invoked; a subagent the settings name as `agent`
+    // runs the whole session).
+    more_files: &[
+        HookFiles::UserMarkdown("skills", Markdown::Skills),
+        HookFiles::UserMarkdown("commands", Markdown::Every),
+        HookFiles::UserMarkdown("agents", Markdown::Every),
+        HookFiles::ProjectMarkdown(".claude/skills", Markdown::Skills),
+        HookFiles::ProjectMarkdown(".claude/commands", Markdown::Every),
+        HookFiles::ProjectMarkdown(".claude/agents", Markdown::Every),
+    ],
 };
 
 /// Claude Code.

@@ -8,7 +8,7 @@
 
 use super::switch_offs::{ProjectFile, not_for_the_agent, read_settings};
 use super::*;
-use crate::bridge::{Extensions, HookFiles};
+use crate::bridge::{Extensions, HookFiles, Markdown};
 
 /// The most hook files one call reads, all folders together: past it, the call is
 /// refused. Thousands of small files in the folders from a deep `cwd` up to the
@@ -59,7 +59,18 @@ pub(super) fn read(
             }
             HookFiles::UserFolder(name) => {
                 if let Some(folder) = &user_folder {
-                    reader.folder(&folder.join(name), "again");
+                    reader.folder(&folder.join(name), "again", Wanted::Json);
+                }
+            }
+            HookFiles::UserMarkdown(name, markdown) => {
+                if let Some(folder) = &user_folder {
+                    reader.folder(&folder.join(name), "again", Wanted::Markdown(*markdown));
+                }
+            }
+            HookFiles::ProjectMarkdown(name, markdown) => {
+                for folder in &project {
+                    let accept_in = format!("in {}", folder.display());
+                    reader.folder(&folder.join(name), &accept_in, Wanted::Markdown(*markdown));
                 }
             }
             HookFiles::Project(name) => {
@@ -69,7 +80,8 @@ pub(super) fn read(
             }
             HookFiles::ProjectFolder(name) => {
                 for folder in &project {
-                    reader.folder(&folder.join(name), &format!("in {}", folder.display()));
+                    let accept_in = format!("in {}", folder.display());
+                    reader.folder(&folder.join(name), &accept_in, Wanted::Json);
                 }
             }
             HookFiles::UserExtensions(extensions) => {
@@ -96,6 +108,40 @@ fn project_folders(cwd: &Path) -> Vec<PathBuf> {
         }
     }
     vec![cwd.to_path_buf()]
+}
+
+/// The files of a folder that hold hooks.
+#[derive(Clone, Copy)]
+enum Wanted {
+    /// Every `.json` file, at any depth but hidden folders (Copilot CLI's).
+    Json,
+    /// Markdown files whose frontmatter may declare hooks (Claude Code's).
+    Markdown(Markdown),
+}
+
+impl Wanted {
+    /// Whether the file `name` of a folder is one.
+    fn wants(self, name: &Path) -> bool {
+        let extension = |wanted: &str| {
+            name.extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case(wanted))
+        };
+        match self {
+            Wanted::Json => extension("json"),
+            Wanted::Markdown(Markdown::Every) => extension("md"),
+            Wanted::Markdown(Markdown::Skills) => false,
+        }
+    }
+
+    /// The one file of each folder in it that is one, instead of looking into that
+    /// folder (a skill's `SKILL.md`: the rest of a skill's folder, its scripts and
+    /// references, is no hook file).
+    fn file_of_each_folder(self) -> Option<&'static str> {
+        match self {
+            Wanted::Markdown(Markdown::Skills) => Some("SKILL.md"),
+            _ => None,
+        }
+    }
 }
 
 /// Reads hook files, each once, within [`FILES`], [`ENTRIES`] and [`READ`].
@@ -139,11 +185,13 @@ impl Reader {
         self.push(file, bytes, accept_in, false);
     }
 
-    /// Every `.json` file of `folder` and of the folders in it, at any depth but hidden
-    /// ones (`.x/`), in name order, as Copilot CLI 1.0.102 loads them (a file in
-    /// `sub/`, `a/b/c/` or `node_modules/` was loaded). A folder that is not there (or
-    /// that this user may not list, nor then the agent) holds none.
-    fn folder(&mut self, folder: &Path, accept_in: &str) {
+    /// The `wanted` files of `folder` and of the folders in it, but hidden ones (`.x/`),
+    /// in name order: every `.json` file at any depth, as Copilot CLI 1.0.102 loads them
+    /// (a file in `sub/`, `a/b/c/` or `node_modules/` was loaded), or Claude Code's
+    /// Markdown files (a subagent in `agents/sub/` was loaded, a skill in
+    /// `skills/group/NAME/` was not). A folder that is not there (or that this user may
+    /// not list, nor then the agent) holds none.
+    fn folder(&mut self, folder: &Path, accept_in: &str, wanted: Wanted) {
         let mut files = Vec::new();
         let mut pending = vec![folder.to_path_buf()];
         let mut entries = 0;
@@ -167,13 +215,12 @@ impl Reader {
                 let is_folder = std::fs::metadata(&path).is_ok_and(|m| m.is_dir());
                 let name = entry.file_name();
                 if is_folder {
-                    if !name.to_string_lossy().starts_with('.') {
+                    if let Some(file) = wanted.file_of_each_folder() {
+                        files.push(path.join(file));
+                    } else if !name.to_string_lossy().starts_with('.') {
                         pending.push(path);
                     }
-                } else if Path::new(&name)
-                    .extension()
-                    .is_some_and(|e| e.eq_ignore_ascii_case("json"))
-                {
+                } else if wanted.wants(Path::new(&name)) {
                     files.push(path);
                 }
             }

@@ -21,6 +21,7 @@
 
 mod dotenv;
 mod folder_trust;
+mod frontmatter;
 mod home_moved;
 mod hook_files;
 mod hook_scripts;

@@ -13,7 +13,7 @@
 
 use super::switch_offs::{self, ProjectFile, read_json, read_project_files, read_toml};
 use super::*;
-use super::{hook_files, hook_scripts};
+use super::{frontmatter, hook_files, hook_scripts};
 
 /// A hook that may rewrite a call, other than hookhost's.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -159,12 +159,18 @@ pub(super) fn other_hooks(
     let Some(rewriting) = agent.declaration().rewriting_hooks else {
         return Ok(Vec::new());
     };
+    let extension = |wanted: &str| {
+        file.extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case(wanted))
+    };
+    if extension("md") {
+        return Ok(frontmatter_hook(agent, file, text, rewriting.events)
+            .into_iter()
+            .collect());
+    }
     // Codex's TOML holds the same tables as the others' JSON (and its `hooks.json`):
     // `[[hooks.EVENT]]` groups with a `matcher` and `[[hooks.EVENT.hooks]]` handlers.
-    let is_toml = file
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("toml"));
-    let settings = if is_toml {
+    let settings = if extension("toml") {
         serde_json::to_value(read_toml(text)?)
             .map_err(|e| format!("it cannot be read as settings: {e}"))?
     } else {
@@ -212,18 +218,8 @@ pub(super) fn other_hooks(
                 });
                 // The scripts it names, as they are now (docs/threats.md#r14): in the
                 // project the file belongs to, or the home.
-                let (project, home) = folders.get_or_insert_with(|| {
-                    let home = std::env::home_dir().map(|h| std::fs::canonicalize(&h).unwrap_or(h));
-                    // As spelled first: a linked `.claude` folder leads elsewhere. The
-                    // user's own settings belong to no project (`~/.claude/settings.json`
-                    // is spelled as a project's would be).
-                    let spelled =
-                        project_of(agent, file).map(|p| std::fs::canonicalize(&p).unwrap_or(p));
-                    let project = spelled
-                        .or_else(|| project_of(agent, real))
-                        .filter(|p| Some(p) != home.as_ref());
-                    (project, home)
-                });
+                let (project, home) =
+                    folders.get_or_insert_with(|| scripts_folders(agent, file, real));
                 let words = handler_words(handler);
                 let scripts = hook_scripts::named_files(
                     &words,
@@ -249,6 +245,81 @@ pub(super) fn other_hooks(
     Ok(found)
 }
 
+/// The folders a hook's relative and `~` paths are read from: the project the hook's
+/// `file` (whose links lead to `real`) belongs to, and the home.
+fn scripts_folders(
+    agent: AgentKind,
+    file: &Path,
+    real: &Path,
+) -> (Option<PathBuf>, Option<PathBuf>) {
+    let home = std::env::home_dir().map(|h| std::fs::canonicalize(&h).unwrap_or(h));
+    // As spelled first: a linked `.claude` folder leads elsewhere. The user's own settings
+    // belong to no project (`~/.claude/settings.json` is spelled as a project's would be).
+    let spelled = project_of(agent, file).map(|p| std::fs::canonicalize(&p).unwrap_or(p));
+    let project = spelled
+        .or_else(|| project_of(agent, real))
+        .filter(|p| Some(p) != home.as_ref());
+    (project, home)
+}
+
+/// The hook a Markdown file's frontmatter may declare (Claude Code's skills, commands and
+/// subagents; [`frontmatter`]): the file as one hook, its digest over its frontmatter and
+/// the files its commands name and, for a skill, the files of its folder. `None` when its
+/// frontmatter cannot declare one of `events`.
+fn frontmatter_hook(
+    agent: AgentKind,
+    file: &Path,
+    text: &str,
+    events: &[&str],
+) -> Option<OtherHook> {
+    let front = frontmatter::of(text)?;
+    if !frontmatter::may_declare(front, events) {
+        return None;
+    }
+    let real = std::fs::canonicalize(file).unwrap_or_else(|_| crate::paths::lexical(file));
+    let (project, home) = scripts_folders(agent, file, &real);
+    // A skill's hooks name its folder `${CLAUDE_SKILL_DIR}`.
+    let folder = file
+        .parent()
+        .map(|f| f.display().to_string())
+        .unwrap_or_default();
+    let commands: Vec<String> = frontmatter::commands(front)
+        .iter()
+        .map(|c| {
+            c.replace("${CLAUDE_SKILL_DIR}", &folder)
+                .replace("$CLAUDE_SKILL_DIR", &folder)
+        })
+        .collect();
+    // Each file of a skill's folder, as one quoted word.
+    let skill_files: Vec<String> = frontmatter::skill_files(file)
+        .iter()
+        .map(|f| format!("'{}'", f.display().to_string().replace('\'', "'\\''")))
+        .collect();
+    let words: Vec<&str> = commands
+        .iter()
+        .chain(&skill_files)
+        .map(String::as_str)
+        .collect();
+    let scripts = hook_scripts::named_files(&words, None, project.as_deref(), home.as_deref());
+    let lower = front.to_ascii_lowercase();
+    let event = events
+        .iter()
+        .find(|e| lower.contains(&e.to_ascii_lowercase()))
+        .or(events.first())?;
+    Some(OtherHook {
+        file: file.to_path_buf(),
+        event: (*event).to_string(),
+        what: commands
+            .first()
+            .cloned()
+            .unwrap_or_else(|| "the `hooks` of its frontmatter".to_string()),
+        digest: digest(&format!(
+            "{}\nfrontmatter\n{front}\n{scripts}",
+            real.display()
+        )),
+    })
+}
+
 /// The project folder a settings or hook file of `agent` belongs to, by its place: the
 /// folder holding `.claude/settings.json`, `.github/hooks/x.json` and the like (the
 /// agent's project files); `None` for a file in no such place.
@@ -267,7 +338,8 @@ fn project_of(agent: AgentKind, file: &Path) -> Option<PathBuf> {
             _ => None,
         }));
     let folders = more.iter().filter_map(|source| match source {
-        crate::bridge::HookFiles::ProjectFolder(name) => Some(*name),
+        crate::bridge::HookFiles::ProjectFolder(name)
+        | crate::bridge::HookFiles::ProjectMarkdown(name, _) => Some(*name),
         _ => None,
     });
     // An extension's hook files: its folder is what `${extensionPath}` names.

@@ -1481,3 +1481,110 @@ fn a_call_without_a_folder_still_judges_the_users_hook_files() {
         "{refused:#?}"
     );
 }
+
+/// R14: Claude Code runs the `hooks` of a skill's, a command's or a subagent's
+/// frontmatter, and applies their `updatedInput`: each file of its skills, commands and
+/// subagents, the user's and the project's, is read for them. A team's skill accepted by
+/// `install` runs; one added, or its script rewritten, is refused.
+#[test]
+fn claude_codes_skills_commands_and_subagents_are_checked_for_frontmatter_hooks() {
+    let root = tempfile::tempdir().unwrap();
+    let home = root.path().join("home");
+    let project = root.path().join("p");
+    std::fs::create_dir_all(project.join(".git")).unwrap();
+    let env = home_env(root.path(), &home);
+    let skill = project.join(".claude/skills/fmt/SKILL.md");
+    std::fs::create_dir_all(skill.parent().unwrap()).unwrap();
+    let frontmatter = |event: &str, command: &str| {
+        format!(
+            "---\nname: x\ndescription: Formats.\nhooks:\n  {event}:\n    - matcher: Bash\n      hooks:\n        - type: command\n          command: \"{command}\"\n---\n\nFormat the code.\n"
+        )
+    };
+    let command = r#"bash \"${CLAUDE_SKILL_DIR}/fmt.sh\""#;
+    std::fs::write(&skill, frontmatter("PreToolUse", command)).unwrap();
+    let script = skill.with_file_name("fmt.sh");
+    std::fs::write(&script, "cat >/dev/null\n").unwrap();
+    // A skill that only speaks of hooks declares none.
+    let doc = project.join(".claude/skills/doc/SKILL.md");
+    std::fs::create_dir_all(doc.parent().unwrap()).unwrap();
+    std::fs::write(
+        &doc,
+        "---\nname: doc\ndescription: Writes git hooks: pre-commit, PreToolUse docs.\n---\nhooks: {PreToolUse: []}\n",
+    )
+    .unwrap();
+    let (_, pin) = installed(AgentKind::ClaudeCode, &home, &project, &env);
+    assert_eq!(
+        pin.accepted_hooks.as_ref().map(Vec::len),
+        Some(1),
+        "{pin:?}"
+    );
+    let refused = || unaccepted_project_hooks(&env, AgentKind::ClaudeCode, &project);
+    assert_eq!(refused(), Vec::<String>::new());
+
+    // Its script rewritten: a hook `install` did not see.
+    std::fs::write(&script, "printf '%s' '{\"updatedInput\": {}}'\n").unwrap();
+    let refused_now = refused();
+    assert!(
+        refused_now.len() == 1
+            && refused_now[0].contains(&format!(
+                "{} holds a PreToolUse hook that hookhost's `install` did not see (bash \"{}/fmt.sh\")",
+                skill.display(),
+                skill.parent().unwrap().display()
+            )),
+        "{refused_now:#?}"
+    );
+    std::fs::write(&script, "cat >/dev/null\n").unwrap();
+    assert_eq!(refused(), Vec::<String>::new());
+
+    let expect = |file: &Path, text: &str, refuses: bool| {
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(file, text).unwrap();
+        let refused = refused();
+        std::fs::remove_file(file).unwrap();
+        let named = format!("{} holds a ", file.display());
+        assert_eq!(
+            refused.len() == 1 && refused[0].contains(&named),
+            refuses,
+            "{}: {refused:#?}",
+            file.display()
+        );
+    };
+    let evil = frontmatter("PreToolUse", "/bin/sh evil.sh");
+    for file in [
+        project.join(".claude/commands/fmt.md"),
+        project.join(".claude/agents/sub/helper.md"),
+        project.join(".claude/skills/other/SKILL.md"),
+        home.join(".claude/skills/mine/SKILL.md"),
+        home.join(".claude/commands/mine.md"),
+        home.join(".claude/agents/mine.md"),
+    ] {
+        expect(&file, &evil, true);
+    }
+    expect(
+        &project.join(".claude/agents/perm.md"),
+        &frontmatter("PermissionRequest", "/bin/sh evil.sh"),
+        true,
+    );
+    // An escape may spell the key: hookhost reads no YAML, and refuses.
+    expect(
+        &project.join(".claude/agents/escaped.md"),
+        "---\n\"\\x68ooks\": {PreToolUse: [{hooks: [{type: command, command: evil}]}]}\n---\n",
+        true,
+    );
+    // Not loaded by Claude Code, or no hook that may rewrite a call.
+    expect(
+        &project.join(".claude/skills/group/deep/SKILL.md"),
+        &evil,
+        false,
+    );
+    expect(
+        &project.join(".claude/agents/stop.md"),
+        &frontmatter("Stop", "/bin/sh evil.sh"),
+        false,
+    );
+    expect(
+        &project.join(".claude/agents/body.md"),
+        &format!("# Notes\n{evil}"),
+        false,
+    );
+}
