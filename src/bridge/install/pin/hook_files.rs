@@ -30,6 +30,9 @@ pub(super) struct HookFile {
     pub(super) accept_in: String,
     /// A folder of hook files hookhost could not read whole (`read.bytes` says why).
     pub(super) folder: bool,
+    /// The file's device and inode, when read: how a pinned file is told among them
+    /// without resolving each one's path (dozens of skills, at every call).
+    pub(super) identity: Option<(u64, u64)>,
 }
 
 /// The hook files `agent` reads for a call from `cwd` besides its settings files: those
@@ -162,10 +165,12 @@ impl Reader {
             return;
         }
         let seen = &mut self.seen;
+        let mut identity = None;
         let first_time = |meta: &std::fs::Metadata| {
-            crate::platform::sys::ownership::identity_in(meta)
+            identity = crate::platform::sys::ownership::identity_in(meta)
                 .filter(|id| id.ino != 0)
-                .is_none_or(|id| seen.insert((id.dev, id.ino)))
+                .map(|id| (id.dev, id.ino));
+            identity.is_none_or(|id| seen.insert(id))
         };
         // None: not there, or met already.
         let Some(bytes) = read_settings(&file, first_time) else {
@@ -183,6 +188,9 @@ impl Reader {
             bytes
         };
         self.push(file, bytes, accept_in, false);
+        if let Some(last) = self.found.last_mut() {
+            last.identity = identity;
+        }
     }
 
     /// The `wanted` files of `folder` and of the folders in it, but hidden ones (`.x/`),
@@ -297,6 +305,7 @@ impl Reader {
             },
             accept_in: accept_in.to_string(),
             folder,
+            identity: None,
         });
     }
 }

@@ -483,9 +483,21 @@ fn in_hook_files(
     ours: &[Ours],
     accept_here: Option<&str>,
 ) -> Vec<String> {
+    // The pinned files by identity, looked up once: a file's path resolved for each of
+    // dozens of hook files cost hundreds of system calls a call.
+    let pinned: Vec<(u64, u64)> = pins
+        .iter()
+        .filter_map(|p| std::fs::metadata(&p.file).ok())
+        .filter_map(|meta| crate::platform::sys::ownership::identity_in(&meta))
+        .map(|id| (id.dev, id.ino))
+        .collect();
+    let is_pinned = |f: &hook_files::HookFile| match f.identity {
+        Some(identity) => pinned.contains(&identity),
+        None => pins.iter().any(|p| same_path(&p.file, &f.read.file)),
+    };
     files
         .iter()
-        .filter(|f| !pins.iter().any(|p| same_path(&p.file, &f.read.file)))
+        .filter(|f| !is_pinned(f))
         .filter_map(|f| {
             let file = &f.read.file;
             let hooks = f
