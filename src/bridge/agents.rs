@@ -179,6 +179,20 @@ pub struct RewritingHooks {
     /// Where else the agent reads such hooks, beyond its user settings file and its
     /// merged project settings (Copilot CLI: a folder of hook files).
     pub more_files: &'static [HookFiles],
+    /// Hook files the agent loads from any folder of the project, once a call of one of
+    /// their tools runs them: read at such a call alone, by walking the project.
+    pub nested: Option<&'static NestedHookFiles>,
+}
+
+/// Hook files an agent finds in the project's subfolders (Claude Code's skills in a
+/// subfolder's `.claude/skills/`, loaded once a file there is read).
+#[derive(Debug, PartialEq, Eq)]
+pub struct NestedHookFiles {
+    /// The tools whose calls run them (`Skill`).
+    pub tools: &'static [&'static str],
+    /// Their folders, relative to any folder of the project, and which Markdown files of
+    /// each.
+    pub folders: &'static [(&'static str, Markdown)],
 }
 
 /// Files an agent reads hooks from besides its settings files.

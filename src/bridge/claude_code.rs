@@ -22,7 +22,8 @@ use super::install::system::{SystemFile, SystemScope};
 use serde_json::{Map, Value, json};
 
 use super::agents::{
-    Declaration, FailClosedSetting, HookFiles, Markdown, RewritingHooks, Settings, Shape, SwitchOff,
+    Declaration, FailClosedSetting, HookFiles, Markdown, NestedHookFiles, RewritingHooks, Settings,
+    Shape, SwitchOff,
 };
 use super::install::{FailClosed, RegisteredEvent, Registration, TimeUnit};
 use super::{
@@ -158,6 +159,16 @@ static REWRITING_HOOKS: RewritingHooks = RewritingHooks {
         HookFiles::ProjectMarkdown(".claude/commands", Markdown::Every),
         HookFiles::ProjectMarkdown(".claude/agents", Markdown::Every),
     ],
+    // A skill or command in a subfolder's `.claude/` (seen with 2.1.332: loaded once a
+    // file of that subfolder was read, then run by the `Skill` tool; not in a gitignored
+    // folder; a subagent there was not loaded).
+    nested: Some(&NestedHookFiles {
+        tools: &["Skill"],
+        folders: &[
+            (".claude/skills", Markdown::Skills),
+            (".claude/commands", Markdown::Every),
+        ],
+    }),
 };
 
 /// Claude Code.

@@ -137,6 +137,7 @@ static REWRITING_HOOKS: RewritingHooks = RewritingHooks {
         HookFiles::User("hooks.json"),
         HookFiles::Project(".codex/hooks.json"),
     ],
+    nested: None,
 };
 
 /// Codex CLI.

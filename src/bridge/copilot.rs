@@ -98,6 +98,7 @@ static REWRITING_HOOKS: RewritingHooks = RewritingHooks {
         HookFiles::Project(".claude/settings.json"),
         HookFiles::Project(".claude/settings.local.json"),
     ],
+    nested: None,
 };
 
 /// Copilot CLI's login, relative to the home folder ([`super::credentials`]).

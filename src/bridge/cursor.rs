@@ -86,6 +86,7 @@ static REWRITING_HOOKS: RewritingHooks = RewritingHooks {
     events: &["preToolUse"],
     field: "updated_input",
     more_files: &[HookFiles::Project(".cursor/hooks.json")],
+    nested: None,
 };
 
 /// Cursor's login, relative to the home folder ([`super::credentials`]).

@@ -156,6 +156,7 @@ static REWRITING_HOOKS: RewritingHooks = RewritingHooks {
         install_record: ".gemini-extension-install.json",
         hook_files: &["hooks/hooks.json"],
     })],
+    nested: None,
 };
 
 /// Gemini CLI.

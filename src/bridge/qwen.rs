@@ -179,6 +179,7 @@ static REWRITING_HOOKS: RewritingHooks = RewritingHooks {
         install_record: ".qwen-extension-install.json",
         hook_files: &["qwen-extension.json", "hooks/hooks.json"],
     })],
+    nested: None,
 };
 
 /// Qwen Code.

@@ -400,7 +400,11 @@ async fn answer(
     {
         return answer(Ruling::block(earlier));
     }
-    let drift = pin::refused_call(&env, kind, cwd, config.as_deref(), hookhost);
+    let tool = match &event {
+        Event::PreToolUse { call, .. } => Some(call.tool.as_str()),
+        _ => None,
+    };
+    let drift = pin::refused_call(&env, kind, cwd, tool, config.as_deref(), hookhost);
     if !drift.is_empty() {
         return answer(Ruling::block(drift.join("\n")));
     }

@@ -21,42 +21,84 @@ const SKILL_FILES: usize = 64;
 
 /// The frontmatter of `text` as Claude Code finds it (`/^---\s*\n([\s\S]*?)---\s*\n?/`,
 /// after a byte-order mark): from the line after the opening `---` to the next `---`,
-/// wherever that is. `None` for a file without one.
+/// wherever that is. `\s` is JavaScript's (U+FEFF among its blanks, which Rust's
+/// `trim_start` keeps: a frontmatter opened `---\u{feff}` was read by Claude Code 2.1.332).
+/// `None` for a file without one.
 pub(super) fn of(text: &str) -> Option<&str> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let rest = text.strip_prefix("---")?;
     // `\s*\n`: the blanks after the opening `---`, up to the last line break among them.
-    let blanks = rest.len() - rest.trim_start().len();
+    let blanks = rest.len() - rest.trim_start_matches(js_space).len();
     let opened = rest[..blanks].rfind('\n')? + 1;
     let body = &rest[opened..];
     body.find("---").map(|end| &body[..end])
 }
 
+/// JavaScript's `\s`: its white space (`Zs` among it) and line terminators.
+fn js_space(c: char) -> bool {
+    matches!(
+        c,
+        '\t' | '\n' | '\u{b}' | '\u{c}' | '\r' | ' ' | '\u{a0}' | '\u{1680}' | '\u{2000}'
+            ..='\u{200a}'
+                | '\u{2028}'
+                | '\u{2029}'
+                | '\u{202f}'
+                | '\u{205f}'
+                | '\u{3000}'
+                | '\u{feff}'
+    )
+}
+
+/// The frontmatter with YAML's line breaks as `\n` (a lone `\r` is one: Claude Code
+/// 2.1.332 read a frontmatter of `\r`-separated lines), lowercased.
+fn normalized(frontmatter: &str) -> String {
+    frontmatter
+        .replace("\r\n", "\n")
+        .replace('\r', "\n")
+        .to_ascii_lowercase()
+}
+
 /// Whether `frontmatter` may declare a hook of one of `events`: a `hooks` key (any case,
-/// quoted or not, in a block or a flow mapping) and one of the events named, or an escape
-/// anywhere (a quoted key may spell either with one).
+/// quoted or not, in a block or a flow mapping) and one of the events named; or, whatever
+/// it names, an escape (a quoted key may spell either with one), or an alias (`*k :`,
+/// with `&k hooks` elsewhere, is a `hooks` key: Claude Code 2.1.332 ran such a skill's
+/// hook).
 pub(super) fn may_declare(frontmatter: &str, events: &[&str]) -> bool {
-    let lower = frontmatter.to_ascii_lowercase();
-    if lower.contains('\\') {
+    let lower = normalized(frontmatter);
+    if lower.contains('\\') || has_alias(&lower) {
         return true;
     }
     let names_event = events
         .iter()
         .any(|event| lower.contains(&event.to_ascii_lowercase()));
-    names_event && has_hooks_key(&lower)
+    names_event && key_at(&lower, "hooks").next().is_some()
 }
 
-/// Whether `lower` (lowercased) has `hooks` as a key: where a key begins (a line's start,
-/// after `- ` or `? `, or in a flow mapping after `{` or `,`; an anchor or a tag may come
-/// first), then a colon after an optional closing quote and blanks (a line break too:
-/// `? hooks\n: …`). A value's text (`description: git hooks: …`) is no key.
-fn has_hooks_key(lower: &str) -> bool {
+/// Whether `lower` holds an alias: `*` where a node begins (a line's start or after
+/// blanks, `[`, `{`, `,`, `:` or `-`) and a name right after it.
+fn has_alias(lower: &str) -> bool {
+    lower.match_indices('*').any(|(at, _)| {
+        let begins = lower[..at]
+            .chars()
+            .next_back()
+            .is_none_or(|c| c.is_whitespace() || "[{,:-?".contains(c));
+        let named = lower[at + 1..]
+            .chars()
+            .next()
+            .is_some_and(|c| !c.is_whitespace() && !",[]{}".contains(c));
+        begins && named
+    })
+}
+
+/// Where each `key` key of `lower` ends (after its colon): where a key begins (a line's
+/// start, after `- ` or `? `, or in a flow mapping after `{` or `,`; an anchor or a tag
+/// may come first), then a colon after an optional closing quote and blanks (a line break
+/// too: `? hooks\n: …`). A value's text (`description: git hooks: …`) is no key.
+fn key_at<'a>(lower: &'a str, key: &'a str) -> impl Iterator<Item = usize> + 'a {
     let blank = |c: char| c == ' ' || c == '\t';
-    lower.match_indices("hooks").any(|(at, _)| {
-        let after = lower[at + "hooks".len()..].trim_start_matches(['"', '\'']);
-        if !after.trim_start().starts_with(':') {
-            return false;
-        }
+    lower.match_indices(key).filter_map(move |(at, _)| {
+        let after = lower[at + key.len()..].trim_start_matches(['"', '\'']);
+        let value = after.trim_start().strip_prefix(':')?;
         let mut before = lower[..at]
             .trim_end_matches(['"', '\''])
             .trim_end_matches(blank);
@@ -70,38 +112,42 @@ fn has_hooks_key(lower: &str) -> bool {
                 before = before[..before.len() - token.len()].trim_end_matches(blank);
             }
         }
-        before.is_empty() || before.ends_with(['\n', '{', ',', '?', '-'])
+        let begins = before.is_empty() || before.ends_with(['\n', '{', ',', '?', '-']);
+        begins.then_some(lower.len() - value.len())
     })
 }
 
-/// The commands the frontmatter's handlers run (each `command:` value, unquoted as YAML
-/// quotes it; a block scalar's lines), for messages and for the files they name. One
-/// spelled otherwise (a flow mapping) is not found here: the file's own digest still
-/// covers it, only its scripts are not.
+/// The commands the frontmatter's handlers run: each `command` key's value (quoted or
+/// not, in a block or a flow mapping), unquoted as YAML quotes it, a block scalar's lines
+/// joined; for messages and for the files they name. A value spelled otherwise (an alias)
+/// is not found: the file's own digest still covers it, only its scripts are not.
 pub(super) fn commands(frontmatter: &str) -> Vec<String> {
-    let lines: Vec<&str> = frontmatter.lines().collect();
+    let text = frontmatter.replace("\r\n", "\n").replace('\r', "\n");
+    // Keys are found in the lowercased text, which has the same byte offsets (ASCII case
+    // alone changes), and values read from the text as written.
+    let lower = text.to_ascii_lowercase();
     let mut found = Vec::new();
-    for (at, line) in lines.iter().enumerate() {
-        let trimmed = line.trim_start().trim_start_matches("- ").trim_start();
-        let Some(value) = trimmed
-            .strip_prefix("command")
-            .map(str::trim_start)
-            .and_then(|rest| rest.strip_prefix(':'))
-            .map(str::trim)
-        else {
-            continue;
-        };
+    for end in key_at(&lower, "command") {
+        let rest = &text[end..];
+        let value = rest.trim_start_matches([' ', '\t']);
         if value.starts_with('|') || value.starts_with('>') {
+            // The block: the lines after this one that are indented more than its key.
+            let line_start = text[..end].rfind('\n').map_or(0, |at| at + 1);
+            let line = &text[line_start..];
             let indent = |l: &str| l.len() - l.trim_start().len();
             let own = indent(line);
-            let block: Vec<&str> = lines[at + 1..]
-                .iter()
+            let block: Vec<&str> = rest
+                .lines()
+                .skip(1)
                 .take_while(|l| l.trim().is_empty() || indent(l) > own)
-                .map(|l| l.trim())
+                .map(str::trim)
                 .collect();
             found.push(block.join("\n"));
-        } else if !value.is_empty() {
-            found.push(unquoted(value));
+            continue;
+        }
+        let value = unquoted(value.lines().next().unwrap_or(""));
+        if !value.is_empty() {
+            found.push(value);
         }
     }
     found
@@ -137,6 +183,9 @@ fn unquoted(value: &str) -> String {
         out.push_str(rest);
         return out;
     }
+    // A plain scalar ends at a comment, and in a flow mapping at `,` or `}`.
+    let end = value.find([',', '}', ']']).unwrap_or(value.len());
+    let value = &value[..end];
     value
         .split(" #")
         .next()
@@ -191,6 +240,8 @@ mod tests {
         assert_eq!(of("--- name: x\n---\n"), None);
         assert_eq!(of("# Title\n---\nname: x\n---\n"), None);
         assert_eq!(of("---\nname: x\n"), None);
+        // JavaScript's `\s` holds U+FEFF.
+        assert_eq!(of("---\u{feff}\nname: x\n---\n"), Some("name: x\n"));
     }
 
     #[test]
@@ -208,6 +259,9 @@ mod tests {
             // An escape may spell the key or the event.
             "\"\\x68ooks\": {PreToolUse: []}",
             "hooks: {\"Pre\\u0054oolUse\": []}",
+            // An alias spells the key; a lone `\r` breaks a line.
+            "description: &k hooks\n*k :\n  PreToolUse: []",
+            "name: fmt\rhooks:\r  PreToolUse: []",
         ] {
             assert!(may_declare(spelled, EVENTS), "{spelled}");
         }
@@ -217,6 +271,7 @@ mod tests {
             "githooks: {PreToolUse: 1}",
             "description: Runs before PreToolUse hooks fire\n",
             "description: Writes git hooks: for PreToolUse\n",
+            "description: R&D, 5 * 3, PreToolUse hooks: none\n",
         ] {
             assert!(!may_declare(harmless, EVENTS), "{harmless}");
         }
@@ -224,14 +279,17 @@ mod tests {
 
     #[test]
     fn the_commands_of_its_handlers_are_read_as_yaml_quotes_them() {
-        let frontmatter = "hooks:\n  PreToolUse:\n    - hooks:\n        - type: command\n          command: \"bash \\\"$CLAUDE_PROJECT_DIR\\\"/x.sh\"\n        - command: 'it''s.sh'\n        - command: plain.sh # a comment\n        - command: |\n            cd hooks\n            ./y.sh\n";
+        let frontmatter = "hooks:\n  PreToolUse:\n    - hooks:\n        - type: command\n          command: \"bash \\\"$CLAUDE_PROJECT_DIR\\\"/x.sh\"\n        - command: 'it''s.sh'\n        - command: plain.sh # a comment\n        - command: |\n            cd hooks\n            ./y.sh\n        - {type: command, \"command\": flow.sh}\n        - {Command: 'quoted.sh', timeout: 5}\r        - command: cr.sh\n";
         assert_eq!(
             commands(frontmatter),
             [
                 "bash \"$CLAUDE_PROJECT_DIR\"/x.sh",
                 "it's.sh",
                 "plain.sh",
-                "cd hooks\n./y.sh"
+                "cd hooks\n./y.sh",
+                "flow.sh",
+                "quoted.sh",
+                "cr.sh",
             ]
         );
     }

@@ -8,7 +8,7 @@
 
 use super::switch_offs::{ProjectFile, not_for_the_agent, read_settings};
 use super::*;
-use crate::bridge::{Extensions, HookFiles, Markdown};
+use crate::bridge::{Extensions, HookFiles, Markdown, NestedHookFiles};
 
 /// The most hook files one call reads, all folders together: past it, the call is
 /// refused. Thousands of small files in the folders from a deep `cwd` up to the
@@ -18,6 +18,12 @@ const FILES: usize = 256;
 /// The most entries (files and folders) of one folder tree that are looked at: past it,
 /// the call is refused (a `node_modules` under `.github/hooks/` is read by the agent too).
 const ENTRIES: usize = 4096;
+
+/// The most Markdown files one call reads for their frontmatter (Claude Code's skills,
+/// commands and subagents), all folders together: past it, the call is refused. A user's
+/// collection of commands runs to hundreds; a few thousand small files cost tens of
+/// milliseconds a call.
+const MARKDOWN_FILES: usize = 2048;
 
 /// The most bytes of hook files one call reads, all together (docs/threats.md#b9).
 const READ: usize = 2 * crate::access::caps::SETTINGS as usize;
@@ -97,6 +103,107 @@ pub(super) fn read(
     reader.found
 }
 
+/// The most files and folders of the project looked through for hook files in its
+/// subfolders ([`read_nested`], at a call that runs them): past it, the call is refused.
+/// The walk reads folders' listings alone (no file's metadata): this many took ~100 ms
+/// here.
+const NESTED_ENTRIES: usize = 200_000;
+
+/// The hook files `nested` says the agent loads from any folder of the project, for a call
+/// from `cwd`: the project is the git repository's root (the whole repository, whatever
+/// folder the session moved to), else `cwd`. Folders the root's `.gitignore` names
+/// plainly are not looked into (Claude Code 2.1.332 loaded no skill from a gitignored
+/// `node_modules/`), nor `.git`, nor links to folders. An error is the refusal: a project
+/// too big to look through whole.
+pub(super) fn read_nested(
+    agent: AgentKind,
+    nested: &NestedHookFiles,
+    cwd: &Path,
+) -> Result<Vec<HookFile>, String> {
+    // The folders from the root down to `cwd` are read at every call already.
+    let every_call = project_folders(cwd);
+    let root = every_call
+        .last()
+        .cloned()
+        .unwrap_or_else(|| cwd.to_path_buf());
+    let ignored = Ignored::read(&root);
+    let accept_in = format!("in {}", root.display());
+    let mut reader = Reader::default();
+    let mut pending = vec![root.clone()];
+    let mut entries = 0;
+    while let Some(folder) = pending.pop() {
+        let Ok(listing) = std::fs::read_dir(&folder) else {
+            continue;
+        };
+        for entry in listing.flatten() {
+            entries += 1;
+            if entries > NESTED_ENTRIES {
+                return Err(format!(
+                    "{} may load hooks from a skill in any folder of {} (its `.claude/skills/`), and that project holds more than the {NESTED_ENTRIES} files and folders hookhost looks through for them at a call that runs a skill, so hookhost blocks this call. Add the project's large folders of generated files to its .gitignore by name (`node_modules/`), or run the skill's steps without it.",
+                    agent.display_name(),
+                    root.display()
+                ));
+            }
+            // A link to a folder is not followed (a loop; a folder outside the project).
+            if !entry.file_type().is_ok_and(|kind| kind.is_dir()) {
+                continue;
+            }
+            let name = entry.file_name();
+            if name == ".git" || ignored.ignores(&name, folder == root) {
+                continue;
+            }
+            for (files, markdown) in nested.folders {
+                if Path::new(files).iter().next() == Some(name.as_os_str())
+                    && !every_call.contains(&folder)
+                {
+                    let at = folder.join(files);
+                    reader.folder(&at, &accept_in, Wanted::Markdown(*markdown));
+                }
+            }
+            pending.push(entry.path());
+        }
+    }
+    Ok(reader.found)
+}
+
+/// The folder names a project's root `.gitignore` ignores plainly (`node_modules/`,
+/// `/target`): no pattern, no path. With a negation (`!x`) anywhere, none (what it
+/// keeps is not worked out here): a folder not skipped is only looked through.
+struct Ignored {
+    /// The names, and whether each is anchored at the root (`/target`).
+    names: Vec<(std::ffi::OsString, bool)>,
+}
+
+impl Ignored {
+    fn read(root: &Path) -> Ignored {
+        let text = crate::access::read_capped(&root.join(".gitignore"), 1 << 20)
+            .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
+            .unwrap_or_default();
+        let mut names = Vec::new();
+        for line in text.lines().map(str::trim) {
+            if line.starts_with('!') {
+                return Ignored { names: Vec::new() };
+            }
+            let anchored = line.starts_with('/');
+            let name = line.trim_start_matches('/').trim_end_matches('/');
+            let plain = !name.is_empty()
+                && !line.starts_with('#')
+                && !name.contains(['*', '?', '[', '\\', '/']);
+            if plain {
+                names.push((name.into(), anchored));
+            }
+        }
+        Ignored { names }
+    }
+
+    /// Whether a folder called `name` is ignored (`at_root`: one in the root itself).
+    fn ignores(&self, name: &std::ffi::OsStr, at_root: bool) -> bool {
+        self.names
+            .iter()
+            .any(|(ignored, anchored)| ignored == name && (at_root || !anchored))
+    }
+}
+
 /// `cwd` and the folders above it up to the git repository's root (the first holding
 /// `.git`), which is where Copilot CLI 1.0.102 reads a repository's hooks (a hook file in
 /// a folder below the root was not loaded): the root and the folders on the way, so that
@@ -136,6 +243,12 @@ impl Wanted {
         }
     }
 
+    /// Whether hidden folders (`.x/`) are left out: Copilot CLI 1.0.102 loaded no hook file
+    /// from one; Claude Code 2.1.332 loaded a subagent from `agents/.team/`.
+    fn skips_hidden(self) -> bool {
+        matches!(self, Wanted::Json)
+    }
+
     /// The one file of each folder in it that is one, instead of looking into that
     /// folder (a skill's `SKILL.md`: the rest of a skill's folder, its scripts and
     /// references, is no hook file).
@@ -154,6 +267,7 @@ struct Reader {
     /// The files read, by identity (a file met again through a link is read once).
     seen: std::collections::HashSet<(u64, u64)>,
     files: usize,
+    markdown: usize,
     read: usize,
     /// A limit was reached: a refusal says so, and nothing more is read.
     full: bool,
@@ -176,12 +290,18 @@ impl Reader {
         let Some(bytes) = read_settings(&file, first_time) else {
             return;
         };
-        self.files += 1;
+        let is_markdown = file
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("md"));
+        match is_markdown {
+            true => self.markdown += 1,
+            false => self.files += 1,
+        }
         self.read += bytes.as_ref().map_or(0, Vec::len);
-        let bytes = if self.read > READ || self.files > FILES {
+        let bytes = if self.read > READ || self.files > FILES || self.markdown > MARKDOWN_FILES {
             self.full = true;
             Err(format!(
-                "with the hook files before it, it is more than the {FILES} files or {} MiB hookhost reads of them for one call",
+                "with the hook files before it, it is more than the {FILES} hook files, {MARKDOWN_FILES} skills, commands and subagents, or {} MiB hookhost reads of them for one call",
                 READ >> 20
             ))
         } else {
@@ -193,11 +313,11 @@ impl Reader {
         }
     }
 
-    /// The `wanted` files of `folder` and of the folders in it, but hidden ones (`.x/`),
-    /// in name order: every `.json` file at any depth, as Copilot CLI 1.0.102 loads them
-    /// (a file in `sub/`, `a/b/c/` or `node_modules/` was loaded), or Claude Code's
-    /// Markdown files (a subagent in `agents/sub/` was loaded, a skill in
-    /// `skills/group/NAME/` was not). A folder that is not there (or that this user may
+    /// The `wanted` files of `folder` and of the folders in it, in name order: every
+    /// `.json` file at any depth but in hidden folders (`.x/`), as Copilot CLI 1.0.102
+    /// loads them (a file in `sub/`, `a/b/c/` or `node_modules/` was loaded), or Claude
+    /// Code's Markdown files (a subagent in `agents/sub/` and `agents/.team/` was loaded,
+    /// a skill in `skills/group/NAME/` was not). A folder that is not there (or that this user may
     /// not list, nor then the agent) holds none.
     fn folder(&mut self, folder: &Path, accept_in: &str, wanted: Wanted) {
         let mut files = Vec::new();
@@ -225,7 +345,7 @@ impl Reader {
                 if is_folder {
                     if let Some(file) = wanted.file_of_each_folder() {
                         files.push(path.join(file));
-                    } else if !name.to_string_lossy().starts_with('.') {
+                    } else if !(wanted.skips_hidden() && name.to_string_lossy().starts_with('.')) {
                         pending.push(path);
                     }
                 } else if wanted.wants(Path::new(&name)) {

@@ -401,6 +401,13 @@ pub fn found_at_install(
             .into_iter()
             .map(|f| f.read),
     );
+    // And those of the project's subfolders (a team's skill in `web/.claude/skills/`).
+    let nested = agent.declaration().rewriting_hooks.and_then(|r| r.nested);
+    if let (Some(nested), Some(project)) = (nested, project)
+        && let Ok(files) = hook_files::read_nested(agent, nested, project)
+    {
+        others.extend(files.into_iter().map(|f| f.read));
+    }
     let mut seen: Vec<PathBuf> = vec![file.to_path_buf()];
     for settings in others {
         if let (true, Ok(bytes)) = (settings.merged, &settings.bytes)
@@ -637,7 +644,13 @@ pub fn unaccepted_project_hooks(env: &Environment, agent: AgentKind, cwd: &Path)
         return Vec::new();
     };
     let files = read_project_files(agent, cwd, |_| None);
-    in_call_files(env, agent, cwd, &files, &pins)
+    // `doctor` looks through the subfolders too, as a call that runs them does.
+    let tool = agent
+        .declaration()
+        .rewriting_hooks
+        .and_then(|r| r.nested)
+        .and_then(|n| n.tools.first().copied());
+    in_call_files(env, agent, cwd, tool, &files, &pins)
 }
 
 /// The refusals for a call of `agent` from `cwd`: the project's settings `files` (read
@@ -651,6 +664,7 @@ pub(super) fn in_call_files(
     env: &Environment,
     agent: AgentKind,
     cwd: &Path,
+    tool: Option<&str>,
     files: &[ProjectFile],
     pins: &[Pin],
 ) -> Vec<String> {
@@ -705,6 +719,21 @@ pub(super) fn in_call_files(
             &handlers,
             accept_here,
         ));
+        // A call that runs what the agent loads from the project's subfolders (Claude
+        // Code's `Skill`): those too.
+        let nested = agent.declaration().rewriting_hooks.and_then(|r| r.nested);
+        if let Some(nested) = nested.filter(|n| tool.is_some_and(|t| n.tools.contains(&t))) {
+            match hook_files::read_nested(agent, nested, cwd) {
+                Ok(files) => found.extend(in_hook_files(
+                    agent,
+                    &files,
+                    &judging,
+                    &handlers,
+                    accept_here,
+                )),
+                Err(refusal) => found.push(refusal),
+            }
+        }
     }
     found
 }
