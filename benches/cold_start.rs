@@ -484,6 +484,7 @@ fn pin_and_chain_cost(scene: &Scene, state: &Path) {
             &env,
             AgentKind::ClaudeCode,
             Some(&scene.project),
+            Some("Bash"),
             Some(&scene.config),
             hookhost,
         );
