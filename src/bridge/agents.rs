@@ -163,6 +163,27 @@ pub struct Declaration {
     /// agent adds to a settings file could do after hookhost allowed the call
     /// (docs/threats.md#r14); `None` where no such hook was found.
     pub rewriting_hooks: Option<&'static RewritingHooks>,
+    /// The settings that skip one hook by a digest of it, or every hook, outside the file
+    /// hookhost registers in (Copilot CLI's `disabledHooks`); `None` where none was found.
+    pub disabled_hooks: Option<&'static DisabledHooks>,
+}
+
+/// Where an agent's settings skip hooks outside the file hookhost registers in: a list of
+/// digests of the hooks it skips, and files whose switch-off ([`SwitchOff`]) stops every
+/// hook (Copilot CLI's `disabledHooks` in `~/.copilot/settings.json`, and a repository's
+/// `disableAllHooks`).
+#[derive(Debug)]
+pub struct DisabledHooks {
+    /// The user's settings file, relative to the agent's folder in the home: its list,
+    /// and its switch-off.
+    pub user_file: &'static str,
+    /// The key of that file listing the digests of the hooks the agent skips.
+    pub key: &'static str,
+    /// The digest the agent keeps of a handler for an event.
+    pub digest: fn(event: &str, handler: &Map<String, Value>) -> String,
+    /// The project's settings files (relative to the git repository's root and the folders
+    /// down to the call's) whose switch-off stops every hook, the user's too.
+    pub project_files: &'static [&'static str],
 }
 
 /// The events of an agent whose hooks may change a tool call's input, and the field an

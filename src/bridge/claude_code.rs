@@ -85,6 +85,7 @@ pub(crate) static DECLARATION: Declaration = Declaration {
     modes_without_hooks: None,
     credentials: CREDENTIALS,
     rewriting_hooks: Some(&REWRITING_HOOKS),
+    disabled_hooks: None,
 };
 
 /// Claude Code's login, relative to the home folder ([`super::credentials`]).

@@ -23,7 +23,8 @@ use super::install::system::SystemScope;
 use serde_json::{Map, Value, json};
 
 use super::agents::{
-    Declaration, FailClosedSetting, HookFiles, RewritingHooks, Settings, Shape, SwitchOff,
+    Declaration, DisabledHooks, FailClosedSetting, HookFiles, RewritingHooks, Settings, Shape,
+    SwitchOff,
 };
 use super::install::{RegisteredEvent, Registration, TimeUnit};
 use super::{
@@ -70,7 +71,48 @@ pub(crate) static DECLARATION: Declaration = Declaration {
     modes_without_hooks: None,
     credentials: CREDENTIALS,
     rewriting_hooks: Some(&REWRITING_HOOKS),
+    disabled_hooks: Some(&DISABLED_HOOKS),
 };
+
+/// Copilot CLI 1.0.102 skips a hook whose digest its user settings list in
+/// `disabledHooks` (seen: hookhost's listed, Copilot ran no hookhost from its next session
+/// on; the list in a repository's settings was ignored), and every hook when a trusted
+/// repository's `.github/copilot/settings.json` or `settings.local.json` says
+/// `disableAllHooks` (seen; the user's own was ignored under `-p`, and is refused too).
+static DISABLED_HOOKS: DisabledHooks = DisabledHooks {
+    user_file: "settings.json",
+    key: "disabledHooks",
+    digest: disable_key,
+    project_files: &[
+        ".github/copilot/settings.json",
+        ".github/copilot/settings.local.json",
+    ],
+};
+
+/// The digest Copilot CLI 1.0.102 keeps of a hook in `disabledHooks`: SHA-256 of the event,
+/// a NUL, and the handler as compact JSON with its known fields in Copilot's order (others
+/// left out). Checked against the `disableKey` its own code gave for each variant tried
+/// (fields reordered or unknown, no timeout, `30.0`, non-ASCII text).
+fn disable_key(event: &str, handler: &Map<String, Value>) -> String {
+    use sha2::{Digest, Sha256};
+    const ORDER: &[&str] = &[
+        "type",
+        "bash",
+        "powershell",
+        "exec",
+        "args",
+        "cwd",
+        "env",
+        "timeoutSec",
+        "matcher",
+    ];
+    let ordered: Map<String, Value> = ORDER
+        .iter()
+        .filter_map(|key| Some(((*key).to_string(), handler.get(*key)?.clone())))
+        .collect();
+    let text = format!("{event}\0{}", Value::Object(ordered));
+    hex::encode(Sha256::digest(text.as_bytes()))
+}
 
 /// Copilot CLI 1.0.102 applies a `preToolUse` hook's `modifiedArgs` (`updatedInput` for
 /// the PascalCase spelling) to the call, from every hook file it loads: seen, with hookhost

@@ -77,6 +77,7 @@ pub(crate) static DECLARATION: Declaration = Declaration {
     modes_without_hooks: None,
     credentials: CREDENTIALS,
     rewriting_hooks: Some(&REWRITING_HOOKS),
+    disabled_hooks: None,
 };
 
 /// Cursor applies a `preToolUse` hook's `updated_input` to the call, by its documentation

@@ -79,6 +79,7 @@ pub(crate) static DECLARATION: Declaration = Declaration {
     modes_without_hooks: None,
     credentials: CREDENTIALS,
     rewriting_hooks: Some(&REWRITING_HOOKS),
+    disabled_hooks: None,
 };
 
 /// How Gemini CLI comes to distrust a folder (0.61.0's bundle: `checkPathTrust`,

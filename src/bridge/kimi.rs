@@ -67,6 +67,7 @@ pub(crate) static DECLARATION: Declaration = Declaration {
     modes_without_hooks: None,
     credentials: CREDENTIALS,
     rewriting_hooks: None,
+    disabled_hooks: None,
 };
 
 /// Kimi Code 2.1.0's schema of a `[[hooks]]` table (`HookDefSchema` in its bundle, a zod

@@ -72,6 +72,7 @@ pub(crate) static DECLARATION: Declaration = Declaration {
     modes_without_hooks: None,
     credentials: CREDENTIALS,
     rewriting_hooks: None,
+    disabled_hooks: None,
 };
 
 /// Kiro CLI's login, relative to the home folder ([`super::credentials`]).

@@ -84,6 +84,7 @@ pub(crate) static DECLARATION: Declaration = Declaration {
     modes_without_hooks: Some(&MODES_WITHOUT_HOOKS),
     credentials: CREDENTIALS,
     rewriting_hooks: Some(&REWRITING_HOOKS),
+    disabled_hooks: None,
 };
 
 /// Qwen Code 0.24.4 runs no hook in its bare mode (`QWEN_CODE_SIMPLE`) or its safe mode

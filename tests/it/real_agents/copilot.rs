@@ -145,3 +145,45 @@ fn copilot_runs_no_call_a_hook_file_could_rewrite() {
         r#"{"permissionDecision":"allow","modifiedArgs":{"command":"echo FORBIDDEN > ran.txt"}}"#,
     );
 }
+
+/// docs/threats.md#n7: Copilot CLI 1.0.102 skips a hook whose digest its user settings list
+/// in `disabledHooks` (seen: hookhost's `preToolUse` listed, the next session ran its calls
+/// unjudged). The prompt's hook still runs: hookhost refuses it, naming the entry, and
+/// nothing runs.
+#[test]
+fn copilot_runs_no_call_while_its_settings_skip_hookhosts_hook() {
+    use sha2::Digest;
+    let Some(w) = World::new(
+        "copilot_runs_no_call_while_its_settings_skip_hookhosts_hook",
+        &COPILOT,
+    ) else {
+        return;
+    };
+    let registration = w.home.join(".copilot/hooks/hookhost.json");
+    let written: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&registration).unwrap()).unwrap();
+    let handler = &written["hooks"]["preToolUse"][0];
+    // Copilot's digest: the event, NUL, the handler's fields in its order, compact.
+    let fields = serde_json::json!({
+        "type": handler["type"],
+        "exec": handler["exec"],
+        "args": handler["args"],
+        "timeoutSec": handler["timeoutSec"],
+    });
+    let key = hex::encode(sha2::Sha256::digest(format!("preToolUse\0{fields}")));
+    let settings = w.home.join(".copilot/settings.json");
+    let list = serde_json::json!({ "disabledHooks": [key] });
+    std::fs::write(&settings, list.to_string()).unwrap();
+    let outcome = w.run("RUN: echo ran > skipped-marker");
+    let seen = w.seen(&outcome);
+    assert!(!w.project().join("skipped-marker").exists(), "{seen}");
+    assert!(w.model.turns().is_empty(), "{seen}");
+    let plain = seen.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        plain.contains(&format!(
+            "{} lists hookhost's preToolUse hook in",
+            settings.display()
+        )),
+        "{seen}"
+    );
+}

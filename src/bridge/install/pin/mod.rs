@@ -19,6 +19,7 @@
 //! denies too, so that deleting the pins is not a way to switch their check off
 //! (docs/threats.md#n8).
 
+mod disabled_hooks;
 mod dotenv;
 mod folder_trust;
 mod frontmatter;
@@ -33,6 +34,7 @@ mod switch_offs;
 #[cfg(test)]
 mod tests;
 
+pub use disabled_hooks::disabled_hooks;
 pub use folder_trust::distrusted;
 pub use home_moved::home_moved;
 pub use modes::modes_without_hooks;
@@ -622,6 +624,7 @@ pub fn drifted(
     }
     if only_file.is_none() {
         drifts.extend(home_moved(agent, env));
+        drifts.extend(disabled_hooks(agent, env, cwd));
     }
     drifts
 }
@@ -706,6 +709,7 @@ pub fn refused_call(
         refusals.extend(modes_without_hooks(agent, env, cwd));
     }
     refusals.extend(home_moved(agent, env));
+    refusals.extend(disabled_hooks(agent, env, cwd));
     let covering: Vec<&Pin> = pins
         .iter()
         .filter(|p| p.agent == agent.flag_name() && p.covers(cwd))

@@ -1677,3 +1677,95 @@ fn a_skill_in_a_subfolder_is_checked_at_a_call_that_runs_a_skill() {
     .unwrap();
     assert_eq!(call(Some("Skill"), &project).len(), 1);
 }
+
+/// N7: Copilot CLI skips a hook its user settings list by digest in `disabledHooks`, and
+/// every hook when a repository's settings say `disableAllHooks`: hookhost's listed, or a
+/// switch-off in either place, refuses the calls that still come and is named by `doctor`.
+#[test]
+fn copilots_disabled_hooks_and_a_repositorys_disable_all_hooks_are_switch_offs() {
+    let root = tempfile::tempdir().unwrap();
+    let home = root.path().join("home");
+    let project = root.path().join("p");
+    std::fs::create_dir_all(project.join(".git")).unwrap();
+    std::fs::create_dir_all(project.join(".github/copilot")).unwrap();
+    let env = home_env(root.path(), &home);
+    let (change, _) = installed(AgentKind::Copilot, &home, &project, &env);
+    let refused = || disabled_hooks(AgentKind::Copilot, &env, Some(&project));
+    assert_eq!(refused(), Vec::<String>::new());
+    // hookhost's handler as `install` wrote it, and the digest Copilot CLI keeps of it.
+    let written: serde_json::Value =
+        serde_json::from_str(change.after.as_deref().unwrap()).unwrap();
+    let digest = AgentKind::Copilot
+        .declaration()
+        .disabled_hooks
+        .unwrap()
+        .digest;
+    let key = |event: &str| digest(event, written["hooks"][event][0].as_object().unwrap());
+    let settings = home.join(".copilot/settings.json");
+    let write = |file: &Path, text: String| std::fs::write(file, text).unwrap();
+    write(
+        &settings,
+        format!(r#"{{"disabledHooks": ["{}", "0000"]}}"#, key("preToolUse")),
+    );
+    let found = refused();
+    assert!(
+        found.len() == 1
+            && found[0].starts_with(&format!(
+                "{} lists hookhost's preToolUse hook in `disabledHooks`, so Copilot CLI skips it",
+                settings.display()
+            )),
+        "{found:#?}"
+    );
+    assert_eq!(
+        refused_call(
+            &env,
+            AgentKind::Copilot,
+            Some(&project),
+            None,
+            None,
+            Path::new("/x/hookhost")
+        )
+        .iter()
+        .filter(|r| r.contains("disabledHooks"))
+        .count(),
+        1
+    );
+    write(
+        &settings,
+        format!(
+            r#"{{"disabledHooks": ["{}", "{}"]}}"#,
+            key("preToolUse"),
+            key("userPromptSubmitted")
+        ),
+    );
+    assert_eq!(refused().len(), 2);
+    // Another hook's digest, or the digest spelled otherwise, skips nothing of hookhost's.
+    write(
+        &settings,
+        format!(
+            r#"{{"disabledHooks": ["{}"]}}"#,
+            key("preToolUse").to_uppercase()
+        ),
+    );
+    assert_eq!(refused(), Vec::<String>::new());
+    // `disableAllHooks`, the user's or a repository's.
+    for file in [
+        settings.clone(),
+        project.join(".github/copilot/settings.json"),
+        project.join(".github/copilot/settings.local.json"),
+    ] {
+        write(&file, r#"{"disableAllHooks": true}"#.to_string());
+        let found = refused();
+        write(&file, r#"{"disableAllHooks": false}"#.to_string());
+        assert!(
+            found.len() == 1
+                && found[0].starts_with(&format!(
+                    "{} sets \"disableAllHooks\": true",
+                    file.display()
+                )),
+            "{}: {found:#?}",
+            file.display()
+        );
+    }
+    assert_eq!(refused(), Vec::<String>::new());
+}
