@@ -179,6 +179,10 @@ pub struct DisabledHooks {
     pub user_file: &'static str,
     /// The key of that file listing the digests of the hooks the agent skips.
     pub key: &'static str,
+    /// The key of these files that switches every hook off (besides the agent's
+    /// [`SwitchOff`], which reads it as written): the agent reads both keys in any case,
+    /// with `_` or `-` between their words (`disabled_hooks`, `DisableAllHooks`).
+    pub all_key: &'static str,
     /// The digest the agent keeps of a handler for an event.
     pub digest: fn(event: &str, handler: &Map<String, Value>) -> String,
     /// The project's settings files (relative to the git repository's root and the folders

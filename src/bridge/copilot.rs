@@ -79,9 +79,12 @@ pub(crate) static DECLARATION: Declaration = Declaration {
 /// on; the list in a repository's settings was ignored), and every hook when a trusted
 /// repository's `.github/copilot/settings.json` or `settings.local.json` says
 /// `disableAllHooks` (seen; the user's own was ignored under `-p`, and is refused too).
+/// It reads both keys in any case and with `_` or `-` between words (`disabled_hooks`,
+/// `DisabledHooks`, `disable_all_hooks`: seen).
 static DISABLED_HOOKS: DisabledHooks = DisabledHooks {
     user_file: "settings.json",
     key: "disabledHooks",
+    all_key: "disableAllHooks",
     digest: disable_key,
     project_files: &[
         ".github/copilot/settings.json",

@@ -42,6 +42,11 @@ pub fn disabled_hooks(agent: AgentKind, env: &Environment, cwd: Option<&Path>) -
         }
     }
     let mut found = switch_offs_in(agent, &files);
+    found.extend(
+        files
+            .iter()
+            .filter_map(|f| all_off_spelled_otherwise(agent, disabled, f)),
+    );
     let listed = files
         .iter()
         .filter(|f| user_file.as_ref() == Some(&f.file))
@@ -70,13 +75,49 @@ fn read(file: &Path) -> Option<ProjectFile> {
     })
 }
 
-/// The strings of `settings`' list `key`; `None` when it lists none.
+/// Whether the agent reads the settings key `written` as `key`: in any case, with `_` or
+/// `-` between its words.
+fn same_key(written: &str, key: &str) -> bool {
+    let loose = |k: &str| {
+        k.chars()
+            .filter(|c| *c != '_' && *c != '-')
+            .flat_map(char::to_lowercase)
+            .collect::<String>()
+    };
+    loose(written) == loose(key)
+}
+
+/// The refusal for a settings file that switches every hook off under another spelling
+/// of the key (`disable_all_hooks`) with any value but `false`; the key as written is the
+/// agent's switch-off check's ([`switch_offs_in`]).
+fn all_off_spelled_otherwise(
+    agent: AgentKind,
+    disabled: &DisabledHooks,
+    file: &ProjectFile,
+) -> Option<String> {
+    let settings = read_json(&String::from_utf8_lossy(file.bytes.as_ref().ok()?)).ok()?;
+    let (key, value) = settings.as_object()?.iter().find(|(key, value)| {
+        *key != disabled.all_key && same_key(key, disabled.all_key) && **value != false
+    })?;
+    Some(format!(
+        "{} sets \"{key}\": {value}, which {} reads as `{}` and which switches off every one of its hooks, hookhost's among them, so hookhost blocks this agent's calls. Remove it from {} if you did not put it there (`hookhost doctor` lists every switch-off it finds).",
+        file.file.display(),
+        agent.display_name(),
+        disabled.all_key,
+        file.file.display()
+    ))
+}
+
+/// The strings of `settings`' lists `key`, under any spelling the agent reads as it;
+/// `None` when they list none.
 fn listed(settings: &[u8], key: &str) -> Option<Vec<String>> {
     let settings = read_json(&String::from_utf8_lossy(settings)).ok()?;
     let listed: Vec<String> = settings
-        .get(key)?
-        .as_array()?
+        .as_object()?
         .iter()
+        .filter(|(written, _)| same_key(written, key))
+        .filter_map(|(_, list)| list.as_array())
+        .flatten()
         .filter_map(|entry| entry.as_str().map(str::to_string))
         .collect();
     (!listed.is_empty()).then_some(listed)

@@ -14,10 +14,14 @@
 
 use std::path::{Path, PathBuf};
 
-/// The files of a skill's folder that join its digest: a skill's hook most often runs a
-/// script of its own folder (`${CLAUDE_SKILL_DIR}/fmt.sh`); past this many, the rest are
-/// not looked at (a skill may ship a tree of reference files).
+/// The files of a skill's folder that join its digest by their content: a skill's hook
+/// most often runs a script of its own folder (`${CLAUDE_PLUGIN_ROOT}/fmt.sh`); past this
+/// many, the rest by their metadata (a skill may ship a tree of reference files).
 const SKILL_FILES: usize = 64;
+
+/// The most entries of a skill's folder looked at: past it, the digest says so and the
+/// rest are not seen (a skill with hooks and a tree of thousands of files).
+const SKILL_ENTRIES: usize = 4096;
 
 /// The frontmatter of `text` as Claude Code finds it (`/^---\s*\n([\s\S]*?)---\s*\n?/`,
 /// after a byte-order mark): from the line after the opening `---` to the next `---`,
@@ -90,15 +94,23 @@ fn has_alias(lower: &str) -> bool {
     })
 }
 
-/// Where each `key` key of `lower` ends (after its colon): where a key begins (a line's
-/// start, after `- ` or `? `, or in a flow mapping after `{` or `,`; an anchor or a tag
-/// may come first), then a colon after an optional closing quote and blanks (a line break
-/// too: `? hooks\n: …`). A value's text (`description: git hooks: …`) is no key.
-fn key_at<'a>(lower: &'a str, key: &'a str) -> impl Iterator<Item = usize> + 'a {
+/// Where each `key` key of `lower` is and where its value begins (after its colon): where
+/// a key begins (a line's start, after `- ` or `? `, or in a flow mapping after `{` or
+/// `,`; an anchor or a tag may come first), then a colon after an optional closing quote,
+/// blanks, line breaks and comments (`? hooks # why\n: …` is a key: Claude Code 2.1.332
+/// ran such a skill's hook). A value's text (`description: git hooks: …`) is no key.
+fn key_at<'a>(lower: &'a str, key: &'a str) -> impl Iterator<Item = (usize, usize)> + 'a {
     let blank = |c: char| c == ' ' || c == '\t';
     lower.match_indices(key).filter_map(move |(at, _)| {
-        let after = lower[at + key.len()..].trim_start_matches(['"', '\'']);
-        let value = after.trim_start().strip_prefix(':')?;
+        let mut after = lower[at + key.len()..].trim_start_matches(['"', '\'']);
+        loop {
+            after = after.trim_start();
+            match after.strip_prefix('#') {
+                Some(comment) => after = comment.split_once('\n').map_or("", |(_, rest)| rest),
+                None => break,
+            }
+        }
+        let value = after.strip_prefix(':')?;
         let mut before = lower[..at]
             .trim_end_matches(['"', '\''])
             .trim_end_matches(blank);
@@ -113,49 +125,57 @@ fn key_at<'a>(lower: &'a str, key: &'a str) -> impl Iterator<Item = usize> + 'a 
             }
         }
         let begins = before.is_empty() || before.ends_with(['\n', '{', ',', '?', '-']);
-        begins.then_some(lower.len() - value.len())
+        begins.then_some((at, lower.len() - value.len()))
     })
 }
 
 /// The commands the frontmatter's handlers run: each `command` key's value (quoted or
-/// not, in a block or a flow mapping), unquoted as YAML quotes it, a block scalar's lines
-/// joined; for messages and for the files they name. A value spelled otherwise (an alias)
-/// is not found: the file's own digest still covers it, only its scripts are not.
+/// not, in a block or a flow mapping, on its line or continued on the lines indented
+/// below it, which YAML folds into one), unquoted as YAML quotes it, a block scalar's
+/// lines joined; for messages and for the files they name. A plain value is read both
+/// whole and cut where a flow mapping would end it (`${X}/a.sh` in a block, `{command:
+/// a.sh, timeout: 5}`): a word too many names no file. A value spelled otherwise (an
+/// alias) is not found: the file's own digest still covers it, only its scripts are not.
 pub(super) fn commands(frontmatter: &str) -> Vec<String> {
     let text = frontmatter.replace("\r\n", "\n").replace('\r', "\n");
     // Keys are found in the lowercased text, which has the same byte offsets (ASCII case
     // alone changes), and values read from the text as written.
     let lower = text.to_ascii_lowercase();
+    let indent = |l: &str| l.len() - l.trim_start().len();
     let mut found = Vec::new();
-    for end in key_at(&lower, "command") {
-        let rest = &text[end..];
-        let value = rest.trim_start_matches([' ', '\t']);
-        if value.starts_with('|') || value.starts_with('>') {
-            // The block: the lines after this one that are indented more than its key.
-            let line_start = text[..end].rfind('\n').map_or(0, |at| at + 1);
-            let line = &text[line_start..];
-            let indent = |l: &str| l.len() - l.trim_start().len();
-            let own = indent(line);
-            let block: Vec<&str> = rest
-                .lines()
-                .skip(1)
-                .take_while(|l| l.trim().is_empty() || indent(l) > own)
-                .map(str::trim)
-                .collect();
-            found.push(block.join("\n"));
+    for (key, end) in key_at(&lower, "command") {
+        let line_start = text[..key].rfind('\n').map_or(0, |at| at + 1);
+        // The key's own column: a line below indented past it continues its value.
+        let column = key - line_start;
+        let mut lines = text[end..].lines();
+        let first = lines.next().unwrap_or("").trim_start_matches([' ', '\t']);
+        let below: Vec<&str> = lines
+            .take_while(|l| l.trim().is_empty() || indent(l) > column)
+            .map(str::trim)
+            .collect();
+        if first.starts_with('|') || first.starts_with('>') {
+            found.push(below.join("\n").trim().to_string());
             continue;
         }
-        let value = unquoted(value.lines().next().unwrap_or(""));
-        if !value.is_empty() {
-            found.push(value);
+        let joined = std::iter::once(first)
+            .chain(below.iter().copied())
+            .filter(|l| !l.is_empty())
+            .collect::<Vec<_>>()
+            .join(" ");
+        for flow in [false, true] {
+            let value = unquoted(&joined, flow);
+            if !value.is_empty() && !found.contains(&value) {
+                found.push(value);
+            }
         }
     }
     found
 }
 
-/// A YAML scalar as written on one line: a double-quoted one with its escapes of quotes
-/// and backslashes read, a single-quoted one with `''` read, a plain one up to a comment.
-fn unquoted(value: &str) -> String {
+/// A YAML scalar as written: a double-quoted one with its escapes of quotes and
+/// backslashes read, a single-quoted one with `''` read, a plain one up to a comment (and,
+/// in a flow mapping, `flow`, up to `,`, `}` or `]`).
+fn unquoted(value: &str, flow: bool) -> String {
     if let Some(inner) = value.strip_prefix('"') {
         let mut out = String::new();
         let mut chars = inner.chars();
@@ -183,8 +203,10 @@ fn unquoted(value: &str) -> String {
         out.push_str(rest);
         return out;
     }
-    // A plain scalar ends at a comment, and in a flow mapping at `,` or `}`.
-    let end = value.find([',', '}', ']']).unwrap_or(value.len());
+    let end = match flow {
+        true => value.find([',', '}', ']']).unwrap_or(value.len()),
+        false => value.len(),
+    };
     let value = &value[..end];
     value
         .split(" #")
@@ -195,34 +217,47 @@ fn unquoted(value: &str) -> String {
 }
 
 /// The files of the skill whose `SKILL.md` is `file` (its folder, and the folders in it),
-/// at most [`SKILL_FILES`], in name order: what its hooks may run. Empty for another file.
-pub(super) fn skill_files(file: &Path) -> Vec<PathBuf> {
+/// in name order, at most [`SKILL_ENTRIES`]: the first [`SKILL_FILES`] to be known by
+/// their content, and a line for each of the rest with what its metadata says of its last
+/// change (which its owner cannot set back: a script edited to its size and time is seen).
+/// Empty for another file.
+pub(super) fn skill_files(file: &Path) -> (Vec<PathBuf>, String) {
+    let mut files = Vec::new();
+    let mut stamps = String::new();
     if file.file_name().is_none_or(|name| name != "SKILL.md") {
-        return Vec::new();
+        return (files, stamps);
     }
     let Some(folder) = file.parent() else {
-        return Vec::new();
+        return (files, stamps);
     };
-    let mut files = Vec::new();
     let mut pending = vec![folder.to_path_buf()];
+    let mut entries = 0;
     while let Some(current) = pending.pop() {
         let Ok(listing) = std::fs::read_dir(&current) else {
             continue;
         };
-        let mut entries: Vec<PathBuf> = listing.flatten().map(|e| e.path()).collect();
-        entries.sort();
-        for path in entries {
-            if files.len() == SKILL_FILES {
-                return files;
+        let mut found: Vec<PathBuf> = listing.flatten().map(|e| e.path()).collect();
+        found.sort();
+        for path in found {
+            entries += 1;
+            if entries > SKILL_ENTRIES {
+                stamps.push_str(&format!("more than {SKILL_ENTRIES} entries\n"));
+                return (files, stamps);
             }
-            match std::fs::symlink_metadata(&path) {
-                Ok(meta) if meta.is_dir() => pending.push(path),
-                Ok(_) if path != file => files.push(path),
-                _ => {}
+            let Ok(meta) = std::fs::symlink_metadata(&path) else {
+                continue;
+            };
+            if meta.is_dir() {
+                pending.push(path);
+            } else if path != file && files.len() < SKILL_FILES {
+                files.push(path);
+            } else if path != file {
+                let stamp = crate::platform::sys::files::change_stamp(&meta);
+                stamps.push_str(&format!("{} {stamp:?}\n", path.display()));
             }
         }
     }
-    files
+    (files, stamps)
 }
 
 #[cfg(test)]
@@ -262,6 +297,8 @@ mod tests {
             // An alias spells the key; a lone `\r` breaks a line.
             "description: &k hooks\n*k :\n  PreToolUse: []",
             "name: fmt\rhooks:\r  PreToolUse: []",
+            // A comment between the key and its colon.
+            "? hooks # the hooks\n:\n  PreToolUse: []",
         ] {
             assert!(may_declare(spelled, EVENTS), "{spelled}");
         }
@@ -279,7 +316,7 @@ mod tests {
 
     #[test]
     fn the_commands_of_its_handlers_are_read_as_yaml_quotes_them() {
-        let frontmatter = "hooks:\n  PreToolUse:\n    - hooks:\n        - type: command\n          command: \"bash \\\"$CLAUDE_PROJECT_DIR\\\"/x.sh\"\n        - command: 'it''s.sh'\n        - command: plain.sh # a comment\n        - command: |\n            cd hooks\n            ./y.sh\n        - {type: command, \"command\": flow.sh}\n        - {Command: 'quoted.sh', timeout: 5}\r        - command: cr.sh\n";
+        let frontmatter = "hooks:\n  PreToolUse:\n    - hooks:\n        - type: command\n          command: \"bash \\\"$CLAUDE_PROJECT_DIR\\\"/x.sh\"\n        - command: 'it''s.sh'\n        - command: plain.sh # a comment\n        - command: |\n            cd hooks\n            ./y.sh\n        - {type: command, \"command\": flow.sh}\n        - {Command: 'quoted.sh', timeout: 5}\r        - command: cr.sh\n        - command: /bin/sh ${CLAUDE_PROJECT_DIR}/b.sh\n        - command: /bin/sh\n            folded.sh\n          timeout: 5\n        - command: \"/bin/sh\n            dq.sh\"\n        - ? command # why\n          : commented.sh\n";
         assert_eq!(
             commands(frontmatter),
             [
@@ -287,9 +324,16 @@ mod tests {
                 "it's.sh",
                 "plain.sh",
                 "cd hooks\n./y.sh",
+                // Whole, and cut where a flow mapping ends it.
+                "flow.sh}",
                 "flow.sh",
                 "quoted.sh",
                 "cr.sh",
+                "/bin/sh ${CLAUDE_PROJECT_DIR}/b.sh",
+                "/bin/sh ${CLAUDE_PROJECT_DIR",
+                "/bin/sh folded.sh",
+                "/bin/sh dq.sh",
+                "commented.sh",
             ]
         );
     }

@@ -34,7 +34,7 @@ const WRITERS: &[&str] = &["tee"];
 
 /// The state of each file a handler's `words` (its command line, or its program and
 /// arguments) name that lies in `project` or in the home folder, one line each, for the
-/// hook's digest: the file's SHA-256 (or its size and modification time past [`HASHED`]
+/// hook's digest: the file's SHA-256 (or its size and change time past [`HASHED`]
 /// bytes, or that it is not there), and where its links lead. A relative path is taken
 /// from `project`, from the handler's `cwd` in it, and from each folder the command `cd`s
 /// to (a word without `/` only when such a file is there: a program found on `PATH` is
@@ -280,12 +280,10 @@ fn state(path: &Path) -> String {
         return "not a file".into();
     }
     if meta.len() > HASHED {
-        let modified = meta
-            .modified()
-            .ok()
-            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-            .map_or(0, |d| d.as_nanos());
-        return format!("{} bytes, modified {modified}", meta.len());
+        // Its change time, which its owner cannot set back as it can the modification
+        // time: an edit that keeps its size and time is seen.
+        let stamp = crate::platform::sys::files::change_stamp(&meta);
+        return format!("{} bytes, changed {stamp:?}", meta.len());
     }
     match crate::access::read_capped(path, HASHED) {
         Ok(bytes) => format!("sha256:{}", hex::encode(Sha256::digest(bytes))),

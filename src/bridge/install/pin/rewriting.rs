@@ -278,20 +278,30 @@ fn frontmatter_hook(
     }
     let real = std::fs::canonicalize(file).unwrap_or_else(|_| crate::paths::lexical(file));
     let (project, home) = scripts_folders(agent, file, &real);
-    // A skill's hooks name its folder `${CLAUDE_SKILL_DIR}`.
+    // A skill's hooks run with its folder in `CLAUDE_PLUGIN_ROOT` (seen with Claude Code
+    // 2.1.332, which set no `CLAUDE_SKILL_DIR`; both are read as that folder).
     let folder = file
         .parent()
         .map(|f| f.display().to_string())
         .unwrap_or_default();
+    let is_skill = file.file_name().is_some_and(|name| name == "SKILL.md");
     let commands: Vec<String> = frontmatter::commands(front)
-        .iter()
-        .map(|c| {
-            c.replace("${CLAUDE_SKILL_DIR}", &folder)
-                .replace("$CLAUDE_SKILL_DIR", &folder)
+        .into_iter()
+        .map(|command| match is_skill {
+            true => ["CLAUDE_SKILL_DIR", "CLAUDE_PLUGIN_ROOT"].iter().fold(
+                command,
+                |command, variable| {
+                    command
+                        .replace(&format!("${{{variable}}}"), &folder)
+                        .replace(&format!("${variable}"), &folder)
+                },
+            ),
+            false => command,
         })
         .collect();
-    // Each file of a skill's folder, as one quoted word.
-    let skill_files: Vec<String> = frontmatter::skill_files(file)
+    // Each file of a skill's folder, as one quoted word, and the rest by their metadata.
+    let (skill_files, skill_stamps) = frontmatter::skill_files(file);
+    let skill_files: Vec<String> = skill_files
         .iter()
         .map(|f| format!("'{}'", f.display().to_string().replace('\'', "'\\''")))
         .collect();
@@ -314,7 +324,7 @@ fn frontmatter_hook(
             .cloned()
             .unwrap_or_else(|| "the `hooks` of its frontmatter".to_string()),
         digest: digest(&format!(
-            "{}\nfrontmatter\n{front}\n{scripts}",
+            "{}\nfrontmatter\n{front}\n{scripts}\n{skill_stamps}",
             real.display()
         )),
     })

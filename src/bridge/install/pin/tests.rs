@@ -1663,19 +1663,29 @@ fn a_skill_in_a_subfolder_is_checked_at_a_call_that_runs_a_skill() {
     // `install` in the project accepts it.
     installed(AgentKind::ClaudeCode, &home, &project, &env);
     assert_eq!(call(Some("Skill"), &project), Vec::<String>::new());
-    // A gitignored folder is not looked into (the agent loads nothing there); one the
-    // `.gitignore` keeps again (`!`) is.
+    // A gitignored folder too (git may track its files, a `.gitignore` below may keep
+    // it), and one a link in the project leads to, each once.
+    std::fs::write(project.join(".gitignore"), "node_modules/\n").unwrap();
     let ignored = project.join("node_modules/pkg/.claude/skills/x/SKILL.md");
     std::fs::create_dir_all(ignored.parent().unwrap()).unwrap();
     std::fs::write(&ignored, evil.replace("evil.sh", "other.sh")).unwrap();
-    std::fs::write(project.join(".gitignore"), "# deps\nnode_modules/\n*.log\n").unwrap();
-    assert_eq!(call(Some("Skill"), &project), Vec::<String>::new());
-    std::fs::write(
-        project.join(".gitignore"),
-        "node_modules/\n!node_modules/pkg/\n",
-    )
-    .unwrap();
     assert_eq!(call(Some("Skill"), &project).len(), 1);
+    std::fs::remove_dir_all(project.join("node_modules")).unwrap();
+    let linked = root.path().join("p/real/.claude/skills/y/SKILL.md");
+    std::fs::create_dir_all(linked.parent().unwrap()).unwrap();
+    std::fs::write(&linked, evil.replace("evil.sh", "linked.sh")).unwrap();
+    installed(AgentKind::ClaudeCode, &home, &project, &env);
+    std::fs::write(&linked, evil.replace("evil.sh", "changed.sh")).unwrap();
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink(project.join("real"), project.join("web/link")).unwrap();
+        std::os::unix::fs::symlink(&project, project.join("web/loop")).unwrap();
+    }
+    let found = call(Some("Skill"), &project);
+    assert!(
+        found.len() == 1 && found[0].contains("(/bin/sh changed.sh)"),
+        "{found:#?}"
+    );
 }
 
 /// N7: Copilot CLI skips a hook its user settings list by digest in `disabledHooks`, and
@@ -1739,6 +1749,14 @@ fn copilots_disabled_hooks_and_a_repositorys_disable_all_hooks_are_switch_offs()
         ),
     );
     assert_eq!(refused().len(), 2);
+    // The key as Copilot CLI also reads it.
+    for spelled in ["disabled_hooks", "DisabledHooks"] {
+        write(
+            &settings,
+            format!(r#"{{"{spelled}": ["{}"]}}"#, key("userPromptSubmitted")),
+        );
+        assert_eq!(refused().len(), 1, "{spelled}");
+    }
     // Another hook's digest, or the digest spelled otherwise, skips nothing of hookhost's.
     write(
         &settings,
@@ -1767,5 +1785,17 @@ fn copilots_disabled_hooks_and_a_repositorys_disable_all_hooks_are_switch_offs()
             file.display()
         );
     }
+    let local = project.join(".github/copilot/settings.local.json");
+    write(&local, r#"{"disable_all_hooks": "yes"}"#.to_string());
+    let found = refused();
+    assert!(
+        found.len() == 1
+            && found[0].starts_with(&format!(
+                "{} sets \"disable_all_hooks\": \"yes\", which Copilot CLI reads as `disableAllHooks`",
+                local.display()
+            )),
+        "{found:#?}"
+    );
+    write(&local, r#"{"DISABLE-ALL-HOOKS": false}"#.to_string());
     assert_eq!(refused(), Vec::<String>::new());
 }
