@@ -207,6 +207,26 @@ pub struct RewritingHooks {
     /// Hook files the agent loads from any folder of the project, once a call of one of
     /// their tools runs them: read at such a call alone, by walking the project.
     pub nested: Option<&'static NestedHookFiles>,
+    /// The settings key enabling the agent's plugins, any of which may bring hooks
+    /// (Claude Code's `enabledPlugins`), and where their files are found.
+    pub plugins: Option<&'static Plugins>,
+}
+
+/// How an agent's settings enable plugins, and where it finds their files (Claude
+/// Code's): each enabled plugin is a hook source, accepted with its files.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Plugins {
+    /// The key of a settings file mapping `PLUGIN@MARKETPLACE` to whether it is enabled.
+    pub enabled_key: &'static str,
+    /// The key of a settings file declaring marketplaces (`NAME: {"source": {"source":
+    /// "directory", "path": DIR}}`), whose plugins are read where they lie.
+    pub marketplaces_key: &'static str,
+    /// The record of installed plugins, relative to the agent's folder in the home
+    /// (`{"plugins": {ID: [{"installPath": DIR}]}}`).
+    pub installed: &'static str,
+    /// The marketplaces the agent knows, relative to the agent's folder in the home
+    /// (`{NAME: {"installLocation": DIR}}`).
+    pub known_marketplaces: &'static str,
 }
 
 /// Hook files an agent finds in the project's subfolders (Claude Code's skills in a

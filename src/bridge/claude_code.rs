@@ -22,8 +22,8 @@ use super::install::system::{SystemFile, SystemScope};
 use serde_json::{Map, Value, json};
 
 use super::agents::{
-    Declaration, FailClosedSetting, HookFiles, Markdown, NestedHookFiles, RewritingHooks, Settings,
-    Shape, SwitchOff,
+    Declaration, FailClosedSetting, HookFiles, Markdown, NestedHookFiles, Plugins, RewritingHooks,
+    Settings, Shape, SwitchOff,
 };
 use super::install::{FailClosed, RegisteredEvent, Registration, TimeUnit};
 use super::{
@@ -169,6 +169,15 @@ static REWRITING_HOOKS: RewritingHooks = RewritingHooks {
             (".claude/skills", Markdown::Skills),
             (".claude/commands", Markdown::Every),
         ],
+    }),
+    // A plugin enabled in a settings file, from a marketplace a settings file declares
+    // (seen with 2.1.332: a project's `.claude/settings.json` alone enabled a plugin of a
+    // folder of the project, whose `PreToolUse` hook rewrote the call).
+    plugins: Some(&Plugins {
+        enabled_key: "enabledPlugins",
+        marketplaces_key: "extraKnownMarketplaces",
+        installed: "plugins/installed_plugins.json",
+        known_marketplaces: "plugins/known_marketplaces.json",
     }),
 };
 

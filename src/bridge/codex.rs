@@ -139,6 +139,7 @@ static REWRITING_HOOKS: RewritingHooks = RewritingHooks {
         HookFiles::Project(".codex/hooks.json"),
     ],
     nested: None,
+    plugins: None,
 };
 
 /// Codex CLI.

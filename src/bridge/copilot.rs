@@ -144,6 +144,7 @@ static REWRITING_HOOKS: RewritingHooks = RewritingHooks {
         HookFiles::Project(".claude/settings.local.json"),
     ],
     nested: None,
+    plugins: None,
 };
 
 /// Copilot CLI's login, relative to the home folder ([`super::credentials`]).

@@ -88,6 +88,7 @@ static REWRITING_HOOKS: RewritingHooks = RewritingHooks {
     field: "updated_input",
     more_files: &[HookFiles::Project(".cursor/hooks.json")],
     nested: None,
+    plugins: None,
 };
 
 /// Cursor's login, relative to the home folder ([`super::credentials`]).

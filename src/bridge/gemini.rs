@@ -158,6 +158,7 @@ static REWRITING_HOOKS: RewritingHooks = RewritingHooks {
         hook_files: &["hooks/hooks.json"],
     })],
     nested: None,
+    plugins: None,
 };
 
 /// Gemini CLI.

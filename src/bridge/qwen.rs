@@ -181,6 +181,7 @@ static REWRITING_HOOKS: RewritingHooks = RewritingHooks {
         hook_files: &["qwen-extension.json", "hooks/hooks.json"],
     })],
     nested: None,
+    plugins: None,
 };
 
 /// Qwen Code.

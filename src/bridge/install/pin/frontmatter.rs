@@ -216,20 +216,22 @@ fn unquoted(value: &str, flow: bool) -> String {
         .to_string()
 }
 
-/// The files of the skill whose `SKILL.md` is `file` (its folder, and the folders in it),
-/// in name order, at most [`SKILL_ENTRIES`]: the first [`SKILL_FILES`] to be known by
-/// their content, and a line for each of the rest with what its metadata says of its last
-/// change (which its owner cannot set back: a script edited to its size and time is seen).
-/// Empty for another file.
+/// The files of the skill whose `SKILL.md` is `file` (its folder, and the folders in it):
+/// [`folder_files`] of its folder, but itself. Empty for another file.
 pub(super) fn skill_files(file: &Path) -> (Vec<PathBuf>, String) {
+    match (file.file_name(), file.parent()) {
+        (Some(name), Some(folder)) if name == "SKILL.md" => folder_files(folder, Some(file)),
+        _ => (Vec::new(), String::new()),
+    }
+}
+
+/// The files of `folder` and of the folders in it but `except`, in name order, at most
+/// [`SKILL_ENTRIES`]: the first [`SKILL_FILES`] to be known by their content, and a line
+/// for each of the rest with what its metadata says of its last change (which its owner
+/// cannot set back: a script edited to its size and time is seen).
+pub(super) fn folder_files(folder: &Path, except: Option<&Path>) -> (Vec<PathBuf>, String) {
     let mut files = Vec::new();
     let mut stamps = String::new();
-    if file.file_name().is_none_or(|name| name != "SKILL.md") {
-        return (files, stamps);
-    }
-    let Some(folder) = file.parent() else {
-        return (files, stamps);
-    };
     let mut pending = vec![folder.to_path_buf()];
     let mut entries = 0;
     while let Some(current) = pending.pop() {
@@ -249,9 +251,10 @@ pub(super) fn skill_files(file: &Path) -> (Vec<PathBuf>, String) {
             };
             if meta.is_dir() {
                 pending.push(path);
-            } else if path != file && files.len() < SKILL_FILES {
+            } else if Some(path.as_path()) == except {
+            } else if files.len() < SKILL_FILES {
                 files.push(path);
-            } else if path != file {
+            } else {
                 let stamp = crate::platform::sys::files::change_stamp(&meta);
                 stamps.push_str(&format!("{} {stamp:?}\n", path.display()));
             }

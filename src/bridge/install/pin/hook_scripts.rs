@@ -271,7 +271,7 @@ fn expanded(word: &str, project: Option<&Path>, home: Option<&Path>) -> String {
 }
 
 /// A file's state for the digest.
-fn state(path: &Path) -> String {
+pub(super) fn state(path: &Path) -> String {
     use sha2::{Digest, Sha256};
     let Ok(meta) = std::fs::metadata(path) else {
         return "absent".into();

@@ -28,6 +28,7 @@ mod hook_files;
 mod hook_scripts;
 mod modes;
 mod own_files;
+mod plugins;
 pub mod refused_sessions;
 mod rewriting;
 mod switch_offs;

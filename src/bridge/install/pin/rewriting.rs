@@ -13,7 +13,7 @@
 
 use super::switch_offs::{self, ProjectFile, read_json, read_project_files, read_toml};
 use super::*;
-use super::{frontmatter, hook_files, hook_scripts};
+use super::{frontmatter, hook_files, hook_scripts, plugins};
 
 /// A hook that may rewrite a call, other than hookhost's.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -181,14 +181,15 @@ pub(super) fn other_hooks(
     let top = settings
         .as_object()
         .filter(|top| rewriting.events.iter().any(|e| top.contains_key(*e)));
+    let enabled = plugin_hooks(agent, file, &settings);
     let Some(hooks) = settings
         .get("hooks")
         .and_then(serde_json::Value::as_object)
         .or(top)
     else {
-        return Ok(Vec::new());
+        return Ok(enabled);
     };
-    let mut found = Vec::new();
+    let mut found = enabled;
     let mut real_file: Option<PathBuf> = None;
     let mut folders: Option<(Option<PathBuf>, Option<PathBuf>)> = None;
     for event in rewriting.events {
@@ -243,6 +244,45 @@ pub(super) fn other_hooks(
         }
     }
     Ok(found)
+}
+
+/// The plugins `settings` (the file `file`) enables, each as one hook that may rewrite a
+/// call ([`plugins`]): its digest over the file, the plugin's name and its files.
+fn plugin_hooks(agent: AgentKind, file: &Path, settings: &serde_json::Value) -> Vec<OtherHook> {
+    let declaration = agent.declaration();
+    let Some(rewriting) = declaration.rewriting_hooks else {
+        return Vec::new();
+    };
+    let Some(plugins) = rewriting.plugins else {
+        return Vec::new();
+    };
+    let ids = plugins::enabled(plugins, settings);
+    if ids.is_empty() {
+        return Vec::new();
+    }
+    let agent_folder = declaration
+        .settings
+        .home_variable
+        .and_then(std::env::var_os)
+        .map(PathBuf::from)
+        .or_else(|| std::env::home_dir().map(|home| home.join(declaration.settings.home_folder)));
+    let real = std::fs::canonicalize(file).unwrap_or_else(|_| crate::paths::lexical(file));
+    ids.into_iter()
+        .map(|id| {
+            let state = plugins::state(plugins, &id, settings, file, agent_folder.as_deref());
+            OtherHook {
+                file: file.to_path_buf(),
+                event: rewriting
+                    .events
+                    .first()
+                    .copied()
+                    .unwrap_or("hook")
+                    .to_string(),
+                what: format!("the plugin {id} it enables"),
+                digest: digest(&format!("{}\nplugin\n{state}", real.display())),
+            }
+        })
+        .collect()
 }
 
 /// The folders a hook's relative and `~` paths are read from: the project the hook's

@@ -1799,3 +1799,74 @@ fn copilots_disabled_hooks_and_a_repositorys_disable_all_hooks_are_switch_offs()
     write(&local, r#"{"DISABLE-ALL-HOOKS": false}"#.to_string());
     assert_eq!(refused(), Vec::<String>::new());
 }
+
+/// R14: a plugin a Claude Code settings file enables may bring hooks: `install` accepts it
+/// with the files of its folder (found through the marketplace the settings declare, or
+/// the record of installed plugins); a plugin enabled since, or one whose files changed,
+/// is refused; one set to `false` is none.
+#[test]
+fn a_plugin_a_settings_file_enables_is_accepted_with_its_files() {
+    let root = tempfile::tempdir().unwrap();
+    let home = root.path().join("home");
+    let project = root.path().join("p");
+    std::fs::create_dir_all(project.join(".git")).unwrap();
+    std::fs::create_dir_all(project.join(".claude")).unwrap();
+    let env = home_env(root.path(), &home);
+    let market = project.join("market");
+    std::fs::create_dir_all(market.join(".claude-plugin")).unwrap();
+    std::fs::write(
+        market.join(".claude-plugin/marketplace.json"),
+        r#"{"name": "m", "plugins": [{"name": "p", "source": "./p"}]}"#,
+    )
+    .unwrap();
+    let hooks = market.join("p/hooks/hooks.json");
+    std::fs::create_dir_all(hooks.parent().unwrap()).unwrap();
+    std::fs::write(&hooks, "{}").unwrap();
+    let settings = project.join(".claude/settings.json");
+    let enable = |value: &str| {
+        let text = format!(
+            r#"{{"extraKnownMarketplaces": {{"m": {{"source": {{"source": "directory", "path": "market"}}}}}}, "enabledPlugins": {{"p@m": {value}}}}}"#
+        );
+        std::fs::write(&settings, text).unwrap();
+    };
+    enable("true");
+    let (_, pin) = installed(AgentKind::ClaudeCode, &home, &project, &env);
+    assert_eq!(
+        pin.accepted_hooks.as_ref().map(Vec::len),
+        Some(1),
+        "{pin:?}"
+    );
+    let refused = || unaccepted_project_hooks(&env, AgentKind::ClaudeCode, &project);
+    assert_eq!(refused(), Vec::<String>::new());
+    // Its hooks changed: a plugin `install` did not see.
+    std::fs::write(&hooks, r#"{"hooks": {"PreToolUse": []}}"#).unwrap();
+    let found = refused();
+    assert!(
+        found.len() == 1
+            && found[0].contains(&format!(
+                "{} holds a PreToolUse hook that hookhost's `install` did not see (the plugin p@m it enables)",
+                settings.display()
+            )),
+        "{found:#?}"
+    );
+    std::fs::write(&hooks, "{}").unwrap();
+    assert_eq!(refused(), Vec::<String>::new());
+    // Another plugin, from the record of installed plugins; `false` enables none.
+    let installed_at = home.join(".claude/plugins/cache/q");
+    std::fs::create_dir_all(&installed_at).unwrap();
+    std::fs::write(installed_at.join("x.md"), "x").unwrap();
+    std::fs::write(
+        project.join(".claude/settings.local.json"),
+        r#"{"enabledPlugins": {"q@n": true, "p@m": false}}"#,
+    )
+    .unwrap();
+    assert_eq!(refused().len(), 1);
+    std::fs::write(
+        project.join(".claude/settings.local.json"),
+        r#"{"enabledPlugins": {"q@n": false}}"#,
+    )
+    .unwrap();
+    assert_eq!(refused(), Vec::<String>::new());
+    enable("false");
+    assert_eq!(refused(), Vec::<String>::new());
+}

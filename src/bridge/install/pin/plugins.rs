@@ -1,0 +1,123 @@
+//! Plugins an agent's settings enable (Claude Code's `enabledPlugins`), for the check of
+//! hooks that may rewrite a call ([`super::rewriting`]; docs/threats.md#r14). A plugin
+//! brings hooks (its `hooks/hooks.json`, its manifest's `hooks`) and skills and subagents
+//! with frontmatter hooks, and a project's settings alone can enable one from a folder of
+//! the project (Claude Code 2.1.332 loaded such a plugin and applied its hook's rewrite).
+//!
+//! So each plugin a settings file enables is one hook of that file, accepted with the
+//! files of the folders it is read from, as far as hookhost finds them: where the record
+//! of installed plugins puts it, and in a marketplace of a folder (declared in the
+//! settings, or known to the agent) where its entry's relative source leads. A plugin
+//! found nowhere is accepted by its name alone.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::frontmatter;
+use crate::bridge::Plugins;
+
+/// The plugins `settings` enables: each key of its `enabled_key` object whose value is
+/// not `false`.
+pub(super) fn enabled(plugins: &Plugins, settings: &Value) -> Vec<String> {
+    settings
+        .get(plugins.enabled_key)
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+        .filter(|(_, on)| **on != Value::Bool(false))
+        .map(|(id, _)| id.clone())
+        .collect()
+}
+
+/// What the plugin `id` (`NAME@MARKETPLACE`) is made of, for its digest: the state of
+/// the files of each folder it is read from. `settings` (the file `file`) and its
+/// neighbours may declare its marketplace; `agent_folder` is the agent's folder in the
+/// home.
+pub(super) fn state(
+    plugins: &Plugins,
+    id: &str,
+    settings: &Value,
+    file: &Path,
+    agent_folder: Option<&Path>,
+) -> String {
+    let (name, marketplace) = id.rsplit_once('@').unwrap_or((id, ""));
+    let mut folders: Vec<PathBuf> = Vec::new();
+    // Where `claude plugin install` put it.
+    if let Some(record) = agent_folder.and_then(|f| read(&f.join(plugins.installed))) {
+        let installs = record.get("plugins").and_then(|p| p.get(id));
+        for install in installs.and_then(Value::as_array).into_iter().flatten() {
+            if let Some(path) = install.get("installPath").and_then(Value::as_str) {
+                folders.push(PathBuf::from(path));
+            }
+        }
+    }
+    // Its marketplace's folders: declared in this file or a settings file beside it
+    // (relative to the project the file belongs to), or known to the agent.
+    let beside = file.parent().map(Path::to_path_buf).unwrap_or_default();
+    let project = beside.parent().map(Path::to_path_buf).unwrap_or_default();
+    let mut declared = vec![settings.clone()];
+    for neighbour in ["settings.json", "settings.local.json"] {
+        declared.extend(read(&beside.join(neighbour)));
+    }
+    let mut markets: Vec<PathBuf> = declared
+        .iter()
+        .filter_map(|s| {
+            s.get(plugins.marketplaces_key)?
+                .get(marketplace)?
+                .get("source")
+        })
+        .filter(|source| source.get("source").and_then(Value::as_str) == Some("directory"))
+        .filter_map(|source| source.get("path").and_then(Value::as_str))
+        .map(|path| project.join(path))
+        .collect();
+    if let Some(known) = agent_folder.and_then(|f| read(&f.join(plugins.known_marketplaces))) {
+        let location = known
+            .get(marketplace)
+            .and_then(|m| m.get("installLocation"));
+        markets.extend(location.and_then(Value::as_str).map(PathBuf::from));
+    }
+    let mut state = format!("{id}\n");
+    for market in &markets {
+        let listing = market.join(".claude-plugin/marketplace.json");
+        let Some(manifest) = read(&listing) else {
+            continue;
+        };
+        // The marketplace's listing says where its plugins are: part of what is accepted.
+        state.push_str(&format!(
+            "{} {}\n",
+            listing.display(),
+            super::hook_scripts::state(&listing)
+        ));
+        let entries = manifest.get("plugins").and_then(Value::as_array);
+        for entry in entries.into_iter().flatten() {
+            if entry.get("name").and_then(Value::as_str) != Some(name) {
+                continue;
+            }
+            if let Some(source) = entry.get("source").and_then(Value::as_str) {
+                folders.push(market.join(source));
+            }
+        }
+    }
+    folders.sort();
+    folders.dedup();
+    for folder in folders {
+        let (files, stamps) = frontmatter::folder_files(&folder, None);
+        state.push_str(&format!("{}\n", folder.display()));
+        for file in files {
+            state.push_str(&format!(
+                "{} {}\n",
+                file.display(),
+                super::hook_scripts::state(&file)
+            ));
+        }
+        state.push_str(&stamps);
+    }
+    state
+}
+
+/// A JSON file, when it is there and parses.
+fn read(file: &Path) -> Option<Value> {
+    let bytes = crate::access::read_capped(file, crate::access::caps::SETTINGS).ok()?;
+    serde_json::from_slice(&bytes).ok()
+}
