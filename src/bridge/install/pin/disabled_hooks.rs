@@ -52,11 +52,10 @@ pub fn disabled_hooks(agent: AgentKind, env: &Environment, cwd: Option<&Path>) -
         .filter(|f| user_file.as_ref() == Some(&f.file))
         .find_map(|f| Some((&f.file, listed(f.bytes.as_ref().ok()?, disabled.key)?)));
     if let Some((file, listed)) = listed {
-        for event in skipped_events(agent, disabled, env, &listed) {
+        for (event, key) in skipped_events(agent, disabled, env, &listed) {
             found.push(format!(
-                "{} lists hookhost's {event} hook in `{}`, so {} skips it from its next session on, and hookhost blocks this agent's calls while it is there. Remove that entry (`hookhost doctor` lists every switch-off it finds).",
+                "{} lists hookhost's {event} hook in `{key}`, so {} skips it from its next session on, and hookhost blocks this agent's calls while it is there. Remove that entry (`hookhost doctor` lists every switch-off it finds).",
                 file.display(),
-                disabled.key,
                 agent.display_name()
             ));
         }
@@ -108,29 +107,31 @@ fn all_off_spelled_otherwise(
     ))
 }
 
-/// The strings of `settings`' lists `key`, under any spelling the agent reads as it;
-/// `None` when they list none.
-fn listed(settings: &[u8], key: &str) -> Option<Vec<String>> {
+/// The strings of `settings`' lists `key`, under any spelling the agent reads as it, each
+/// with the key as written; `None` when they list none.
+fn listed(settings: &[u8], key: &str) -> Option<Vec<(String, String)>> {
     let settings = read_json(&String::from_utf8_lossy(settings)).ok()?;
-    let listed: Vec<String> = settings
+    let listed: Vec<(String, String)> = settings
         .as_object()?
         .iter()
         .filter(|(written, _)| same_key(written, key))
-        .filter_map(|(_, list)| list.as_array())
-        .flatten()
-        .filter_map(|entry| entry.as_str().map(str::to_string))
+        .filter_map(|(written, list)| Some((written, list.as_array()?)))
+        .flat_map(|(written, list)| {
+            list.iter()
+                .filter_map(|entry| Some((written.clone(), entry.as_str()?.to_string())))
+        })
         .collect();
     (!listed.is_empty()).then_some(listed)
 }
 
 /// The events of hookhost's handlers, as `agent`'s pins say `install` wrote them, whose
-/// digest `listed` holds.
+/// digest `listed` holds, each with the key that lists it.
 fn skipped_events(
     agent: AgentKind,
     disabled: &DisabledHooks,
     env: &Environment,
-    listed: &[String],
-) -> Vec<&'static str> {
+    listed: &[(String, String)],
+) -> Vec<(&'static str, String)> {
     let declaration = agent.declaration();
     let Shape::FlatJson(handler) = declaration.settings.shape else {
         return Vec::new();
@@ -146,8 +147,11 @@ fn skipped_events(
         let ours = handler(&registration);
         for event in declaration.settings.events {
             let digest = (disabled.digest)(event.name, &ours);
-            if listed.contains(&digest) && !events.contains(&event.name) {
-                events.push(event.name);
+            let by = listed.iter().find(|(_, listed)| *listed == digest);
+            if let Some((key, _)) = by
+                && !events.iter().any(|(seen, _)| *seen == event.name)
+            {
+                events.push((event.name, key.clone()));
             }
         }
     }

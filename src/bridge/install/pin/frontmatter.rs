@@ -16,8 +16,13 @@ use std::path::{Path, PathBuf};
 
 /// The files of a skill's folder that join its digest by their content: a skill's hook
 /// most often runs a script of its own folder (`${CLAUDE_PLUGIN_ROOT}/fmt.sh`); past this
-/// many, the rest by their metadata (a skill may ship a tree of reference files).
-const SKILL_FILES: usize = 64;
+/// many, the rest by their metadata (a skill may ship a tree of reference files, and a
+/// checkout that writes one again must not make it another skill).
+const SKILL_FILES: usize = 512;
+
+/// The most bytes of a skill's files known by their content, all together: past it, the
+/// rest by their metadata (a skill may ship large documents).
+const SKILL_BYTES: u64 = 8 << 20;
 
 /// The most entries of a skill's folder looked at: past it, the digest says so and the
 /// rest are not seen (a skill with hooks and a tree of thousands of files).
@@ -64,34 +69,62 @@ fn normalized(frontmatter: &str) -> String {
 
 /// Whether `frontmatter` may declare a hook of one of `events`: a `hooks` key (any case,
 /// quoted or not, in a block or a flow mapping) and one of the events named; or, whatever
-/// it names, an escape (a quoted key may spell either with one), or an alias (`*k :`,
-/// with `&k hooks` elsewhere, is a `hooks` key: Claude Code 2.1.332 ran such a skill's
-/// hook).
+/// it names, a spelling hookhost does not read ([`unplain`]).
 pub(super) fn may_declare(frontmatter: &str, events: &[&str]) -> bool {
-    let lower = normalized(frontmatter);
-    if lower.contains('\\') || has_alias(&lower) {
+    if unplain(frontmatter).is_some() {
         return true;
     }
+    let lower = normalized(frontmatter);
     let names_event = events
         .iter()
         .any(|event| lower.contains(&event.to_ascii_lowercase()));
     names_event && key_at(&lower, "hooks").next().is_some()
 }
 
-/// Whether `lower` holds an alias: `*` where a node begins (a line's start or after
-/// blanks, `[`, `{`, `,`, `:` or `-`) and a name right after it.
+/// What of `frontmatter` hookhost does not read, which may spell any key or value
+/// otherwise than as written: an escape in a double-quoted text (`"\x68ooks"`,
+/// `"tools\x2frun.sh"`; `\"` and `\\` are read), or an alias of an anchor (`*k :` with `&k hooks` is a `hooks`
+/// key; Claude Code 2.1.332 ran both). A backslash with no double quote (`C:\build`) or
+/// a `*` with no anchor of its name (`*.md`) is plain text.
+pub(super) fn unplain(frontmatter: &str) -> Option<&'static str> {
+    let lower = normalized(frontmatter);
+    // `\"` and `\\` are read (they spell what they show); any other escape is not.
+    let mut chars = lower.chars();
+    let mut escapes = false;
+    while let Some(c) = chars.next() {
+        if c == '\\' && !matches!(chars.next(), Some('"' | '\\')) {
+            escapes = true;
+            break;
+        }
+    }
+    if escapes && lower.contains('"') {
+        return Some("an escape in a quoted text");
+    }
+    has_alias(&lower).then_some("an alias of an anchor (`*name`)")
+}
+
+/// Whether `lower` holds an alias of one of its anchors: `*name` and `&name` where a node
+/// begins (a line's start or after blanks, `[`, `{`, `,`, `:`, `-` or `?`).
 fn has_alias(lower: &str) -> bool {
-    lower.match_indices('*').any(|(at, _)| {
-        let begins = lower[..at]
-            .chars()
-            .next_back()
-            .is_none_or(|c| c.is_whitespace() || "[{,:-?".contains(c));
-        let named = lower[at + 1..]
-            .chars()
-            .next()
-            .is_some_and(|c| !c.is_whitespace() && !",[]{}".contains(c));
-        begins && named
-    })
+    let names = |sigil: char| {
+        lower
+            .match_indices(sigil)
+            .filter(|(at, _)| {
+                lower[..*at]
+                    .chars()
+                    .next_back()
+                    .is_none_or(|c| c.is_whitespace() || "[{,:-?".contains(c))
+            })
+            .map(|(at, _)| {
+                lower[at + 1..]
+                    .split(|c: char| c.is_whitespace() || ",[]{}".contains(c))
+                    .next()
+                    .unwrap_or("")
+            })
+            .filter(|name| !name.is_empty())
+            .collect::<std::collections::HashSet<&str>>()
+    };
+    !names('&').is_disjoint(&names('*'))
 }
 
 /// Where each `key` key of `lower` is and where its value begins (after its colon): where
@@ -145,10 +178,15 @@ pub(super) fn commands(frontmatter: &str) -> Vec<String> {
     let mut found = Vec::new();
     for (key, end) in key_at(&lower, "command") {
         let line_start = text[..key].rfind('\n').map_or(0, |at| at + 1);
-        // The key's own column: a line below indented past it continues its value.
-        let column = key - line_start;
         let mut lines = text[end..].lines();
         let first = lines.next().unwrap_or("").trim_start_matches([' ', '\t']);
+        // A line below indented past the key's own column continues its value; with
+        // nothing after the key on its line, one indented past that line (a flow
+        // mapping's value may start below its key, further left).
+        let column = match first.trim().is_empty() || first.trim_start().starts_with('#') {
+            true => indent(&text[line_start..]),
+            false => key - line_start,
+        };
         let below: Vec<&str> = lines
             .take_while(|l| l.trim().is_empty() || indent(l) > column)
             .map(str::trim)
@@ -226,14 +264,16 @@ pub(super) fn skill_files(file: &Path) -> (Vec<PathBuf>, String) {
 }
 
 /// The files of `folder` and of the folders in it but `except`, in name order, at most
-/// [`SKILL_ENTRIES`]: the first [`SKILL_FILES`] to be known by their content, and a line
-/// for each of the rest with what its metadata says of its last change (which its owner
-/// cannot set back: a script edited to its size and time is seen).
+/// [`SKILL_ENTRIES`]: the first [`SKILL_FILES`] (within [`SKILL_BYTES`]) to be known by
+/// their content, and a line for each of the rest with what its metadata says of its last
+/// change (which its owner cannot set back on Unix: a script edited to its size and time
+/// is seen).
 pub(super) fn folder_files(folder: &Path, except: Option<&Path>) -> (Vec<PathBuf>, String) {
     let mut files = Vec::new();
     let mut stamps = String::new();
     let mut pending = vec![folder.to_path_buf()];
     let mut entries = 0;
+    let mut bytes = 0;
     while let Some(current) = pending.pop() {
         let Ok(listing) = std::fs::read_dir(&current) else {
             continue;
@@ -252,7 +292,8 @@ pub(super) fn folder_files(folder: &Path, except: Option<&Path>) -> (Vec<PathBuf
             if meta.is_dir() {
                 pending.push(path);
             } else if Some(path.as_path()) == except {
-            } else if files.len() < SKILL_FILES {
+            } else if files.len() < SKILL_FILES && bytes + meta.len() <= SKILL_BYTES {
+                bytes += meta.len();
                 files.push(path);
             } else {
                 let stamp = crate::platform::sys::files::change_stamp(&meta);
@@ -312,6 +353,7 @@ mod tests {
             "description: Runs before PreToolUse hooks fire\n",
             "description: Writes git hooks: for PreToolUse\n",
             "description: R&D, 5 * 3, PreToolUse hooks: none\n",
+            "description: Formats *.md and *.rs, cleans C:\\build for PreToolUse hooks: x\n",
         ] {
             assert!(!may_declare(harmless, EVENTS), "{harmless}");
         }

@@ -106,16 +106,18 @@ pub(super) fn read(
 /// The most files and folders of the project looked through for hook files in its
 /// subfolders ([`read_nested`], at a call that runs them): past it, the call is refused.
 /// The walk reads folders' listings (no file's metadata but a link's): ~1 µs an entry
-/// here, so about half a second at this many.
-const NESTED_ENTRIES: usize = 500_000;
+/// here, so a second or two at this many, for a call that runs a skill (a repository with
+/// its dependencies installed holds hundreds of thousands).
+const NESTED_ENTRIES: usize = 2_000_000;
 
 /// The hook files `nested` says the agent loads from any folder of the project, for a call
 /// from `cwd`: the project is the git repository's root (the whole repository, whatever
 /// folder the session moved to), else `cwd`. Every folder is looked into but `.git`, a
 /// gitignored one too (Claude Code 2.1.332 loaded a skill from an ignored folder whose
-/// files git tracks, or that a subfolder's `.gitignore` keeps), and a link to a folder of
-/// the project is followed (as the agent follows it), each folder once. An error is the
-/// refusal: a project too big to look through whole.
+/// files git tracks, or that a subfolder's `.gitignore` keeps), and a link to a folder is
+/// followed, into the project or out of it (as the agent follows it, once a file there is
+/// read), each folder once. An error is the refusal: a project too big to look through
+/// whole.
 pub(super) fn read_nested(
     agent: AgentKind,
     nested: &NestedHookFiles,
@@ -127,7 +129,6 @@ pub(super) fn read_nested(
         .last()
         .cloned()
         .unwrap_or_else(|| cwd.to_path_buf());
-    let real_root = std::fs::canonicalize(&root).unwrap_or_else(|_| root.clone());
     let accept_in = format!("in {}", root.display());
     let mut reader = Reader::default();
     let mut pending = vec![root.clone()];
@@ -149,7 +150,7 @@ pub(super) fn read_nested(
             entries += 1;
             if entries > NESTED_ENTRIES {
                 return Err(format!(
-                    "{} may load hooks from a skill in any folder of {} (its `.claude/skills/`), and that project holds more than the {NESTED_ENTRIES} files and folders hookhost looks through for them at a call that runs a skill, so hookhost blocks this call. Run the skill's steps without the skill, or use it in a smaller checkout.",
+                    "{} may load hooks from a skill in any folder of {} (its `.claude/skills/`), and that project holds more than the {NESTED_ENTRIES} files and folders hookhost looks through for them at a call that runs a skill (links to folders followed), so hookhost blocks this call. A link in the project to a large folder elsewhere counts: remove it, or have the model do the skill's steps without calling the skill.",
                     agent.display_name(),
                     root.display()
                 ));
@@ -158,11 +159,11 @@ pub(super) fn read_nested(
                 continue;
             };
             let path = entry.path();
+            // A link is followed only where a folder's identity tells a loop.
             let is_folder = kind.is_dir()
                 || (kind.is_symlink()
                     && identity.is_some()
-                    && std::fs::metadata(&path).is_ok_and(|meta| meta.is_dir())
-                    && std::fs::canonicalize(&path).is_ok_and(|real| real.starts_with(&real_root)));
+                    && std::fs::metadata(&path).is_ok_and(|meta| meta.is_dir()));
             let name = entry.file_name();
             if !is_folder || name == ".git" {
                 continue;

@@ -164,9 +164,8 @@ pub(super) fn other_hooks(
             .is_some_and(|e| e.eq_ignore_ascii_case(wanted))
     };
     if extension("md") {
-        return Ok(frontmatter_hook(agent, file, text, rewriting.events)
-            .into_iter()
-            .collect());
+        return frontmatter_hook(agent, file, text, rewriting.events)
+            .map(|hook| hook.into_iter().collect());
     }
     // Codex's TOML holds the same tables as the others' JSON (and its `hooks.json`):
     // `[[hooks.EVENT]]` groups with a `matcher` and `[[hooks.EVENT.hooks]]` handlers.
@@ -305,16 +304,25 @@ fn scripts_folders(
 /// The hook a Markdown file's frontmatter may declare (Claude Code's skills, commands and
 /// subagents; [`frontmatter`]): the file as one hook, its digest over its frontmatter and
 /// the files its commands name and, for a skill, the files of its folder. `None` when its
-/// frontmatter cannot declare one of `events`.
+/// frontmatter cannot declare one of `events`; an error for one spelled in ways hookhost
+/// does not read ([`frontmatter::unplain`]), which may hide what its hooks run: such a
+/// file refuses the call, and `install` cannot accept it.
 fn frontmatter_hook(
     agent: AgentKind,
     file: &Path,
     text: &str,
     events: &[&str],
-) -> Option<OtherHook> {
-    let front = frontmatter::of(text)?;
+) -> Result<Option<OtherHook>, String> {
+    let Some(front) = frontmatter::of(text) else {
+        return Ok(None);
+    };
     if !frontmatter::may_declare(front, events) {
-        return None;
+        return Ok(None);
+    }
+    if let Some(spelling) = frontmatter::unplain(front) {
+        return Err(format!(
+            "its frontmatter may declare hooks and holds {spelling}, which hookhost does not read (it could spell a hook or the script a hook runs); write its keys and its hooks' commands plainly"
+        ));
     }
     let real = std::fs::canonicalize(file).unwrap_or_else(|_| crate::paths::lexical(file));
     let (project, home) = scripts_folders(agent, file, &real);
@@ -339,24 +347,23 @@ fn frontmatter_hook(
             false => command,
         })
         .collect();
-    // Each file of a skill's folder, as one quoted word, and the rest by their metadata.
-    let (skill_files, skill_stamps) = frontmatter::skill_files(file);
-    let skill_files: Vec<String> = skill_files
-        .iter()
-        .map(|f| format!("'{}'", f.display().to_string().replace('\'', "'\\''")))
-        .collect();
-    let words: Vec<&str> = commands
-        .iter()
-        .chain(&skill_files)
-        .map(String::as_str)
-        .collect();
+    // The files of a skill's folder, by their content, and the rest by their metadata.
+    let (skill_files, mut skill_state) = frontmatter::skill_files(file);
+    for skill_file in skill_files {
+        let state = hook_scripts::state(&skill_file);
+        skill_state.push_str(&format!("{} {state}\n", skill_file.display()));
+    }
+    let words: Vec<&str> = commands.iter().map(String::as_str).collect();
     let scripts = hook_scripts::named_files(&words, None, project.as_deref(), home.as_deref());
     let lower = front.to_ascii_lowercase();
-    let event = events
+    let Some(event) = events
         .iter()
         .find(|e| lower.contains(&e.to_ascii_lowercase()))
-        .or(events.first())?;
-    Some(OtherHook {
+        .or(events.first())
+    else {
+        return Ok(None);
+    };
+    Ok(Some(OtherHook {
         file: file.to_path_buf(),
         event: (*event).to_string(),
         what: commands
@@ -364,10 +371,10 @@ fn frontmatter_hook(
             .cloned()
             .unwrap_or_else(|| "the `hooks` of its frontmatter".to_string()),
         digest: digest(&format!(
-            "{}\nfrontmatter\n{front}\n{scripts}\n{skill_stamps}",
+            "{}\nfrontmatter\n{front}\n{scripts}\n{skill_state}",
             real.display()
         )),
-    })
+    }))
 }
 
 /// The project folder a settings or hook file of `agent` belongs to, by its place: the

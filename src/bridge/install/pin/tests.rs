@@ -1585,12 +1585,32 @@ fn claude_codes_skills_commands_and_subagents_are_checked_for_frontmatter_hooks(
         &frontmatter("PermissionRequest", "/bin/sh evil.sh"),
         true,
     );
-    // An escape may spell the key: hookhost reads no YAML, and refuses.
-    expect(
-        &project.join(".claude/agents/escaped.md"),
-        "---\n\"\\x68ooks\": {PreToolUse: [{hooks: [{type: command, command: evil}]}]}\n---\n",
-        true,
-    );
+    // An escape or an alias may spell the key or a script: hookhost reads no YAML, and
+    // refuses such a file whatever `install` says.
+    for (name, text) in [
+        (
+            "escaped.md",
+            "---\n\"\\x68ooks\": {PreToolUse: [{hooks: [{type: command, command: evil}]}]}\n---\n",
+        ),
+        (
+            "alias.md",
+            "---\nx: &c /bin/sh run.sh\nhooks: {PreToolUse: [{hooks: [{type: command, command: *c}]}]}\n---\n",
+        ),
+    ] {
+        let file = project.join(".claude/agents").join(name);
+        std::fs::write(&file, text).unwrap();
+        installed(AgentKind::ClaudeCode, &home, &project, &env);
+        let found = refused();
+        std::fs::remove_file(&file).unwrap();
+        assert!(
+            found.len() == 1
+                && found[0].starts_with(&format!(
+                    "hookhost cannot read {}, a file Claude Code reads hooks from: its frontmatter may declare hooks and holds an ",
+                    file.display()
+                )),
+            "{found:#?}"
+        );
+    }
     // Not loaded by Claude Code, or no hook that may rewrite a call.
     expect(
         &project.join(".claude/skills/group/deep/SKILL.md"),
