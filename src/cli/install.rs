@@ -524,5 +524,13 @@ fn pin_change(
         new.accepted_hooks = Some(merged);
     }
     pin::pin(&path, new)?;
+    // What `install` could not accept (a hook file it cannot read, a frontmatter spelled
+    // in ways it does not read) goes on refusing the agent's calls: said now, not at the
+    // first call.
+    if !request.places.project.as_os_str().is_empty() {
+        for refusal in pin::unaccepted_project_hooks(&env, request.agent, &request.places.project) {
+            lines.push(format!("Still refused after this install: {refusal}"));
+        }
+    }
     Ok(lines)
 }

@@ -237,3 +237,28 @@ fn install_refuses_an_agent_folder_variable_that_is_not_an_absolute_path() {
         assert!(!scene.project.join("~").exists() && !scene.project.join("rel").exists());
     }
 }
+
+/// A skill whose frontmatter hides what its hook runs behind an escape cannot be accepted:
+/// `install` says at once that the agent's calls stay refused, naming the file.
+#[test]
+fn install_says_which_hook_files_it_could_not_accept() {
+    let scene = Scene::new();
+    let home = scene.root.path().join("home");
+    std::fs::create_dir_all(home.join(".claude")).unwrap();
+    let skill = scene.project.join(".claude/skills/fmt/SKILL.md");
+    std::fs::create_dir_all(skill.parent().unwrap()).unwrap();
+    std::fs::write(
+        &skill,
+        "---\nname: fmt\nhooks:\n  PreToolUse:\n    - hooks:\n        - type: command\n          command: \"/bin/sh tools\\x2frun.sh\"\n---\n",
+    )
+    .unwrap();
+    let (code, stdout, stderr) = install(&scene, &home, &["install", "claude-code"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stdout.contains(&format!(
+            "Still refused after this install: hookhost cannot read {}, a file Claude Code reads hooks from: its frontmatter may declare hooks and holds an escape in a quoted text",
+            skill.display()
+        )),
+        "{stdout}"
+    );
+}
