@@ -88,19 +88,39 @@ pub(super) fn may_declare(frontmatter: &str, events: &[&str]) -> bool {
 /// a `*` with no anchor of its name (`*.md`) is plain text.
 pub(super) fn unplain(frontmatter: &str) -> Option<&'static str> {
     let lower = normalized(frontmatter);
-    // `\"` and `\\` are read (they spell what they show); any other escape is not.
-    let mut chars = lower.chars();
-    let mut escapes = false;
-    while let Some(c) = chars.next() {
-        if c == '\\' && !matches!(chars.next(), Some('"' | '\\')) {
-            escapes = true;
-            break;
-        }
-    }
-    if escapes && lower.contains('"') {
+    if has_escape(&lower) {
         return Some("an escape in a quoted text");
     }
     has_alias(&lower).then_some("an alias of an anchor (`*name`)")
+}
+
+/// Whether `lower` holds an escape other than `\"` and `\\` (which spell what they show)
+/// in a double-quoted text: one opened by a `"` where a node begins (a line's start or
+/// after `:`, `-`, `?`, `[`, `{` or `,`, blanks between), up to its closing `"`, over
+/// lines. A `"` or a `\` inside plain text (`C:\Users\me to "posix" form`) is neither.
+fn has_escape(lower: &str) -> bool {
+    let chars: Vec<char> = lower.chars().collect();
+    let mut at = 0;
+    while at < chars.len() {
+        if chars[at] == '"' {
+            let before = chars[..at].iter().rev().find(|c| **c != ' ' && **c != '\t');
+            let opens = before.is_none_or(|c| "\n:-?[{,".contains(*c));
+            if opens {
+                at += 1;
+                while at < chars.len() && chars[at] != '"' {
+                    if chars[at] == '\\' {
+                        if !matches!(chars.get(at + 1), Some('"' | '\\')) {
+                            return true;
+                        }
+                        at += 1;
+                    }
+                    at += 1;
+                }
+            }
+        }
+        at += 1;
+    }
+    false
 }
 
 /// Whether `lower` holds an alias of one of its anchors: `*name` and `&name` where a node
@@ -274,7 +294,16 @@ pub(super) fn folder_files(folder: &Path, except: Option<&Path>) -> (Vec<PathBuf
     let mut pending = vec![folder.to_path_buf()];
     let mut entries = 0;
     let mut bytes = 0;
+    let mut folders_seen = std::collections::HashSet::new();
     while let Some(current) = pending.pop() {
+        // Each folder once, however many links lead to it.
+        let identity = std::fs::metadata(&current)
+            .ok()
+            .and_then(|meta| crate::platform::sys::ownership::identity_in(&meta))
+            .map(|id| (id.dev, id.ino));
+        if identity.is_some_and(|id| !folders_seen.insert(id)) {
+            continue;
+        }
         let Ok(listing) = std::fs::read_dir(&current) else {
             continue;
         };
@@ -286,11 +315,17 @@ pub(super) fn folder_files(folder: &Path, except: Option<&Path>) -> (Vec<PathBuf
                 stamps.push_str(&format!("more than {SKILL_ENTRIES} entries\n"));
                 return (files, stamps);
             }
-            let Ok(meta) = std::fs::symlink_metadata(&path) else {
+            // Through a link, as the agent reads it (a plugin's `hooks/` may be a link to
+            // a folder of its marketplace).
+            let Ok(meta) = std::fs::metadata(&path) else {
                 continue;
             };
             if meta.is_dir() {
-                pending.push(path);
+                // A link to a folder only where a folder's identity tells a loop.
+                let link = std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_symlink());
+                if !link || identity.is_some() {
+                    pending.push(path);
+                }
             } else if Some(path.as_path()) == except {
             } else if files.len() < SKILL_FILES && bytes + meta.len() <= SKILL_BYTES {
                 bytes += meta.len();
@@ -354,6 +389,8 @@ mod tests {
             "description: Writes git hooks: for PreToolUse\n",
             "description: R&D, 5 * 3, PreToolUse hooks: none\n",
             "description: Formats *.md and *.rs, cleans C:\\build for PreToolUse hooks: x\n",
+            "description: Converts C:\\Users\\me to \"posix\" form for PreToolUse hooks: x\n",
+            "description: \"a \\\"quoted\\\" C:\\\\ path\"\nhooks: {Stop: []}\n",
         ] {
             assert!(!may_declare(harmless, EVENTS), "{harmless}");
         }

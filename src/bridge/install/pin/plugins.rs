@@ -77,6 +77,15 @@ pub(super) fn state(
             .and_then(|m| m.get("installLocation"));
         markets.extend(location.and_then(Value::as_str).map(PathBuf::from));
     }
+    // Each once, however found (Claude Code records a marketplace a settings file
+    // declares among those it knows, at its first start).
+    for market in &mut markets {
+        if let Ok(real) = std::fs::canonicalize(&*market) {
+            *market = real;
+        }
+    }
+    markets.sort();
+    markets.dedup();
     let mut state = format!("{id}\n");
     for market in &markets {
         let listing = market.join(".claude-plugin/marketplace.json");
@@ -99,6 +108,11 @@ pub(super) fn state(
             }
         }
     }
+    for folder in &mut folders {
+        if let Ok(real) = std::fs::canonicalize(&*folder) {
+            *folder = real;
+        }
+    }
     folders.sort();
     folders.dedup();
     for folder in folders {
@@ -112,8 +126,73 @@ pub(super) fn state(
             ));
         }
         state.push_str(&stamps);
+        // And the files its hooks name, wherever they are (`${CLAUDE_PLUGIN_ROOT}/../x.sh`,
+        // a script of the project).
+        let commands = hook_commands(&folder);
+        let words: Vec<&str> = commands.iter().map(String::as_str).collect();
+        let home = std::env::home_dir();
+        state.push_str(&super::hook_scripts::named_files(
+            &words,
+            None,
+            Some(&project),
+            home.as_deref(),
+        ));
     }
     state
+}
+
+/// The commands of the hooks of the plugin in `folder` (its `hooks/hooks.json`, and its
+/// manifest's `hooks`, inline or a file), `${CLAUDE_PLUGIN_ROOT}` read as `folder`.
+fn hook_commands(folder: &Path) -> Vec<String> {
+    let mut sources: Vec<Value> = read(&folder.join("hooks/hooks.json")).into_iter().collect();
+    if let Some(manifest) = read(&folder.join(".claude-plugin/plugin.json")) {
+        match manifest.get("hooks") {
+            Some(Value::String(file)) => sources.extend(read(&folder.join(file))),
+            Some(Value::Array(files)) => sources.extend(
+                files
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .filter_map(|file| read(&folder.join(file))),
+            ),
+            Some(inline) => sources.push(inline.clone()),
+            None => {}
+        }
+    }
+    let root = folder.display().to_string();
+    let mut commands = Vec::new();
+    for source in &sources {
+        strings_of(source, &mut commands);
+    }
+    commands
+        .into_iter()
+        .map(|c| {
+            c.replace("${CLAUDE_PLUGIN_ROOT}", &root)
+                .replace("$CLAUDE_PLUGIN_ROOT", &root)
+        })
+        .collect()
+}
+
+/// Every string under a `command`, `bash`, `exec` or `args` key of `value`, at any depth.
+fn strings_of(value: &Value, out: &mut Vec<String>) {
+    match value {
+        Value::Object(map) => {
+            for (key, item) in map {
+                if ["command", "bash", "exec", "args"].contains(&key.as_str()) {
+                    match item {
+                        Value::String(text) => out.push(text.clone()),
+                        Value::Array(items) => {
+                            out.extend(items.iter().filter_map(Value::as_str).map(str::to_string))
+                        }
+                        _ => {}
+                    }
+                } else {
+                    strings_of(item, out);
+                }
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|item| strings_of(item, out)),
+        _ => {}
+    }
 }
 
 /// A JSON file, when it is there and parses.

@@ -1871,6 +1871,18 @@ fn a_plugin_a_settings_file_enables_is_accepted_with_its_files() {
     );
     std::fs::write(&hooks, "{}").unwrap();
     assert_eq!(refused(), Vec::<String>::new());
+    // A script its hooks run outside its folder is accepted with it.
+    let script = project.join("tools/rw.sh");
+    std::fs::create_dir_all(script.parent().unwrap()).unwrap();
+    std::fs::write(&script, "cat >/dev/null\n").unwrap();
+    let run = r#"{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "/bin/sh ${CLAUDE_PLUGIN_ROOT}/../../tools/rw.sh"}]}]}}"#;
+    std::fs::write(&hooks, run).unwrap();
+    installed(AgentKind::ClaudeCode, &home, &project, &env);
+    assert_eq!(refused(), Vec::<String>::new());
+    std::fs::write(&script, "echo changed\n").unwrap();
+    assert_eq!(refused().len(), 1);
+    std::fs::write(&script, "cat >/dev/null\n").unwrap();
+    assert_eq!(refused(), Vec::<String>::new());
     // Another plugin, from the record of installed plugins; `false` enables none.
     let installed_at = home.join(".claude/plugins/cache/q");
     std::fs::create_dir_all(&installed_at).unwrap();
