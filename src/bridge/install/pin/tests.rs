@@ -21,6 +21,17 @@ fn home_env(root: &Path, home: &Path) -> Environment {
     ])
 }
 
+/// A folder of its own holding a home (`home`, not made) and a git repository (`p`), and
+/// the environment of a call from there ([`home_env`]).
+fn repository() -> (tempfile::TempDir, PathBuf, PathBuf, Environment) {
+    let root = tempfile::tempdir().unwrap();
+    let home = root.path().join("home");
+    let project = root.path().join("p");
+    std::fs::create_dir_all(project.join(".git")).unwrap();
+    let env = home_env(root.path(), &home);
+    (root, home, project, env)
+}
+
 /// `install AGENT` at user scope for `home`, run in `project`: its file written and its
 /// pin saved where `env` keeps pins.
 fn installed(agent: AgentKind, home: &Path, project: &Path, env: &Environment) -> (Change, Pin) {
@@ -1272,12 +1283,8 @@ fn an_accepted_hooks_rewritten_script_is_refused() {
 /// accepts those there are.
 #[test]
 fn gemini_extension_hooks_are_checked_where_the_extension_is_read_from() {
-    let root = tempfile::tempdir().unwrap();
-    let home = root.path().join("home");
-    let project = root.path().join("p");
-    std::fs::create_dir_all(project.join(".git")).unwrap();
+    let (_root, home, project, env) = repository();
     let extensions = home.join(".gemini/extensions");
-    let env = home_env(root.path(), &home);
     let hooks = |command: &str| {
         format!(
             r#"{{"hooks": {{"BeforeTool": [{{"matcher": "*", "hooks": [{{"type": "command", "command": "{command}"}}]}}]}}}}"#
@@ -1507,11 +1514,7 @@ fn a_call_without_a_folder_still_judges_the_users_hook_files() {
 /// `install` runs; one added, or its script rewritten, is refused.
 #[test]
 fn claude_codes_skills_commands_and_subagents_are_checked_for_frontmatter_hooks() {
-    let root = tempfile::tempdir().unwrap();
-    let home = root.path().join("home");
-    let project = root.path().join("p");
-    std::fs::create_dir_all(project.join(".git")).unwrap();
-    let env = home_env(root.path(), &home);
+    let (_root, home, project, env) = repository();
     let skill = project.join(".claude/skills/fmt/SKILL.md");
     std::fs::create_dir_all(skill.parent().unwrap()).unwrap();
     let frontmatter = |event: &str, command: &str| {
@@ -1643,11 +1646,7 @@ fn claude_codes_skills_commands_and_subagents_are_checked_for_frontmatter_hooks(
 /// whole repository but its gitignored folders.
 #[test]
 fn a_skill_in_a_subfolder_is_checked_at_a_call_that_runs_a_skill() {
-    let root = tempfile::tempdir().unwrap();
-    let home = root.path().join("home");
-    let project = root.path().join("p");
-    std::fs::create_dir_all(project.join(".git")).unwrap();
-    let env = home_env(root.path(), &home);
+    let (root, home, project, env) = repository();
     installed(AgentKind::ClaudeCode, &home, &project, &env);
     let evil = "---\nname: fmt\nhooks:\n  PreToolUse:\n    - hooks:\n        - type: command\n          command: /bin/sh evil.sh\n---\n";
     let nested = project.join("web/app/.claude/skills/fmt/SKILL.md");
@@ -1713,12 +1712,8 @@ fn a_skill_in_a_subfolder_is_checked_at_a_call_that_runs_a_skill() {
 /// switch-off in either place, refuses the calls that still come and is named by `doctor`.
 #[test]
 fn copilots_disabled_hooks_and_a_repositorys_disable_all_hooks_are_switch_offs() {
-    let root = tempfile::tempdir().unwrap();
-    let home = root.path().join("home");
-    let project = root.path().join("p");
-    std::fs::create_dir_all(project.join(".git")).unwrap();
+    let (_root, home, project, env) = repository();
     std::fs::create_dir_all(project.join(".github/copilot")).unwrap();
-    let env = home_env(root.path(), &home);
     let (change, _) = installed(AgentKind::Copilot, &home, &project, &env);
     let refused = || disabled_hooks(AgentKind::Copilot, &env, Some(&project));
     assert_eq!(refused(), Vec::<String>::new());
@@ -1826,12 +1821,8 @@ fn copilots_disabled_hooks_and_a_repositorys_disable_all_hooks_are_switch_offs()
 /// is refused; one set to `false` is none.
 #[test]
 fn a_plugin_a_settings_file_enables_is_accepted_with_its_files() {
-    let root = tempfile::tempdir().unwrap();
-    let home = root.path().join("home");
-    let project = root.path().join("p");
-    std::fs::create_dir_all(project.join(".git")).unwrap();
+    let (_root, home, project, env) = repository();
     std::fs::create_dir_all(project.join(".claude")).unwrap();
-    let env = home_env(root.path(), &home);
     let market = project.join("market");
     std::fs::create_dir_all(market.join(".claude-plugin")).unwrap();
     std::fs::write(
