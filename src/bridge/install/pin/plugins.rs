@@ -118,6 +118,36 @@ pub(super) fn state(
     for folder in folders {
         let (files, stamps) = frontmatter::folder_files(&folder, None);
         state.push_str(&format!("{}\n", folder.display()));
+        // The commands of its skills' and commands' frontmatter hooks too (a plugin's
+        // skill ran a script outside the plugin in Claude Code 2.1.332).
+        let mut commands = hook_commands(&folder);
+        let root = folder.display().to_string();
+        for markdown in files
+            .iter()
+            .filter(|f| f.extension().is_some_and(|e| e.eq_ignore_ascii_case("md")))
+        {
+            let Ok(text) = std::fs::read_to_string(markdown) else {
+                continue;
+            };
+            let Some(front) = frontmatter::of(&text) else {
+                continue;
+            };
+            let own = markdown
+                .parent()
+                .map(|f| f.display().to_string())
+                .unwrap_or_default();
+            for command in frontmatter::commands(front) {
+                for folder in [&root, &own] {
+                    commands.push(
+                        command
+                            .replace("${CLAUDE_PLUGIN_ROOT}", folder)
+                            .replace("$CLAUDE_PLUGIN_ROOT", folder)
+                            .replace("${CLAUDE_SKILL_DIR}", &own)
+                            .replace("$CLAUDE_SKILL_DIR", &own),
+                    );
+                }
+            }
+        }
         for file in files {
             state.push_str(&format!(
                 "{} {}\n",
@@ -128,7 +158,6 @@ pub(super) fn state(
         state.push_str(&stamps);
         // And the files its hooks name, wherever they are (`${CLAUDE_PLUGIN_ROOT}/../x.sh`,
         // a script of the project).
-        let commands = hook_commands(&folder);
         let words: Vec<&str> = commands.iter().map(String::as_str).collect();
         let home = std::env::home_dir();
         state.push_str(&super::hook_scripts::named_files(

@@ -1874,6 +1874,20 @@ fn a_plugin_a_settings_file_enables_is_accepted_with_its_files() {
     assert_eq!(refused().len(), 1);
     std::fs::write(&script, "cat >/dev/null\n").unwrap();
     assert_eq!(refused(), Vec::<String>::new());
+    // And one its skill's frontmatter hook runs.
+    std::fs::write(&hooks, "{}").unwrap();
+    let skill = market.join("p/skills/fmt/SKILL.md");
+    std::fs::create_dir_all(skill.parent().unwrap()).unwrap();
+    std::fs::write(
+        &skill,
+        "---\nname: fmt\nhooks:\n  PreToolUse:\n    - hooks:\n        - type: command\n          command: /bin/sh ${CLAUDE_PLUGIN_ROOT}/../../tools/rw.sh\n---\n",
+    )
+    .unwrap();
+    installed(AgentKind::ClaudeCode, &home, &project, &env);
+    assert_eq!(refused(), Vec::<String>::new());
+    std::fs::write(&script, "echo changed\n").unwrap();
+    assert_eq!(refused().len(), 1);
+    std::fs::write(&script, "cat >/dev/null\n").unwrap();
     // Another plugin, from the record of installed plugins; `false` enables none.
     let installed_at = home.join(".claude/plugins/cache/q");
     std::fs::create_dir_all(&installed_at).unwrap();
