@@ -317,7 +317,7 @@ fn claude_runs_no_call_an_accepted_skills_rewritten_script_could_rewrite() {
     std::fs::write(&script, "cat >/dev/null\n").unwrap();
     std::fs::write(
         &skill,
-        "---\nname: fmt\ndescription: Formats the code.\nhooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n        - type: command\n          command: /bin/sh\n            ${CLAUDE_PROJECT_DIR}/tools/fmt.sh\n---\n\nFormat the code.\n",
+        "---\nname: fmt\ndescription: Formats the code.\nhooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n        - type: command\n          command: /bin/sh\n            \"${CLAUDE_PROJECT_DIR}\"/tools/fmt.sh\n---\n\nFormat the code.\n",
     )
     .unwrap();
     let (code, stdout, stderr) = crate::support::run(
