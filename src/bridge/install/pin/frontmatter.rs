@@ -294,16 +294,12 @@ pub(super) fn folder_files(folder: &Path, except: Option<&Path>) -> (Vec<PathBuf
     let mut pending = vec![folder.to_path_buf()];
     let mut entries = 0;
     let mut bytes = 0;
-    let mut folders_seen = std::collections::HashSet::new();
+    let mut folders_seen = super::hook_files::FoldersSeen::default();
     while let Some(current) = pending.pop() {
         // Each folder once, however many links lead to it.
-        let identity = std::fs::metadata(&current)
-            .ok()
-            .and_then(|meta| crate::platform::sys::ownership::identity_in(&meta))
-            .map(|id| (id.dev, id.ino));
-        if identity.is_some_and(|id| !folders_seen.insert(id)) {
+        let Some(identity) = folders_seen.first_visit(&current) else {
             continue;
-        }
+        };
         let Ok(listing) = std::fs::read_dir(&current) else {
             continue;
         };

@@ -132,17 +132,13 @@ pub(super) fn read_nested(
     let accept_in = format!("in {}", root.display());
     let mut reader = Reader::default();
     let mut pending = vec![root.clone()];
-    let mut folders_seen = std::collections::HashSet::new();
+    let mut folders_seen = FoldersSeen::default();
     let mut entries = 0;
     while let Some(folder) = pending.pop() {
         // Each folder once, however many links lead to it (a link to `..` is a loop).
-        let identity = std::fs::metadata(&folder)
-            .ok()
-            .and_then(|meta| crate::platform::sys::ownership::identity_in(&meta))
-            .map(|id| (id.dev, id.ino));
-        if identity.is_some_and(|id| !folders_seen.insert(id)) {
+        let Some(identity) = folders_seen.first_visit(&folder) else {
             continue;
-        }
+        };
         let Ok(listing) = std::fs::read_dir(&folder) else {
             continue;
         };
@@ -180,6 +176,26 @@ pub(super) fn read_nested(
         }
     }
     Ok(reader.found)
+}
+
+/// The folders a walk has been in, by identity, so that links to a folder (a loop among
+/// them) lead into it once.
+#[derive(Default)]
+pub(super) struct FoldersSeen(std::collections::HashSet<(u64, u64)>);
+
+impl FoldersSeen {
+    /// `None` when `folder` was visited already; else whether the OS gives folders an
+    /// identity here (without one, a link cannot be told from a loop, and is not followed).
+    pub(super) fn first_visit(&mut self, folder: &Path) -> Option<Option<(u64, u64)>> {
+        let identity = std::fs::metadata(folder)
+            .ok()
+            .and_then(|meta| crate::platform::sys::ownership::identity_in(&meta))
+            .map(|id| (id.dev, id.ino));
+        match identity {
+            Some(id) if !self.0.insert(id) => None,
+            identity => Some(identity),
+        }
+    }
 }
 
 /// `cwd` and the folders above it up to the git repository's root (the first holding
