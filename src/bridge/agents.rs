@@ -210,6 +210,9 @@ pub struct RewritingHooks {
     /// The settings key enabling the agent's plugins, any of which may bring hooks
     /// (Claude Code's `enabledPlugins`), and where their files are found.
     pub plugins: Option<&'static Plugins>,
+    /// How the agent reads the hooks of its Markdown files (those of
+    /// [`HookFiles::UserMarkdown`] and the like); `None` for an agent with none.
+    pub frontmatter: Option<&'static FrontmatterHooks>,
 }
 
 /// How an agent's settings enable plugins, and where it finds their files (Claude
@@ -261,6 +264,9 @@ pub enum HookFiles {
     UserMarkdown(&'static str, Markdown),
     /// The same in such a folder of the project (as [`HookFiles::Project`] finds it).
     ProjectMarkdown(&'static str, Markdown),
+    /// The same in a folder of the home folder itself, which the agent's home variable does
+    /// not move (Qwen Code's `~/.agents/skills`).
+    HomeMarkdown(&'static str, Markdown),
 }
 
 /// Which Markdown files of a folder the agent reads a frontmatter's hooks from.
@@ -285,6 +291,36 @@ pub struct Extensions {
     pub install_record: &'static str,
     /// The files of an extension that hold hooks, relative to where it is read from.
     pub hook_files: &'static [&'static str],
+    /// Its folders of Markdown files whose frontmatter may declare hooks (Qwen Code's
+    /// `agents/`), relative to the same place.
+    pub markdown: &'static [(&'static str, Markdown)],
+}
+
+/// How an agent reads hooks from a Markdown file's YAML frontmatter (its skills' and
+/// subagents' `hooks`).
+#[derive(Debug, PartialEq, Eq)]
+pub struct FrontmatterHooks {
+    /// Where the agent finds a file's frontmatter.
+    pub bounds: FrontmatterBounds,
+    /// The variables a skill's hook commands name its folder by (Claude Code's
+    /// `CLAUDE_PLUGIN_ROOT`, Qwen Code's `QWEN_SKILL_ROOT`).
+    pub skill_folder: &'static [&'static str],
+    /// The path of keys of a settings file's list of more folders of skills (Qwen Code's
+    /// `skills.directories`), each read as [`Markdown::Skills`]; empty for none.
+    pub skill_folders_key: &'static [&'static str],
+}
+
+/// Where a frontmatter lies in a Markdown file, as an agent finds it: a reading that ends
+/// it earlier than the agent's misses the hooks after that point.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FrontmatterBounds {
+    /// After a byte-order mark, `---` and blanks up to a line break, then everything up to
+    /// the next `---`, wherever it stands (Claude Code's `/^---\s*\n([\s\S]*?)---/`).
+    ToNextDashes,
+    /// Once a byte-order mark is dropped and every `\r\n` and lone `\r` is a `\n`: a
+    /// first line of `---` alone, up to the next line of `---` alone (Qwen Code's
+    /// `/^---\n([\s\S]*?)\n---(?:\n|$)/`).
+    DashLines,
 }
 
 /// Where an agent's settings live and how they hold hookhost's registration.

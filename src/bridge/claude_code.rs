@@ -22,8 +22,8 @@ use super::install::system::{SystemFile, SystemScope};
 use serde_json::{Map, Value, json};
 
 use super::agents::{
-    Declaration, FailClosedSetting, HookFiles, Markdown, NestedHookFiles, Plugins, RewritingHooks,
-    Settings, Shape, SwitchOff,
+    Declaration, FailClosedSetting, FrontmatterBounds, FrontmatterHooks, HookFiles, Markdown,
+    NestedHookFiles, Plugins, RewritingHooks, Settings, Shape, SwitchOff,
 };
 use super::install::{FailClosed, RegisteredEvent, Registration, TimeUnit};
 use super::{
@@ -178,6 +178,13 @@ static REWRITING_HOOKS: RewritingHooks = RewritingHooks {
         marketplaces_key: "extraKnownMarketplaces",
         installed: "plugins/installed_plugins.json",
         known_marketplaces: "plugins/known_marketplaces.json",
+    }),
+    // A skill's hooks run with its folder in `CLAUDE_PLUGIN_ROOT` (seen with 2.1.332,
+    // which set no `CLAUDE_SKILL_DIR`; both are read as that folder).
+    frontmatter: Some(&FrontmatterHooks {
+        bounds: FrontmatterBounds::ToNextDashes,
+        skill_folder: &["CLAUDE_SKILL_DIR", "CLAUDE_PLUGIN_ROOT"],
+        skill_folders_key: &[],
     }),
 };
 

@@ -140,6 +140,7 @@ static REWRITING_HOOKS: RewritingHooks = RewritingHooks {
     ],
     nested: None,
     plugins: None,
+    frontmatter: None,
 };
 
 /// Codex CLI.

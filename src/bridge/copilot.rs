@@ -145,6 +145,7 @@ static REWRITING_HOOKS: RewritingHooks = RewritingHooks {
     ],
     nested: None,
     plugins: None,
+    frontmatter: None,
 };
 
 /// Copilot CLI's login, relative to the home folder ([`super::credentials`]).

@@ -89,6 +89,7 @@ static REWRITING_HOOKS: RewritingHooks = RewritingHooks {
     more_files: &[HookFiles::Project(".cursor/hooks.json")],
     nested: None,
     plugins: None,
+    frontmatter: None,
 };
 
 /// Cursor's login, relative to the home folder ([`super::credentials`]).

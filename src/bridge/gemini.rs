@@ -156,9 +156,11 @@ static REWRITING_HOOKS: RewritingHooks = RewritingHooks {
         folder: "extensions",
         install_record: ".gemini-extension-install.json",
         hook_files: &["hooks/hooks.json"],
+        markdown: &[],
     })],
     nested: None,
     plugins: None,
+    frontmatter: None,
 };
 
 /// Gemini CLI.

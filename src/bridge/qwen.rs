@@ -24,12 +24,13 @@ use super::install::system::{LockDown, SystemFile, SystemScope};
 use serde_json::{Map, Value};
 
 use super::agents::{
-    Declaration, Extensions, FailClosedSetting, HookFiles, ModeVariable, ModesWithoutHooks,
-    RewritingHooks, Settings, Shape, SwitchOff,
+    Declaration, Extensions, FailClosedSetting, FrontmatterBounds, FrontmatterHooks, HookFiles,
+    Markdown, ModeVariable, ModesWithoutHooks, RewritingHooks, Settings, Shape, SwitchOff,
 };
 use super::install::{RegisteredEvent, Registration, TimeUnit};
 use super::{
-    AgentKind, BridgeError, Event, Protocol, Reply, Ruling, claude_code, parse_snake_case,
+    AgentKind, BridgeError, Event, Protocol, Reply, Ruling, claude_code, json_or_silent,
+    parse_snake_case,
 };
 
 /// Qwen Code's registration: `~/.qwen/settings.json` (user) or `.qwen/settings.json`
@@ -175,13 +176,38 @@ static REWRITING_HOOKS: RewritingHooks = RewritingHooks {
     // `~/.qwen/extensions/` (its `qwen-extension.json` and `hooks/hooks.json`;
     // `loadExtension` in its bundle also takes the manifest's inline `hooks`, a file its
     // `"hooks": "FILE"` names, and a bare `{EVENT: […]}` file).
-    more_files: &[HookFiles::UserExtensions(&Extensions {
-        folder: "extensions",
-        install_record: ".qwen-extension-install.json",
-        hook_files: &["qwen-extension.json", "hooks/hooks.json"],
-    })],
+    more_files: &[
+        HookFiles::UserExtensions(&Extensions {
+            folder: "extensions",
+            install_record: ".qwen-extension-install.json",
+            hook_files: &["qwen-extension.json", "hooks/hooks.json"],
+            // An extension's subagents carry their `hooks` (its skills' are not read).
+            markdown: &[("agents", Markdown::Every)],
+        }),
+        // A skill's frontmatter `hooks` run once the `skill` tool ran it, for the rest of
+        // the session; a subagent's while it runs, for every call. They run after
+        // hookhost's, and Qwen Code 0.24.4 takes the last hook's `permissionDecision`: an
+        // `allow` there let a call hookhost denied run (seen with the real program, for
+        // the skills and subagents of each folder below). Skills are read from the
+        // user's folder, `~/.agents/skills` and the project's `.qwen/skills` and
+        // `.agents/skills`; subagents from the user's and the project's `agents/`.
+        HookFiles::UserMarkdown("skills", Markdown::Skills),
+        HookFiles::UserMarkdown("agents", Markdown::Every),
+        HookFiles::HomeMarkdown(".agents/skills", Markdown::Skills),
+        HookFiles::ProjectMarkdown(".qwen/skills", Markdown::Skills),
+        HookFiles::ProjectMarkdown(".agents/skills", Markdown::Skills),
+        HookFiles::ProjectMarkdown(".qwen/agents", Markdown::Every),
+    ],
     nested: None,
     plugins: None,
+    // Its own bounds (`---` lines alone, after line breaks are made `\n`), and
+    // `QWEN_SKILL_ROOT` for a skill's folder. A settings file's `skills.directories`
+    // (a project's too) adds folders of skills, loaded as the user's, trusted or not.
+    frontmatter: Some(&FrontmatterHooks {
+        bounds: FrontmatterBounds::DashLines,
+        skill_folder: &["QWEN_SKILL_ROOT"],
+        skill_folders_key: &["skills", "directories"],
+    }),
 };
 
 /// Qwen Code.
@@ -215,6 +241,20 @@ impl Protocol for Qwen {
     fn answer(&self, event: &Event, outcome: &Ruling) -> Reply {
         match event {
             Event::Other { event_name } if event_name == TOOL_RESULT_SEND => Reply::silent(),
+            Event::PreToolUse { .. } => {
+                let mut answer = claude_code::pre_tool_use(outcome);
+                if let Some(reason) = &outcome.block {
+                    // Qwen Code 0.24.4 merges its hooks' answers field by field, the later
+                    // hook's `permissionDecision` winning: a hook run after hookhost's (a
+                    // skill's, a subagent's, an extension's) answering `allow` let a call
+                    // hookhost denied run (seen with the real program). A `continue: false`
+                    // of any hook stops the call whatever the others say, and the model
+                    // reads its `stopReason`, the same reason (docs/threats.md#r14).
+                    answer.insert("continue".into(), false.into());
+                    answer.insert("stopReason".into(), reason.as_str().into());
+                }
+                json_or_silent(answer)
+            }
             event => claude_code::ClaudeCode.answer(event, outcome),
         }
     }
@@ -284,6 +324,13 @@ mod tests {
         assert_eq!(deny.exit_code, 0);
         let answer: Value = serde_json::from_str(&deny.stdout).unwrap();
         assert_eq!(answer["hookSpecificOutput"]["permissionDecision"], "deny");
+        assert_eq!(
+            answer["hookSpecificOutput"]["permissionDecisionReason"],
+            "no"
+        );
+        // A later hook's `allow` cannot undo it: Qwen Code stops on any `continue: false`.
+        assert_eq!(answer["continue"], false);
+        assert_eq!(answer["stopReason"], "no");
         assert_eq!(Qwen.answer(&pre, &Ruling::no_objection()), Reply::silent());
         assert_eq!(Qwen.refuse("x").exit_code, 2);
     }

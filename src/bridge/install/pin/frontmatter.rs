@@ -12,7 +12,10 @@
 //! Such a file is one hook, accepted as a whole: its frontmatter, and the state of the
 //! files its commands name and, for a skill, of the files of its folder.
 
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
+
+use crate::bridge::FrontmatterBounds;
 
 /// The files of a skill's folder that join its digest by their content: a skill's hook
 /// most often runs a script of its own folder (`${CLAUDE_PLUGIN_ROOT}/fmt.sh`); past this
@@ -28,12 +31,20 @@ const SKILL_BYTES: u64 = 8 << 20;
 /// rest are not seen (a skill with hooks and a tree of thousands of files).
 const SKILL_ENTRIES: usize = 4096;
 
+/// The frontmatter of `text` as an agent finds it (`bounds`); `None` for a file without
+/// one.
+pub(super) fn of(text: &str, bounds: FrontmatterBounds) -> Option<Cow<'_, str>> {
+    match bounds {
+        FrontmatterBounds::ToNextDashes => to_next_dashes(text).map(Cow::Borrowed),
+        FrontmatterBounds::DashLines => dash_lines(text).map(Cow::Owned),
+    }
+}
+
 /// The frontmatter of `text` as Claude Code finds it (`/^---\s*\n([\s\S]*?)---\s*\n?/`,
 /// after a byte-order mark): from the line after the opening `---` to the next `---`,
 /// wherever that is. `\s` is JavaScript's (U+FEFF among its blanks, which Rust's
 /// `trim_start` keeps: a frontmatter opened `---\u{feff}` was read by Claude Code 2.1.332).
-/// `None` for a file without one.
-pub(super) fn of(text: &str) -> Option<&str> {
+fn to_next_dashes(text: &str) -> Option<&str> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let rest = text.strip_prefix("---")?;
     // `\s*\n`: the blanks after the opening `---`, up to the last line break among them.
@@ -41,6 +52,25 @@ pub(super) fn of(text: &str) -> Option<&str> {
     let opened = rest[..blanks].rfind('\n')? + 1;
     let body = &rest[opened..];
     body.find("---").map(|end| &body[..end])
+}
+
+/// The frontmatter of `text` as Qwen Code 0.24.4 finds it: a byte-order mark dropped,
+/// `\r\n` and a lone `\r` made `\n`, then `/^---\n([\s\S]*?)\n---(?:\n|$)/` (its skills';
+/// its subagents' want a line break after the closing `---`, so they have a frontmatter
+/// only where this one finds it too, and the same).
+fn dash_lines(text: &str) -> Option<String> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let text = text.replace("\r\n", "\n").replace('\r', "\n");
+    let body = text.strip_prefix("---\n")?;
+    let mut from = 0;
+    loop {
+        let at = from + body[from..].find("\n---")?;
+        let after = &body[at + "\n---".len()..];
+        if after.is_empty() || after.starts_with('\n') {
+            return Some(body[..at].to_string());
+        }
+        from = at + 1;
+    }
 }
 
 /// JavaScript's `\s`: its white space (`Zs` among it) and line terminators.
@@ -343,6 +373,7 @@ mod tests {
 
     #[test]
     fn the_frontmatter_is_found_as_claude_code_finds_it() {
+        let of = |text| to_next_dashes(text);
         assert_eq!(of("---\nname: x\n---\nbody"), Some("name: x\n"));
         assert_eq!(of("\u{feff}---  \n\nname: x\n---"), Some("name: x\n"));
         // The first `---`, even inside a value, ends it.
@@ -352,6 +383,31 @@ mod tests {
         assert_eq!(of("---\nname: x\n"), None);
         // JavaScript's `\s` holds U+FEFF.
         assert_eq!(of("---\u{feff}\nname: x\n---\n"), Some("name: x\n"));
+    }
+
+    /// Qwen Code's bounds: `---` lines alone. A `---` inside a value does not end it (Claude
+    /// Code's bounds would hide the `hooks` after it), nor does one with more on its line.
+    #[test]
+    fn the_frontmatter_is_found_as_qwen_code_finds_it() {
+        let of = |text| dash_lines(text);
+        let found = |text: &str| Some(text.to_string());
+        assert_eq!(of("---\nname: x\n---\nbody"), found("name: x"));
+        assert_eq!(of("---\nname: x\n---"), found("name: x"));
+        let hidden = "---\ndescription: a---b\nhooks: {PreToolUse: []}\n---x\n---\n";
+        assert_eq!(
+            of(hidden),
+            found("description: a---b\nhooks: {PreToolUse: []}\n---x")
+        );
+        assert_eq!(
+            of("\u{feff}---\r\nname: x\rhooks: y\r\n---\r\n"),
+            found("name: x\nhooks: y")
+        );
+        assert_eq!(of("---\n\n---\n"), found(""));
+        assert_eq!(of("---  \nname: x\n---\n"), None);
+        assert_eq!(of(" ---\nname: x\n---\n"), None);
+        assert_eq!(of("---\n---\n"), None);
+        assert_eq!(of("---\nname: x\n"), None);
+        assert_eq!(of("---\nname: x\n--- \n"), None);
     }
 
     #[test]

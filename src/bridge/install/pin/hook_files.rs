@@ -76,6 +76,12 @@ pub(super) fn read(
                     reader.folder(&folder.join(name), "again", Wanted::Markdown(*markdown));
                 }
             }
+            HookFiles::HomeMarkdown(name, markdown) => {
+                if let Some(places) = user {
+                    let folder = places.home.join(name);
+                    reader.folder(&folder, "again", Wanted::Markdown(*markdown));
+                }
+            }
             HookFiles::ProjectMarkdown(name, markdown) => {
                 for folder in &project {
                     let accept_in = format!("in {}", folder.display());
@@ -100,7 +106,58 @@ pub(super) fn read(
             }
         }
     }
+    let key = rewriting
+        .frontmatter
+        .map_or(&[][..], |f| f.skill_folders_key);
+    if !key.is_empty() {
+        let settings = &agent.declaration().settings;
+        let user_file = user_folder.as_ref().map(|f| f.join(settings.user_file));
+        let project_files = settings
+            .project_file
+            .into_iter()
+            .flat_map(|name| project.iter().map(move |folder| folder.join(name)));
+        let home = user.map(|places| places.home.as_path());
+        for file in user_file.into_iter().chain(project_files) {
+            for folder in listed_skill_folders(&file, key, home, cwd) {
+                reader.folder(&folder, "again", Wanted::Markdown(Markdown::Skills));
+            }
+        }
+    }
     reader.found
+}
+
+/// The folders of skills the settings file `file` adds under `key` (Qwen Code's
+/// `skills.directories`, read from the user's settings and a project's alike): `~` is
+/// `home`, and a relative folder is taken from `cwd`, as the agent started there takes
+/// it. A file that is not there or cannot be read adds none (the switch-off checks refuse
+/// a settings file hookhost cannot read).
+fn listed_skill_folders(
+    file: &Path,
+    key: &[&str],
+    home: Option<&Path>,
+    cwd: Option<&Path>,
+) -> Vec<PathBuf> {
+    let Some(Ok(bytes)) = read_settings(file, |_| true) else {
+        return Vec::new();
+    };
+    let Ok(settings) = super::switch_offs::read_json(&String::from_utf8_lossy(&bytes)) else {
+        return Vec::new();
+    };
+    let listed = key
+        .iter()
+        .try_fold(&settings, |value, key| value.get(*key))
+        .and_then(serde_json::Value::as_array);
+    listed
+        .into_iter()
+        .flatten()
+        .filter_map(serde_json::Value::as_str)
+        .filter_map(|spelled| match (spelled.strip_prefix('~'), home) {
+            (Some(""), Some(home)) => Some(home.to_path_buf()),
+            (Some(rest), Some(home)) if rest.starts_with('/') => Some(home.join(&rest[1..])),
+            _ if Path::new(spelled).is_absolute() => Some(PathBuf::from(spelled)),
+            _ => cwd.map(|cwd| crate::paths::lexical(&cwd.join(spelled))),
+        })
+        .collect()
 }
 
 /// The most files and folders of the project looked through for hook files in its
@@ -219,7 +276,7 @@ fn project_folders(cwd: &Path) -> Vec<PathBuf> {
 enum Wanted {
     /// Every `.json` file, at any depth but hidden folders (Copilot CLI's).
     Json,
-    /// Markdown files whose frontmatter may declare hooks (Claude Code's).
+    /// Markdown files whose frontmatter may declare hooks (Claude Code's, Qwen Code's).
     Markdown(Markdown),
 }
 
@@ -393,6 +450,9 @@ impl Reader {
                     if let Some(named) = named {
                         self.file(from.join(named), "again");
                     }
+                }
+                for (name, markdown) in extensions.markdown {
+                    self.folder(&from.join(name), "again", Wanted::Markdown(*markdown));
                 }
             }
         }

@@ -51,7 +51,9 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::{Change, ChangeKind, Options, Request, Scope, WarmSocket};
-use crate::bridge::{AgentKind, HookTableSchema, ModesWithoutHooks, SwitchOff};
+use crate::bridge::{
+    AgentKind, FrontmatterBounds, HookTableSchema, ModesWithoutHooks, RewritingHooks, SwitchOff,
+};
 use crate::env::Environment;
 use crate::recent::{self, Place};
 

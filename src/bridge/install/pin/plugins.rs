@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::frontmatter;
-use crate::bridge::Plugins;
+use crate::bridge::{FrontmatterBounds, Plugins};
 
 /// The plugins `settings` enables: each key of its `enabled_key` object whose value is
 /// not `false`.
@@ -33,13 +33,13 @@ pub(super) fn enabled(plugins: &Plugins, settings: &Value) -> Vec<String> {
 /// What the plugin `id` (`NAME@MARKETPLACE`) is made of, for its digest: the state of
 /// the files of each folder it is read from. `settings` (the file `file`) and its
 /// neighbours may declare its marketplace; `agent_folder` is the agent's folder in the
-/// home.
+/// home; `bounds` where the agent finds its Markdown files' frontmatter.
 pub(super) fn state(
     plugins: &Plugins,
     id: &str,
     settings: &Value,
-    file: &Path,
-    agent_folder: Option<&Path>,
+    (file, agent_folder): (&Path, Option<&Path>),
+    bounds: FrontmatterBounds,
 ) -> String {
     let (name, marketplace) = id.rsplit_once('@').unwrap_or((id, ""));
     let mut folders: Vec<PathBuf> = Vec::new();
@@ -129,14 +129,14 @@ pub(super) fn state(
             let Ok(text) = std::fs::read_to_string(markdown) else {
                 continue;
             };
-            let Some(front) = frontmatter::of(&text) else {
+            let Some(front) = frontmatter::of(&text, bounds) else {
                 continue;
             };
             let own = markdown
                 .parent()
                 .map(|f| f.display().to_string())
                 .unwrap_or_default();
-            for command in frontmatter::commands(front) {
+            for command in frontmatter::commands(&front) {
                 for folder in [&root, &own] {
                     commands.push(
                         command

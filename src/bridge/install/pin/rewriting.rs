@@ -268,7 +268,13 @@ fn plugin_hooks(agent: AgentKind, file: &Path, settings: &serde_json::Value) -> 
     let real = std::fs::canonicalize(file).unwrap_or_else(|_| crate::paths::lexical(file));
     ids.into_iter()
         .map(|id| {
-            let state = plugins::state(plugins, &id, settings, file, agent_folder.as_deref());
+            let state = plugins::state(
+                plugins,
+                &id,
+                settings,
+                (file, agent_folder.as_deref()),
+                frontmatter_bounds(rewriting),
+            );
             OtherHook {
                 file: file.to_path_buf(),
                 event: rewriting
@@ -313,9 +319,12 @@ fn frontmatter_hook(
     text: &str,
     events: &[&str],
 ) -> Result<Option<OtherHook>, String> {
-    let Some(front) = frontmatter::of(text) else {
+    let rewriting = agent.declaration().rewriting_hooks;
+    let Some(front) = frontmatter::of(text, rewriting.map_or(DEFAULT_BOUNDS, frontmatter_bounds))
+    else {
         return Ok(None);
     };
+    let front = &*front;
     if !frontmatter::may_declare(front, events) {
         return Ok(None);
     }
@@ -326,8 +335,10 @@ fn frontmatter_hook(
     }
     let real = std::fs::canonicalize(file).unwrap_or_else(|_| crate::paths::lexical(file));
     let (project, home) = scripts_folders(agent, file, &real);
-    // A skill's hooks run with its folder in `CLAUDE_PLUGIN_ROOT` (seen with Claude Code
-    // 2.1.332, which set no `CLAUDE_SKILL_DIR`; both are read as that folder).
+    // A skill's hooks run with its folder in a variable (the agent's `skill_folder`).
+    let skill_folder = rewriting
+        .and_then(|r| r.frontmatter)
+        .map_or(&[][..], |f| f.skill_folder);
     let folder = file
         .parent()
         .map(|f| f.display().to_string())
@@ -336,14 +347,11 @@ fn frontmatter_hook(
     let commands: Vec<String> = frontmatter::commands(front)
         .into_iter()
         .map(|command| match is_skill {
-            true => ["CLAUDE_SKILL_DIR", "CLAUDE_PLUGIN_ROOT"].iter().fold(
-                command,
-                |command, variable| {
-                    command
-                        .replace(&format!("${{{variable}}}"), &folder)
-                        .replace(&format!("${variable}"), &folder)
-                },
-            ),
+            true => skill_folder.iter().fold(command, |command, variable| {
+                command
+                    .replace(&format!("${{{variable}}}"), &folder)
+                    .replace(&format!("${variable}"), &folder)
+            }),
             false => command,
         })
         .collect();
@@ -375,6 +383,15 @@ fn frontmatter_hook(
             real.display()
         )),
     }))
+}
+
+/// Where a frontmatter is read from when an agent's declaration says nothing: Claude Code's
+/// bounds, which end it soonest of those hookhost knows.
+const DEFAULT_BOUNDS: FrontmatterBounds = FrontmatterBounds::ToNextDashes;
+
+/// The bounds of the frontmatter of `rewriting`'s agent's Markdown files.
+fn frontmatter_bounds(rewriting: &RewritingHooks) -> FrontmatterBounds {
+    rewriting.frontmatter.map_or(DEFAULT_BOUNDS, |f| f.bounds)
 }
 
 /// The project folder a settings or hook file of `agent` belongs to, by its place: the

@@ -1508,6 +1508,120 @@ fn a_call_without_a_folder_still_judges_the_users_hook_files() {
     );
 }
 
+/// docs/threats.md#r14: Qwen Code 0.24.4 runs the `hooks` of its skills' and subagents'
+/// frontmatter after hookhost's, and the last hook's `allow` wins: each folder it reads
+/// them from is checked, the frontmatter found as Qwen Code finds it.
+#[test]
+fn qwen_codes_skills_and_subagents_are_checked_for_frontmatter_hooks() {
+    let (_root, home, project, env) = repository();
+    let frontmatter = |event: &str, command: &str| {
+        format!(
+            "---\nname: x\ndescription: Formats.\nhooks:\n  {event}:\n    - matcher: \"*\"\n      hooks:\n        - type: command\n          command: \"{command}\"\n---\n\nFormat the code.\n"
+        )
+    };
+    // Accepted with the script its folder's variable names.
+    let skill = home.join(".qwen/skills/fmt/SKILL.md");
+    std::fs::create_dir_all(skill.parent().unwrap()).unwrap();
+    std::fs::write(
+        &skill,
+        frontmatter("PreToolUse", "bash $QWEN_SKILL_ROOT/fmt.sh"),
+    )
+    .unwrap();
+    let script = skill.with_file_name("fmt.sh");
+    std::fs::write(&script, "cat >/dev/null\n").unwrap();
+    let (_, pin) = installed(AgentKind::Qwen, &home, &project, &env);
+    assert_eq!(
+        pin.accepted_hooks.as_ref().map(Vec::len),
+        Some(1),
+        "{pin:?}"
+    );
+    let refused = || unaccepted_project_hooks(&env, AgentKind::Qwen, &project);
+    assert_eq!(refused(), Vec::<String>::new());
+    std::fs::write(&script, "printf '%s' '{\"hookSpecificOutput\": {}}'\n").unwrap();
+    let refused_now = refused();
+    assert!(
+        refused_now.len() == 1
+            && refused_now[0].contains(&format!(
+                "{} holds a PreToolUse hook that hookhost's `install` did not see",
+                skill.display()
+            )),
+        "{refused_now:#?}"
+    );
+    std::fs::write(&script, "cat >/dev/null\n").unwrap();
+    assert_eq!(refused(), Vec::<String>::new());
+
+    let expect = |file: &Path, text: &str, refuses: bool| {
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(file, text).unwrap();
+        let refused = refused();
+        std::fs::remove_file(file).unwrap();
+        let named = format!("{} holds a ", file.display());
+        assert_eq!(
+            refused.len() == 1 && refused[0].contains(&named),
+            refuses,
+            "{}: {refused:#?}",
+            file.display()
+        );
+    };
+    let evil = frontmatter("PreToolUse", "/bin/sh evil.sh");
+    let extension = home.join(".qwen/extensions/ext");
+    std::fs::create_dir_all(&extension).unwrap();
+    std::fs::write(extension.join("qwen-extension.json"), r#"{"name": "ext"}"#).unwrap();
+    for file in [
+        project.join(".qwen/skills/other/SKILL.md"),
+        project.join(".agents/skills/other/SKILL.md"),
+        project.join(".qwen/agents/helper.md"),
+        home.join(".qwen/agents/mine.md"),
+        home.join(".agents/skills/mine/SKILL.md"),
+        extension.join("agents/helper.md"),
+    ] {
+        expect(&file, &evil, true);
+    }
+    expect(
+        &project.join(".qwen/agents/perm.md"),
+        &frontmatter("PermissionRequest", "/bin/sh evil.sh"),
+        true,
+    );
+    // A `---` inside a value ends no frontmatter for Qwen Code: the hooks after it count.
+    expect(
+        &project.join(".qwen/agents/dashes.md"),
+        &evil.replacen("description: Formats.", "description: a---b", 1),
+        true,
+    );
+    // Not a frontmatter Qwen Code reads, or no hook that may rewrite a call.
+    expect(
+        &project.join(".qwen/agents/spaced.md"),
+        &evil.replacen("---\n", "--- \n", 1),
+        false,
+    );
+    expect(
+        &project.join(".qwen/agents/stop.md"),
+        &frontmatter("Stop", "/bin/sh evil.sh"),
+        false,
+    );
+    expect(&project.join(".claude/skills/x/SKILL.md"), &evil, false);
+
+    // A folder of skills a settings file adds (a project's too) is read as the user's.
+    let elsewhere = project.join("vendor/skills");
+    let settings = project.join(".qwen/settings.json");
+    let listed = serde_json::json!({"skills": {"directories": [elsewhere]}});
+    std::fs::write(&settings, listed.to_string()).unwrap();
+    expect(&elsewhere.join("x/SKILL.md"), &evil, true);
+    // A relative one, from the folder the agent started in; `~/`, from the home.
+    std::fs::write(
+        &settings,
+        r#"{"skills": {"directories": ["vendor/skills"]}}"#,
+    )
+    .unwrap();
+    expect(&elsewhere.join("y/SKILL.md"), &evil, true);
+    std::fs::write(
+        &settings,
+        r#"{"skills": {"directories": ["~/team-skills"]}}"#,
+    )
+    .unwrap();
+    expect(&home.join("team-skills/z/SKILL.md"), &evil, true);
+}
+
 /// R14: Claude Code runs the `hooks` of a skill's, a command's or a subagent's
 /// frontmatter, and applies their `updatedInput`: each file of its skills, commands and
 /// subagents, the user's and the project's, is read for them. A team's skill accepted by
