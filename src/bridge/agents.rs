@@ -267,6 +267,12 @@ pub enum HookFiles {
     /// The same in a folder of the home folder itself, which the agent's home variable does
     /// not move (Qwen Code's `~/.agents/skills`).
     HomeMarkdown(&'static str, Markdown),
+    /// Programs the agent runs in its own process, each of which may act on any call: the
+    /// entry file (second) of each folder in a folder (first) of the agent's folder in the
+    /// home (Copilot CLI's `extensions/NAME/extension.mjs`).
+    UserPrograms(&'static str, &'static str),
+    /// The same in such a folder of the project (as [`HookFiles::Project`] finds it).
+    ProjectPrograms(&'static str, &'static str),
 }
 
 /// Which Markdown files of a folder the agent reads a frontmatter's hooks from.

@@ -142,6 +142,13 @@ static REWRITING_HOOKS: RewritingHooks = RewritingHooks {
         HookFiles::Project(".github/copilot/settings.local.json"),
         HookFiles::Project(".claude/settings.json"),
         HookFiles::Project(".claude/settings.local.json"),
+        // An extension (`extension.mjs`, JavaScript run in Copilot's process) may register
+        // an `onPreToolUse` hook answering `modifiedArgs`: seen with 1.0.102 once
+        // `"experimental": true` is set, from the user's folder. The model can write one
+        // and load it mid-turn (its `extensions_manage` and `extensions_reload` tools).
+        // Each is a hook, accepted with the files of its folder.
+        HookFiles::UserPrograms("extensions", "extension.mjs"),
+        HookFiles::ProjectPrograms(".github/extensions", "extension.mjs"),
     ],
     nested: None,
     plugins: None,

@@ -82,6 +82,17 @@ pub(super) fn read(
                     reader.folder(&folder, "again", Wanted::Markdown(*markdown));
                 }
             }
+            HookFiles::UserPrograms(name, entry) => {
+                if let Some(folder) = &user_folder {
+                    reader.folder(&folder.join(name), "again", Wanted::Program(entry));
+                }
+            }
+            HookFiles::ProjectPrograms(name, entry) => {
+                for folder in &project {
+                    let accept_in = format!("in {}", folder.display());
+                    reader.folder(&folder.join(name), &accept_in, Wanted::Program(entry));
+                }
+            }
             HookFiles::ProjectMarkdown(name, markdown) => {
                 for folder in &project {
                     let accept_in = format!("in {}", folder.display());
@@ -278,6 +289,8 @@ enum Wanted {
     Json,
     /// Markdown files whose frontmatter may declare hooks (Claude Code's, Qwen Code's).
     Markdown(Markdown),
+    /// The entry file of each folder in it (Copilot CLI's extensions).
+    Program(&'static str),
 }
 
 impl Wanted {
@@ -290,7 +303,7 @@ impl Wanted {
         match self {
             Wanted::Json => extension("json"),
             Wanted::Markdown(Markdown::Every) => extension("md"),
-            Wanted::Markdown(Markdown::Skills) => false,
+            Wanted::Markdown(Markdown::Skills) | Wanted::Program(_) => false,
         }
     }
 
@@ -306,6 +319,7 @@ impl Wanted {
     fn file_of_each_folder(self) -> Option<&'static str> {
         match self {
             Wanted::Markdown(Markdown::Skills) => Some("SKILL.md"),
+            Wanted::Program(entry) => Some(entry),
             _ => None,
         }
     }

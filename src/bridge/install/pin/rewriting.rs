@@ -163,6 +163,9 @@ pub(super) fn other_hooks(
         file.extension()
             .is_some_and(|e| e.eq_ignore_ascii_case(wanted))
     };
+    if let Some(hook) = program_hook(file, rewriting) {
+        return Ok(vec![hook]);
+    }
     if extension("md") {
         return frontmatter_hook(agent, file, text, rewriting.events)
             .map(|hook| hook.into_iter().collect());
@@ -383,6 +386,49 @@ fn frontmatter_hook(
             real.display()
         )),
     }))
+}
+
+/// The hook a program the agent runs in its own process may be (the entry file of a
+/// folder of [`crate::bridge::HookFiles::UserPrograms`] or `ProjectPrograms`: Copilot
+/// CLI's `extension.mjs`), whatever it holds: hookhost reads no program. Its digest is
+/// over the files of its folder (by content, then by change time, as a skill's). `None`
+/// for another file.
+fn program_hook(file: &Path, rewriting: &RewritingHooks) -> Option<OtherHook> {
+    let folder = file.parent()?;
+    let is_entry = rewriting.more_files.iter().any(|source| match source {
+        crate::bridge::HookFiles::UserPrograms(within, entry)
+        | crate::bridge::HookFiles::ProjectPrograms(within, entry) => {
+            file.file_name().is_some_and(|name| name == *entry)
+                && folder.parent().is_some_and(|f| f.ends_with(within))
+        }
+        _ => false,
+    });
+    if !is_entry {
+        return None;
+    }
+    let (files, mut state) = frontmatter::folder_files(folder, None);
+    for each in files {
+        state.push_str(&format!(
+            "{} {}\n",
+            each.display(),
+            hook_scripts::state(&each)
+        ));
+    }
+    let real = std::fs::canonicalize(file).unwrap_or_else(|_| crate::paths::lexical(file));
+    Some(OtherHook {
+        file: file.to_path_buf(),
+        event: rewriting
+            .events
+            .first()
+            .copied()
+            .unwrap_or_default()
+            .to_string(),
+        what: format!(
+            "the program of {}, which may answer any call",
+            folder.display()
+        ),
+        digest: digest(&format!("{}\nprogram\n{state}", real.display())),
+    })
 }
 
 /// Where a frontmatter is read from when an agent's declaration says nothing: Claude Code's

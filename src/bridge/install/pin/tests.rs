@@ -1113,6 +1113,18 @@ fn every_hook_file_copilot_loads_is_checked_for_hooks_that_may_rewrite_a_call() 
         &rewriting("preToolUse"),
         &unseen(&file, "preToolUse"),
     );
+    // An extension, the user's or the repository's, whatever its program says.
+    for extension in [
+        home.join(".copilot/extensions/x/extension.mjs"),
+        project.join(".github/extensions/x/extension.mjs"),
+    ] {
+        let wanted = format!(
+            "{} holds a preToolUse hook that hookhost's `install` did not see (the program of {}, which may answer any call)",
+            extension.display(),
+            extension.parent().unwrap().display()
+        );
+        expect(&extension, "export {};\n", &wanted);
+    }
     expect(
         &file,
         &rewriting("permissionRequest"),
