@@ -340,6 +340,12 @@ pub struct Settings {
     /// reads its settings (Qwen Code's `QWEN_HOME`): one that moves the folder away from
     /// hookhost's registration is a switch-off.
     pub home_variable_files: &'static [&'static str],
+    /// A variable naming another home, from which the agent reads its files but its
+    /// settings (Gemini CLI's `GEMINI_CLI_HOME`: its extensions, trusted hooks and
+    /// policies, when a `.env` it loads sets it after its settings' path is fixed). Set in
+    /// the bridge's environment to another folder than the home, it moves those files
+    /// where hookhost does not read them: a switch-off.
+    pub extras_home_variable: Option<&'static str>,
     /// The user-scope file `install` edits, relative to the agent's folder.
     pub user_file: &'static str,
     /// The project-scope file, relative to the project's folder; `None` when the agent

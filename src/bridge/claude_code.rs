@@ -50,6 +50,7 @@ pub(crate) static DECLARATION: Declaration = Declaration {
         home_folder: ".claude",
         home_variable: None,
         home_variable_files: &[],
+        extras_home_variable: None,
         user_file: "settings.json",
         project_file: Some(".claude/settings.json"),
         shape: Shape::NestedJson(handler),

@@ -45,6 +45,7 @@ pub(crate) static DECLARATION: Declaration = Declaration {
         home_folder: ".codex",
         home_variable: Some("CODEX_HOME"),
         home_variable_files: &[],
+        extras_home_variable: None,
         user_file: "config.toml",
         project_file: Some(".codex/config.toml"),
         shape: Shape::NestedToml(handler),

@@ -50,6 +50,7 @@ pub(crate) static DECLARATION: Declaration = Declaration {
         home_folder: ".copilot",
         home_variable: Some("COPILOT_HOME"),
         home_variable_files: &[],
+        extras_home_variable: None,
         user_file: "hooks/hookhost.json",
         project_file: Some(".github/hooks/hookhost.json"),
         shape: Shape::FlatJson(handler),

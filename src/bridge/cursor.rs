@@ -49,6 +49,7 @@ pub(crate) static DECLARATION: Declaration = Declaration {
         home_folder: ".cursor",
         home_variable: None,
         home_variable_files: &[],
+        extras_home_variable: None,
         user_file: "hooks.json",
         project_file: Some(".cursor/hooks.json"),
         shape: Shape::FlatJson(handler),

@@ -41,6 +41,7 @@ pub(crate) static DECLARATION: Declaration = Declaration {
         home_folder: ".gemini",
         home_variable: None,
         home_variable_files: &[],
+        extras_home_variable: Some("GEMINI_CLI_HOME"),
         user_file: "settings.json",
         project_file: Some(".gemini/settings.json"),
         shape: Shape::NestedJson(handler),

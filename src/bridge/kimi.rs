@@ -46,6 +46,7 @@ pub(crate) static DECLARATION: Declaration = Declaration {
         home_folder: ".kimi-code",
         home_variable: Some("KIMI_CODE_HOME"),
         home_variable_files: &[],
+        extras_home_variable: None,
         user_file: "config.toml",
         project_file: None,
         shape: Shape::FlatToml(handler),

@@ -51,6 +51,7 @@ pub(crate) static DECLARATION: Declaration = Declaration {
         home_folder: ".kiro",
         home_variable: None,
         home_variable_files: &[],
+        extras_home_variable: None,
         user_file: "agents/hookhost.json",
         project_file: Some(".kiro/agents/hookhost.json"),
         shape: Shape::AgentJson(handler, new_agent_file),

@@ -53,6 +53,7 @@ pub(crate) static DECLARATION: Declaration = Declaration {
         home_folder: ".qwen",
         home_variable: Some("QWEN_HOME"),
         home_variable_files: &[".qwen/.env", ".env"],
+        extras_home_variable: None,
         user_file: "settings.json",
         project_file: Some(".qwen/settings.json"),
         shape: Shape::NestedJson(handler),

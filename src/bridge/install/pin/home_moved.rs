@@ -15,6 +15,42 @@ use crate::env::Environment;
 /// variable decides, as the agent reads them. Nothing when `env` sets the variable itself
 /// (the agent then reads it from no file), or for an agent without such files.
 pub fn home_moved(agent: AgentKind, env: &Environment) -> Vec<String> {
+    let mut found = moved_by_env_files(agent, env);
+    found.extend(extras_moved(agent, env));
+    found
+}
+
+/// A message when the agent's environment (the bridge's, which the agent hands its hooks)
+/// names another home for the agent's files but its settings
+/// ([`crate::bridge::Settings::extras_home_variable`], Gemini CLI's `GEMINI_CLI_HOME`,
+/// which a project's `.env` can set): hookhost's registration still runs, but the agent
+/// reads its extensions and trusted hooks from a folder hookhost does not read (seen: an
+/// extension there rewrote a call in Gemini CLI 0.61.0). Nothing when it names the home.
+fn extras_moved(agent: AgentKind, env: &Environment) -> Vec<String> {
+    let settings = &agent.declaration().settings;
+    let Some(variable) = settings.extras_home_variable else {
+        return Vec::new();
+    };
+    let Some(value) = env.get(variable).filter(|v| !v.is_empty()) else {
+        return Vec::new();
+    };
+    let Some(home) = env.home() else {
+        return Vec::new();
+    };
+    let value = value.to_string_lossy();
+    if named_folder(&value, &home).is_some_and(|named| same_folder(&named, &home)) {
+        return Vec::new();
+    }
+    let name = agent.display_name();
+    vec![format!(
+        "{name}'s environment sets {variable}={value} (a .env file {name} loads can set it): {name} then reads its extensions and trusted hooks from {}, where hookhost does not look for hooks that could rewrite a call, while its settings and hookhost's registration stay in {}; hookhost blocks this agent's calls while it is set. Remove {variable} from that .env file, or unset it.",
+        Path::new(&*value).join(settings.home_folder).display(),
+        home.join(settings.home_folder).display()
+    )]
+}
+
+/// [`home_moved`] for a `.env` file the agent reads before its settings.
+fn moved_by_env_files(agent: AgentKind, env: &Environment) -> Vec<String> {
     let settings = &agent.declaration().settings;
     let Some(variable) = settings.home_variable else {
         return Vec::new();
@@ -119,5 +155,34 @@ mod tests {
         // Set in the environment, no file moves it.
         assert!(home_moved(AgentKind::Qwen, &env(&[("QWEN_HOME", "/srv/q")])).is_empty());
         assert!(home_moved(AgentKind::Codex, &env(&[])).is_empty());
+    }
+
+    /// Gemini CLI's `GEMINI_CLI_HOME` in the bridge's environment (a project's `.env` sets
+    /// it): another folder than the home is named; the home itself, or none, is not.
+    #[test]
+    fn another_home_for_the_agents_extensions_is_named() {
+        let root = tempfile::tempdir().unwrap();
+        let home = root.path().join("home");
+        std::fs::create_dir_all(&home).unwrap();
+        let env = |value: Option<&str>| {
+            let mut all = vec![("HOME".to_string(), home.to_str().unwrap().to_string())];
+            all.extend(value.map(|v| ("GEMINI_CLI_HOME".to_string(), v.to_string())));
+            Environment::from_vars(all.into_iter().map(|(k, v)| (k.into(), v.into())).collect())
+        };
+        assert!(home_moved(AgentKind::Gemini, &env(None)).is_empty());
+        assert!(home_moved(AgentKind::Gemini, &env(Some(""))).is_empty());
+        assert!(home_moved(AgentKind::Gemini, &env(Some(home.to_str().unwrap()))).is_empty());
+        assert!(home_moved(AgentKind::Gemini, &env(Some("~"))).is_empty());
+        let found = home_moved(AgentKind::Gemini, &env(Some("/p/.agent-home")));
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(
+            found[0].starts_with(
+                "Gemini CLI's environment sets GEMINI_CLI_HOME=/p/.agent-home (a .env file Gemini CLI loads can set it): Gemini CLI then reads its extensions and trusted hooks from /p/.agent-home/.gemini,"
+            ),
+            "{}",
+            found[0]
+        );
+        assert_eq!(home_moved(AgentKind::Gemini, &env(Some("rel"))).len(), 1);
+        assert!(home_moved(AgentKind::ClaudeCode, &env(Some("/p/x"))).is_empty());
     }
 }
