@@ -256,6 +256,10 @@ pub enum HookFiles {
     Project(&'static str),
     /// Every `.json` file of such a folder of the project.
     ProjectFolder(&'static str),
+    /// A file of the project read from the main checkout when the project is a linked git
+    /// worktree: in the main checkout's folder that matches each folder of
+    /// [`HookFiles::Project`] (Codex's `.codex/hooks.json`).
+    ProjectMainCheckout(&'static str),
     /// The agent's extensions in a folder of its folder in the home, each read where it
     /// lies or where its install record's link leads.
     UserExtensions(&'static Extensions),

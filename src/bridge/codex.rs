@@ -135,9 +135,13 @@ static REWRITING_HOOKS: RewritingHooks = RewritingHooks {
     // trusted `PreToolUse` hook of the user's and of the project's `hooks.json` (its trust
     // written into the user's config.toml, as `install` writes hookhost's) and ran the
     // command it answered with instead of the one hookhost allowed.
+    // In a linked git worktree, a project layer's `hooks.json` is read from the main
+    // checkout's matching `.codex/` instead (`root_checkout_hooks_folder_for_dir`; seen
+    // with 0.171.0: a hook there rewrote a call made in the worktree).
     more_files: &[
         HookFiles::User("hooks.json"),
         HookFiles::Project(".codex/hooks.json"),
+        HookFiles::ProjectMainCheckout(".codex/hooks.json"),
     ],
     nested: None,
     plugins: None,

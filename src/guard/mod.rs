@@ -100,6 +100,7 @@ use folders::{Examined, Folder, find_in, per_process_link};
 use other_names::Names;
 use shebang::{MAX_SHEBANG_DEPTH, read_shebang};
 use worktree::linked_worktree_common_dir;
+pub(crate) use worktree::main_checkout;
 
 /// Why the project is writable (the key to the spec's own sentence).
 pub const WHY_PROJECT: &str = "the project";

@@ -22,6 +22,15 @@ pub(super) fn linked_worktree_common_dir(project: &Path) -> Option<PathBuf> {
     Some(walk(&common).map_or_else(|_| lexical(&common), |w| w.end))
 }
 
+/// The main checkout of a linked worktree at `project`: the folder its common git
+/// directory lies in (`/repo` for `/repo/.git`). `None` for a folder that is no linked
+/// worktree.
+pub(crate) fn main_checkout(project: &Path) -> Option<PathBuf> {
+    linked_worktree_common_dir(project)?
+        .parent()
+        .map(Path::to_path_buf)
+}
+
 /// The first few KiB of a small regular file: the agent writes both files, and a FIFO
 /// would block the open for good (docs/threats.md#b9).
 fn read_small(path: &Path) -> Option<Vec<u8>> {

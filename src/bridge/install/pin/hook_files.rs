@@ -104,6 +104,19 @@ pub(super) fn read(
                     reader.file(folder.join(name), &format!("in {}", folder.display()));
                 }
             }
+            HookFiles::ProjectMainCheckout(name) => {
+                let root = project.last();
+                let main = root.and_then(|root| crate::guard::main_checkout(root));
+                if let (Some(root), Some(main)) = (root, main) {
+                    for folder in &project {
+                        let Ok(relative) = folder.strip_prefix(root) else {
+                            continue;
+                        };
+                        let at = main.join(relative);
+                        reader.file(at.join(name), &format!("in {}", at.display()));
+                    }
+                }
+            }
             HookFiles::ProjectFolder(name) => {
                 for folder in &project {
                     let accept_in = format!("in {}", folder.display());

@@ -2033,3 +2033,40 @@ fn a_plugin_a_settings_file_enables_is_accepted_with_its_files() {
     enable("false");
     assert_eq!(refused(), Vec::<String>::new());
 }
+
+/// In a linked git worktree, Codex 0.171.0 reads a project layer's `hooks.json` from the
+/// main checkout's matching folder: read there too, for a call from the worktree or a
+/// folder of it.
+#[test]
+fn codexs_hooks_json_of_the_main_checkout_is_read_from_a_linked_worktree() {
+    let (root, home, main, env) = repository();
+    let worktree = root.path().join("wt");
+    let gitdir = main.join(".git/worktrees/wt");
+    std::fs::create_dir_all(&gitdir).unwrap();
+    std::fs::write(gitdir.join("commondir"), "../..\n").unwrap();
+    std::fs::create_dir_all(worktree.join("sub")).unwrap();
+    std::fs::write(
+        worktree.join(".git"),
+        format!("gitdir: {}\n", gitdir.display()),
+    )
+    .unwrap();
+    installed(AgentKind::Codex, &home, &worktree, &env);
+    let refused = |cwd: &Path| unaccepted_project_hooks(&env, AgentKind::Codex, cwd);
+    assert_eq!(refused(&worktree), Vec::<String>::new());
+    let hook = r#"{"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "/bin/sh evil.sh"}]}]}}"#;
+    for folder in [main.clone(), main.join("sub")] {
+        let file = folder.join(".codex/hooks.json");
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(&file, hook).unwrap();
+        let found = refused(&worktree.join("sub"));
+        std::fs::remove_file(&file).unwrap();
+        assert!(
+            found.len() == 1
+                && found[0].contains(&format!(
+                    "{} holds a PreToolUse hook that hookhost's `install` did not see",
+                    file.display()
+                )),
+            "{found:#?}"
+        );
+    }
+}
