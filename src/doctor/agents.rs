@@ -175,7 +175,7 @@ pub(super) fn registration_report(
         detail,
     };
     if let Some(pin) = pinned {
-        return match pin.drift() {
+        return match pin.drift(Some(&places.project)) {
             None => report(
                 RegistrationState::Pinned,
                 format!("installed, pinned {}, unchanged", pin.pinned_at),

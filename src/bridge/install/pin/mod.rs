@@ -373,8 +373,10 @@ impl Pin {
         }
     }
 
-    /// How the settings file differs from what was pinned, `None` when it does not.
-    pub fn drift(&self) -> Option<Drift> {
+    /// How the settings file differs from what was pinned, `None` when it does not;
+    /// `project` is the project of the call (or of `doctor`), whose files a hook of the
+    /// user's settings may run.
+    pub fn drift(&self, project: Option<&Path>) -> Option<Drift> {
         let text = match crate::access::read_capped(&self.file, crate::access::caps::SETTINGS) {
             Ok(bytes) => bytes,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Some(Drift::Removed),
@@ -386,14 +388,15 @@ impl Pin {
         // what this pin and the same bytes gave (the digest and the settings' parse were
         // ~2.5 % of a warm call, BENCHMARKS.md, twenty-first sitting).
         thread_local! {
-            static DRIFTS: Place<(Pin, Vec<u8>), Option<Drift>> = const { recent::place() };
+            static DRIFTS: Place<(Pin, Vec<u8>, Option<PathBuf>), Option<Drift>> =
+                const { recent::place() };
         }
         let drift = recent::or_make(
             &DRIFTS,
             text.len(),
-            |(pin, kept)| pin == self && *kept == text,
-            || (self.clone(), text.clone()),
-            || self.drift_of(text.clone()),
+            |(pin, kept, of)| pin == self && *kept == text && of.as_deref() == project,
+            || (self.clone(), text.clone(), project.map(Path::to_path_buf)),
+            || self.drift_of(text.clone(), project),
         );
         // The scripts of the hooks it accepted in this file change without the file: looked
         // at on every call, never kept (docs/threats.md#r14).
@@ -402,14 +405,15 @@ impl Pin {
             && let Some(agent) = self.agent()
         {
             let text = String::from_utf8_lossy(&text);
-            return rewriting::unaccepted(agent, &self.file, &text, &[self]).map(Drift::Rewriting);
+            return rewriting::unaccepted(agent, &self.file, &text, &[self], project)
+                .map(Drift::Rewriting);
         }
         drift
     }
 
     /// How the settings file's bytes `text` differ from this pin: a function of the two
-    /// alone.
-    fn drift_of(&self, text: Vec<u8>) -> Option<Drift> {
+    /// and `project` alone.
+    fn drift_of(&self, text: Vec<u8>, project: Option<&Path>) -> Option<Drift> {
         let Some(agent) = self.agent() else {
             return Some(Drift::Unreadable(format!("unknown agent {:?}", self.agent)));
         };
@@ -445,7 +449,8 @@ impl Pin {
         match super::plan_file(&request, &self.file, Some(&text)) {
             Ok(change) => match change.outcome {
                 ChangeKind::AlreadyInstalled => {
-                    rewriting::unaccepted(agent, &self.file, &text, &[self]).map(Drift::Rewriting)
+                    rewriting::unaccepted(agent, &self.file, &text, &[self], project)
+                        .map(Drift::Rewriting)
                 }
                 ChangeKind::Added => Some(Drift::Removed),
                 _ => Some(Drift::Weakened),
@@ -617,7 +622,7 @@ pub fn drifted(
         Ok(pins) => pins,
         Err(refusal) => return refusal,
     };
-    let mut drifts = drifted_in(&pins, agent, cwd, only_file);
+    let mut drifts = drifted_in(&pins, agent, (cwd, env), only_file);
     if only_file.is_none()
         && let Some(cwd) = cwd
     {
@@ -691,7 +696,7 @@ pub fn refused_call(
         Ok(pins) => pins,
         Err(refusal) => return refusal,
     };
-    let mut refusals = drifted_in(&pins, agent, cwd, None);
+    let mut refusals = drifted_in(&pins, agent, (cwd, env), None);
     // The project's settings files, read once for the switch-offs and the unpinned
     // registrations both (each call walks the cwd's folders once).
     let user = places(env, cwd.unwrap_or(Path::new("/")));
@@ -773,13 +778,14 @@ fn load_for_call(env: &Environment) -> Result<Vec<Pin>, Vec<String>> {
 fn drifted_in(
     pins: &[Pin],
     agent: AgentKind,
-    cwd: Option<&Path>,
+    (cwd, env): (Option<&Path>, &Environment),
     only_file: Option<&Path>,
 ) -> Vec<String> {
     let same_file = |pinned: &Path| only_file.is_none_or(|file| same_path(file, pinned));
+    let project = cwd.map(|cwd| rewriting::call_project(agent, env, cwd));
     pins.iter()
         .filter(|p| p.agent == agent.flag_name() && p.covers(cwd) && same_file(&p.file))
-        .filter_map(|p| p.drift().map(|d| p.drift_message(&d)))
+        .filter_map(|p| p.drift(project.as_deref()).map(|d| p.drift_message(&d)))
         .collect()
 }
 
@@ -955,7 +961,7 @@ pub fn refused_change(
         Ok(pins) => pins,
         Err(refusal) => return refusal,
     };
-    let drift = drifted_in(&pins, agent, cwd, file);
+    let drift = drifted_in(&pins, agent, (cwd, env), file);
     if !drift.is_empty() {
         return drift;
     }
@@ -1021,7 +1027,13 @@ pub fn refused_change(
                 merged: true,
                 registration: false,
             }];
-            refusals.extend(rewriting::in_files(agent, &files, &covering));
+            let project = cwd.map(|cwd| rewriting::call_project(agent, env, cwd));
+            refusals.extend(rewriting::in_files(
+                agent,
+                &files,
+                &covering,
+                project.as_deref(),
+            ));
         }
     }
     refusals

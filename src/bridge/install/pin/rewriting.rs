@@ -27,6 +27,10 @@ pub struct OtherHook {
     /// `sha256:` of its file, event, group (less its handlers) and handler: what a pin
     /// accepts. A hook accepted in one project's file is not accepted in another's.
     pub digest: String,
+    /// The project whose files its digest holds, for a hook of a file of no project (the
+    /// user's settings) whose command names some (`$CLAUDE_PROJECT_DIR/…`, a relative
+    /// path): `install` run there accepts it, for that project alone.
+    pub project: Option<PathBuf>,
 }
 
 /// The keys of a handler `install` writes (Gemini CLI's `name`, Claude Code's
@@ -149,12 +153,15 @@ fn handler_words(handler: &serde_json::Value) -> Vec<&str> {
 /// that may rewrite a call, other than hookhost's ([`is_ours`] with `ours`, hookhost's
 /// commands as `install` wrote them). Empty for an agent without such hooks; an error for
 /// a text that is not the agent's settings (the switch-off checks refuse such a file
-/// already).
+/// already). `project` is the project of the call (or of `install`), whose files the
+/// hooks of a file of no project (the user's settings) may run: the agent runs them in
+/// that project, `$CLAUDE_PROJECT_DIR/…` and relative paths naming its files.
 pub(super) fn other_hooks(
     agent: AgentKind,
     file: &Path,
     text: &str,
     ours: &[Ours],
+    project: Option<&Path>,
 ) -> Result<Vec<OtherHook>, String> {
     let Some(rewriting) = agent.declaration().rewriting_hooks else {
         return Ok(Vec::new());
@@ -167,7 +174,7 @@ pub(super) fn other_hooks(
         return Ok(vec![hook]);
     }
     if extension("md") {
-        return frontmatter_hook(agent, file, text, rewriting.events)
+        return frontmatter_hook(agent, file, text, rewriting.events, project)
             .map(|hook| hook.into_iter().collect());
     }
     // Codex's TOML holds the same tables as the others' JSON (and its `hooks.json`):
@@ -191,9 +198,10 @@ pub(super) fn other_hooks(
     else {
         return Ok(enabled);
     };
+    let call_project = project;
     let mut found = enabled;
     let mut real_file: Option<PathBuf> = None;
-    let mut folders: Option<(Option<PathBuf>, Option<PathBuf>)> = None;
+    let mut folders: Option<ScriptsFolders> = None;
     for event in rewriting.events {
         let groups = hooks.get(*event).and_then(serde_json::Value::as_array);
         for group in groups.into_iter().flatten() {
@@ -221,14 +229,14 @@ pub(super) fn other_hooks(
                 });
                 // The scripts it names, as they are now (docs/threats.md#r14): in the
                 // project the file belongs to, or the home.
-                let (project, home) =
-                    folders.get_or_insert_with(|| scripts_folders(agent, file, real));
+                let folders = folders
+                    .get_or_insert_with(|| ScriptsFolders::of(agent, file, real, call_project));
                 let words = handler_words(handler);
                 let scripts = hook_scripts::named_files(
                     &words,
                     handler.get("cwd").and_then(serde_json::Value::as_str),
-                    project.as_deref(),
-                    home.as_deref(),
+                    folders.project.as_deref(),
+                    folders.home.as_deref(),
                 );
                 found.push(OtherHook {
                     file: file.to_path_buf(),
@@ -241,6 +249,7 @@ pub(super) fn other_hooks(
                         "{}\n{event}\n{group_keys}\n{handler}\n{scripts}",
                         real.display()
                     )),
+                    project: folders.call_project_named(&scripts),
                 });
             }
         }
@@ -288,26 +297,61 @@ fn plugin_hooks(agent: AgentKind, file: &Path, settings: &serde_json::Value) -> 
                     .to_string(),
                 what: format!("the plugin {id} it enables"),
                 digest: digest(&format!("{}\nplugin\n{state}", real.display())),
+                project: None,
             }
         })
         .collect()
 }
 
-/// The folders a hook's relative and `~` paths are read from: the project the hook's
-/// `file` (whose links lead to `real`) belongs to, and the home.
-fn scripts_folders(
-    agent: AgentKind,
-    file: &Path,
-    real: &Path,
-) -> (Option<PathBuf>, Option<PathBuf>) {
-    let home = std::env::home_dir().map(|h| std::fs::canonicalize(&h).unwrap_or(h));
-    // As spelled first: a linked `.claude` folder leads elsewhere. The user's own settings
-    // belong to no project (`~/.claude/settings.json` is spelled as a project's would be).
-    let spelled = project_of(agent, file).map(|p| std::fs::canonicalize(&p).unwrap_or(p));
-    let project = spelled
-        .or_else(|| project_of(agent, real))
-        .filter(|p| Some(p) != home.as_ref());
-    (project, home)
+/// The folders a hook's relative and `~` paths are read from.
+struct ScriptsFolders {
+    /// The project the hook's file belongs to, else the call's.
+    project: Option<PathBuf>,
+    home: Option<PathBuf>,
+    /// `project` is the call's: the file belongs to none (the user's settings).
+    of_the_call: bool,
+}
+
+impl ScriptsFolders {
+    /// The folders for the hooks of `file` (whose links lead to `real`): the project it
+    /// belongs to, else `call_project`, and the home.
+    fn of(
+        agent: AgentKind,
+        file: &Path,
+        real: &Path,
+        call_project: Option<&Path>,
+    ) -> ScriptsFolders {
+        let home = std::env::home_dir().map(|h| std::fs::canonicalize(&h).unwrap_or(h));
+        let canonical = |p: PathBuf| std::fs::canonicalize(&p).unwrap_or(p);
+        // As spelled first: a linked `.claude` folder leads elsewhere. The user's own
+        // settings belong to no project (`~/.claude/settings.json` is spelled as a
+        // project's would be).
+        let own = project_of(agent, file)
+            .map(canonical)
+            .or_else(|| project_of(agent, real))
+            .filter(|p| Some(p) != home.as_ref());
+        let of_the_call = own.is_none();
+        let project = own.or_else(|| {
+            call_project
+                .map(|p| canonical(p.to_path_buf()))
+                .filter(|p| Some(p) != home.as_ref())
+        });
+        ScriptsFolders {
+            of_the_call: of_the_call && project.is_some(),
+            project,
+            home,
+        }
+    }
+
+    /// The call's project, when `scripts` (a hook's named files) hold some of its files:
+    /// the hook is then that project's to accept.
+    fn call_project_named(&self, scripts: &str) -> Option<PathBuf> {
+        let project = self.project.as_ref().filter(|_| self.of_the_call)?;
+        scripts
+            .lines()
+            .any(|line| Path::new(line).starts_with(project))
+            .then(|| project.clone())
+    }
 }
 
 /// The hook a Markdown file's frontmatter may declare (Claude Code's skills, commands and
@@ -321,6 +365,7 @@ fn frontmatter_hook(
     file: &Path,
     text: &str,
     events: &[&str],
+    call_project: Option<&Path>,
 ) -> Result<Option<OtherHook>, String> {
     let rewriting = agent.declaration().rewriting_hooks;
     let Some(front) = frontmatter::of(text, rewriting.map_or(DEFAULT_BOUNDS, frontmatter_bounds))
@@ -337,7 +382,7 @@ fn frontmatter_hook(
         ));
     }
     let real = std::fs::canonicalize(file).unwrap_or_else(|_| crate::paths::lexical(file));
-    let (project, home) = scripts_folders(agent, file, &real);
+    let folders = ScriptsFolders::of(agent, file, &real, call_project);
     // A skill's hooks run with its folder in a variable (the agent's `skill_folder`).
     let skill_folder = rewriting
         .and_then(|r| r.frontmatter)
@@ -365,7 +410,12 @@ fn frontmatter_hook(
         skill_state.push_str(&format!("{} {state}\n", skill_file.display()));
     }
     let words: Vec<&str> = commands.iter().map(String::as_str).collect();
-    let scripts = hook_scripts::named_files(&words, None, project.as_deref(), home.as_deref());
+    let scripts = hook_scripts::named_files(
+        &words,
+        None,
+        folders.project.as_deref(),
+        folders.home.as_deref(),
+    );
     let lower = front.to_ascii_lowercase();
     let Some(event) = events
         .iter()
@@ -385,6 +435,7 @@ fn frontmatter_hook(
             "{}\nfrontmatter\n{front}\n{scripts}\n{skill_state}",
             real.display()
         )),
+        project: folders.call_project_named(&scripts),
     }))
 }
 
@@ -428,7 +479,21 @@ fn program_hook(file: &Path, rewriting: &RewritingHooks) -> Option<OtherHook> {
             folder.display()
         ),
         digest: digest(&format!("{}\nprogram\n{state}", real.display())),
+        project: None,
     })
+}
+
+/// The project of a call of `agent` from `cwd`, whose files a user's hook may run: the
+/// root the agent states for its hooks (`CLAUDE_PROJECT_DIR`, absolute), else `cwd`, as
+/// `install` run there takes it.
+pub(super) fn call_project(agent: AgentKind, env: &Environment, cwd: &Path) -> PathBuf {
+    agent
+        .declaration()
+        .project_variable
+        .and_then(|name| env.get(name))
+        .map(PathBuf::from)
+        .filter(|root| root.is_absolute())
+        .unwrap_or_else(|| cwd.to_path_buf())
 }
 
 /// Where a frontmatter is read from when an agent's declaration says nothing: Claude Code's
@@ -500,7 +565,8 @@ pub fn found_at_install(
         return Vec::new();
     }
     let ours = [Ours::of(registration)];
-    let mut found = other_hooks(agent, file, after, &ours).unwrap_or_default();
+    let project = Some(places.project.as_path()).filter(|p| !p.as_os_str().is_empty());
+    let mut found = other_hooks(agent, file, after, &ours, project).unwrap_or_default();
     let mut others = Vec::new();
     let project = Some(places.project.as_path()).filter(|p| !p.as_os_str().is_empty());
     if let Some(project) = project {
@@ -534,7 +600,8 @@ pub fn found_at_install(
             && !seen.iter().any(|s| same_path(s, &settings.file))
         {
             let text = String::from_utf8_lossy(bytes);
-            found.extend(other_hooks(agent, &settings.file, &text, &ours).unwrap_or_default());
+            let hooks = other_hooks(agent, &settings.file, &text, &ours, project);
+            found.extend(hooks.unwrap_or_default());
             seen.push(settings.file);
         }
     }
@@ -572,8 +639,9 @@ pub(super) fn unaccepted(
     file: &Path,
     text: &str,
     pins: &[&Pin],
+    project: Option<&Path>,
 ) -> Option<OtherHook> {
-    unaccepted_besides(agent, file, text, pins, &our_handlers(pins))
+    unaccepted_besides(agent, file, text, pins, (&our_handlers(pins), project))
 }
 
 /// [`unaccepted`], with `ours` the handlers that are hookhost's.
@@ -582,9 +650,9 @@ fn unaccepted_besides(
     file: &Path,
     text: &str,
     pins: &[&Pin],
-    ours: &[Ours],
+    (ours, project): (&[Ours], Option<&Path>),
 ) -> Option<OtherHook> {
-    first_unaccepted(other_hooks(agent, file, text, ours).ok()?, pins)
+    first_unaccepted(other_hooks(agent, file, text, ours, project).ok()?, pins)
 }
 
 /// The first of `hooks` that none of `pins` accepted.
@@ -607,7 +675,7 @@ fn in_hook_files(
     agent: AgentKind,
     files: &[hook_files::HookFile],
     pins: &[&Pin],
-    ours: &[Ours],
+    (ours, project): (&[Ours], Option<&Path>),
     accept_here: Option<&str>,
 ) -> Vec<String> {
     // The pinned files by identity, looked up once: a file's path resolved for each of
@@ -632,7 +700,9 @@ fn in_hook_files(
                 .bytes
                 .as_ref()
                 .map_err(String::clone)
-                .and_then(|bytes| other_hooks(agent, file, &String::from_utf8_lossy(bytes), ours));
+                .and_then(|bytes| {
+                    other_hooks(agent, file, &String::from_utf8_lossy(bytes), ours, project)
+                });
             match hooks {
                 Ok(hooks) => first_unaccepted(hooks, pins)
                     .map(|hook| refusal(agent, file, &hook, accept_here.unwrap_or(&f.accept_in))),
@@ -663,6 +733,9 @@ fn unreadable_folder(agent: AgentKind, folder: &Path, why: &str) -> String {
 
 /// The refusal for `hook` in `file`, which `install` run in `accept_in` would accept.
 pub(super) fn refusal(agent: AgentKind, file: &Path, hook: &OtherHook, accept_in: &str) -> String {
+    // A user's hook that runs a project's files is accepted in that project.
+    let in_project = hook.project.as_ref().map(|p| format!("in {}", p.display()));
+    let accept_in = in_project.as_deref().unwrap_or(accept_in);
     let field = agent
         .declaration()
         .rewriting_hooks
@@ -681,8 +754,13 @@ pub(super) fn refusal(agent: AgentKind, file: &Path, hook: &OtherHook, accept_in
 /// its project, and the user's own) holding a hook that may rewrite a call and that none
 /// of `pins` (the pins covering the call) accepted. A file one of `pins` pins is checked
 /// through its drift instead.
-pub(super) fn in_files(agent: AgentKind, files: &[ProjectFile], pins: &[&Pin]) -> Vec<String> {
-    in_files_besides(agent, files, pins, &our_handlers(pins), None)
+pub(super) fn in_files(
+    agent: AgentKind,
+    files: &[ProjectFile],
+    pins: &[&Pin],
+    project: Option<&Path>,
+) -> Vec<String> {
+    in_files_besides(agent, files, pins, (&our_handlers(pins), project), None)
 }
 
 /// [`in_files`], with `ours` the handlers that are hookhost's.
@@ -690,7 +768,7 @@ fn in_files_besides(
     agent: AgentKind,
     files: &[ProjectFile],
     pins: &[&Pin],
-    ours: &[Ours],
+    judged: (&[Ours], Option<&Path>),
     accept_here: Option<&str>,
 ) -> Vec<String> {
     // Without a pin, hookhost's own handler cannot be told from another (the pins removed
@@ -704,7 +782,7 @@ fn in_files_besides(
         .filter_map(|f| {
             let bytes = f.bytes.as_ref().ok()?;
             let text = String::from_utf8_lossy(bytes);
-            let hook = unaccepted_besides(agent, &f.file, &text, pins, ours)?;
+            let hook = unaccepted_besides(agent, &f.file, &text, pins, judged)?;
             let accept_in = accept_here.map_or_else(|| accept_in(agent, &f.file), str::to_string);
             Some(refusal(agent, &f.file, &hook, &accept_in))
         })
@@ -808,6 +886,8 @@ pub(super) fn in_call_files(
     // hookhost's handlers: this agent's registrations and the others' (a project's Claude
     // Code registration in `.claude/settings.json`, which Copilot CLI reads too).
     let handlers = our_handlers(&pins.iter().collect::<Vec<_>>());
+    let project = call_project(agent, env, cwd);
+    let judged = (&handlers[..], Some(project.as_path()));
     // With a project's registration alone, `install --scope project` in that project
     // accepts them (it reads the user's files too).
     let accept_here = match judging.iter().all(|p| p.project.is_some()) {
@@ -818,7 +898,7 @@ pub(super) fn in_call_files(
         false => None,
     };
     let accept_here = accept_here.as_deref();
-    let mut found = in_files_besides(agent, files, &judging, &handlers, accept_here);
+    let mut found = in_files_besides(agent, files, &judging, judged, accept_here);
     if let Some(user) = user_file(env, agent, cwd, &judging)
         && !files.iter().any(|f| same_path(&f.file, &user.file))
     {
@@ -826,7 +906,7 @@ pub(super) fn in_call_files(
             agent,
             &[user],
             &judging,
-            &handlers,
+            judged,
             accept_here,
         ));
     }
@@ -836,7 +916,7 @@ pub(super) fn in_call_files(
             agent,
             &hook_files,
             &judging,
-            &handlers,
+            judged,
             accept_here,
         ));
         // A call that runs what the agent loads from the project's subfolders (Claude
@@ -844,13 +924,9 @@ pub(super) fn in_call_files(
         let nested = agent.declaration().rewriting_hooks.and_then(|r| r.nested);
         if let Some(nested) = nested.filter(|n| tool.is_some_and(|t| n.tools.contains(&t))) {
             match hook_files::read_nested(agent, nested, cwd) {
-                Ok(files) => found.extend(in_hook_files(
-                    agent,
-                    &files,
-                    &judging,
-                    &handlers,
-                    accept_here,
-                )),
+                Ok(files) => {
+                    found.extend(in_hook_files(agent, &files, &judging, judged, accept_here))
+                }
                 Err(refusal) => found.push(refusal),
             }
         }

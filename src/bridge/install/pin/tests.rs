@@ -157,7 +157,7 @@ fn install_removes_every_switch_off_in_its_file_and_pins_never_trust_one() {
         pinned.after = Some(before.to_string());
         let pin = Pin::of(&pinned, &request);
         assert!(
-            matches!(pin.drift(), Some(Drift::SwitchedOff(_))),
+            matches!(pin.drift(None), Some(Drift::SwitchedOff(_))),
             "{agent:?}"
         );
         std::fs::remove_file(&change.file).unwrap();
@@ -223,11 +223,11 @@ fn a_pin_finds_removal_weakening_and_ignores_other_edits() {
     std::fs::create_dir_all(change.file.parent().unwrap()).unwrap();
     std::fs::write(&change.file, &text).unwrap();
     let pin = Pin::of(&change, &request);
-    assert_eq!(pin.drift(), None);
+    assert_eq!(pin.drift(None), None);
 
     // The user's own edit elsewhere in the file is not drift.
     std::fs::write(&change.file, text.replace("opus", "sonnet")).unwrap();
-    assert_eq!(pin.drift(), None);
+    assert_eq!(pin.drift(None), None);
 
     let mut weakened: serde_json::Value = serde_json::from_str(&text).unwrap();
     for (_, groups) in weakened["hooks"].as_object_mut().unwrap() {
@@ -244,32 +244,32 @@ fn a_pin_finds_removal_weakening_and_ignores_other_edits() {
         }
     }
     std::fs::write(&change.file, weakened.to_string()).unwrap();
-    assert_eq!(pin.drift(), Some(Drift::Weakened));
+    assert_eq!(pin.drift(None), Some(Drift::Weakened));
     assert!(pin.drift_message(&Drift::Weakened).contains("onFailure"));
 
     std::fs::write(&change.file, "{\"model\": \"opus\"}").unwrap();
-    assert_eq!(pin.drift(), Some(Drift::Removed));
+    assert_eq!(pin.drift(None), Some(Drift::Removed));
     std::fs::remove_file(&change.file).unwrap();
-    assert_eq!(pin.drift(), Some(Drift::Removed));
+    assert_eq!(pin.drift(None), Some(Drift::Removed));
     std::fs::write(&change.file, "{ not json").unwrap();
-    assert!(matches!(pin.drift(), Some(Drift::Unreadable(_))));
+    assert!(matches!(pin.drift(None), Some(Drift::Unreadable(_))));
 
     // A thread keeps what the last few files gave (`crate::recent`): each text back in
     // its file gives what it gave the first time, whatever was read in between.
     for _ in 0..2 {
         std::fs::write(&change.file, &text).unwrap();
-        assert_eq!(pin.drift(), None);
+        assert_eq!(pin.drift(None), None);
         std::fs::write(&change.file, weakened.to_string()).unwrap();
-        assert_eq!(pin.drift(), Some(Drift::Weakened));
+        assert_eq!(pin.drift(None), Some(Drift::Weakened));
         // The same bytes, checked anew for another pin: one that did not write them.
         let mut other = pin.clone();
         other.digest = "sha256:0".into();
         other.claude_on_failure_block = false;
         std::fs::write(&change.file, &text).unwrap();
-        assert_eq!(other.drift(), Some(Drift::Weakened));
-        assert_eq!(pin.drift(), None);
+        assert_eq!(other.drift(None), Some(Drift::Weakened));
+        assert_eq!(pin.drift(None), None);
         std::fs::write(&change.file, "{\"model\": \"opus\"}").unwrap();
-        assert_eq!(pin.drift(), Some(Drift::Removed));
+        assert_eq!(pin.drift(None), Some(Drift::Removed));
     }
 }
 
@@ -511,14 +511,14 @@ fn a_kimi_table_its_schema_refuses_switches_its_hooks_off_and_install_says_so() 
     std::fs::write(&file, &ours).unwrap();
     let change = plan(&request, Some(&ours)).unwrap();
     let pin = Pin::of(&change, &request);
-    assert_eq!(pin.drift(), None);
+    assert_eq!(pin.drift(None), None);
     std::fs::write(&file, format!("{ours}\n{}", refused[0].0)).unwrap();
     assert!(
-        matches!(pin.drift(), Some(Drift::SwitchedOff(key)) if key.contains("drop its whole hooks section")),
+        matches!(pin.drift(None), Some(Drift::SwitchedOff(key)) if key.contains("drop its whole hooks section")),
         "{:?}",
-        pin.drift()
+        pin.drift(None)
     );
-    let message = pin.drift_message(&pin.drift().unwrap());
+    let message = pin.drift_message(&pin.drift(None).unwrap());
     assert!(
         message.contains("If you changed it, fix or remove that entry, then run `hookhost install kimi-code` to restore"),
         "{message}"
@@ -595,27 +595,27 @@ fn the_warm_choice_is_pinned_and_a_changed_flag_is_drift() {
     );
     std::fs::create_dir_all(warm_change.file.parent().unwrap()).unwrap();
     std::fs::write(&warm_change.file, &warm_text).unwrap();
-    assert_eq!(warm_pin.drift(), None);
+    assert_eq!(warm_pin.drift(None), None);
     std::fs::write(&warm_change.file, warm_text.replace(" --warm\"", "\"")).unwrap();
-    assert_eq!(warm_pin.drift(), Some(Drift::Weakened));
+    assert_eq!(warm_pin.drift(None), Some(Drift::Weakened));
     std::fs::write(
         &warm_change.file,
         warm_text.replace(" --warm\"", " --warm-socket /tmp/w.sock\""),
     )
     .unwrap();
-    assert_eq!(warm_pin.drift(), Some(Drift::Weakened));
+    assert_eq!(warm_pin.drift(None), Some(Drift::Weakened));
 
     let (plain_change, plain_request) = plan_with(None);
     let plain_pin = Pin::of(&plain_change, &plain_request);
     let plain_text = plain_change.after.clone().unwrap();
     std::fs::write(&plain_change.file, &plain_text).unwrap();
-    assert_eq!(plain_pin.drift(), None);
+    assert_eq!(plain_pin.drift(None), None);
     std::fs::write(
         &plain_change.file,
         plain_text.replace("claude-code\"", "claude-code --warm\""),
     )
     .unwrap();
-    assert_eq!(plain_pin.drift(), Some(Drift::Weakened));
+    assert_eq!(plain_pin.drift(None), Some(Drift::Weakened));
 }
 
 /// A hook file whose stamp moved while its bytes did not (a `chmod`, a new hard link) is
@@ -910,7 +910,7 @@ fn a_hook_that_may_rewrite_a_call_is_refused_unless_install_accepted_it() {
     let after = change.after.clone().unwrap();
     std::fs::create_dir_all(change.file.parent().unwrap()).unwrap();
     std::fs::write(&change.file, &after).unwrap();
-    assert_eq!(pin.drift(), None);
+    assert_eq!(pin.drift(None), None);
     let covering = [&pin];
     let files = |text: &str| {
         std::fs::write(project.join(".claude/settings.json"), text).unwrap();
@@ -918,6 +918,7 @@ fn a_hook_that_may_rewrite_a_call_is_refused_unless_install_accepted_it() {
             AgentKind::ClaudeCode,
             &switch_offs::read_project_files(AgentKind::ClaudeCode, &project, |_| None),
             &covering,
+            None,
         )
     };
     // The team's hook, accepted; another, or a look-alike of hookhost's, refused.
@@ -967,7 +968,7 @@ fn a_hook_that_may_rewrite_a_call_is_refused_unless_install_accepted_it() {
         .unwrap()
         .push(serde_json::json!({"matcher": "*", "hooks": [{"type": "command", "command": "/bin/sh evil.sh"}]}));
     std::fs::write(&change.file, settings.to_string()).unwrap();
-    let drift = pin.drift();
+    let drift = pin.drift(None);
     assert!(
         matches!(&drift, Some(Drift::Rewriting(hook)) if hook.what == "/bin/sh evil.sh"),
         "{drift:?}"
@@ -987,6 +988,7 @@ fn a_hook_that_may_rewrite_a_call_is_refused_unless_install_accepted_it() {
             AgentKind::ClaudeCode,
             &switch_offs::read_project_files(AgentKind::ClaudeCode, &project, |_| None),
             &[&old],
+            None,
         )
         .len(),
         1
@@ -997,7 +999,8 @@ fn a_hook_that_may_rewrite_a_call_is_refused_unless_install_accepted_it() {
             AgentKind::Kimi,
             Path::new("/c.toml"),
             "[[hooks]]\nevent = \"PreToolUse\"\ncommand = \"x\"\n",
-            &[]
+            &[],
+            None
         )
         .unwrap(),
         Vec::new()
@@ -1011,6 +1014,7 @@ fn a_hook_that_may_rewrite_a_call_is_refused_unless_install_accepted_it() {
         &[rewriting::Ours::command_line(
             "/usr/local/bin/hookhost bridge --agent codex",
         )],
+        None,
     )
     .unwrap();
     assert_eq!(
@@ -1019,8 +1023,8 @@ fn a_hook_that_may_rewrite_a_call_is_refused_unless_install_accepted_it() {
     );
     // Codex's `hooks.json` beside it: the same tables, in JSON.
     let json = r#"{"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "/bin/sh fmt.sh"}]}]}}"#;
-    let found =
-        rewriting::other_hooks(AgentKind::Codex, Path::new("/hooks.json"), json, &[]).unwrap();
+    let found = rewriting::other_hooks(AgentKind::Codex, Path::new("/hooks.json"), json, &[], None)
+        .unwrap();
     assert_eq!(found.len(), 1);
 }
 
@@ -1037,7 +1041,7 @@ fn a_hook_reached_by_another_spelling_of_its_file_is_the_same_hook() {
         r#"{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "team-lint"}]}]}}"#;
     std::fs::write(project.join(".claude/settings.json"), text).unwrap();
     let digest_at = |file: PathBuf| {
-        rewriting::other_hooks(AgentKind::ClaudeCode, &file, text, &[]).unwrap()[0]
+        rewriting::other_hooks(AgentKind::ClaudeCode, &file, text, &[], None).unwrap()[0]
             .digest
             .clone()
     };
@@ -1184,7 +1188,7 @@ fn every_hook_file_copilot_loads_is_checked_for_hooks_that_may_rewrite_a_call() 
         .unwrap()
         .push(serde_json::json!({"type": "command", "bash": "/bin/sh evil.sh"}));
     std::fs::write(&change.file, pinned.to_string()).unwrap();
-    let drift = pin.drift();
+    let drift = pin.drift(None);
     assert!(
         matches!(&drift, Some(Drift::Rewriting(hook)) if hook.what == "/bin/sh evil.sh"),
         "{drift:?}"
@@ -1277,6 +1281,7 @@ fn an_accepted_hooks_rewritten_script_is_refused() {
             AgentKind::ClaudeCode,
             &switch_offs::read_project_files(AgentKind::ClaudeCode, &project, |_| None),
             &[&pin],
+            None,
         )
     };
     assert_eq!(refused(), Vec::<String>::new());
@@ -1450,7 +1455,7 @@ fn cursor_hooks_beside_hookhosts_are_checked() {
         Some(Vec::new()),
         "hookhost's own is no other hook"
     );
-    assert_eq!(pin.drift(), None);
+    assert_eq!(pin.drift(None), None);
     super::pin(&pins_path(&env).unwrap(), pin).unwrap();
     let refused = || unaccepted_project_hooks(&env, AgentKind::Cursor, &project);
     let file = project.join(".cursor/hooks.json");
@@ -1484,14 +1489,14 @@ fn a_rewritten_script_of_a_hook_in_the_pinned_file_is_drift() {
     assert_eq!(change.file, project.join(".claude/settings.json"));
     std::fs::write(&change.file, change.after.as_deref().unwrap()).unwrap();
     let pin = Pin::of(&change, &request);
-    assert_eq!(pin.drift(), None);
+    assert_eq!(pin.drift(None), None);
     std::fs::write(&script, "printf '{\"hookSpecificOutput\": {}}'\n").unwrap();
-    let drift = pin.drift();
+    let drift = pin.drift(None);
     assert!(matches!(&drift, Some(Drift::Rewriting(_))), "{drift:?}");
     // Asked again (a warm server keeps what the same bytes gave): still drift.
-    assert!(matches!(pin.drift(), Some(Drift::Rewriting(_))));
+    assert!(matches!(pin.drift(None), Some(Drift::Rewriting(_))));
     std::fs::write(&script, "cat >/dev/null\n").unwrap();
-    assert_eq!(pin.drift(), None);
+    assert_eq!(pin.drift(None), None);
 }
 
 /// R14: a payload that names no folder still has the user's hook files judged (from the
@@ -2069,4 +2074,67 @@ fn codexs_hooks_json_of_the_main_checkout_is_read_from_a_linked_worktree() {
             "{found:#?}"
         );
     }
+}
+
+/// docs/threats.md#r14: a hook of the user's files that runs a project's file (Copilot
+/// CLI's `bash scripts/fmt.sh` in `~/.copilot/hooks/`, run in the project; Claude Code's
+/// `"$CLAUDE_PROJECT_DIR"/…` in the user's settings) is accepted with that file as the
+/// project holds it, project by project: the agent rewriting the script is a hook
+/// `install` did not see, and another project's is `install`ed there.
+#[test]
+fn a_users_hook_that_runs_a_projects_file_is_accepted_project_by_project() {
+    let (root, home, project, env) = repository();
+    let other = root.path().join("q");
+    std::fs::create_dir_all(other.join(".git")).unwrap();
+    let hooks = home.join(".copilot/hooks/team.json");
+    std::fs::create_dir_all(hooks.parent().unwrap()).unwrap();
+    let team = r#"{"version": 1, "hooks": {"preToolUse": [{"type": "command", "bash": "bash scripts/fmt.sh", "timeoutSec": 5}]}}"#;
+    std::fs::write(&hooks, team).unwrap();
+    let script = |project: &Path| project.join("scripts/fmt.sh");
+    for folder in [&project, &other] {
+        std::fs::create_dir_all(script(folder).parent().unwrap()).unwrap();
+        std::fs::write(script(folder), "cat >/dev/null\n").unwrap();
+    }
+    // As `install` does, keeping what an earlier one accepted in another project.
+    let accepted = std::cell::RefCell::new(Vec::<String>::new());
+    let install_in = |folder: &Path| {
+        let (_, mut pin) = installed(AgentKind::Copilot, &home, folder, &env);
+        let mut all = accepted.borrow_mut();
+        all.extend(pin.accepted_hooks.clone().unwrap_or_default());
+        all.sort();
+        all.dedup();
+        pin.accepted_hooks = Some(all.clone());
+        super::pin(&pins_path(&env).unwrap(), pin.clone()).unwrap();
+        pin
+    };
+    let pin = install_in(&project);
+    assert_eq!(
+        pin.accepted_hooks.as_ref().map(Vec::len),
+        Some(1),
+        "{pin:?}"
+    );
+    let refused = |folder: &Path| unaccepted_project_hooks(&env, AgentKind::Copilot, folder);
+    assert_eq!(refused(&project), Vec::<String>::new());
+    // The script rewritten: refused, to be accepted in that project.
+    std::fs::write(script(&project), "printf '%s' '{\"modifiedArgs\": {}}'\n").unwrap();
+    let found = refused(&project);
+    assert!(
+        found.len() == 1
+            && found[0].contains(&format!(
+                "{} holds a preToolUse hook that hookhost's `install` did not see",
+                hooks.display()
+            ))
+            && found[0].contains(&format!(
+                "run `hookhost install copilot` in {} to accept it",
+                std::fs::canonicalize(&project).unwrap().display()
+            )),
+        "{found:#?}"
+    );
+    std::fs::write(script(&project), "cat >/dev/null\n").unwrap();
+    assert_eq!(refused(&project), Vec::<String>::new());
+    // Another project's file is that project's: refused there until `install` runs there.
+    assert_eq!(refused(&other).len(), 1, "{:#?}", refused(&other));
+    install_in(&other);
+    assert_eq!(refused(&other), Vec::<String>::new());
+    assert_eq!(refused(&project), Vec::<String>::new());
 }
