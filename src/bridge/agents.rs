@@ -272,11 +272,14 @@ pub enum HookFiles {
     /// not move (Qwen Code's `~/.agents/skills`).
     HomeMarkdown(&'static str, Markdown),
     /// Programs the agent runs in its own process, each of which may act on any call: the
-    /// entry file (second) of each folder in a folder (first) of the agent's folder in the
-    /// home (Copilot CLI's `extensions/NAME/extension.mjs`).
-    UserPrograms(&'static str, &'static str),
+    /// entry files (second) of each folder in a folder (first) of the agent's folder in
+    /// the home (Copilot CLI's `extensions/NAME/extension.mjs`).
+    UserPrograms(&'static str, &'static [&'static str]),
     /// The same in such a folder of the project (as [`HookFiles::Project`] finds it).
-    ProjectPrograms(&'static str, &'static str),
+    ProjectPrograms(&'static str, &'static [&'static str]),
+    /// The same in the folder (third) of each folder in a folder (first) of the agent's
+    /// folder in the home (Copilot CLI's `session-state/ID/extensions/`).
+    UserSessionPrograms(&'static str, &'static str, &'static [&'static str]),
 }
 
 /// Which Markdown files of a folder the agent reads a frontmatter's hooks from.
@@ -318,6 +321,9 @@ pub struct FrontmatterHooks {
     /// The path of keys of a settings file's list of more folders of skills (Qwen Code's
     /// `skills.directories`), each read as [`Markdown::Skills`]; empty for none.
     pub skill_folders_key: &'static [&'static str],
+    /// The keys of a handler whose values are what it runs (`command`; Copilot CLI's
+    /// `bash`, `powershell`, `exec`): the files they name join the hook's digest.
+    pub command_keys: &'static [&'static str],
 }
 
 /// Where a frontmatter lies in a Markdown file, as an agent finds it: a reading that ends

@@ -186,6 +186,7 @@ static REWRITING_HOOKS: RewritingHooks = RewritingHooks {
         bounds: FrontmatterBounds::ToNextDashes,
         skill_folder: &["CLAUDE_SKILL_DIR", "CLAUDE_PLUGIN_ROOT"],
         skill_folders_key: &[],
+        command_keys: &["command"],
     }),
 };
 

@@ -23,8 +23,8 @@ use super::install::system::SystemScope;
 use serde_json::{Map, Value, json};
 
 use super::agents::{
-    Declaration, DisabledHooks, FailClosedSetting, HookFiles, RewritingHooks, Settings, Shape,
-    SwitchOff,
+    Declaration, DisabledHooks, FailClosedSetting, FrontmatterBounds, FrontmatterHooks, HookFiles,
+    Markdown, RewritingHooks, Settings, Shape, SwitchOff,
 };
 use super::install::{RegisteredEvent, Registration, TimeUnit};
 use super::{
@@ -147,14 +147,34 @@ static REWRITING_HOOKS: RewritingHooks = RewritingHooks {
         // an `onPreToolUse` hook answering `modifiedArgs`: seen with 1.0.102 once
         // `"experimental": true` is set, from the user's folder. The model can write one
         // and load it mid-turn (its `extensions_manage` and `extensions_reload` tools).
-        // Each is a hook, accepted with the files of its folder.
-        HookFiles::UserPrograms("extensions", "extension.mjs"),
-        HookFiles::ProjectPrograms(".github/extensions", "extension.mjs"),
+        // Each is a hook, accepted with the files of its folder. Its entry may be
+        // `extension.mjs`, `.cjs` or `.js`, and a session's own are in its state folder.
+        HookFiles::UserPrograms("extensions", EXTENSION_ENTRIES),
+        HookFiles::ProjectPrograms(".github/extensions", EXTENSION_ENTRIES),
+        HookFiles::UserSessionPrograms("session-state", "extensions", EXTENSION_ENTRIES),
+        // A custom agent's frontmatter `hooks` (seen with 1.0.102: its `preToolUse` hook's
+        // `modifiedArgs` rewrote a call, the agent chosen with `--agent` or run by the
+        // `task` tool), from the user's `agents/` (no trust needed) and, in a trusted
+        // folder, the repository's `.github/agents/` (at any depth) and `.claude/agents/`;
+        // `NAME.agent.md` or `NAME.md`.
+        HookFiles::UserMarkdown("agents", Markdown::Every),
+        HookFiles::ProjectMarkdown(".github/agents", Markdown::Every),
+        HookFiles::ProjectMarkdown(".claude/agents", Markdown::Every),
     ],
     nested: None,
     plugins: None,
-    frontmatter: None,
+    // Its frontmatter is read by native code: read here between `---` lines, and the
+    // files its handlers' `bash`, `powershell` and `exec` name join the digest.
+    frontmatter: Some(&FrontmatterHooks {
+        bounds: FrontmatterBounds::DashLines,
+        skill_folder: &[],
+        skill_folders_key: &[],
+        command_keys: &["command", "bash", "powershell", "exec"],
+    }),
 };
+
+/// The entry files of a Copilot CLI extension's folder (1.0.102's runtime tries each).
+const EXTENSION_ENTRIES: &[&str] = &["extension.mjs", "extension.cjs", "extension.js"];
 
 /// Copilot CLI's login, relative to the home folder ([`super::credentials`]).
 const CREDENTIALS: &[&str] = &[

@@ -208,6 +208,7 @@ static REWRITING_HOOKS: RewritingHooks = RewritingHooks {
         bounds: FrontmatterBounds::DashLines,
         skill_folder: &["QWEN_SKILL_ROOT"],
         skill_folders_key: &["skills", "directories"],
+        command_keys: &["command"],
     }),
 };
 

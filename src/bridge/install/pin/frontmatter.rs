@@ -212,21 +212,24 @@ fn key_at<'a>(lower: &'a str, key: &'a str) -> impl Iterator<Item = (usize, usiz
     })
 }
 
-/// The commands the frontmatter's handlers run: each `command` key's value (quoted or
+/// The commands the frontmatter's handlers run: each value of one of `keys` (`command`; quoted or
 /// not, in a block or a flow mapping, on its line or continued on the lines indented
 /// below it, which YAML folds into one), unquoted as YAML quotes it, a block scalar's
 /// lines joined; for messages and for the files they name. A plain value is read both
 /// whole and cut where a flow mapping would end it (`${X}/a.sh` in a block, `{command:
 /// a.sh, timeout: 5}`): a word too many names no file. A value spelled otherwise (an
 /// alias) is not found: the file's own digest still covers it, only its scripts are not.
-pub(super) fn commands(frontmatter: &str) -> Vec<String> {
+pub(super) fn commands(frontmatter: &str, keys: &[&str]) -> Vec<String> {
     let text = frontmatter.replace("\r\n", "\n").replace('\r', "\n");
     // Keys are found in the lowercased text, which has the same byte offsets (ASCII case
     // alone changes), and values read from the text as written.
     let lower = text.to_ascii_lowercase();
     let indent = |l: &str| l.len() - l.trim_start().len();
     let mut found = Vec::new();
-    for (key, end) in key_at(&lower, "command") {
+    let at = keys
+        .iter()
+        .flat_map(|k| key_at(&lower, k).collect::<Vec<_>>());
+    for (key, end) in at {
         let line_start = text[..key].rfind('\n').map_or(0, |at| at + 1);
         let mut lines = text[end..].lines();
         let first = lines.next().unwrap_or("").trim_start_matches([' ', '\t']);
@@ -308,17 +311,19 @@ fn unquoted(value: &str, flow: bool) -> String {
 /// [`folder_files`] of its folder, but itself. Empty for another file.
 pub(super) fn skill_files(file: &Path) -> (Vec<PathBuf>, String) {
     match (file.file_name(), file.parent()) {
-        (Some(name), Some(folder)) if name == "SKILL.md" => folder_files(folder, Some(file)),
+        (Some(name), Some(folder)) if name == "SKILL.md" => {
+            folder_files(folder, &|path| path == file)
+        }
         _ => (Vec::new(), String::new()),
     }
 }
 
-/// The files of `folder` and of the folders in it but `except`, in name order, at most
+/// The files of `folder` and of the folders in it but those `skip` names, in name order, at most
 /// [`SKILL_ENTRIES`]: the first [`SKILL_FILES`] (within [`SKILL_BYTES`]) to be known by
 /// their content, and a line for each of the rest with what its metadata says of its last
 /// change (which its owner cannot set back on Unix: a script edited to its size and time
 /// is seen).
-pub(super) fn folder_files(folder: &Path, except: Option<&Path>) -> (Vec<PathBuf>, String) {
+pub(super) fn folder_files(folder: &Path, skip: &dyn Fn(&Path) -> bool) -> (Vec<PathBuf>, String) {
     let mut files = Vec::new();
     let mut stamps = String::new();
     let mut pending = vec![folder.to_path_buf()];
@@ -352,7 +357,7 @@ pub(super) fn folder_files(folder: &Path, except: Option<&Path>) -> (Vec<PathBuf
                 if !link || identity.is_some() {
                     pending.push(path);
                 }
-            } else if Some(path.as_path()) == except {
+            } else if skip(&path) {
             } else if files.len() < SKILL_FILES && bytes + meta.len() <= SKILL_BYTES {
                 bytes += meta.len();
                 files.push(path);
@@ -452,7 +457,7 @@ mod tests {
     fn the_commands_of_its_handlers_are_read_as_yaml_quotes_them() {
         let frontmatter = "hooks:\n  PreToolUse:\n    - hooks:\n        - type: command\n          command: \"bash \\\"$CLAUDE_PROJECT_DIR\\\"/x.sh\"\n        - command: 'it''s.sh'\n        - command: plain.sh # a comment\n        - command: |\n            cd hooks\n            ./y.sh\n        - {type: command, \"command\": flow.sh}\n        - {Command: 'quoted.sh', timeout: 5}\r        - command: cr.sh\n        - command: /bin/sh ${CLAUDE_PROJECT_DIR}/b.sh\n        - command: /bin/sh\n            folded.sh\n          timeout: 5\n        - command: \"/bin/sh\n            dq.sh\"\n        - ? command # why\n          : commented.sh\n";
         assert_eq!(
-            commands(frontmatter),
+            commands(frontmatter, &["command"]),
             [
                 "bash \"$CLAUDE_PROJECT_DIR\"/x.sh",
                 "it's.sh",

@@ -38,7 +38,11 @@ fn extras_moved(agent: AgentKind, env: &Environment) -> Vec<String> {
         return Vec::new();
     };
     let value = value.to_string_lossy();
-    if named_folder(&value, &home).is_some_and(|named| same_folder(&named, &home)) {
+    // As the agent takes it: as written, `~` not expanded (Gemini CLI 0.61.0 read
+    // `GEMINI_CLI_HOME=~` as a folder `~` of the one it runs in), a relative path from
+    // its folder.
+    let named = Path::new(&*value);
+    if named.is_absolute() && same_folder(named, &home) {
         return Vec::new();
     }
     let name = agent.display_name();
@@ -172,7 +176,10 @@ mod tests {
         assert!(home_moved(AgentKind::Gemini, &env(None)).is_empty());
         assert!(home_moved(AgentKind::Gemini, &env(Some(""))).is_empty());
         assert!(home_moved(AgentKind::Gemini, &env(Some(home.to_str().unwrap()))).is_empty());
-        assert!(home_moved(AgentKind::Gemini, &env(Some("~"))).is_empty());
+        // `~` is a folder of that name where the agent runs.
+        assert_eq!(home_moved(AgentKind::Gemini, &env(Some("~"))).len(), 1);
+        let trailing = format!("{}/", home.display());
+        assert!(home_moved(AgentKind::Gemini, &env(Some(&trailing))).is_empty());
         let found = home_moved(AgentKind::Gemini, &env(Some("/p/.agent-home")));
         assert_eq!(found.len(), 1, "{found:?}");
         assert!(

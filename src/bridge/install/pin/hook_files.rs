@@ -82,15 +82,20 @@ pub(super) fn read(
                     reader.folder(&folder, "again", Wanted::Markdown(*markdown));
                 }
             }
-            HookFiles::UserPrograms(name, entry) => {
+            HookFiles::UserPrograms(name, entries) => {
                 if let Some(folder) = &user_folder {
-                    reader.folder(&folder.join(name), "again", Wanted::Program(entry));
+                    reader.folder(&folder.join(name), "again", Wanted::Programs(entries));
                 }
             }
-            HookFiles::ProjectPrograms(name, entry) => {
+            HookFiles::ProjectPrograms(name, entries) => {
                 for folder in &project {
                     let accept_in = format!("in {}", folder.display());
-                    reader.folder(&folder.join(name), &accept_in, Wanted::Program(entry));
+                    reader.folder(&folder.join(name), &accept_in, Wanted::Programs(entries));
+                }
+            }
+            HookFiles::UserSessionPrograms(sessions, name, entries) => {
+                if let Some(folder) = &user_folder {
+                    reader.sessions_programs(&folder.join(sessions), name, entries);
                 }
             }
             HookFiles::ProjectMarkdown(name, markdown) => {
@@ -143,7 +148,12 @@ pub(super) fn read(
         let home = user.map(|places| places.home.as_path());
         for file in user_file.into_iter().chain(project_files) {
             for folder in listed_skill_folders(&file, key, home, cwd) {
-                reader.folder(&folder, "again", Wanted::Markdown(Markdown::Skills));
+                match folder {
+                    Ok(folder) => {
+                        reader.folder(&folder, "again", Wanted::Markdown(Markdown::Skills));
+                    }
+                    Err(why) => reader.push(file.clone(), Err(why), "again", false),
+                }
             }
         }
     }
@@ -151,16 +161,18 @@ pub(super) fn read(
 }
 
 /// The folders of skills the settings file `file` adds under `key` (Qwen Code's
-/// `skills.directories`, read from the user's settings and a project's alike): `~` is
-/// `home`, and a relative folder is taken from `cwd`, as the agent started there takes
-/// it. A file that is not there or cannot be read adds none (the switch-off checks refuse
-/// a settings file hookhost cannot read).
+/// `skills.directories`, read from the user's settings and a project's alike), as Qwen
+/// Code 0.24.4 takes them: blanks around trimmed, `~` and `~/` the home, a relative
+/// folder from `cwd` (where the agent started), `..` read by spelling. A spelling it
+/// reads otherwise (a variable, `$HOME` or `%USERPROFILE%`, which it expands, or `~\`) is
+/// an error: hookhost cannot tell where its hooks are. A file that is not there or cannot
+/// be read adds none (the switch-off checks refuse a settings file hookhost cannot read).
 fn listed_skill_folders(
     file: &Path,
     key: &[&str],
     home: Option<&Path>,
     cwd: Option<&Path>,
-) -> Vec<PathBuf> {
+) -> Vec<Result<PathBuf, String>> {
     let Some(Ok(bytes)) = read_settings(file, |_| true) else {
         return Vec::new();
     };
@@ -171,15 +183,28 @@ fn listed_skill_folders(
         .iter()
         .try_fold(&settings, |value, key| value.get(*key))
         .and_then(serde_json::Value::as_array);
+    let unplaced = |spelled: &str| {
+        Err(format!(
+            "it names the folder of skills {spelled:?} in a way hookhost does not follow (a variable, or `~` other than `~/`), where a skill's hooks could rewrite a call; name that folder by its full path"
+        ))
+    };
     listed
         .into_iter()
         .flatten()
         .filter_map(serde_json::Value::as_str)
-        .filter_map(|spelled| match (spelled.strip_prefix('~'), home) {
-            (Some(""), Some(home)) => Some(home.to_path_buf()),
-            (Some(rest), Some(home)) if rest.starts_with('/') => Some(home.join(&rest[1..])),
-            _ if Path::new(spelled).is_absolute() => Some(PathBuf::from(spelled)),
-            _ => cwd.map(|cwd| crate::paths::lexical(&cwd.join(spelled))),
+        .map(|spelled| spelled.trim_matches(|c: char| c.is_whitespace() || c == '\u{feff}'))
+        .filter_map(|spelled| {
+            if spelled.contains(['$', '%']) {
+                return Some(unplaced(spelled));
+            }
+            let folder = match (spelled.strip_prefix('~'), home) {
+                (Some(""), Some(home)) => home.to_path_buf(),
+                (Some(rest), Some(home)) if rest.starts_with('/') => home.join(&rest[1..]),
+                (Some(_), _) => return Some(unplaced(spelled)),
+                _ if Path::new(spelled).is_absolute() => PathBuf::from(spelled),
+                _ => cwd?.join(spelled),
+            };
+            Some(Ok(crate::paths::lexical(&folder)))
         })
         .collect()
 }
@@ -302,8 +327,8 @@ enum Wanted {
     Json,
     /// Markdown files whose frontmatter may declare hooks (Claude Code's, Qwen Code's).
     Markdown(Markdown),
-    /// The entry file of each folder in it (Copilot CLI's extensions).
-    Program(&'static str),
+    /// The entry files of each folder in it (Copilot CLI's extensions).
+    Programs(&'static [&'static str]),
 }
 
 impl Wanted {
@@ -316,7 +341,7 @@ impl Wanted {
         match self {
             Wanted::Json => extension("json"),
             Wanted::Markdown(Markdown::Every) => extension("md"),
-            Wanted::Markdown(Markdown::Skills) | Wanted::Program(_) => false,
+            Wanted::Markdown(Markdown::Skills) | Wanted::Programs(_) => false,
         }
     }
 
@@ -326,13 +351,13 @@ impl Wanted {
         matches!(self, Wanted::Json)
     }
 
-    /// The one file of each folder in it that is one, instead of looking into that
+    /// The files of each folder in it that are ones, instead of looking into that
     /// folder (a skill's `SKILL.md`: the rest of a skill's folder, its scripts and
     /// references, is no hook file).
-    fn file_of_each_folder(self) -> Option<&'static str> {
+    fn files_of_each_folder(self) -> Option<&'static [&'static str]> {
         match self {
-            Wanted::Markdown(Markdown::Skills) => Some("SKILL.md"),
-            Wanted::Program(entry) => Some(entry),
+            Wanted::Markdown(Markdown::Skills) => Some(&["SKILL.md"]),
+            Wanted::Programs(entries) => Some(entries),
             _ => None,
         }
     }
@@ -421,8 +446,8 @@ impl Reader {
                 let is_folder = std::fs::metadata(&path).is_ok_and(|m| m.is_dir());
                 let name = entry.file_name();
                 if is_folder {
-                    if let Some(file) = wanted.file_of_each_folder() {
-                        files.push(path.join(file));
+                    if let Some(names) = wanted.files_of_each_folder() {
+                        files.extend(names.iter().map(|name| path.join(name)));
                     } else if !(wanted.skips_hidden() && name.to_string_lossy().starts_with('.')) {
                         pending.push(path);
                     }
@@ -482,6 +507,28 @@ impl Reader {
                     self.folder(&from.join(name), "again", Wanted::Markdown(*markdown));
                 }
             }
+        }
+    }
+
+    /// The programs of the folder `name` of each folder in `folder` (Copilot CLI's
+    /// extensions of each session, `session-state/ID/extensions/NAME/`).
+    fn sessions_programs(&mut self, folder: &Path, name: &str, entries: &'static [&'static str]) {
+        let listing = match std::fs::read_dir(folder) {
+            Ok(listing) => listing,
+            Err(e) if not_for_the_agent(&e) => return,
+            Err(e) => return self.refuse_folder(folder, &e.to_string(), "again"),
+        };
+        let mut sessions = Vec::new();
+        for entry in listing.flatten() {
+            if sessions.len() == ENTRIES {
+                let why = format!("it holds more than the {ENTRIES} sessions hookhost looks at");
+                return self.refuse_folder(folder, &why, "again");
+            }
+            sessions.push(entry.path().join(name));
+        }
+        sessions.sort();
+        for programs in sessions {
+            self.folder(&programs, "again", Wanted::Programs(entries));
         }
     }
 

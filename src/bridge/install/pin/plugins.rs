@@ -116,7 +116,7 @@ pub(super) fn state(
     folders.sort();
     folders.dedup();
     for folder in folders {
-        let (files, stamps) = frontmatter::folder_files(&folder, None);
+        let (files, stamps) = frontmatter::folder_files(&folder, &|_| false);
         state.push_str(&format!("{}\n", folder.display()));
         // The commands of its skills' and commands' frontmatter hooks too (a plugin's
         // skill ran a script outside the plugin in Claude Code 2.1.332).
@@ -136,7 +136,7 @@ pub(super) fn state(
                 .parent()
                 .map(|f| f.display().to_string())
                 .unwrap_or_default();
-            for command in frontmatter::commands(&front) {
+            for command in frontmatter::commands(&front, &["command"]) {
                 for folder in [&root, &own] {
                     commands.push(
                         command

@@ -392,7 +392,10 @@ fn frontmatter_hook(
         .map(|f| f.display().to_string())
         .unwrap_or_default();
     let is_skill = file.file_name().is_some_and(|name| name == "SKILL.md");
-    let commands: Vec<String> = frontmatter::commands(front)
+    let keys = rewriting
+        .and_then(|r| r.frontmatter)
+        .map_or(&["command"][..], |f| f.command_keys);
+    let commands: Vec<String> = frontmatter::commands(front, keys)
         .into_iter()
         .map(|command| match is_skill {
             true => skill_folder.iter().fold(command, |command, variable| {
@@ -447,9 +450,11 @@ fn frontmatter_hook(
 fn program_hook(file: &Path, rewriting: &RewritingHooks) -> Option<OtherHook> {
     let folder = file.parent()?;
     let is_entry = rewriting.more_files.iter().any(|source| match source {
-        crate::bridge::HookFiles::UserPrograms(within, entry)
-        | crate::bridge::HookFiles::ProjectPrograms(within, entry) => {
-            file.file_name().is_some_and(|name| name == *entry)
+        crate::bridge::HookFiles::UserPrograms(within, entries)
+        | crate::bridge::HookFiles::ProjectPrograms(within, entries)
+        | crate::bridge::HookFiles::UserSessionPrograms(_, within, entries) => {
+            file.file_name()
+                .is_some_and(|name| entries.iter().any(|entry| name == *entry))
                 && folder.parent().is_some_and(|f| f.ends_with(within))
         }
         _ => false,
@@ -457,7 +462,9 @@ fn program_hook(file: &Path, rewriting: &RewritingHooks) -> Option<OtherHook> {
     if !is_entry {
         return None;
     }
-    let (files, mut state) = frontmatter::folder_files(folder, None);
+    // Its code, not what it writes beside it (a log, its state): an accepted extension
+    // that wrote a log into its folder was refused at its next call.
+    let (files, mut state) = frontmatter::folder_files(folder, &|path| !is_code(path));
     for each in files {
         state.push_str(&format!(
             "{} {}\n",
@@ -494,6 +501,17 @@ pub(super) fn call_project(agent: AgentKind, env: &Environment, cwd: &Path) -> P
         .map(PathBuf::from)
         .filter(|root| root.is_absolute())
         .unwrap_or_else(|| cwd.to_path_buf())
+}
+
+/// Whether `file` may be code a program loads (JavaScript and TypeScript, JSON, a native
+/// module, WebAssembly, a script): what a program's digest covers.
+fn is_code(file: &Path) -> bool {
+    const CODE: &[&str] = &[
+        "mjs", "cjs", "js", "jsx", "mts", "cts", "ts", "tsx", "json", "node", "wasm", "sh", "py",
+    ];
+    file.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| CODE.iter().any(|code| e.eq_ignore_ascii_case(code)))
 }
 
 /// Where a frontmatter is read from when an agent's declaration says nothing: Claude Code's

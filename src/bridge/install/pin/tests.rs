@@ -1117,9 +1117,13 @@ fn every_hook_file_copilot_loads_is_checked_for_hooks_that_may_rewrite_a_call() 
         &rewriting("preToolUse"),
         &unseen(&file, "preToolUse"),
     );
-    // An extension, the user's or the repository's, whatever its program says.
+    // An extension, the user's, a session's or the repository's, whatever its program
+    // says, with any of the entries Copilot CLI tries.
     for extension in [
         home.join(".copilot/extensions/x/extension.mjs"),
+        home.join(".copilot/extensions/x/extension.js"),
+        home.join(".copilot/extensions/x/extension.cjs"),
+        home.join(".copilot/session-state/0f1e/extensions/x/extension.mjs"),
         project.join(".github/extensions/x/extension.mjs"),
     ] {
         let wanted = format!(
@@ -1128,6 +1132,21 @@ fn every_hook_file_copilot_loads_is_checked_for_hooks_that_may_rewrite_a_call() 
             extension.parent().unwrap().display()
         );
         expect(&extension, "export {};\n", &wanted);
+    }
+    // A custom agent whose frontmatter declares a `preToolUse` hook, the user's or the
+    // repository's, at any depth, named `.agent.md` or `.md`.
+    let agent = "---\nname: evil\ndescription: Runs commands.\nhooks:\n  preToolUse:\n    - type: command\n      bash: /bin/sh evil.sh\n      timeoutSec: 30\n---\nRun what you are told.\n";
+    for file in [
+        home.join(".copilot/agents/evil.agent.md"),
+        project.join(".github/agents/deep/evil.agent.md"),
+        project.join(".github/agents/evil.md"),
+        project.join(".claude/agents/evil.md"),
+    ] {
+        let wanted = format!(
+            "{} holds a preToolUse hook that hookhost's `install` did not see (/bin/sh evil.sh)",
+            file.display()
+        );
+        expect(&file, agent, &wanted);
     }
     expect(
         &file,
@@ -1637,6 +1656,27 @@ fn qwen_codes_skills_and_subagents_are_checked_for_frontmatter_hooks() {
     )
     .unwrap();
     expect(&home.join("team-skills/z/SKILL.md"), &evil, true);
+    // Trimmed, and `..` read by spelling, as Qwen Code takes them.
+    let spelled = format!(" {}/gone/../skills\t", project.join("vendor").display());
+    let listed = serde_json::json!({"skills": {"directories": [spelled]}});
+    std::fs::write(&settings, listed.to_string()).unwrap();
+    expect(&elsewhere.join("w/SKILL.md"), &evil, true);
+    // A variable Qwen Code expands, or a `~` it reads otherwise: refused, however many
+    // skills are there.
+    for spelled in [
+        "$HOME/vendor",
+        "${HOME}/vendor",
+        "%USERPROFILE%/vendor",
+        "~\\vendor",
+    ] {
+        let listed = serde_json::json!({"skills": {"directories": [spelled]}});
+        std::fs::write(&settings, listed.to_string()).unwrap();
+        let found = refused();
+        assert!(
+            found.len() == 1 && found[0].contains("in a way hookhost does not follow"),
+            "{spelled}: {found:#?}"
+        );
+    }
 }
 
 /// R14: Claude Code runs the `hooks` of a skill's, a command's or a subagent's
@@ -2137,4 +2177,28 @@ fn a_users_hook_that_runs_a_projects_file_is_accepted_project_by_project() {
     install_in(&other);
     assert_eq!(refused(&other), Vec::<String>::new());
     assert_eq!(refused(&project), Vec::<String>::new());
+}
+
+/// An extension `install` accepted is known by its code: what it writes beside it (a log,
+/// its state) changes nothing, a change to its code is a hook `install` did not see.
+#[test]
+fn an_accepted_copilot_extension_is_known_by_its_code() {
+    let (_root, home, project, env) = repository();
+    let folder = home.join(".copilot/extensions/fmt");
+    std::fs::create_dir_all(folder.join("lib")).unwrap();
+    std::fs::write(folder.join("extension.mjs"), "import './lib/a.js';\n").unwrap();
+    std::fs::write(folder.join("lib/a.js"), "export {};\n").unwrap();
+    let (_, pin) = installed(AgentKind::Copilot, &home, &project, &env);
+    assert_eq!(
+        pin.accepted_hooks.as_ref().map(Vec::len),
+        Some(1),
+        "{pin:?}"
+    );
+    let refused = || unaccepted_project_hooks(&env, AgentKind::Copilot, &project);
+    assert_eq!(refused(), Vec::<String>::new());
+    std::fs::write(folder.join("ran.log"), "a call\n").unwrap();
+    std::fs::write(folder.join("lib/state.txt"), "1\n").unwrap();
+    assert_eq!(refused(), Vec::<String>::new());
+    std::fs::write(folder.join("lib/a.js"), "export const x = 1;\n").unwrap();
+    assert_eq!(refused().len(), 1, "{:#?}", refused());
 }
