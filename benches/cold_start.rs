@@ -484,7 +484,7 @@ fn pin_and_chain_cost(scene: &Scene, state: &Path) {
             &env,
             AgentKind::ClaudeCode,
             Some(&scene.project),
-            Some("Bash"),
+            (Some("Bash"), None),
             Some(&scene.config),
             hookhost,
         );

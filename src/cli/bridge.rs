@@ -404,7 +404,8 @@ async fn answer(
         Event::PreToolUse { call, .. } => Some(call.tool.as_str()),
         _ => None,
     };
-    let drift = pin::refused_call(&env, kind, cwd, tool, config.as_deref(), hookhost);
+    let called = (tool, session.session_id.as_deref());
+    let drift = pin::refused_call(&env, kind, cwd, called, config.as_deref(), hookhost);
     if !drift.is_empty() {
         return answer(Ruling::block(drift.join("\n")));
     }

@@ -44,11 +44,13 @@ pub(super) struct HookFile {
 /// The hook files `agent` reads for a call from `cwd` besides its settings files: those
 /// of its folder in the home (`user`, when the home is known) and those of the project
 /// (given a `cwd`), at the git repository's root and in `cwd` and each folder between
-/// them. Each file once, at most [`READ`] bytes in all.
+/// them; of the agent's sessions' own, those of `session` (every session's, for
+/// `install` and `doctor`). Each file once, at most [`READ`] bytes in all.
 pub(super) fn read(
     agent: AgentKind,
     user: Option<&super::super::Places>,
     cwd: Option<&Path>,
+    session: Option<&str>,
 ) -> Vec<HookFile> {
     let Some(rewriting) = agent.declaration().rewriting_hooks else {
         return Vec::new();
@@ -94,8 +96,20 @@ pub(super) fn read(
                 }
             }
             HookFiles::UserSessionPrograms(sessions, name, entries) => {
-                if let Some(folder) = &user_folder {
-                    reader.sessions_programs(&folder.join(sessions), name, entries);
+                // The call's session alone (a long-time user's thousands of sessions cost
+                // a look each), when its id is a plain folder name.
+                let only = session.filter(|id| {
+                    !id.is_empty() && *id != "." && *id != ".." && !id.contains(['/', '\\'])
+                });
+                match (&user_folder, only) {
+                    (Some(folder), Some(id)) => {
+                        let programs = folder.join(sessions).join(id).join(name);
+                        reader.folder(&programs, "again", Wanted::Programs(entries));
+                    }
+                    (Some(folder), None) => {
+                        reader.sessions_programs(&folder.join(sessions), name, entries);
+                    }
+                    (None, _) => {}
                 }
             }
             HookFiles::ProjectMarkdown(name, markdown) => {

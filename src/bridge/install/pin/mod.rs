@@ -680,15 +680,16 @@ pub fn no_hook_runs(agent: AgentKind, env: &Environment, cwd: &Path) -> Vec<Stri
 /// runs: a drifted registration or a switch-off ([`drifted`]); hookhost's config `config`
 /// (the file the call loads) not the one pinned, or changed since (docs/threats.md#r5);
 /// and a registration of hookhost the agent reads that no pin covers, which is what
-/// deleting or emptying the pins file leaves (docs/threats.md#n8). `tool` is the agent's
+/// deleting or emptying the pins file leaves (docs/threats.md#n8). Of `(tool, session)`, `tool` is the agent's
 /// name of the tool a tool call runs (a `Skill` call also has the project's subfolders
-/// looked through for hooks that may rewrite a call). `hookhost` is the running binary,
+/// looked through for hooks that may rewrite a call), `session` the agent's session
+/// (whose own hook files are read: Copilot CLI's session extensions). `hookhost` is the running binary,
 /// to recognise a registration of it by its path as well as its name.
 pub fn refused_call(
     env: &Environment,
     agent: AgentKind,
     cwd: Option<&Path>,
-    tool: Option<&str>,
+    (tool, session): (Option<&str>, Option<&str>),
     config: Option<&Path>,
     hookhost: &Path,
 ) -> Vec<String> {
@@ -732,7 +733,7 @@ pub fn refused_call(
             env,
             agent,
             here,
-            tool,
+            (tool, session),
             &project_files,
             &pins,
         ));

@@ -601,7 +601,7 @@ pub fn found_at_install(
         });
     }
     others.extend(
-        hook_files::read(agent, Some(places), project)
+        hook_files::read(agent, Some(places), project, None)
             .into_iter()
             .map(|f| f.read),
     );
@@ -866,7 +866,7 @@ pub fn unaccepted_project_hooks(env: &Environment, agent: AgentKind, cwd: &Path)
         .rewriting_hooks
         .and_then(|r| r.nested)
         .and_then(|n| n.tools.first().copied());
-    in_call_files(env, agent, cwd, tool, &files, &pins)
+    in_call_files(env, agent, cwd, (tool, None), &files, &pins)
 }
 
 /// The refusals for a call of `agent` from `cwd`: the project's settings `files` (read
@@ -880,7 +880,7 @@ pub(super) fn in_call_files(
     env: &Environment,
     agent: AgentKind,
     cwd: &Path,
-    tool: Option<&str>,
+    (tool, session): (Option<&str>, Option<&str>),
     files: &[ProjectFile],
     pins: &[Pin],
 ) -> Vec<String> {
@@ -929,7 +929,7 @@ pub(super) fn in_call_files(
         ));
     }
     if !judging.is_empty() {
-        let hook_files = hook_files::read(agent, places(env, cwd).as_ref(), Some(cwd));
+        let hook_files = hook_files::read(agent, places(env, cwd).as_ref(), Some(cwd), session);
         found.extend(in_hook_files(
             agent,
             &hook_files,

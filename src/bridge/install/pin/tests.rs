@@ -361,7 +361,7 @@ fn a_call_is_refused_for_a_changed_config_and_for_a_registration_without_a_pin()
             &env,
             AgentKind::ClaudeCode,
             None,
-            None,
+            (None, None),
             Some(&config),
             hookhost,
         )
@@ -415,7 +415,7 @@ fn a_call_is_refused_for_a_changed_config_and_for_a_registration_without_a_pin()
         &env,
         AgentKind::ClaudeCode,
         None,
-        None,
+        (None, None),
         Some(&other),
         hookhost,
     );
@@ -1535,7 +1535,7 @@ fn a_call_without_a_folder_still_judges_the_users_hook_files() {
     )
     .unwrap();
     let hookhost = Path::new("/usr/local/bin/hookhost");
-    let refused = refused_call(&env, AgentKind::Copilot, None, None, None, hookhost);
+    let refused = refused_call(&env, AgentKind::Copilot, None, (None, None), None, hookhost);
     assert!(
         refused
             .iter()
@@ -1826,7 +1826,14 @@ fn a_skill_in_a_subfolder_is_checked_at_a_call_that_runs_a_skill() {
     let call = |tool: Option<&str>, cwd: &Path| {
         let pins = load_for_call(&env).unwrap();
         let files = switch_offs::read_project_files(AgentKind::ClaudeCode, cwd, |_| None);
-        rewriting::in_call_files(&env, AgentKind::ClaudeCode, cwd, tool, &files, &pins)
+        rewriting::in_call_files(
+            &env,
+            AgentKind::ClaudeCode,
+            cwd,
+            (tool, None),
+            &files,
+            &pins,
+        )
     };
     // Another tool's call does not walk the project.
     assert_eq!(call(Some("Bash"), &project), Vec::<String>::new());
@@ -1917,7 +1924,7 @@ fn copilots_disabled_hooks_and_a_repositorys_disable_all_hooks_are_switch_offs()
             &env,
             AgentKind::Copilot,
             Some(&project),
-            None,
+            (None, None),
             None,
             Path::new("/x/hookhost")
         )
@@ -2201,4 +2208,28 @@ fn an_accepted_copilot_extension_is_known_by_its_code() {
     assert_eq!(refused(), Vec::<String>::new());
     std::fs::write(folder.join("lib/a.js"), "export const x = 1;\n").unwrap();
     assert_eq!(refused().len(), 1, "{:#?}", refused());
+    std::fs::write(folder.join("lib/a.js"), "export {};\n").unwrap();
+
+    // A session's own extension: a call of that session reads it, another's does not
+    // look through every session (`install` and `doctor` do).
+    let own = home.join(".copilot/session-state/0f1e/extensions/x/extension.mjs");
+    std::fs::create_dir_all(own.parent().unwrap()).unwrap();
+    std::fs::write(&own, "export {};\n").unwrap();
+    let call = |session: Option<&str>| {
+        let pins = load_for_call(&env).unwrap();
+        let files = switch_offs::read_project_files(AgentKind::Copilot, &project, |_| None);
+        let found = rewriting::in_call_files(
+            &env,
+            AgentKind::Copilot,
+            &project,
+            (None, session),
+            &files,
+            &pins,
+        );
+        found.len()
+    };
+    assert_eq!(call(Some("0f1e")), 1);
+    assert_eq!(call(Some("a2b3")), 0);
+    assert_eq!(call(Some("../0f1e")), 1);
+    assert_eq!(call(None), 1);
 }
