@@ -337,6 +337,8 @@ pub enum FrontmatterBounds {
     /// first line of `---` alone, up to the next line of `---` alone (Qwen Code's
     /// `/^---\n([\s\S]*?)\n---(?:\n|$)/`).
     DashLines,
+    /// The same, a `---` line ending in blanks too (Copilot CLI's custom agents).
+    DashLinesWithBlanks,
 }
 
 /// Where an agent's settings live and how they hold hookhost's registration.

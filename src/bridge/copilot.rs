@@ -163,10 +163,11 @@ static REWRITING_HOOKS: RewritingHooks = RewritingHooks {
     ],
     nested: None,
     plugins: None,
-    // Its frontmatter is read by native code: read here between `---` lines, and the
+    // Its frontmatter is read by native code: read here between `---` lines (blanks after
+    // them allowed, as 1.0.102 allowed them), and the
     // files its handlers' `bash`, `powershell` and `exec` name join the digest.
     frontmatter: Some(&FrontmatterHooks {
-        bounds: FrontmatterBounds::DashLines,
+        bounds: FrontmatterBounds::DashLinesWithBlanks,
         skill_folder: &[],
         skill_folders_key: &[],
         command_keys: &["command", "bash", "powershell", "exec"],

@@ -36,7 +36,8 @@ const SKILL_ENTRIES: usize = 4096;
 pub(super) fn of(text: &str, bounds: FrontmatterBounds) -> Option<Cow<'_, str>> {
     match bounds {
         FrontmatterBounds::ToNextDashes => to_next_dashes(text).map(Cow::Borrowed),
-        FrontmatterBounds::DashLines => dash_lines(text).map(Cow::Owned),
+        FrontmatterBounds::DashLines => dash_lines(text, false).map(Cow::Owned),
+        FrontmatterBounds::DashLinesWithBlanks => dash_lines(text, true).map(Cow::Owned),
     }
 }
 
@@ -57,16 +58,25 @@ fn to_next_dashes(text: &str) -> Option<&str> {
 /// The frontmatter of `text` as Qwen Code 0.24.4 finds it: a byte-order mark dropped,
 /// `\r\n` and a lone `\r` made `\n`, then `/^---\n([\s\S]*?)\n---(?:\n|$)/` (its skills';
 /// its subagents' want a line break after the closing `---`, so they have a frontmatter
-/// only where this one finds it too, and the same).
-fn dash_lines(text: &str) -> Option<String> {
+/// only where this one finds it too, and the same). With `blanks`, a `---` line may end
+/// in blanks (spaces, tabs, U+00A0 and the like: Copilot CLI 1.0.102 read a custom agent's
+/// hooks so).
+fn dash_lines(text: &str, blanks: bool) -> Option<String> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let text = text.replace("\r\n", "\n").replace('\r', "\n");
-    let body = text.strip_prefix("---\n")?;
+    // What may follow `---` on its line, up to the line break (or the end).
+    let rest_of_line = |after: &str| -> Option<usize> {
+        let line = after.split('\n').next().unwrap_or("");
+        let blank = |c: char| blanks && c != '\n' && c.is_whitespace();
+        line.chars().all(blank).then_some(line.len())
+    };
+    let opened = text.strip_prefix("---")?;
+    let skip = rest_of_line(opened)?;
+    let body = opened[skip..].strip_prefix('\n')?;
     let mut from = 0;
     loop {
         let at = from + body[from..].find("\n---")?;
-        let after = &body[at + "\n---".len()..];
-        if after.is_empty() || after.starts_with('\n') {
+        if rest_of_line(&body[at + "\n---".len()..]).is_some() {
             return Some(body[..at].to_string());
         }
         from = at + 1;
@@ -394,7 +404,7 @@ mod tests {
     /// Code's bounds would hide the `hooks` after it), nor does one with more on its line.
     #[test]
     fn the_frontmatter_is_found_as_qwen_code_finds_it() {
-        let of = |text| dash_lines(text);
+        let of = |text| dash_lines(text, false);
         let found = |text: &str| Some(text.to_string());
         assert_eq!(of("---\nname: x\n---\nbody"), found("name: x"));
         assert_eq!(of("---\nname: x\n---"), found("name: x"));
@@ -413,6 +423,15 @@ mod tests {
         assert_eq!(of("---\n---\n"), None);
         assert_eq!(of("---\nname: x\n"), None);
         assert_eq!(of("---\nname: x\n--- \n"), None);
+        // Copilot CLI's: blanks may end a `---` line.
+        let with_blanks = |text| dash_lines(text, true);
+        assert_eq!(with_blanks("--- \nname: x\n---\t\n"), found("name: x"));
+        assert_eq!(with_blanks("---\u{a0}\nname: x\n--- "), found("name: x"));
+        assert_eq!(with_blanks("--- x\nname: x\n---\n"), None);
+        assert_eq!(
+            with_blanks("---\nname: a\n---b\nc: d\n---\n"),
+            found("name: a\n---b\nc: d")
+        );
     }
 
     #[test]

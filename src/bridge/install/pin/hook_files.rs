@@ -323,7 +323,7 @@ impl FoldersSeen {
 /// a folder below the root was not loaded): the root and the folders on the way, so that
 /// a root found otherwise than the agent finds it refuses rather than misses. Outside a
 /// repository, `cwd` alone.
-fn project_folders(cwd: &Path) -> Vec<PathBuf> {
+pub(super) fn project_folders(cwd: &Path) -> Vec<PathBuf> {
     let mut folders = Vec::new();
     for folder in cwd.ancestors() {
         folders.push(folder.to_path_buf());
@@ -525,21 +525,25 @@ impl Reader {
     }
 
     /// The programs of the folder `name` of each folder in `folder` (Copilot CLI's
-    /// extensions of each session, `session-state/ID/extensions/NAME/`).
+    /// extensions of each session, `session-state/ID/extensions/NAME/`), for `install` and
+    /// `doctor`: the newest [`ENTRIES`] sessions (Copilot CLI keeps every session's folder;
+    /// a call reads its own session's, whichever it is).
     fn sessions_programs(&mut self, folder: &Path, name: &str, entries: &'static [&'static str]) {
         let listing = match std::fs::read_dir(folder) {
             Ok(listing) => listing,
             Err(e) if not_for_the_agent(&e) => return,
             Err(e) => return self.refuse_folder(folder, &e.to_string(), "again"),
         };
-        let mut sessions = Vec::new();
-        for entry in listing.flatten() {
-            if sessions.len() == ENTRIES {
-                let why = format!("it holds more than the {ENTRIES} sessions hookhost looks at");
-                return self.refuse_folder(folder, &why, "again");
-            }
-            sessions.push(entry.path().join(name));
-        }
+        let mut sessions: Vec<(Option<std::time::SystemTime>, PathBuf)> = listing
+            .flatten()
+            .map(|entry| {
+                let changed = entry.metadata().and_then(|m| m.modified()).ok();
+                (changed, entry.path().join(name))
+            })
+            .collect();
+        sessions.sort_by_key(|(changed, _)| std::cmp::Reverse(*changed));
+        sessions.truncate(ENTRIES);
+        let mut sessions: Vec<PathBuf> = sessions.into_iter().map(|(_, path)| path).collect();
         sessions.sort();
         for programs in sessions {
             self.folder(&programs, "again", Wanted::Programs(entries));

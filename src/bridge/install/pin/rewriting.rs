@@ -232,12 +232,8 @@ pub(super) fn other_hooks(
                 let folders = folders
                     .get_or_insert_with(|| ScriptsFolders::of(agent, file, real, call_project));
                 let words = handler_words(handler);
-                let scripts = hook_scripts::named_files(
-                    &words,
-                    handler.get("cwd").and_then(serde_json::Value::as_str),
-                    folders.project.as_deref(),
-                    folders.home.as_deref(),
-                );
+                let cwd = handler.get("cwd").and_then(serde_json::Value::as_str);
+                let scripts = folders.named(&words, cwd);
                 found.push(OtherHook {
                     file: file.to_path_buf(),
                     event: (*event).to_string(),
@@ -305,11 +301,15 @@ fn plugin_hooks(agent: AgentKind, file: &Path, settings: &serde_json::Value) -> 
 
 /// The folders a hook's relative and `~` paths are read from.
 struct ScriptsFolders {
-    /// The project the hook's file belongs to, else the call's.
+    /// The project the hook's file belongs to, else the call's folder.
     project: Option<PathBuf>,
     home: Option<PathBuf>,
     /// `project` is the call's: the file belongs to none (the user's settings).
     of_the_call: bool,
+    /// For a call's folder, the git repository's root above it, when another: an agent
+    /// may run a user's hook there (Copilot CLI 1.0.102 did, for a session in a
+    /// subfolder).
+    root: Option<PathBuf>,
 }
 
 impl ScriptsFolders {
@@ -336,20 +336,58 @@ impl ScriptsFolders {
                 .map(|p| canonical(p.to_path_buf()))
                 .filter(|p| Some(p) != home.as_ref())
         });
+        let of_the_call = of_the_call && project.is_some();
+        let root = project
+            .as_deref()
+            .filter(|_| of_the_call)
+            .and_then(|folder| hook_files::project_folders(folder).pop())
+            .filter(|root| Some(root) != project.as_ref());
         ScriptsFolders {
-            of_the_call: of_the_call && project.is_some(),
+            of_the_call,
             project,
             home,
+            root,
         }
     }
 
-    /// The call's project, when `scripts` (a hook's named files) hold some of its files:
-    /// the hook is then that project's to accept.
+    /// The state of the files `words` name ([`hook_scripts::named_files`], a relative path
+    /// from the handler's `cwd` too), from the project and, for a call's, from the
+    /// repository's root as well. Of a call's folders, only the files there are counted:
+    /// a word that names none there (`sed s/a/b/`, a URL) does not tie a user's hook to
+    /// one project, while a script the agent writes there, where the hook would run it,
+    /// is a change.
+    fn named(&self, words: &[&str], cwd: Option<&str>) -> String {
+        let home = self.home.as_deref();
+        let mut named = hook_scripts::named_files(words, cwd, self.project.as_deref(), home);
+        if let Some(root) = &self.root {
+            named.push_str(&hook_scripts::named_files(words, cwd, Some(root), home));
+        }
+        if !self.of_the_call {
+            return named;
+        }
+        let call_folders: Vec<&PathBuf> = self.project.iter().chain(&self.root).collect();
+        named
+            .lines()
+            .filter(|line| {
+                !(line.ends_with("=absent")
+                    && call_folders.iter().any(|f| Path::new(line).starts_with(f)))
+            })
+            .map(|line| format!("{line}\n"))
+            .collect()
+    }
+
+    /// The call's folder, when `scripts` (a hook's named files, [`ScriptsFolders::named`])
+    /// hold some of its files or its repository's: the hook is then that folder's to
+    /// accept.
     fn call_project_named(&self, scripts: &str) -> Option<PathBuf> {
         let project = self.project.as_ref().filter(|_| self.of_the_call)?;
-        scripts
-            .lines()
-            .any(|line| Path::new(line).starts_with(project))
+        let mut folders = std::iter::once(project).chain(&self.root);
+        folders
+            .any(|folder| {
+                scripts
+                    .lines()
+                    .any(|line| Path::new(line).starts_with(folder))
+            })
             .then(|| project.clone())
     }
 }
@@ -413,12 +451,13 @@ fn frontmatter_hook(
         skill_state.push_str(&format!("{} {state}\n", skill_file.display()));
     }
     let words: Vec<&str> = commands.iter().map(String::as_str).collect();
-    let scripts = hook_scripts::named_files(
-        &words,
-        None,
-        folders.project.as_deref(),
-        folders.home.as_deref(),
-    );
+    // Its handlers may run in a folder of their own (Copilot CLI's `cwd`, seen honoured
+    // in a custom agent's): the paths are read from each as well.
+    let cwds = frontmatter::commands(front, &["cwd"]);
+    let scripts: String = std::iter::once(None)
+        .chain(cwds.iter().map(|cwd| Some(cwd.as_str())))
+        .map(|cwd| folders.named(&words, cwd))
+        .collect();
     let lower = front.to_ascii_lowercase();
     let Some(event) = events
         .iter()

@@ -2184,6 +2184,24 @@ fn a_users_hook_that_runs_a_projects_file_is_accepted_project_by_project() {
     install_in(&other);
     assert_eq!(refused(&other), Vec::<String>::new());
     assert_eq!(refused(&project), Vec::<String>::new());
+
+    // Run from a subfolder, the repository's root is read too (Copilot CLI runs a user's
+    // hook there): the same script, accepted from the root, is the same hook.
+    let below = project.join("sub");
+    std::fs::create_dir_all(&below).unwrap();
+    assert_eq!(refused(&below), Vec::<String>::new());
+    std::fs::write(script(&project), "printf '%s' '{\"modifiedArgs\": {}}'\n").unwrap();
+    assert_eq!(refused(&below).len(), 1, "{:#?}", refused(&below));
+    std::fs::write(script(&project), "cat >/dev/null\n").unwrap();
+
+    // Words that name no file of the project (a filter, a URL, a log in the home) do not
+    // tie a user's hook to the project `install` ran in.
+    let log = r#"{"version": 1, "hooks": {"preToolUse": [{"type": "command", "bash": "jq -r '.a // \"x/y\"' | sed s/a/b/ >> ~/log/hooks.txt; curl -s http://localhost:8080/hook", "timeoutSec": 5}]}}"#;
+    std::fs::write(&hooks, log).unwrap();
+    install_in(&project);
+    let third = root.path().join("r");
+    std::fs::create_dir_all(third.join(".git")).unwrap();
+    assert_eq!(refused(&third), Vec::<String>::new());
 }
 
 /// An extension `install` accepted is known by its code: what it writes beside it (a log,
