@@ -97,14 +97,20 @@ pub(super) fn read(
             }
             HookFiles::UserSessionPrograms(sessions, name, entries) => {
                 // The call's session alone (a long-time user's thousands of sessions cost
-                // a look each), when its id is a plain folder name.
+                // a look each), when its id is a plain folder name that has a folder: a
+                // subagent's calls carry an id of their own, with no folder (seen with
+                // Copilot CLI 1.0.102), and read every session's, as a call with none.
                 let only = session.filter(|id| {
                     !id.is_empty() && *id != "." && *id != ".." && !id.contains(['/', '\\'])
                 });
-                match (&user_folder, only) {
-                    (Some(folder), Some(id)) => {
-                        let programs = folder.join(sessions).join(id).join(name);
-                        reader.folder(&programs, "again", Wanted::Programs(entries));
+                let own = user_folder
+                    .as_ref()
+                    .zip(only)
+                    .map(|(folder, id)| folder.join(sessions).join(id))
+                    .filter(|own| own.is_dir());
+                match (&user_folder, own) {
+                    (_, Some(own)) => {
+                        reader.folder(&own.join(name), "again", Wanted::Programs(entries));
                     }
                     (Some(folder), None) => {
                         reader.sessions_programs(&folder.join(sessions), name, entries);

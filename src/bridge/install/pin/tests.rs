@@ -32,6 +32,28 @@ fn repository() -> (tempfile::TempDir, PathBuf, PathBuf, Environment) {
     (root, home, project, env)
 }
 
+/// A skill's or subagent's frontmatter declaring one `event` hook that runs `command`.
+fn frontmatter(event: &str, command: &str) -> String {
+    format!(
+        "---\nname: x\ndescription: Formats.\nhooks:\n  {event}:\n    - matcher: \"*\"\n      hooks:\n        - type: command\n          command: \"{command}\"\n---\n\nFormat the code.\n"
+    )
+}
+
+/// Whether, with `file` written as `text`, `refused` gives one refusal and it names
+/// `file` (the file is removed again).
+fn refuses_naming(refused: &dyn Fn() -> Vec<String>, file: &Path, text: &str) -> bool {
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(file, text).unwrap();
+    let found = refused();
+    std::fs::remove_file(file).unwrap();
+    let named = format!("{} holds a ", file.display());
+    let names = found.len() == 1 && found[0].contains(&named);
+    if !names {
+        eprintln!("{}: {found:#?}", file.display());
+    }
+    names
+}
+
 /// `install AGENT` at user scope for `home`, run in `project`: its file written and its
 /// pin saved where `env` keeps pins.
 fn installed(agent: AgentKind, home: &Path, project: &Path, env: &Environment) -> (Change, Pin) {
@@ -1550,11 +1572,6 @@ fn a_call_without_a_folder_still_judges_the_users_hook_files() {
 #[test]
 fn qwen_codes_skills_and_subagents_are_checked_for_frontmatter_hooks() {
     let (_root, home, project, env) = repository();
-    let frontmatter = |event: &str, command: &str| {
-        format!(
-            "---\nname: x\ndescription: Formats.\nhooks:\n  {event}:\n    - matcher: \"*\"\n      hooks:\n        - type: command\n          command: \"{command}\"\n---\n\nFormat the code.\n"
-        )
-    };
     // Accepted with the script its folder's variable names.
     let skill = home.join(".qwen/skills/fmt/SKILL.md");
     std::fs::create_dir_all(skill.parent().unwrap()).unwrap();
@@ -1587,15 +1604,10 @@ fn qwen_codes_skills_and_subagents_are_checked_for_frontmatter_hooks() {
     assert_eq!(refused(), Vec::<String>::new());
 
     let expect = |file: &Path, text: &str, refuses: bool| {
-        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
-        std::fs::write(file, text).unwrap();
-        let refused = refused();
-        std::fs::remove_file(file).unwrap();
-        let named = format!("{} holds a ", file.display());
         assert_eq!(
-            refused.len() == 1 && refused[0].contains(&named),
+            refuses_naming(&refused, file, text),
             refuses,
-            "{}: {refused:#?}",
+            "{}",
             file.display()
         );
     };
@@ -1688,11 +1700,6 @@ fn claude_codes_skills_commands_and_subagents_are_checked_for_frontmatter_hooks(
     let (_root, home, project, env) = repository();
     let skill = project.join(".claude/skills/fmt/SKILL.md");
     std::fs::create_dir_all(skill.parent().unwrap()).unwrap();
-    let frontmatter = |event: &str, command: &str| {
-        format!(
-            "---\nname: x\ndescription: Formats.\nhooks:\n  {event}:\n    - matcher: Bash\n      hooks:\n        - type: command\n          command: \"{command}\"\n---\n\nFormat the code.\n"
-        )
-    };
     let command = r#"bash \"${CLAUDE_SKILL_DIR}/fmt.sh\""#;
     std::fs::write(&skill, frontmatter("PreToolUse", command)).unwrap();
     let script = skill.with_file_name("fmt.sh");
@@ -1730,15 +1737,10 @@ fn claude_codes_skills_commands_and_subagents_are_checked_for_frontmatter_hooks(
     assert_eq!(refused(), Vec::<String>::new());
 
     let expect = |file: &Path, text: &str, refuses: bool| {
-        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
-        std::fs::write(file, text).unwrap();
-        let refused = refused();
-        std::fs::remove_file(file).unwrap();
-        let named = format!("{} holds a ", file.display());
         assert_eq!(
-            refused.len() == 1 && refused[0].contains(&named),
+            refuses_naming(&refused, file, text),
             refuses,
-            "{}: {refused:#?}",
+            "{}",
             file.display()
         );
     };
@@ -2246,8 +2248,11 @@ fn an_accepted_copilot_extension_is_known_by_its_code() {
         );
         found.len()
     };
+    std::fs::create_dir_all(home.join(".copilot/session-state/a2b3")).unwrap();
     assert_eq!(call(Some("0f1e")), 1);
     assert_eq!(call(Some("a2b3")), 0);
-    assert_eq!(call(Some("../0f1e")), 1);
+    // An id with no folder (a subagent's), or not a folder name: every session's.
+    assert_eq!(call(Some("c4d5")), 1);
+    assert_eq!(call(Some("../a2b3")), 1);
     assert_eq!(call(None), 1);
 }
