@@ -31,6 +31,7 @@ pub fn distrusted(agent: AgentKind, env: &Environment, cwd: &Path) -> Vec<String
         }
     }
     let home = env.home();
+    let extras = agent.declaration().settings.extras_home_variable;
     for ProjectFile { file, bytes, .. } in
         &read_env_files(trust.env_files, cwd, home.as_deref(), None)
     {
@@ -60,6 +61,18 @@ pub fn distrusted(agent: AgentKind, env: &Environment, cwd: &Path) -> Vec<String
             } else if variable == trust.rules_variable {
                 found.push(format!(
                     "{} sets {variable}: {name} would then read its folder trust rules from another file, which hookhost does not check, and a folder it does not trust runs none of its hooks; hookhost blocks this agent's calls while it is there. Remove that line.",
+                    file.display()
+                ));
+            } else if Some(variable.as_str()) == extras
+                && env.get(&variable).is_none_or(|v| v.is_empty())
+                && home
+                    .as_deref()
+                    .is_none_or(|home| super::home_moved::names_another_home(&value, home))
+            {
+                // Told here for `doctor`, which does not run in the agent's environment;
+                // a call's environment holds the value (and says so) once it is loaded.
+                found.push(format!(
+                    "{} sets {variable}={value}: {name} loads that file and then reads its extensions and trusted hooks from that folder, where hookhost does not look for hooks that could rewrite a call; hookhost blocks this agent's calls while it is there. Remove that line.",
                     file.display()
                 ));
             }
@@ -147,6 +160,35 @@ fn resolved(path: &Path) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A `.env` Gemini CLI loads that names another `GEMINI_CLI_HOME` is told where the
+    /// agent's environment does not hold it (`doctor`'s); where it does, the bridge's
+    /// own check names it (docs/threats.md#n11).
+    #[test]
+    fn a_env_file_that_moves_geminis_extensions_is_named() {
+        let root = tempfile::tempdir().unwrap();
+        let home = root.path().join("home");
+        let project = root.path().join("p");
+        std::fs::create_dir_all(&home).unwrap();
+        std::fs::create_dir_all(&project).unwrap();
+        let env = |vars: &[(&str, &str)]| {
+            let mut all = vec![("HOME".to_string(), home.to_str().unwrap().to_string())];
+            all.extend(vars.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+            Environment::from_vars(all.into_iter().map(|(k, v)| (k.into(), v.into())).collect())
+        };
+        let moved = format!("GEMINI_CLI_HOME={}\n", project.join(".h").display());
+        std::fs::write(project.join(".env"), &moved).unwrap();
+        let found = distrusted(AgentKind::Gemini, &env(&[]), &project);
+        assert!(
+            found.len() == 1 && found[0].contains("sets GEMINI_CLI_HOME="),
+            "{found:#?}"
+        );
+        let set = [("GEMINI_CLI_HOME", "/elsewhere")];
+        assert!(distrusted(AgentKind::Gemini, &env(&set), &project).is_empty());
+        let at_home = format!("GEMINI_CLI_HOME={}\n", home.display());
+        std::fs::write(project.join(".env"), at_home).unwrap();
+        assert!(distrusted(AgentKind::Gemini, &env(&[]), &project).is_empty());
+    }
 
     /// A `.env` met again up a deep `cwd` (a link to it in every folder) is read once, as
     /// the settings files are: one message, not one per folder.

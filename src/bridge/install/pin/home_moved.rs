@@ -38,11 +38,7 @@ fn extras_moved(agent: AgentKind, env: &Environment) -> Vec<String> {
         return Vec::new();
     };
     let value = value.to_string_lossy();
-    // As the agent takes it: as written, `~` not expanded (Gemini CLI 0.61.0 read
-    // `GEMINI_CLI_HOME=~` as a folder `~` of the one it runs in), a relative path from
-    // its folder.
-    let named = Path::new(&*value);
-    if named.is_absolute() && same_folder(named, &home) {
+    if !names_another_home(&value, &home) {
         return Vec::new();
     }
     let name = agent.display_name();
@@ -51,6 +47,15 @@ fn extras_moved(agent: AgentKind, env: &Environment) -> Vec<String> {
         Path::new(&*value).join(settings.home_folder).display(),
         home.join(settings.home_folder).display()
     )]
+}
+
+/// Whether `value` of an [`crate::bridge::Settings::extras_home_variable`] names another
+/// folder than `home`, as the agent takes it: as written, `~` not expanded (Gemini CLI
+/// 0.61.0 read `GEMINI_CLI_HOME=~` as a folder `~` of the one it runs in), a relative path
+/// from its folder.
+pub(super) fn names_another_home(value: &str, home: &Path) -> bool {
+    let named = Path::new(value);
+    !(named.is_absolute() && same_folder(named, home))
 }
 
 /// [`home_moved`] for a `.env` file the agent reads before its settings.
