@@ -114,18 +114,20 @@ pub(super) fn a_hook_that_could_rewrite_a_call_blocks_it(
     } else {
         seen
     };
-    // As written, or as Copilot CLI shows it: wrapped, without the backticks.
-    let plain = |text: &str| {
-        text.replace('`', "")
-            .split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ")
-    };
     let message = format!(
         "{} holds a {event} hook that hookhost's `install` did not see",
         file.display()
     );
     assert!(plain(&seen).contains(&plain(&message)), "{seen}");
+}
+
+/// `text` as Copilot CLI shows a message, and as written alike: wrapped, without the
+/// backticks.
+pub(super) fn plain(text: &str) -> String {
+    text.replace('`', "")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// A settings file's `{"hooks": {EVENT: [GROUP]}}` with one group of one handler running

@@ -253,12 +253,6 @@ fn copilot_runs_no_call_a_custom_agents_hook_could_rewrite() {
     assert!(w.model.turns().is_empty(), "{seen}");
     assert!(!w.project().join("ran.txt").exists(), "{seen}");
     assert!(!w.project().join("innocent-marker").exists(), "{seen}");
-    let plain = |text: &str| {
-        text.replace('`', "")
-            .split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ")
-    };
     let message = format!(
         "{} holds a preToolUse hook that hookhost's install did not see (/bin/sh {})",
         agent.display(),
