@@ -45,6 +45,16 @@ pub enum AgentKind {
 }
 
 impl AgentKind {
+    /// The root the agent states for its hooks in `env` (its
+    /// [`Declaration::project_variable`], `CLAUDE_PROJECT_DIR`, …), when absolute.
+    pub fn stated_root(self, env: &crate::env::Environment) -> Option<PathBuf> {
+        self.declaration()
+            .project_variable
+            .and_then(|name| env.get(name))
+            .map(PathBuf::from)
+            .filter(|root| root.is_absolute())
+    }
+
     /// Every agent, in the order `--agent` lists them.
     pub const ALL: [AgentKind; 8] = [
         AgentKind::ClaudeCode,

@@ -341,7 +341,7 @@ async fn answer(
     let cwd = cwd.as_deref();
     let (env, mut steering) = caller
         .env
-        .without_agent_steering(cwd, stated_root(kind, &caller.env).as_deref());
+        .without_agent_steering(cwd, kind.stated_root(&caller.env).as_deref());
     if system {
         // The box program's variables are ignored by both sessions, and the system
         // line names them (names only): one line, not two, and no value shown.
@@ -560,7 +560,7 @@ fn settings_changed(
     let cwd = cwd.as_deref();
     let (env, _) = caller
         .env
-        .without_agent_steering(cwd, stated_root(kind, &caller.env).as_deref());
+        .without_agent_steering(cwd, kind.stated_root(&caller.env).as_deref());
     let file_path = file_path.map(|f| caller.resolve(PathBuf::from(f)));
     let problems = pin::refused_change(&env, kind, cwd, file_path.as_deref());
     if !problems.is_empty()
@@ -650,16 +650,6 @@ fn start_timeout_message(budget_ms: u64) -> String {
     format!(
         "hookhost could not start its hooks within {budget_ms} ms, the bridge's budget for one call (compiling a WASM hook into an empty compile cache takes longer), so this call was blocked. This is not a policy decision: tell the user to run `hookhost check`, which fills the compile cache, or to raise the budget with `hookhost install AGENT --budget-ms N`."
     )
-}
-
-/// The root the agent states for its hooks (`CLAUDE_PROJECT_DIR`, …), when absolute:
-/// one more folder the call's project may be ([`Environment::without_agent_steering`]).
-fn stated_root(kind: AgentKind, env: &Environment) -> Option<PathBuf> {
-    kind.declaration()
-        .project_variable
-        .and_then(|name| env.get(name))
-        .map(PathBuf::from)
-        .filter(|root| root.is_absolute())
 }
 
 /// Starts the session for one call: the project is the one the agent's session started

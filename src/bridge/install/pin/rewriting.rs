@@ -533,13 +533,7 @@ fn program_hook(file: &Path, rewriting: &RewritingHooks) -> Option<OtherHook> {
 /// root the agent states for its hooks (`CLAUDE_PROJECT_DIR`, absolute), else `cwd`, as
 /// `install` run there takes it.
 pub(super) fn call_project(agent: AgentKind, env: &Environment, cwd: &Path) -> PathBuf {
-    agent
-        .declaration()
-        .project_variable
-        .and_then(|name| env.get(name))
-        .map(PathBuf::from)
-        .filter(|root| root.is_absolute())
-        .unwrap_or_else(|| cwd.to_path_buf())
+    agent.stated_root(env).unwrap_or_else(|| cwd.to_path_buf())
 }
 
 /// Whether `file` may be code a program loads (JavaScript and TypeScript, JSON, a native
