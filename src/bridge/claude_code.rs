@@ -421,7 +421,8 @@ mod tests {
                 stderr:
                     "hookhost: Claude Code event \"Stop\" has no hookhost hooks; no objection.\n"
                         .into(),
-                exit_code: 0
+                exit_code: 0,
+                ..Reply::default()
             }
         );
     }

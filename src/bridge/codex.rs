@@ -265,6 +265,7 @@ mod tests {
                     "blocked by the user's hook \"no-force-push\": force-push is not allowed here\n"
                         .into(),
                 exit_code: 2,
+                ..Reply::default()
             }
         );
     }
@@ -279,6 +280,7 @@ mod tests {
                 stdout: String::new(),
                 stderr: "the user's hook \"no-force-push\" failed (timed out after 10 s), so this call was blocked. This is not a policy decision: retrying or rephrasing the call will not help. Tell the user their hook is failing\n".into(),
                 exit_code: 2,
+                ..Reply::default()
             }
         );
     }
@@ -327,6 +329,7 @@ mod tests {
                     "hookhost: Codex event \"PostToolUse\" has no hookhost hooks; no objection.\n"
                         .into(),
                 exit_code: 0,
+                ..Reply::default()
             }
         );
     }

@@ -442,6 +442,7 @@ mod tests {
             stdout: "{\"permissionDecision\":\"deny\",\"permissionDecisionReason\":\"blocked by the user's hook \\\"no-force-push\\\": force-push is not allowed here\"}\n".into(),
             stderr: String::new(),
             exit_code: 0,
+            ..Reply::default()
         };
         assert_eq!(Copilot.answer(&pre(), &blocked_call()), expected);
         let pascal = Copilot.parse(&payload(PASCAL_PRE)).unwrap();
@@ -527,6 +528,7 @@ mod tests {
                 stdout: String::new(),
                 stderr: "hookhost: Copilot CLI event \"SessionStart\" has no hookhost hooks; no objection.\n".into(),
                 exit_code: 0,
+                ..Reply::default()
             }
         );
     }

@@ -456,6 +456,7 @@ mod tests {
                 stdout: String::new(),
                 stderr: "hookhost: Cursor event \"afterFileEdit\" has no hookhost hooks; no objection.\n".into(),
                 exit_code: 0,
+                ..Reply::default()
             }
         );
     }

@@ -347,6 +347,7 @@ mod tests {
                 stdout: String::new(),
                 stderr: "hookhost: Gemini CLI event \"AfterTool\" has no hookhost hooks; no objection.\n".into(),
                 exit_code: 0,
+                ..Reply::default()
             }
         );
     }

@@ -243,6 +243,9 @@ pub struct Reply {
     pub stderr: String,
     /// The exit status, in the agent's exit-code language (Codex: 2 denies).
     pub exit_code: i32,
+    /// `stderr` is one JSON answer (Qwen Code's refusal, [`Reply::json_on_stderr`]): a
+    /// note joins its `systemMessage`, since a line after it would unmake it.
+    pub stderr_is_json: bool,
 }
 
 impl Reply {
@@ -268,11 +271,35 @@ impl Reply {
         }
     }
 
+    /// Exit 2 with `json` on stderr, one line: an answer an agent reads from stderr on
+    /// that status (Qwen Code).
+    pub fn json_on_stderr(json: Value) -> Reply {
+        Reply {
+            stderr: format!("{json}\n"),
+            exit_code: 2,
+            stderr_is_json: true,
+            ..Reply::default()
+        }
+    }
+
     /// Adds a line to stderr (after what is there: a Codex deny's reason stays first),
     /// its control characters made visible ([`crate::escape::for_terminal`]): an agent
     /// may show stderr on the user's terminal, and a hook's reason may quote the model's
-    /// command (docs/threats.md#n17).
+    /// command (docs/threats.md#n17). A JSON answer on stderr takes the note as a line
+    /// of its `systemMessage` instead.
     pub fn with_note(mut self, note: &str) -> Reply {
+        if self.stderr_is_json
+            && let Ok(Value::Object(mut answer)) = serde_json::from_str::<Value>(&self.stderr)
+        {
+            let note = crate::escape::for_terminal(note.trim_end());
+            let message = match answer.get("systemMessage").and_then(Value::as_str) {
+                Some(earlier) => format!("{earlier}\n{note}"),
+                None => note.into_owned(),
+            };
+            answer.insert("systemMessage".into(), message.into());
+            self.stderr = format!("{}\n", Value::Object(answer));
+            return self;
+        }
         self.stderr
             .push_str(&crate::escape::for_terminal(note.trim_end()));
         self.stderr.push('\n');

@@ -13,8 +13,9 @@
 //!   permissionDecisionReason}`. Never `allow`, which skips Qwen Code's approval prompt.
 //! - block a prompt: `{"decision":"block","reason"}`; context: `additionalContext`.
 //! - no objection: exit 0, nothing printed; warnings: `systemMessage`.
-//! - a payload the bridge cannot read: exit 2 with the reason on stderr (a blocking
-//!   error in Qwen Code's exit-code rules, as in Claude Code's).
+//! - a payload the bridge cannot read: exit 2 (a blocking error in Qwen Code's exit-code
+//!   rules, as in Claude Code's) with a JSON answer on stderr that no later hook undoes
+//!   ([`Qwen::refuse`]).
 //!
 //! Qwen Code 0.24.4 fires `UserPromptSubmit` for every send to the model, tool results
 //! included; those come with an empty `prompt` and no `submitted_prompt` (docs/agents.md).
@@ -261,8 +262,20 @@ impl Protocol for Qwen {
         }
     }
 
+    /// Exit 2, which blocks every event, with a JSON answer on stderr that blocks either
+    /// event and stops the call: Qwen Code reads a plain-text stderr on exit 2 as a bare
+    /// `decision: "deny"`, which a later hook's `permissionDecision: "allow"` undoes in
+    /// its merge (docs/threats.md#r14), as it undid hookhost's plain deny. A
+    /// `continue: false` no later hook undoes, and the model reads the same reason. An
+    /// exit status other than 2 (a process that ends otherwise) still has the answer read:
+    /// Qwen Code reads stderr when stdout is empty.
     fn refuse(&self, reason: &str) -> Reply {
-        claude_code::ClaudeCode.refuse(reason)
+        Reply::json_on_stderr(serde_json::json!({
+            "decision": "block",
+            "reason": reason,
+            "continue": false,
+            "stopReason": reason,
+        }))
     }
 }
 
@@ -334,6 +347,26 @@ mod tests {
         assert_eq!(answer["continue"], false);
         assert_eq!(answer["stopReason"], "no");
         assert_eq!(Qwen.answer(&pre, &Ruling::no_objection()), Reply::silent());
-        assert_eq!(Qwen.refuse("x").exit_code, 2);
+    }
+
+    /// A refusal blocks either event by exit 2, and its JSON on stderr stops the call
+    /// whatever a later hook answers; a note joins the JSON rather than unmaking it.
+    #[test]
+    fn a_refusal_is_a_stop_no_later_hook_undoes() {
+        let refusal = Qwen.refuse("cannot read").with_note("note\u{1b}");
+        assert_eq!((refusal.exit_code, refusal.stdout.as_str()), (2, ""));
+        assert_eq!(refusal.stderr.lines().count(), 1, "{}", refusal.stderr);
+        let answer: Value = serde_json::from_str(&refusal.stderr).unwrap();
+        assert_eq!(answer["decision"], "block");
+        assert_eq!(answer["reason"], "cannot read");
+        assert_eq!(answer["continue"], false);
+        assert_eq!(answer["stopReason"], "cannot read");
+        assert_eq!(
+            answer["systemMessage"],
+            *crate::escape::for_terminal("note\u{1b}")
+        );
+        let twice = Qwen.refuse("r").with_note("a").with_note("b");
+        let answer: Value = serde_json::from_str(&twice.stderr).unwrap();
+        assert_eq!(answer["systemMessage"], "a\nb");
     }
 }

@@ -168,8 +168,14 @@ fn every_agent_refuses_unreadable_payloads_and_never_answers_allow_for_no_object
     }
     /// The answer's stdout as JSON (`Null` when empty or plain text, as Kimi's and
     /// Kiro's prompt context is).
+    /// The answer's JSON: on stdout, or on stderr where the agent reads it there (Qwen
+    /// Code's refusal).
     fn json_of(reply: &Reply) -> Value {
-        serde_json::from_str(&reply.stdout).unwrap_or(Value::Null)
+        let text = match reply.stderr_is_json {
+            true => &reply.stderr,
+            false => &reply.stdout,
+        };
+        serde_json::from_str(text).unwrap_or(Value::Null)
     }
     /// The decisions the answer's JSON states: `decision`, `permissionDecision`,
     /// `permission`, and `continue: false`.
@@ -193,7 +199,8 @@ fn every_agent_refuses_unreadable_payloads_and_never_answers_allow_for_no_object
         let agent = kind.protocol();
         // Unreadable: whatever is not one JSON object is refused, and the refusal
         // denies (exit 2 with the reason on stderr, or a JSON deny carrying it; Copilot
-        // CLI's, a tool call's deny and a prompt's block in one).
+        // CLI's, a tool call's deny and a prompt's block in one; Qwen Code's, exit 2 with
+        // such a JSON on stderr).
         for payload in [
             Value::String("x".into()),
             Value::Null,
@@ -211,7 +218,7 @@ fn every_agent_refuses_unreadable_payloads_and_never_answers_allow_for_no_object
             let by_exit = refused.exit_code == 2
                 && refused.stdout.is_empty()
                 && refused.stderr == format!("{reason}\n");
-            let by_json = refused.exit_code == 0
+            let by_json = (refused.exit_code == 0 || refused.stderr_is_json)
                 && !decisions(&json).is_empty()
                 && decisions(&json)
                     .iter()

@@ -10,7 +10,7 @@
 //! with the stdin it read and, in [`DONE_ENV`], what the hand-over came to.
 
 use std::ffi::{OsStr, OsString};
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -109,8 +109,9 @@ pub fn hand_over(started: Instant, binary: ServerBinary<'_>) -> Result<ExitCode,
         None => started + Duration::from_millis(budget_ms) + ANSWER_GRACE,
     };
     if let Err(refusal) = watchdog::arm_for_process(deadline, budget_ms, agent) {
-        watchdog::write_once(&agent.protocol().refuse(&refusal));
-        return Ok(ExitCode::from(2));
+        let refusal = agent.protocol().refuse(&refusal);
+        watchdog::write_once(&refusal);
+        return Ok(ExitCode::from(u8::try_from(refusal.exit_code).unwrap_or(2)));
     }
     if let Some(done) = done {
         let unanswered = (!done.is_empty()).then(|| done.to_string_lossy().into_owned());
@@ -252,13 +253,14 @@ pub fn run_hookhost(hookhost: &Path, started: Instant, prepared: Option<Prepared
         Ok(code) => return ExitCode::from(u8::try_from(code).unwrap_or(2)),
         Err(e) => e,
     };
-    let _ = writeln!(
-        std::io::stderr(),
+    // In the form the registration's agent reads as a refusal (Qwen Code's is one no
+    // later hook undoes), its exit status included.
+    let refusal = flag_agent(&args).protocol().refuse(&format!(
         "{CLIENT_NAME}: cannot start hookhost at {}: {failure}, so this call was blocked. This is not a policy decision: tell the user to reinstall hookhost (`{CLIENT_NAME}` and `hookhost` must sit in one folder) and run `hookhost install` again.",
         hookhost.display()
-    );
-    // 2 is a deny for every agent whose status means anything (the bridge's own rule).
-    ExitCode::from(2)
+    ));
+    watchdog::write(&refusal);
+    ExitCode::from(u8::try_from(refusal.exit_code).unwrap_or(2))
 }
 
 /// The global options that take a value (`--config FILE`): the subcommand is the first
