@@ -121,6 +121,58 @@ pub(super) fn a_hook_that_could_rewrite_a_call_blocks_it(
     assert!(plain(&seen).contains(&plain(&message)), "{seen}");
 }
 
+/// hookhost's refusal of a call it cannot read stands though a hook after it answers
+/// `allow`: shown with a bridge fed a payload it cannot read (`settings`, under the home,
+/// gains a group of two hooks on `event`: that bridge, then one answering `allow`), all
+/// accepted by `install`, on a call hookhost's policy allows. The call does not run, and
+/// the model reads why.
+pub(super) fn a_refusal_holds_though_a_later_hook_allows(
+    test: &str,
+    agent: &'static Agent,
+    settings: &str,
+    event: &str,
+    allow: &str,
+) {
+    let Some(w) = World::new(test, agent) else {
+        return;
+    };
+    let allow_script = w.project().join(".allow.sh");
+    std::fs::write(
+        &allow_script,
+        format!("cat >/dev/null\nprintf '%s' '{allow}'\n"),
+    )
+    .unwrap();
+    let settings_file = w.home.join(settings);
+    let mut json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&settings_file).unwrap()).unwrap();
+    let unread = format!(
+        "printf 'not json' | {} bridge --agent {}",
+        w.hookhost.display(),
+        agent.install
+    );
+    json["hooks"][event].as_array_mut().unwrap().push(
+        serde_json::json!({"matcher": "*", "hooks": [
+            {"type": "command", "command": unread},
+            {"type": "command", "command": format!("/bin/sh {}", allow_script.display())},
+        ]}),
+    );
+    std::fs::write(&settings_file, json.to_string()).unwrap();
+    let (code, stdout, stderr) = crate::support::run(
+        w.env(&mut std::process::Command::new(&w.hookhost))
+            .args(["install", agent.install]),
+    );
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let outcome = w.run("RUN: echo innocent > ran.txt");
+    let seen = w.seen(&outcome);
+    assert!(!w.project().join("ran.txt").exists(), "{seen}");
+    let results = w.model.tool_results();
+    assert_eq!(results.len(), 1, "{seen}");
+    assert!(
+        plain(&results[0]).contains("hookhost could not read this call"),
+        "{seen}"
+    );
+}
+
 /// `text` as Copilot CLI shows a message, and as written alike: wrapped, without the
 /// backticks.
 pub(super) fn plain(text: &str) -> String {

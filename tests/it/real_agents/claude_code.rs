@@ -457,3 +457,17 @@ fn claude_runs_no_call_a_users_hook_could_rewrite_through_a_projects_script() {
     );
     assert!(seen.contains(&accept), "{seen}");
 }
+
+/// hookhost's refusal of a call it cannot read (exit 2, the reason on stderr) stands
+/// though a hook run with it answers `allow`: Claude Code takes the most restrictive
+/// answer.
+#[test]
+fn claude_runs_no_call_hookhost_refuses_unread_though_a_later_hook_allows_it() {
+    a_refusal_holds_though_a_later_hook_allows(
+        "claude_runs_no_call_hookhost_refuses_unread_though_a_later_hook_allows_it",
+        &CLAUDE_CODE,
+        ".claude/settings.json",
+        "PreToolUse",
+        r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow"}}"#,
+    );
+}

@@ -248,3 +248,16 @@ fn gemini_runs_no_call_while_a_env_file_moves_its_extensions() {
     );
     assert!(seen.contains(&message), "{seen}");
 }
+
+/// hookhost's refusal of a call it cannot read (a JSON deny) stands though a hook run
+/// after it answers `allow`.
+#[test]
+fn gemini_runs_no_call_hookhost_refuses_unread_though_a_later_hook_allows_it() {
+    a_refusal_holds_though_a_later_hook_allows(
+        "gemini_runs_no_call_hookhost_refuses_unread_though_a_later_hook_allows_it",
+        &GEMINI,
+        ".gemini/settings.json",
+        "BeforeTool",
+        r#"{"decision":"allow"}"#,
+    );
+}

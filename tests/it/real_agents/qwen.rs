@@ -228,54 +228,17 @@ fn qwen_runs_no_call_hookhost_denies_though_an_accepted_skill_allows_it() {
     assert!(results[1].contains(MARKER_REASON), "{seen}");
 }
 
-/// docs/threats.md#r14: Qwen Code 0.24.4 reads a hook's plain-text stderr on exit 2 as a
-/// bare `decision: "deny"`, and a later hook's `permissionDecision: "allow"` undoes it in
-/// its merge. hookhost refuses a call it cannot read by exit 2 (the one form that blocks
-/// every event); its stderr is a JSON answer whose `continue: false` no later hook
-/// undoes. Shown with a bridge fed a payload it cannot read, between hookhost's own
-/// registration and the user's hook that allows every call, all three accepted by
-/// `install`: the call does not run, and the model reads why.
+/// docs/threats.md#r14: Qwen Code 0.24.4 read a hook's plain-text stderr on exit 2 as a
+/// bare `decision: "deny"`, which a later hook's `permissionDecision: "allow"` undid in
+/// its merge (seen). hookhost's refusal by exit 2 is a JSON answer on stderr whose
+/// `continue: false` no later hook undoes.
 #[test]
 fn qwen_runs_no_call_hookhost_refuses_unread_though_a_later_hook_allows_it() {
-    let Some(w) = World::new(
+    a_refusal_holds_though_a_later_hook_allows(
         "qwen_runs_no_call_hookhost_refuses_unread_though_a_later_hook_allows_it",
         &QWEN,
-    ) else {
-        return;
-    };
-    let allow = w.project().join(".allow.sh");
-    std::fs::write(
-        &allow,
-        "cat >/dev/null\nprintf '%s' '{\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\",\"permissionDecision\":\"allow\"}}'\n",
-    )
-    .unwrap();
-    let settings_file = w.home.join(".qwen/settings.json");
-    let mut settings: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&settings_file).unwrap()).unwrap();
-    let unread = format!(
-        "printf 'not json' | {} bridge --agent qwen-code",
-        w.hookhost.display()
-    );
-    settings["hooks"]["PreToolUse"]
-        .as_array_mut()
-        .unwrap()
-        .push(serde_json::json!({"matcher": "*", "hooks": [
-            {"type": "command", "command": unread},
-            {"type": "command", "command": format!("/bin/sh {}", allow.display())},
-        ]}));
-    std::fs::write(&settings_file, settings.to_string()).unwrap();
-    let (code, stdout, stderr) = crate::support::run(
-        w.env(&mut std::process::Command::new(&w.hookhost))
-            .args(["install", "qwen-code"]),
-    );
-    assert_eq!(code, 0, "{stdout}{stderr}");
-    let outcome = w.run("RUN: echo innocent > ran.txt");
-    let seen = w.seen(&outcome);
-    assert!(!w.project().join("ran.txt").exists(), "{seen}");
-    let results = w.model.tool_results();
-    assert_eq!(results.len(), 1, "{seen}");
-    assert!(
-        results[0].contains("hookhost could not read this call"),
-        "{seen}"
+        ".qwen/settings.json",
+        "PreToolUse",
+        r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow"}}"#,
     );
 }
