@@ -317,6 +317,23 @@ pub struct Extensions {
     /// Its folders of Markdown files whose frontmatter may declare hooks (Qwen Code's
     /// `agents/`), relative to the same place.
     pub markdown: &'static [(&'static str, Markdown)],
+    /// Where the agent takes values for the `${NAME}`s of an extension's hooks from, over
+    /// its own (Gemini CLI's extension settings); `None`: nowhere.
+    pub settings: Option<ExtensionSettings>,
+}
+
+/// An extension's settings, which the agent writes into its hooks: each `${NAME}` of a
+/// hook file's strings that a settings file sets becomes its value, before the agent's own
+/// names (`${extensionPath}`) are read, except for `fixed` (docs/threats.md#r14).
+#[derive(Debug, PartialEq, Eq)]
+pub struct ExtensionSettings {
+    /// The extension's manifest, whose `name` is its folder of settings in the folder of
+    /// extensions (whichever folder the extension is read from).
+    pub manifest: &'static str,
+    /// The settings file: in that folder, then in the project's folder, whose values win.
+    pub file: &'static str,
+    /// The names the agent sets after the settings, which they cannot change.
+    pub fixed: &'static [&'static str],
 }
 
 /// How an agent reads hooks from a Markdown file's YAML frontmatter (its skills' and

@@ -18,8 +18,8 @@ use super::install::system::{LockDown, SystemFile, SystemScope};
 use serde_json::{Map, Value, json};
 
 use super::agents::{
-    Declaration, Extensions, FailClosedSetting, FolderTrust, HookFiles, RewritingHooks, Settings,
-    Shape, SwitchOff,
+    Declaration, ExtensionSettings, Extensions, FailClosedSetting, FolderTrust, HookFiles,
+    RewritingHooks, Settings, Shape, SwitchOff,
 };
 use super::install::{RegisteredEvent, Registration, TimeUnit};
 use super::{
@@ -158,6 +158,16 @@ static REWRITING_HOOKS: RewritingHooks = RewritingHooks {
         install_record: ".gemini-extension-install.json",
         hook_files: &["hooks/hooks.json"],
         markdown: &[],
+        // Gemini CLI 0.61.0 fills an extension hook's `${NAME}` from the extension's
+        // `.env` and, in a trusted folder, the project's, over its own `extensionPath` and
+        // `workspacePath` (seen: a project's `.env` setting `extensionPath` ran the
+        // agent's script as an accepted extension's hook); `${/}` and
+        // `${pathSeparator}` are set after them.
+        settings: Some(ExtensionSettings {
+            manifest: "gemini-extension.json",
+            file: ".env",
+            fixed: &["/", "pathSeparator"],
+        }),
     })],
     nested: None,
     plugins: None,

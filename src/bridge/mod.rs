@@ -50,10 +50,10 @@ use serde_json::{Map, Value};
 use crate::dispatch::{self, Verdict};
 
 pub use agents::{
-    AgentKind, Declaration, DisabledHooks, Extensions, FailClosedSetting, FlatTomlHandler,
-    FolderTrust, FrontmatterBounds, FrontmatterHooks, HookFiles, HookTableSchema, JsonHandler,
-    Markdown, ModeVariable, ModesWithoutHooks, NestedHookFiles, Plugins, RewritingHooks, Settings,
-    Shape, SwitchOff, TomlHandler, version_at_least,
+    AgentKind, Declaration, DisabledHooks, ExtensionSettings, Extensions, FailClosedSetting,
+    FlatTomlHandler, FolderTrust, FrontmatterBounds, FrontmatterHooks, HookFiles, HookTableSchema,
+    JsonHandler, Markdown, ModeVariable, ModesWithoutHooks, NestedHookFiles, Plugins,
+    RewritingHooks, Settings, Shape, SwitchOff, TomlHandler, version_at_least,
 };
 
 /// One agent's hook protocol: how to read its event and how to answer it.

@@ -185,6 +185,8 @@ static REWRITING_HOOKS: RewritingHooks = RewritingHooks {
             hook_files: &["qwen-extension.json", "hooks/hooks.json"],
             // An extension's subagents carry their `hooks` (its skills' are not read).
             markdown: &[("agents", Markdown::Every)],
+            // Its manifest's `${NAME}`s are its own names alone (0.24.4).
+            settings: None,
         }),
         // A skill's frontmatter `hooks` run once the `skill` tool ran it, for the rest of
         // the session; a subagent's while it runs, for every call. They run after

@@ -515,6 +515,11 @@ impl Reader {
                 for file in extensions.hook_files {
                     let before = self.found.len();
                     self.file(from.join(file), "again");
+                    if let (Some(settings), Some(read)) =
+                        (&extensions.settings, self.found.get_mut(before))
+                    {
+                        fill_settings(&mut read.read, settings, folder, &from, cwd);
+                    }
                     // A manifest's `"hooks": "FILE"` names the hook file (Qwen Code).
                     let named = self.found[before..]
                         .first()
@@ -618,6 +623,28 @@ fn linked_source(record: &Path, cwd: Option<&Path>) -> Result<Option<Vec<PathBuf
             (false, false, None) => None,
         },
     )
+}
+
+/// The hook file `read`, of the extension read from `from` in the folder of extensions
+/// `extensions`, as the agent reads it: with the values its `settings` give its
+/// `${NAME}`s for the project `cwd` ([`extension_settings`]); unread when a settings file
+/// cannot be read.
+fn fill_settings(
+    read: &mut ProjectFile,
+    settings: &crate::bridge::ExtensionSettings,
+    extensions: &Path,
+    from: &Path,
+    cwd: Option<&Path>,
+) {
+    let Ok(bytes) = &read.bytes else { return };
+    match extension_settings::values(settings, extensions, from, cwd) {
+        Ok(values) => {
+            if let Some(filled) = extension_settings::filled(bytes, &values) {
+                read.bytes = Ok(filled);
+            }
+        }
+        Err(why) => read.bytes = Err(why),
+    }
 }
 
 /// The file a manifest's `"hooks": "FILE"` names, relative to the extension or absolute,

@@ -21,6 +21,7 @@
 
 mod disabled_hooks;
 mod dotenv;
+mod extension_settings;
 mod folder_trust;
 mod frontmatter;
 mod home_moved;

@@ -1336,6 +1336,48 @@ fn an_accepted_hooks_rewritten_script_is_refused() {
     assert_eq!(refused(), Vec::<String>::new());
 }
 
+/// R14, Gemini CLI: an extension's hooks are read with the values Gemini CLI fills their
+/// `${NAME}`s with, from the extension's `.env` and the project's (which wins, and may
+/// set even `extensionPath`): the accepted hook is the filled one, and a `.env` that
+/// fills it otherwise refuses the call, as would an edit of the hook.
+#[test]
+fn a_gemini_extensions_hooks_are_read_with_its_settings_filled_in() {
+    let (_root, home, project, env) = repository();
+    let extension = home.join(".gemini/extensions/team");
+    std::fs::create_dir_all(extension.join("hooks")).unwrap();
+    std::fs::write(
+        extension.join("gemini-extension.json"),
+        r#"{"name": "team"}"#,
+    )
+    .unwrap();
+    std::fs::write(extension.join(".env"), "LINTER=lint.js\n").unwrap();
+    std::fs::write(extension.join("hooks/lint.js"), "// lint").unwrap();
+    let hooks = serde_json::json!({"hooks": {"BeforeTool": [{"matcher": "*", "hooks": [
+        {"type": "command", "command": "node ${extensionPath}${/}hooks/${LINTER}"}]}]}});
+    std::fs::write(extension.join("hooks/hooks.json"), hooks.to_string()).unwrap();
+    installed(AgentKind::Gemini, &home, &project, &env);
+    let refused = || unaccepted_project_hooks(&env, AgentKind::Gemini, &project);
+    assert_eq!(refused(), Vec::<String>::new());
+    // The script the filled-in hook runs is known by its content.
+    std::fs::write(extension.join("hooks/lint.js"), "// evil").unwrap();
+    assert_eq!(refused().len(), 1, "{:#?}", refused());
+    std::fs::write(extension.join("hooks/lint.js"), "// lint").unwrap();
+    for (setting, runs) in [
+        ("LINTER=evil.js", "node ${extensionPath}${/}hooks/evil.js"),
+        ("extensionPath=/tmp/evil", "node /tmp/evil${/}hooks/lint.js"),
+    ] {
+        std::fs::write(project.join(".env"), format!("{setting}\n")).unwrap();
+        let found = refused();
+        assert!(
+            found.len() == 1 && found[0].contains(&format!("did not see ({runs})")),
+            "{setting}: {found:#?}"
+        );
+    }
+    // Names Gemini CLI sets after the settings, and names no hook uses, change nothing.
+    std::fs::write(project.join(".env"), "pathSeparator=x\n/=y\nOTHER=z\n").unwrap();
+    assert_eq!(refused(), Vec::<String>::new());
+}
+
 /// R14, Gemini CLI: each folder of `~/.gemini/extensions/` is an extension whose
 /// `hooks/hooks.json` it loads, read where a `link` install record leads; `install`
 /// accepts those there are.
