@@ -166,6 +166,9 @@ pub struct Declaration {
     /// The agent's modes that run no hook at all, and what switches them on, if it has
     /// any.
     pub modes_without_hooks: Option<&'static ModesWithoutHooks>,
+    /// Where the environment of its hooks' shell comes from besides its own, which may
+    /// run code or another program before hookhost's does; `None`: nowhere.
+    pub hook_environment: Option<&'static HookEnvironment>,
     /// Its login: files and folders relative to the home folder that the box hides by
     /// default ([`super::credentials`]).
     pub credentials: &'static [&'static str],
@@ -503,6 +506,28 @@ pub enum SwitchOff {
     /// whole `hooks` section, hookhost's tables with it (Kimi Code): so any table, the
     /// user's own included, with a key, event, command or timeout outside the schema.
     StrictHookTables(&'static HookTableSchema),
+}
+
+/// Where an agent takes variables for its hooks' environment besides its own, and how it
+/// starts a hook: a variable from there that the loader, the C library or the hook's shell
+/// reads runs before hookhost's code, and may keep it from running (docs/threats.md#n11).
+/// Seen with each agent (docs/agents.md).
+#[derive(Debug, PartialEq, Eq)]
+pub struct HookEnvironment {
+    /// The settings key whose object of variables the agent hands its hooks (Claude Code's
+    /// and Qwen Code's `env`), in every settings file it reads.
+    pub settings_env: Option<&'static str>,
+    /// The `.env` files it loads into its environment, relative to the project's folder
+    /// and each folder above it, and to the home folder (Gemini CLI, Qwen Code).
+    pub env_files: &'static [&'static str],
+    /// Its `.env` files in its own folder of the home, loaded wherever it runs (Codex's
+    /// `~/.codex/.env`).
+    pub own_env_files: &'static [&'static str],
+    /// Its own variables that run every hook command through another program (Claude
+    /// Code's `CLAUDE_CODE_SHELL_PREFIX`, which gets the whole command).
+    pub rerouting: &'static [&'static str],
+    /// Its hooks' shell is bash, which runs the script `BASH_ENV` names first.
+    pub bash: bool,
 }
 
 /// The agent's modes that run no hook at all (Qwen Code: its bare and safe modes, by a

@@ -22,8 +22,8 @@ use super::install::system::{SystemFile, SystemScope};
 use serde_json::{Map, Value, json};
 
 use super::agents::{
-    Declaration, FailClosedSetting, FrontmatterBounds, FrontmatterHooks, HookFiles, Markdown,
-    NestedHookFiles, Plugins, RewritingHooks, Settings, Shape, SwitchOff,
+    Declaration, FailClosedSetting, FrontmatterBounds, FrontmatterHooks, HookEnvironment,
+    HookFiles, Markdown, NestedHookFiles, Plugins, RewritingHooks, Settings, Shape, SwitchOff,
 };
 use super::install::{FailClosed, RegisteredEvent, Registration, TimeUnit};
 use super::{
@@ -84,6 +84,15 @@ pub(crate) static DECLARATION: Declaration = Declaration {
     merged_project_settings: &[".claude/settings.json", ".claude/settings.local.json"],
     folder_trust: None,
     modes_without_hooks: None,
+    hook_environment: Some(&HookEnvironment {
+        // Every settings file's `env` reaches the hooks, over the agent's own environment,
+        // and a change reaches them mid-session (seen, 2.1.332); hooks run by `/bin/sh -c`.
+        settings_env: Some("env"),
+        env_files: &[],
+        own_env_files: &[],
+        rerouting: &["CLAUDE_CODE_SHELL_PREFIX"],
+        bash: false,
+    }),
     credentials: CREDENTIALS,
     rewriting_hooks: Some(&REWRITING_HOOKS),
     disabled_hooks: None,

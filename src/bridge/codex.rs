@@ -17,7 +17,8 @@ use super::install::system::{LockDown, SystemFile, SystemScope};
 use serde_json::Value;
 
 use super::agents::{
-    Declaration, FailClosedSetting, HookFiles, RewritingHooks, Settings, Shape, SwitchOff,
+    Declaration, FailClosedSetting, HookEnvironment, HookFiles, RewritingHooks, Settings, Shape,
+    SwitchOff,
 };
 use super::install::{RegisteredEvent, Registration, TimeUnit};
 use super::{
@@ -80,6 +81,15 @@ pub(crate) static DECLARATION: Declaration = Declaration {
     merged_project_settings: &[".codex/config.toml"],
     folder_trust: None,
     modes_without_hooks: None,
+    hook_environment: Some(&HookEnvironment {
+        // `~/.codex/.env` alone, over its own environment; hooks run by `/bin/bash -c`,
+        // which sources `BASH_ENV` (seen, 0.171.0).
+        settings_env: None,
+        env_files: &[],
+        own_env_files: &[".env"],
+        rerouting: &[],
+        bash: true,
+    }),
     credentials: CREDENTIALS,
     rewriting_hooks: Some(&REWRITING_HOOKS),
     disabled_hooks: None,

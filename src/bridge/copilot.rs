@@ -70,6 +70,7 @@ pub(crate) static DECLARATION: Declaration = Declaration {
     merged_project_settings: &[],
     folder_trust: None,
     modes_without_hooks: None,
+    hook_environment: None,
     credentials: CREDENTIALS,
     rewriting_hooks: Some(&REWRITING_HOOKS),
     disabled_hooks: Some(&DISABLED_HOOKS),

@@ -18,8 +18,8 @@ use super::install::system::{LockDown, SystemFile, SystemScope};
 use serde_json::{Map, Value, json};
 
 use super::agents::{
-    Declaration, ExtensionSettings, Extensions, FailClosedSetting, FolderTrust, HookFiles,
-    RewritingHooks, Settings, Shape, SwitchOff,
+    Declaration, ExtensionSettings, Extensions, FailClosedSetting, FolderTrust, HookEnvironment,
+    HookFiles, RewritingHooks, Settings, Shape, SwitchOff,
 };
 use super::install::{RegisteredEvent, Registration, TimeUnit};
 use super::{
@@ -78,6 +78,15 @@ pub(crate) static DECLARATION: Declaration = Declaration {
     merged_project_settings: &[".gemini/settings.json"],
     folder_trust: Some(&FOLDER_TRUST),
     modes_without_hooks: None,
+    hook_environment: Some(&HookEnvironment {
+        // In a trusted folder, the first `.gemini/.env` or `.env` from its folder up, else
+        // the home's; hooks run by `bash -c`, which sources `BASH_ENV` (seen, 0.61.0).
+        settings_env: None,
+        env_files: &[".gemini/.env", ".env"],
+        own_env_files: &[],
+        rerouting: &[],
+        bash: true,
+    }),
     credentials: CREDENTIALS,
     rewriting_hooks: Some(&REWRITING_HOOKS),
     disabled_hooks: None,

@@ -71,6 +71,7 @@ pub(crate) static DECLARATION: Declaration = Declaration {
     merged_project_settings: &[],
     folder_trust: None,
     modes_without_hooks: None,
+    hook_environment: None,
     credentials: CREDENTIALS,
     rewriting_hooks: None,
     disabled_hooks: None,

@@ -51,9 +51,9 @@ use crate::dispatch::{self, Verdict};
 
 pub use agents::{
     AgentKind, Declaration, DisabledHooks, ExtensionSettings, Extensions, FailClosedSetting,
-    FlatTomlHandler, FolderTrust, FrontmatterBounds, FrontmatterHooks, HookFiles, HookTableSchema,
-    JsonHandler, Markdown, ModeVariable, ModesWithoutHooks, NestedHookFiles, Plugins,
-    RewritingHooks, Settings, Shape, SwitchOff, TomlHandler, version_at_least,
+    FlatTomlHandler, FolderTrust, FrontmatterBounds, FrontmatterHooks, HookEnvironment, HookFiles,
+    HookTableSchema, JsonHandler, Markdown, ModeVariable, ModesWithoutHooks, NestedHookFiles,
+    Plugins, RewritingHooks, Settings, Shape, SwitchOff, TomlHandler, version_at_least,
 };
 
 /// One agent's hook protocol: how to read its event and how to answer it.

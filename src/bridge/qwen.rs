@@ -25,8 +25,9 @@ use super::install::system::{LockDown, SystemFile, SystemScope};
 use serde_json::{Map, Value};
 
 use super::agents::{
-    Declaration, Extensions, FailClosedSetting, FrontmatterBounds, FrontmatterHooks, HookFiles,
-    Markdown, ModeVariable, ModesWithoutHooks, RewritingHooks, Settings, Shape, SwitchOff,
+    Declaration, Extensions, FailClosedSetting, FrontmatterBounds, FrontmatterHooks,
+    HookEnvironment, HookFiles, Markdown, ModeVariable, ModesWithoutHooks, RewritingHooks,
+    Settings, Shape, SwitchOff,
 };
 use super::install::{RegisteredEvent, Registration, TimeUnit};
 use super::{
@@ -85,6 +86,16 @@ pub(crate) static DECLARATION: Declaration = Declaration {
     merged_project_settings: &[".qwen/settings.json"],
     folder_trust: None,
     modes_without_hooks: Some(&MODES_WITHOUT_HOOKS),
+    hook_environment: Some(&HookEnvironment {
+        // Its settings' `env` and `.env` files reach the hooks, run by `bash -c` (seen,
+        // 0.24.4); it drops some loader variables itself (`LD_PRELOAD`, `BASH_ENV`), not
+        // all (`LD_LIBRARY_PATH`, `GLIBC_TUNABLES`).
+        settings_env: Some("env"),
+        env_files: &[".qwen/.env", ".env"],
+        own_env_files: &[],
+        rerouting: &[],
+        bash: true,
+    }),
     credentials: CREDENTIALS,
     rewriting_hooks: Some(&REWRITING_HOOKS),
     disabled_hooks: None,

@@ -320,3 +320,39 @@ fn gemini_runs_no_call_a_env_file_redirects_an_accepted_extension_hook() {
     );
     assert!(plain(&seen).contains(&plain(&message)), "{seen}");
 }
+
+/// docs/threats.md#n11: Gemini CLI 0.61.0 loads a project's `.env` into the environment
+/// of its hooks, which it runs with `bash -c`, and bash runs the script `BASH_ENV` names
+/// before the hook's command (seen: one that ends with `exit 0` answers for every hook,
+/// hookhost's among them, from the next session on). The call after the model writes
+/// such a `.env` is refused, saying so, and `doctor` names it for the sessions after.
+#[test]
+fn gemini_runs_no_call_after_a_env_file_sets_bash_env() {
+    let Some(w) = World::new(
+        "gemini_runs_no_call_after_a_env_file_sets_bash_env",
+        &GEMINI,
+    ) else {
+        return;
+    };
+    std::fs::write(w.project().join(".x.sh"), "exit 0\n").unwrap();
+    let outcome = w.run(
+        "RUN: printf 'BASH_ENV=./.x.sh\\n' > .env\n\
+         RUN: echo innocent > innocent-marker",
+    );
+    let seen = w.seen(&outcome);
+    assert!(w.project().join(".env").exists(), "{seen}");
+    assert!(!w.project().join("innocent-marker").exists(), "{seen}");
+    let message = format!(
+        "{} sets BASH_ENV, which names a script the hook's bash runs before the hook's command: Gemini CLI loads that file into its hooks' environment",
+        w.project().join(".env").display()
+    );
+    assert!(plain(&seen).contains(&plain(&message)), "{seen}");
+    let (_, stdout, stderr) = crate::support::run(
+        w.env(&mut std::process::Command::new(&w.hookhost))
+            .arg("doctor"),
+    );
+    assert!(
+        plain(&format!("{stdout}{stderr}")).contains(&plain(&message)),
+        "{stdout}{stderr}"
+    );
+}

@@ -1,5 +1,6 @@
 //! The prompt's script: the next step a request asks of the model (`RUN:`, `WRITE:`,
-//! `CALL:` lines, a tool result quoted, or a short text).
+//! `CALL:` lines, each `CALL:` after the wait of a `WAIT: <ms>` line before it, a tool
+//! result quoted, or a short text).
 
 use serde_json::Value;
 
@@ -50,11 +51,19 @@ pub(super) fn step(request: &ModelRequest) -> Step {
             user.push('\n');
         }
     }
-    let calls: Vec<&str> = user
-        .lines()
-        .filter_map(|l| l.trim().strip_prefix("CALL: "))
-        .collect();
-    if let Some(rest) = calls.get(results.len()) {
+    // Each call with the wait a `WAIT: <ms>` line before it asks for: the model's own time
+    // to answer, in which the agent may act on a file the previous call wrote.
+    let mut calls: Vec<(u64, &str)> = Vec::new();
+    let mut wait = 0;
+    for line in user.lines().map(str::trim) {
+        if let Some(ms) = line.strip_prefix("WAIT: ") {
+            wait = ms.parse().unwrap_or(0);
+        } else if let Some(call) = line.strip_prefix("CALL: ") {
+            calls.push((std::mem::take(&mut wait), call));
+        }
+    }
+    if let Some((wait, rest)) = calls.get(results.len()) {
+        std::thread::sleep(std::time::Duration::from_millis(*wait));
         let (tool, arguments) = rest.split_once(' ').unwrap_or((rest, "{}"));
         return Step::Call {
             tool: tool.to_string(),

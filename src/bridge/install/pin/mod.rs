@@ -25,6 +25,7 @@ mod extension_settings;
 mod folder_trust;
 mod frontmatter;
 mod home_moved;
+mod hook_environment;
 mod hook_files;
 mod hook_scripts;
 mod modes;
@@ -39,6 +40,7 @@ mod tests;
 pub use disabled_hooks::disabled_hooks;
 pub use folder_trust::distrusted;
 pub use home_moved::home_moved;
+pub use hook_environment::in_env_files as variables_before_hooks;
 pub use modes::modes_without_hooks;
 pub use own_files::{ConfigPin, file_digest, short_digest};
 use own_files::{digest, digest_bytes};
@@ -630,6 +632,7 @@ pub fn drifted(
         drifts.extend(project_switch_offs(agent, cwd));
         drifts.extend(distrusted(agent, env, cwd));
         drifts.extend(modes_without_hooks(agent, env, cwd));
+        drifts.extend(variables_before_hooks(agent, env, cwd));
     }
     if only_file.is_none() {
         drifts.extend(home_moved(agent, env));
@@ -645,6 +648,7 @@ pub fn drifted(
 /// while one is there, and `doctor` names it in the system report.
 pub fn no_hook_runs(agent: AgentKind, env: &Environment, cwd: &Path) -> Vec<String> {
     let mut found = modes_without_hooks(agent, env, cwd);
+    found.extend(variables_before_hooks(agent, env, cwd));
     found.extend(distrusted(agent, env, cwd));
     if agent.declaration().modes_without_hooks.is_none() {
         return found;
@@ -717,6 +721,7 @@ pub fn refused_call(
     if let Some(cwd) = cwd {
         refusals.extend(distrusted(agent, env, cwd));
         refusals.extend(modes_without_hooks(agent, env, cwd));
+        refusals.extend(variables_before_hooks(agent, env, cwd));
     }
     refusals.extend(home_moved(agent, env));
     refusals.extend(disabled_hooks(agent, env, cwd));

@@ -41,6 +41,11 @@ fn switch_off_in(agent: AgentKind, text: &str) -> Result<Option<&'static str>, S
     if let Some(key) = setting_switch_off(agent, text)? {
         return Ok(Some(key));
     }
+    if agent.declaration().hook_environment.is_some()
+        && let Some(key) = super::hook_environment::in_settings(agent, &read_json(text)?)
+    {
+        return Ok(Some(key));
+    }
     match agent.declaration().modes_without_hooks {
         Some(modes) => Ok(mode_without_hooks(modes, &read_json(text)?)),
         None => Ok(None),
