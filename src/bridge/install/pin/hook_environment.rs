@@ -129,13 +129,26 @@ pub fn in_env_files(agent: AgentKind, env: &Environment, cwd: &Path) -> Vec<Stri
     };
     let name = agent.display_name();
     let home = env.home();
+    // The agent's folder in the home, or where its variable moves it (`$QWEN_HOME`,
+    // `$CODEX_HOME`): Qwen Code loads the `.env` there too, Codex its own `.env` from there.
+    let moved = agent
+        .declaration()
+        .settings
+        .home_variable
+        .and_then(|variable| env.get(variable))
+        .filter(|folder| !folder.is_empty())
+        .map(std::path::PathBuf::from);
     let mut files = if hooks.env_files.is_empty() {
         Vec::new()
     } else {
-        read_env_files(hooks.env_files, cwd, home.as_deref(), None)
+        let also = moved.as_ref().map(|folder| folder.join(".env"));
+        read_env_files(hooks.env_files, cwd, home.as_deref(), also)
     };
-    if let Some(home) = &home {
-        let own = home.join(agent.declaration().settings.home_folder);
+    let own = moved.or_else(|| {
+        home.as_ref()
+            .map(|home| home.join(agent.declaration().settings.home_folder))
+    });
+    if let Some(own) = own {
         files.extend(hooks.own_env_files.iter().filter_map(|file| {
             let file = own.join(file);
             let bytes = super::switch_offs::read_settings(&file, |_| true)?;
@@ -245,6 +258,19 @@ mod tests {
         let found = in_env_files(AgentKind::Codex, &env, &cwd);
         assert!(
             found.len() == 1 && found[0].contains("sets GLIBC_TUNABLES"),
+            "{found:#?}"
+        );
+        // With `CODEX_HOME` set, Codex's own `.env` is there.
+        let moved = dir.path().join("codex-home");
+        std::fs::create_dir_all(&moved).unwrap();
+        std::fs::write(moved.join(".env"), "LD_PRELOAD=/p/x.so\n").unwrap();
+        let env = Environment::from_vars(vec![
+            ("HOME".into(), home.clone().into()),
+            ("CODEX_HOME".into(), moved.clone().into()),
+        ]);
+        let found = in_env_files(AgentKind::Codex, &env, &cwd);
+        assert!(
+            found.len() == 1 && found[0].starts_with(&moved.join(".env").display().to_string()),
             "{found:#?}"
         );
         // Claude Code loads no `.env`.
