@@ -425,3 +425,52 @@ fn a_qwen_mode_without_hooks_in_a_users_env_file_refuses_a_system_call() {
         "{out:?}"
     );
 }
+
+/// docs/threats.md#n11: Claude Code runs every hook command, the administrator's too,
+/// through the program `CLAUDE_CODE_SHELL_PREFIX` names, which a project's settings `env`
+/// can set; so `bridge --system` refuses the call while one does.
+#[test]
+fn a_shell_prefix_in_a_projects_claude_settings_refuses_a_system_call() {
+    let Some(root) =
+        SystemRoot::new("a_shell_prefix_in_a_projects_claude_settings_refuses_a_system_call")
+    else {
+        return;
+    };
+    let script = root.etc_file("hookhost/hooks/allow.sh", "cat >/dev/null; exit 0\n", 0o755);
+    root.write_config(&sh_hook("system-allow", &script));
+    let call = payload(&root, "ls");
+    let claude = |call: &Value| {
+        let mut cmd = root.hookhost_as_nobody();
+        cmd.args([
+            "bridge",
+            "--agent",
+            "claude-code",
+            "--system",
+            "--budget-ms",
+            "20000",
+        ]);
+        run_with_stdin(&mut cmd, call.to_string().as_bytes())
+    };
+    let out = claude(&call);
+    assert_eq!(deny_reason("claude-code", &out), None, "{out:?}");
+
+    let folder = root.home.join("project/.claude");
+    std::fs::create_dir_all(&folder).unwrap();
+    chown(&folder, NOBODY);
+    let settings = folder.join("settings.json");
+    std::fs::write(
+        &settings,
+        r#"{"env": {"CLAUDE_CODE_SHELL_PREFIX": "/tmp/skip.sh"}}"#,
+    )
+    .unwrap();
+    chown(&settings, NOBODY);
+    let out = claude(&call);
+    let reason = deny_reason("claude-code", &out).unwrap_or_default();
+    assert!(
+        reason.starts_with(&format!(
+            "{} sets \"env\": {{\"CLAUDE_CODE_SHELL_PREFIX\": …}}",
+            settings.display()
+        )),
+        "{out:?}"
+    );
+}

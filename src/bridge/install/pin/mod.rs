@@ -644,13 +644,16 @@ pub fn drifted(
 /// What makes `agent`, run from `cwd`, run no hook at all, a system registration's
 /// included, which no system setting can lock (docs/system-scope.md): a mode without hooks
 /// (from the environment, a `.env` file, or the `env` object or a setting of the user's or
-/// a project's settings), a folder it does not trust. `bridge --system` refuses a call
+/// a project's settings), a variable its hooks' shell reads first (from a settings `env`
+/// or a `.env` file: docs/threats.md#n11), a folder it does not trust. `bridge --system` refuses a call
 /// while one is there, and `doctor` names it in the system report.
 pub fn no_hook_runs(agent: AgentKind, env: &Environment, cwd: &Path) -> Vec<String> {
     let mut found = modes_without_hooks(agent, env, cwd);
     found.extend(variables_before_hooks(agent, env, cwd));
     found.extend(distrusted(agent, env, cwd));
-    if agent.declaration().modes_without_hooks.is_none() {
+    if agent.declaration().modes_without_hooks.is_none()
+        && agent.declaration().hook_environment.is_none()
+    {
         return found;
     }
     let user_file =

@@ -570,20 +570,22 @@ pub(super) fn switch_offs_in(agent: AgentKind, files: &[ProjectFile]) -> Vec<Str
 }
 
 /// The settings among `files` (each with whether it is the user's own) that start one of
-/// the agent's modes without hooks ([`super::no_hook_runs`]), one message each; a file
+/// the agent's modes without hooks, or set a variable its hooks' shell reads first
+/// ([`super::no_hook_runs`]), one message each; a file
 /// hookhost cannot read counts, since the agent may read one there.
 pub(super) fn modes_in(agent: AgentKind, files: &[(ProjectFile, bool)]) -> Vec<String> {
-    let Some(modes) = agent.declaration().modes_without_hooks else {
+    let modes = agent.declaration().modes_without_hooks;
+    if modes.is_none() && agent.declaration().hook_environment.is_none() {
         return Vec::new();
-    };
+    }
     files
         .iter()
         .filter_map(|(f, users)| {
             let found = f.bytes.as_ref().map_err(Clone::clone).and_then(|bytes| {
-                Ok(mode_without_hooks(
-                    modes,
-                    &read_json(&String::from_utf8_lossy(bytes))?,
-                ))
+                let settings = read_json(&String::from_utf8_lossy(bytes))?;
+                // A variable its hooks' shell reads first reroutes the system's hooks too.
+                Ok(super::hook_environment::in_settings(agent, &settings)
+                    .or_else(|| modes.and_then(|modes| mode_without_hooks(modes, &settings))))
             });
             match found {
                 Ok(Some(key)) if !*users && user_file_only(agent, key) => None,
