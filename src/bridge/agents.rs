@@ -520,6 +520,9 @@ pub struct HookEnvironment {
     /// The `.env` files it loads into its environment, relative to the project's folder
     /// and each folder above it, and to the home folder (Gemini CLI, Qwen Code).
     pub env_files: &'static [&'static str],
+    /// It loads the first of those found from the project's folder up, and the home
+    /// folder's only when there is none (Gemini CLI); else every one of them is read.
+    pub first_env_file_only: bool,
     /// Its `.env` files in its own folder of the home, loaded wherever it runs (Codex's
     /// `~/.codex/.env`).
     pub own_env_files: &'static [&'static str],

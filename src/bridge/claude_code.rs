@@ -89,6 +89,7 @@ pub(crate) static DECLARATION: Declaration = Declaration {
         // and a change reaches them mid-session (seen, 2.1.332); hooks run by `/bin/sh -c`.
         settings_env: Some("env"),
         env_files: &[],
+        first_env_file_only: false,
         own_env_files: &[],
         rerouting: &["CLAUDE_CODE_SHELL_PREFIX"],
         bash: false,

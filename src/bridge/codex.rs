@@ -86,6 +86,7 @@ pub(crate) static DECLARATION: Declaration = Declaration {
         // which sources `BASH_ENV` (seen, 0.171.0).
         settings_env: None,
         env_files: &[],
+        first_env_file_only: false,
         own_env_files: &[".env"],
         rerouting: &[],
         bash: true,

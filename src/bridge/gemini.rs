@@ -83,6 +83,7 @@ pub(crate) static DECLARATION: Declaration = Declaration {
         // the home's; hooks run by `bash -c`, which sources `BASH_ENV` (seen, 0.61.0).
         settings_env: None,
         env_files: &[".gemini/.env", ".env"],
+        first_env_file_only: true,
         own_env_files: &[],
         rerouting: &[],
         bash: true,

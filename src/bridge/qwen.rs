@@ -92,6 +92,7 @@ pub(crate) static DECLARATION: Declaration = Declaration {
         // all (`LD_LIBRARY_PATH`, `GLIBC_TUNABLES`).
         settings_env: Some("env"),
         env_files: &[".qwen/.env", ".env"],
+        first_env_file_only: false,
         own_env_files: &[],
         rerouting: &[],
         bash: true,

@@ -153,8 +153,7 @@ pub(super) fn switch_offs_check(report: &AgentReport, project: &Path) -> Vec<Str
     let env = crate::env::Environment::of_process();
     let mut found = pin::project_switch_offs(report.agent, project);
     found.extend(pin::distrusted(report.agent, &env, project));
-    found.extend(pin::modes_without_hooks(report.agent, &env, project));
-    found.extend(pin::variables_before_hooks(report.agent, &env, project));
+    found.extend(pin::environment_switch_offs(report.agent, &env, project));
     found.extend(pin::home_moved(report.agent, &env));
     found.extend(pin::disabled_hooks(report.agent, &env, Some(project)));
     found.extend(pin::unaccepted_project_hooks(&env, report.agent, project));

@@ -270,10 +270,27 @@ fn gemini_runs_no_call_hookhost_refuses_unread_though_a_later_hook_allows_it() {
 /// call is refused, saying so.
 #[test]
 fn gemini_runs_no_call_a_env_file_redirects_an_accepted_extension_hook() {
-    let Some(w) = World::new(
+    a_env_file_redirecting_an_extension_hook(
         "gemini_runs_no_call_a_env_file_redirects_an_accepted_extension_hook",
-        &GEMINI,
-    ) else {
+        "",
+    );
+}
+
+/// The same, the line behind a comment that ends in U+2028: dotenv's expression starts a
+/// line after it, as JavaScript's `^` does (the review saw hookhost's reading miss it, and
+/// the real Gemini CLI run the agent's script).
+#[test]
+fn gemini_runs_no_call_a_env_line_after_a_u2028_redirects_an_extension_hook() {
+    a_env_file_redirecting_an_extension_hook(
+        "gemini_runs_no_call_a_env_line_after_a_u2028_redirects_an_extension_hook",
+        "#\u{2028}",
+    );
+}
+
+/// An accepted extension hook, then a project `.env` whose line (after `before`) sets
+/// `extensionPath` to a folder of the agent's: every call is refused, naming the hook.
+fn a_env_file_redirecting_an_extension_hook(test: &str, before: &str) {
+    let Some(w) = World::new(test, &GEMINI) else {
         return;
     };
     let extension = w.home.join(".gemini/extensions/fmt");
@@ -305,7 +322,7 @@ fn gemini_runs_no_call_a_env_file_redirects_an_accepted_extension_hook() {
     .unwrap();
     std::fs::write(
         w.project().join(".env"),
-        format!("extensionPath={}\n", evil.display()),
+        format!("{before}extensionPath={}\n", evil.display()),
     )
     .unwrap();
     let outcome = w.run("RUN: echo innocent > innocent-marker");

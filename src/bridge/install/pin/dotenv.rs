@@ -53,8 +53,10 @@ pub(super) fn env_assignments(text: &str) -> Vec<(String, String)> {
     let mut found: Vec<(String, String)> = Vec::new();
     let mut at = 0;
     while at < text.len() {
-        // `^` with the `m` flag: a match starts at a line's start.
-        if at > 0 && text[at - 1] != '\n' {
+        // `^` with the `m` flag: a match starts at a line's start, after any of
+        // JavaScript's line terminators (U+2028 and U+2029 too: a line `#<U+2028>K=v` is
+        // a comment, then an assignment).
+        if at > 0 && !line_end(text[at - 1]) {
             at += 1;
             continue;
         }
@@ -227,7 +229,8 @@ mod tests {
     /// Each text read as dotenv 16's `parse` read it (run under node with the `LINE`
     /// expression Qwen Code 0.24.4 bundles): its separators, quotes, comments cut at any
     /// `#`, a name set twice keeping its last value, spaces (newlines among them) before
-    /// `=`, a byte-order mark, and what it does not take (`C :3`, a line with no name).
+    /// `=`, a byte-order mark, JavaScript's other line terminators, and what it does not take
+    /// (`C :3`, a line with no name).
     #[test]
     fn env_lines_are_read_as_dotenv_reads_them() {
         let cases: &[(&str, &str)] = &[
@@ -267,6 +270,13 @@ mod tests {
                 "[[\"A\", \"it\\\\'s\"], [\"B\", \"'x\\\\' y\"]]",
             ),
             ("  \n\n  K=v\r\nL=w\r", "[[\"K\", \"v\"], [\"L\", \"w\"]]"),
+            // A line starts after U+2028 and U+2029 too, as JavaScript's `^` reads them; an
+            // unquoted value runs over them to the line's `\n`.
+            (
+                "#\u{2028}K=v\nL=w\u{2029}M=x\n",
+                "[[\"K\", \"v\"], [\"L\", \"w\\u2029M=x\"]]",
+            ),
+            ("A=1\u{2028}B=2\n", "[[\"A\", \"1\\u2028B=2\"]]"),
             (
                 "A=1 2 # c\nB=\"1\" # c\nC=\"1\" x\n",
                 "[[\"A\", \"1 2\"], [\"B\", \"1\"], [\"C\", \"\\\"1\\\" x\"]]",

@@ -90,6 +90,24 @@ const BEFORE: &[Before] = &[
         bash_only: true,
     },
     Before {
+        name: "SHELLOPTS",
+        in_settings: "\"env\": {\"SHELLOPTS\": …}",
+        does: "sets the hook's bash's options before the hook's command (with `PS4`, runs a command of its own)",
+        bash_only: true,
+    },
+    Before {
+        name: "BASHOPTS",
+        in_settings: "\"env\": {\"BASHOPTS\": …}",
+        does: "sets the hook's bash's options before the hook's command",
+        bash_only: true,
+    },
+    Before {
+        name: "PS4",
+        in_settings: "\"env\": {\"PS4\": …}",
+        does: "names what the hook's bash expands before each command it traces (with `SHELLOPTS=xtrace`, a command of its own)",
+        bash_only: true,
+    },
+    Before {
         name: "CLAUDE_CODE_SHELL_PREFIX",
         in_settings: "\"env\": {\"CLAUDE_CODE_SHELL_PREFIX\": …}",
         does: "runs every hook command through the program it names, which decides whether hookhost runs",
@@ -107,48 +125,93 @@ fn before(hooks: &HookEnvironment, name: &str) -> Option<&'static Before> {
     })
 }
 
+/// Whether `agent`'s settings files hand its hooks variables (an `env` object, in JSON).
+pub(super) fn has_settings_env(agent: AgentKind) -> bool {
+    agent
+        .declaration()
+        .hook_environment
+        .is_some_and(|hooks| hooks.settings_env.is_some())
+}
+
 /// The variable of `settings` (an agent's settings file, parsed) whose `env` object hands
 /// the agent's hooks one read before their command, as the switch-off's key.
 pub(super) fn in_settings(agent: AgentKind, settings: &serde_json::Value) -> Option<&'static str> {
     let hooks = agent.declaration().hook_environment?;
     let env = settings.get(hooks.settings_env?)?.as_object()?;
     env.iter()
-        // The agents take string values into the environment; an empty one sets nothing
-        // the loader or a shell acts on.
-        .filter(|(_, value)| value.as_str().is_some_and(|v| !v.is_empty()))
+        // An empty value sets nothing the loader or a shell acts on.
+        .filter(|(_, value)| js_string(value).is_some_and(|v| !v.is_empty()))
         .find_map(|(name, _)| before(hooks, name))
         .map(|b| b.in_settings)
 }
 
-/// The variables read before `agent`'s hooks that a `.env` file it loads sets, one
-/// message each: in `cwd`, a folder above it or the home folder, and in its own folder of
-/// the home. Empty for an agent that loads none.
-pub fn in_env_files(agent: AgentKind, env: &Environment, cwd: &Path) -> Vec<String> {
-    let Some(hooks) = agent.declaration().hook_environment else {
-        return Vec::new();
-    };
-    let name = agent.display_name();
+/// The text a settings value becomes in the environment, as JavaScript's `String` makes
+/// it: Claude Code 2.1.332 took `["/p/x.sh"]` as `/p/x.sh` (seen), so a value that is not
+/// a string is read as it would be taken, not skipped. `None` for `null`.
+pub(super) fn js_string(value: &serde_json::Value) -> Option<String> {
+    use serde_json::Value;
+    Some(match value {
+        Value::Null => return None,
+        Value::String(text) => text.clone(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => match n.as_f64() {
+            // A whole number prints without a fraction (`1.0` is "1").
+            Some(f) if f.fract() == 0.0 && f.abs() < 1e21 && n.is_f64() => format!("{f:.0}"),
+            _ => n.to_string(),
+        },
+        // Elements joined by commas, `null` as nothing.
+        Value::Array(items) => items
+            .iter()
+            .map(|item| js_string(item).unwrap_or_default())
+            .collect::<Vec<_>>()
+            .join(","),
+        Value::Object(_) => "[object Object]".into(),
+    })
+}
+
+/// The `.env` files `agent` loads into its environment, read: its hooks' (`.env` files in
+/// `cwd`, each folder above it and the home folder; its own in its folder of the home)
+/// and those its modes without hooks are switched on from, each once. Empty for an agent
+/// that loads none.
+pub(super) fn loaded_env_files(
+    agent: AgentKind,
+    env: &Environment,
+    cwd: &Path,
+) -> Vec<ProjectFile> {
+    let declaration = agent.declaration();
+    let hooks = declaration.hook_environment;
+    let mut names: Vec<&str> = hooks.map_or(&[][..], |h| h.env_files).to_vec();
+    for name in declaration
+        .modes_without_hooks
+        .map_or(&[][..], |m| m.env_files)
+    {
+        if !names.contains(name) {
+            names.push(name);
+        }
+    }
     let home = env.home();
     // The agent's folder in the home, or where its variable moves it (`$QWEN_HOME`,
     // `$CODEX_HOME`): Qwen Code loads the `.env` there too, Codex its own `.env` from there.
-    let moved = agent
-        .declaration()
+    let moved = declaration
         .settings
         .home_variable
         .and_then(|variable| env.get(variable))
         .filter(|folder| !folder.is_empty())
         .map(std::path::PathBuf::from);
-    let mut files = if hooks.env_files.is_empty() {
+    let first_only = hooks.is_some_and(|h| h.first_env_file_only);
+    let mut files = if names.is_empty() {
         Vec::new()
+    } else if first_only {
+        first_env_file(&names, cwd, home.as_deref())
     } else {
         let also = moved.as_ref().map(|folder| folder.join(".env"));
-        read_env_files(hooks.env_files, cwd, home.as_deref(), also)
+        read_env_files(&names, cwd, home.as_deref(), also)
     };
     let own = moved.or_else(|| {
         home.as_ref()
-            .map(|home| home.join(agent.declaration().settings.home_folder))
+            .map(|home| home.join(declaration.settings.home_folder))
     });
-    if let Some(own) = own {
+    if let (Some(own), Some(hooks)) = (own, hooks) {
         files.extend(hooks.own_env_files.iter().filter_map(|file| {
             let file = own.join(file);
             let bytes = super::switch_offs::read_settings(&file, |_| true)?;
@@ -160,8 +223,47 @@ pub fn in_env_files(agent: AgentKind, env: &Environment, cwd: &Path) -> Vec<Stri
             })
         }));
     }
+    files
+}
+
+/// The `.env` files named `names` in the first folder from `cwd` up that holds one, else
+/// in `home`: where Gemini CLI 0.61.0 takes the one file it loads (the first found in that
+/// order; both are read here, its trust of the folder aside). A `.env` in the home beside
+/// a project's is not loaded, and refused nothing (a toolkit's `LD_LIBRARY_PATH` there).
+fn first_env_file(names: &[&str], cwd: &Path, home: Option<&Path>) -> Vec<ProjectFile> {
+    let holds_one = |folder: &Path| {
+        names
+            .iter()
+            .any(|name| std::fs::metadata(folder.join(name)).is_ok_and(|meta| !meta.is_dir()))
+    };
+    let folder = cwd
+        .ancestors()
+        .find(|folder| holds_one(folder))
+        .or(home.filter(|home| holds_one(home)));
+    folder
+        .into_iter()
+        .flat_map(|folder| names.iter().map(move |name| folder.join(name)))
+        .filter_map(|file| {
+            let bytes = super::switch_offs::read_settings(&file, |_| true)?;
+            Some(ProjectFile {
+                file,
+                bytes,
+                merged: true,
+                registration: false,
+            })
+        })
+        .collect()
+}
+
+/// The variables read before `agent`'s hooks that `files` (the `.env` files it loads,
+/// [`loaded_env_files`]) set, one message each.
+pub(super) fn in_env_files(agent: AgentKind, files: &[ProjectFile]) -> Vec<String> {
+    let Some(hooks) = agent.declaration().hook_environment else {
+        return Vec::new();
+    };
+    let name = agent.display_name();
     let mut found = Vec::new();
-    for ProjectFile { file, bytes, .. } in &files {
+    for ProjectFile { file, bytes, .. } in files {
         let bytes = match bytes {
             Ok(bytes) => bytes,
             Err(why) => {
@@ -193,8 +295,8 @@ mod tests {
     use super::*;
 
     /// Claude Code's settings `env`: each variable read before the hooks, its own prefix
-    /// among them; bash's `BASH_ENV` only for an agent whose hooks' shell is bash; empty
-    /// and non-string values, other variables and agents say nothing.
+    /// among them, whatever the value's type; bash's `BASH_ENV` only for an agent whose
+    /// hooks' shell is bash; empty values, other variables and agents say nothing.
     #[test]
     fn a_settings_env_that_runs_before_the_hooks_is_a_switch_off() {
         let claude = |env: serde_json::Value| {
@@ -208,9 +310,20 @@ mod tests {
             claude(serde_json::json!({"A": "1", "LD_PRELOAD": "/p/x.so"})),
             Some("\"env\": {\"LD_PRELOAD\": …}")
         );
+        // A value that is not a string is taken as JavaScript makes it one (seen: an array).
+        for taken in [
+            serde_json::json!({"CLAUDE_CODE_SHELL_PREFIX": ["/p/x.sh"]}),
+            serde_json::json!({"CLAUDE_CODE_SHELL_PREFIX": {"a": 1}}),
+            serde_json::json!({"MALLOC_TOP_PAD_": 1e15}),
+            serde_json::json!({"LD_PRELOAD": true}),
+        ] {
+            assert!(claude(taken.clone()).is_some(), "{taken}");
+        }
         for quiet in [
             serde_json::json!({"LD_PRELOAD": ""}),
-            serde_json::json!({"LD_PRELOAD": 1}),
+            serde_json::json!({"LD_PRELOAD": null}),
+            serde_json::json!({"LD_PRELOAD": []}),
+            serde_json::json!({"LD_PRELOAD": [null]}),
             serde_json::json!({"BASH_ENV": "/p/x.sh"}),
             serde_json::json!({"PATH": "/p"}),
             serde_json::json!("LD_PRELOAD"),
@@ -226,6 +339,27 @@ mod tests {
         assert_eq!(in_settings(AgentKind::Kimi, &kimi), None);
     }
 
+    /// Values as JavaScript's `String` makes them.
+    #[test]
+    fn settings_values_become_text_as_javascript_makes_it() {
+        let cases = [
+            (serde_json::json!("x"), Some("x")),
+            (serde_json::json!(1), Some("1")),
+            (serde_json::json!(1.0), Some("1")),
+            (serde_json::json!(1.5), Some("1.5")),
+            (serde_json::json!(false), Some("false")),
+            (
+                serde_json::json!(["a", 1, null, ["b", "c"]]),
+                Some("a,1,,b,c"),
+            ),
+            (serde_json::json!({}), Some("[object Object]")),
+            (serde_json::json!(null), None),
+        ];
+        for (value, text) in cases {
+            assert_eq!(js_string(&value).as_deref(), text, "{value}");
+        }
+    }
+
     /// The `.env` files each agent loads: Gemini CLI's up from `cwd` and the home's,
     /// Codex's in `~/.codex/` alone; each variable named with its file.
     #[test]
@@ -237,9 +371,9 @@ mod tests {
         std::fs::create_dir_all(project.join("sub")).unwrap();
         let env = Environment::from_vars(vec![("HOME".into(), home.clone().into())]);
         let cwd = project.join("sub");
-        assert!(in_env_files(AgentKind::Gemini, &env, &cwd).is_empty());
+        assert!(super::super::environment_switch_offs(AgentKind::Gemini, &env, &cwd).is_empty());
         std::fs::write(project.join(".env"), "A=1\nBASH_ENV=./x.sh\nLD_PRELOAD=\n").unwrap();
-        let found = in_env_files(AgentKind::Gemini, &env, &cwd);
+        let found = super::super::environment_switch_offs(AgentKind::Gemini, &env, &cwd);
         assert_eq!(found.len(), 1, "{found:#?}");
         assert!(
             found[0].starts_with(&format!(
@@ -248,14 +382,26 @@ mod tests {
             )),
             "{found:#?}"
         );
+        // Gemini CLI loads the home's `.env` only when no folder from `cwd` up has one.
+        std::fs::write(home.join(".env"), "LD_LIBRARY_PATH=/usr/local/cuda/lib64\n").unwrap();
+        std::fs::write(project.join(".env"), "APP_PORT=8080\n").unwrap();
+        let found = super::super::environment_switch_offs(AgentKind::Gemini, &env, &cwd);
+        assert!(found.is_empty(), "{found:#?}");
+        std::fs::remove_file(project.join(".env")).unwrap();
+        let found = super::super::environment_switch_offs(AgentKind::Gemini, &env, &cwd);
+        assert!(
+            found.len() == 1 && found[0].starts_with(&home.join(".env").display().to_string()),
+            "{found:#?}"
+        );
+        std::fs::remove_file(home.join(".env")).unwrap();
         // Codex reads no project `.env`, only its own.
-        assert!(in_env_files(AgentKind::Codex, &env, &cwd).is_empty());
+        assert!(super::super::environment_switch_offs(AgentKind::Codex, &env, &cwd).is_empty());
         std::fs::write(
             home.join(".codex/.env"),
             "GLIBC_TUNABLES=glibc.malloc.x=1\n",
         )
         .unwrap();
-        let found = in_env_files(AgentKind::Codex, &env, &cwd);
+        let found = super::super::environment_switch_offs(AgentKind::Codex, &env, &cwd);
         assert!(
             found.len() == 1 && found[0].contains("sets GLIBC_TUNABLES"),
             "{found:#?}"
@@ -268,12 +414,14 @@ mod tests {
             ("HOME".into(), home.clone().into()),
             ("CODEX_HOME".into(), moved.clone().into()),
         ]);
-        let found = in_env_files(AgentKind::Codex, &env, &cwd);
+        let found = super::super::environment_switch_offs(AgentKind::Codex, &env, &cwd);
         assert!(
             found.len() == 1 && found[0].starts_with(&moved.join(".env").display().to_string()),
             "{found:#?}"
         );
         // Claude Code loads no `.env`.
-        assert!(in_env_files(AgentKind::ClaudeCode, &env, &cwd).is_empty());
+        assert!(
+            super::super::environment_switch_offs(AgentKind::ClaudeCode, &env, &cwd).is_empty()
+        );
     }
 }

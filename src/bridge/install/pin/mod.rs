@@ -40,8 +40,6 @@ mod tests;
 pub use disabled_hooks::disabled_hooks;
 pub use folder_trust::distrusted;
 pub use home_moved::home_moved;
-pub use hook_environment::in_env_files as variables_before_hooks;
-pub use modes::modes_without_hooks;
 pub use own_files::{ConfigPin, file_digest, short_digest};
 use own_files::{digest, digest_bytes};
 pub use rewriting::{OtherHook, found_at_install, unaccepted_project_hooks};
@@ -631,14 +629,23 @@ pub fn drifted(
     {
         drifts.extend(project_switch_offs(agent, cwd));
         drifts.extend(distrusted(agent, env, cwd));
-        drifts.extend(modes_without_hooks(agent, env, cwd));
-        drifts.extend(variables_before_hooks(agent, env, cwd));
+        drifts.extend(environment_switch_offs(agent, env, cwd));
     }
     if only_file.is_none() {
         drifts.extend(home_moved(agent, env));
         drifts.extend(disabled_hooks(agent, env, cwd));
     }
     drifts
+}
+
+/// What the bridge's environment and the `.env` files `agent` loads (each read once) set
+/// that switches its hooks off, one message each: a mode without hooks (Qwen Code's),
+/// a variable its hooks' shell reads before their command (docs/threats.md#n11). Empty for an agent that reads neither.
+pub fn environment_switch_offs(agent: AgentKind, env: &Environment, cwd: &Path) -> Vec<String> {
+    let files = hook_environment::loaded_env_files(agent, env, cwd);
+    let mut found = modes::modes_without_hooks(agent, env, &files);
+    found.extend(hook_environment::in_env_files(agent, &files));
+    found
 }
 
 /// What makes `agent`, run from `cwd`, run no hook at all, a system registration's
@@ -648,11 +655,10 @@ pub fn drifted(
 /// or a `.env` file: docs/threats.md#n11), a folder it does not trust. `bridge --system` refuses a call
 /// while one is there, and `doctor` names it in the system report.
 pub fn no_hook_runs(agent: AgentKind, env: &Environment, cwd: &Path) -> Vec<String> {
-    let mut found = modes_without_hooks(agent, env, cwd);
-    found.extend(variables_before_hooks(agent, env, cwd));
+    let mut found = environment_switch_offs(agent, env, cwd);
     found.extend(distrusted(agent, env, cwd));
     if agent.declaration().modes_without_hooks.is_none()
-        && agent.declaration().hook_environment.is_none()
+        && !hook_environment::has_settings_env(agent)
     {
         return found;
     }
@@ -723,8 +729,7 @@ pub fn refused_call(
     refusals.extend(switch_offs_in(agent, &project_files));
     if let Some(cwd) = cwd {
         refusals.extend(distrusted(agent, env, cwd));
-        refusals.extend(modes_without_hooks(agent, env, cwd));
-        refusals.extend(variables_before_hooks(agent, env, cwd));
+        refusals.extend(environment_switch_offs(agent, env, cwd));
     }
     refusals.extend(home_moved(agent, env));
     refusals.extend(disabled_hooks(agent, env, cwd));

@@ -3,17 +3,20 @@
 //! [`ModesWithoutHooks`]). The settings that switch them on are read with the agent's
 //! other switch-offs (`switch_offs`).
 
-use std::path::{Path, PathBuf};
-
-use super::dotenv::{env_assignments, read_env_files};
+use super::dotenv::env_assignments;
 use super::switch_offs::{ProjectFile, switches_a_mode_on};
 use crate::bridge::AgentKind;
 use crate::env::Environment;
 
 /// What switches on one of `agent`'s modes without hooks, one message each: a variable
-/// set so in the bridge's environment, or in a `.env` file the agent loads (in `cwd`, a
-/// folder above it, or the home folder). Empty for an agent without such modes.
-pub fn modes_without_hooks(agent: AgentKind, env: &Environment, cwd: &Path) -> Vec<String> {
+/// set so in the bridge's environment, or in a `.env` file the agent loads (`files`, read
+/// by [`super::hook_environment::loaded_env_files`]: in `cwd`, a folder above it, or the
+/// home folder). Empty for an agent without such modes.
+pub(super) fn modes_without_hooks(
+    agent: AgentKind,
+    env: &Environment,
+    files: &[ProjectFile],
+) -> Vec<String> {
     let Some(modes) = agent.declaration().modes_without_hooks else {
         return Vec::new();
     };
@@ -31,17 +34,7 @@ pub fn modes_without_hooks(agent: AgentKind, env: &Environment, cwd: &Path) -> V
             ));
         }
     }
-    let home = env.home();
-    // With the agent's folder moved by its variable, that folder's too (`$QWEN_HOME/.env`).
-    let moved = agent
-        .declaration()
-        .settings
-        .home_variable
-        .and_then(|variable| env.get(variable))
-        .filter(|folder| !folder.is_empty())
-        .map(|folder| PathBuf::from(folder).join(".env"));
-    let files = read_env_files(modes.env_files, cwd, home.as_deref(), moved);
-    for ProjectFile { file, bytes, .. } in &files {
+    for ProjectFile { file, bytes, .. } in files {
         let bytes = match bytes {
             Ok(bytes) => bytes,
             // One the agent may read whole (larger than hookhost reads, not a regular
@@ -91,17 +84,17 @@ mod tests {
             all.extend(vars.iter().map(|(k, v)| (k.to_string(), v.to_string())));
             Environment::from_vars(all.into_iter().map(|(k, v)| (k.into(), v.into())).collect())
         };
-        assert!(modes_without_hooks(AgentKind::Qwen, &env(&[]), &cwd).is_empty());
+        assert!(super::super::environment_switch_offs(AgentKind::Qwen, &env(&[]), &cwd).is_empty());
         std::fs::write(
             project.join(".env"),
             "QWEN_CODE_SIMPLE=0\nQWEN_CODE_SAFE_MODE=off\n",
         )
         .unwrap();
-        assert!(modes_without_hooks(AgentKind::Qwen, &env(&[]), &cwd).is_empty());
+        assert!(super::super::environment_switch_offs(AgentKind::Qwen, &env(&[]), &cwd).is_empty());
         std::fs::write(project.join(".env"), "export QWEN_CODE_SIMPLE=\"Yes\"\n").unwrap();
         std::fs::write(cwd.join(".qwen/.env"), "QWEN_CODE_SAFE_MODE=1\n").unwrap();
         std::fs::write(home.join(".env"), "QWEN_CODE_SIMPLE=on\n").unwrap();
-        let found = modes_without_hooks(
+        let found = super::super::environment_switch_offs(
             AgentKind::Qwen,
             &env(&[("QWEN_CODE_SAFE_MODE", "TRUE")]),
             &cwd,
@@ -130,7 +123,7 @@ mod tests {
         std::fs::write(moved.join(".env"), "QWEN_CODE_SIMPLE=true\n").unwrap();
         std::fs::remove_file(project.join(".env")).unwrap();
         std::fs::create_dir_all(project.join(".env")).unwrap();
-        let found = modes_without_hooks(
+        let found = super::super::environment_switch_offs(
             AgentKind::Qwen,
             &env(&[("QWEN_HOME", moved.to_str().unwrap())]),
             &cwd,
@@ -144,7 +137,7 @@ mod tests {
             "{found:#?}"
         );
         assert!(
-            modes_without_hooks(
+            super::super::environment_switch_offs(
                 AgentKind::ClaudeCode,
                 &env(&[("QWEN_CODE_SIMPLE", "1")]),
                 &cwd

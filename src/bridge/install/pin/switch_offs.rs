@@ -41,7 +41,7 @@ fn switch_off_in(agent: AgentKind, text: &str) -> Result<Option<&'static str>, S
     if let Some(key) = setting_switch_off(agent, text)? {
         return Ok(Some(key));
     }
-    if agent.declaration().hook_environment.is_some()
+    if super::hook_environment::has_settings_env(agent)
         && let Some(key) = super::hook_environment::in_settings(agent, &read_json(text)?)
     {
         return Ok(Some(key));
@@ -575,7 +575,7 @@ pub(super) fn switch_offs_in(agent: AgentKind, files: &[ProjectFile]) -> Vec<Str
 /// hookhost cannot read counts, since the agent may read one there.
 pub(super) fn modes_in(agent: AgentKind, files: &[(ProjectFile, bool)]) -> Vec<String> {
     let modes = agent.declaration().modes_without_hooks;
-    if modes.is_none() && agent.declaration().hook_environment.is_none() {
+    if modes.is_none() && !super::hook_environment::has_settings_env(agent) {
         return Vec::new();
     }
     files
