@@ -274,10 +274,21 @@ pub(super) fn in_env_files(agent: AgentKind, files: &[ProjectFile]) -> Vec<Strin
                 continue;
             }
         };
-        for (assigned, value) in env_assignments(&String::from_utf8_lossy(bytes)) {
-            if value.is_empty() {
-                continue;
+        let text = String::from_utf8_lossy(bytes);
+        let mut assigned: Vec<String> = env_assignments(&text)
+            .into_iter()
+            .filter(|(_, value)| !value.is_empty())
+            .map(|(name, _)| name)
+            .collect();
+        // And each line that reads as an assignment by itself, whatever dotenv makes of the
+        // lines around it: a reader other than npm's (Codex's is Rust's `dotenvy`) may
+        // not take a quoted value over several lines, where such a line hides.
+        for name in plain_assignments(&text) {
+            if !assigned.contains(&name) {
+                assigned.push(name);
             }
+        }
+        for assigned in assigned {
             if let Some(b) = before(hooks, &assigned) {
                 found.push(format!(
                     "{} sets {assigned}, which {}: {name} loads that file into its hooks' environment, so hookhost blocks this agent's calls while it is there. Remove that line.",
@@ -288,6 +299,25 @@ pub(super) fn in_env_files(agent: AgentKind, files: &[ProjectFile]) -> Vec<Strin
         }
     }
     found
+}
+
+/// The names that lines of `text` set by themselves (`NAME=value`, `export NAME=value`,
+/// `NAME: value`, blanks around; a value that is not empty), each line on its own.
+fn plain_assignments(text: &str) -> Vec<String> {
+    text.split(['\n', '\r', '\u{2028}', '\u{2029}'])
+        .filter_map(|line| {
+            let line = line.trim_start_matches(|c: char| c.is_whitespace() || c == '\u{feff}');
+            let line = line
+                .strip_prefix("export")
+                .filter(|rest| rest.starts_with(char::is_whitespace))
+                .map_or(line, str::trim_start);
+            let at = line.find(['=', ':'])?;
+            let (name, value) = (line[..at].trim_end(), line[at + 1..].trim());
+            let name_chars = |c: char| c.is_alphanumeric() || matches!(c, '_' | '.' | '-');
+            (!name.is_empty() && name.chars().all(name_chars) && !value.is_empty())
+                .then(|| name.to_string())
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -337,6 +367,19 @@ mod tests {
         assert_eq!(in_settings(AgentKind::Qwen, &qwen), None);
         let kimi = serde_json::json!({"env": {"LD_PRELOAD": "/p/x.so"}});
         assert_eq!(in_settings(AgentKind::Kimi, &kimi), None);
+    }
+
+    /// A line that sets a variable by itself is seen inside what dotenv reads as a quoted
+    /// value over several lines.
+    #[test]
+    fn a_line_that_sets_a_variable_by_itself_is_seen_whatever_surrounds_it() {
+        let text = "A=\"one\n export BASH_ENV = /p/x.sh\nK: v\n\"\nB=\n# C=1\n=x\n";
+        assert_eq!(
+            env_assignments(text).len(),
+            2,
+            "dotenv reads one quoted value"
+        );
+        assert_eq!(plain_assignments(text), ["A", "BASH_ENV", "K"]);
     }
 
     /// Values as JavaScript's `String` makes them.
