@@ -10,11 +10,10 @@ fn main() -> std::process::ExitCode {
     let hookhost = match std::env::current_exe() {
         Ok(exe) => client::hookhost_beside(&exe),
         Err(e) => {
-            eprintln!(
+            return client::refuse_for_the_flags_agent(&format!(
                 "{}: cannot find its own path ({e}), so this call was blocked. This is not a policy decision: tell the user to register `hookhost bridge` instead.",
                 client::CLIENT_NAME
-            );
-            return std::process::ExitCode::from(2);
+            ));
         }
     };
     match client::hand_over(started, ServerBinary::At(&hookhost)) {

@@ -253,12 +253,18 @@ pub fn run_hookhost(hookhost: &Path, started: Instant, prepared: Option<Prepared
         Ok(code) => return ExitCode::from(u8::try_from(code).unwrap_or(2)),
         Err(e) => e,
     };
-    // In the form the registration's agent reads as a refusal (Qwen Code's is one no
-    // later hook undoes), its exit status included.
-    let refusal = flag_agent(&args).protocol().refuse(&format!(
+    refuse_for_the_flags_agent(&format!(
         "{CLIENT_NAME}: cannot start hookhost at {}: {failure}, so this call was blocked. This is not a policy decision: tell the user to reinstall hookhost (`{CLIENT_NAME}` and `hookhost` must sit in one folder) and run `hookhost install` again.",
         hookhost.display()
-    ));
+    ))
+}
+
+/// Writes the refusal of this process's call for `why` in the form the agent `--agent`
+/// names reads as one (Qwen Code's is one no later hook undoes), and gives its exit status:
+/// for a client that cannot start hookhost, whose watchdog answers nothing more.
+pub fn refuse_for_the_flags_agent(why: &str) -> ExitCode {
+    let args: Vec<OsString> = std::env::args_os().collect();
+    let refusal = flag_agent(&args).protocol().refuse(why);
     watchdog::write(&refusal);
     ExitCode::from(u8::try_from(refusal.exit_code).unwrap_or(2))
 }
