@@ -396,33 +396,12 @@ fn a_qwen_mode_without_hooks_in_a_users_env_file_refuses_a_system_call() {
     else {
         return;
     };
-    let script = root.etc_file("hookhost/hooks/allow.sh", "cat >/dev/null; exit 0\n", 0o755);
-    root.write_config(&sh_hook("system-allow", &script));
-    let mut call = payload(&root, "ls");
-    call["tool_name"] = json!("run_shell_command");
-    let qwen = |call: &Value| {
-        let mut cmd = root.hookhost_as_nobody();
-        cmd.args([
-            "bridge",
-            "--agent",
-            "qwen-code",
-            "--system",
-            "--budget-ms",
-            "20000",
-        ]);
-        run_with_stdin(&mut cmd, call.to_string().as_bytes())
-    };
-    let out = qwen(&call);
-    assert_eq!(deny_reason("qwen-code", &out), None, "{out:?}");
-
     let dotenv = root.home.join(".env");
-    std::fs::write(&dotenv, "QWEN_CODE_SIMPLE=1\n").unwrap();
-    chown(&dotenv, NOBODY);
-    let out = qwen(&call);
-    let reason = deny_reason("qwen-code", &out).unwrap_or_default();
-    assert!(
-        reason.starts_with(&format!("{} sets QWEN_CODE_SIMPLE=1", dotenv.display())),
-        "{out:?}"
+    a_users_file_refuses_a_system_call(
+        &root,
+        ("qwen-code", "run_shell_command"),
+        (&dotenv, "QWEN_CODE_SIMPLE=1\n"),
+        &format!("{} sets QWEN_CODE_SIMPLE=1", dotenv.display()),
     );
 }
 
@@ -436,41 +415,63 @@ fn a_shell_prefix_in_a_projects_claude_settings_refuses_a_system_call() {
     else {
         return;
     };
+    let settings = root.home.join("project/.claude/settings.json");
+    a_users_file_refuses_a_system_call(
+        &root,
+        ("claude-code", "Bash"),
+        (
+            &settings,
+            r#"{"env": {"CLAUDE_CODE_SHELL_PREFIX": "/tmp/skip.sh"}}"#,
+        ),
+        &format!(
+            "{} sets \"env\": {{\"CLAUDE_CODE_SHELL_PREFIX\": …}}",
+            settings.display()
+        ),
+    );
+}
+
+/// With a system hook that allows every call, `agent`'s call of `tool` is allowed by
+/// `bridge --system`; once the user's `file` (made the user's, its folders too) holds
+/// `text`, it is refused with a reason that starts with `refusal`.
+fn a_users_file_refuses_a_system_call(
+    root: &SystemRoot,
+    (agent, tool): (&str, &str),
+    (file, text): (&std::path::Path, &str),
+    refusal: &str,
+) {
     let script = root.etc_file("hookhost/hooks/allow.sh", "cat >/dev/null; exit 0\n", 0o755);
     root.write_config(&sh_hook("system-allow", &script));
-    let call = payload(&root, "ls");
-    let claude = |call: &Value| {
+    let mut call = payload(root, "ls");
+    call["tool_name"] = json!(tool);
+    let bridge = |call: &Value| {
         let mut cmd = root.hookhost_as_nobody();
         cmd.args([
             "bridge",
             "--agent",
-            "claude-code",
+            agent,
             "--system",
             "--budget-ms",
             "20000",
         ]);
         run_with_stdin(&mut cmd, call.to_string().as_bytes())
     };
-    let out = claude(&call);
-    assert_eq!(deny_reason("claude-code", &out), None, "{out:?}");
+    let out = bridge(&call);
+    assert_eq!(deny_reason(agent, &out), None, "{out:?}");
 
-    let folder = root.home.join("project/.claude");
-    std::fs::create_dir_all(&folder).unwrap();
-    chown(&folder, NOBODY);
-    let settings = folder.join("settings.json");
-    std::fs::write(
-        &settings,
-        r#"{"env": {"CLAUDE_CODE_SHELL_PREFIX": "/tmp/skip.sh"}}"#,
-    )
-    .unwrap();
-    chown(&settings, NOBODY);
-    let out = claude(&call);
-    let reason = deny_reason("claude-code", &out).unwrap_or_default();
-    assert!(
-        reason.starts_with(&format!(
-            "{} sets \"env\": {{\"CLAUDE_CODE_SHELL_PREFIX\": …}}",
-            settings.display()
-        )),
-        "{out:?}"
-    );
+    let mut made = Vec::new();
+    for folder in file.ancestors().skip(1) {
+        if folder.exists() {
+            break;
+        }
+        made.push(folder.to_path_buf());
+    }
+    for folder in made.iter().rev() {
+        std::fs::create_dir(folder).unwrap();
+        chown(folder, NOBODY);
+    }
+    std::fs::write(file, text).unwrap();
+    chown(file, NOBODY);
+    let out = bridge(&call);
+    let reason = deny_reason(agent, &out).unwrap_or_default();
+    assert!(reason.starts_with(refusal), "{out:?}");
 }

@@ -26,16 +26,20 @@ pub(super) fn read_env_files(
             others.push(file);
         }
     }
-    files.extend(others.into_iter().filter_map(|file| {
-        let bytes = read_settings(&file, |_| true)?;
-        Some(ProjectFile {
-            file,
-            bytes,
-            merged: true,
-            registration: false,
-        })
-    }));
+    files.extend(others.into_iter().filter_map(read_env_file));
     files
+}
+
+/// The `.env` file `file`, read as a settings file is ([`read_settings`]); `None` when the
+/// agent finds none there.
+pub(super) fn read_env_file(file: PathBuf) -> Option<ProjectFile> {
+    let bytes = read_settings(&file, |_| true)?;
+    Some(ProjectFile {
+        file,
+        bytes,
+        merged: true,
+        registration: false,
+    })
 }
 
 /// The variables a `.env` text sets, each with the value it ends with, as the npm dotenv

@@ -12,7 +12,7 @@
 
 use std::path::Path;
 
-use super::dotenv::{env_assignments, read_env_files};
+use super::dotenv::{env_assignments, read_env_file, read_env_files};
 use super::switch_offs::ProjectFile;
 use crate::bridge::{AgentKind, HookEnvironment};
 use crate::env::Environment;
@@ -212,16 +212,12 @@ pub(super) fn loaded_env_files(
             .map(|home| home.join(declaration.settings.home_folder))
     });
     if let (Some(own), Some(hooks)) = (own, hooks) {
-        files.extend(hooks.own_env_files.iter().filter_map(|file| {
-            let file = own.join(file);
-            let bytes = super::switch_offs::read_settings(&file, |_| true)?;
-            Some(ProjectFile {
-                file,
-                bytes,
-                merged: true,
-                registration: false,
-            })
-        }));
+        files.extend(
+            hooks
+                .own_env_files
+                .iter()
+                .filter_map(|file| read_env_file(own.join(file))),
+        );
     }
     files
 }
@@ -243,15 +239,7 @@ fn first_env_file(names: &[&str], cwd: &Path, home: Option<&Path>) -> Vec<Projec
     folder
         .into_iter()
         .flat_map(|folder| names.iter().map(move |name| folder.join(name)))
-        .filter_map(|file| {
-            let bytes = super::switch_offs::read_settings(&file, |_| true)?;
-            Some(ProjectFile {
-                file,
-                bytes,
-                merged: true,
-                registration: false,
-            })
-        })
+        .filter_map(read_env_file)
         .collect()
 }
 
