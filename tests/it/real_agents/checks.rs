@@ -145,15 +145,16 @@ pub(super) fn a_refusal_holds_though_a_later_hook_allows(
     let settings_file = w.home.join(settings);
     let mut json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&settings_file).unwrap()).unwrap();
+    // Quoted: the checkout's path may hold a blank.
     let unread = format!(
-        "printf 'not json' | {} bridge --agent {}",
+        "printf 'not json' | '{}' bridge --agent {}",
         w.hookhost.display(),
         agent.install
     );
     json["hooks"][event].as_array_mut().unwrap().push(
         serde_json::json!({"matcher": "*", "hooks": [
             {"type": "command", "command": unread},
-            {"type": "command", "command": format!("/bin/sh {}", allow_script.display())},
+            {"type": "command", "command": format!("/bin/sh '{}'", allow_script.display())},
         ]}),
     );
     std::fs::write(&settings_file, json.to_string()).unwrap();
