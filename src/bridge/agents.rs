@@ -535,19 +535,15 @@ pub struct HookEnvironment {
 
 /// The agent's modes that run no hook at all (Qwen Code: its bare and safe modes, by a
 /// variable; its shell sandbox, by a setting). The agent takes the variables from its
-/// environment, from `.env` files and from its settings' `env` object, so each of those
-/// that switches a mode on is a switch-off (docs/threats.md#r7).
+/// environment, and from the `.env` files and the settings' `env` object its
+/// [`HookEnvironment`] names, so each of those that switches a mode on is a switch-off
+/// (docs/threats.md#r7).
 #[derive(Debug, PartialEq, Eq)]
 pub struct ModesWithoutHooks {
     /// Each variable, with the key as a settings file names it and the mode, for messages.
     pub variables: &'static [ModeVariable],
     /// The values that switch a mode on (trimmed, in any case).
     pub on_values: &'static [&'static str],
-    /// The `.env` files the agent loads, relative to the project's folder and each folder
-    /// above it, and to the home folder.
-    pub env_files: &'static [&'static str],
-    /// The settings key whose object the agent adds to its environment.
-    pub settings_env: &'static str,
     /// Settings (keys one inside the other) whose value, an object, switches every hook
     /// off, each with its name for messages.
     pub settings_objects: &'static [(&'static [&'static str], &'static str)],

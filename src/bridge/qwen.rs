@@ -121,8 +121,6 @@ static MODES_WITHOUT_HOOKS: ModesWithoutHooks = ModesWithoutHooks {
         },
     ],
     on_values: &["1", "true", "yes", "on"],
-    env_files: &[".qwen/.env", ".env"],
-    settings_env: "env",
     settings_objects: &[(
         &["tools", "executionSandbox"],
         "\"tools\": {\"executionSandbox\": …} (its shell sandbox)",

@@ -24,8 +24,30 @@ struct Before {
     in_settings: &'static str,
     /// What it does, in words that follow the variable's name.
     does: &'static str,
-    /// Read by bash alone.
-    bash_only: bool,
+    /// Whose hooks it reaches.
+    read_by: ReadBy,
+}
+
+/// Which shells read a variable first.
+enum ReadBy {
+    /// Every one: the loader's and the C library's variables.
+    Every,
+    /// bash alone ([`HookEnvironment::bash`]).
+    Bash,
+    /// The agent that names it among its own ([`HookEnvironment::rerouting`]).
+    ItsAgent,
+}
+
+/// A [`Before`], its settings spelling made from its name.
+macro_rules! before {
+    ($name:literal, $does:expr, $read_by:ident) => {
+        Before {
+            name: $name,
+            in_settings: concat!("\"env\": {\"", $name, "\": …}"),
+            does: $does,
+            read_by: ReadBy::$read_by,
+        }
+    };
 }
 
 const RUNS_A_LIBRARY: &str = "loads a library into the hook's shell before hookhost's code runs";
@@ -35,84 +57,39 @@ const ALLOCATES: &str =
 
 /// The variables the loader, the C library and the shell read first (Linux's and macOS's).
 const BEFORE: &[Before] = &[
-    Before {
-        name: "LD_PRELOAD",
-        in_settings: "\"env\": {\"LD_PRELOAD\": …}",
-        does: RUNS_A_LIBRARY,
-        bash_only: false,
-    },
-    Before {
-        name: "LD_AUDIT",
-        in_settings: "\"env\": {\"LD_AUDIT\": …}",
-        does: RUNS_A_LIBRARY,
-        bash_only: false,
-    },
-    Before {
-        name: "LD_LIBRARY_PATH",
-        in_settings: "\"env\": {\"LD_LIBRARY_PATH\": …}",
-        does: CHOOSES_LIBRARIES,
-        bash_only: false,
-    },
-    Before {
-        name: "GLIBC_TUNABLES",
-        in_settings: "\"env\": {\"GLIBC_TUNABLES\": …}",
-        does: ALLOCATES,
-        bash_only: false,
-    },
-    Before {
-        name: "MALLOC_TOP_PAD_",
-        in_settings: "\"env\": {\"MALLOC_TOP_PAD_\": …}",
-        does: ALLOCATES,
-        bash_only: false,
-    },
-    Before {
-        name: "DYLD_INSERT_LIBRARIES",
-        in_settings: "\"env\": {\"DYLD_INSERT_LIBRARIES\": …}",
-        does: RUNS_A_LIBRARY,
-        bash_only: false,
-    },
-    Before {
-        name: "DYLD_LIBRARY_PATH",
-        in_settings: "\"env\": {\"DYLD_LIBRARY_PATH\": …}",
-        does: CHOOSES_LIBRARIES,
-        bash_only: false,
-    },
-    Before {
-        name: "DYLD_FRAMEWORK_PATH",
-        in_settings: "\"env\": {\"DYLD_FRAMEWORK_PATH\": …}",
-        does: CHOOSES_LIBRARIES,
-        bash_only: false,
-    },
-    Before {
-        name: "BASH_ENV",
-        in_settings: "\"env\": {\"BASH_ENV\": …}",
-        does: "names a script the hook's bash runs before the hook's command",
-        bash_only: true,
-    },
-    Before {
-        name: "SHELLOPTS",
-        in_settings: "\"env\": {\"SHELLOPTS\": …}",
-        does: "sets the hook's bash's options before the hook's command (with `PS4`, runs a command of its own)",
-        bash_only: true,
-    },
-    Before {
-        name: "BASHOPTS",
-        in_settings: "\"env\": {\"BASHOPTS\": …}",
-        does: "sets the hook's bash's options before the hook's command",
-        bash_only: true,
-    },
-    Before {
-        name: "PS4",
-        in_settings: "\"env\": {\"PS4\": …}",
-        does: "names what the hook's bash expands before each command it traces (with `SHELLOPTS=xtrace`, a command of its own)",
-        bash_only: true,
-    },
-    Before {
-        name: "CLAUDE_CODE_SHELL_PREFIX",
-        in_settings: "\"env\": {\"CLAUDE_CODE_SHELL_PREFIX\": …}",
-        does: "runs every hook command through the program it names, which decides whether hookhost runs",
-        bash_only: false,
-    },
+    before!("LD_PRELOAD", RUNS_A_LIBRARY, Every),
+    before!("LD_AUDIT", RUNS_A_LIBRARY, Every),
+    before!("LD_LIBRARY_PATH", CHOOSES_LIBRARIES, Every),
+    before!("GLIBC_TUNABLES", ALLOCATES, Every),
+    before!("MALLOC_TOP_PAD_", ALLOCATES, Every),
+    before!("DYLD_INSERT_LIBRARIES", RUNS_A_LIBRARY, Every),
+    before!("DYLD_LIBRARY_PATH", CHOOSES_LIBRARIES, Every),
+    before!("DYLD_FRAMEWORK_PATH", CHOOSES_LIBRARIES, Every),
+    before!(
+        "BASH_ENV",
+        "names a script the hook's bash runs before the hook's command",
+        Bash
+    ),
+    before!(
+        "SHELLOPTS",
+        "sets the hook's bash's options before the hook's command (with `PS4`, runs a command of its own)",
+        Bash
+    ),
+    before!(
+        "BASHOPTS",
+        "sets the hook's bash's options before the hook's command",
+        Bash
+    ),
+    before!(
+        "PS4",
+        "names what the hook's bash expands before each command it traces (with `SHELLOPTS=xtrace`, a command of its own)",
+        Bash
+    ),
+    before!(
+        "CLAUDE_CODE_SHELL_PREFIX",
+        "runs every hook command through the program it names, which decides whether hookhost runs",
+        ItsAgent
+    ),
 ];
 
 /// What `name` does before the hooks of an agent whose hooks start as `hooks` say; `None`:
@@ -120,8 +97,11 @@ const BEFORE: &[Before] = &[
 fn before(hooks: &HookEnvironment, name: &str) -> Option<&'static Before> {
     BEFORE.iter().find(|b| {
         b.name == name
-            && (!b.bash_only || hooks.bash)
-            && (!b.name.starts_with("CLAUDE_CODE_") || hooks.rerouting.contains(&b.name))
+            && match b.read_by {
+                ReadBy::Every => true,
+                ReadBy::Bash => hooks.bash,
+                ReadBy::ItsAgent => hooks.rerouting.contains(&b.name),
+            }
     })
 }
 
@@ -169,10 +149,10 @@ pub(super) fn js_string(value: &serde_json::Value) -> Option<String> {
     })
 }
 
-/// The `.env` files `agent` loads into its environment, read: its hooks' (`.env` files in
-/// `cwd`, each folder above it and the home folder; its own in its folder of the home)
-/// and those its modes without hooks are switched on from, each once. Empty for an agent
-/// that loads none.
+/// The `.env` files `agent` loads into its environment, read once for every check of
+/// them (its hooks' variables, its modes without hooks): in `cwd`, each folder above it
+/// and the home folder, and its own in its folder of the home. Empty for an agent that
+/// loads none.
 pub(super) fn loaded_env_files(
     agent: AgentKind,
     env: &Environment,
@@ -180,15 +160,7 @@ pub(super) fn loaded_env_files(
 ) -> Vec<ProjectFile> {
     let declaration = agent.declaration();
     let hooks = declaration.hook_environment;
-    let mut names: Vec<&str> = hooks.map_or(&[][..], |h| h.env_files).to_vec();
-    for name in declaration
-        .modes_without_hooks
-        .map_or(&[][..], |m| m.env_files)
-    {
-        if !names.contains(name) {
-            names.push(name);
-        }
-    }
+    let names = hooks.map_or(&[][..], |h| h.env_files);
     let home = env.home();
     // The agent's folder in the home, or where its variable moves it (`$QWEN_HOME`,
     // `$CODEX_HOME`): Qwen Code loads the `.env` there too, Codex its own `.env` from there.
@@ -202,10 +174,10 @@ pub(super) fn loaded_env_files(
     let mut files = if names.is_empty() {
         Vec::new()
     } else if first_only {
-        first_env_file(&names, cwd, home.as_deref())
+        first_env_file(names, cwd, home.as_deref())
     } else {
         let also = moved.as_ref().map(|folder| folder.join(".env"));
-        read_env_files(&names, cwd, home.as_deref(), also)
+        read_env_files(names, cwd, home.as_deref(), also)
     };
     let own = moved.or_else(|| {
         home.as_ref()

@@ -41,21 +41,33 @@ fn switch_off_in(agent: AgentKind, text: &str) -> Result<Option<&'static str>, S
     if let Some(key) = setting_switch_off(agent, text)? {
         return Ok(Some(key));
     }
-    if super::hook_environment::has_settings_env(agent)
-        && let Some(key) = super::hook_environment::in_settings(agent, &read_json(text)?)
-    {
-        return Ok(Some(key));
+    // Its settings' `env`, then its modes, from one reading of the text.
+    let modes = agent.declaration().modes_without_hooks;
+    if modes.is_none() && !super::hook_environment::has_settings_env(agent) {
+        return Ok(None);
     }
-    match agent.declaration().modes_without_hooks {
-        Some(modes) => Ok(mode_without_hooks(modes, &read_json(text)?)),
-        None => Ok(None),
-    }
+    Ok(settings_switch_off(agent, &read_json(text)?))
+}
+
+/// The variable of the settings' `env` read before the agent's hooks, else the setting
+/// that starts one of its modes without hooks, in `settings` (a settings file, parsed).
+fn settings_switch_off(agent: AgentKind, settings: &serde_json::Value) -> Option<&'static str> {
+    super::hook_environment::in_settings(agent, settings).or_else(|| {
+        let modes = agent.declaration().modes_without_hooks?;
+        mode_without_hooks(modes, env_key(agent), settings)
+    })
+}
+
+/// The settings key whose object `agent` adds to its hooks' environment, if any.
+fn env_key(agent: AgentKind) -> Option<&'static str> {
+    agent.declaration().hook_environment?.settings_env
 }
 
 /// The setting of `settings` that starts one of the agent's `modes` without hooks: an
 /// object where one must not be, or a variable its `env` object sets to switch one on.
 fn mode_without_hooks(
     modes: &ModesWithoutHooks,
+    env_key: Option<&str>,
     settings: &serde_json::Value,
 ) -> Option<&'static str> {
     let object_at = |keys: &[&str]| {
@@ -64,7 +76,7 @@ fn mode_without_hooks(
             .is_some_and(serde_json::Value::is_object)
     };
     // The variables first: a project's file is read for them alone (below).
-    let by_variable = settings.get(modes.settings_env).and_then(|env| {
+    let by_variable = env_key.and_then(|key| settings.get(key)).and_then(|env| {
         modes.variables.iter().find_map(|variable| {
             // The agent takes string values only into its environment.
             let value = env.get(variable.name)?.as_str()?;
@@ -581,11 +593,12 @@ pub(super) fn modes_in(agent: AgentKind, files: &[(ProjectFile, bool)]) -> Vec<S
     files
         .iter()
         .filter_map(|(f, users)| {
+            // A variable its hooks' shell reads first reroutes the system's hooks too.
             let found = f.bytes.as_ref().map_err(Clone::clone).and_then(|bytes| {
-                let settings = read_json(&String::from_utf8_lossy(bytes))?;
-                // A variable its hooks' shell reads first reroutes the system's hooks too.
-                Ok(super::hook_environment::in_settings(agent, &settings)
-                    .or_else(|| modes.and_then(|modes| mode_without_hooks(modes, &settings))))
+                Ok(settings_switch_off(
+                    agent,
+                    &read_json(&String::from_utf8_lossy(bytes))?,
+                ))
             });
             match found {
                 Ok(Some(key)) if !*users && user_file_only(agent, key) => None,
