@@ -715,6 +715,8 @@ async fn start(
         Scope::System { .. } => hookhost::bridge::credentials::hidden_paths(),
     };
     options.keep_recorded_project = true;
+    // The agent runs on the host: the temp folders are its, whatever box the hooks use.
+    options.agent_outside_box = true;
     if let Some(id) = &agent.session_id {
         options.session_id = Some(id.clone());
     }

@@ -310,6 +310,7 @@ impl GlobalOptions {
                 std::env::home_dir().as_deref(),
             ),
             private_tmp: self.private_tmp.clone(),
+            agent_outside_box: false,
             session_id: self.session_id.clone(),
             permission_mode: self.permission_mode.clone(),
             mode,

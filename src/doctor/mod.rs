@@ -402,6 +402,7 @@ fn hook_files_check(
         private_tmp: given.private_tmp.clone(),
         writable,
         sandboxed_session: false,
+        agent_outside_box: true,
         hidden: Vec::new(),
         path_env: env.get("PATH").map(std::ffi::OsStr::to_os_string),
         tmpdir_env: env

@@ -46,8 +46,8 @@
 //! [`check_config_file`] refuses a config file with `[[hooks]]` that the agent could write,
 //! [`check_cache_dir`] the WASM compile cache (deserialising a compiled artifact is unsafe),
 //! [`check_record_file`] a session record (a resume trusts the hooks it lists),
-//! and [`scrub_path_for_host_hook`] gives a host hook in a sandboxed session a PATH with
-//! nothing the agent could plant a program in.
+//! and [`scrub_path_for_argv_hooks`] gives an argv hook of a sandboxed session (on the host or
+//! in the box) a PATH with nothing the agent could plant a program in.
 //!
 //! What the guard does not see: a path inside an interpreter string (`["sh", "-c", "…"]`,
 //! `python3 -c`), a file a program finds on its own (its config, `node_modules`, a module
@@ -91,7 +91,7 @@ pub use other_names::{LinkNote, LinkVerdict, MAX_ENTRIES_SEARCHED};
 pub use refusal::{Account, AclProblem, Ownership, Place, Plant, Refusal, Who};
 pub use session_files::{
     check_admin_only, check_admin_only_as, check_cache_dir, check_config_file, check_record_file,
-    scrub_path_for_host_hook,
+    scrub_path_for_argv_hooks,
 };
 
 use crate::paths::lookup_on_path;
@@ -130,6 +130,9 @@ pub struct GuardContext {
     pub writable: Vec<PathBuf>,
     /// The session has a working box (bubblewrap, Seatbelt).
     pub sandboxed_session: bool,
+    /// The agent's commands run outside that box (the bridge): the system temp folders
+    /// are the agent's all the same.
+    pub agent_outside_box: bool,
     /// Folders the box hides (already `~`-expanded, absolute).
     pub hidden: Vec<PathBuf>,
     /// The host's PATH, used for lookups.
@@ -185,7 +188,8 @@ impl GuardContext {
     ///
     /// These count for every hook, the config file and the cache. A sandboxed hook in a
     /// sandboxed session also may not use `/tmp` (the box's `/tmp` is the agent's); that is
-    /// added per hook, since the host's `/tmp` is not the agent's in such a session.
+    /// added per hook, since the host's `/tmp` is not the agent's in such a session,
+    /// unless the agent runs outside the box (the bridge), where it is.
     pub fn agent_writable_folders(&self) -> Vec<(PathBuf, &'static str)> {
         let mut folders = vec![(self.project.clone(), WHY_PROJECT)];
         if let Some(common) = linked_worktree_common_dir(&self.project) {
@@ -200,7 +204,7 @@ impl GuardContext {
         if let (true, Some(tmp)) = (per_user_tmpdir, &self.tmpdir_env) {
             folders.push((tmp.clone(), WHY_USER_TEMP));
         }
-        if !self.sandboxed_session {
+        if !self.sandboxed_session || self.agent_outside_box {
             for tmp in system_temp_folders() {
                 folders.push((PathBuf::from(tmp), WHY_SYSTEM_TEMP));
             }
@@ -306,8 +310,8 @@ fn guard_hooks_memoised(
                 .collect::<Vec<Folder>>()
         })
     };
-    let host_path = OnceCell::new();
-    let host_path = || host_path.get_or_init(|| scrub_path_for_host_hook(ctx));
+    let hook_path = OnceCell::new();
+    let hook_path = || hook_path.get_or_init(|| scrub_path_for_argv_hooks(ctx));
     let mut guarded = Vec::new();
     let mut refusals = Vec::new();
     for hook in hooks {
@@ -324,8 +328,10 @@ fn guard_hooks_memoised(
             } else {
                 "/".into()
             },
-            runtime_path: if ctx.sandboxed_session && !hook.sandbox {
-                host_path().clone()
+            // In the box too: a folder of the project on PATH is one the agent writes,
+            // though the box sees it read-only (docs/threats.md#n11).
+            runtime_path: if ctx.sandboxed_session {
+                hook_path().clone()
             } else {
                 ctx.path_env.clone()
             },

@@ -100,18 +100,18 @@ fn check_admin_only_memoised(who: Who, path: &Path) -> Result<(), Refusal> {
     }
 }
 
-/// The PATH for a host hook: in a sandboxed session, PATH without empty or relative
+/// The PATH for an argv hook, on the host or in the box: in a sandboxed session, PATH without empty or relative
 /// entries, entries inside an agent-writable folder, and entries that cannot be traced
 /// (a dangling link, a loop); `None` (run with no PATH) when nothing is left. Without a
 /// sandbox PATH is unchanged.
-pub fn scrub_path_for_host_hook(ctx: &GuardContext) -> Option<OsString> {
+pub fn scrub_path_for_argv_hooks(ctx: &GuardContext) -> Option<OsString> {
     if !ctx.sandboxed_session {
         return ctx.path_env.clone();
     }
     memoised(|| scrub_path_memoised(ctx))
 }
 
-/// [`scrub_path_for_host_hook`] in a sandboxed session, inside its check's memo.
+/// [`scrub_path_for_argv_hooks`] in a sandboxed session, inside its check's memo.
 fn scrub_path_memoised(ctx: &GuardContext) -> Option<OsString> {
     let path = ctx.path_env.as_ref()?;
     let folders = ctx.writable_folders();

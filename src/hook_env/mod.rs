@@ -1,5 +1,6 @@
 //! The environment a hook runs with: the host's, less every variable that looks like a
-//! credential, by its name or by its value.
+//! credential, by its name or by its value, and every one that chooses what code its
+//! programs load.
 //!
 //! The rules, in the style of Codex's `shell_environment_policy` default excludes:
 //!
@@ -15,6 +16,8 @@
 //!   token on its own (`ghp_…`, `sk-ant-…`, `AKIA…`); and under a name that can hold a
 //!   connection string ([`DSN_PATTERNS`]: `*_URL*`, `*DSN*`, `*PROXY*`, …) the scheme-less
 //!   DSN `user:password@tcp(host)/db`;
+//! - a variable that chooses what code a hook's programs load ([`LOADS_CODE`]:
+//!   `LD_PRELOAD`, `BASH_ENV`, `NODE_OPTIONS`, `PYTHONPATH`, …) is removed;
 //! - the user's `[sandbox] remove_env` entries remove more, and `[sandbox] keep_env`
 //!   names pass through whatever matched them ([`EnvPolicy`]).
 //!
@@ -115,6 +118,48 @@ pub const HARMLESS: &[&str] = &[
     "PASSWORD_STORE_DIR",
 ];
 
+/// Name patterns of the variables that choose what code a hook's programs load or run
+/// besides the program itself: the loader's (`LD_PRELOAD`, `DYLD_*`), the shells'
+/// (`BASH_ENV`, an exported function `BASH_FUNC_*`, `ZDOTDIR`), and the interpreters'
+/// (`NODE_OPTIONS`, `PYTHONPATH`, `PERL5OPT`, `RUBYOPT`, `JAVA_TOOL_OPTIONS`, git's
+/// config). A hook never sees them unless `[sandbox] keep_env` names them: an agent
+/// hands its hooks variables from files it can write (Claude Code's settings `env`,
+/// Gemini CLI's `.env`), and `hookhost bridge` is one of those hooks, so a
+/// `PYTHONPATH` the agent wrote could make a Python hook of hookhost's load the agent's
+/// module and allow what it should block (docs/threats.md#n11). A hook that needs one
+/// sets it in its own command (`["env", "PYTHONPATH=/opt/lib", "python3", …]`).
+pub const LOADS_CODE: &[&str] = &[
+    "LD_PRELOAD",
+    "LD_AUDIT",
+    "LD_LIBRARY_PATH",
+    "DYLD_*",
+    "BASH_ENV",
+    "BASH_FUNC_*",
+    "SHELLOPTS",
+    "BASHOPTS",
+    "PS4",
+    "ZDOTDIR",
+    "NODE_OPTIONS",
+    "NODE_PATH",
+    "PYTHONPATH",
+    "PYTHONHOME",
+    "PYTHONSTARTUP",
+    "PYTHONUSERBASE",
+    "PERL5OPT",
+    "PERL5LIB",
+    "PERLLIB",
+    "PERL5DB",
+    "RUBYOPT",
+    "RUBYLIB",
+    "JAVA_TOOL_OPTIONS",
+    "JDK_JAVA_OPTIONS",
+    "_JAVA_OPTIONS",
+    // git runs programs its config names (`core.fsmonitor`, `core.pager`).
+    "GIT_CONFIG",
+    "GIT_CONFIG_*",
+    "GIT_EXEC_PATH",
+];
+
 /// What the user's config adds to the built-in rules: `[sandbox] keep_env` and
 /// `remove_env`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -132,8 +177,15 @@ impl EnvPolicy {
             return false;
         }
         let name = name.as_encoded_bytes();
-        self.remove.iter().any(|p| p.matches(name)) || is_secret(name, value.as_encoded_bytes())
+        self.remove.iter().any(|p| p.matches(name))
+            || loads_code(name)
+            || is_secret(name, value.as_encoded_bytes())
     }
+}
+
+/// Whether `name` is one of [`LOADS_CODE`] (ignoring ASCII case).
+pub fn loads_code(name: &[u8]) -> bool {
+    matches_any(LOADS_CODE, name)
 }
 
 /// Whether the built-in rules remove `name=value` (see the module docs).

@@ -305,3 +305,51 @@ fn non_utf8_names_are_matched_on_their_bytes() {
     let name = crate::platform::sys::file_system::os_str_from_bytes(b"MY_\xffTOKEN");
     assert!(EnvPolicy::default().withholds(name, OsStr::new("v")));
 }
+
+/// The variables that choose what code a hook's programs load are withheld, whatever
+/// their value, unless `keep_env` names them; the ones that only look alike pass.
+#[test]
+fn variables_that_load_code_are_withheld_unless_kept() {
+    let none = EnvPolicy::default();
+    let withheld = |policy: &EnvPolicy, k: &str| policy.withholds(OsStr::new(k), OsStr::new("/p"));
+    for k in [
+        "LD_PRELOAD",
+        "LD_LIBRARY_PATH",
+        "DYLD_INSERT_LIBRARIES",
+        "BASH_ENV",
+        "BASH_FUNC_cat%%",
+        "ZDOTDIR",
+        "NODE_OPTIONS",
+        "NODE_PATH",
+        "PYTHONPATH",
+        "PYTHONHOME",
+        "PYTHONUSERBASE",
+        "PERL5OPT",
+        "PERL5LIB",
+        "RUBYOPT",
+        "JAVA_TOOL_OPTIONS",
+        "_JAVA_OPTIONS",
+        "GIT_CONFIG_GLOBAL",
+        "GIT_CONFIG_KEY_0",
+        "GIT_EXEC_PATH",
+    ] {
+        assert!(withheld(&none, k), "{k}");
+    }
+    for k in [
+        "PATH_INFO",
+        "NODE_ENV",
+        "PYTHONUNBUFFERED",
+        "PYTHONDONTWRITEBYTECODE",
+        "GIT_AUTHOR_NAME",
+        "BASH",
+        "ENV",
+    ] {
+        assert!(!withheld(&none, k), "{k}");
+    }
+    let kept = EnvPolicy {
+        keep: vec!["PYTHONPATH".into()],
+        remove: vec![],
+    };
+    assert!(!withheld(&kept, "PYTHONPATH"));
+    assert!(withheld(&kept, "NODE_OPTIONS"));
+}

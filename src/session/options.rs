@@ -24,6 +24,7 @@ pub use crate::executor::wasm::EngineMode as Mode;
 /// | `writable` | none beyond the config's `[sandbox] writable` |
 /// | `extra_default_hidden` | none: the box hides its own defaults only (the command line passes every agent's credential stores) |
 /// | `private_tmp` | `None`: the box gets a private temp folder made for the session |
+/// | `agent_outside_box` | `false`: the agent's commands run in hookhost's box when the session has one (the bridge sets `true`) |
 /// | `session_id` | `None`: a new id is generated |
 /// | `permission_mode` | `"auto"` |
 /// | `mode` | [`Mode::OneShot`] |
@@ -63,6 +64,10 @@ pub struct SessionOptions {
     pub extra_default_hidden: Vec<PathBuf>,
     /// `--private-tmp DIR`: the agent's private temp folder.
     pub private_tmp: Option<PathBuf>,
+    /// The agent's commands run outside any box of hookhost's (the bridge: the agent is
+    /// another program), so the system temp folders are the agent's to write even when
+    /// the session's hooks run in a box (docs/threats.md#n11).
+    pub agent_outside_box: bool,
     /// `--session-id`; generated when absent.
     pub session_id: Option<String>,
     /// `--permission-mode`, sent to the hooks as is in every envelope.
@@ -155,6 +160,7 @@ impl SessionOptions {
             writable: Vec::new(),
             extra_default_hidden: Vec::new(),
             private_tmp: None,
+            agent_outside_box: false,
             session_id: None,
             permission_mode: "auto".into(),
             mode: Mode::OneShot,

@@ -250,7 +250,6 @@ pub(super) fn host_launcher(
     }
 }
 
-#[allow(clippy::too_many_arguments)]
 pub(super) fn prepare_argv_hook(
     def: &HookDef,
     program: PathBuf,
@@ -258,16 +257,17 @@ pub(super) fn prepare_argv_hook(
     sandbox: &SessionSandbox,
     host_launcher: &Arc<dyn Launcher>,
     hook_env: &[(OsString, OsString)],
-    host_path: Option<&OsString>,
-    path_env: Option<&OsString>,
+    path: Option<&OsString>,
 ) -> LoadedHook {
     let mut argv: Vec<OsString> = vec![program.into_os_string()];
     argv.extend(def.command[1..].iter().map(OsString::from));
     let mut env = hook_env.to_vec();
     let boxed = sandbox.spec().filter(|_| def.sandbox);
-    // A host hook in a sandboxed session gets the scrubbed PATH (none at all when
-    // nothing is left); in the box, and in a session without a sandbox, PATH is as is.
-    let path = if boxed.is_none() { host_path } else { path_env };
+    // In a sandboxed session every argv hook, on the host or in the box, gets the
+    // scrubbed PATH (none at all when nothing is left): a program the agent plants in a
+    // folder of the project on PATH is not found by name, though the box sees the
+    // project read-only (docs/threats.md#n11). In a session without a sandbox PATH is
+    // as is.
     if let Some(path) = path {
         env.push(("PATH".into(), path.clone()));
     }

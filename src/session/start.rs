@@ -146,7 +146,7 @@ impl Session {
         // cold start, half of a bridged host hook's call) and, like a session without a
         // sandbox, counts the system temp folders as agent-writable, which only makes
         // the guard stricter; its host hooks still get a sandboxed session's scrubbed
-        // PATH (`host_path_without_box`), so nothing they get is weaker for the skip.
+        // PATH (`argv_path_without_box`), so nothing they get is weaker for the skip.
         // Where the OS has no box the probe costs nothing and says so, as before.
         let needs_box = config
             .hooks
@@ -316,6 +316,7 @@ fn guard_context(
         private_tmp: options.private_tmp.clone(),
         writable: folders.writable,
         sandboxed_session: sandbox.spec().is_some(),
+        agent_outside_box: options.agent_outside_box,
         hidden: folders.hide,
         path_env: env.get("PATH").map(OsStr::to_os_string),
         tmpdir_env: env
@@ -365,11 +366,11 @@ fn check_wasm_cache(scope: Scope, guard_ctx: &GuardContext, dir: &Path) -> Resul
     }
 }
 
-/// What the guard passed: each hook's program (absolute), in order, and the PATH a host
+/// What the guard passed: each hook's program (absolute), in order, and the PATH an argv
 /// hook gets.
 struct Guarded {
     programs: Vec<PathBuf>,
-    host_path: Option<OsString>,
+    hook_path: Option<OsString>,
 }
 
 /// Guard: the config file, every hook, a host hook's PATH, the user's compile cache
@@ -393,19 +394,19 @@ fn guard_session(
             check_wasm_cache(options.scope, guard_ctx, dir)?;
         }
         let record = record.map_or(Ok(()), |path| guard::check_record_file(guard_ctx, path));
-        let host_path = if host_path_without_box(options, config, sandbox) {
+        let hook_path = if argv_path_without_box(options, config, sandbox) {
             // As a sandboxed session scrubs it: see `needs_box` in `start_hooks`.
-            guard::scrub_path_for_host_hook(&GuardContext {
+            guard::scrub_path_for_argv_hooks(&GuardContext {
                 sandboxed_session: true,
                 ..guard_ctx.clone()
             })
         } else {
-            guard::scrub_path_for_host_hook(guard_ctx)
+            guard::scrub_path_for_argv_hooks(guard_ctx)
         };
         Ok::<_, StartError>((
             Guarded {
                 programs,
-                host_path,
+                hook_path,
             },
             record,
         ))
@@ -464,7 +465,7 @@ fn prepare_hooks(
     let hook_env = hook_env::scrubbed(env.vars().iter().cloned(), &config.sandbox.env);
     let Guarded {
         programs,
-        host_path,
+        hook_path,
     } = guarded;
     let host_launcher = host_launcher(config, sandbox, warnings);
     let wasm_hooks = config.hooks.iter().zip(&programs);
@@ -487,8 +488,7 @@ fn prepare_hooks(
             sandbox,
             &host_launcher,
             &hook_env,
-            host_path.as_ref(),
-            guard_ctx.path_env.as_ref(),
+            hook_path.as_ref(),
         ));
     }
     Ok(hooks)
@@ -498,7 +498,7 @@ fn prepare_hooks(
 /// no `--no-sandbox`), and has host hooks: they get the PATH a sandboxed session gives
 /// them, scrubbed of what the agent can write, as they did when every session with an
 /// argv hook probed the box.
-fn host_path_without_box(
+fn argv_path_without_box(
     options: &SessionOptions,
     config: &Config,
     sandbox: &SessionSandbox,

@@ -276,6 +276,54 @@ fn a_host_hook_in_a_sandboxed_session_loses_agent_writable_path_entries() {
     );
 }
 
+/// A hook in the box loses them too: the box shows it the project read-only, but the
+/// agent writes there from outside, so a program it plants in a folder of the project
+/// on PATH would answer for the hook's own (docs/threats.md#n11). Nor does it get the
+/// variables that choose what code its programs load (`PYTHONPATH`), unless `keep_env`
+/// names them.
+#[test]
+fn a_boxed_hook_loses_agent_writable_path_entries_and_code_loading_variables() {
+    if !support::bwrap_or_skip(
+        "a_boxed_hook_loses_agent_writable_path_entries_and_code_loading_variables",
+    ) {
+        return;
+    }
+    let scene = Scene::new();
+    let planted = scene.project.join("bin");
+    std::fs::create_dir_all(&planted).unwrap();
+    let script = scene.script(
+        "path.sh",
+        "echo \"$PATH|${PYTHONPATH-none}|${NODE_OPTIONS-none}\" >&2; exit 2",
+    );
+    let path = format!("{}:/usr/bin:/bin", planted.display());
+    let gate = |keep: &str| {
+        scene.write_config(&format!(
+            "[sandbox]\nkeep_env = [{keep}]\n\n{}",
+            sh_hook("boxed", &script, "")
+        ));
+        let out = scene
+            .hookhost()
+            .env("PATH", &path)
+            .env("PYTHONPATH", &planted)
+            .env("NODE_OPTIONS", "--require ./x.js")
+            .args(["pre-tool-use", "--json", "--tool", "bash", "--input", "{}"])
+            .output()
+            .unwrap();
+        support::verdict(&out)["message"].clone()
+    };
+    assert_eq!(
+        gate(""),
+        "blocked by the user's hook \"boxed\": /usr/bin:/bin|none|none"
+    );
+    assert_eq!(
+        gate("\"PYTHONPATH\""),
+        format!(
+            "blocked by the user's hook \"boxed\": /usr/bin:/bin|{}|none",
+            planted.display()
+        )
+    );
+}
+
 #[test]
 fn hookhost_box_runs_a_command_in_the_hooks_box() {
     if !support::bwrap_or_skip("hookhost_box_runs_a_command_in_the_hooks_box") {

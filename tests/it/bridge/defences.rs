@@ -635,6 +635,60 @@ fn bridge_takes_no_steering_from_the_agents_environment() {
     assert!(!planted.join("state").exists());
 }
 
+/// N11: the agent runs outside hookhost's box and writes the temp folders, so under the
+/// bridge they are the agent's even when the session has a box: a host hook's PATH
+/// loses a folder there, as it loses the project's. The agent's settings can set the
+/// PATH hooks get, and a `grep` planted there would answer for `marker`'s.
+#[test]
+fn bridge_gives_a_host_hook_no_path_folder_in_the_temp_folder() {
+    if !crate::support::bwrap_or_skip("bridge_gives_a_host_hook_no_path_folder_in_the_temp_folder")
+    {
+        return;
+    }
+    let scene = Scene::new();
+    let marker = scene.script(
+        "marker.sh",
+        "grep -q FORBIDDEN && { echo no >&2; exit 2; }; exit 0",
+    );
+    let boxed = scene.script("boxed.sh", "exit 0");
+    config(
+        &scene,
+        &[
+            pre_hook(
+                "marker",
+                &["/bin/sh", marker.to_str().unwrap()],
+                "sandbox = false",
+            ),
+            // A boxed hook, so that the session has a box.
+            pre_hook("boxed", &["/bin/sh", boxed.to_str().unwrap()], ""),
+        ],
+    );
+    let planted = tempfile::Builder::new()
+        .prefix("hookhost-planted-")
+        .tempdir_in("/tmp")
+        .unwrap();
+    let grep = planted.path().join("grep");
+    std::fs::write(&grep, "#!/bin/sh\nexit 1\n").unwrap();
+    std::fs::set_permissions(&grep, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let out = crate::support::run_with_stdin(
+        scene
+            .hookhost()
+            .env(
+                "PATH",
+                format!("{}:/usr/bin:/bin", planted.path().display()),
+            )
+            .args(["bridge", "--agent", "claude-code"]),
+        forbidden_call(&scene).to_string().as_bytes(),
+    );
+    let reason = deny_reason("claude-code", &out);
+    assert!(
+        reason
+            .as_deref()
+            .is_some_and(|r| r.contains("blocked by the user's hook \"marker\": no")),
+        "{out:?}"
+    );
+}
+
 /// N11: a `HOME` ignored with nothing to put in its place (a uid with no home in the
 /// password database, as in a container run with `--user N`) leaves no config and no
 /// pins to find. The call was refused as "no config path: set … HOME", advice to set what

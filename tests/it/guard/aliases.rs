@@ -60,7 +60,7 @@ fn per_process_links_are_refused_in_commands_and_arguments() {
     let mut ctx = fx.ctx();
     ctx.sandboxed_session = true;
     ctx.path_env = Some("/proc/self/cwd/scripts:/usr/bin".into());
-    assert_eq!(scrub_path_for_host_hook(&ctx), Some("/usr/bin".into()));
+    assert_eq!(scrub_path_for_argv_hooks(&ctx), Some("/usr/bin".into()));
 }
 
 #[test]

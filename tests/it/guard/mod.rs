@@ -17,7 +17,7 @@ use std::process::Command;
 use hookhost::guard::{
     GuardContext, HookToGuard, LinkVerdict, Refusal, WHY_PRIVATE_TMP, WHY_PROJECT, WHY_SANDBOX_TMP,
     WHY_SYSTEM_TEMP, WHY_TMPDIR, WHY_WORKTREE, WHY_WRITABLE, check_cache_dir, check_config_file,
-    check_hooks, hard_link_notes, scrub_path_for_host_hook,
+    check_hooks, hard_link_notes, scrub_path_for_argv_hooks,
 };
 use tempfile::TempDir;
 
@@ -389,17 +389,17 @@ fn host_hook_path_is_scrubbed_in_a_sandboxed_session() {
     let mut ctx = fx.ctx();
     ctx.path_env = Some(path.clone().into());
     // Without a sandbox PATH is unchanged.
-    assert_eq!(scrub_path_for_host_hook(&ctx), Some(OsString::from(&path)));
+    assert_eq!(scrub_path_for_argv_hooks(&ctx), Some(OsString::from(&path)));
     ctx.sandboxed_session = true;
     assert_eq!(
-        scrub_path_for_host_hook(&ctx),
+        scrub_path_for_argv_hooks(&ctx),
         Some(OsString::from(format!("{}:/usr/bin", good.display())))
     );
     // Nothing left: no PATH at all.
     ctx.path_env = Some(format!("::rel:{}", dangling.display()).into());
-    assert_eq!(scrub_path_for_host_hook(&ctx), None);
+    assert_eq!(scrub_path_for_argv_hooks(&ctx), None);
     ctx.path_env = None;
-    assert_eq!(scrub_path_for_host_hook(&ctx), None);
+    assert_eq!(scrub_path_for_argv_hooks(&ctx), None);
 }
 
 #[test]
