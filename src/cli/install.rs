@@ -509,6 +509,15 @@ fn pin_change(
         for hook in found.iter().filter(|h| {
             !kept.as_ref().is_some_and(|k| k.contains(&h.digest)) && !pinned_elsewhere(&h.file)
         }) {
+            if let Some(name) = &hook.variable {
+                lines.push(format!(
+                    "{} sets {name} for {}'s hooks ({}), which chooses what its other hooks run; `install` accepts it as it is now, and a value added or changed since refuses its calls until you run `install` again (docs/threats.md#r14).",
+                    hook.file.display(),
+                    request.agent.display_name(),
+                    hookhost::escape::for_terminal(&hook.what),
+                ));
+                continue;
+            }
             lines.push(format!(
                 "{} holds a {} hook beside hookhost's ({}) that may rewrite a call after hookhost allowed it; `install` accepts it as it is now, and a hook added or changed since refuses {}'s calls until you run `install` again (docs/threats.md#r14).",
                 hook.file.display(),

@@ -13,6 +13,7 @@
 use std::path::Path;
 
 use super::dotenv::{env_assignments, read_env_file, read_env_files};
+use super::rewriting::OtherHook;
 use super::switch_offs::ProjectFile;
 use crate::bridge::{AgentKind, HookEnvironment};
 use crate::env::Environment;
@@ -264,6 +265,14 @@ pub(super) fn in_env_files(agent: AgentKind, files: &[ProjectFile]) -> Vec<Strin
 /// The names that lines of `text` set by themselves (`NAME=value`, `export NAME=value`,
 /// `NAME: value`, blanks around; a value that is not empty), each line on its own.
 fn plain_assignments(text: &str) -> Vec<String> {
+    plain_lines(text)
+        .into_iter()
+        .map(|(name, _)| name)
+        .collect()
+}
+
+/// [`plain_assignments`] with each value as written (trimmed).
+fn plain_lines(text: &str) -> Vec<(String, String)> {
     text.split(['\n', '\r', '\u{2028}', '\u{2029}'])
         .filter_map(|line| {
             let line = line.trim_start_matches(|c: char| c.is_whitespace() || c == '\u{feff}');
@@ -275,9 +284,76 @@ fn plain_assignments(text: &str) -> Vec<String> {
             let (name, value) = (line[..at].trim_end(), line[at + 1..].trim());
             let name_chars = |c: char| c.is_alphanumeric() || matches!(c, '_' | '.' | '-');
             (!name.is_empty() && name.chars().all(name_chars) && !value.is_empty())
-                .then(|| name.to_string())
+                .then(|| (name.to_string(), value.to_string()))
         })
         .collect()
+}
+
+/// The variables of `files` (the `.env` files `agent` loads, [`loaded_env_files`]) that
+/// choose what its hooks run ([`steers_hooks`]), each as one "hook" to accept
+/// ([`super::rewriting::steering_variables`] for a settings file's): its digest over the
+/// file, the name and its values (as dotenv reads them, and each line that sets it as
+/// written). `project` is the call's, where `install` accepts them.
+pub(super) fn steering_in_env_files(
+    agent: AgentKind,
+    files: &[ProjectFile],
+    project: &Path,
+) -> Vec<OtherHook> {
+    let Some(rewriting) = agent.declaration().rewriting_hooks else {
+        return Vec::new();
+    };
+    let mut found = Vec::new();
+    for ProjectFile { file, bytes, .. } in files {
+        // One that cannot be read refuses already (`in_env_files`).
+        let Ok(bytes) = bytes else { continue };
+        let text = String::from_utf8_lossy(bytes);
+        let parsed = env_assignments(&text);
+        let lines = plain_lines(&text);
+        let mut names: Vec<&String> = parsed.iter().chain(&lines).map(|(n, _)| n).collect();
+        names.retain(|name| steers_hooks(name));
+        names.sort();
+        names.dedup();
+        if names.is_empty() {
+            continue;
+        }
+        let real = std::fs::canonicalize(file).unwrap_or_else(|_| crate::paths::lexical(file));
+        for name in names {
+            let values: Vec<&str> = parsed
+                .iter()
+                .chain(&lines)
+                .filter(|(n, value)| n == name && !value.is_empty())
+                .map(|(_, value)| value.as_str())
+                .collect();
+            if values.is_empty() {
+                continue;
+            }
+            found.push(OtherHook {
+                file: file.clone(),
+                event: rewriting
+                    .events
+                    .first()
+                    .copied()
+                    .unwrap_or("hook")
+                    .to_string(),
+                what: format!("{name}=…"),
+                digest: super::rewriting::variable_digest(&format!(
+                    "{}\n.env\n{name}\n{}",
+                    real.display(),
+                    values.join("\n")
+                )),
+                project: Some(project.to_path_buf()),
+                variable: Some(name.clone()),
+            });
+        }
+    }
+    found
+}
+
+/// Whether a variable handed to an agent's hooks chooses what they run: `PATH`, by which
+/// a hook's shell finds each program, or a variable that chooses what code a program
+/// loads ([`crate::hook_env::LOADS_CODE`]).
+pub(super) fn steers_hooks(name: &str) -> bool {
+    name == "PATH" || crate::hook_env::loads_code(name.as_bytes())
 }
 
 #[cfg(test)]

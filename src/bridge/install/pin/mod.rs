@@ -504,7 +504,10 @@ impl Pin {
             ),
             Drift::SwitchedOff(key) => format!("is switched off by {key}"),
             Drift::Unreadable(why) => format!("cannot be checked: {why}"),
-            Drift::Rewriting(hook) => format!("holds a {} hook install did not see", hook.event),
+            Drift::Rewriting(hook) => match &hook.variable {
+                Some(name) => format!("sets {name} for its hooks, which install did not see"),
+                None => format!("holds a {} hook install did not see", hook.event),
+            },
         };
         let scope = if self.project.is_some() {
             " --scope project"
@@ -643,8 +646,17 @@ pub fn drifted(
 /// a variable its hooks' shell reads before their command (docs/threats.md#n11). Empty for an agent that reads neither.
 pub fn environment_switch_offs(agent: AgentKind, env: &Environment, cwd: &Path) -> Vec<String> {
     let files = hook_environment::loaded_env_files(agent, env, cwd);
-    let mut found = modes::modes_without_hooks(agent, env, &files);
-    found.extend(hook_environment::in_env_files(agent, &files));
+    switch_offs_in_env_files(agent, env, &files)
+}
+
+/// [`environment_switch_offs`] of `.env` files read already.
+fn switch_offs_in_env_files(
+    agent: AgentKind,
+    env: &Environment,
+    files: &[ProjectFile],
+) -> Vec<String> {
+    let mut found = modes::modes_without_hooks(agent, env, files);
+    found.extend(hook_environment::in_env_files(agent, files));
     found
 }
 
@@ -729,7 +741,11 @@ pub fn refused_call(
     refusals.extend(switch_offs_in(agent, &project_files));
     if let Some(cwd) = cwd {
         refusals.extend(distrusted(agent, env, cwd));
-        refusals.extend(environment_switch_offs(agent, env, cwd));
+        // The `.env` files the agent loads, read once for the variables that switch its
+        // hooks off and those that choose what its other hooks run.
+        let env_files = hook_environment::loaded_env_files(agent, env, cwd);
+        refusals.extend(switch_offs_in_env_files(agent, env, &env_files));
+        refusals.extend(rewriting::in_env_files(agent, env, cwd, &env_files, &pins));
     }
     refusals.extend(home_moved(agent, env));
     refusals.extend(disabled_hooks(agent, env, cwd));

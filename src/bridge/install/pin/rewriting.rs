@@ -31,6 +31,9 @@ pub struct OtherHook {
     /// user's settings) whose command names some (`$CLAUDE_PROJECT_DIR/…`, a relative
     /// path): `install` run there accepts it, for that project alone.
     pub project: Option<PathBuf>,
+    /// Not a hook but a variable the file hands the agent's hooks (its settings' `env`)
+    /// that chooses what they run ([`steering_variables`]): its name.
+    pub variable: Option<String>,
 }
 
 /// The keys of a handler `install` writes (Gemini CLI's `name`, Claude Code's
@@ -190,7 +193,8 @@ pub(super) fn other_hooks(
     let top = settings
         .as_object()
         .filter(|top| rewriting.events.iter().any(|e| top.contains_key(*e)));
-    let enabled = plugin_hooks(agent, file, &settings);
+    let mut enabled = plugin_hooks(agent, file, &settings);
+    enabled.extend(steering_variables(agent, file, &settings));
     let Some(hooks) = settings
         .get("hooks")
         .and_then(serde_json::Value::as_object)
@@ -246,12 +250,72 @@ pub(super) fn other_hooks(
                         real.display()
                     )),
                     project: folders.call_project_named(&scripts),
+                    variable: None,
                 });
             }
         }
     }
     Ok(found)
 }
+
+/// The variables of `settings` (the file `file`) that the agent hands its hooks (its
+/// [`crate::bridge::HookEnvironment::settings_env`] object) and that choose what those
+/// hooks run: `PATH`, by which a hook's shell finds each program, and the variables that
+/// choose what code a program loads ([`crate::hook_env::LOADS_CODE`]: `NODE_OPTIONS`,
+/// `PYTHONPATH`, …). Each is one "hook" to accept, its digest over the file, the name and
+/// the value as the agent takes it: a `PATH` whose first folder the agent wrote, written
+/// into a project's settings, made an accepted hook run the agent's `cat`, which answered
+/// with another command (docs/threats.md#r14). hookhost's own hooks get neither
+/// (`crate::hook_env`, the guard's PATH).
+fn steering_variables(
+    agent: AgentKind,
+    file: &Path,
+    settings: &serde_json::Value,
+) -> Vec<OtherHook> {
+    let declaration = agent.declaration();
+    let (Some(rewriting), Some(key)) = (
+        declaration.rewriting_hooks,
+        declaration.hook_environment.and_then(|h| h.settings_env),
+    ) else {
+        return Vec::new();
+    };
+    let Some(env) = settings.get(key).and_then(serde_json::Value::as_object) else {
+        return Vec::new();
+    };
+    let mut real = None;
+    env.iter()
+        .filter(|(name, _)| super::hook_environment::steers_hooks(name))
+        .filter_map(|(name, value)| {
+            let value = super::hook_environment::js_string(value)?;
+            let real = real.get_or_insert_with(|| {
+                std::fs::canonicalize(file).unwrap_or_else(|_| crate::paths::lexical(file))
+            });
+            Some(OtherHook {
+                file: file.to_path_buf(),
+                event: rewriting
+                    .events
+                    .first()
+                    .copied()
+                    .unwrap_or("hook")
+                    .to_string(),
+                what: format!("\"{key}\": {{\"{name}\": …}}"),
+                digest: variable_digest(&format!("{}\n{key}\n{name}\n{value}", real.display())),
+                project: None,
+                variable: Some(name.clone()),
+            })
+        })
+        .collect()
+}
+
+/// What a pin accepts of a variable ([`steering_variables`]): the digest of `text`,
+/// marked as a variable's ([`VARIABLE_MARK`]), so that a pin that accepts variables alone
+/// is known to accept no hook.
+pub(super) fn variable_digest(text: &str) -> String {
+    format!("{VARIABLE_MARK}{}", digest(text))
+}
+
+/// The start of an accepted variable's digest.
+const VARIABLE_MARK: &str = "variable:";
 
 /// The plugins `settings` (the file `file`) enables, each as one hook that may rewrite a
 /// call ([`plugins`]): its digest over the file, the plugin's name and its files.
@@ -294,6 +358,7 @@ fn plugin_hooks(agent: AgentKind, file: &Path, settings: &serde_json::Value) -> 
                 what: format!("the plugin {id} it enables"),
                 digest: digest(&format!("{}\nplugin\n{state}", real.display())),
                 project: None,
+                variable: None,
             }
         })
         .collect()
@@ -478,6 +543,7 @@ fn frontmatter_hook(
             real.display()
         )),
         project: folders.call_project_named(&scripts),
+        variable: None,
     }))
 }
 
@@ -526,6 +592,7 @@ fn program_hook(file: &Path, rewriting: &RewritingHooks) -> Option<OtherHook> {
         ),
         digest: digest(&format!("{}\nprogram\n{state}", real.display())),
         project: None,
+        variable: None,
     })
 }
 
@@ -639,6 +706,26 @@ pub fn found_at_install(
             .map(|f| f.read),
     );
     // And those of the project's subfolders (a team's skill in `web/.claude/skills/`).
+    // The `.env` files the agent loads from where `install` runs.
+    let here = project
+        .map(Path::to_path_buf)
+        .or_else(|| std::env::current_dir().ok());
+    if let Some(here) = &here {
+        // The home and the agents' moved folders `install` was given, as the agent finds
+        // its `.env` files from them.
+        let mut vars = vec![("HOME".into(), places.home.clone().into_os_string())];
+        vars.extend(
+            places
+                .agent_homes
+                .iter()
+                .map(|(name, folder)| ((*name).into(), folder.clone().into_os_string())),
+        );
+        let env = Environment::from_vars(vars);
+        let files = super::hook_environment::loaded_env_files(agent, &env, here);
+        found.extend(super::hook_environment::steering_in_env_files(
+            agent, &files, here,
+        ));
+    }
     let nested = agent.declaration().rewriting_hooks.and_then(|r| r.nested);
     if let (Some(nested), Some(project)) = (nested, project)
         && let Ok(files) = hook_files::read_nested(agent, nested, project)
@@ -787,6 +874,16 @@ pub(super) fn refusal(agent: AgentKind, file: &Path, hook: &OtherHook, accept_in
     // A user's hook that runs a project's files is accepted in that project.
     let in_project = hook.project.as_ref().map(|p| format!("in {}", p.display()));
     let accept_in = in_project.as_deref().unwrap_or(accept_in);
+    if let Some(name) = &hook.variable {
+        return format!(
+            "{} sets {name} for {}'s hooks ({}), which hookhost's `install` did not see: it chooses the programs the agent's other hooks run, or the code they load, so it could make one of them rewrite a call after hookhost allowed it, and hookhost blocks this agent's calls while it is there. Remove it (set it in the shell that starts {} instead); if you trust it, run `hookhost install {}` {accept_in} to accept it.",
+            file.display(),
+            agent.display_name(),
+            crate::escape::for_terminal(&hook.what),
+            agent.display_name(),
+            agent.flag_name()
+        );
+    }
     let field = agent
         .declaration()
         .rewriting_hooks
@@ -899,7 +996,10 @@ pub fn unaccepted_project_hooks(env: &Environment, agent: AgentKind, cwd: &Path)
         .rewriting_hooks
         .and_then(|r| r.nested)
         .and_then(|n| n.tools.first().copied());
-    in_call_files(env, agent, cwd, (tool, None), &files, &pins)
+    let mut found = in_call_files(env, agent, cwd, (tool, None), &files, &pins);
+    let env_files = super::hook_environment::loaded_env_files(agent, env, cwd);
+    found.extend(in_env_files(agent, env, cwd, &env_files, &pins));
+    found
 }
 
 /// The refusals for a call of `agent` from `cwd`: the project's settings `files` (read
@@ -909,6 +1009,59 @@ pub fn unaccepted_project_hooks(env: &Environment, agent: AgentKind, cwd: &Path)
 /// say what was accepted and what hookhost's handler is. With no pin at all, nothing was
 /// accepted and hookhost's own handler cannot be told: that is refused as the pins
 /// removed.
+/// The variables of the `.env` files `agent` loads (`files`, read from `cwd`) that choose
+/// what its hooks run and that no pin judging the call accepted
+/// ([`hook_environment::steering_in_env_files`]), one refusal each. Only while those pins
+/// accept some hook besides hookhost's: without one, any other hook refuses the call
+/// already, and hookhost's own hooks get no such variable ([`crate::hook_env`]), so a
+/// project's `PYTHONPATH=src` costs nothing.
+pub(super) fn in_env_files(
+    agent: AgentKind,
+    env: &Environment,
+    cwd: &Path,
+    files: &[ProjectFile],
+    pins: &[Pin],
+) -> Vec<String> {
+    if files.is_empty() || agent.declaration().rewriting_hooks.is_none() {
+        return Vec::new();
+    }
+    let judging = judging_pins(agent, cwd, pins);
+    let accepts_some = judging.iter().any(|p| {
+        p.accepted_hooks
+            .iter()
+            .flatten()
+            .any(|digest| !digest.starts_with(VARIABLE_MARK))
+    });
+    if !accepts_some {
+        return Vec::new();
+    }
+    let project = call_project(agent, env, cwd);
+    super::hook_environment::steering_in_env_files(agent, files, &project)
+        .into_iter()
+        .filter_map(|variable| first_unaccepted(vec![variable], &judging))
+        .map(|variable| refusal(agent, &variable.file, &variable, "again"))
+        .collect()
+}
+
+/// The pins that judge a call of `agent` from `cwd`: those covering it, else all of the
+/// agent's (a user's file holds hooks whatever the folder).
+fn judging_pins<'p>(agent: AgentKind, cwd: &Path, pins: &'p [Pin]) -> Vec<&'p Pin> {
+    let agents_pins: Vec<&Pin> = pins
+        .iter()
+        .filter(|p| p.agent == agent.flag_name())
+        .collect();
+    let covering: Vec<&Pin> = agents_pins
+        .iter()
+        .copied()
+        .filter(|p| p.covers(Some(cwd)))
+        .collect();
+    if covering.is_empty() {
+        agents_pins
+    } else {
+        covering
+    }
+}
+
 pub(super) fn in_call_files(
     env: &Environment,
     agent: AgentKind,
@@ -920,20 +1073,7 @@ pub(super) fn in_call_files(
     if agent.declaration().rewriting_hooks.is_none() {
         return Vec::new();
     }
-    let agents_pins: Vec<&Pin> = pins
-        .iter()
-        .filter(|p| p.agent == agent.flag_name())
-        .collect();
-    let covering: Vec<&Pin> = agents_pins
-        .iter()
-        .copied()
-        .filter(|p| p.covers(Some(cwd)))
-        .collect();
-    let judging = if covering.is_empty() {
-        agents_pins
-    } else {
-        covering
-    };
+    let judging = judging_pins(agent, cwd, pins);
     // hookhost's handlers: this agent's registrations and the others' (a project's Claude
     // Code registration in `.claude/settings.json`, which Copilot CLI reads too).
     let handlers = our_handlers(&pins.iter().collect::<Vec<_>>());

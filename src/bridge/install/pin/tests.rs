@@ -2298,3 +2298,105 @@ fn an_accepted_copilot_extension_is_known_by_its_code() {
     assert_eq!(call(Some("../a2b3")), 1);
     assert_eq!(call(None), 1);
 }
+
+/// docs/threats.md#r14: a variable a settings file hands the agent's hooks that chooses
+/// what they run (`PATH`, `NODE_OPTIONS`, …) is accepted by `install` as it is, and one
+/// added or changed since refuses the calls, named; other variables, an empty object and
+/// a `null` value are nothing to accept. A value is read as the agent takes it (a list
+/// as its text).
+#[test]
+fn a_variable_that_chooses_what_hooks_run_is_refused_unless_install_accepted_it() {
+    let home = tempfile::tempdir().unwrap();
+    let project = home.path().join("p");
+    std::fs::create_dir_all(project.join(".claude")).unwrap();
+    let team = r#"{"env": {"PATH": "/opt/team/bin:/usr/bin:/bin", "TEAM_MODE": "strict"}}"#;
+    std::fs::write(project.join(".claude/settings.json"), team).unwrap();
+    let request = request(home.path(), Options::default());
+    let change = plan(&request, None).unwrap();
+    let pin = Pin::of(&change, &request);
+    assert_eq!(pin.accepted_hooks.as_ref().map(Vec::len), Some(1));
+    let covering = [&pin];
+    let files = |text: &str| {
+        std::fs::write(project.join(".claude/settings.json"), text).unwrap();
+        rewriting::in_files(
+            AgentKind::ClaudeCode,
+            &switch_offs::read_project_files(AgentKind::ClaudeCode, &project, |_| None),
+            &covering,
+            None,
+        )
+    };
+    assert!(files(team).is_empty());
+    // The same value as a one-element list is the same text to the agent.
+    assert!(files(r#"{"env": {"PATH": ["/opt/team/bin:/usr/bin:/bin"]}}"#).is_empty());
+    for (text, name) in [
+        (r#"{"env": {"PATH": "/p/.tools:/usr/bin:/bin"}}"#, "PATH"),
+        (
+            r#"{"env": {"NODE_OPTIONS": "--require /p/x.js"}}"#,
+            "NODE_OPTIONS",
+        ),
+        (r#"{"env": {"PYTHONPATH": ["/p/lib"]}}"#, "PYTHONPATH"),
+        (
+            r#"{"env": {"GIT_CONFIG_GLOBAL": "/p/gitconfig"}}"#,
+            "GIT_CONFIG_GLOBAL",
+        ),
+    ] {
+        let refused = files(text);
+        assert!(
+            refused.len() == 1
+                && refused[0].contains(&format!(
+                    "sets {name} for Claude Code's hooks (\"env\": {{\"{name}\": …}}), which hookhost's `install` did not see"
+                )),
+            "{text}: {refused:?}"
+        );
+    }
+    for text in [
+        r#"{"env": {"TEAM_MODE": "lax", "NODE_ENV": "test"}}"#,
+        r#"{"env": {}}"#,
+        r#"{"env": {"NODE_OPTIONS": null}}"#,
+    ] {
+        assert!(files(text).is_empty(), "{text}");
+    }
+}
+
+/// R14, Gemini CLI: a variable of the project's `.env` that chooses what hooks run
+/// (`PYTHONPATH`) reaches an accepted extension's hook: while a pin accepts a hook besides
+/// hookhost's, one `install` did not see refuses the call, naming it, and `install` in the
+/// project accepts it as it is. Without an accepted hook, a `.env`'s `PYTHONPATH=src`
+/// refuses nothing.
+#[test]
+fn a_env_variable_that_chooses_what_hooks_run_is_refused_while_other_hooks_run() {
+    let (_root, home, project, env) = repository();
+    let refused = || unaccepted_project_hooks(&env, AgentKind::Gemini, &project);
+    std::fs::write(project.join(".env"), "PYTHONPATH=src\nDEBUG=1\n").unwrap();
+    installed(AgentKind::Gemini, &home, &project, &env);
+    std::fs::write(project.join(".env"), "PYTHONPATH=/p/evil\n").unwrap();
+    assert_eq!(refused(), Vec::<String>::new());
+    // An extension with a hook, accepted by a new install (which accepts the `.env`'s
+    // variable as it is now).
+    let extension = home.join(".gemini/extensions/team");
+    std::fs::create_dir_all(extension.join("hooks")).unwrap();
+    std::fs::write(extension.join("hooks/lint.py"), "import json").unwrap();
+    let hooks = serde_json::json!({"hooks": {"BeforeTool": [{"matcher": "*", "hooks": [
+        {"type": "command", "command": "python3 ${extensionPath}/hooks/lint.py"}]}]}});
+    std::fs::write(extension.join("hooks/hooks.json"), hooks.to_string()).unwrap();
+    std::fs::write(project.join(".env"), "PYTHONPATH=src\n").unwrap();
+    installed(AgentKind::Gemini, &home, &project, &env);
+    assert_eq!(refused(), Vec::<String>::new());
+    for text in [
+        "PYTHONPATH=/p/evil\n",
+        "DEBUG=1\nexport PYTHONPATH=src:/p/evil\n",
+        "NODE_OPTIONS=--require /p/x.js\nPYTHONPATH=src\n",
+    ] {
+        std::fs::write(project.join(".env"), text).unwrap();
+        let found = refused();
+        assert!(
+            found.len() == 1
+                && found[0].starts_with(&format!("{} sets ", project.join(".env").display()))
+                && found[0].contains("for Gemini CLI's hooks")
+                && found[0].contains(&format!("in {} to accept it", project.display())),
+            "{text}: {found:#?}"
+        );
+    }
+    std::fs::write(project.join(".env"), "DEBUG=0\nPYTHONPATH=src\n").unwrap();
+    assert_eq!(refused(), Vec::<String>::new());
+}
