@@ -158,6 +158,14 @@ pub const LOADS_CODE: &[&str] = &[
     "GIT_CONFIG",
     "GIT_CONFIG_*",
     "GIT_EXEC_PATH",
+    // The C library loads character-set converters from `GCONV_PATH`, and OpenSSL the
+    // engines and providers its config names: libraries, in any program that uses them.
+    "GCONV_PATH",
+    "OPENSSL_CONF",
+    "OPENSSL_ENGINES",
+    "OPENSSL_MODULES",
+    // npm's settings (`npm_config_registry`): what `npx` fetches and runs.
+    "NPM_CONFIG_*",
 ];
 
 /// What the user's config adds to the built-in rules: `[sandbox] keep_env` and

@@ -332,6 +332,9 @@ fn variables_that_load_code_are_withheld_unless_kept() {
         "GIT_CONFIG_GLOBAL",
         "GIT_CONFIG_KEY_0",
         "GIT_EXEC_PATH",
+        "GCONV_PATH",
+        "OPENSSL_CONF",
+        "npm_config_registry",
     ] {
         assert!(withheld(&none, k), "{k}");
     }
