@@ -531,6 +531,13 @@ pub struct HookEnvironment {
     pub rerouting: &'static [&'static str],
     /// Its hooks' shell is bash, which runs the script `BASH_ENV` names first.
     pub bash: bool,
+    /// It takes a variable from those files only where its own environment has none (or
+    /// an empty one: Gemini CLI's and Qwen Code's), so `PATH`, which every environment
+    /// holds, never reaches its hooks from there.
+    pub unset_only: bool,
+    /// The variables it drops from those files itself (Qwen Code's loader keys), compared
+    /// as it compares them: any case, `_` and `-` alike; a trailing `*` is any rest.
+    pub drops: &'static [&'static str],
 }
 
 /// The agent's modes that run no hook at all (Qwen Code: its bare and safe modes, by a

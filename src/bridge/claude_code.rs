@@ -93,6 +93,8 @@ pub(crate) static DECLARATION: Declaration = Declaration {
         own_env_files: &[],
         rerouting: &["CLAUDE_CODE_SHELL_PREFIX"],
         bash: false,
+        unset_only: false,
+        drops: &[],
     }),
     credentials: CREDENTIALS,
     rewriting_hooks: Some(&REWRITING_HOOKS),

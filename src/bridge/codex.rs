@@ -90,6 +90,8 @@ pub(crate) static DECLARATION: Declaration = Declaration {
         own_env_files: &[".env"],
         rerouting: &[],
         bash: true,
+        unset_only: false,
+        drops: &[],
     }),
     credentials: CREDENTIALS,
     rewriting_hooks: Some(&REWRITING_HOOKS),

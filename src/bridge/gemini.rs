@@ -80,13 +80,16 @@ pub(crate) static DECLARATION: Declaration = Declaration {
     modes_without_hooks: None,
     hook_environment: Some(&HookEnvironment {
         // In a trusted folder, the first `.gemini/.env` or `.env` from its folder up, else
-        // the home's; hooks run by `bash -c`, which sources `BASH_ENV` (seen, 0.61.0).
+        // the home's, for the variables its environment lacks; hooks run by `bash -c`,
+        // which sources `BASH_ENV` (seen, 0.61.0).
         settings_env: None,
         env_files: &[".gemini/.env", ".env"],
         first_env_file_only: true,
         own_env_files: &[],
         rerouting: &[],
         bash: true,
+        unset_only: true,
+        drops: &[],
     }),
     credentials: CREDENTIALS,
     rewriting_hooks: Some(&REWRITING_HOOKS),

@@ -335,6 +335,12 @@ fn variables_that_load_code_are_withheld_unless_kept() {
         "GCONV_PATH",
         "OPENSSL_CONF",
         "npm_config_registry",
+        "npm_config_node-options",
+        "PYTHONPYCACHEPREFIX",
+        "NODE_REPL_EXTERNAL_MODULE",
+        "UV_PYTHON",
+        "GIT_SSH_COMMAND",
+        "LUA_INIT_5_4",
     ] {
         assert!(withheld(&none, k), "{k}");
     }

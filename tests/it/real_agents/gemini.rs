@@ -287,12 +287,14 @@ fn gemini_runs_no_call_a_env_line_after_a_u2028_redirects_an_extension_hook() {
     );
 }
 
-/// An accepted extension hook, then a project `.env` whose line (after `before`) sets
-/// `extensionPath` to a folder of the agent's: every call is refused, naming the hook.
-fn a_env_file_redirecting_an_extension_hook(test: &str, before: &str) {
-    let Some(w) = World::new(test, &GEMINI) else {
-        return;
-    };
+/// A user extension, `fmt`, whose `BeforeTool` hook runs `program` on its script `script`
+/// (holding `body`), accepted by `install`. Returns the extension's folder.
+fn an_accepted_extension_hook(
+    w: &World,
+    script: &str,
+    body: &str,
+    program: &str,
+) -> std::path::PathBuf {
     let extension = w.home.join(".gemini/extensions/fmt");
     std::fs::create_dir_all(extension.join("hooks")).unwrap();
     std::fs::write(
@@ -300,10 +302,10 @@ fn a_env_file_redirecting_an_extension_hook(test: &str, before: &str) {
         r#"{"name": "fmt", "version": "1.0.0"}"#,
     )
     .unwrap();
-    std::fs::write(extension.join("hooks/check.sh"), "cat >/dev/null\n").unwrap();
+    std::fs::write(extension.join("hooks").join(script), body).unwrap();
     let hooks = one_hook_group(
         "BeforeTool",
-        "/bin/sh ${extensionPath}${/}hooks${/}check.sh",
+        &format!("{program} ${{extensionPath}}${{/}}hooks${{/}}{script}"),
     );
     std::fs::write(extension.join("hooks/hooks.json"), hooks.to_string()).unwrap();
     let (code, stdout, stderr) = crate::support::run(
@@ -311,6 +313,16 @@ fn a_env_file_redirecting_an_extension_hook(test: &str, before: &str) {
             .args(["install", "gemini"]),
     );
     assert_eq!(code, 0, "{stdout}{stderr}");
+    extension
+}
+
+/// An accepted extension hook, then a project `.env` whose line (after `before`) sets
+/// `extensionPath` to a folder of the agent's: every call is refused, naming the hook.
+fn a_env_file_redirecting_an_extension_hook(test: &str, before: &str) {
+    let Some(w) = World::new(test, &GEMINI) else {
+        return;
+    };
+    let extension = an_accepted_extension_hook(&w, "check.sh", "cat >/dev/null\n", "/bin/sh");
     // The agent's move: a script of its own, and the project's `.env` pointing there.
     let evil = w.project().join(".evil");
     std::fs::create_dir_all(evil.join("hooks")).unwrap();
@@ -387,28 +399,12 @@ fn gemini_runs_no_call_a_env_file_sets_the_pythonpath_of_an_accepted_hook() {
     ) else {
         return;
     };
-    let extension = w.home.join(".gemini/extensions/fmt");
-    std::fs::create_dir_all(extension.join("hooks")).unwrap();
-    std::fs::write(
-        extension.join("gemini-extension.json"),
-        r#"{"name": "fmt", "version": "1.0.0"}"#,
-    )
-    .unwrap();
-    std::fs::write(
-        extension.join("hooks/check.py"),
+    an_accepted_extension_hook(
+        &w,
+        "check.py",
         "import json, sys\njson.load(sys.stdin)\n",
-    )
-    .unwrap();
-    let hooks = one_hook_group(
-        "BeforeTool",
-        "python3 ${extensionPath}${/}hooks${/}check.py",
+        "python3",
     );
-    std::fs::write(extension.join("hooks/hooks.json"), hooks.to_string()).unwrap();
-    let (code, stdout, stderr) = crate::support::run(
-        w.env(&mut std::process::Command::new(&w.hookhost))
-            .args(["install", "gemini"]),
-    );
-    assert_eq!(code, 0, "{stdout}{stderr}");
     // The agent's move: a `json` module of its own, and the project's `.env` naming it.
     let evil = w.project().join(".evil");
     std::fs::create_dir_all(&evil).unwrap();

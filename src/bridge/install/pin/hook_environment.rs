@@ -98,6 +98,7 @@ const BEFORE: &[Before] = &[
 fn before(hooks: &HookEnvironment, name: &str) -> Option<&'static Before> {
     BEFORE.iter().find(|b| {
         b.name == name
+            && !dropped(hooks, name)
             && match b.read_by {
                 ReadBy::Every => true,
                 ReadBy::Bash => hooks.bash,
@@ -299,7 +300,10 @@ pub(super) fn steering_in_env_files(
     files: &[ProjectFile],
     project: &Path,
 ) -> Vec<OtherHook> {
-    let Some(rewriting) = agent.declaration().rewriting_hooks else {
+    let declaration = agent.declaration();
+    let (Some(rewriting), Some(hooks)) =
+        (declaration.rewriting_hooks, declaration.hook_environment)
+    else {
         return Vec::new();
     };
     let mut found = Vec::new();
@@ -310,7 +314,7 @@ pub(super) fn steering_in_env_files(
         let parsed = env_assignments(&text);
         let lines = plain_lines(&text);
         let mut names: Vec<&String> = parsed.iter().chain(&lines).map(|(n, _)| n).collect();
-        names.retain(|name| steers_hooks(name));
+        names.retain(|name| steers_hooks(hooks, name));
         names.sort();
         names.dedup();
         if names.is_empty() {
@@ -327,33 +331,41 @@ pub(super) fn steering_in_env_files(
             if values.is_empty() {
                 continue;
             }
-            found.push(OtherHook {
-                file: file.clone(),
-                event: rewriting
-                    .events
-                    .first()
-                    .copied()
-                    .unwrap_or("hook")
-                    .to_string(),
-                what: format!("{name}=…"),
-                digest: super::rewriting::variable_digest(&format!(
-                    "{}\n.env\n{name}\n{}",
-                    real.display(),
-                    values.join("\n")
-                )),
-                project: Some(project.to_path_buf()),
-                variable: Some(name.clone()),
-            });
+            found.push(OtherHook::variable(
+                rewriting,
+                file,
+                name,
+                format!("{name}=…"),
+                &format!("{}\n.env\n{name}\n{}", real.display(), values.join("\n")),
+                Some(project.to_path_buf()),
+            ));
         }
     }
     found
 }
 
-/// Whether a variable handed to an agent's hooks chooses what they run: `PATH`, by which
-/// a hook's shell finds each program, or a variable that chooses what code a program
-/// loads ([`crate::hook_env::LOADS_CODE`]).
-pub(super) fn steers_hooks(name: &str) -> bool {
-    name == "PATH" || crate::hook_env::loads_code(name.as_bytes())
+/// Whether a variable a file hands the hooks of an agent whose hooks start as `hooks` say
+/// chooses what they run: `PATH`, by which a hook's shell finds each program (unless the
+/// agent takes none over its own: [`HookEnvironment::unset_only`]), or a variable that
+/// chooses what code a program loads ([`crate::hook_env::LOADS_CODE`]), unless the agent
+/// drops it itself ([`HookEnvironment::drops`]).
+pub(super) fn steers_hooks(hooks: &HookEnvironment, name: &str) -> bool {
+    let path = name.eq_ignore_ascii_case("PATH");
+    if path && hooks.unset_only {
+        return false;
+    }
+    (path || crate::hook_env::loads_code(name.as_bytes())) && !dropped(hooks, name)
+}
+
+/// Whether the agent drops `name` from its files itself, as Qwen Code compares names:
+/// any case, `_` and `-` alike.
+fn dropped(hooks: &HookEnvironment, name: &str) -> bool {
+    let canonical = |text: &str| text.to_ascii_lowercase().replace('_', "-");
+    let name = canonical(name);
+    hooks.drops.iter().any(|drop| match drop.strip_suffix('*') {
+        Some(prefix) => name.starts_with(&canonical(prefix)),
+        None => name == canonical(drop),
+    })
 }
 
 #[cfg(test)]
@@ -396,13 +408,50 @@ mod tests {
         ] {
             assert_eq!(claude(quiet.clone()), None, "{quiet}");
         }
-        let qwen = serde_json::json!({"env": {"BASH_ENV": "/p/x.sh"}});
-        assert!(in_settings(AgentKind::Qwen, &qwen).is_some());
+        // Qwen Code runs bash, and drops `BASH_ENV` from its files itself (any case, `_`
+        // and `-` alike), but not `LD_LIBRARY_PATH` or bash's options.
+        for taken in ["LD_LIBRARY_PATH", "SHELLOPTS"] {
+            let qwen = serde_json::json!({"env": {taken: "/p/x"}});
+            assert!(in_settings(AgentKind::Qwen, &qwen).is_some(), "{taken}");
+        }
+        for dropped in ["BASH_ENV", "LD_PRELOAD"] {
+            let qwen = serde_json::json!({"env": {dropped: "/p/x"}});
+            assert_eq!(in_settings(AgentKind::Qwen, &qwen), None, "{dropped}");
+        }
         // Qwen Code has no prefix variable of Claude Code's.
         let qwen = serde_json::json!({"env": {"CLAUDE_CODE_SHELL_PREFIX": "/p/x.sh"}});
         assert_eq!(in_settings(AgentKind::Qwen, &qwen), None);
         let kimi = serde_json::json!({"env": {"LD_PRELOAD": "/p/x.so"}});
         assert_eq!(in_settings(AgentKind::Kimi, &kimi), None);
+    }
+
+    /// What a file's variable steers, agent by agent: `PATH` for Claude Code (in any case)
+    /// but not for the agents that take no variable over their own; the code loaders,
+    /// less those Qwen Code drops itself (compared as it compares them).
+    #[test]
+    fn a_variable_steers_the_hooks_it_reaches() {
+        let steers = |agent: AgentKind, name: &str| {
+            steers_hooks(agent.declaration().hook_environment.unwrap(), name)
+        };
+        for name in ["PATH", "Path", "PYTHONPATH", "NODE_OPTIONS", "OPENSSL_CONF"] {
+            assert!(steers(AgentKind::ClaudeCode, name), "{name}");
+        }
+        assert!(!steers(AgentKind::ClaudeCode, "TEAM_MODE"));
+        assert!(!steers(AgentKind::Gemini, "PATH"));
+        assert!(steers(AgentKind::Gemini, "NODE_OPTIONS"));
+        for name in [
+            "PATH",
+            "NODE_OPTIONS",
+            "npm-config-node-options",
+            "OPENSSL_CONF",
+            "bash_func_cat%%",
+        ] {
+            assert!(!steers(AgentKind::Qwen, name), "{name}");
+        }
+        for name in ["PYTHONPATH", "npm_config_registry", "PERL5OPT"] {
+            assert!(steers(AgentKind::Qwen, name), "{name}");
+        }
+        assert!(steers(AgentKind::Codex, "PATH"));
     }
 
     /// A line that sets a variable by itself is seen inside what dotenv reads as a quoted

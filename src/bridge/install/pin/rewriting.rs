@@ -36,6 +36,41 @@ pub struct OtherHook {
     pub variable: Option<String>,
 }
 
+impl OtherHook {
+    /// A variable `name` of `file` that chooses what the agent's hooks run, as one "hook"
+    /// to accept: `what` says it in messages, its digest is over `text`
+    /// ([`variable_digest`]), and `project` is where `install` accepts it, when not
+    /// wherever it runs.
+    pub(super) fn variable(
+        rewriting: &RewritingHooks,
+        file: &Path,
+        name: &str,
+        what: String,
+        text: &str,
+        project: Option<PathBuf>,
+    ) -> OtherHook {
+        OtherHook {
+            file: file.to_path_buf(),
+            event: first_event(rewriting),
+            what,
+            digest: variable_digest(text),
+            project,
+            variable: Some(name.to_string()),
+        }
+    }
+}
+
+/// The event a hook of a file or folder as a whole stands under in messages: the agent's
+/// first tool-call event.
+fn first_event(rewriting: &RewritingHooks) -> String {
+    rewriting
+        .events
+        .first()
+        .copied()
+        .unwrap_or("hook")
+        .to_string()
+}
+
 /// The keys of a handler `install` writes (Gemini CLI's `name`, Claude Code's
 /// `onFailure`, Copilot CLI's `exec`, `args` and `timeoutSec`, Cursor's `failClosed`
 /// among them): a handler with any other (`url`, Copilot CLI's `bash`) runs something
@@ -273,10 +308,12 @@ fn steering_variables(
     settings: &serde_json::Value,
 ) -> Vec<OtherHook> {
     let declaration = agent.declaration();
-    let (Some(rewriting), Some(key)) = (
-        declaration.rewriting_hooks,
-        declaration.hook_environment.and_then(|h| h.settings_env),
-    ) else {
+    let (Some(rewriting), Some(hooks)) =
+        (declaration.rewriting_hooks, declaration.hook_environment)
+    else {
+        return Vec::new();
+    };
+    let Some(key) = hooks.settings_env else {
         return Vec::new();
     };
     let Some(env) = settings.get(key).and_then(serde_json::Value::as_object) else {
@@ -284,25 +321,20 @@ fn steering_variables(
     };
     let mut real = None;
     env.iter()
-        .filter(|(name, _)| super::hook_environment::steers_hooks(name))
+        .filter(|(name, _)| super::hook_environment::steers_hooks(hooks, name))
         .filter_map(|(name, value)| {
             let value = super::hook_environment::js_string(value)?;
             let real = real.get_or_insert_with(|| {
                 std::fs::canonicalize(file).unwrap_or_else(|_| crate::paths::lexical(file))
             });
-            Some(OtherHook {
-                file: file.to_path_buf(),
-                event: rewriting
-                    .events
-                    .first()
-                    .copied()
-                    .unwrap_or("hook")
-                    .to_string(),
-                what: format!("\"{key}\": {{\"{name}\": …}}"),
-                digest: variable_digest(&format!("{}\n{key}\n{name}\n{value}", real.display())),
-                project: None,
-                variable: Some(name.clone()),
-            })
+            Some(OtherHook::variable(
+                rewriting,
+                file,
+                name,
+                format!("\"{key}\": {{\"{name}\": …}}"),
+                &format!("{}\n{key}\n{name}\n{value}", real.display()),
+                None,
+            ))
         })
         .collect()
 }
@@ -349,12 +381,7 @@ fn plugin_hooks(agent: AgentKind, file: &Path, settings: &serde_json::Value) -> 
             );
             OtherHook {
                 file: file.to_path_buf(),
-                event: rewriting
-                    .events
-                    .first()
-                    .copied()
-                    .unwrap_or("hook")
-                    .to_string(),
+                event: first_event(rewriting),
                 what: format!("the plugin {id} it enables"),
                 digest: digest(&format!("{}\nplugin\n{state}", real.display())),
                 project: None,
@@ -580,12 +607,7 @@ fn program_hook(file: &Path, rewriting: &RewritingHooks) -> Option<OtherHook> {
     let real = std::fs::canonicalize(file).unwrap_or_else(|_| crate::paths::lexical(file));
     Some(OtherHook {
         file: file.to_path_buf(),
-        event: rewriting
-            .events
-            .first()
-            .copied()
-            .unwrap_or_default()
-            .to_string(),
+        event: first_event(rewriting),
         what: format!(
             "the program of {}, which may answer any call",
             folder.display()

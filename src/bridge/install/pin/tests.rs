@@ -912,6 +912,18 @@ fn a_setting_that_starts_a_mode_without_hooks_is_a_switch_off_install_names() {
     }
 }
 
+/// What a call refuses in `project` once its `.claude/settings.json` holds `text`, judged
+/// by `pins` (the project's settings files alone).
+fn claude_project_refusals(project: &Path, pins: &[&Pin], text: &str) -> Vec<String> {
+    std::fs::write(project.join(".claude/settings.json"), text).unwrap();
+    rewriting::in_files(
+        AgentKind::ClaudeCode,
+        &switch_offs::read_project_files(AgentKind::ClaudeCode, project, |_| None),
+        pins,
+        None,
+    )
+}
+
 /// R14: a hook that may rewrite a call, other than hookhost's, is accepted when `install`
 /// finds it (in the file it writes and the project's settings); one added since, to the
 /// pinned file or to a project's, is a drift or a refusal; a handler that only looks like
@@ -934,15 +946,7 @@ fn a_hook_that_may_rewrite_a_call_is_refused_unless_install_accepted_it() {
     std::fs::write(&change.file, &after).unwrap();
     assert_eq!(pin.drift(None), None);
     let covering = [&pin];
-    let files = |text: &str| {
-        std::fs::write(project.join(".claude/settings.json"), text).unwrap();
-        rewriting::in_files(
-            AgentKind::ClaudeCode,
-            &switch_offs::read_project_files(AgentKind::ClaudeCode, &project, |_| None),
-            &covering,
-            None,
-        )
-    };
+    let files = |text: &str| claude_project_refusals(&project, &covering, text);
     // The team's hook, accepted; another, or a look-alike of hookhost's, refused.
     assert!(files(team).is_empty());
     let evil = r#"{"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "/bin/sh fmt.sh"}]}]}}"#;
@@ -2316,15 +2320,7 @@ fn a_variable_that_chooses_what_hooks_run_is_refused_unless_install_accepted_it(
     let pin = Pin::of(&change, &request);
     assert_eq!(pin.accepted_hooks.as_ref().map(Vec::len), Some(1));
     let covering = [&pin];
-    let files = |text: &str| {
-        std::fs::write(project.join(".claude/settings.json"), text).unwrap();
-        rewriting::in_files(
-            AgentKind::ClaudeCode,
-            &switch_offs::read_project_files(AgentKind::ClaudeCode, &project, |_| None),
-            &covering,
-            None,
-        )
-    };
+    let files = |text: &str| claude_project_refusals(&project, &covering, text);
     assert!(files(team).is_empty());
     // The same value as a one-element list is the same text to the agent.
     assert!(files(r#"{"env": {"PATH": ["/opt/team/bin:/usr/bin:/bin"]}}"#).is_empty());
