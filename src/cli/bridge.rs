@@ -717,6 +717,15 @@ async fn start(
     options.keep_recorded_project = true;
     // The agent runs on the host: the temp folders are its, whatever box the hooks use.
     options.agent_outside_box = true;
+    // What the agent's project files hand its hooks is the agent's to choose: none of it
+    // reaches hookhost's (docs/threats.md#n11).
+    let from = agent
+        .cwd
+        .as_deref()
+        .map(PathBuf::from)
+        .filter(|cwd| cwd.is_absolute())
+        .unwrap_or_else(|| options.project.clone());
+    options.withheld_from_hooks = pin::set_by_project_files(kind, env, &from);
     if let Some(id) = &agent.session_id {
         options.session_id = Some(id.clone());
     }

@@ -311,6 +311,7 @@ impl GlobalOptions {
             ),
             private_tmp: self.private_tmp.clone(),
             agent_outside_box: false,
+            withheld_from_hooks: Vec::new(),
             session_id: self.session_id.clone(),
             permission_mode: self.permission_mode.clone(),
             mode,

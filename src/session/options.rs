@@ -25,6 +25,7 @@ pub use crate::executor::wasm::EngineMode as Mode;
 /// | `extra_default_hidden` | none: the box hides its own defaults only (the command line passes every agent's credential stores) |
 /// | `private_tmp` | `None`: the box gets a private temp folder made for the session |
 /// | `agent_outside_box` | `false`: the agent's commands run in hookhost's box when the session has one (the bridge sets `true`) |
+/// | `withheld_from_hooks` | none: hooks get the environment less what `hook_env` withholds (the bridge adds what the agent's project files set) |
 /// | `session_id` | `None`: a new id is generated |
 /// | `permission_mode` | `"auto"` |
 /// | `mode` | [`Mode::OneShot`] |
@@ -68,6 +69,9 @@ pub struct SessionOptions {
     /// another program), so the system temp folders are the agent's to write even when
     /// the session's hooks run in a box (docs/threats.md#n11).
     pub agent_outside_box: bool,
+    /// Variables no hook gets, besides those `crate::hook_env` withholds: the bridge's
+    /// are the ones the agent's project files hand its hooks (docs/threats.md#n11).
+    pub withheld_from_hooks: Vec<std::ffi::OsString>,
     /// `--session-id`; generated when absent.
     pub session_id: Option<String>,
     /// `--permission-mode`, sent to the hooks as is in every envelope.
@@ -161,6 +165,7 @@ impl SessionOptions {
             extra_default_hidden: Vec::new(),
             private_tmp: None,
             agent_outside_box: false,
+            withheld_from_hooks: Vec::new(),
             session_id: None,
             permission_mode: "auto".into(),
             mode: Mode::OneShot,

@@ -197,7 +197,7 @@ impl Session {
             configured_hooks,
         )?;
         let hooks = prepare_hooks(
-            env,
+            (env, &options.withheld_from_hooks),
             &config,
             &sandbox,
             &guard_ctx,
@@ -451,9 +451,10 @@ fn run_guard(
 }
 
 /// Prepare hooks: every hook's executor, in file order, from what the guard passed; a
-/// WASM hook that imports the network is refused.
+/// WASM hook that imports the network is refused. Argv hooks get `env` less what
+/// [`hook_env`] withholds and the names `withheld` (the session's `withheld_from_hooks`).
 fn prepare_hooks(
-    env: &Environment,
+    (env, withheld): (&Environment, &[OsString]),
     config: &Config,
     sandbox: &SessionSandbox,
     guard_ctx: &GuardContext,
@@ -462,7 +463,8 @@ fn prepare_hooks(
     warnings: &mut Vec<String>,
 ) -> Result<Vec<LoadedHook>, StartError> {
     let project = &guard_ctx.project;
-    let hook_env = hook_env::scrubbed(env.vars().iter().cloned(), &config.sandbox.env);
+    let mut hook_env = hook_env::scrubbed(env.vars().iter().cloned(), &config.sandbox.env);
+    hook_env.retain(|(name, _)| !withheld.contains(name));
     let Guarded {
         programs,
         hook_path,

@@ -831,3 +831,57 @@ fn claude_runs_no_call_after_its_settings_set_an_openssl_config() {
         "{seen}"
     );
 }
+
+/// docs/threats.md#n11: a user's policy hook reads a variable of its own (`HOOK_MODE`),
+/// and the model writes `"HOOK_MODE": "off"` into the project's local settings, which
+/// Claude Code hands every hook, mid-session too: the hook would stand down (seen). No
+/// variable a project file sets reaches hookhost's hooks, whatever its name: the hook
+/// blocks.
+#[test]
+fn claude_runs_no_forbidden_call_after_its_settings_set_a_variable_a_hook_reads() {
+    let Some(w) = World::new(
+        "claude_runs_no_forbidden_call_after_its_settings_set_a_variable_a_hook_reads",
+        &CLAUDE_CODE,
+    ) else {
+        return;
+    };
+    let policy = w.home.join("mode.sh");
+    std::fs::write(
+        &policy,
+        "[ \"$HOOK_MODE\" = off ] && exit 0\ngrep -q FORBIDDEN && { echo 'FORBIDDEN is not allowed here (mode hook)' >&2; exit 2; }\nexit 0\n",
+    )
+    .unwrap();
+    std::fs::write(
+        w.home.join(".config/harness/config.toml"),
+        format!(
+            "[[hooks]]\nname = \"mode\"\nevent = \"PreToolUse\"\ntools = [\"bash\"]\ncommand = [\"/bin/sh\", \"{}\"]\n",
+            policy.display()
+        ),
+    )
+    .unwrap();
+    let (code, stdout, stderr) = crate::support::run(
+        w.env(&mut std::process::Command::new(&w.hookhost))
+            .args(["install", "claude-code"]),
+    );
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let local = serde_json::json!({"env": {"HOOK_MODE": "off"}});
+    let outcome = settings_written_mid_session(
+        &w,
+        "settings.local.json",
+        &local,
+        "echo FORBIDDEN > ran.txt",
+    );
+    let seen = w.seen(&outcome);
+    assert!(
+        w.project().join(".claude/settings.local.json").exists(),
+        "{seen}"
+    );
+    assert!(!w.project().join("ran.txt").exists(), "{seen}");
+    let results = w.model.tool_results();
+    assert!(
+        results
+            .last()
+            .is_some_and(|r| r.contains("FORBIDDEN is not allowed here (mode hook)")),
+        "{seen}"
+    );
+}

@@ -10,6 +10,7 @@
 //! hook ran). Set from a file the agent can write, each switches hookhost off; so each
 //! refuses the calls while it is set there, and `doctor` names it.
 
+use std::ffi::OsString;
 use std::path::Path;
 
 use super::dotenv::{env_assignments, read_env_file, read_env_files};
@@ -342,6 +343,68 @@ pub(super) fn steering_in_env_files(
         }
     }
     found
+}
+
+/// The variables `agent`'s project files hand its hooks (its settings' `env` in the
+/// project's settings files, the `.env` files it loads outside the home and its own
+/// folder there), run from `cwd`, whose value in `env` (the environment the agent gave
+/// hookhost) is the one a file sets: the bridge withholds each from hookhost's own hooks,
+/// whatever its name, since the agent writes those files (docs/threats.md#n11). A value
+/// that differs came from elsewhere (an agent that fills only what its environment
+/// lacks, a variable it keeps its own of) and stays.
+pub fn set_by_project_files(agent: AgentKind, env: &Environment, cwd: &Path) -> Vec<OsString> {
+    let Some(hooks) = agent.declaration().hook_environment else {
+        return Vec::new();
+    };
+    let home = env.home();
+    let mut set: Vec<(String, String)> = Vec::new();
+    if let Some(key) = hooks.settings_env {
+        for file in super::switch_offs::read_project_files(agent, cwd, |_| None) {
+            // The user's own (`~/.claude/settings.json` is spelled as a project's would
+            // be, from a folder of the home).
+            let folder = file.file.parent().and_then(Path::parent);
+            if folder.is_some_and(|folder| Some(folder) == home.as_deref()) {
+                continue;
+            }
+            let Ok(bytes) = &file.bytes else { continue };
+            let Ok(settings) = super::switch_offs::read_json(&String::from_utf8_lossy(bytes))
+            else {
+                continue;
+            };
+            let Some(vars) = settings.get(key).and_then(serde_json::Value::as_object) else {
+                continue;
+            };
+            set.extend(
+                vars.iter()
+                    .filter_map(|(name, value)| Some((name.clone(), js_string(value)?))),
+            );
+        }
+    }
+    if !hooks.env_files.is_empty() {
+        let agents_folder = home
+            .as_ref()
+            .map(|home| home.join(agent.declaration().settings.home_folder));
+        let users = |file: &Path| {
+            file.parent().is_some_and(|folder| {
+                Some(folder) == home.as_deref() || Some(folder) == agents_folder.as_deref()
+            })
+        };
+        for file in loaded_env_files(agent, env, cwd) {
+            if users(&file.file) {
+                continue;
+            }
+            let Ok(bytes) = &file.bytes else { continue };
+            set.extend(env_assignments(&String::from_utf8_lossy(bytes)));
+        }
+    }
+    let mut names: Vec<OsString> = set
+        .into_iter()
+        .filter(|(name, value)| env.get(name) == Some(std::ffi::OsStr::new(value)))
+        .map(|(name, _)| OsString::from(name))
+        .collect();
+    names.sort();
+    names.dedup();
+    names
 }
 
 /// Whether a variable a file hands the hooks of an agent whose hooks start as `hooks` say

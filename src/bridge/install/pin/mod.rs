@@ -40,6 +40,7 @@ mod tests;
 pub use disabled_hooks::disabled_hooks;
 pub use folder_trust::distrusted;
 pub use home_moved::home_moved;
+pub use hook_environment::set_by_project_files;
 pub use own_files::{ConfigPin, file_digest, short_digest};
 use own_files::{digest, digest_bytes};
 pub use rewriting::{OtherHook, found_at_install, unaccepted_project_hooks};
