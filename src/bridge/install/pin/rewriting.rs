@@ -32,7 +32,7 @@ pub struct OtherHook {
     /// path): `install` run there accepts it, for that project alone.
     pub project: Option<PathBuf>,
     /// Not a hook but a variable the file hands the agent's hooks (its settings' `env`)
-    /// that chooses what they run ([`steering_variables`]): its name.
+    /// that chooses what they run (`steering_variables`): its name.
     pub variable: Option<String>,
 }
 
