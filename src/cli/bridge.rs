@@ -718,14 +718,17 @@ async fn start(
     // The agent runs on the host: the temp folders are its, whatever box the hooks use.
     options.agent_outside_box = true;
     // What the agent's project files hand its hooks is the agent's to choose: none of it
-    // reaches hookhost's (docs/threats.md#n11).
-    let from = agent
+    // reaches hookhost's (docs/threats.md#n11). Read from the project and from the call's
+    // folder, which the model's `cd` moves.
+    let cwd = agent
         .cwd
         .as_deref()
         .map(PathBuf::from)
-        .filter(|cwd| cwd.is_absolute())
-        .unwrap_or_else(|| options.project.clone());
-    options.withheld_from_hooks = pin::set_by_project_files(kind, env, &from);
+        .filter(|cwd| cwd.is_absolute());
+    let folders: Vec<&Path> = std::iter::once(options.project.as_path())
+        .chain(cwd.as_deref().filter(|cwd| *cwd != options.project))
+        .collect();
+    options.withheld_from_hooks = pin::set_by_project_files(kind, env, &folders);
     if let Some(id) = &agent.session_id {
         options.session_id = Some(id.clone());
     }

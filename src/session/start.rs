@@ -452,7 +452,8 @@ fn run_guard(
 
 /// Prepare hooks: every hook's executor, in file order, from what the guard passed; a
 /// WASM hook that imports the network is refused. Argv hooks get `env` less what
-/// [`hook_env`] withholds and the names `withheld` (the session's `withheld_from_hooks`).
+/// [`hook_env`] withholds and the names `withheld` (the session's `withheld_from_hooks`)
+/// that `keep_env` does not name.
 fn prepare_hooks(
     (env, withheld): (&Environment, &[OsString]),
     config: &Config,
@@ -464,7 +465,11 @@ fn prepare_hooks(
 ) -> Result<Vec<LoadedHook>, StartError> {
     let project = &guard_ctx.project;
     let mut hook_env = hook_env::scrubbed(env.vars().iter().cloned(), &config.sandbox.env);
-    hook_env.retain(|(name, _)| !withheld.contains(name));
+    // `keep_env` is the user's word for a name their hooks need.
+    let kept = &config.sandbox.env.keep;
+    hook_env.retain(|(name, _)| {
+        !withheld.contains(name) || kept.iter().any(|k| std::ffi::OsStr::new(k) == name)
+    });
     let Guarded {
         programs,
         hook_path,

@@ -689,6 +689,62 @@ fn bridge_gives_a_host_hook_no_path_folder_in_the_temp_folder() {
     );
 }
 
+/// N11: a variable the agent's project settings hand its hooks reaches no hook of
+/// hookhost's, whatever its value, though the model's `cd` moved the call's `cwd` out of
+/// the project (the review saw a hook that read `HOOK_OFF` stand down after a `cd` to a
+/// folder beside it); `[sandbox] keep_env` is the user's word that a hook needs it.
+#[test]
+fn bridge_hands_no_hook_a_variable_the_projects_settings_set() {
+    let scene = Scene::new();
+    let hook = scene.script(
+        "off.sh",
+        "[ -n \"$HOOK_OFF\" ] && exit 0; grep -q FORBIDDEN && { echo no >&2; exit 2; }; exit 0",
+    );
+    let hooks = pre_hook(
+        "off",
+        &["/bin/sh", hook.to_str().unwrap()],
+        "sandbox = false",
+    );
+    std::fs::create_dir_all(scene.project.join(".claude")).unwrap();
+    std::fs::write(
+        scene.project.join(".claude/settings.local.json"),
+        r#"{"env": {"HOOK_OFF": 9007199254740993}}"#,
+    )
+    .unwrap();
+    let beside = scene.root.path().join("beside");
+    std::fs::create_dir_all(&beside).unwrap();
+    let call = |cwd: &Path| {
+        let mut payload = forbidden_call(&scene);
+        payload["cwd"] = cwd.to_str().unwrap().into();
+        let out = crate::support::run_with_stdin(
+            scene
+                .hookhost()
+                .env("CLAUDE_PROJECT_DIR", &scene.project)
+                // As Claude Code hands it (JavaScript's `String` of that number).
+                .env("HOOK_OFF", "9007199254740992")
+                .args(["bridge", "--agent", "claude-code"]),
+            payload.to_string().as_bytes(),
+        );
+        deny_reason("claude-code", &out)
+    };
+    config(&scene, std::slice::from_ref(&hooks));
+    for cwd in [&scene.project, &beside] {
+        let reason = call(cwd);
+        assert!(
+            reason
+                .as_deref()
+                .is_some_and(|r| r.contains("blocked by the user's hook \"off\": no")),
+            "{}: {reason:?}",
+            cwd.display()
+        );
+    }
+    config(
+        &scene,
+        &[format!("{hooks}\n[sandbox]\nkeep_env = [\"HOOK_OFF\"]\n")],
+    );
+    assert_eq!(call(&beside), None);
+}
+
 /// N11: a `HOME` ignored with nothing to put in its place (a uid with no home in the
 /// password database, as in a container run with `--user N`) leaves no config and no
 /// pins to find. The call was refused as "no config path: set … HOME", advice to set what

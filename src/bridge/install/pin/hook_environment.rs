@@ -347,61 +347,83 @@ pub(super) fn steering_in_env_files(
 
 /// The variables `agent`'s project files hand its hooks (its settings' `env` in the
 /// project's settings files, the `.env` files it loads outside the home and its own
-/// folder there), run from `cwd`, whose value in `env` (the environment the agent gave
-/// hookhost) is the one a file sets: the bridge withholds each from hookhost's own hooks,
-/// whatever its name, since the agent writes those files (docs/threats.md#n11). A value
-/// that differs came from elsewhere (an agent that fills only what its environment
-/// lacks, a variable it keeps its own of) and stays.
-pub fn set_by_project_files(agent: AgentKind, env: &Environment, cwd: &Path) -> Vec<OsString> {
+/// folder there), read from each of `folders` (the call's `cwd` and the project the agent
+/// states: Claude Code's `cwd` follows the model's `cd`, its settings do not): the bridge
+/// withholds each from hookhost's own hooks, whatever its name and value, since the agent
+/// writes those files (docs/threats.md#n11). By name, not by value: the agent may give a
+/// value hookhost would spell otherwise (JavaScript's `String` of a large number, Qwen
+/// Code's `$VAR` expansion), and an agent that fills only what its environment lacks
+/// leaves no value to tell whose it is. `[sandbox] keep_env` keeps a name the user's
+/// hooks need.
+pub fn set_by_project_files(
+    agent: AgentKind,
+    env: &Environment,
+    folders: &[&Path],
+) -> Vec<OsString> {
     let Some(hooks) = agent.declaration().hook_environment else {
         return Vec::new();
     };
+    // The user's own folders, as spelled and as they resolve: the home, and the agent's
+    // folder there (or where its variable moves it).
     let home = env.home();
-    let mut set: Vec<(String, String)> = Vec::new();
-    if let Some(key) = hooks.settings_env {
-        for file in super::switch_offs::read_project_files(agent, cwd, |_| None) {
-            // The user's own (`~/.claude/settings.json` is spelled as a project's would
-            // be, from a folder of the home).
-            let folder = file.file.parent().and_then(Path::parent);
-            if folder.is_some_and(|folder| Some(folder) == home.as_deref()) {
-                continue;
-            }
-            let Ok(bytes) = &file.bytes else { continue };
-            let Ok(settings) = super::switch_offs::read_json(&String::from_utf8_lossy(bytes))
-            else {
-                continue;
-            };
-            let Some(vars) = settings.get(key).and_then(serde_json::Value::as_object) else {
-                continue;
-            };
-            set.extend(
-                vars.iter()
-                    .filter_map(|(name, value)| Some((name.clone(), js_string(value)?))),
-            );
-        }
-    }
-    if !hooks.env_files.is_empty() {
-        let agents_folder = home
-            .as_ref()
-            .map(|home| home.join(agent.declaration().settings.home_folder));
-        let users = |file: &Path| {
-            file.parent().is_some_and(|folder| {
-                Some(folder) == home.as_deref() || Some(folder) == agents_folder.as_deref()
-            })
-        };
-        for file in loaded_env_files(agent, env, cwd) {
-            if users(&file.file) {
-                continue;
-            }
-            let Ok(bytes) = &file.bytes else { continue };
-            set.extend(env_assignments(&String::from_utf8_lossy(bytes)));
-        }
-    }
-    let mut names: Vec<OsString> = set
-        .into_iter()
-        .filter(|(name, value)| env.get(name) == Some(std::ffi::OsStr::new(value)))
-        .map(|(name, _)| OsString::from(name))
+    let agents_folder = agent
+        .declaration()
+        .settings
+        .home_variable
+        .and_then(|variable| env.get(variable))
+        .filter(|folder| !folder.is_empty())
+        .map(std::path::PathBuf::from)
+        .or_else(|| {
+            home.as_ref()
+                .map(|home| home.join(agent.declaration().settings.home_folder))
+        });
+    let users: Vec<std::path::PathBuf> = home
+        .iter()
+        .chain(&agents_folder)
+        .flat_map(|folder| {
+            [
+                folder.clone(),
+                std::fs::canonicalize(folder).unwrap_or_default(),
+            ]
+        })
         .collect();
+    let is_users = |folder: Option<&Path>| {
+        folder.is_some_and(|folder| {
+            let real = std::fs::canonicalize(folder).unwrap_or_default();
+            users.iter().any(|user| user == folder || *user == real)
+        })
+    };
+    let mut names: Vec<String> = Vec::new();
+    for cwd in folders {
+        if let Some(key) = hooks.settings_env {
+            for file in super::switch_offs::read_project_files(agent, cwd, |_| None) {
+                // The user's own (`~/.claude/settings.json` is spelled as a project's
+                // would be, from a folder of the home).
+                if is_users(file.file.parent().and_then(Path::parent)) {
+                    continue;
+                }
+                let Ok(bytes) = &file.bytes else { continue };
+                let text = String::from_utf8_lossy(bytes);
+                let Ok(settings) = super::switch_offs::read_json(&text) else {
+                    continue;
+                };
+                if let Some(vars) = settings.get(key).and_then(serde_json::Value::as_object) {
+                    names.extend(vars.keys().cloned());
+                }
+            }
+        }
+        if !hooks.env_files.is_empty() {
+            for file in loaded_env_files(agent, env, cwd) {
+                if is_users(file.file.parent()) {
+                    continue;
+                }
+                let Ok(bytes) = &file.bytes else { continue };
+                let text = String::from_utf8_lossy(bytes);
+                names.extend(env_assignments(&text).into_iter().map(|(name, _)| name));
+            }
+        }
+    }
+    let mut names: Vec<OsString> = names.into_iter().map(OsString::from).collect();
     names.sort();
     names.dedup();
     names

@@ -2397,22 +2397,17 @@ fn a_env_variable_that_chooses_what_hooks_run_is_refused_while_other_hooks_run()
     assert_eq!(refused(), Vec::<String>::new());
 }
 
-/// N11: what the agent's project files hand its hooks, with the value the environment
-/// holds, whatever its name: Claude Code's project settings' `env` (not the user's own
-/// settings), Gemini CLI's project `.env` (not the home's); a value the environment
-/// holds otherwise came from elsewhere.
+/// N11: what the agent's project files hand its hooks, by name, whatever the value:
+/// Claude Code's project settings' `env` (not the user's own settings, from a folder of
+/// the home too), Gemini CLI's project `.env` (not the home's), read from each folder
+/// given.
 #[test]
 fn the_variables_the_agents_project_files_set_are_named() {
     let (_root, home, project, env) = repository();
-    let with = |extra: &[(&str, &str)]| {
-        let mut vars = env.vars().to_vec();
-        vars.extend(extra.iter().map(|(k, v)| ((*k).into(), (*v).into())));
-        Environment::from_vars(vars)
-    };
     std::fs::create_dir_all(project.join(".claude")).unwrap();
     std::fs::write(
         project.join(".claude/settings.local.json"),
-        r#"{"env": {"HOOK_MODE": "off", "OTHER": "x", "COUNT": 3}}"#,
+        r#"{"env": {"HOOK_MODE": "off", "COUNT": 9007199254740993, "AT": "$HOME"}}"#,
     )
     .unwrap();
     std::fs::create_dir_all(home.join(".claude")).unwrap();
@@ -2421,26 +2416,19 @@ fn the_variables_the_agents_project_files_set_are_named() {
         r#"{"env": {"HTTPS_PROXY": "http://proxy:3128"}}"#,
     )
     .unwrap();
-    let env_of_agent = with(&[
-        ("HOOK_MODE", "off"),
-        ("OTHER", "y"),
-        ("COUNT", "3"),
-        ("HTTPS_PROXY", "http://proxy:3128"),
-    ]);
-    assert_eq!(
-        set_by_project_files(AgentKind::ClaudeCode, &env_of_agent, &project),
-        ["COUNT", "HOOK_MODE"]
-    );
-    // From a folder of the home, the user's own settings are still the user's.
+    let claude = |folders: &[&Path]| set_by_project_files(AgentKind::ClaudeCode, &env, folders);
+    assert_eq!(claude(&[&project]), ["AT", "COUNT", "HOOK_MODE"]);
+    // From a folder of the home, the user's own settings are still the user's; with the
+    // project beside it, the project's count.
     let inside = home.join("work");
     std::fs::create_dir_all(&inside).unwrap();
-    assert!(set_by_project_files(AgentKind::ClaudeCode, &env_of_agent, &inside).is_empty());
-    std::fs::write(project.join(".env"), "POLICY=lax\nKEPT=1\n").unwrap();
+    assert!(claude(&[&inside]).is_empty());
+    assert_eq!(claude(&[&inside, &project]), ["AT", "COUNT", "HOOK_MODE"]);
+    std::fs::write(project.join(".env"), "POLICY=lax\n").unwrap();
     std::fs::write(home.join(".env"), "HOME_ONE=1\n").unwrap();
-    let env_of_agent = with(&[("POLICY", "lax"), ("KEPT", "2"), ("HOME_ONE", "1")]);
     assert_eq!(
-        set_by_project_files(AgentKind::Gemini, &env_of_agent, &project),
+        set_by_project_files(AgentKind::Gemini, &env, &[&project]),
         ["POLICY"]
     );
-    assert!(set_by_project_files(AgentKind::Kimi, &env_of_agent, &project).is_empty());
+    assert!(set_by_project_files(AgentKind::Kimi, &env, &[&project]).is_empty());
 }
