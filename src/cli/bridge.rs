@@ -15,6 +15,7 @@
 //! or that of a bridge that handed its call to `hookhost warm` (`super::warm`), which
 //! runs this same code for it.
 
+use std::ffi::OsString;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -374,6 +375,7 @@ async fn answer(
         budget_ms,
         caller,
         late_start,
+        set_by_project: None,
     };
     if system {
         return answer(system_answer(&call, &env, cwd).await);
@@ -405,10 +407,14 @@ async fn answer(
         _ => None,
     };
     let called = (tool, session.session_id.as_deref());
-    let drift = pin::refused_call(&env, kind, cwd, called, config.as_deref(), hookhost);
-    if !drift.is_empty() {
-        return answer(Ruling::block(drift.join("\n")));
+    let check = pin::checked_call(&env, kind, cwd, called, config.as_deref(), hookhost);
+    if !check.refusals.is_empty() {
+        return answer(Ruling::block(check.refusals.join("\n")));
     }
+    let call = Call {
+        set_by_project: Some(check.set_by_project),
+        ..call
+    };
     answer(call.judge(&env, Scope::User).await)
 }
 
@@ -424,6 +430,9 @@ struct Call<'a> {
     /// The caller's [`LateStart`], with the answer to a start that outlives the deadline
     /// as the agent reads it, for it to send.
     late_start: (&'a dyn LateStart, Reply),
+    /// What the agent's project files, found from the call's folder, hand its hooks, when
+    /// the pin check read them already ([`pin::CallCheck`]).
+    set_by_project: Option<Vec<OsString>>,
 }
 
 impl Call<'_> {
@@ -623,6 +632,7 @@ async fn start_within(call: &Call<'_>, env: &Environment, scope: Scope) -> Resul
         scope,
         folder: call.caller.cwd.clone(),
         engines: call.caller.engines.clone(),
+        set_by_project: call.set_by_project.clone(),
     };
     let (late, deny) = &call.late_start;
     late.arm(deadline, deny);
@@ -643,6 +653,8 @@ struct Start {
     scope: Scope,
     folder: Option<PathBuf>,
     engines: Option<EngineShelf>,
+    /// [`Call::set_by_project`].
+    set_by_project: Option<Vec<OsString>>,
 }
 
 /// The deny for a start that outlived the budget.
@@ -670,6 +682,7 @@ async fn start(
         scope,
         folder,
         engines,
+        set_by_project,
     } = how;
     let mut options = global.session_options(Mode::OneShot);
     options.scope = scope;
@@ -725,10 +738,23 @@ async fn start(
         .as_deref()
         .map(PathBuf::from)
         .filter(|cwd| cwd.is_absolute());
-    let folders: Vec<&Path> = std::iter::once(options.project.as_path())
-        .chain(cwd.as_deref().filter(|cwd| *cwd != options.project))
-        .collect();
-    options.withheld_from_hooks = pin::set_by_project_files(kind, env, &folders);
+    // One walk up from the `cwd` passes the project too, when the `cwd` is in it; the pin
+    // check made that walk already, when it ran.
+    let in_project = cwd
+        .as_deref()
+        .is_some_and(|cwd| cwd.starts_with(&options.project));
+    let mut folders: Vec<&Path> = Vec::new();
+    if !in_project {
+        folders.push(options.project.as_path());
+    }
+    let mut withheld = set_by_project.unwrap_or_else(|| {
+        folders.extend(cwd.as_deref());
+        Vec::new()
+    });
+    withheld.extend(pin::set_by_project_files(kind, env, &folders));
+    withheld.sort();
+    withheld.dedup();
+    options.withheld_from_hooks = withheld;
     if let Some(id) = &agent.session_id {
         options.session_id = Some(id.clone());
     }

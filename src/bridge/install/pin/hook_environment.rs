@@ -363,6 +363,32 @@ pub fn set_by_project_files(
     let Some(hooks) = agent.declaration().hook_environment else {
         return Vec::new();
     };
+    let mut names = Vec::new();
+    for cwd in folders {
+        let settings = match hooks.settings_env {
+            Some(_) => super::switch_offs::read_project_files(agent, cwd, |_| None),
+            None => Vec::new(),
+        };
+        let env_files = loaded_env_files(agent, env, cwd);
+        names.extend(project_variables(agent, env, &settings, &env_files));
+    }
+    names.sort();
+    names.dedup();
+    names
+}
+
+/// [`set_by_project_files`] of files read already: `settings`, the agent's project
+/// settings files found from a folder, and `env_files`, the `.env` files it loads from
+/// there ([`loaded_env_files`]).
+pub(super) fn project_variables(
+    agent: AgentKind,
+    env: &Environment,
+    settings: &[ProjectFile],
+    env_files: &[ProjectFile],
+) -> Vec<OsString> {
+    let Some(hooks) = agent.declaration().hook_environment else {
+        return Vec::new();
+    };
     // The user's own folders, as spelled and as they resolve: the home, and the agent's
     // folder there (or where its variable moves it).
     let home = env.home();
@@ -389,39 +415,35 @@ pub fn set_by_project_files(
         .collect();
     let is_users = |folder: Option<&Path>| {
         folder.is_some_and(|folder| {
-            let real = std::fs::canonicalize(folder).unwrap_or_default();
-            users.iter().any(|user| user == folder || *user == real)
+            users.iter().any(|user| user == folder)
+                || std::fs::canonicalize(folder).is_ok_and(|real| users.contains(&real))
         })
     };
     let mut names: Vec<String> = Vec::new();
-    for cwd in folders {
-        if let Some(key) = hooks.settings_env {
-            for file in super::switch_offs::read_project_files(agent, cwd, |_| None) {
-                // The user's own (`~/.claude/settings.json` is spelled as a project's
-                // would be, from a folder of the home).
-                if is_users(file.file.parent().and_then(Path::parent)) {
-                    continue;
-                }
-                let Ok(bytes) = &file.bytes else { continue };
-                let text = String::from_utf8_lossy(bytes);
-                let Ok(settings) = super::switch_offs::read_json(&text) else {
-                    continue;
-                };
-                if let Some(vars) = settings.get(key).and_then(serde_json::Value::as_object) {
-                    names.extend(vars.keys().cloned());
-                }
+    if let Some(key) = hooks.settings_env {
+        for file in settings.iter().filter(|f| f.merged) {
+            // The user's own (`~/.claude/settings.json` is spelled as a project's would be,
+            // from a folder of the home).
+            if is_users(file.file.parent().and_then(Path::parent)) {
+                continue;
+            }
+            let Ok(bytes) = &file.bytes else { continue };
+            let text = String::from_utf8_lossy(bytes);
+            let Ok(settings) = super::switch_offs::read_json(&text) else {
+                continue;
+            };
+            if let Some(vars) = settings.get(key).and_then(serde_json::Value::as_object) {
+                names.extend(vars.keys().cloned());
             }
         }
-        if !hooks.env_files.is_empty() {
-            for file in loaded_env_files(agent, env, cwd) {
-                if is_users(file.file.parent()) {
-                    continue;
-                }
-                let Ok(bytes) = &file.bytes else { continue };
-                let text = String::from_utf8_lossy(bytes);
-                names.extend(env_assignments(&text).into_iter().map(|(name, _)| name));
-            }
+    }
+    for file in env_files {
+        if is_users(file.file.parent()) {
+            continue;
         }
+        let Ok(bytes) = &file.bytes else { continue };
+        let text = String::from_utf8_lossy(bytes);
+        names.extend(env_assignments(&text).into_iter().map(|(name, _)| name));
     }
     let mut names: Vec<OsString> = names.into_iter().map(OsString::from).collect();
     names.sort();

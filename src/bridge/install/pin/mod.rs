@@ -716,14 +716,42 @@ pub fn refused_call(
     env: &Environment,
     agent: AgentKind,
     cwd: Option<&Path>,
-    (tool, session): (Option<&str>, Option<&str>),
+    called: (Option<&str>, Option<&str>),
     config: Option<&Path>,
     hookhost: &Path,
 ) -> Vec<String> {
+    checked_call(env, agent, cwd, called, config, hookhost).refusals
+}
+
+/// What [`checked_call`] found of a call.
+#[derive(Debug, Default)]
+pub struct CallCheck {
+    /// Why the call is refused, one line each ([`refused_call`]); empty: it may go on.
+    pub refusals: Vec<String>,
+    /// The variables the agent's project files, found from the call's `cwd`, hand its
+    /// hooks ([`set_by_project_files`]), read with the files the check reads anyway.
+    pub set_by_project: Vec<std::ffi::OsString>,
+}
+
+/// [`refused_call`], and what the project's files it read hand the agent's hooks.
+pub fn checked_call(
+    env: &Environment,
+    agent: AgentKind,
+    cwd: Option<&Path>,
+    (tool, session): (Option<&str>, Option<&str>),
+    config: Option<&Path>,
+    hookhost: &Path,
+) -> CallCheck {
     let pins = match load_for_call(env) {
         Ok(pins) => pins,
-        Err(refusal) => return refusal,
+        Err(refusals) => {
+            return CallCheck {
+                refusals,
+                set_by_project: Vec::new(),
+            };
+        }
     };
+    let mut set_by_project = Vec::new();
     let mut refusals = drifted_in(&pins, agent, (cwd, env), None);
     // The project's settings files, read once for the switch-offs and the unpinned
     // registrations both (each call walks the cwd's folders once).
@@ -747,6 +775,8 @@ pub fn refused_call(
         let env_files = hook_environment::loaded_env_files(agent, env, cwd);
         refusals.extend(switch_offs_in_env_files(agent, env, &env_files));
         refusals.extend(rewriting::in_env_files(agent, env, cwd, &env_files, &pins));
+        set_by_project =
+            hook_environment::project_variables(agent, env, &project_files, &env_files);
     }
     refusals.extend(home_moved(agent, env));
     refusals.extend(disabled_hooks(agent, env, cwd));
@@ -792,7 +822,10 @@ pub fn refused_call(
             hookhost,
         ));
     }
-    refusals
+    CallCheck {
+        refusals,
+        set_by_project,
+    }
 }
 
 /// The pins, for a bridged call: none when hookhost has no state folder; a refusal when
