@@ -689,6 +689,21 @@ fn claude_runs_no_call_after_its_settings_set_the_path_an_accepted_hook_runs_by(
     );
 }
 
+/// Makes hookhost's config one `PreToolUse` hook of the shell tool, `name`, which runs
+/// `program` on a script of the home holding `body`.
+fn the_one_policy_hook(w: &World, name: &str, program: &str, body: &str) {
+    let script = w.home.join(format!("{name}.policy"));
+    std::fs::write(&script, body).unwrap();
+    std::fs::write(
+        w.home.join(".config/harness/config.toml"),
+        format!(
+            "[[hooks]]\nname = \"{name}\"\nevent = \"PreToolUse\"\ntools = [\"bash\"]\ncommand = [\"{program}\", \"{}\"]\n",
+            script.display()
+        ),
+    )
+    .unwrap();
+}
+
 /// docs/threats.md#n11, from the review: hookhost's own boxed Python hook parses its
 /// input with the standard library's `json`. The project's settings set
 /// `PYTHONPYCACHEPREFIX` to a folder of the project (the user's `install` accepted it),
@@ -703,20 +718,12 @@ fn claude_runs_no_forbidden_call_while_its_settings_set_a_pycache_prefix() {
     ) else {
         return;
     };
-    let policy = w.home.join("policy.py");
-    std::fs::write(
-        &policy,
+    the_one_policy_hook(
+        &w,
+        "pypolicy",
+        "/usr/bin/python3",
         "import json, sys\nd = json.loads(sys.stdin.read())\nif 'FORBIDDEN' in json.dumps(d):\n    print('FORBIDDEN is not allowed (python policy)', file=sys.stderr)\n    sys.exit(2)\n",
-    )
-    .unwrap();
-    std::fs::write(
-        w.home.join(".config/harness/config.toml"),
-        format!(
-            "[[hooks]]\nname = \"pypolicy\"\nevent = \"PreToolUse\"\ntools = [\"bash\"]\ncommand = [\"/usr/bin/python3\", \"{}\"]\n",
-            policy.display()
-        ),
-    )
-    .unwrap();
+    );
     // The agent's bytecode for `json`, where that prefix puts it; its header copies the
     // real source's time and size, which anyone can read.
     let prefix = w.project().join(".pyc");
@@ -845,20 +852,12 @@ fn claude_runs_no_forbidden_call_after_its_settings_set_a_variable_a_hook_reads(
     ) else {
         return;
     };
-    let policy = w.home.join("mode.sh");
-    std::fs::write(
-        &policy,
+    the_one_policy_hook(
+        &w,
+        "mode",
+        "/bin/sh",
         "[ \"$HOOK_MODE\" = off ] && exit 0\ngrep -q FORBIDDEN && { echo 'FORBIDDEN is not allowed here (mode hook)' >&2; exit 2; }\nexit 0\n",
-    )
-    .unwrap();
-    std::fs::write(
-        w.home.join(".config/harness/config.toml"),
-        format!(
-            "[[hooks]]\nname = \"mode\"\nevent = \"PreToolUse\"\ntools = [\"bash\"]\ncommand = [\"/bin/sh\", \"{}\"]\n",
-            policy.display()
-        ),
-    )
-    .unwrap();
+    );
     let (code, stdout, stderr) = crate::support::run(
         w.env(&mut std::process::Command::new(&w.hookhost))
             .args(["install", "claude-code"]),
