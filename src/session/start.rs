@@ -464,12 +464,17 @@ fn prepare_hooks(
     warnings: &mut Vec<String>,
 ) -> Result<Vec<LoadedHook>, StartError> {
     let project = &guard_ctx.project;
-    let mut hook_env = hook_env::scrubbed(env.vars().iter().cloned(), &config.sandbox.env);
-    // `keep_env` is the user's word for a name their hooks need.
-    let kept = &config.sandbox.env.keep;
-    hook_env.retain(|(name, _)| {
-        !withheld.contains(name) || kept.iter().any(|k| std::ffi::OsStr::new(k) == name)
-    });
+    // Only argv hooks get an environment (a WASM hook gets none): a session of WASM hooks
+    // alone matches no variable against the rules (each against ~100 name patterns).
+    let mut hook_env = Vec::new();
+    if config.hooks.iter().any(|h| !h.is_wasm()) {
+        hook_env = hook_env::scrubbed(env.vars().iter().cloned(), &config.sandbox.env);
+        // `keep_env` is the user's word for a name their hooks need.
+        let kept = &config.sandbox.env.keep;
+        hook_env.retain(|(name, _)| {
+            !withheld.contains(name) || kept.iter().any(|k| std::ffi::OsStr::new(k) == name)
+        });
+    }
     let Guarded {
         programs,
         hook_path,
