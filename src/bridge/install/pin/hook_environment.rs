@@ -403,20 +403,23 @@ pub(super) fn project_variables(
             home.as_ref()
                 .map(|home| home.join(agent.declaration().settings.home_folder))
         });
-    let users: Vec<std::path::PathBuf> = home
-        .iter()
-        .chain(&agents_folder)
-        .flat_map(|folder| {
-            [
-                folder.clone(),
-                std::fs::canonicalize(folder).unwrap_or_default(),
-            ]
-        })
-        .collect();
+    let users: Vec<&std::path::PathBuf> = home.iter().chain(&agents_folder).collect();
+    // Resolved only for a folder not spelled as one of them (a `realpath` is a look at
+    // each part of the path; most calls find no project file to ask about).
+    let resolved_users = std::cell::OnceCell::new();
     let is_users = |folder: Option<&Path>| {
         folder.is_some_and(|folder| {
-            users.iter().any(|user| user == folder)
-                || std::fs::canonicalize(folder).is_ok_and(|real| users.contains(&real))
+            users.iter().any(|user| user.as_path() == folder)
+                || std::fs::canonicalize(folder).is_ok_and(|real| {
+                    resolved_users
+                        .get_or_init(|| {
+                            users
+                                .iter()
+                                .map(|user| std::fs::canonicalize(user).unwrap_or_default())
+                                .collect::<Vec<_>>()
+                        })
+                        .contains(&real)
+                })
         })
     };
     let mut names: Vec<String> = Vec::new();

@@ -6,7 +6,7 @@
 //! is the only one to look at them: a file hookhost cannot read or parse is kept with why,
 //! and refuses the call (the agent may read a hook there that hookhost could not see).
 
-use super::switch_offs::{ProjectFile, not_for_the_agent, read_settings};
+use super::switch_offs::{ProjectFile, holds_nothing, not_for_the_agent, read_settings};
 use super::*;
 use crate::bridge::{Extensions, HookFiles, Markdown, NestedHookFiles};
 
@@ -444,6 +444,10 @@ impl Reader {
     /// not list, nor then the agent) holds none.
     fn folder(&mut self, folder: &Path, accept_in: &str, wanted: Wanted) {
         let mut files = Vec::new();
+        // `.claude/skills` of a project folder with no `.claude` (see `holds_nothing`).
+        if folder.parent().is_some_and(holds_nothing) {
+            return;
+        }
         let mut pending = vec![folder.to_path_buf()];
         let mut entries = 0;
         while let Some(current) = pending.pop() {

@@ -734,7 +734,22 @@ pub struct CallCheck {
 }
 
 /// [`refused_call`], and what the project's files it read hand the agent's hooks.
+///
+/// One look at the file system (`paths::memoised`): the walks up the folders for settings
+/// files and for folders of hook files ask of the same folders, each once.
 pub fn checked_call(
+    env: &Environment,
+    agent: AgentKind,
+    cwd: Option<&Path>,
+    called: (Option<&str>, Option<&str>),
+    config: Option<&Path>,
+    hookhost: &Path,
+) -> CallCheck {
+    crate::paths::memoised(|| check_call(env, agent, cwd, called, config, hookhost))
+}
+
+/// [`checked_call`]'s work.
+fn check_call(
     env: &Environment,
     agent: AgentKind,
     cwd: Option<&Path>,

@@ -512,6 +512,14 @@ pub(super) fn read_files_up(
             candidates.push(file.clone());
         }
         for file in candidates {
+            // `.claude/settings.json` and `.claude/settings.local.json` of a folder with no
+            // `.claude`: one look at the folder between, not a failed open of each.
+            if file
+                .parent()
+                .is_some_and(|between| between != folder && holds_nothing(between))
+            {
+                continue;
+            }
             let merged = merged_names.iter().any(|n| folder.join(n) == file);
             let registration = registration.as_ref() == Some(&file);
             // Most of these files do not exist: one failed open each. One met again is
@@ -609,6 +617,19 @@ pub(super) fn modes_in(agent: AgentKind, files: &[(ProjectFile, bool)]) -> Vec<S
         .collect()
 }
 
+/// Whether `folder`, a folder on the way to files the agent may read (its settings
+/// folder `.claude` of a project folder, say), holds nothing the agent can read: it is not
+/// there, is no folder, or is not this user's to look in. Asked once per call where the
+/// call's check runs inside [`crate::paths::memoised`] ([`super::checked_call`]): a
+/// project folder without `.claude` is one `stat` for its two settings files and its
+/// three folders of hook files, not five failed opens.
+pub(super) fn holds_nothing(folder: &Path) -> bool {
+    match crate::paths::stat(folder) {
+        Ok(meta) => !meta.is_dir(),
+        Err(e) => not_for_the_agent(&e),
+    }
+}
+
 /// Whether an error opening a file or folder says the agent finds nothing there either:
 /// not there, not a folder on the way, or not this user's to read.
 pub(super) fn not_for_the_agent(e: &std::io::Error) -> bool {
@@ -636,10 +657,11 @@ pub(super) fn read_settings(
     });
     match read {
         Ok(bytes) => Some(Ok(bytes?)),
+        // Most of the files looked for are not there: known without a second look.
+        Err(e) if not_for_the_agent(&e) => None,
         // A folder of that name (a Python virtual environment called `.env`, say) is no
         // file the agent reads either: its read fails, and it goes on without it.
         Err(_) if std::fs::metadata(file).is_ok_and(|m| m.is_dir()) => None,
-        Err(e) if not_for_the_agent(&e) => None,
         Err(e) => Some(Err(unread(&e))),
     }
 }

@@ -2432,3 +2432,64 @@ fn the_variables_the_agents_project_files_set_are_named() {
     );
     assert!(set_by_project_files(AgentKind::Kimi, &env, &[&project]).is_empty());
 }
+
+/// A call's check asks once whether a folder between a project folder and its settings
+/// files is there (`switch_offs::holds_nothing`, within the call's one look at the file
+/// system): a `.claude` that is missing, a file or a link to nothing holds nothing the
+/// agent reads; one made after a call, a link to a folder among them, is read by the next
+/// call, its settings and its skills both.
+#[cfg(unix)]
+#[test]
+fn a_settings_folder_made_after_a_call_is_read_by_the_next_call() {
+    let (root, home, project, env) = repository();
+    installed(AgentKind::ClaudeCode, &home, &project, &env);
+    let cwd = project.join("a/b");
+    std::fs::create_dir_all(&cwd).unwrap();
+    let hookhost = Path::new("/usr/local/bin/hookhost");
+    let refused = || {
+        refused_call(
+            &env,
+            AgentKind::ClaudeCode,
+            Some(&cwd),
+            (Some("Bash"), None),
+            None,
+            hookhost,
+        )
+    };
+    assert_eq!(refused(), Vec::<String>::new());
+    let between = project.join("a/.claude");
+    std::fs::write(&between, "{\"disableAllHooks\": true}").unwrap();
+    assert_eq!(refused(), Vec::<String>::new());
+    std::fs::remove_file(&between).unwrap();
+    let elsewhere = root.path().join("elsewhere");
+    std::os::unix::fs::symlink(&elsewhere, &between).unwrap();
+    assert_eq!(refused(), Vec::<String>::new());
+
+    // The link's folder made: the next call reads what it holds.
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    std::fs::write(
+        elsewhere.join("settings.local.json"),
+        "{\"disableAllHooks\": true}",
+    )
+    .unwrap();
+    let refused_now = refused();
+    assert!(
+        refused_now.len() == 1
+            && refused_now[0].contains("settings.local.json sets \"disableAllHooks\": true"),
+        "{refused_now:#?}"
+    );
+    std::fs::remove_file(elsewhere.join("settings.local.json")).unwrap();
+    assert_eq!(refused(), Vec::<String>::new());
+    let evil = frontmatter("PreToolUse", "/bin/sh evil.sh");
+    assert!(refuses_naming(
+        &refused,
+        &between.join("skills/x/SKILL.md"),
+        &evil
+    ));
+    // And a `.claude` made where there was none, in the call's own folder.
+    assert!(refuses_naming(
+        &refused,
+        &cwd.join(".claude/commands/fmt.md"),
+        &evil
+    ));
+}
