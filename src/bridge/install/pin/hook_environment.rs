@@ -202,10 +202,15 @@ pub(super) fn loaded_env_files(
 /// order; both are read here, its trust of the folder aside). A `.env` in the home beside
 /// a project's is not loaded, and refused nothing (a toolkit's `LD_LIBRARY_PATH` there).
 fn first_env_file(names: &[&str], cwd: &Path, home: Option<&Path>) -> Vec<ProjectFile> {
+    // Asked within the call's one look at the file system (`paths::memoised`): a folder's
+    // `.gemini` known absent is not asked again for its `.env`.
     let holds_one = |folder: &Path| {
-        names
-            .iter()
-            .any(|name| std::fs::metadata(folder.join(name)).is_ok_and(|meta| !meta.is_dir()))
+        names.iter().any(|name| {
+            let file = folder.join(name);
+            let between = file.parent().filter(|between| *between != folder);
+            !between.is_some_and(super::switch_offs::holds_nothing)
+                && crate::paths::stat(&file).is_ok_and(|meta| !meta.is_dir())
+        })
     };
     let folder = cwd
         .ancestors()
@@ -481,6 +486,36 @@ fn dropped(hooks: &HookEnvironment, name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Gemini CLI loads the `.env` files of the first folder from the call's up that holds
+    /// one (`.gemini/.env` or `.env`), else the home's; a `.gemini` that is missing or a
+    /// file holds none, and a `.gemini/.env` made after a call is found by the next.
+    #[test]
+    fn the_first_folder_holding_a_env_file_is_the_one_loaded() {
+        let root = tempfile::tempdir().unwrap();
+        let home = root.path().join("home");
+        let project = root.path().join("p");
+        let cwd = project.join("a/b");
+        std::fs::create_dir_all(&cwd).unwrap();
+        std::fs::create_dir_all(&home).unwrap();
+        std::fs::write(home.join(".env"), "A=home\n").unwrap();
+        let names = [".gemini/.env", ".env"];
+        let loaded = || {
+            crate::paths::memoised(|| first_env_file(&names, &cwd, Some(&home)))
+                .into_iter()
+                .map(|f| f.file)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(loaded(), [home.join(".env")]);
+        std::fs::write(project.join("a/.gemini"), "A=file\n").unwrap();
+        assert_eq!(loaded(), [home.join(".env")]);
+        std::fs::remove_file(project.join("a/.gemini")).unwrap();
+        std::fs::create_dir_all(project.join("a/.gemini")).unwrap();
+        std::fs::write(project.join("a/.gemini/.env"), "A=project\n").unwrap();
+        assert_eq!(loaded(), [project.join("a/.gemini/.env")]);
+        std::fs::write(cwd.join(".env"), "A=here\n").unwrap();
+        assert_eq!(loaded(), [cwd.join(".env")]);
+    }
 
     /// Claude Code's settings `env`: each variable read before the hooks, its own prefix
     /// among them, whatever the value's type; bash's `BASH_ENV` only for an agent whose
