@@ -522,8 +522,8 @@ pub(super) fn read_files_up(
             }
             let merged = merged_names.iter().any(|n| folder.join(n) == file);
             let registration = registration.as_ref() == Some(&file);
-            // Most of these files do not exist: one failed open each. One met again is
-            // known by the open file's identity; where the OS gives none (Windows), or an
+            // Most of the rest do not exist either: one failed open each. One met again
+            // is known by the open file's identity; where the OS gives none (Windows), or an
             // index of 0, each is read.
             let first_time = |meta: &std::fs::Metadata| {
                 crate::platform::sys::ownership::identity_in(meta)
