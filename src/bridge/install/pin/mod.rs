@@ -736,7 +736,8 @@ pub struct CallCheck {
 /// [`refused_call`], and what the project's files it read hand the agent's hooks.
 ///
 /// One look at the file system (`paths::memoised`): the walks up the folders for settings
-/// files and for folders of hook files ask of the same folders, each once.
+/// files and for folders of hook files ask of the same folders, each once, and each
+/// settings file is read once (`switch_offs::each_read_once`).
 pub fn checked_call(
     env: &Environment,
     agent: AgentKind,
@@ -745,7 +746,9 @@ pub fn checked_call(
     config: Option<&Path>,
     hookhost: &Path,
 ) -> CallCheck {
-    crate::paths::memoised(|| check_call(env, agent, cwd, called, config, hookhost))
+    crate::paths::memoised(|| {
+        switch_offs::each_read_once(|| check_call(env, agent, cwd, called, config, hookhost))
+    })
 }
 
 /// [`checked_call`]'s work.

@@ -617,6 +617,80 @@ pub(super) fn modes_in(agent: AgentKind, files: &[(ProjectFile, bool)]) -> Vec<S
         .collect()
 }
 
+/// A settings file opened: its metadata and its bytes (or why they were not read), or
+/// why it could not be opened; errors kept as their errno, or their kind and words.
+type SettingsRead = Result<(std::fs::Metadata, Result<Vec<u8>, KeptError>), KeptError>;
+
+/// An [`std::io::Error`] as [`SettingsRead`] keeps it, to be made again alike.
+#[derive(Clone)]
+struct KeptError {
+    errno: Option<i32>,
+    kind: std::io::ErrorKind,
+    words: String,
+}
+
+impl KeptError {
+    fn of(e: &std::io::Error) -> KeptError {
+        KeptError {
+            errno: e.raw_os_error(),
+            kind: e.kind(),
+            words: e.to_string(),
+        }
+    }
+
+    fn error(&self) -> std::io::Error {
+        match self.errno {
+            Some(errno) => std::io::Error::from_raw_os_error(errno),
+            None => std::io::Error::new(self.kind, self.words.clone()),
+        }
+    }
+}
+
+thread_local! {
+    /// The settings files the running call's check has read, by path ([`each_read_once`]).
+    static SETTINGS_READ: std::cell::RefCell<Option<std::collections::HashMap<std::ffi::OsString, SettingsRead>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `check` with each settings file [`read_settings`] reads opened and read at most
+/// once (see [`crate::paths::in_thread_memo`]); everything read is forgotten when it
+/// returns, so the next check reads the files as they are then.
+pub(super) fn each_read_once<T>(check: impl FnOnce() -> T) -> T {
+    crate::paths::in_thread_memo(&SETTINGS_READ, check)
+}
+
+/// `file` opened (a regular file, or an error) and read up to the settings' cap: from
+/// the running check's earlier read of it, if any.
+fn settings_read(file: &Path) -> std::io::Result<(std::fs::Metadata, std::io::Result<Vec<u8>>)> {
+    let key = file.as_os_str();
+    let kept =
+        SETTINGS_READ.with(|reads| reads.borrow().as_ref().map(|reads| reads.get(key).cloned()));
+    let again = |read: &SettingsRead| match read {
+        Ok((meta, bytes)) => Ok((meta.clone(), bytes.clone().map_err(|e| e.error()))),
+        Err(e) => Err(e.error()),
+    };
+    if let Some(Some(read)) = &kept {
+        return again(read);
+    }
+    let read: SettingsRead = match crate::access::open_regular(file) {
+        Ok((open, meta)) => {
+            let bytes = crate::access::read_open_capped(open, &meta, crate::access::caps::SETTINGS)
+                .map_err(|e| KeptError::of(&e));
+            Ok((meta, bytes))
+        }
+        Err(e) => Err(KeptError::of(&e)),
+    };
+    let answer = again(&read);
+    if kept.is_some() {
+        SETTINGS_READ.with(|reads| {
+            if let Some(reads) = reads.borrow_mut().as_mut() {
+                reads.insert(key.to_owned(), read);
+            }
+        });
+    }
+    answer
+}
+
 /// Whether `folder`, a folder on the way to files the agent may read (its settings
 /// folder `.claude` of a project folder, say), holds nothing the agent can read: it is not
 /// there, is no folder, or is not this user's to look in. Asked once per call where the
@@ -645,15 +719,19 @@ pub(super) fn not_for_the_agent(e: &std::io::Error) -> bool {
 /// a folder, or this user may not read it (nor may the agent), or when `first_time` (given the open
 /// file's metadata) says it was read already; else its bytes or why hookhost does not
 /// read them (larger than its cap, not a regular file), which the agent may still read.
+///
+/// Within [`each_read_once`], a file is opened and read once, and asked for again it is
+/// answered from that read (several checks of one call read the user's settings, the
+/// `.env` files of the home and the folders above the project).
 pub(super) fn read_settings(
     file: &Path,
     first_time: impl FnOnce(&std::fs::Metadata) -> bool,
 ) -> Option<Result<Vec<u8>, String>> {
-    let read = crate::access::open_regular(file).and_then(|(open, meta)| {
+    let read = settings_read(file).and_then(|(meta, bytes)| {
         if !first_time(&meta) {
             return Ok(None);
         }
-        crate::access::read_open_capped(open, &meta, crate::access::caps::SETTINGS).map(Some)
+        bytes.map(Some)
     });
     match read {
         Ok(bytes) => Some(Ok(bytes?)),

@@ -2493,3 +2493,45 @@ fn a_settings_folder_made_after_a_call_is_read_by_the_next_call() {
         &evil
     ));
 }
+
+/// Within one call's check (`switch_offs::each_read_once`) a settings file is opened and
+/// read once: asked for again, the same bytes, or the same answer for a missing file, a
+/// folder and a file that is not a regular one (its error made again with its words); the
+/// next check reads each as it is then.
+#[cfg(unix)]
+#[test]
+fn a_settings_file_is_read_once_per_check_and_again_by_the_next() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("settings.json");
+    std::fs::write(&file, "{\"a\": 1}").unwrap();
+    let missing = dir.path().join("missing.json");
+    let folder = dir.path().join("folder.json");
+    std::fs::create_dir(&folder).unwrap();
+    let fifo = dir.path().join("fifo.json");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let read = |file: &Path| switch_offs::read_settings(file, |_| true);
+    let not_regular = read(&fifo);
+    assert!(
+        matches!(&not_regular, Some(Err(why)) if why.contains("not a regular file")),
+        "{not_regular:?}"
+    );
+    switch_offs::each_read_once(|| {
+        assert_eq!(read(&file), Some(Ok(b"{\"a\": 1}".to_vec())));
+        assert_eq!(read(&missing), None);
+        assert_eq!(read(&folder), None);
+        assert_eq!(read(&fifo), not_regular);
+        std::fs::write(&file, "{\"a\": 2}").unwrap();
+        std::fs::write(&missing, "{}").unwrap();
+        assert_eq!(read(&file), Some(Ok(b"{\"a\": 1}".to_vec())));
+        assert_eq!(read(&missing), None);
+        assert_eq!(read(&fifo), not_regular);
+    });
+    assert_eq!(read(&file), Some(Ok(b"{\"a\": 2}".to_vec())));
+    assert_eq!(read(&missing), Some(Ok(b"{}".to_vec())));
+}
