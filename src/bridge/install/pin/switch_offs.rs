@@ -646,61 +646,113 @@ impl KeptError {
     }
 }
 
+/// What one call's check keeps of the settings files it read ([`each_read_once`]).
+#[derive(Default)]
+struct SettingsReads {
+    /// By path.
+    files: std::collections::HashMap<std::ffi::OsString, SettingsRead>,
+    /// The bytes kept, all files together.
+    kept: usize,
+}
+
+/// The most bytes of one file, and of all files together, a check keeps to answer a
+/// second read: settings files are a few KB; a large one, or many files (a link to one
+/// file in each of hundreds of folders, docs/threats.md#b9), are read again when asked
+/// for again rather than held for the whole check.
+const KEPT_FILE: usize = 64 << 10;
+const KEPT_IN_ALL: usize = 1 << 20;
+
 thread_local! {
-    /// The settings files the running call's check has read, by path ([`each_read_once`]).
-    static SETTINGS_READ: std::cell::RefCell<Option<std::collections::HashMap<std::ffi::OsString, SettingsRead>>> =
+    /// The settings files the running call's check has read ([`each_read_once`]).
+    static SETTINGS_READ: std::cell::RefCell<Option<SettingsReads>> =
         const { std::cell::RefCell::new(None) };
 }
 
 /// Runs `check` with each settings file [`read_settings`] reads opened and read at most
-/// once (see [`crate::paths::in_thread_memo`]); everything read is forgotten when it
-/// returns, so the next check reads the files as they are then.
+/// once, within the bounds above (see [`crate::paths::in_thread_memo`]); everything read
+/// is forgotten when it returns, so the next check reads the files as they are then.
 pub(super) fn each_read_once<T>(check: impl FnOnce() -> T) -> T {
     crate::paths::in_thread_memo(&SETTINGS_READ, check)
 }
 
-/// `file` opened (a regular file, or an error) and read up to the settings' cap: from
-/// the running check's earlier read of it, if any.
-fn settings_read(file: &Path) -> std::io::Result<(std::fs::Metadata, std::io::Result<Vec<u8>>)> {
+/// `file` opened (a regular file, or an error) and, unless `first_time` says its
+/// metadata was met already (`Ok(None)`, nothing read), read up to the settings' cap:
+/// from the running check's earlier read of it, if it kept one.
+fn settings_read(
+    file: &Path,
+    first_time: impl FnOnce(&std::fs::Metadata) -> bool,
+) -> std::io::Result<Option<Vec<u8>>> {
     let key = file.as_os_str();
-    let kept =
-        SETTINGS_READ.with(|reads| reads.borrow().as_ref().map(|reads| reads.get(key).cloned()));
-    let again = |read: &SettingsRead| match read {
-        Ok((meta, bytes)) => Ok((meta.clone(), bytes.clone().map_err(|e| e.error()))),
-        Err(e) => Err(e.error()),
-    };
-    if let Some(Some(read)) = &kept {
-        return again(read);
+    let kept = SETTINGS_READ.with(|reads| {
+        reads
+            .borrow()
+            .as_ref()
+            .map(|reads| reads.files.get(key).cloned())
+    });
+    if let Some(Some(read)) = kept {
+        return match read {
+            Ok((meta, bytes)) if first_time(&meta) => bytes.map(Some).map_err(|e| e.error()),
+            Ok(_) => Ok(None),
+            Err(e) => Err(e.error()),
+        };
     }
-    let read: SettingsRead = match crate::access::open_regular(file) {
-        Ok((open, meta)) => {
-            let bytes = crate::access::read_open_capped(open, &meta, crate::access::caps::SETTINGS)
-                .map_err(|e| KeptError::of(&e));
-            Ok((meta, bytes))
+    let (open, meta) = match crate::access::open_regular(file) {
+        Ok(opened) => opened,
+        Err(e) => {
+            keep(kept.is_some(), key, Err(KeptError::of(&e)), 0);
+            return Err(e);
         }
-        Err(e) => Err(KeptError::of(&e)),
     };
-    let answer = again(&read);
-    if kept.is_some() {
-        SETTINGS_READ.with(|reads| {
-            if let Some(reads) = reads.borrow_mut().as_mut() {
-                reads.insert(key.to_owned(), read);
-            }
-        });
+    if !first_time(&meta) {
+        return Ok(None);
     }
-    answer
+    let bytes = crate::access::read_open_capped(open, &meta, crate::access::caps::SETTINGS);
+    let size = bytes.as_ref().map_or(0, Vec::len);
+    if kept.is_some() && size <= KEPT_FILE {
+        let read = bytes.as_ref().map(Clone::clone).map_err(KeptError::of);
+        keep(true, key, Ok((meta, read)), size);
+    }
+    bytes.map(Some)
+}
+
+/// Keeps `read` of the file `key` for the running check, while its bytes stay within
+/// [`KEPT_IN_ALL`].
+fn keep(checking: bool, key: &std::ffi::OsStr, read: SettingsRead, size: usize) {
+    if !checking {
+        return;
+    }
+    SETTINGS_READ.with(|reads| {
+        if let Some(reads) = reads.borrow_mut().as_mut()
+            && reads.kept + size <= KEPT_IN_ALL
+        {
+            reads.kept += size;
+            reads.files.insert(key.to_owned(), read);
+        }
+    });
 }
 
 /// Whether `folder`, a folder on the way to files the agent may read (its settings
 /// folder `.claude` of a project folder, say), holds nothing the agent can read: it is not
-/// there, is no folder, or is not this user's to look in. Asked once per call where the
+/// there, or is no folder. Asked once per call where the
 /// call's check runs inside [`crate::paths::memoised`] ([`super::checked_call`]): a
 /// project folder without `.claude` is one `stat` for its two settings files and its
 /// three folders of hook files, not five failed opens.
+///
+/// A folder this user may not `stat` is looked into all the same: on Linux that says the
+/// files in it cannot be opened either, but macOS refuses a `stat` for want of a right
+/// to read the folder's attributes, and Windows lets anyone pass through a folder they may
+/// not list, while the files in it open. (`""`, the parent of a one-part relative path,
+/// is the current folder, not a missing one.)
 pub(super) fn holds_nothing(folder: &Path) -> bool {
+    if folder.as_os_str().is_empty() {
+        return false;
+    }
     match crate::paths::stat(folder) {
         Ok(meta) => !meta.is_dir(),
-        Err(e) => not_for_the_agent(&e),
+        Err(e) => matches!(
+            e.kind(),
+            std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+        ),
     }
 }
 
@@ -727,13 +779,7 @@ pub(super) fn read_settings(
     file: &Path,
     first_time: impl FnOnce(&std::fs::Metadata) -> bool,
 ) -> Option<Result<Vec<u8>, String>> {
-    let read = settings_read(file).and_then(|(meta, bytes)| {
-        if !first_time(&meta) {
-            return Ok(None);
-        }
-        bytes.map(Some)
-    });
-    match read {
+    match settings_read(file, first_time) {
         Ok(bytes) => Some(Ok(bytes?)),
         // Most of the files looked for are not there: known without a second look.
         Err(e) if not_for_the_agent(&e) => None,

@@ -2496,8 +2496,8 @@ fn a_settings_folder_made_after_a_call_is_read_by_the_next_call() {
 
 /// Within one call's check (`switch_offs::each_read_once`) a settings file is opened and
 /// read once: asked for again, the same bytes, or the same answer for a missing file, a
-/// folder and a file that is not a regular one (its error made again with its words); the
-/// next check reads each as it is then.
+/// folder and a file that is not a regular one (its error made again with its words); a
+/// file larger than a check keeps is read again; the next check reads each as it is then.
 #[cfg(unix)]
 #[test]
 fn a_settings_file_is_read_once_per_check_and_again_by_the_next() {
@@ -2515,6 +2515,10 @@ fn a_settings_file_is_read_once_per_check_and_again_by_the_next() {
             .unwrap()
             .success()
     );
+    // One past what a check keeps of one file: read again when asked for again.
+    let large = dir.path().join("large.json");
+    let text = |c: char| format!("{{\"x\": \"{}\"}}", String::from(c).repeat(100 << 10));
+    std::fs::write(&large, text('a')).unwrap();
     let read = |file: &Path| switch_offs::read_settings(file, |_| true);
     let not_regular = read(&fifo);
     assert!(
@@ -2526,12 +2530,32 @@ fn a_settings_file_is_read_once_per_check_and_again_by_the_next() {
         assert_eq!(read(&missing), None);
         assert_eq!(read(&folder), None);
         assert_eq!(read(&fifo), not_regular);
+        assert_eq!(read(&large), Some(Ok(text('a').into_bytes())));
         std::fs::write(&file, "{\"a\": 2}").unwrap();
         std::fs::write(&missing, "{}").unwrap();
+        std::fs::write(&large, text('b')).unwrap();
+        assert_eq!(read(&large), Some(Ok(text('b').into_bytes())));
         assert_eq!(read(&file), Some(Ok(b"{\"a\": 1}".to_vec())));
         assert_eq!(read(&missing), None);
         assert_eq!(read(&fifo), not_regular);
     });
     assert_eq!(read(&file), Some(Ok(b"{\"a\": 2}".to_vec())));
     assert_eq!(read(&missing), Some(Ok(b"{}".to_vec())));
+}
+
+/// `switch_offs::holds_nothing`: a folder that is not there, or a file, holds nothing; a
+/// folder, and `""` (the current folder, the parent of a one-part relative path), may.
+#[test]
+fn a_missing_folder_or_a_file_holds_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("file");
+    std::fs::write(&file, "").unwrap();
+    assert!(switch_offs::holds_nothing(&dir.path().join("missing")));
+    assert!(switch_offs::holds_nothing(
+        &dir.path().join("missing/below")
+    ));
+    assert!(switch_offs::holds_nothing(&file));
+    assert!(switch_offs::holds_nothing(&file.join("below")));
+    assert!(!switch_offs::holds_nothing(dir.path()));
+    assert!(!switch_offs::holds_nothing(Path::new("")));
 }
