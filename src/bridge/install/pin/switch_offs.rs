@@ -655,12 +655,16 @@ struct SettingsReads {
     kept: usize,
 }
 
-/// The most bytes of one file, and of all files together, a check keeps to answer a
-/// second read: settings files are a few KB; a large one, or many files (a link to one
-/// file in each of hundreds of folders, docs/threats.md#b9), are read again when asked
-/// for again rather than held for the whole check.
+/// The most bytes of one file, and of all a check keeps (every entry, an absent file's
+/// too), to answer a second read: settings files are a few KB; a large one, or many
+/// files (a link to one file in each of hundreds of folders, docs/threats.md#b9), are
+/// read again when asked for again rather than held for the whole check.
 const KEPT_FILE: usize = 64 << 10;
 const KEPT_IN_ALL: usize = 1 << 20;
+
+/// What an entry of the table costs besides its path, words and bytes (the table's own
+/// slot and the allocations' headers), counted against [`KEPT_IN_ALL`].
+const KEPT_ENTRY: usize = 64;
 
 thread_local! {
     /// The settings files the running call's check has read ([`each_read_once`]).
@@ -715,17 +719,24 @@ fn settings_read(
     bytes.map(Some)
 }
 
-/// Keeps `read` of the file `key` for the running check, while its bytes stay within
-/// [`KEPT_IN_ALL`].
+/// Keeps `read` of the file `key` (`size` bytes read) for the running check, while what
+/// is kept stays within [`KEPT_IN_ALL`]: every entry counts, its path and words too, so
+/// that a project of many absent files (folders of hook files whose links lead nowhere)
+/// cannot make a check hold more than that.
 fn keep(checking: bool, key: &std::ffi::OsStr, read: SettingsRead, size: usize) {
     if !checking {
         return;
     }
+    let words = match &read {
+        Err(e) | Ok((_, Err(e))) => e.words.len(),
+        Ok(_) => 0,
+    };
+    let cost = key.len() + size + words + std::mem::size_of::<SettingsRead>() + KEPT_ENTRY;
     SETTINGS_READ.with(|reads| {
         if let Some(reads) = reads.borrow_mut().as_mut()
-            && reads.kept + size <= KEPT_IN_ALL
+            && reads.kept + cost <= KEPT_IN_ALL
         {
-            reads.kept += size;
+            reads.kept += cost;
             reads.files.insert(key.to_owned(), read);
         }
     });

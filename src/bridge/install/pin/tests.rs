@@ -2559,3 +2559,27 @@ fn a_missing_folder_or_a_file_holds_nothing() {
     assert!(!switch_offs::holds_nothing(dir.path()));
     assert!(!switch_offs::holds_nothing(Path::new("")));
 }
+
+/// What one check keeps of its reads is bounded in all, absent files' answers included: a
+/// project of thousands of absent hook files (links to nowhere) fills it, and the files
+/// asked for after that are read again, as before the memo.
+#[test]
+fn a_check_keeps_a_bounded_number_of_absent_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let absent = |i: usize| {
+        dir.path()
+            .join(format!("absent-{i:05}-{}.md", "x".repeat(64)))
+    };
+    let read = |file: &Path| switch_offs::read_settings(file, |_| true);
+    switch_offs::each_read_once(|| {
+        for i in 0..20_000 {
+            assert_eq!(read(&absent(i)), None);
+        }
+        // The first was kept: absent for the rest of the check. The last was not.
+        for i in [0, 19_999] {
+            std::fs::write(absent(i), "{}").unwrap();
+        }
+        assert_eq!(read(&absent(0)), None);
+        assert_eq!(read(&absent(19_999)), Some(Ok(b"{}".to_vec())));
+    });
+}
