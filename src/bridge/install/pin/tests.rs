@@ -21,6 +21,17 @@ fn home_env(root: &Path, home: &Path) -> Environment {
     ])
 }
 
+/// Makes a FIFO at `path` (`mkfifo`).
+#[cfg(unix)]
+fn make_fifo(path: &Path) {
+    let made = std::process::Command::new("mkfifo").arg(path).status();
+    assert!(
+        made.is_ok_and(|status| status.success()),
+        "mkfifo {}",
+        path.display()
+    );
+}
+
 /// A folder of its own holding a home (`home`, not made) and a git repository (`p`), and
 /// the environment of a call from there ([`home_env`]).
 fn repository() -> (tempfile::TempDir, PathBuf, PathBuf, Environment) {
@@ -839,13 +850,7 @@ fn a_registration_is_recognised_however_its_name_is_escaped() {
 fn a_pinned_file_without_end_is_not_hashed() {
     let dir = tempfile::tempdir().unwrap();
     let fifo = dir.path().join("fifo");
-    assert!(
-        std::process::Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .unwrap()
-            .success()
-    );
+    make_fifo(&fifo);
     let zero = dir.path().join("zero");
     std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
     for path in [&fifo, &zero] {
@@ -1457,13 +1462,7 @@ fn gemini_extension_hooks_are_checked_where_the_extension_is_read_from() {
         std::fs::remove_file(&file).unwrap();
         let record = extensions.join("linked/.gemini-extension-install.json");
         std::fs::remove_file(&record).unwrap();
-        assert!(
-            std::process::Command::new("mkfifo")
-                .arg(&record)
-                .status()
-                .unwrap()
-                .success()
-        );
+        make_fifo(&record);
         let found = refused();
         assert!(
             found.len() == 1
@@ -2508,13 +2507,7 @@ fn a_settings_file_is_read_once_per_check_and_again_by_the_next() {
     let folder = dir.path().join("folder.json");
     std::fs::create_dir(&folder).unwrap();
     let fifo = dir.path().join("fifo.json");
-    assert!(
-        std::process::Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .unwrap()
-            .success()
-    );
+    make_fifo(&fifo);
     // One past what a check keeps of one file: read again when asked for again.
     let large = dir.path().join("large.json");
     let text = |c: char| format!("{{\"x\": \"{}\"}}", String::from(c).repeat(100 << 10));
