@@ -317,6 +317,17 @@ fn bridge_against_python(scene: &Scene, warm_cache: &Path) {
     );
 }
 
+/// A child process killed and reaped when dropped, by a panic's unwinding too: a bench
+/// that fails half-way (its message on stderr) leaves no `hookhost warm` running.
+struct KilledOnDrop(std::process::Child);
+
+impl Drop for KilledOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 /// The bridge handing its call to `hookhost warm` (docs/contract.md#the-warm-server),
 /// from `hookhost bridge` itself and from `hookhost-client` (what `install --warm`
 /// registers), interleaved with the process floor, the bridge judging the call itself,
@@ -340,16 +351,18 @@ fn warm_server(scene: &Scene, warm_cache: &Path) {
     // `-v`: a line per call answered, counted below (a call the server did not answer
     // would be timed as one, run in the bridge's own process).
     let log = scene.root.path().join("warm.log");
-    let mut server = Command::new(env!("CARGO_BIN_EXE_hookhost"))
-        .args(["-v", "warm", "--warm-socket"])
-        .arg(&socket)
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(std::fs::File::create(&log).expect("the server's log"))
-        .spawn()
-        .expect("start hookhost warm");
+    let server = KilledOnDrop(
+        Command::new(env!("CARGO_BIN_EXE_hookhost"))
+            .args(["-v", "warm", "--warm-socket"])
+            .arg(&socket)
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(&log).expect("the server's log"))
+            .spawn()
+            .expect("start hookhost warm"),
+    );
     let deadline = Instant::now() + Duration::from_secs(10);
     while !socket.exists() && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(10));
@@ -411,8 +424,7 @@ fn warm_server(scene: &Scene, warm_cache: &Path) {
             plain.push(took[4]);
         }
     }
-    let _ = server.kill();
-    let _ = server.wait();
+    drop(server);
     let answered = std::fs::read_to_string(&log)
         .unwrap_or_default()
         .matches("a bridged call answered")
