@@ -207,8 +207,7 @@ fn first_env_file(names: &[&str], cwd: &Path, home: Option<&Path>) -> Vec<Projec
     let holds_one = |folder: &Path| {
         names.iter().any(|name| {
             let file = folder.join(name);
-            let between = file.parent().filter(|between| *between != folder);
-            !between.is_some_and(super::switch_offs::holds_nothing)
+            !super::switch_offs::lies_under_nothing(&file, folder)
                 && crate::paths::stat(&file).is_ok_and(|meta| !meta.is_dir())
         })
     };

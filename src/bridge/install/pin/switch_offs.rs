@@ -514,10 +514,7 @@ pub(super) fn read_files_up(
         for file in candidates {
             // `.claude/settings.json` and `.claude/settings.local.json` of a folder with no
             // `.claude`: one look at the folder between, not a failed open of each.
-            if file
-                .parent()
-                .is_some_and(|between| between != folder && holds_nothing(between))
-            {
+            if lies_under_nothing(&file, folder) {
                 continue;
             }
             let merged = merged_names.iter().any(|n| folder.join(n) == file);
@@ -617,34 +614,11 @@ pub(super) fn modes_in(agent: AgentKind, files: &[(ProjectFile, bool)]) -> Vec<S
         .collect()
 }
 
-/// A settings file opened: its metadata and its bytes (or why they were not read), or
-/// why it could not be opened; errors kept as their errno, or their kind and words.
-type SettingsRead = Result<(std::fs::Metadata, Result<Vec<u8>, KeptError>), KeptError>;
-
-/// An [`std::io::Error`] as [`SettingsRead`] keeps it, to be made again alike.
-#[derive(Clone)]
-struct KeptError {
-    errno: Option<i32>,
-    kind: std::io::ErrorKind,
-    words: String,
-}
-
-impl KeptError {
-    fn of(e: &std::io::Error) -> KeptError {
-        KeptError {
-            errno: e.raw_os_error(),
-            kind: e.kind(),
-            words: e.to_string(),
-        }
-    }
-
-    fn error(&self) -> std::io::Error {
-        match self.errno {
-            Some(errno) => std::io::Error::from_raw_os_error(errno),
-            None => std::io::Error::new(self.kind, self.words.clone()),
-        }
-    }
-}
+/// A settings file opened: its metadata and its bytes, or why not. An error is kept only
+/// when it is the OS's (an errno), so that it reads the same when it is made again, as
+/// [`crate::paths::memoised`] keeps its answers; any other (a file past the cap, one that
+/// is not a regular file) is asked for again.
+type SettingsRead = Result<(std::fs::Metadata, Result<Vec<u8>, i32>), i32>;
 
 /// What one call's check keeps of the settings files it read ([`each_read_once`]).
 #[derive(Default)]
@@ -662,7 +636,7 @@ struct SettingsReads {
 const KEPT_FILE: usize = 64 << 10;
 const KEPT_IN_ALL: usize = 1 << 20;
 
-/// What an entry of the table costs besides its path, words and bytes (the table's own
+/// What an entry of the table costs besides its path and bytes (the table's own
 /// slot and the allocations' headers), counted against [`KEPT_IN_ALL`].
 const KEPT_ENTRY: usize = 64;
 
@@ -687,23 +661,27 @@ fn settings_read(
     first_time: impl FnOnce(&std::fs::Metadata) -> bool,
 ) -> std::io::Result<Option<Vec<u8>>> {
     let key = file.as_os_str();
-    let kept = SETTINGS_READ.with(|reads| {
+    let checking = SETTINGS_READ.with(|reads| {
         reads
             .borrow()
             .as_ref()
             .map(|reads| reads.files.get(key).cloned())
     });
-    if let Some(Some(read)) = kept {
+    let again = std::io::Error::from_raw_os_error;
+    if let Some(Some(read)) = checking {
         return match read {
-            Ok((meta, bytes)) if first_time(&meta) => bytes.map(Some).map_err(|e| e.error()),
+            Ok((meta, bytes)) if first_time(&meta) => bytes.map(Some).map_err(again),
             Ok(_) => Ok(None),
-            Err(e) => Err(e.error()),
+            Err(errno) => Err(again(errno)),
         };
     }
+    let checking = checking.is_some();
     let (open, meta) = match crate::access::open_regular(file) {
         Ok(opened) => opened,
         Err(e) => {
-            keep(kept.is_some(), key, Err(KeptError::of(&e)), 0);
+            if let Some(errno) = e.raw_os_error().filter(|_| checking) {
+                keep(key, Err(errno), 0);
+            }
             return Err(e);
         }
     };
@@ -711,27 +689,26 @@ fn settings_read(
         return Ok(None);
     }
     let bytes = crate::access::read_open_capped(open, &meta, crate::access::caps::SETTINGS);
-    let size = bytes.as_ref().map_or(0, Vec::len);
-    if kept.is_some() && size <= KEPT_FILE {
-        let read = bytes.as_ref().map(Clone::clone).map_err(KeptError::of);
-        keep(true, key, Ok((meta, read)), size);
+    if checking {
+        let kept = match &bytes {
+            Ok(bytes) if bytes.len() <= KEPT_FILE => Some(Ok(bytes.clone())),
+            Err(e) => e.raw_os_error().map(Err),
+            Ok(_) => None,
+        };
+        if let Some(kept) = kept {
+            let size = kept.as_ref().map_or(0, Vec::len);
+            keep(key, Ok((meta, kept)), size);
+        }
     }
     bytes.map(Some)
 }
 
 /// Keeps `read` of the file `key` (`size` bytes read) for the running check, while what
-/// is kept stays within [`KEPT_IN_ALL`]: every entry counts, its path and words too, so
-/// that a project of many absent files (folders of hook files whose links lead nowhere)
-/// cannot make a check hold more than that.
-fn keep(checking: bool, key: &std::ffi::OsStr, read: SettingsRead, size: usize) {
-    if !checking {
-        return;
-    }
-    let words = match &read {
-        Err(e) | Ok((_, Err(e))) => e.words.len(),
-        Ok(_) => 0,
-    };
-    let cost = key.len() + size + words + std::mem::size_of::<SettingsRead>() + KEPT_ENTRY;
+/// is kept stays within [`KEPT_IN_ALL`]: every entry counts, its path too, so that a
+/// project of many absent files (folders of hook files whose links lead nowhere) cannot
+/// make a check hold more than that.
+fn keep(key: &std::ffi::OsStr, read: SettingsRead, size: usize) {
+    let cost = key.len() + size + std::mem::size_of::<SettingsRead>() + KEPT_ENTRY;
     SETTINGS_READ.with(|reads| {
         if let Some(reads) = reads.borrow_mut().as_mut()
             && reads.kept + cost <= KEPT_IN_ALL
@@ -767,6 +744,13 @@ pub(super) fn holds_nothing(folder: &Path) -> bool {
     }
 }
 
+/// Whether `file`, looked for from the walked `folder`, lies in a folder between the two
+/// that [`holds_nothing`] (`<folder>/.claude/settings.json` of a folder with no `.claude`).
+pub(super) fn lies_under_nothing(file: &Path, folder: &Path) -> bool {
+    file.parent()
+        .is_some_and(|between| between != folder && holds_nothing(between))
+}
+
 /// Whether an error opening a file or folder says the agent finds nothing there either:
 /// not there, not a folder on the way, or not this user's to read.
 pub(super) fn not_for_the_agent(e: &std::io::Error) -> bool {
@@ -796,7 +780,7 @@ pub(super) fn read_settings(
         Err(e) if not_for_the_agent(&e) => None,
         // A folder of that name (a Python virtual environment called `.env`, say) is no
         // file the agent reads either: its read fails, and it goes on without it.
-        Err(_) if std::fs::metadata(file).is_ok_and(|m| m.is_dir()) => None,
+        Err(_) if crate::paths::stat(file).is_ok_and(|m| m.is_dir()) => None,
         Err(e) => Some(Err(unread(&e))),
     }
 }

@@ -2495,8 +2495,9 @@ fn a_settings_folder_made_after_a_call_is_read_by_the_next_call() {
 
 /// Within one call's check (`switch_offs::each_read_once`) a settings file is opened and
 /// read once: asked for again, the same bytes, or the same answer for a missing file, a
-/// folder and a file that is not a regular one (its error made again with its words); a
-/// file larger than a check keeps is read again; the next check reads each as it is then.
+/// folder and a file that is not a regular one (an error that is no errno, asked again);
+/// a file larger than a check keeps is read again; the next check reads each as it is
+/// then.
 #[cfg(unix)]
 #[test]
 fn a_settings_file_is_read_once_per_check_and_again_by_the_next() {
