@@ -199,6 +199,8 @@ impl Server {
 
 /// What a case measured for the issue's targets.
 struct Measured {
+    /// Calls per second one at a time: one over the sequential calls' mean.
+    one_at_a_time: f64,
     /// Calls per second with the most requests in flight.
     best_rate: f64,
     /// VmHWM (KiB) after the sequential calls, and after all the throughput runs.
@@ -247,6 +249,7 @@ fn case(
     );
     server.stop();
     Measured {
+        one_at_a_time: 1.0 / stats.mean.as_secs_f64(),
         best_rate,
         early_hwm: hwm.min(early_hwm),
         late_hwm: hwm,
@@ -305,16 +308,31 @@ fn languages(scene: &Scene, wasm: &Path) {
     }
 }
 
-/// The issue's serve target: at least 20,000 trivial-WASM calls per second on 2 cores,
-/// with memory that does not grow with the number of calls (VmHWM after the throughput
-/// runs within 4 MiB of what it was after the sequential calls).
-fn check(name: &str, m: &Measured) {
+/// Issue 28's serve targets, with one WASM hook and records on: at least 25,000 calls a
+/// second one at a time (the sequential calls: a client in another process writes a
+/// request and reads its answer) and 60,000 at 64 in flight; and memory that does not
+/// grow with the number of calls (VmHWM after the throughput runs within 4 MiB of what
+/// it was after the sequential calls). Without records the rates are context, not
+/// targets.
+fn check(name: &str, m: &Measured, recorded: bool) {
     let verdict = |ok: bool| if ok { "PASS" } else { "MISS" };
-    println!(
-        "TARGET {} serve {name} throughput: {:.0} calls/s (limit 20000)",
-        verdict(m.best_rate >= 20_000.0),
-        m.best_rate
-    );
+    if recorded {
+        println!(
+            "TARGET {} serve {name} one at a time: {:.0} calls/s (limit 25000)",
+            verdict(m.one_at_a_time >= 25_000.0),
+            m.one_at_a_time
+        );
+        println!(
+            "TARGET {} serve {name} at 64 in flight: {:.0} calls/s (limit 60000)",
+            verdict(m.best_rate >= 60_000.0),
+            m.best_rate
+        );
+    } else {
+        println!(
+            "RATE serve {name} (no record): {:.0} calls/s one at a time, {:.0} at 64 in flight",
+            m.one_at_a_time, m.best_rate
+        );
+    }
     println!(
         "TARGET {} serve {name} memory bounded: VmHWM {:.1} MiB after the sequential calls, {:.1} MiB after {} more (limit +4 MiB)",
         verdict(m.late_hwm <= m.early_hwm + 4 * 1024),
@@ -343,12 +361,12 @@ fn main() {
     if run("wasm-1") {
         let one = common::wasm_hooks(wasm, 1);
         let m = case(&scene, "wasm-1", &one, false, &windows, 40_000);
-        check("wasm-1", &m);
+        check("wasm-1", &m, false);
     }
     if run("wasm-1-recorded") {
         let one = common::wasm_hooks(wasm, 1);
         let m = case(&scene, "wasm-1-recorded", &one, true, &windows, 40_000);
-        check("wasm-1-recorded", &m);
+        check("wasm-1-recorded", &m, true);
     }
     if run("burst") {
         // One WASM hook, 100 and 1,000 calls written at once against the same calls one
