@@ -313,6 +313,11 @@ fn bridge_against_python(scene: &Scene, warm_cache: &Path) {
             }
         }
     }
+    // Call 300 against call 1: the long session's calls 281-320 against the new
+    // sessions' calls of the same rounds.
+    let late = fresh.len().saturating_sub(40);
+    let call_300 = Stats::of(long[late..].to_vec()).median.as_secs_f64()
+        / Stats::of(fresh[late..].to_vec()).median.as_secs_f64();
     let [fresh, long, plain] = [fresh, long, plain].map(Stats::of);
     common::report("bridge: 1 wasm, warm cache, a new agent session", &fresh);
     common::report(
@@ -333,9 +338,11 @@ fn bridge_against_python(scene: &Scene, warm_cache: &Path) {
         0.1,
         "",
     );
+    // A long session's call writes to files it has; a new session's creates two, so
+    // the long one may well be faster: the limit is on its being slower.
     common::target(
-        "bridged wasm hook, call 300 of a session / a new session's call (median)",
-        long.median.as_secs_f64() / fresh.median.as_secs_f64(),
+        "bridged wasm hook, calls 281-320 of one session / a new session's call in the same rounds (median; at most 5 % slower)",
+        call_300,
         1.05,
         "",
     );
@@ -383,7 +390,12 @@ fn warm_server(scene: &Scene, warm_cache: &Path) {
             &common::with_default_hidden(&common::hook("sh-box", &sh_command, "sandbox = true")),
         )),
         Err(why) => {
-            println!("SKIPPED: warm server, boxed sh hook: bubblewrap cannot run here: {why}");
+            // Fails instead where HOOKHOST_REQUIRE_BOX says the box must run.
+            support::skip_or_fail(
+                "cold_start warm server, the boxed sh hook",
+                support::Prerequisite::Bubblewrap,
+                &why,
+            );
             None
         }
     };
@@ -468,18 +480,24 @@ fn warm_server(scene: &Scene, warm_cache: &Path) {
         }
     }
     for round in 0..rounds {
-        let took = [
-            {
-                let mut command = Command::new(sh_command[0]);
-                command.arg(sh_command[1]);
-                answer(command, &payload)
-            },
-            bridge(hookhost_client, &host_config, true),
-            match &boxed_config {
-                Some(boxed) => bridge(hookhost_client, boxed, true),
-                None => Duration::ZERO,
-            },
-        ];
+        // The order turns each round, so that what one case leaves the kernel to do
+        // (a box's namespaces torn down) does not always land on the same next case.
+        let mut took = [Duration::ZERO; 3];
+        for turn in 0..3 {
+            let case = (round + turn) % 3;
+            took[case] = match case {
+                0 => {
+                    let mut command = Command::new(sh_command[0]);
+                    command.arg(sh_command[1]);
+                    answer(command, &payload)
+                }
+                1 => bridge(hookhost_client, &host_config, true),
+                _ => match &boxed_config {
+                    Some(boxed) => bridge(hookhost_client, boxed, true),
+                    None => Duration::ZERO,
+                },
+            };
+        }
         if round >= 10 {
             for (all, one) in times[5..].iter_mut().zip(took) {
                 all.push(one);
@@ -529,6 +547,12 @@ fn warm_server(scene: &Scene, warm_cache: &Path) {
     }
     let ratio = |a: &Stats, b: &Stats| a.median.as_secs_f64() / b.median.as_secs_f64();
     let over = |a: &Stats, b: &Stats| (a.median.as_secs_f64() - b.median.as_secs_f64()) * 1e3;
+    // Issue 28's 2.5× `true` is met through the warm server (`install --warm`); a bridge
+    // that judges the call in its own process is printed for comparison.
+    println!(
+        "RATIO bridge judging the call in its own process / /bin/true (median): {:.3}",
+        ratio(&fresh, &floor)
+    );
     println!(
         "RATIO warm server / bridge in its process (median): {:.3}",
         ratio(&warm, &fresh)
