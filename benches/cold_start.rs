@@ -266,6 +266,20 @@ fn answer(mut command: Command, payload: &str) -> Duration {
     took
 }
 
+/// The plain python Claude Code hook with the policy of `no-force-push.wasm`, written into
+/// `scene`: each call runs it once with a Claude Code payload and times it.
+fn plain_python_hook(scene: &Scene) -> impl Fn() -> Duration {
+    let hook = scene.root.path().join("no_force_push.py");
+    std::fs::write(&hook, PYTHON_CLAUDE_HOOK).unwrap();
+    let payload = claude_payload(scene, "python");
+    let python = common::python3();
+    move || {
+        let mut command = Command::new(&python);
+        command.arg(&hook);
+        answer(command, &payload)
+    }
+}
+
 fn bridge_against_python(scene: &Scene, warm_cache: &Path) {
     let wasm = support::wasm_dir().join("no-force-push.wasm");
     let config = scene.config_file(
@@ -290,10 +304,7 @@ fn bridge_against_python(scene: &Scene, warm_cache: &Path) {
         answer(command, &claude_payload(scene, session))
     };
     bridge("fill-the-cache");
-    let hook = scene.root.path().join("no_force_push.py");
-    std::fs::write(&hook, PYTHON_CLAUDE_HOOK).unwrap();
-    let payload = claude_payload(scene, "python");
-    let python = common::python3();
+    let python_hook = plain_python_hook(scene);
     // Interleaved, as issue 28's ratios ask: a new session, the same long session (its
     // calls 21 to 320 timed), and the python hook every third round.
     let (mut fresh, mut long, mut plain) = (Vec::new(), Vec::new(), Vec::new());
@@ -305,9 +316,7 @@ fn bridge_against_python(scene: &Scene, warm_cache: &Path) {
             long.push(same);
         }
         if round % 3 == 0 {
-            let mut command = Command::new(&python);
-            command.arg(&hook);
-            let took = answer(command, &payload);
+            let took = python_hook();
             if round >= 20 {
                 plain.push(took);
             }
@@ -380,6 +389,7 @@ fn warm_server(scene: &Scene, warm_cache: &Path) {
     // Issue 28's argv hooks: the same script on the host and in the box, and bare.
     let sh = scene.executable("warm-allow.sh", "#!/bin/sh\ninput=$(cat)\nexit 0\n");
     let sh_command = ["/bin/sh", sh.to_str().unwrap()];
+    let sh_payload = claude_payload(scene, "sh");
     let host_config = scene.config_file(
         "warm-host.toml",
         &common::hook("sh", &sh_command, "sandbox = false"),
@@ -446,16 +456,12 @@ fn warm_server(scene: &Scene, warm_cache: &Path) {
             &claude_payload(scene, &format!("warm-bench-{calls}")),
         )
     };
-    let hook = scene.root.path().join("no_force_push.py");
-    std::fs::write(&hook, PYTHON_CLAUDE_HOOK).unwrap();
-    let payload = claude_payload(scene, "python");
-    let python = common::python3();
+    let python_hook = plain_python_hook(scene);
     let hookhost = env!("CARGO_BIN_EXE_hookhost");
     let hookhost_client = env!("CARGO_BIN_EXE_hookhost-client");
     let mut times: [Vec<Duration>; 8] = Default::default();
     let rounds = 160;
-    // Two interleaved runs, each target's cases in one: a boxed run's namespaces are
-    // torn down by the kernel after it ends, and that work would land on the next case.
+    // Two interleaved runs, each target's cases in one.
     for round in 0..rounds {
         let took = [
             {
@@ -467,11 +473,7 @@ fn warm_server(scene: &Scene, warm_cache: &Path) {
             bridge(hookhost, &config, false),
             bridge(hookhost, &config, true),
             bridge(hookhost_client, &config, true),
-            {
-                let mut command = Command::new(&python);
-                command.arg(&hook);
-                answer(command, &payload)
-            },
+            python_hook(),
         ];
         if round >= 10 {
             for (all, one) in times.iter_mut().zip(took) {
@@ -489,7 +491,7 @@ fn warm_server(scene: &Scene, warm_cache: &Path) {
                 0 => {
                     let mut command = Command::new(sh_command[0]);
                     command.arg(sh_command[1]);
-                    answer(command, &payload)
+                    answer(command, &sh_payload)
                 }
                 1 => bridge(hookhost_client, &host_config, true),
                 _ => match &boxed_config {
@@ -508,17 +510,18 @@ fn warm_server(scene: &Scene, warm_cache: &Path) {
     let log = std::fs::read_to_string(&log).unwrap_or_default();
     let answered = log.matches("a bridged call answered").count();
     let per_round = 3 + usize::from(boxed_config.is_some());
-    let said: Vec<&str> = log
-        .lines()
-        .filter(|l| !l.contains("a bridged call answered") && !l.contains("DEBUG gate"))
-        .take(20)
-        .collect();
-    assert_eq!(
-        answered,
-        per_round * rounds,
-        "calls the warm server answered; it said:\n{}",
-        said.join("\n")
-    );
+    if answered != per_round * rounds {
+        let said: Vec<&str> = log
+            .lines()
+            .filter(|l| !l.contains("a bridged call answered") && !l.contains("DEBUG gate"))
+            .take(20)
+            .collect();
+        panic!(
+            "the warm server answered {answered} calls of {}; it said:\n{}",
+            per_round * rounds,
+            said.join("\n")
+        );
+    }
     let [
         floor,
         fresh,
