@@ -458,3 +458,59 @@ async fn a_namespaced_host_hook_runs_exits_and_fails_to_start_as_on_the_host() {
     let out = run(vec!["/bin/sh", "-c", "echo $$"]).await.unwrap();
     assert_eq!(String::from_utf8_lossy(&out.stdout), "2\n");
 }
+
+/// A host hook starts with its stdin, stdout and stderr and no other fd, with its PID
+/// namespace and without: none hookhost was started with (an agent's sockets would be
+/// there), and none of hookhost's own (wasmtime keeps `/proc/self/pagemap` open, and its
+/// fork handler reopens it in every forked child without close-on-exec: a hook whose
+/// namespace keeper was forked read that keeper's, hookhost's layout, through it).
+#[test]
+fn a_host_hook_gets_its_stdio_and_no_other_fd() {
+    use std::os::unix::process::CommandExt;
+    let test = "a_host_hook_gets_its_stdio_and_no_other_fd";
+    if !support::root_or_skip(test, "not root (the test drops CAP_SYS_ADMIN from root)") {
+        return;
+    }
+    let scene = Scene::new();
+    let script = scene.script(
+        "fds.sh",
+        "ls -l /proc/self/fd/ | awk 'NR > 1 { print $9 \" \" $11 }' | tr '\\n' ';' >&2; exit 2",
+    );
+    scene.write_config(&sh_hook("fds", &script, "sandbox = false"));
+    let inherited = std::fs::File::open(&script).unwrap();
+    let args = ["pre-tool-use", "--tool", "bash", "--input", "{}"];
+    let mut plain = std::process::Command::new(env!("CARGO_BIN_EXE_hookhost"));
+    plain
+        .arg("--config")
+        .arg(&scene.config)
+        .arg("--project")
+        .arg(&scene.project)
+        .args(args)
+        .env("XDG_STATE_HOME", scene.root.path().join("state"));
+    for (mut command, how) in [
+        (plain, "in its namespace"),
+        (without_sys_admin(&scene, &args), "without a namespace"),
+    ] {
+        let fd = std::os::fd::AsRawFd::as_raw_fd(&inherited);
+        // SAFETY: dup2 in the forked child before exec: the file, inheritable, at fd 9.
+        unsafe {
+            command.pre_exec(move || {
+                if libc::dup2(fd, 9) < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        let out = command.output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let listed = stdout
+            .trim()
+            .strip_prefix("blocked by the user's hook \"fds\": ")
+            .unwrap_or_else(|| panic!("{how}: {stdout} {}", String::from_utf8_lossy(&out.stderr)));
+        let fds: Vec<&str> = listed.split(';').filter(|f| !f.is_empty()).collect();
+        let names: Vec<&str> = fds.iter().map(|f| f.split(' ').next().unwrap()).collect();
+        // fd 3: `ls`'s own listing of the folder.
+        assert_eq!(names, ["0", "1", "2", "3"], "{how}: {listed}");
+        assert!(fds[3].ends_with("/fd"), "{how}: {listed}");
+    }
+}

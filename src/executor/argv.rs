@@ -67,7 +67,8 @@ pub trait Launcher: Send + Sync {
 /// signal, for the signals there are (1–64).
 const SIGNAL_EXIT_CODES: std::ops::RangeInclusive<i32> = 129..=192;
 
-/// Runs the program directly on the host.
+/// Runs the program directly on the host, with its stdio and (on Linux) no other fd of
+/// this process's.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct HostLauncher;
 
@@ -87,6 +88,7 @@ impl Launcher for HostLauncher {
             .env_clear()
             .envs(env.iter().map(|(k, v)| (k, v)))
             .current_dir(cwd);
+        sys::process::stdio_only_across_exec(&mut command);
         Ok(command)
     }
 }

@@ -577,6 +577,8 @@ extern "C" fn start_hook(start: *mut libc::c_void) -> libc::c_int {
         let Some(exec) = start.exec else {
             return 0;
         };
+        // Its stdio and nothing else, however the keeper was started.
+        super::process::mark_close_on_exec_above_stdio();
         libc::execvpe(exec.argv[0], exec.argv.as_ptr(), exec.envp.as_ptr());
         let errno = *libc::__errno_location();
         start

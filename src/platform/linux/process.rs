@@ -23,6 +23,37 @@ pub(crate) fn own_group_dying_with_spawner(command: &mut std::process::Command) 
     }
 }
 
+/// Makes `command`'s program start with its stdin, stdout and stderr and no other fd
+/// of this process's ([`mark_close_on_exec_above_stdio`], between fork and exec).
+pub(crate) fn stdio_only_across_exec(command: &mut std::process::Command) {
+    // SAFETY: the closure runs in the forked child before exec and makes only
+    // close_range or fcntl calls, which are async-signal-safe.
+    unsafe {
+        command.pre_exec(|| {
+            mark_close_on_exec_above_stdio();
+            Ok(())
+        });
+    }
+}
+
+/// Marks every fd above stderr close-on-exec, so that a hook's program gets its stdio
+/// and nothing else: not an fd hookhost was started with (an agent's sockets), nor one
+/// of its own that a fork made inheritable (wasmtime's handle on `/proc/self/pagemap`,
+/// which its fork handler reopens in the child with `dup2`, and `dup2` clears
+/// close-on-exec). Async-signal-safe; `close_range` with `CLOSE_RANGE_CLOEXEC` (Linux
+/// 5.11), else one `fcntl` per possible fd.
+pub(crate) fn mark_close_on_exec_above_stdio() {
+    const CLOSE_RANGE_CLOEXEC: libc::c_uint = 1 << 2;
+    // SAFETY: close_range and fcntl on fds of this process.
+    unsafe {
+        if libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, CLOSE_RANGE_CLOEXEC) != 0 {
+            for fd in 3..1 << 16 {
+                libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC);
+            }
+        }
+    }
+}
+
 /// The pids whose parent is `pid`, from `/proc/PID/task/*/children`.
 pub(crate) fn children_of(pid: u32) -> Vec<u32> {
     let mut out = Vec::new();

@@ -7,6 +7,11 @@ pub(crate) use crate::platform::unix::process::{
     own_group as own_group_dying_with_spawner, raise_open_file_limit, release,
 };
 
+/// Nothing here: macOS has no `close_range`, and closing fd by fd up to the open-file
+/// limit between fork and exec would cost each hook milliseconds; a hook inherits what
+/// this process holds without close-on-exec (nothing of hookhost's own).
+pub(crate) fn stdio_only_across_exec(_command: &mut std::process::Command) {}
+
 /// The pids whose parent is `pid` (`proc_listchildpids`).
 pub(crate) fn children_of(pid: u32) -> Vec<u32> {
     let Ok(pid) = i32::try_from(pid) else {

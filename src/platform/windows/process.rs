@@ -54,6 +54,9 @@ pub(crate) fn own_group_dying_with_spawner(command: &mut std::process::Command) 
     command.creation_flags(CREATE_NEW_PROCESS_GROUP | CREATE_SUSPENDED | CREATE_NO_WINDOW);
 }
 
+/// Nothing here: std hands a child only the handles marked inheritable, its stdio's.
+pub(crate) fn stdio_only_across_exec(_command: &mut std::process::Command) {}
+
 /// Puts the suspended hook in a fresh job that kills on close, then resumes it.
 pub(crate) fn adopt_spawned(child: &tokio::process::Child) -> std::io::Result<()> {
     let (Some(pid), Some(process)) = (child.id(), child.raw_handle()) else {
