@@ -10,6 +10,15 @@ fn main() -> std::process::ExitCode {
     if first.as_deref() == Some(std::ffi::OsStr::new(hookhost::sandbox::BOX_ENTRY_ARG)) {
         return hookhost::sandbox::box_entry_main();
     }
+    // A host hook's namespace made ahead of its call by `hookhost warm` or `serve`
+    // (src/platform/linux/pid_namespace/ready.rs): it waits for the hook on stdin.
+    if first.as_deref()
+        == Some(std::ffi::OsStr::new(
+            hookhost::process::NAMESPACE_KEEPER_ARG,
+        ))
+    {
+        hookhost::process::namespace_keeper_main();
+    }
     forget_the_thread_stack_size();
     // A bridged call goes to the user's warm server when one runs (src/warm/client.rs),
     // before the argument parser and the runtime cost anything.

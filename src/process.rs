@@ -24,6 +24,15 @@ use std::sync::{Arc, Mutex, OnceLock};
 use crate::platform::sys;
 
 pub use crate::platform::sys::pid_namespace::{HookNamespace, NoHookNamespace};
+/// A host hook's namespace made ahead of its call in a long-lived process (Linux; see
+/// `src/platform/linux/pid_namespace/ready.rs`): the hidden argument and entry point of
+/// the keeper that the hookhost binary becomes, and the switch and state of the pool.
+pub use crate::platform::sys::pid_namespace::{
+    KEEPER_ARG as NAMESPACE_KEEPER_ARG, is_ready as host_namespace_ready,
+    keeper_main as namespace_keeper_main, prepare_ahead as prepare_host_namespaces_ahead,
+    prepare_ahead_by_this_binary as prepare_host_namespaces_ahead_by_this_binary,
+};
+pub(crate) use crate::platform::sys::pid_namespace::{NotStarted, Pipes, ReadyRun, take_ready};
 
 /// The start-up warning for host hooks that run without a PID namespace of their own,
 /// `why` being the reason the namespace could not be made. One text, whether an
@@ -147,6 +156,32 @@ pub async fn spawn(mut command: tokio::process::Command) -> std::io::Result<toki
         return Err(std::io::Error::other("the spawner thread is gone"));
     }
     rx.await
+        .map_err(|_| std::io::Error::other("the spawner thread dropped the request"))?
+}
+
+/// Spawns `command` from the spawner thread (blocking) and registers the child as
+/// [`spawn`] does; for a process kept outside any runtime until a run takes it (a
+/// ready host hook's namespace, which only Linux has: unused elsewhere).
+#[allow(dead_code)]
+pub(crate) fn spawn_std(
+    mut command: std::process::Command,
+) -> std::io::Result<std::process::Child> {
+    let (tx, rx) = mpsc::channel();
+    let job: SpawnJob = Box::new(move || {
+        let mut live = LIVE_CHILDREN.lock().unwrap_or_else(|p| p.into_inner());
+        let result = command.spawn();
+        if let Ok(child) = &result {
+            live.get_or_insert_with(HashSet::new).insert(child.id());
+        }
+        drop(live);
+        let _ = tx.send(result);
+    });
+    spawner()
+        .lock()
+        .map_err(|_| std::io::Error::other("the spawner thread is gone"))?
+        .send(job)
+        .map_err(|_| std::io::Error::other("the spawner thread is gone"))?;
+    rx.recv()
         .map_err(|_| std::io::Error::other("the spawner thread dropped the request"))?
 }
 

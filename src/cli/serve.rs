@@ -43,8 +43,10 @@ pub async fn command(global: &GlobalOptions, resume: &ResumeArgs) -> Exit {
     let mut options = global.session_options(Mode::Serve);
     options.resume = resume.resume_from();
     let started = tokio::task::block_in_place(|| {
-        // Its boxed hooks start the small entry program this binary carries.
+        // Its boxed hooks start the small entry program this binary carries; its host
+        // hooks' namespaces are made ahead of their calls, by this binary.
         hookhost::sandbox::prepare_carried_entry();
+        hookhost::process::prepare_host_namespaces_ahead_by_this_binary();
         Session::start(options)
     });
     let session = match started {

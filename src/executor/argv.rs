@@ -15,7 +15,7 @@ use std::process::Stdio;
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
 use super::{
     BoxFuture, CancellationToken, Executor, ExitStatus, Failure, OUTPUT_CAP, RawOutput, Stream,
@@ -53,6 +53,13 @@ pub trait Launcher: Send + Sync {
 
     /// A command of this launcher was spawned (its set-up reached the program's exec).
     fn started(&self) {}
+
+    /// Whether a run may start its hook in a namespace this process made ahead of the
+    /// call, where it keeps them ([`process::prepare_host_namespaces_ahead`]), instead
+    /// of spawning [`Launcher::command`]. `false` (the default).
+    fn starts_in_ready_namespaces(&self) -> bool {
+        false
+    }
 
     /// Whether a run of a command this launcher spawned, whose process then exited
     /// (with a code, not killed by a signal), has left nothing running and no child for
@@ -140,6 +147,11 @@ impl Launcher for IsolatedHostLauncher {
         sys::pid_namespace::made(&self.namespace);
     }
 
+    /// Yes, unless a spawn of this process found that the namespace cannot be made.
+    fn starts_in_ready_namespaces(&self) -> bool {
+        process::HookNamespace::known_failure().is_none()
+    }
+
     /// A run that entered the namespace ends with it: its keeper exits with a code only
     /// once it has reaped the namespace's init, and the kernel lets the init end only
     /// once every process of the namespace has ended and been reaped (no process can
@@ -213,7 +225,7 @@ impl ArgvExecutor {
             ));
         };
         let group = GroupGuard { pid };
-        let streams = Streams::attach(&mut child, stdin, pid);
+        let streams = Streams::attach(child.take_pipes(), stdin, pid);
         let ended = tokio::select! {
             status = child.wait() => Ok(status),
             _ = tokio::time::sleep(self.timeout) => Err(Failure::TimedOut(self.timeout)),
@@ -263,7 +275,28 @@ impl ArgvExecutor {
     /// piped, in a process group of its own that dies with the thread that spawned it;
     /// with whether the launcher that started it leaves nothing behind
     /// ([`Launcher::leaves_nothing_behind`]).
-    async fn spawn(&self) -> Result<(tokio::process::Child, bool), Failure> {
+    async fn spawn(&self) -> Result<(Spawned, bool), Failure> {
+        if let Some(ready) = self
+            .launcher
+            .starts_in_ready_namespaces()
+            .then(process::take_ready)
+            .flatten()
+        {
+            match ready.start(&self.argv, &self.env, &self.cwd).await {
+                Ok(run) => {
+                    self.launcher.started();
+                    return Ok((Spawned::Ready(run), true));
+                }
+                Err(process::NotStarted::Failed(e)) => {
+                    return Err(Failure::CouldNotStart(describe_spawn_error(
+                        &self.program_name(),
+                        &e,
+                    )));
+                }
+                // The hook has not run: it starts the usual way.
+                Err(process::NotStarted::Unused) => {}
+            }
+        }
         let spawned = match process::spawn(self.command(self.launcher.as_ref())?).await {
             // The launcher's set-up failed before exec: the hook has not run, and starts
             // once more the way the launcher says.
@@ -278,7 +311,9 @@ impl ArgvExecutor {
                 Ok((child, self.launcher.leaves_nothing_behind()))
             }
         };
-        spawned.map_err(|e| Failure::CouldNotStart(describe_spawn_error(&self.program_name(), &e)))
+        spawned
+            .map(|(child, leaves_nothing_behind)| (Spawned::Child(child), leaves_nothing_behind))
+            .map_err(|e| Failure::CouldNotStart(describe_spawn_error(&self.program_name(), &e)))
     }
 
     /// The hook's command through `launcher`, its stdio piped, in a process group of its
@@ -295,6 +330,52 @@ impl ArgvExecutor {
         let mut command = tokio::process::Command::from(command);
         command.kill_on_drop(true);
         Ok(command)
+    }
+}
+
+/// A hook's process: spawned for its run, or a ready keeper's.
+enum Spawned {
+    Child(tokio::process::Child),
+    Ready(process::ReadyRun),
+}
+
+impl Spawned {
+    /// The pid of the process the run waits on (its group's leader); `None` if it
+    /// vanished at start.
+    fn id(&self) -> Option<u32> {
+        match self {
+            Spawned::Child(child) => child.id(),
+            Spawned::Ready(run) => Some(run.id()),
+        }
+    }
+
+    /// Its stdin, stdout and stderr (once).
+    fn take_pipes(&mut self) -> process::Pipes {
+        match self {
+            Spawned::Child(child) => (
+                child
+                    .stdin
+                    .take()
+                    .map(|p| Box::new(p) as Box<dyn AsyncWrite + Send + Unpin>),
+                child
+                    .stdout
+                    .take()
+                    .map(|p| Box::new(p) as Box<dyn AsyncRead + Send + Unpin>),
+                child
+                    .stderr
+                    .take()
+                    .map(|p| Box::new(p) as Box<dyn AsyncRead + Send + Unpin>),
+            ),
+            Spawned::Ready(run) => run.take_pipes(),
+        }
+    }
+
+    /// Waits for it to end.
+    async fn wait(&mut self) -> std::io::Result<std::process::ExitStatus> {
+        match self {
+            Spawned::Child(child) => child.wait().await,
+            Spawned::Ready(run) => run.wait().await,
+        }
     }
 }
 
@@ -316,8 +397,8 @@ struct Streams {
 
 impl Streams {
     /// Takes the child's pipes: writes `stdin` to it and reads both outputs, capped.
-    fn attach(child: &mut tokio::process::Child, stdin: Arc<[u8]>, pid: u32) -> Streams {
-        let writer = child.stdin.take().map(|mut pipe| {
+    fn attach((input, stdout, stderr): process::Pipes, stdin: Arc<[u8]>, pid: u32) -> Streams {
+        let writer = input.map(|mut pipe| {
             tokio::spawn(async move {
                 // A hook may exit without reading its input: EPIPE is not our failure.
                 let _ = pipe.write_all(&stdin).await;
@@ -325,8 +406,8 @@ impl Streams {
         });
         Streams {
             writer,
-            stdout: child.stdout.take().map(|p| read_capped(p, pid)),
-            stderr: child.stderr.take().map(|p| read_capped(p, pid)),
+            stdout: stdout.map(|p| read_capped(p, pid)),
+            stderr: stderr.map(|p| read_capped(p, pid)),
         }
     }
 

@@ -1031,3 +1031,59 @@ fn a_statically_linked_client_hands_its_calls_over_as_the_usual_one_does() {
     );
     assert!(deny_reason("claude-code", &alone).is_some(), "{alone:?}");
 }
+
+/// The server keeps a host hook's namespace ready ahead of its call
+/// (src/platform/linux/pid_namespace/ready.rs): a later call's hook starts in one, and
+/// sees, gets and answers exactly what the hook of a bridge process does (its PID 1
+/// aside, which is how the hook tells).
+#[test]
+fn the_servers_host_hooks_start_in_namespaces_made_ahead_as_a_bridges_do() {
+    let test = "the_servers_host_hooks_start_in_namespaces_made_ahead_as_a_bridges_do";
+    if let Err(why) = hookhost::process::HookNamespace::for_this_process() {
+        crate::support::skip_or_fail(test, crate::support::Prerequisite::Root, &why.to_string());
+        return;
+    }
+    let scene = Scene::new();
+    let view = scene.script(
+        "view.sh",
+        r#"{ case "$(tr '\0' ' ' </proc/1/cmdline)" in *__hookhost-namespace-keeper*) echo pid1=ready;; *) echo pid1=at-call;; esac
+echo "pid $$, $(ls /proc | grep -c '^[0-9]') processes"
+grep -E '^(SigIgn|SigBlk|Uid)' /proc/self/status
+ls /proc/self/fd; pwd; env | sort | cksum; grep -c . ; } | tr '\n\t' '  ' >&2
+exit 2"#,
+    );
+    scene.write_config(&crate::support::hook(
+        "view",
+        "PreToolUse",
+        &["/bin/sh", view.to_str().unwrap()],
+        "",
+    ));
+    let warm = Warm::in_scene(&scene);
+    let payload = sample(&scene, "claude-code/PreToolUse.json");
+    let alone = bridge_json_with(
+        &scene,
+        "claude-code",
+        &with_session(payload.clone(), "alone"),
+        &[],
+    );
+    let alone = deny_reason("claude-code", &alone).expect("the view hook denies");
+    assert!(alone.contains("pid1=at-call pid 2, "), "{alone}");
+    // The first call starts the server's pool; a later one finds a keeper ready.
+    let mut served = None;
+    for call in 0..100 {
+        let answer = Bridge::Client.json_with(
+            &scene,
+            "claude-code",
+            &with_session(payload.clone(), &format!("served-{call}")),
+            &warm.flag(),
+        );
+        let reason = deny_reason("claude-code", &answer).expect("the view hook denies");
+        if reason.contains("pid1=ready") {
+            served = Some(reason);
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let served = served.expect("no call ran its host hook in a namespace made ahead");
+    assert_eq!(served.replacen("pid1=ready", "pid1=at-call", 1), alone);
+}

@@ -62,8 +62,10 @@ pub async fn command(socket: Option<PathBuf>) -> Exit {
             return Exit::CouldNotRun;
         }
     };
-    // Its boxed hooks start the small entry program this binary carries.
+    // Its boxed hooks start the small entry program this binary carries; its host
+    // hooks' namespaces are made ahead of their calls, by this binary.
     hookhost::sandbox::prepare_carried_entry();
+    hookhost::process::prepare_host_namespaces_ahead_by_this_binary();
     say(&format!(
         "hookhost warm: answering bridged calls at {} (pid {}); stop it with Ctrl-C or SIGTERM",
         socket.display(),

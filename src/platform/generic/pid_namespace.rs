@@ -55,3 +55,79 @@ pub(crate) fn enter_before_exec(
 ) -> std::io::Result<()> {
     Ok(())
 }
+
+/// The hidden first argument of a ready keeper: never used here (no namespace to keep
+/// ready), and refused by [`keeper_main`].
+pub const KEEPER_ARG: &str = "__hookhost-namespace-keeper";
+
+/// There is no namespace to keep ready: exits 125.
+pub fn keeper_main() -> ! {
+    std::process::exit(125)
+}
+
+/// Nothing to keep ready on this OS.
+pub fn prepare_ahead(_binary: std::path::PathBuf) {}
+
+/// Nothing to keep ready on this OS.
+pub fn prepare_ahead_by_this_binary() {}
+
+/// Never: nothing is kept ready on this OS.
+pub fn is_ready() -> bool {
+    false
+}
+
+/// Never: nothing is kept ready on this OS.
+pub(crate) fn take_ready() -> Option<ReadyKeeper> {
+    None
+}
+
+/// A ready keeper; none is ever made on this OS.
+pub(crate) enum ReadyKeeper {}
+
+/// A hook a ready keeper started; none on this OS.
+pub(crate) enum ReadyRun {}
+
+/// Why a ready keeper did not start the hook (never made on this OS, where no keeper is).
+#[allow(dead_code)]
+pub(crate) enum NotStarted {
+    /// The hook has not run and may start the usual way.
+    Unused,
+    /// The hook could not start.
+    Failed(std::io::Error),
+}
+
+/// The hook's stdin, stdout and stderr, taken once.
+pub(crate) type Pipes = (
+    Option<Box<dyn tokio::io::AsyncWrite + Send + Unpin>>,
+    Option<Box<dyn tokio::io::AsyncRead + Send + Unpin>>,
+    Option<Box<dyn tokio::io::AsyncRead + Send + Unpin>>,
+);
+
+impl ReadyKeeper {
+    /// Never called: no value exists.
+    pub(crate) async fn start(
+        self,
+        _argv: &[std::ffi::OsString],
+        _env: &[(std::ffi::OsString, std::ffi::OsString)],
+        _cwd: &std::path::Path,
+    ) -> Result<ReadyRun, NotStarted> {
+        match self {}
+    }
+}
+
+impl ReadyRun {
+    /// Never called: no value exists.
+    pub(crate) fn id(&self) -> u32 {
+        match *self {}
+    }
+
+    /// Never called: no value exists.
+    pub(crate) fn take_pipes(&mut self) -> Pipes {
+        match *self {}
+    }
+
+    /// Never called: no value exists.
+    pub(crate) async fn wait(&mut self) -> std::io::Result<std::process::ExitStatus> {
+        match *self {}
+    }
+}

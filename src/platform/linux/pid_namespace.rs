@@ -3,6 +3,12 @@
 
 use std::sync::{Arc, OnceLock};
 
+mod ready;
+
+use ready::ReadyInit;
+pub use ready::{KEEPER_ARG, is_ready, keeper_main, prepare_ahead, prepare_ahead_by_this_binary};
+pub(crate) use ready::{NotStarted, Pipes, ReadyRun, take as take_ready};
+
 /// A PID namespace of its own for each host hook, so that it cannot see the agent (the
 /// host's parent), read its `/proc/PID/environ` or ptrace it.
 ///
@@ -162,10 +168,23 @@ impl HookNamespace {
     /// [`HookNamespace::enter_in_child`] with the plain errno; with no `exec` (the probe),
     /// the hook exits 0 at once.
     fn enter(&self, exec: Option<&HookExec>) -> Failed {
+        if let Err(e) = self.detach() {
+            return Failed::SetUp(e);
+        }
+        // SAFETY: as in detach: plain syscalls on this (single-threaded, forked) process.
+        unsafe { self.start_init(exec) }
+    }
+
+    /// The keeper's first steps: dies with its spawner, blocks every signal (the group's
+    /// SIGKILL still ends it; the hook gets its mask back before it execs), and unshares
+    /// the PID and mount namespaces (and, as a user, the user namespace, with its id
+    /// maps) and makes its mounts a slave of the host's. Only async-signal-safe
+    /// syscalls, no allocation.
+    fn detach(&self) -> std::io::Result<()> {
         use std::io::Error;
-        // SAFETY: every call below is a plain syscall on this (single-threaded, forked)
-        // process's own ids, fds, signal mask and mounts, with pointers to C string
-        // literals, buffers owned by `self` or locals on this stack frame.
+        // SAFETY: every call below is a plain syscall on this process's own ids, signal
+        // mask and mounts, with pointers to C string literals, buffers owned by `self` or
+        // locals on this stack frame.
         unsafe {
             // The keeper dies with the spawner thread, like any hook.
             libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
@@ -177,7 +196,7 @@ impl HookNamespace {
             match &self.user {
                 None => {
                     if libc::unshare(libc::CLONE_NEWPID | libc::CLONE_NEWNS) != 0 {
-                        return Failed::SetUp(Error::last_os_error());
+                        return Err(Error::last_os_error());
                     }
                 }
                 Some(maps) => {
@@ -195,9 +214,7 @@ impl HookNamespace {
                             .and_then(|()| write_file(c"/proc/self/gid_map", &maps.gid_map))
                     };
                     libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0);
-                    if let Err(e) = entered {
-                        return Failed::SetUp(e);
-                    }
+                    entered?;
                 }
             }
             // Our /proc must not show up on the host; the host's later mounts still
@@ -210,41 +227,28 @@ impl HookNamespace {
                 std::ptr::null(),
             ) != 0
             {
-                return Failed::SetUp(Error::last_os_error());
+                return Err(Error::last_os_error());
             }
-            let mut pipe = [0; 2];
-            if libc::pipe2(pipe.as_mut_ptr(), libc::O_CLOEXEC) != 0 {
-                return Failed::SetUp(Error::last_os_error());
-            }
-            let [status_read, status_write] = pipe;
-            // The init shares this process's memory (as the hook's start shares the
-            // init's): a fork would copy the page tables of the whole server-sized
-            // process once more. It runs on a stack of its own, reads only what this
-            // frame holds (alive while we wait for it), and says how its start went on
-            // the status pipe, since it cannot return into std as a fork could.
-            let start = InitStart {
-                namespace: self,
-                status_read,
-                status_write,
-                exec,
-            };
-            let init = match clone_on_own_stack(INIT_STACK, init_main, libc::CLONE_VM, &start) {
-                Ok(init) => init,
+            Ok(())
+        }
+    }
+
+    /// Starts the init (after [`HookNamespace::detach`]) and, once the hook has started,
+    /// stays as its keeper; returns only why the start failed.
+    ///
+    /// # Safety
+    /// Only in the keeper, after `detach`: plain syscalls, no allocation.
+    unsafe fn start_init(&self, exec: Option<&HookExec>) -> Failed {
+        // SAFETY: the init borrows `start`, on this frame, which outlives it (the keeper
+        // waits for it: `watch_start` returns only once it has been reaped, or never).
+        unsafe {
+            let mut start = match InitStart::new(self, exec, None) {
+                Ok(start) => start,
                 Err(e) => return Failed::SetUp(e),
             };
-            libc::close(status_write);
-            match read_message(status_read) {
-                // Back to std, which reports it as the spawn error.
-                Some((SETUP_FAILED_MESSAGE, errno)) => {
-                    reap(init);
-                    Failed::SetUp(Error::from_raw_os_error(errno))
-                }
-                Some((EXEC_FAILED_MESSAGE, errno)) => {
-                    reap(init);
-                    Failed::Exec(Error::from_raw_os_error(errno))
-                }
-                // Started (or the init died first): wait, and exit as the hook did.
-                _ => keep(init, status_read),
+            match start.clone_init() {
+                Ok(init) => start.watch_start(init, None),
+                Err(e) => Failed::SetUp(e),
             }
         }
     }
@@ -255,7 +259,12 @@ impl HookNamespace {
     ///
     /// # Safety
     /// Only in the init the keeper started ([`init_main`]).
-    unsafe fn be_init(&self, status_write: i32, exec: Option<&HookExec>) -> Failed {
+    unsafe fn be_init(
+        &self,
+        status_write: i32,
+        exec: Option<&HookExec>,
+        ready: Option<&ReadyInit>,
+    ) -> Failed {
         use std::io::Error;
         // SAFETY: as in enter: plain syscalls on this process's own state; the hook's
         // clone borrows this process's memory and stack only until it execs or exits
@@ -273,6 +282,18 @@ impl HookNamespace {
                 // Returned to std, which reports it to the spawner as the spawn error.
                 return Failed::SetUp(Error::last_os_error());
             }
+            // A ready init says so, and waits until the keeper hands it the hook (or
+            // closes the go pipe: then there is none, and it ends).
+            let exec = match ready {
+                None => exec,
+                Some(ready) => {
+                    send_message(status_write, READY_MESSAGE, 0);
+                    match ready.wait_for_hook() {
+                        Some(exec) => Some(exec),
+                        None => libc::_exit(0),
+                    }
+                }
+            };
             let start = HookStart {
                 exec,
                 status_write,
@@ -430,11 +451,25 @@ const SETUP_FAILED_MESSAGE: u8 = 1;
 const EXEC_FAILED_MESSAGE: u8 = 2;
 /// The hook ended (the number is its wait status).
 const ENDED_MESSAGE: u8 = 3;
+/// A ready init has its `/proc` and waits for the hook ([`ReadyInit`]).
+const READY_MESSAGE: u8 = 4;
+
+/// One message's bytes: its tag, then its number.
+fn message(tag: u8, number: i32) -> [u8; 5] {
+    let mut bytes = [tag; 5];
+    bytes[1..].copy_from_slice(&number.to_ne_bytes());
+    bytes
+}
+
+/// A message's tag and number.
+fn parse_message(bytes: [u8; 5]) -> (u8, i32) {
+    let number = i32::from_ne_bytes([bytes[1], bytes[2], bytes[3], bytes[4]]);
+    (bytes[0], number)
+}
 
 /// Writes one message (5 bytes, one write: a pipe writes it whole).
 fn send_message(fd: i32, tag: u8, number: i32) {
-    let mut bytes = [tag; 5];
-    bytes[1..].copy_from_slice(&number.to_ne_bytes());
+    let bytes = message(tag, number);
     // SAFETY: write from a local buffer to our own fd.
     unsafe {
         libc::write(fd, bytes.as_ptr().cast(), bytes.len());
@@ -446,10 +481,7 @@ fn read_message(fd: i32) -> Option<(u8, i32)> {
     let mut bytes = [0u8; 5];
     // SAFETY: read into a local buffer from our own fd.
     let read = unsafe { libc::read(fd, bytes.as_mut_ptr().cast(), bytes.len()) };
-    (read == 5).then(|| {
-        let number = i32::from_ne_bytes([bytes[1], bytes[2], bytes[3], bytes[4]]);
-        (bytes[0], number)
-    })
+    (read == 5).then(|| parse_message(bytes))
 }
 
 /// The stack the init runs on (its frames, the hook's start state).
@@ -461,6 +493,82 @@ struct InitStart<'a> {
     status_read: i32,
     status_write: i32,
     exec: Option<&'a HookExec>,
+    ready: Option<&'a ReadyInit>,
+}
+
+impl<'a> InitStart<'a> {
+    /// The init's start, with its status pipe.
+    fn new(
+        namespace: &'a HookNamespace,
+        exec: Option<&'a HookExec>,
+        ready: Option<&'a ReadyInit>,
+    ) -> std::io::Result<InitStart<'a>> {
+        let mut pipe = [0; 2];
+        // SAFETY: pipe2 writes two fds into the local array.
+        if unsafe { libc::pipe2(pipe.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        let [status_read, status_write] = pipe;
+        Ok(InitStart {
+            namespace,
+            status_read,
+            status_write,
+            exec,
+            ready,
+        })
+    }
+
+    /// Starts the init (see [`HookNamespace::be_init`]), and closes the keeper's copy of
+    /// the status pipe's write end.
+    ///
+    /// The init shares this process's memory (as the hook's start shares the init's): a
+    /// fork would copy the page tables of the whole server-sized process once more. It
+    /// runs on a stack of its own, reads only what `self` holds (alive while the keeper
+    /// waits for it), and says how its start went on the status pipe, since it cannot
+    /// return into std as a fork could.
+    ///
+    /// # Safety
+    /// `self` must outlive the init: the keeper waits for it ([`InitStart::watch_start`]).
+    unsafe fn clone_init(&mut self) -> std::io::Result<libc::pid_t> {
+        // SAFETY: init_main suits CLONE_VM (plain syscalls), and the caller keeps `self`
+        // alive while the init runs.
+        unsafe {
+            let init = clone_on_own_stack(INIT_STACK, init_main, libc::CLONE_VM, &*self);
+            libc::close(self.status_write);
+            init
+        }
+    }
+
+    /// Waits for the init's word on the hook's start: on a failure, reaps the init and
+    /// returns why; once the hook runs (or the init died first), says so on `started`
+    /// when given, then waits and exits as the hook did ([`keep`]).
+    ///
+    /// # Safety
+    /// Only in the keeper, with the init it started.
+    unsafe fn watch_start(&self, init: libc::pid_t, started: Option<i32>) -> Failed {
+        use std::io::Error;
+        // SAFETY: plain syscalls on this process's fds and children.
+        unsafe {
+            match read_message(self.status_read) {
+                // Back to std (or the server), which reports it as the spawn error.
+                Some((SETUP_FAILED_MESSAGE, errno)) => {
+                    reap(init);
+                    Failed::SetUp(Error::from_raw_os_error(errno))
+                }
+                Some((EXEC_FAILED_MESSAGE, errno)) => {
+                    reap(init);
+                    Failed::Exec(Error::from_raw_os_error(errno))
+                }
+                // Started (or the init died first): wait, and exit as the hook did.
+                _ => {
+                    if let Some(fd) = started {
+                        send_message(fd, STARTED_MESSAGE, 0);
+                    }
+                    keep(init, self.status_read)
+                }
+            }
+        }
+    }
 }
 
 /// The init, in the keeper's memory ([`HookNamespace::be_init`]); what stopped its start
@@ -471,10 +579,14 @@ extern "C" fn init_main(start: *mut libc::c_void) -> libc::c_int {
     unsafe {
         let start = &*start.cast::<InitStart>();
         libc::close(start.status_read);
-        let (tag, error) = match start.namespace.be_init(start.status_write, start.exec) {
-            Failed::SetUp(e) => (SETUP_FAILED_MESSAGE, e),
-            Failed::Exec(e) => (EXEC_FAILED_MESSAGE, e),
-        };
+        let (tag, error) =
+            match start
+                .namespace
+                .be_init(start.status_write, start.exec, start.ready)
+            {
+                Failed::SetUp(e) => (SETUP_FAILED_MESSAGE, e),
+                Failed::Exec(e) => (EXEC_FAILED_MESSAGE, e),
+            };
         let errno = error.raw_os_error().unwrap_or(libc::EINVAL);
         send_message(start.status_write, tag, errno);
         127
@@ -494,11 +606,13 @@ const HOOK_START_STACK: usize = 256 * 1024;
 
 /// What a hook execs, made before the fork (the child may not allocate): its program
 /// (absolute), its arguments and exactly its environment, as C strings with their
-/// pointer arrays.
+/// pointer arrays; and, for a ready keeper's hook, the folder it starts in (std's spawn
+/// sets it otherwise, before the keeper runs).
 pub(crate) struct HookExec {
     _strings: Vec<std::ffi::CString>,
     argv: Vec<*const libc::c_char>,
     envp: Vec<*const libc::c_char>,
+    cwd: Option<std::ffi::CString>,
 }
 
 // SAFETY: the pointers point into `_strings`' heap buffers, owned by the same value,
@@ -515,6 +629,23 @@ impl HookExec {
         env: &[(std::ffi::OsString, std::ffi::OsString)],
     ) -> std::io::Result<HookExec> {
         use std::os::unix::ffi::OsStrExt;
+        let argv = argv.iter().map(|a| a.as_bytes().to_vec());
+        let env = env.iter().map(|(key, value)| {
+            let mut pair = key.as_bytes().to_vec();
+            pair.push(b'=');
+            pair.extend_from_slice(value.as_bytes());
+            pair
+        });
+        HookExec::from_bytes(argv.collect(), env.collect(), None)
+    }
+
+    /// `argv` with exactly `env` (each `KEY=VALUE`), started in `cwd` when given; an
+    /// error for a NUL byte in any of them.
+    fn from_bytes(
+        argv: Vec<Vec<u8>>,
+        env: Vec<Vec<u8>>,
+        cwd: Option<Vec<u8>>,
+    ) -> std::io::Result<HookExec> {
         let c = |bytes: Vec<u8>| {
             std::ffi::CString::new(bytes).map_err(|_| {
                 std::io::Error::new(
@@ -526,27 +657,25 @@ impl HookExec {
         if argv.is_empty() {
             return Err(std::io::Error::other("the command is empty"));
         }
-        let mut strings = Vec::with_capacity(argv.len() + env.len());
-        for arg in argv {
-            strings.push(c(arg.as_bytes().to_vec())?);
-        }
-        for (key, value) in env {
-            let mut pair = key.as_bytes().to_vec();
-            pair.push(b'=');
-            pair.extend_from_slice(value.as_bytes());
-            strings.push(c(pair)?);
-        }
+        let argc = argv.len();
+        let strings = argv
+            .into_iter()
+            .chain(env)
+            .map(c)
+            .collect::<std::io::Result<Vec<_>>>()?;
+        let cwd = cwd.map(c).transpose()?;
         let pointers = |list: &[std::ffi::CString]| {
             let mut out: Vec<*const libc::c_char> = list.iter().map(|s| s.as_ptr()).collect();
             out.push(std::ptr::null());
             out
         };
-        let (args, vars) = strings.split_at(argv.len());
+        let (args, vars) = strings.split_at(argc);
         let (argv, envp) = (pointers(args), pointers(vars));
         Ok(HookExec {
             _strings: strings,
             argv,
             envp,
+            cwd,
         })
     }
 }
@@ -577,9 +706,17 @@ extern "C" fn start_hook(start: *mut libc::c_void) -> libc::c_int {
         let Some(exec) = start.exec else {
             return 0;
         };
+        // A ready keeper's hook starts in its folder here (std's spawn set the keeper's
+        // otherwise); a folder it cannot enter fails its start, as with std.
+        let entered = match &exec.cwd {
+            Some(cwd) => libc::chdir(cwd.as_ptr()) == 0,
+            None => true,
+        };
         // Its stdio and nothing else, however the keeper was started.
         super::process::mark_close_on_exec_above_stdio();
-        libc::execvpe(exec.argv[0], exec.argv.as_ptr(), exec.envp.as_ptr());
+        if entered {
+            libc::execvpe(exec.argv[0], exec.argv.as_ptr(), exec.envp.as_ptr());
+        }
         let errno = *libc::__errno_location();
         start
             .exec_errno

@@ -1,0 +1,972 @@
+//! Linux: a host hook's namespace made before its call, in a long-lived hookhost
+//! (`hookhost warm`, `serve`).
+//!
+//! Made at the call, a host hook's namespace costs the call a fork of the whole server
+//! (its page tables copied, its threads stalled meanwhile), the `unshare`, the init and
+//! its `/proc`, and at the end the mount namespace's teardown, which waits for an RCU
+//! grace period (BENCHMARKS.md, thirty-sixth sitting). A *ready keeper* does the making
+//! ahead of the call: it is this binary, started with [`KEEPER_ARG`] by `posix_spawn`
+//! (no fork), which makes the namespaces, starts their init, mounts its `/proc`, hands
+//! the server its mount namespace (so that the teardown happens when the server closes
+//! it, after the call) and then waits, its stdio being the next hook's pipes. At the
+//! call, the hook's program, arguments, environment and folder go to it as one frame on
+//! its stdin, before the hook's input; the init starts the hook, and from there the run
+//! is the same as a keeper forked for it: the hook is PID 2 of a namespace of its own,
+//! gets the server's signal dispositions and its stdio only, the keeper leads its
+//! process group and exits as the hook did once the namespace has ended
+//! ([`super::HookNamespace`]).
+//!
+//! Each ready keeper serves one hook, so no two hooks ever share a namespace. One is
+//! kept ready at a time, made again after each run by a thread of its own
+//! ([`ReadyKeepers`]); a call that finds none starts its keeper the usual way, and so
+//! do all once making one has failed. The keeper says how the start went on a socket of
+//! its own: ready, started, or why not (the program's exec failing, as std's spawn
+//! reports it). What a same-user process could do to a keeper: docs/threats.md#w1.
+
+use std::ffi::OsString;
+use std::io::Read;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicPtr, Ordering};
+use std::sync::{Condvar, Mutex, OnceLock, PoisonError};
+use std::time::Duration;
+
+use tokio::io::unix::AsyncFd;
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
+
+use super::{
+    EXEC_FAILED_MESSAGE, Failed, HookExec, HookNamespace, InitStart, READY_MESSAGE,
+    SETUP_FAILED_MESSAGE, STARTED_MESSAGE, message, read_message, reap, send_message,
+};
+
+/// The hidden first argument that makes the hookhost binary a ready keeper
+/// ([`keeper_main`]). `src/main.rs` checks for it before anything else.
+pub const KEEPER_ARG: &str = "__hookhost-namespace-keeper";
+
+/// The frame's first bytes: this protocol, version 1.
+const FRAME_MAGIC: &[u8; 4] = b"HHK1";
+
+/// The largest frame: a hook's arguments and environment beyond this would not pass
+/// `execve` (Linux takes a quarter of the stack limit, 2 MiB by default), and such a
+/// hook starts the usual way.
+const MAX_FRAME: usize = 4 << 20;
+
+/// How long a keeper may take to get ready (the exec of this binary and its namespace:
+/// a few milliseconds) before it is given up.
+const READY_DEADLINE: Duration = Duration::from_secs(5);
+
+/// The ready keeper's side: takes its line to the server and the hook's stderr, makes
+/// the namespace, starts the init and its `/proc`, says so (handing the server the
+/// mount namespace), reads the frame of the hook to start and hands it to the init;
+/// then stays as the keeper, and exits as the hook did. Never returns.
+///
+/// It is started by `posix_spawn` (no fork of the server), with its stdin and stdout the
+/// hook's pipes and its stderr the line to the server, over which the hook's stderr
+/// comes first; its second argument is the server's pid.
+pub fn keeper_main() -> ! {
+    let control = match take_line_and_stderr().and_then(|control| {
+        take_the_servers_signals()?;
+        Ok(control)
+    }) {
+        Ok(control) => control,
+        // SAFETY: _exit ends this process at once.
+        Err(_) => unsafe { libc::_exit(125) },
+    };
+    // SAFETY: prctl on this process's own state.
+    unsafe {
+        // As a keeper forked from the (non-dumpable) server is: a hook cannot read or
+        // trace its init.
+        libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0);
+    }
+    let namespace = HookNamespace::new();
+    let failed = match namespace.detach() {
+        Ok(()) => wait_and_start(&namespace, control),
+        Err(e) => Failed::SetUp(e),
+    };
+    let (tag, error) = match failed {
+        Failed::SetUp(e) => (SETUP_FAILED_MESSAGE, e),
+        Failed::Exec(e) => (EXEC_FAILED_MESSAGE, e),
+    };
+    send_message(control, tag, error.raw_os_error().unwrap_or(libc::EINVAL));
+    // SAFETY: _exit ends this process at once.
+    unsafe { libc::_exit(127) }
+}
+
+/// Dies with the server (and ends now if it is already gone); moves the line to the
+/// server off stderr (to an fd the hook does not inherit) and puts the hook's stderr,
+/// which comes first on that line, in its place. Returns the line's fd.
+fn take_line_and_stderr() -> std::io::Result<RawFd> {
+    let server: libc::pid_t = std::env::args()
+        .nth(2)
+        .and_then(|pid| pid.parse().ok())
+        .ok_or_else(|| std::io::Error::other("no server pid"))?;
+    // SAFETY: prctl, getppid, fcntl, dup2 and close on this process's own state and fds.
+    unsafe {
+        // The death signal is set by the keeper itself (a `pre_exec` would make std fork
+        // the server): the server's spawner thread is its parent, unless the server
+        // died before this line.
+        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
+        if libc::getppid() != server {
+            return Err(std::io::Error::other("the server is gone"));
+        }
+        let control = libc::fcntl(2, libc::F_DUPFD_CLOEXEC, 3);
+        if control < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        let mut byte = [0u8; 1];
+        let (n, stderr) = receive_with_fd(control, &mut byte)?;
+        let Some(stderr) = stderr.filter(|_| n == 1) else {
+            return Err(std::io::Error::other("no stderr for the hook"));
+        };
+        if libc::dup2(stderr.as_raw_fd(), 2) < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        Ok(control)
+    }
+}
+
+/// The signals this process ignores, as a mask (bit `n - 1` for signal `n`, as
+/// `/proc/self/status` shows them), SIGPIPE left out: what a hook started from here
+/// inherits, since std's spawn gives SIGPIPE its default back.
+fn ignored_signals() -> std::io::Result<u64> {
+    let status = std::fs::read_to_string("/proc/self/status")?;
+    let mask = status
+        .lines()
+        .find_map(|line| line.strip_prefix("SigIgn:"))
+        .and_then(|hex| u64::from_str_radix(hex.trim(), 16).ok())
+        .ok_or_else(|| std::io::Error::other("no SigIgn in /proc/self/status"))?;
+    Ok(mask & !(1 << (libc::SIGPIPE - 1)))
+}
+
+/// Ignores exactly the signals the server does (its third argument,
+/// [`ignored_signals`]) and gives every other its default, so that the hook inherits
+/// what a keeper forked from the server would give it: this binary's start ignores
+/// SIGPIPE, and `posix_spawn` ignores glibc's own two signals, each ignored across exec.
+/// Through the kernel's call, which glibc's refuses for its own signals.
+fn take_the_servers_signals() -> std::io::Result<()> {
+    /// The kernel's `struct sigaction` (x86-64 and arm64, which both have a restorer).
+    #[repr(C)]
+    struct KernelSigaction {
+        handler: usize,
+        flags: u64,
+        restorer: usize,
+        mask: u64,
+    }
+    let mask = std::env::args()
+        .nth(3)
+        .and_then(|hex| u64::from_str_radix(&hex, 16).ok())
+        .ok_or_else(|| std::io::Error::other("no signal mask"))?;
+    for signal in 1..=64 {
+        if signal == libc::SIGKILL || signal == libc::SIGSTOP {
+            continue;
+        }
+        let action = KernelSigaction {
+            handler: if mask & (1 << (signal - 1)) != 0 {
+                libc::SIG_IGN
+            } else {
+                libc::SIG_DFL
+            },
+            flags: 0,
+            restorer: 0,
+            mask: 0,
+        };
+        // SAFETY: rt_sigaction with a valid action for a valid signal, the kernel's
+        // sigset size, and no old action.
+        let set = unsafe {
+            libc::syscall(
+                libc::SYS_rt_sigaction,
+                signal,
+                &raw const action,
+                std::ptr::null_mut::<KernelSigaction>(),
+                8usize,
+            )
+        };
+        if set != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
+
+/// After [`HookNamespace::detach`]: starts the init ready, says so on `control` with the
+/// mount namespace, reads the frame and starts the hook. Returns only why it could not
+/// (the init has been reaped then).
+fn wait_and_start(namespace: &HookNamespace, control: RawFd) -> Failed {
+    let mut go = [0; 2];
+    // SAFETY: pipe2 writes two fds into the local array.
+    if unsafe { libc::pipe2(go.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return Failed::SetUp(std::io::Error::last_os_error());
+    }
+    let [go_read, go_write] = go;
+    // The server keeps the mount namespace open until after its call, so that its
+    // teardown (which waits for an RCU grace period, ~0.2 ms here) is not the keeper's
+    // exit, which the call waits for.
+    let mount_namespace = match std::fs::File::open("/proc/self/ns/mnt") {
+        Ok(file) => OwnedFd::from(file),
+        Err(e) => return Failed::SetUp(e),
+    };
+    let ready = ReadyInit {
+        go_read,
+        go_write,
+        exec: AtomicPtr::new(std::ptr::null_mut()),
+    };
+    let mut start = match InitStart::new(namespace, None, Some(&ready)) {
+        Ok(start) => start,
+        Err(e) => return Failed::SetUp(e),
+    };
+    // SAFETY: `start` and `ready` live on this frame, which never returns while the
+    // init runs: every path below reaps it first or stays as its keeper.
+    let init = match unsafe { start.clone_init() } {
+        Ok(init) => init,
+        Err(e) => return Failed::SetUp(e),
+    };
+    // SAFETY: close on our own fd (the init keeps its copy).
+    unsafe { libc::close(go_read) };
+    match read_message(start.status_read) {
+        Some((READY_MESSAGE, _)) => {}
+        Some((_, errno)) => {
+            reap(init);
+            return Failed::SetUp(std::io::Error::from_raw_os_error(errno));
+        }
+        None => {
+            reap(init);
+            return Failed::SetUp(std::io::Error::other("the init ended before it was ready"));
+        }
+    }
+    let said = send_with_fd(
+        control,
+        &message(READY_MESSAGE, 0),
+        mount_namespace.as_raw_fd(),
+    );
+    drop(mount_namespace);
+    let exec = match said
+        .and_then(|()| read_frame(&mut StdinOnce))
+        .and_then(Frame::into_exec)
+    {
+        Ok(exec) => Box::leak(Box::new(exec)),
+        Err(e) => {
+            // No hook (the server let this keeper go, or sent what it cannot start):
+            // the init reads the end of the go pipe and exits, and the server, if it
+            // still listens, hears why (a run is never taken for a hook that ran).
+            // SAFETY: close on our own fd; the init is reaped before we return.
+            unsafe { libc::close(go_write) };
+            reap(init);
+            return Failed::SetUp(e);
+        }
+    };
+    ready.exec.store(exec, Ordering::SeqCst);
+    // SAFETY: write of one byte from a local to our own fd. From here on the keeper
+    // allocates nothing: the init and the hook's start share its memory.
+    unsafe {
+        let byte = 1u8;
+        libc::write(go_write, (&raw const byte).cast(), 1);
+        libc::close(go_write);
+        start.watch_start(init, Some(control))
+    }
+}
+
+/// A ready keeper's hand-over to its init: the init, its `/proc` mounted, waits on the
+/// go pipe; the keeper sets `exec` once the call came, then writes one byte (or closes
+/// the pipe without one: there is no hook, and the init ends).
+pub(super) struct ReadyInit {
+    go_read: RawFd,
+    go_write: RawFd,
+    exec: AtomicPtr<HookExec>,
+}
+
+impl ReadyInit {
+    /// In the init: waits for the keeper's byte; the hook to start, or `None` (no hook).
+    /// Plain syscalls only (the init shares the keeper's memory).
+    pub(super) fn wait_for_hook(&self) -> Option<&HookExec> {
+        // SAFETY: close and read on the init's own fds, into a local; the pointer was
+        // set before the byte was written, to a HookExec the keeper never frees.
+        unsafe {
+            libc::close(self.go_write);
+            let mut byte = 0u8;
+            if libc::read(self.go_read, (&raw mut byte).cast(), 1) != 1 {
+                return None;
+            }
+            libc::close(self.go_read);
+            self.exec.load(Ordering::SeqCst).as_ref()
+        }
+    }
+}
+
+/// The keeper's stdin, read without std's buffering: the bytes after the frame are the
+/// hook's input, and must stay in the pipe.
+struct StdinOnce;
+
+impl Read for StdinOnce {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        // SAFETY: read into the caller's buffer, at most its length.
+        let n = unsafe { libc::read(0, buf.as_mut_ptr().cast(), buf.len()) };
+        if n < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        Ok(n as usize)
+    }
+}
+
+/// A hook to start, as the frame carries it.
+#[derive(Debug, PartialEq, Eq)]
+struct Frame {
+    cwd: Vec<u8>,
+    argv: Vec<Vec<u8>>,
+    env: Vec<Vec<u8>>,
+}
+
+impl Frame {
+    /// The frame of `argv` with exactly `env`, started in `cwd`: `None` when a NUL byte
+    /// in any of them or the size would keep it from starting this way (it then starts
+    /// the usual way, which says why it cannot).
+    fn encode(argv: &[OsString], env: &[(OsString, OsString)], cwd: &Path) -> Option<Vec<u8>> {
+        use std::os::unix::ffi::OsStrExt;
+        let mut body = Vec::new();
+        body.extend_from_slice(&u32::try_from(argv.len()).ok()?.to_le_bytes());
+        body.extend_from_slice(&u32::try_from(env.len()).ok()?.to_le_bytes());
+        let mut push = |parts: &[&[u8]]| -> Option<()> {
+            for part in parts {
+                if part.contains(&0) {
+                    return None;
+                }
+                body.extend_from_slice(part);
+            }
+            body.push(0);
+            Some(())
+        };
+        push(&[cwd.as_os_str().as_bytes()])?;
+        for arg in argv {
+            push(&[arg.as_bytes()])?;
+        }
+        for (key, value) in env {
+            push(&[key.as_bytes(), b"=", value.as_bytes()])?;
+        }
+        if body.len() > MAX_FRAME || argv.is_empty() {
+            return None;
+        }
+        let mut frame = Vec::with_capacity(body.len() + 8);
+        frame.extend_from_slice(FRAME_MAGIC);
+        frame.extend_from_slice(&u32::try_from(body.len()).ok()?.to_le_bytes());
+        frame.extend_from_slice(&body);
+        Some(frame)
+    }
+
+    /// The hook's exec.
+    fn into_exec(self) -> std::io::Result<HookExec> {
+        HookExec::from_bytes(self.argv, self.env, Some(self.cwd))
+    }
+}
+
+/// Reads one frame from `input`, exactly its bytes.
+fn read_frame(input: &mut impl Read) -> std::io::Result<Frame> {
+    let bad = |why: &str| std::io::Error::new(std::io::ErrorKind::InvalidData, why.to_string());
+    let mut head = [0u8; 8];
+    input.read_exact(&mut head)?;
+    if &head[..4] != FRAME_MAGIC {
+        return Err(bad("not a hook frame"));
+    }
+    let len = u32::from_le_bytes([head[4], head[5], head[6], head[7]]) as usize;
+    if !(8..=MAX_FRAME).contains(&len) {
+        return Err(bad("a hook frame of a size it cannot have"));
+    }
+    let mut body = vec![0u8; len];
+    input.read_exact(&mut body)?;
+    let count =
+        |at: usize| u32::from_le_bytes([body[at], body[at + 1], body[at + 2], body[at + 3]]);
+    let (argc, envc) = (count(0) as usize, count(4) as usize);
+    let mut strings = body[8..].split(|&b| b == 0);
+    let mut next = || {
+        strings
+            .next()
+            .map(<[u8]>::to_vec)
+            .ok_or_else(|| bad("a short hook frame"))
+    };
+    let cwd = next()?;
+    let argv = (0..argc)
+        .map(|_| next())
+        .collect::<std::io::Result<Vec<_>>>()?;
+    let env = (0..envc)
+        .map(|_| next())
+        .collect::<std::io::Result<Vec<_>>>()?;
+    if argv.is_empty() || body.last() != Some(&0) {
+        return Err(bad("a malformed hook frame"));
+    }
+    Ok(Frame { cwd, argv, env })
+}
+
+/// The ready keepers of this process: one kept ready at a time, by a thread of its own,
+/// once [`prepare_ahead`] named the binary and a hook's spawn asked for one.
+struct ReadyKeepers {
+    binary: PathBuf,
+    state: Mutex<PoolState>,
+    wake: Condvar,
+}
+
+#[derive(Default)]
+struct PoolState {
+    ready: Option<ReadyKeeper>,
+    /// Mount namespaces of runs that ended, closed by the pool's thread.
+    to_close: Vec<OwnedFd>,
+    /// The thread that makes them runs.
+    started: bool,
+    /// Making one failed: the hooks start the usual way from now on (which says why,
+    /// where it fails too).
+    given_up: bool,
+}
+
+static POOL: OnceLock<ReadyKeepers> = OnceLock::new();
+
+/// Keeps a host hook's namespace ready ahead of its call in this (long-lived) process,
+/// made by `binary`, a hookhost binary (its `main` runs [`keeper_main`] on
+/// [`KEEPER_ARG`]). The first host hook's spawn starts the first one; until then
+/// nothing runs. Later calls change nothing.
+pub fn prepare_ahead(binary: PathBuf) {
+    let _ = POOL.set(ReadyKeepers {
+        binary,
+        state: Mutex::new(PoolState::default()),
+        wake: Condvar::new(),
+    });
+}
+
+/// [`prepare_ahead`] by the running binary (`/proc/self/exe`, the file this process was
+/// started from, even if its path has been replaced since), for the hookhost binary's
+/// own `warm` and `serve`.
+pub fn prepare_ahead_by_this_binary() {
+    prepare_ahead(PathBuf::from("/proc/self/exe"));
+}
+
+/// The ready keeper, if one is ready (and another is then made); `None` when this
+/// process keeps none ([`prepare_ahead`] not called, or making one failed) or the one
+/// being made is not ready yet.
+pub(crate) fn take() -> Option<ReadyKeeper> {
+    let pool = POOL.get()?;
+    let mut state = pool.state.lock().unwrap_or_else(PoisonError::into_inner);
+    if state.given_up {
+        return None;
+    }
+    if !state.started {
+        state.started = true;
+        let started = std::thread::Builder::new()
+            .name("hookhost-namespaces".into())
+            .spawn(|| pool_thread(pool));
+        if let Err(e) = started {
+            tracing::debug!("no thread to make host hooks' namespaces ahead: {e}");
+            state.given_up = true;
+        }
+        return None;
+    }
+    state.ready.take()
+}
+
+/// Asks the pool's thread for the next ready keeper: once the run that took one has
+/// ended, so that making it (an exec of this binary, its namespaces) does not compete
+/// with the hook for the CPU.
+fn refill() {
+    if let Some(pool) = POOL.get() {
+        let _state = pool.state.lock().unwrap_or_else(PoisonError::into_inner);
+        pool.wake.notify_one();
+    }
+}
+
+/// Whether a ready keeper waits now (for tests: the next host hook of this process
+/// starts in it).
+pub fn is_ready() -> bool {
+    POOL.get().is_some_and(|pool| {
+        let state = pool.state.lock().unwrap_or_else(PoisonError::into_inner);
+        state.ready.is_some()
+    })
+}
+
+/// Hands a run's mount namespace to the pool's thread, which closes it (its teardown
+/// waits for an RCU grace period: not on a call's way).
+fn close_later(mount_namespace: OwnedFd) {
+    match POOL.get() {
+        Some(pool) => {
+            let mut state = pool.state.lock().unwrap_or_else(PoisonError::into_inner);
+            state.to_close.push(mount_namespace);
+            pool.wake.notify_one();
+        }
+        None => drop(mount_namespace),
+    }
+}
+
+/// The pool's thread: makes a keeper whenever none is ready, and closes the mount
+/// namespaces of runs that ended.
+fn pool_thread(pool: &'static ReadyKeepers) {
+    loop {
+        let to_close = {
+            let mut state = pool.state.lock().unwrap_or_else(PoisonError::into_inner);
+            while state.ready.is_some() && state.to_close.is_empty() {
+                state = pool
+                    .wake
+                    .wait(state)
+                    .unwrap_or_else(PoisonError::into_inner);
+            }
+            std::mem::take(&mut state.to_close)
+        };
+        drop(to_close);
+        if pool
+            .state
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .ready
+            .is_some()
+        {
+            continue;
+        }
+        match ReadyKeeper::make(&pool.binary) {
+            Ok(keeper) => {
+                let mut state = pool.state.lock().unwrap_or_else(PoisonError::into_inner);
+                state.ready = Some(keeper);
+            }
+            Err(e) => {
+                tracing::debug!(
+                    "host hooks' namespaces are made at each call: making one ahead failed: {e}"
+                );
+                let mut state = pool.state.lock().unwrap_or_else(PoisonError::into_inner);
+                state.given_up = true;
+                return;
+            }
+        }
+    }
+}
+
+/// A keeper whose namespace is ready: its pid (the leader of its own process group),
+/// the hook's three pipes, its line to us and its mount namespace.
+pub(crate) struct ReadyKeeper {
+    pid: u32,
+    /// `None` once taken by [`ReadyKeeper::start`].
+    fds: Option<KeeperFds>,
+    reaped: bool,
+    /// Handed on to a run ([`ReadyRun`] reaps it, and asks for the next).
+    handed_on: bool,
+}
+
+struct KeeperFds {
+    stdin: OwnedFd,
+    stdout: OwnedFd,
+    stderr: OwnedFd,
+    /// A `SOCK_SEQPACKET` socket, non-blocking on our side.
+    control: OwnedFd,
+    mount_namespace: OwnedFd,
+}
+
+/// Why a ready keeper did not start the hook.
+pub(crate) enum NotStarted {
+    /// The hook has not run and may start the usual way.
+    Unused,
+    /// The hook could not start (as std's spawn would say).
+    Failed(std::io::Error),
+}
+
+impl ReadyKeeper {
+    /// Starts a keeper (from the spawner thread, by `posix_spawn`, in a process group of
+    /// its own) and waits until it says it is ready.
+    fn make(binary: &Path) -> std::io::Result<ReadyKeeper> {
+        let (control, keeper_line) = socket_pair()?;
+        let (stderr, hook_stderr) = pipe()?;
+        let mut command = std::process::Command::new(binary);
+        command
+            .arg(KEEPER_ARG)
+            .arg(std::process::id().to_string())
+            .arg(format!("{:x}", ignored_signals()?))
+            .env_clear()
+            .current_dir("/")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::from(keeper_line));
+        // No `pre_exec` (it would make std fork the server): the keeper sets its own
+        // death signal.
+        crate::platform::unix::process::own_group(&mut command);
+        let mut child = crate::process::spawn_std(command)?;
+        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+            return Err(std::io::Error::other("a keeper without its pipes"));
+        };
+        let mut keeper = ReadyKeeper {
+            pid: child.id(),
+            fds: None,
+            reaped: false,
+            handed_on: false,
+        };
+        send_with_fd(control.as_raw_fd(), &[0], hook_stderr.as_raw_fd())?;
+        drop(hook_stderr);
+        let mut poll = libc::pollfd {
+            fd: control.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        let ms = READY_DEADLINE.as_millis() as i32;
+        // SAFETY: poll on one pollfd of ours.
+        match unsafe { libc::poll(&mut poll, 1, ms) } {
+            0 => {
+                return Err(std::io::Error::other(
+                    "the keeper did not get ready in time",
+                ));
+            }
+            n if n < 0 => return Err(std::io::Error::last_os_error()),
+            _ => {}
+        }
+        let mut bytes = [0u8; 5];
+        let (n, mount_namespace) = receive_with_fd(control.as_raw_fd(), &mut bytes)?;
+        match (n, super::parse_message(bytes), mount_namespace) {
+            (5, (READY_MESSAGE, _), Some(mount_namespace)) => {
+                set_nonblocking(&control)?;
+                keeper.fds = Some(KeeperFds {
+                    stdin: stdin.into(),
+                    stdout: stdout.into(),
+                    stderr,
+                    control,
+                    mount_namespace,
+                });
+                Ok(keeper)
+            }
+            (5, (_, errno), _) => Err(std::io::Error::from_raw_os_error(errno)),
+            _ => Err(std::io::Error::other(
+                "the keeper ended before it was ready",
+            )),
+        }
+    }
+
+    /// Whether the keeper has ended (killed while it waited): then it is reaped, and
+    /// dropping it asks for the next.
+    fn has_ended(&mut self) -> bool {
+        let mut status = 0;
+        // SAFETY: waitpid on our own child, WNOHANG, into a local.
+        let pid = unsafe { libc::waitpid(self.pid as i32, &mut status, libc::WNOHANG) };
+        if pid == 0 {
+            return false;
+        }
+        self.reaped = true;
+        true
+    }
+
+    /// Starts `argv` with exactly `env` in `cwd` in this keeper's namespace, in the
+    /// caller's runtime: the running hook once the keeper says it started (or ended
+    /// before it could say: the run then reports how it ended, as a keeper forked for
+    /// the hook would), else why not.
+    pub(crate) async fn start(
+        mut self,
+        argv: &[OsString],
+        env: &[(OsString, OsString)],
+        cwd: &Path,
+    ) -> Result<ReadyRun, NotStarted> {
+        let Some(frame) = Frame::encode(argv, env, cwd) else {
+            return Err(NotStarted::Unused);
+        };
+        if self.has_ended() {
+            return Err(NotStarted::Unused);
+        }
+        let Ok(pidfd) = pidfd_open(self.pid).and_then(readable_in_this_runtime) else {
+            return Err(NotStarted::Unused);
+        };
+        let Some(fds) = self.fds.take() else {
+            return Err(NotStarted::Unused);
+        };
+        let pipes = (
+            tokio::net::unix::pipe::Sender::from_owned_fd(fds.stdin),
+            tokio::net::unix::pipe::Receiver::from_owned_fd(fds.stdout),
+            tokio::net::unix::pipe::Receiver::from_owned_fd(fds.stderr),
+            readable_in_this_runtime(fds.control),
+        );
+        let (Ok(mut stdin), Ok(stdout), Ok(stderr), Ok(control)) = pipes else {
+            return Err(NotStarted::Unused);
+        };
+        // A keeper that cannot have read the whole frame has not started anything.
+        if stdin.write_all(&frame).await.is_err() {
+            return Err(NotStarted::Unused);
+        }
+        // From here the hook may run: the run owns the keeper, and reaps it.
+        self.handed_on = true;
+        let run = ReadyRun {
+            pid: self.pid,
+            pidfd,
+            stdin: Some(Box::new(stdin)),
+            stdout: Some(Box::new(stdout)),
+            stderr: Some(Box::new(stderr)),
+            mount_namespace: Some(fds.mount_namespace),
+            reaped: false,
+        };
+        match read_message_from(&control).await {
+            Some((STARTED_MESSAGE, _)) => Ok(run),
+            Some((_, errno)) => Err(NotStarted::Failed(std::io::Error::from_raw_os_error(errno))),
+            // The keeper ended without a word (killed: a hook may kill its own group at
+            // once): the run waits for it and says how it ended.
+            None => Ok(run),
+        }
+    }
+}
+
+impl Drop for ReadyKeeper {
+    fn drop(&mut self) {
+        if self.handed_on {
+            return;
+        }
+        if !self.reaped {
+            kill_and_reap(self.pid);
+        }
+        crate::process::forget(self.pid);
+        if let Some(fds) = self.fds.take() {
+            close_later(fds.mount_namespace);
+        }
+        refill();
+    }
+}
+
+/// A hook started by a ready keeper, in the runtime that started it.
+pub(crate) struct ReadyRun {
+    pid: u32,
+    pidfd: AsyncFd<OwnedFd>,
+    stdin: Option<Box<dyn AsyncWrite + Send + Unpin>>,
+    stdout: Option<Box<dyn AsyncRead + Send + Unpin>>,
+    stderr: Option<Box<dyn AsyncRead + Send + Unpin>>,
+    /// Closed by the pool's thread, after the call ([`close_later`]).
+    mount_namespace: Option<OwnedFd>,
+    reaped: bool,
+}
+
+/// The hook's stdin, stdout and stderr, taken once.
+pub(crate) type Pipes = (
+    Option<Box<dyn AsyncWrite + Send + Unpin>>,
+    Option<Box<dyn AsyncRead + Send + Unpin>>,
+    Option<Box<dyn AsyncRead + Send + Unpin>>,
+);
+
+impl ReadyRun {
+    /// The keeper's pid: the leader of the hook's process group.
+    pub(crate) fn id(&self) -> u32 {
+        self.pid
+    }
+
+    /// The hook's pipes (once).
+    pub(crate) fn take_pipes(&mut self) -> Pipes {
+        (self.stdin.take(), self.stdout.take(), self.stderr.take())
+    }
+
+    /// Waits for the keeper to end, and reaps it: it exits as the hook did.
+    pub(crate) async fn wait(&mut self) -> std::io::Result<std::process::ExitStatus> {
+        use std::os::unix::process::ExitStatusExt;
+        loop {
+            let mut status = 0;
+            // SAFETY: waitpid on our own child, WNOHANG, into a local.
+            let pid = unsafe { libc::waitpid(self.pid as i32, &mut status, libc::WNOHANG) };
+            if pid == self.pid as i32 {
+                self.reaped = true;
+                return Ok(std::process::ExitStatus::from_raw(status));
+            }
+            if pid < 0 {
+                let e = std::io::Error::last_os_error();
+                if e.raw_os_error() != Some(libc::EINTR) {
+                    return Err(e);
+                }
+                continue;
+            }
+            let mut ready = self.pidfd.readable().await?;
+            ready.clear_ready();
+        }
+    }
+}
+
+impl Drop for ReadyRun {
+    fn drop(&mut self) {
+        if !self.reaped {
+            kill_and_reap(self.pid);
+            crate::process::forget(self.pid);
+        }
+        if let Some(mount_namespace) = self.mount_namespace.take() {
+            close_later(mount_namespace);
+        }
+        refill();
+    }
+}
+
+/// One message from the keeper's socket; `None` once it has closed.
+async fn read_message_from(control: &AsyncFd<OwnedFd>) -> Option<(u8, i32)> {
+    loop {
+        let mut ready = control.readable().await.ok()?;
+        let mut bytes = [0u8; 5];
+        // SAFETY: read into a local buffer from our own (non-blocking) fd.
+        let n = unsafe { libc::read(control.as_raw_fd(), bytes.as_mut_ptr().cast(), 5) };
+        if n == 5 {
+            return Some(super::parse_message(bytes));
+        }
+        let e = std::io::Error::last_os_error();
+        if n < 0 && matches!(e.raw_os_error(), Some(libc::EAGAIN | libc::EINTR)) {
+            ready.clear_ready();
+            continue;
+        }
+        return None;
+    }
+}
+
+/// `fd`, registered for readiness with the caller's runtime.
+fn readable_in_this_runtime(fd: OwnedFd) -> std::io::Result<AsyncFd<OwnedFd>> {
+    // SAFETY: an OwnedFd's fd stays open, and the same, for as long as it is owned.
+    unsafe { AsyncFd::register_with_interest(fd, tokio::io::Interest::READABLE) }
+        .map_err(|e| e.into_parts().1)
+}
+
+/// SIGKILL to `pid` (our child), and its reaping (at once: it cannot block a kill).
+fn kill_and_reap(pid: u32) {
+    // SAFETY: kill and waitpid on our own child, into a local.
+    unsafe {
+        libc::kill(pid as i32, libc::SIGKILL);
+        let mut status = 0;
+        while libc::waitpid(pid as i32, &mut status, 0) < 0
+            && std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR)
+        {}
+    }
+}
+
+/// A pipe, both ends close-on-exec: (read, write).
+fn pipe() -> std::io::Result<(OwnedFd, OwnedFd)> {
+    let mut fds = [0; 2];
+    // SAFETY: pipe2 writes two fds into the local array, which we then own.
+    unsafe {
+        if libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        Ok((OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])))
+    }
+}
+
+/// A `SOCK_SEQPACKET` socket pair, both ends close-on-exec: (ours, the keeper's).
+fn socket_pair() -> std::io::Result<(OwnedFd, OwnedFd)> {
+    let mut fds = [0; 2];
+    // SAFETY: socketpair writes two fds into the local array, which we then own.
+    unsafe {
+        if libc::socketpair(
+            libc::AF_UNIX,
+            libc::SOCK_SEQPACKET | libc::SOCK_CLOEXEC,
+            0,
+            fds.as_mut_ptr(),
+        ) != 0
+        {
+            return Err(std::io::Error::last_os_error());
+        }
+        Ok((OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])))
+    }
+}
+
+fn set_nonblocking(fd: &OwnedFd) -> std::io::Result<()> {
+    // SAFETY: fcntl on our own fd.
+    unsafe {
+        let flags = libc::fcntl(fd.as_raw_fd(), libc::F_GETFL);
+        if flags < 0 || libc::fcntl(fd.as_raw_fd(), libc::F_SETFL, flags | libc::O_NONBLOCK) < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
+
+/// Sends `bytes` with `fd` (`SCM_RIGHTS`) on the socket `socket`. No allocation.
+fn send_with_fd(socket: RawFd, bytes: &[u8], fd: RawFd) -> std::io::Result<()> {
+    // SAFETY: sendmsg from locals: one iovec over `bytes`, and a control buffer sized by
+    // CMSG_SPACE for one fd, aligned as cmsghdr.
+    unsafe {
+        let mut space = [0u64; 4];
+        let mut iov = libc::iovec {
+            iov_base: bytes.as_ptr().cast_mut().cast(),
+            iov_len: bytes.len(),
+        };
+        let mut msg: libc::msghdr = std::mem::zeroed();
+        msg.msg_iov = &mut iov;
+        msg.msg_iovlen = 1;
+        msg.msg_control = space.as_mut_ptr().cast();
+        msg.msg_controllen = libc::CMSG_SPACE(std::mem::size_of::<RawFd>() as u32) as _;
+        let cmsg = libc::CMSG_FIRSTHDR(&msg);
+        (*cmsg).cmsg_level = libc::SOL_SOCKET;
+        (*cmsg).cmsg_type = libc::SCM_RIGHTS;
+        (*cmsg).cmsg_len = libc::CMSG_LEN(std::mem::size_of::<RawFd>() as u32) as _;
+        std::ptr::write_unaligned(libc::CMSG_DATA(cmsg).cast::<RawFd>(), fd);
+        if libc::sendmsg(socket, &msg, libc::MSG_NOSIGNAL) != bytes.len() as isize {
+            return Err(std::io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
+
+/// Receives into `bytes` on the socket `socket`, with the fd sent along, if any
+/// (close-on-exec). Blocking unless the socket is not.
+fn receive_with_fd(socket: RawFd, bytes: &mut [u8]) -> std::io::Result<(usize, Option<OwnedFd>)> {
+    // SAFETY: recvmsg into locals (as in send_with_fd); an fd the kernel put in the
+    // control buffer is ours, and taken once.
+    unsafe {
+        let mut space = [0u64; 4];
+        let mut iov = libc::iovec {
+            iov_base: bytes.as_mut_ptr().cast(),
+            iov_len: bytes.len(),
+        };
+        let mut msg: libc::msghdr = std::mem::zeroed();
+        msg.msg_iov = &mut iov;
+        msg.msg_iovlen = 1;
+        msg.msg_control = space.as_mut_ptr().cast();
+        msg.msg_controllen = std::mem::size_of_val(&space) as _;
+        let n = libc::recvmsg(socket, &mut msg, libc::MSG_CMSG_CLOEXEC);
+        if n < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        let mut fd = None;
+        let cmsg = libc::CMSG_FIRSTHDR(&msg);
+        if !cmsg.is_null()
+            && (*cmsg).cmsg_level == libc::SOL_SOCKET
+            && (*cmsg).cmsg_type == libc::SCM_RIGHTS
+        {
+            let raw = std::ptr::read_unaligned(libc::CMSG_DATA(cmsg).cast::<RawFd>());
+            fd = Some(OwnedFd::from_raw_fd(raw));
+        }
+        Ok((n as usize, fd))
+    }
+}
+
+/// A pidfd for our child `pid` (Linux 5.3): readable once it has ended.
+fn pidfd_open(pid: u32) -> std::io::Result<OwnedFd> {
+    // SAFETY: pidfd_open takes plain integers; the fd it returns is ours.
+    unsafe {
+        let fd = libc::syscall(libc::SYS_pidfd_open, pid as libc::pid_t, 0);
+        if fd < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        Ok(OwnedFd::from_raw_fd(fd as RawFd))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_frame_reads_back_as_written_and_leaves_what_follows() {
+        let argv: Vec<OsString> = vec!["/bin/sh".into(), "-c".into(), "".into()];
+        let env: Vec<(OsString, OsString)> = vec![("A".into(), "b=c".into())];
+        let mut bytes = Frame::encode(&argv, &env, Path::new("/")).unwrap();
+        bytes.extend_from_slice(b"{\"input\":1}\n");
+        let mut input = &bytes[..];
+        let frame = read_frame(&mut input).unwrap();
+        assert_eq!(
+            frame,
+            Frame {
+                cwd: b"/".to_vec(),
+                argv: vec![b"/bin/sh".to_vec(), b"-c".to_vec(), Vec::new()],
+                env: vec![b"A=b=c".to_vec()],
+            }
+        );
+        assert_eq!(input, b"{\"input\":1}\n");
+    }
+
+    #[test]
+    fn what_a_frame_cannot_carry_starts_the_usual_way_and_a_bad_frame_is_refused() {
+        let nul: Vec<OsString> = vec!["/bin/sh".into(), "a\0b".into()];
+        assert_eq!(Frame::encode(&nul, &[], Path::new("/")), None);
+        assert_eq!(Frame::encode(&[], &[], Path::new("/")), None);
+        let big: Vec<OsString> = vec!["x".repeat(MAX_FRAME).into()];
+        assert_eq!(Frame::encode(&big, &[], Path::new("/")), None);
+        for bytes in [
+            &b"HHK0\x08\0\0\0\0\0\0\0\0\0\0\0"[..],
+            &b"HHK1\xff\xff\xff\x7f"[..],
+            &b"HHK1\x0a\0\0\0\x05\0\0\0\0\0\0\0/\0"[..],
+            &b"HHK1\x08\0\0\0\0\0\0\0\0\0\0\0"[..],
+        ] {
+            assert!(read_frame(&mut &bytes[..]).is_err(), "{bytes:?}");
+        }
+    }
+}
