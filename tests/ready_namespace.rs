@@ -1,7 +1,9 @@
 //! A host hook's namespace made ahead of its call (`hookhost warm`, `serve`;
 //! src/platform/linux/pid_namespace/ready.rs): the hook sees, gets and leaves exactly
 //! what a hook whose namespace was made at its call does, and a hook that cannot start,
-//! outlives its timeout or leaves a process behind ends as there.
+//! outlives its timeout or leaves a process behind ends as there; a keeper made before
+//! the host's mounts changed is not used, and one that never answers ends its run at
+//! the hook's timeout.
 //!
 //! A test binary of its own, with one test: the keeper kept ready is the process's, and
 //! a test beside it would take it.
@@ -151,6 +153,70 @@ async fn a_hook_in_a_namespace_made_ahead_runs_as_in_one_made_at_its_call() {
     assert_eq!(std::fs::read_to_string(&marks).unwrap(), "run\n");
     let last: RawOutput = view().await.unwrap();
     assert_eq!(last.status, ExitStatus::Code(3));
+
+    // A mount made on the host after the keeper was made is seen by the next hook: its
+    // namespace's copy of the mounts would not have it, so that keeper is not used.
+    wait_ready().await;
+    let mount_point = scene.root.path().join("mounted-later");
+    std::fs::create_dir(&mount_point).unwrap();
+    let mounted = std::process::Command::new("mount")
+        .args(["-t", "tmpfs", "tmpfs"])
+        .arg(&mount_point)
+        .status()
+        .unwrap();
+    assert!(mounted.success(), "mount a tmpfs");
+    std::fs::write(mount_point.join("marker"), "on the tmpfs\n").unwrap();
+    let script = format!("cat '{}/marker'", mount_point.display());
+    let out = run(vec!["/bin/sh", "-c", &script], Duration::from_secs(30)).await;
+    assert_eq!(
+        String::from_utf8_lossy(&out.unwrap().stdout),
+        "on the tmpfs\n"
+    );
+    // An unmount counts as a change too: the next hook does not see the tmpfs.
+    wait_ready().await;
+    let unmounted = std::process::Command::new("umount")
+        .arg(&mount_point)
+        .status()
+        .unwrap();
+    assert!(unmounted.success(), "unmount the tmpfs");
+    let script = format!(
+        "test -e '{}/marker' && echo still || echo gone",
+        mount_point.display()
+    );
+    let out = run(vec!["/bin/sh", "-c", &script], Duration::from_secs(30)).await;
+    assert_eq!(String::from_utf8_lossy(&out.unwrap().stdout), "gone\n");
+
+    // A keeper that never answers (stopped) ends its run at the hook's timeout, with
+    // nothing left of it.
+    wait_ready().await;
+    let keeper = ready_keeper().expect("the ready keeper, a child of this process");
+    // SAFETY: kill with plain integers, on our own child.
+    unsafe { libc::kill(keeper, libc::SIGSTOP) };
+    let out = run(vec!["/bin/sh", "-c", "exit 0"], Duration::from_millis(500)).await;
+    assert_eq!(out, Err(Failure::TimedOut(Duration::from_millis(500))));
+    assert!(
+        support::wait_until(|| !std::path::Path::new(&format!("/proc/{keeper}")).exists()),
+        "the stopped keeper was not ended and reaped"
+    );
+    wait_ready().await;
+    let out = view().await.unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("ready\n"));
+}
+
+/// The pid of this process's ready keeper (a child whose command line names it).
+fn ready_keeper() -> Option<i32> {
+    let me = std::process::id();
+    let tasks = std::fs::read_dir(format!("/proc/{me}/task")).ok()?;
+    for task in tasks.flatten() {
+        let children = std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
+        for pid in children.split_whitespace() {
+            let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+            if String::from_utf8_lossy(&cmdline).contains(hookhost::process::NAMESPACE_KEEPER_ARG) {
+                return pid.parse().ok();
+            }
+        }
+    }
+    None
 }
 
 /// Waits until the pool holds a ready keeper (made by its thread after the last run).

@@ -218,7 +218,7 @@ impl ArgvExecutor {
                 Failure::CouldNotStart("hookhost is shutting down".into())
             })?,
         };
-        let (mut child, leaves_nothing_behind) = self.spawn().await?;
+        let (mut child, leaves_nothing_behind) = self.spawn(cancel).await?;
         let Some(pid) = child.id() else {
             return Err(Failure::CouldNotStart(
                 "the process vanished at start".into(),
@@ -275,14 +275,21 @@ impl ArgvExecutor {
     /// piped, in a process group of its own that dies with the thread that spawned it;
     /// with whether the launcher that started it leaves nothing behind
     /// ([`Launcher::leaves_nothing_behind`]).
-    async fn spawn(&self) -> Result<(Spawned, bool), Failure> {
+    async fn spawn(&self, cancel: &CancellationToken) -> Result<(Spawned, bool), Failure> {
         if let Some(ready) = self
             .launcher
             .starts_in_ready_namespaces()
             .then(process::take_ready)
             .flatten()
         {
-            match ready.start(&self.argv, &self.env, &self.cwd).await {
+            // The start is bounded by the hook's time: a keeper that never answers (one
+            // stopped by a signal) ends the run as a hook that outlived it would.
+            let started = tokio::select! {
+                started = ready.start(&self.argv, &self.env, &self.cwd) => started,
+                _ = tokio::time::sleep(self.timeout) => return Err(Failure::TimedOut(self.timeout)),
+                _ = cancel.cancelled() => return Err(Failure::Interrupted),
+            };
+            match started {
                 Ok(run) => {
                     self.launcher.started();
                     return Ok((Spawned::Ready(run), true));

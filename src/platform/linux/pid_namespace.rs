@@ -290,7 +290,8 @@ impl HookNamespace {
                     send_message(status_write, READY_MESSAGE, 0);
                     match ready.wait_for_hook() {
                         Some(exec) => Some(exec),
-                        None => libc::_exit(0),
+                        // No hook: the keeper reaps us and says why.
+                        None => libc::_exit(127),
                     }
                 }
             };
@@ -559,13 +560,22 @@ impl<'a> InitStart<'a> {
                     reap(init);
                     Failed::Exec(Error::from_raw_os_error(errno))
                 }
-                // Started (or the init died first): wait, and exit as the hook did.
-                _ => {
+                // A ready keeper's server hears of the start only once the hook runs:
+                // an init that died first is a failed start, never a run.
+                Some((STARTED_MESSAGE, _)) if started.is_some() => {
                     if let Some(fd) = started {
                         send_message(fd, STARTED_MESSAGE, 0);
                     }
                     keep(init, self.status_read)
                 }
+                _ if started.is_some() => {
+                    reap(init);
+                    Failed::SetUp(Error::other(
+                        "the namespace's init ended before the hook started",
+                    ))
+                }
+                // Started (or the init died first): wait, and exit as the hook did.
+                _ => keep(init, self.status_read),
             }
         }
     }

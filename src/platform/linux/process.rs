@@ -41,13 +41,20 @@ pub(crate) fn stdio_only_across_exec(command: &mut std::process::Command) {
 /// of its own that a fork made inheritable (wasmtime's handle on `/proc/self/pagemap`,
 /// which its fork handler reopens in the child with `dup2`, and `dup2` clears
 /// close-on-exec). Async-signal-safe; `close_range` with `CLOSE_RANGE_CLOEXEC` (Linux
-/// 5.11), else one `fcntl` per possible fd.
+/// 5.11), else one `fcntl` per fd below the open-file limit.
 pub(crate) fn mark_close_on_exec_above_stdio() {
     const CLOSE_RANGE_CLOEXEC: libc::c_uint = 1 << 2;
-    // SAFETY: close_range and fcntl on fds of this process.
+    // SAFETY: close_range, getrlimit and fcntl on this process's own fds and limits,
+    // into a local.
     unsafe {
         if libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, CLOSE_RANGE_CLOEXEC) != 0 {
-            for fd in 3..1 << 16 {
+            let mut limit: libc::rlimit = std::mem::zeroed();
+            let top = if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0 {
+                limit.rlim_cur.min(i32::MAX as libc::rlim_t) as i32
+            } else {
+                1 << 16
+            };
+            for fd in 3..top {
                 libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC);
             }
         }

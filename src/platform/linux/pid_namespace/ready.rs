@@ -19,9 +19,13 @@
 //! Each ready keeper serves one hook, so no two hooks ever share a namespace. One is
 //! kept ready at a time, made again after each run by a thread of its own
 //! ([`ReadyKeepers`]); a call that finds none starts its keeper the usual way, and so
-//! do all once making one has failed. The keeper says how the start went on a socket of
-//! its own: ready, started, or why not (the program's exec failing, as std's spawn
-//! reports it). What a same-user process could do to a keeper: docs/threats.md#w1.
+//! do all once making one has failed a few times in a row. A keeper made before the
+//! host's mounts changed is not used (its namespace holds a copy of them), nor one that
+//! has ended or spoken out of turn; one that does not answer ends its run at the
+//! hook's timeout. The keeper says how the start went on a socket of its own: ready,
+//! started, or why not (the program's exec failing, as std's spawn reports it). It is
+//! non-dumpable before it holds the hook's pipes: what a same-user process could do to
+//! a keeper is in docs/threats.md#w1.
 
 use std::ffi::OsString;
 use std::io::Read;
@@ -55,16 +59,22 @@ const MAX_FRAME: usize = 4 << 20;
 /// a few milliseconds) before it is given up.
 const READY_DEADLINE: Duration = Duration::from_secs(5);
 
-/// The ready keeper's side: takes its line to the server and the hook's stderr, makes
-/// the namespace, starts the init and its `/proc`, says so (handing the server the
-/// mount namespace), reads the frame of the hook to start and hands it to the init;
-/// then stays as the keeper, and exits as the hook did. Never returns.
+/// The ready keeper's side: makes itself non-dumpable, takes its line to the server,
+/// the server's signal dispositions, makes the namespace, then takes the hook's stdio,
+/// starts the init and its `/proc`, says so (handing the server the mount namespace),
+/// reads the frame of the hook to start and hands it to the init; then stays as the
+/// keeper, and exits as the hook did. Never returns.
 ///
-/// It is started by `posix_spawn` (no fork of the server), with its stdin and stdout the
-/// hook's pipes and its stderr the line to the server, over which the hook's stderr
-/// comes first; its second argument is the server's pid.
+/// It is started by `posix_spawn` (no fork of the server) with its stdin and stdout on
+/// `/dev/null` and its stderr the line to the server; its second argument is the
+/// server's pid, its third the signals the server ignores. The hook's pipes come over
+/// the line only once it is non-dumpable for good, so that no other process can open
+/// them through `/proc` (docs/threats.md#w1).
 pub fn keeper_main() -> ! {
-    let control = match take_line_and_stderr().and_then(|control| {
+    // SAFETY: prctl on this process's own state. Before anything else: while dumpable,
+    // a same-user process may open its fds through /proc.
+    unsafe { libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0) };
+    let control = match take_line().and_then(|control| {
         take_the_servers_signals()?;
         Ok(control)
     }) {
@@ -72,14 +82,11 @@ pub fn keeper_main() -> ! {
         // SAFETY: _exit ends this process at once.
         Err(_) => unsafe { libc::_exit(125) },
     };
-    // SAFETY: prctl on this process's own state.
-    unsafe {
-        // As a keeper forked from the (non-dumpable) server is: a hook cannot read or
-        // trace its init.
-        libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0);
-    }
     let namespace = HookNamespace::new();
-    let failed = match namespace.detach() {
+    let failed = match namespace
+        .detach()
+        .and_then(|()| take_the_hooks_stdio(control))
+    {
         Ok(()) => wait_and_start(&namespace, control),
         Err(e) => Failed::SetUp(e),
     };
@@ -92,15 +99,14 @@ pub fn keeper_main() -> ! {
     unsafe { libc::_exit(127) }
 }
 
-/// Dies with the server (and ends now if it is already gone); moves the line to the
-/// server off stderr (to an fd the hook does not inherit) and puts the hook's stderr,
-/// which comes first on that line, in its place. Returns the line's fd.
-fn take_line_and_stderr() -> std::io::Result<RawFd> {
+/// Dies with the server (and ends now if it is already gone), and moves the line to the
+/// server off stderr, to an fd the hook does not inherit. Returns the line's fd.
+fn take_line() -> std::io::Result<RawFd> {
     let server: libc::pid_t = std::env::args()
         .nth(2)
         .and_then(|pid| pid.parse().ok())
         .ok_or_else(|| std::io::Error::other("no server pid"))?;
-    // SAFETY: prctl, getppid, fcntl, dup2 and close on this process's own state and fds.
+    // SAFETY: prctl, getppid and fcntl on this process's own state and fds.
     unsafe {
         // The death signal is set by the keeper itself (a `pre_exec` would make std fork
         // the server): the server's spawner thread is its parent, unless the server
@@ -113,16 +119,29 @@ fn take_line_and_stderr() -> std::io::Result<RawFd> {
         if control < 0 {
             return Err(std::io::Error::last_os_error());
         }
-        let mut byte = [0u8; 1];
-        let (n, stderr) = receive_with_fd(control, &mut byte)?;
-        let Some(stderr) = stderr.filter(|_| n == 1) else {
-            return Err(std::io::Error::other("no stderr for the hook"));
-        };
-        if libc::dup2(stderr.as_raw_fd(), 2) < 0 {
-            return Err(std::io::Error::last_os_error());
-        }
         Ok(control)
     }
+}
+
+/// Takes the hook's stdin, stdout and stderr from the line (sent with one byte) and
+/// puts them at 0, 1 and 2.
+fn take_the_hooks_stdio(control: RawFd) -> std::io::Result<()> {
+    let mut byte = [0u8; 1];
+    let mut fds = [None, None, None];
+    let n = receive_with_fds(control, &mut byte, &mut fds)?;
+    let [Some(stdin), Some(stdout), Some(stderr)] = fds else {
+        return Err(std::io::Error::other("no stdio for the hook"));
+    };
+    if n != 1 {
+        return Err(std::io::Error::other("no stdio for the hook"));
+    }
+    for (fd, at) in [(stdin, 0), (stdout, 1), (stderr, 2)] {
+        // SAFETY: dup2 onto our own stdio fds.
+        if unsafe { libc::dup2(fd.as_raw_fd(), at) } < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+    }
+    Ok(())
 }
 
 /// The signals this process ignores, as a mask (bit `n - 1` for signal `n`, as
@@ -233,10 +252,10 @@ fn wait_and_start(namespace: &HookNamespace, control: RawFd) -> Failed {
             return Failed::SetUp(std::io::Error::other("the init ended before it was ready"));
         }
     }
-    let said = send_with_fd(
+    let said = send_with_fds(
         control,
         &message(READY_MESSAGE, 0),
-        mount_namespace.as_raw_fd(),
+        &[mount_namespace.as_raw_fd()],
     );
     drop(mount_namespace);
     let exec = match said
@@ -245,9 +264,10 @@ fn wait_and_start(namespace: &HookNamespace, control: RawFd) -> Failed {
     {
         Ok(exec) => Box::leak(Box::new(exec)),
         Err(e) => {
-            // No hook (the server let this keeper go, or sent what it cannot start):
-            // the init reads the end of the go pipe and exits, and the server, if it
-            // still listens, hears why (a run is never taken for a hook that ran).
+            // No hook (the server let this keeper go: its stdin closed, or sent what it
+            // cannot start): the init reads the end of the go pipe and exits, and the
+            // server, if it still listens, hears why (a run is never taken for a hook
+            // that ran).
             // SAFETY: close on our own fd; the init is reaped before we return.
             unsafe { libc::close(go_write) };
             reap(init);
@@ -259,7 +279,12 @@ fn wait_and_start(namespace: &HookNamespace, control: RawFd) -> Failed {
     // allocates nothing: the init and the hook's start share its memory.
     unsafe {
         let byte = 1u8;
-        libc::write(go_write, (&raw const byte).cast(), 1);
+        if libc::write(go_write, (&raw const byte).cast(), 1) != 1 {
+            let e = std::io::Error::last_os_error();
+            libc::close(go_write);
+            reap(init);
+            return Failed::SetUp(e);
+        }
         libc::close(go_write);
         start.watch_start(init, Some(control))
     }
@@ -407,12 +432,26 @@ struct PoolState {
     ready: Option<ReadyKeeper>,
     /// Mount namespaces of runs that ended, closed by the pool's thread.
     to_close: Vec<OwnedFd>,
+    /// Keepers let go unused (their stdin closed: each ends by itself), reaped by the
+    /// pool's thread.
+    to_reap: Vec<u32>,
+    /// A run was dropped before its keeper ended: the keeper was killed, and its init,
+    /// handed to this process (a subreaper), is swept.
+    to_sweep: bool,
     /// The thread that makes them runs.
     started: bool,
-    /// Making one failed: the hooks start the usual way from now on (which says why,
-    /// where it fails too).
+    /// Making one failed [`ATTEMPTS`] times in a row: the hooks start the usual way from
+    /// now on (which says why, where it fails too).
     given_up: bool,
 }
+
+/// How many times in a row making a keeper may fail (a limit reached for the moment, a
+/// machine too slow for [`READY_DEADLINE`]) before the pool gives up.
+const ATTEMPTS: u32 = 3;
+
+/// How often the pool's thread looks whether the host's mounts changed while a keeper
+/// waits (it is then made again: its mount namespace is a copy of the host's).
+const MOUNTS_LOOKED_AT: Duration = Duration::from_secs(1);
 
 static POOL: OnceLock<ReadyKeepers> = OnceLock::new();
 
@@ -435,12 +474,19 @@ pub fn prepare_ahead_by_this_binary() {
     prepare_ahead(PathBuf::from("/proc/self/exe"));
 }
 
-/// The ready keeper, if one is ready (and another is then made); `None` when this
-/// process keeps none ([`prepare_ahead`] not called, or making one failed) or the one
-/// being made is not ready yet.
+impl ReadyKeepers {
+    fn lock(&self) -> std::sync::MutexGuard<'_, PoolState> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// The ready keeper, if one is ready (and another is then made once the run has
+/// ended); `None` when this process keeps none ([`prepare_ahead`] not called, or
+/// making one failed) or the one being made is not ready yet. Never call it with the
+/// pool's lock held: a keeper dropped takes it.
 pub(crate) fn take() -> Option<ReadyKeeper> {
     let pool = POOL.get()?;
-    let mut state = pool.state.lock().unwrap_or_else(PoisonError::into_inner);
+    let mut state = pool.lock();
     if state.given_up {
         return None;
     }
@@ -463,7 +509,7 @@ pub(crate) fn take() -> Option<ReadyKeeper> {
 /// with the hook for the CPU.
 fn refill() {
     if let Some(pool) = POOL.get() {
-        let _state = pool.state.lock().unwrap_or_else(PoisonError::into_inner);
+        let _state = pool.lock();
         pool.wake.notify_one();
     }
 }
@@ -471,68 +517,122 @@ fn refill() {
 /// Whether a ready keeper waits now (for tests: the next host hook of this process
 /// starts in it).
 pub fn is_ready() -> bool {
-    POOL.get().is_some_and(|pool| {
-        let state = pool.state.lock().unwrap_or_else(PoisonError::into_inner);
-        state.ready.is_some()
-    })
+    POOL.get().is_some_and(|pool| pool.lock().ready.is_some())
 }
 
 /// Hands a run's mount namespace to the pool's thread, which closes it (its teardown
 /// waits for an RCU grace period: not on a call's way).
 fn close_later(mount_namespace: OwnedFd) {
-    match POOL.get() {
-        Some(pool) => {
-            let mut state = pool.state.lock().unwrap_or_else(PoisonError::into_inner);
-            state.to_close.push(mount_namespace);
-            pool.wake.notify_one();
-        }
-        None => drop(mount_namespace),
+    if let Some(pool) = POOL.get() {
+        pool.lock().to_close.push(mount_namespace);
+        pool.wake.notify_one();
     }
 }
 
-/// The pool's thread: makes a keeper whenever none is ready, and closes the mount
-/// namespaces of runs that ended.
+/// Hands a keeper let go unused to the pool's thread, which reaps it.
+fn reap_later(pid: u32) {
+    match POOL.get() {
+        Some(pool) => {
+            pool.lock().to_reap.push(pid);
+            pool.wake.notify_one();
+        }
+        None => {
+            kill_and_reap(pid);
+            crate::process::forget(pid);
+        }
+    }
+}
+
+/// The pool's thread: makes a keeper whenever none is ready (and again when the host's
+/// mounts changed under one), closes the mount namespaces of runs that ended, and reaps
+/// the keepers let go. Runs for the life of the process.
 fn pool_thread(pool: &'static ReadyKeepers) {
+    let mut failures = 0;
     loop {
-        let to_close = {
-            let mut state = pool.state.lock().unwrap_or_else(PoisonError::into_inner);
-            while state.ready.is_some() && state.to_close.is_empty() {
+        let (to_close, to_reap, to_sweep, stale, make) = {
+            let mut state = pool.lock();
+            loop {
+                let stale = state.ready.as_ref().is_some_and(ReadyKeeper::is_stale);
+                let make = state.ready.is_none() && !state.given_up;
+                if stale
+                    || make
+                    || state.to_sweep
+                    || !state.to_close.is_empty()
+                    || !state.to_reap.is_empty()
+                {
+                    break;
+                }
                 state = pool
                     .wake
-                    .wait(state)
-                    .unwrap_or_else(PoisonError::into_inner);
+                    .wait_timeout(state, MOUNTS_LOOKED_AT)
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .0;
             }
-            std::mem::take(&mut state.to_close)
+            let stale = state.ready.take_if(|keeper| keeper.is_stale());
+            (
+                std::mem::take(&mut state.to_close),
+                std::mem::take(&mut state.to_reap),
+                std::mem::take(&mut state.to_sweep),
+                stale,
+                state.ready.is_none() && !state.given_up,
+            )
         };
+        // Outside the lock: a keeper dropped takes it.
+        drop(stale);
         drop(to_close);
-        if pool
-            .state
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .ready
-            .is_some()
-        {
+        for pid in to_reap {
+            reap_let_go(pid);
+        }
+        if to_sweep {
+            crate::process::sweep_orphans();
+        }
+        if !make {
             continue;
         }
         match ReadyKeeper::make(&pool.binary) {
             Ok(keeper) => {
-                let mut state = pool.state.lock().unwrap_or_else(PoisonError::into_inner);
-                state.ready = Some(keeper);
+                failures = 0;
+                pool.lock().ready = Some(keeper);
             }
             Err(e) => {
-                tracing::debug!(
-                    "host hooks' namespaces are made at each call: making one ahead failed: {e}"
-                );
-                let mut state = pool.state.lock().unwrap_or_else(PoisonError::into_inner);
-                state.given_up = true;
-                return;
+                failures += 1;
+                tracing::debug!("making a host hook's namespace ahead failed ({failures}): {e}");
+                if failures >= ATTEMPTS {
+                    tracing::debug!("host hooks' namespaces are made at each call from now on");
+                    pool.lock().given_up = true;
+                } else {
+                    std::thread::sleep(Duration::from_secs(1));
+                }
             }
         }
     }
 }
 
+/// Reaps a keeper let go unused: its stdin closed, it reaps its init and exits by
+/// itself; one that has not within a second (stopped, say) is killed with its group.
+fn reap_let_go(pid: u32) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(1);
+    loop {
+        let mut status = 0;
+        // SAFETY: waitpid on our own child, WNOHANG, into a local.
+        let reaped = unsafe { libc::waitpid(pid as i32, &mut status, libc::WNOHANG) };
+        if reaped != 0 {
+            break;
+        }
+        if std::time::Instant::now() >= deadline {
+            // SAFETY: killpg on the keeper's own group (its pid), which is ours.
+            unsafe { libc::killpg(pid as i32, libc::SIGKILL) };
+            kill_and_reap(pid);
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    crate::process::forget(pid);
+}
+
 /// A keeper whose namespace is ready: its pid (the leader of its own process group),
-/// the hook's three pipes, its line to us and its mount namespace.
+/// the hook's three pipes, its line to us, its mount namespace and what tells whether
+/// the host's mounts changed since it was made.
 pub(crate) struct ReadyKeeper {
     pid: u32,
     /// `None` once taken by [`ReadyKeeper::start`].
@@ -549,6 +649,10 @@ struct KeeperFds {
     /// A `SOCK_SEQPACKET` socket, non-blocking on our side.
     control: OwnedFd,
     mount_namespace: OwnedFd,
+    pidfd: OwnedFd,
+    /// `/proc/self/mountinfo`, opened before the keeper was started: it polls as
+    /// `POLLPRI` once a mount or unmount happened since.
+    mounts: std::fs::File,
 }
 
 /// Why a ready keeper did not start the hook.
@@ -561,10 +665,14 @@ pub(crate) enum NotStarted {
 
 impl ReadyKeeper {
     /// Starts a keeper (from the spawner thread, by `posix_spawn`, in a process group of
-    /// its own) and waits until it says it is ready.
+    /// its own), hands it the hook's stdio and waits until it says it is ready.
     fn make(binary: &Path) -> std::io::Result<ReadyKeeper> {
+        // Before the keeper copies the mounts: a change from here on makes it stale.
+        let mounts = std::fs::File::open("/proc/self/mountinfo")?;
         let (control, keeper_line) = socket_pair()?;
-        let (stderr, hook_stderr) = pipe()?;
+        let (stdin_read, stdin) = pipe()?;
+        let (stdout, stdout_write) = pipe()?;
+        let (stderr, stderr_write) = pipe()?;
         let mut command = std::process::Command::new(binary);
         command
             .arg(KEEPER_ARG)
@@ -572,24 +680,31 @@ impl ReadyKeeper {
             .arg(format!("{:x}", ignored_signals()?))
             .env_clear()
             .current_dir("/")
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::from(keeper_line));
         // No `pre_exec` (it would make std fork the server): the keeper sets its own
         // death signal.
         crate::platform::unix::process::own_group(&mut command);
-        let mut child = crate::process::spawn_std(command)?;
-        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
-            return Err(std::io::Error::other("a keeper without its pipes"));
-        };
+        let child = crate::process::spawn_std(command)?;
+        let pid = child.id();
+        // Dropped on any failure below: its stdin closes, it ends, the pool reaps it.
         let mut keeper = ReadyKeeper {
-            pid: child.id(),
+            pid,
             fds: None,
             reaped: false,
             handed_on: false,
         };
-        send_with_fd(control.as_raw_fd(), &[0], hook_stderr.as_raw_fd())?;
-        drop(hook_stderr);
+        send_with_fds(
+            control.as_raw_fd(),
+            &[0],
+            &[
+                stdin_read.as_raw_fd(),
+                stdout_write.as_raw_fd(),
+                stderr_write.as_raw_fd(),
+            ],
+        )?;
+        drop((stdin_read, stdout_write, stderr_write));
         let mut poll = libc::pollfd {
             fd: control.as_raw_fd(),
             events: libc::POLLIN,
@@ -607,16 +722,22 @@ impl ReadyKeeper {
             _ => {}
         }
         let mut bytes = [0u8; 5];
-        let (n, mount_namespace) = receive_with_fd(control.as_raw_fd(), &mut bytes)?;
+        let mut mount_namespace = [None];
+        let n = receive_with_fds(control.as_raw_fd(), &mut bytes, &mut mount_namespace)?;
         match (n, super::parse_message(bytes), mount_namespace) {
-            (5, (READY_MESSAGE, _), Some(mount_namespace)) => {
+            (5, (READY_MESSAGE, _), [Some(mount_namespace)]) => {
                 set_nonblocking(&control)?;
+                // A kernel without pidfds (before 5.3) cannot wait for a keeper in a
+                // call's runtime: making it fails, and after a few the pool gives up.
+                let pidfd = pidfd_open(pid)?;
                 keeper.fds = Some(KeeperFds {
-                    stdin: stdin.into(),
-                    stdout: stdout.into(),
+                    stdin,
+                    stdout,
                     stderr,
                     control,
                     mount_namespace,
+                    pidfd,
+                    mounts,
                 });
                 Ok(keeper)
             }
@@ -627,8 +748,23 @@ impl ReadyKeeper {
         }
     }
 
-    /// Whether the keeper has ended (killed while it waited): then it is reaped, and
-    /// dropping it asks for the next.
+    /// Whether the host's mounts changed since the keeper was made (its namespace's
+    /// copy of them would not show the change to the hook).
+    fn is_stale(&self) -> bool {
+        let Some(fds) = &self.fds else {
+            return true;
+        };
+        let mut poll = libc::pollfd {
+            fd: fds.mounts.as_raw_fd(),
+            events: libc::POLLPRI,
+            revents: 0,
+        };
+        // SAFETY: poll, not waiting, on one pollfd of ours.
+        let n = unsafe { libc::poll(&mut poll, 1, 0) };
+        n != 0
+    }
+
+    /// Whether the keeper has ended (killed while it waited): then it is reaped.
     fn has_ended(&mut self) -> bool {
         let mut status = 0;
         // SAFETY: waitpid on our own child, WNOHANG, into a local.
@@ -640,10 +776,29 @@ impl ReadyKeeper {
         true
     }
 
+    /// Whether the keeper has said anything since it was ready: nothing may come before
+    /// the frame, so a keeper that did is not used.
+    fn has_spoken(&self) -> bool {
+        let Some(fds) = &self.fds else {
+            return true;
+        };
+        let mut byte = 0u8;
+        // SAFETY: recv of at most one byte into a local, not waiting, not consuming.
+        let n = unsafe {
+            libc::recv(
+                fds.control.as_raw_fd(),
+                (&raw mut byte).cast(),
+                1,
+                libc::MSG_PEEK | libc::MSG_DONTWAIT,
+            )
+        };
+        n >= 0 || std::io::Error::last_os_error().raw_os_error() != Some(libc::EAGAIN)
+    }
+
     /// Starts `argv` with exactly `env` in `cwd` in this keeper's namespace, in the
     /// caller's runtime: the running hook once the keeper says it started (or ended
     /// before it could say: the run then reports how it ended, as a keeper forked for
-    /// the hook would), else why not.
+    /// the hook would), else why not. The caller bounds the wait (the hook's timeout).
     pub(crate) async fn start(
         mut self,
         argv: &[OsString],
@@ -653,26 +808,36 @@ impl ReadyKeeper {
         let Some(frame) = Frame::encode(argv, env, cwd) else {
             return Err(NotStarted::Unused);
         };
-        if self.has_ended() {
+        if self.has_ended() || self.is_stale() || self.has_spoken() {
             return Err(NotStarted::Unused);
         }
-        let Ok(pidfd) = pidfd_open(self.pid).and_then(readable_in_this_runtime) else {
-            return Err(NotStarted::Unused);
-        };
         let Some(fds) = self.fds.take() else {
             return Err(NotStarted::Unused);
         };
-        let pipes = (
-            tokio::net::unix::pipe::Sender::from_owned_fd(fds.stdin),
-            tokio::net::unix::pipe::Receiver::from_owned_fd(fds.stdout),
-            tokio::net::unix::pipe::Receiver::from_owned_fd(fds.stderr),
-            readable_in_this_runtime(fds.control),
+        let KeeperFds {
+            stdin,
+            stdout,
+            stderr,
+            control,
+            mount_namespace,
+            pidfd,
+            mounts: _,
+        } = fds;
+        // The keeper's stdin closes if this returns early: it ends, and is reaped.
+        let registered = (
+            tokio::net::unix::pipe::Sender::from_owned_fd(stdin),
+            tokio::net::unix::pipe::Receiver::from_owned_fd(stdout),
+            tokio::net::unix::pipe::Receiver::from_owned_fd(stderr),
+            readable_in_this_runtime(control),
+            readable_in_this_runtime(pidfd),
         );
-        let (Ok(mut stdin), Ok(stdout), Ok(stderr), Ok(control)) = pipes else {
+        let (Ok(mut stdin), Ok(stdout), Ok(stderr), Ok(control), Ok(pidfd)) = registered else {
+            close_later(mount_namespace);
             return Err(NotStarted::Unused);
         };
         // A keeper that cannot have read the whole frame has not started anything.
         if stdin.write_all(&frame).await.is_err() {
+            close_later(mount_namespace);
             return Err(NotStarted::Unused);
         }
         // From here the hook may run: the run owns the keeper, and reaps it.
@@ -683,7 +848,7 @@ impl ReadyKeeper {
             stdin: Some(Box::new(stdin)),
             stdout: Some(Box::new(stdout)),
             stderr: Some(Box::new(stderr)),
-            mount_namespace: Some(fds.mount_namespace),
+            mount_namespace: Some(mount_namespace),
             reaped: false,
         };
         match read_message_from(&control).await {
@@ -697,16 +862,19 @@ impl ReadyKeeper {
 }
 
 impl Drop for ReadyKeeper {
+    /// A keeper let go unused: its stdin closes with its fds (it then reaps its init and
+    /// exits), and the pool reaps it and makes the next.
     fn drop(&mut self) {
         if self.handed_on {
             return;
         }
-        if !self.reaped {
-            kill_and_reap(self.pid);
-        }
-        crate::process::forget(self.pid);
         if let Some(fds) = self.fds.take() {
             close_later(fds.mount_namespace);
+        }
+        if self.reaped {
+            crate::process::forget(self.pid);
+        } else {
+            reap_later(self.pid);
         }
         refill();
     }
@@ -769,8 +937,15 @@ impl ReadyRun {
 impl Drop for ReadyRun {
     fn drop(&mut self) {
         if !self.reaped {
+            // Dropped before the keeper ended (its start outlived the hook's time, or
+            // the call was given up): its group goes, and its init is swept.
+            // SAFETY: killpg on the keeper's own group (its pid), which is ours.
+            unsafe { libc::killpg(self.pid as i32, libc::SIGKILL) };
             kill_and_reap(self.pid);
             crate::process::forget(self.pid);
+            if let Some(pool) = POOL.get() {
+                pool.lock().to_sweep = true;
+            }
         }
         if let Some(mount_namespace) = self.mount_namespace.take() {
             close_later(mount_namespace);
@@ -858,12 +1033,17 @@ fn set_nonblocking(fd: &OwnedFd) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Sends `bytes` with `fd` (`SCM_RIGHTS`) on the socket `socket`. No allocation.
-fn send_with_fd(socket: RawFd, bytes: &[u8], fd: RawFd) -> std::io::Result<()> {
-    // SAFETY: sendmsg from locals: one iovec over `bytes`, and a control buffer sized by
-    // CMSG_SPACE for one fd, aligned as cmsghdr.
+/// Sends `bytes` with `fds` (`SCM_RIGHTS`, at most [`MAX_FDS`]) on the socket `socket`.
+/// No allocation.
+fn send_with_fds(socket: RawFd, bytes: &[u8], fds: &[RawFd]) -> std::io::Result<()> {
+    if fds.is_empty() || fds.len() > MAX_FDS {
+        return Err(std::io::Error::other("a message carries one to three fds"));
+    }
+    let fds_len = std::mem::size_of_val(fds) as u32;
+    // SAFETY: sendmsg from locals: one iovec over `bytes`, and a control buffer (aligned
+    // as cmsghdr) of CMSG_SPACE for the fds, which fits MAX_FDS.
     unsafe {
-        let mut space = [0u64; 4];
+        let mut space = [0u64; 8];
         let mut iov = libc::iovec {
             iov_base: bytes.as_ptr().cast_mut().cast(),
             iov_len: bytes.len(),
@@ -872,12 +1052,15 @@ fn send_with_fd(socket: RawFd, bytes: &[u8], fd: RawFd) -> std::io::Result<()> {
         msg.msg_iov = &mut iov;
         msg.msg_iovlen = 1;
         msg.msg_control = space.as_mut_ptr().cast();
-        msg.msg_controllen = libc::CMSG_SPACE(std::mem::size_of::<RawFd>() as u32) as _;
+        msg.msg_controllen = libc::CMSG_SPACE(fds_len) as _;
         let cmsg = libc::CMSG_FIRSTHDR(&msg);
         (*cmsg).cmsg_level = libc::SOL_SOCKET;
         (*cmsg).cmsg_type = libc::SCM_RIGHTS;
-        (*cmsg).cmsg_len = libc::CMSG_LEN(std::mem::size_of::<RawFd>() as u32) as _;
-        std::ptr::write_unaligned(libc::CMSG_DATA(cmsg).cast::<RawFd>(), fd);
+        (*cmsg).cmsg_len = libc::CMSG_LEN(fds_len) as _;
+        let data = libc::CMSG_DATA(cmsg).cast::<RawFd>();
+        for (i, fd) in fds.iter().enumerate() {
+            std::ptr::write_unaligned(data.add(i), *fd);
+        }
         if libc::sendmsg(socket, &msg, libc::MSG_NOSIGNAL) != bytes.len() as isize {
             return Err(std::io::Error::last_os_error());
         }
@@ -885,13 +1068,20 @@ fn send_with_fd(socket: RawFd, bytes: &[u8], fd: RawFd) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Receives into `bytes` on the socket `socket`, with the fd sent along, if any
-/// (close-on-exec). Blocking unless the socket is not.
-fn receive_with_fd(socket: RawFd, bytes: &mut [u8]) -> std::io::Result<(usize, Option<OwnedFd>)> {
-    // SAFETY: recvmsg into locals (as in send_with_fd); an fd the kernel put in the
+/// The most fds one message carries (the hook's stdio).
+const MAX_FDS: usize = 3;
+
+/// Receives into `bytes` on the socket `socket`, and into `fds` the fds sent along
+/// (close-on-exec; those beyond `fds` are closed). Blocking unless the socket is not.
+fn receive_with_fds(
+    socket: RawFd,
+    bytes: &mut [u8],
+    fds: &mut [Option<OwnedFd>],
+) -> std::io::Result<usize> {
+    // SAFETY: recvmsg into locals (as in send_with_fds); each fd the kernel put in the
     // control buffer is ours, and taken once.
     unsafe {
-        let mut space = [0u64; 4];
+        let mut space = [0u64; 8];
         let mut iov = libc::iovec {
             iov_base: bytes.as_mut_ptr().cast(),
             iov_len: bytes.len(),
@@ -905,16 +1095,24 @@ fn receive_with_fd(socket: RawFd, bytes: &mut [u8]) -> std::io::Result<(usize, O
         if n < 0 {
             return Err(std::io::Error::last_os_error());
         }
-        let mut fd = None;
-        let cmsg = libc::CMSG_FIRSTHDR(&msg);
-        if !cmsg.is_null()
-            && (*cmsg).cmsg_level == libc::SOL_SOCKET
-            && (*cmsg).cmsg_type == libc::SCM_RIGHTS
-        {
-            let raw = std::ptr::read_unaligned(libc::CMSG_DATA(cmsg).cast::<RawFd>());
-            fd = Some(OwnedFd::from_raw_fd(raw));
+        let mut cmsg = libc::CMSG_FIRSTHDR(&msg);
+        let mut taken = 0;
+        while !cmsg.is_null() {
+            if (*cmsg).cmsg_level == libc::SOL_SOCKET && (*cmsg).cmsg_type == libc::SCM_RIGHTS {
+                let data = libc::CMSG_DATA(cmsg).cast::<RawFd>();
+                let bytes = (*cmsg).cmsg_len as usize - libc::CMSG_LEN(0) as usize;
+                for i in 0..bytes / std::mem::size_of::<RawFd>() {
+                    let fd = OwnedFd::from_raw_fd(std::ptr::read_unaligned(data.add(i)));
+                    match fds.get_mut(taken) {
+                        Some(slot) => *slot = Some(fd),
+                        None => drop(fd),
+                    }
+                    taken += 1;
+                }
+            }
+            cmsg = libc::CMSG_NXTHDR(&msg, cmsg);
         }
-        Ok((n as usize, fd))
+        Ok(n as usize)
     }
 }
 
