@@ -440,14 +440,7 @@ async fn a_namespaced_host_hook_runs_exits_and_fails_to_start_as_on_the_host() {
     assert_eq!(out.status, ExitStatus::Signal(libc::SIGTERM));
 
     let scene = Scene::new();
-    let not_executable = scene.root.path().join("plain.txt");
-    std::fs::write(&not_executable, "echo hi\n").unwrap();
-    std::fs::set_permissions(&not_executable, std::fs::Permissions::from_mode(0o644)).unwrap();
-    let missing = scene.root.path().join("missing");
-    for (program, why) in [
-        (&not_executable, "is not executable (permission denied)"),
-        (&missing, "was not found"),
-    ] {
+    for (program, why) in scene.programs_that_cannot_start() {
         let program = program.to_str().unwrap();
         assert_eq!(
             run(vec![program]).await,

@@ -13,7 +13,6 @@
 
 mod support;
 
-use std::os::unix::fs::PermissionsExt;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -99,14 +98,7 @@ async fn a_hook_in_a_namespace_made_ahead_runs_as_in_one_made_at_its_call() {
     .unwrap();
     assert_eq!(out.status, ExitStatus::Signal(libc::SIGTERM));
     let scene = Scene::new();
-    let not_executable = scene.root.path().join("plain.txt");
-    std::fs::write(&not_executable, "echo hi\n").unwrap();
-    std::fs::set_permissions(&not_executable, std::fs::Permissions::from_mode(0o644)).unwrap();
-    let missing = scene.root.path().join("missing");
-    for (program, why) in [
-        (&not_executable, "is not executable (permission denied)"),
-        (&missing, "was not found"),
-    ] {
+    for (program, why) in scene.programs_that_cannot_start() {
         wait_ready().await;
         let program = program.to_str().unwrap();
         assert_eq!(

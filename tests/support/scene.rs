@@ -77,6 +77,20 @@ impl Scene {
         path
     }
 
+    /// Two programs no spawn can start, in this scene, each with the end of the message a
+    /// run that tries one fails with (`"{program} {why}"`): a plain file that is not
+    /// executable, and a path where there is nothing.
+    pub fn programs_that_cannot_start(&self) -> [(PathBuf, &'static str); 2] {
+        use std::os::unix::fs::PermissionsExt;
+        let not_executable = self.root.path().join("plain.txt");
+        std::fs::write(&not_executable, "echo hi\n").unwrap();
+        std::fs::set_permissions(&not_executable, std::fs::Permissions::from_mode(0o644)).unwrap();
+        [
+            (not_executable, "is not executable (permission denied)"),
+            (self.root.path().join("missing"), "was not found"),
+        ]
+    }
+
     /// Writes the config file.
     pub fn write_config(&self, text: &str) {
         std::fs::write(&self.config, text).unwrap();
