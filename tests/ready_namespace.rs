@@ -164,13 +164,24 @@ async fn a_hook_in_a_namespace_made_ahead_runs_as_in_one_made_at_its_call() {
         String::from_utf8_lossy(&out.unwrap().stdout),
         "on the tmpfs\n"
     );
-    // An unmount counts as a change too: the next hook does not see the tmpfs.
+    // An unmount counts as a change too, and the pool replaces a keeper made before
+    // one within a second or so, before any call asks: the next hook does not see the
+    // tmpfs.
     wait_ready().await;
+    let before = ready_keepers();
+    assert_eq!(before.len(), 1, "{before:?}");
     let unmounted = std::process::Command::new("umount")
         .arg(&mount_point)
         .status()
         .unwrap();
     assert!(unmounted.success(), "unmount the tmpfs");
+    assert!(
+        support::wait_until(|| {
+            let now = ready_keepers();
+            hookhost::process::host_namespace_ready() && !now.contains(&before[0])
+        }),
+        "the keeper made before the unmount was not replaced"
+    );
     let script = format!(
         "test -e '{}/marker' && echo still || echo gone",
         mount_point.display()
@@ -181,7 +192,9 @@ async fn a_hook_in_a_namespace_made_ahead_runs_as_in_one_made_at_its_call() {
     // A keeper that never answers (stopped) ends its run at the hook's timeout, with
     // nothing left of it.
     wait_ready().await;
-    let keeper = ready_keeper().expect("the ready keeper, a child of this process");
+    let keeper = *ready_keepers()
+        .first()
+        .expect("the ready keeper, a child of this process");
     // SAFETY: kill with plain integers, on our own child.
     unsafe { libc::kill(keeper, libc::SIGSTOP) };
     let out = run(vec!["/bin/sh", "-c", "exit 0"], Duration::from_millis(500)).await;
@@ -195,20 +208,23 @@ async fn a_hook_in_a_namespace_made_ahead_runs_as_in_one_made_at_its_call() {
     assert!(String::from_utf8_lossy(&out.stdout).starts_with("ready\n"));
 }
 
-/// The pid of this process's ready keeper (a child whose command line names it).
-fn ready_keeper() -> Option<i32> {
+/// The pids of this process's keepers (children whose command line names one).
+fn ready_keepers() -> Vec<i32> {
     let me = std::process::id();
-    let tasks = std::fs::read_dir(format!("/proc/{me}/task")).ok()?;
-    for task in tasks.flatten() {
+    let mut keepers = Vec::new();
+    for task in std::fs::read_dir(format!("/proc/{me}/task"))
+        .unwrap()
+        .flatten()
+    {
         let children = std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
         for pid in children.split_whitespace() {
             let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
             if String::from_utf8_lossy(&cmdline).contains(hookhost::process::NAMESPACE_KEEPER_ARG) {
-                return pid.parse().ok();
+                keepers.extend(pid.parse::<i32>().ok());
             }
         }
     }
-    None
+    keepers
 }
 
 /// Waits until the pool holds a ready keeper (made by its thread after the last run).

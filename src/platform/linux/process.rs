@@ -41,20 +41,15 @@ pub(crate) fn stdio_only_across_exec(command: &mut std::process::Command) {
 /// of its own that a fork made inheritable (wasmtime's handle on `/proc/self/pagemap`,
 /// which its fork handler reopens in the child with `dup2`, and `dup2` clears
 /// close-on-exec). Async-signal-safe; `close_range` with `CLOSE_RANGE_CLOEXEC` (Linux
-/// 5.11), else one `fcntl` per fd below the open-file limit.
+/// 5.11), else one `fcntl` per fd below 65536, as the box's own pass does (the open-file
+/// limit, raised to the hard one, may be a billion: that many calls per hook would be
+/// the hook's start).
 pub(crate) fn mark_close_on_exec_above_stdio() {
     const CLOSE_RANGE_CLOEXEC: libc::c_uint = 1 << 2;
-    // SAFETY: close_range, getrlimit and fcntl on this process's own fds and limits,
-    // into a local.
+    // SAFETY: close_range and fcntl on this process's own fds.
     unsafe {
         if libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, CLOSE_RANGE_CLOEXEC) != 0 {
-            let mut limit: libc::rlimit = std::mem::zeroed();
-            let top = if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0 {
-                limit.rlim_cur.min(i32::MAX as libc::rlim_t) as i32
-            } else {
-                1 << 16
-            };
-            for fd in 3..top {
+            for fd in 3..1 << 16 {
                 libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC);
             }
         }

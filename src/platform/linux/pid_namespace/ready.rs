@@ -552,7 +552,7 @@ fn pool_thread(pool: &'static ReadyKeepers) {
         let (to_close, to_reap, to_sweep, stale, make) = {
             let mut state = pool.lock();
             loop {
-                let stale = state.ready.as_ref().is_some_and(ReadyKeeper::is_stale);
+                let stale = state.ready.as_mut().is_some_and(ReadyKeeper::is_stale);
                 let make = state.ready.is_none() && !state.given_up;
                 if stale
                     || make
@@ -592,7 +592,10 @@ fn pool_thread(pool: &'static ReadyKeepers) {
         match ReadyKeeper::make(&pool.binary) {
             Ok(keeper) => {
                 failures = 0;
-                pool.lock().ready = Some(keeper);
+                // Only this thread fills the slot, and it was empty; whatever it held
+                // is dropped after the lock (a keeper dropped takes it).
+                let held = pool.lock().ready.replace(keeper);
+                drop(held);
             }
             Err(e) => {
                 failures += 1;
@@ -623,7 +626,10 @@ fn reap_let_go(pid: u32) {
             // SAFETY: killpg on the keeper's own group (its pid), which is ours.
             unsafe { libc::killpg(pid as i32, libc::SIGKILL) };
             kill_and_reap(pid);
-            break;
+            // Its init, killed with it, is handed to this process (a subreaper).
+            crate::process::forget(pid);
+            crate::process::sweep_orphans();
+            return;
         }
         std::thread::sleep(Duration::from_millis(1));
     }
@@ -640,6 +646,8 @@ pub(crate) struct ReadyKeeper {
     reaped: bool,
     /// Handed on to a run ([`ReadyRun`] reaps it, and asks for the next).
     handed_on: bool,
+    /// The host's mounts changed since it was made ([`ReadyKeeper::is_stale`]).
+    stale: bool,
 }
 
 struct KeeperFds {
@@ -694,6 +702,7 @@ impl ReadyKeeper {
             fds: None,
             reaped: false,
             handed_on: false,
+            stale: false,
         };
         send_with_fds(
             control.as_raw_fd(),
@@ -710,16 +719,24 @@ impl ReadyKeeper {
             events: libc::POLLIN,
             revents: 0,
         };
-        let ms = READY_DEADLINE.as_millis() as i32;
-        // SAFETY: poll on one pollfd of ours.
-        match unsafe { libc::poll(&mut poll, 1, ms) } {
-            0 => {
-                return Err(std::io::Error::other(
-                    "the keeper did not get ready in time",
-                ));
+        let deadline = std::time::Instant::now() + READY_DEADLINE;
+        loop {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            // SAFETY: poll on one pollfd of ours.
+            match unsafe { libc::poll(&mut poll, 1, left.as_millis() as i32) } {
+                0 => {
+                    return Err(std::io::Error::other(
+                        "the keeper did not get ready in time",
+                    ));
+                }
+                n if n > 0 => break,
+                _ => {
+                    let e = std::io::Error::last_os_error();
+                    if e.raw_os_error() != Some(libc::EINTR) {
+                        return Err(e);
+                    }
+                }
             }
-            n if n < 0 => return Err(std::io::Error::last_os_error()),
-            _ => {}
         }
         let mut bytes = [0u8; 5];
         let mut mount_namespace = [None];
@@ -749,8 +766,12 @@ impl ReadyKeeper {
     }
 
     /// Whether the host's mounts changed since the keeper was made (its namespace's
-    /// copy of them would not show the change to the hook).
-    fn is_stale(&self) -> bool {
+    /// copy of them would not show the change to the hook). Once said, said for good:
+    /// the kernel reports a change to one `poll` only.
+    fn is_stale(&mut self) -> bool {
+        if self.stale {
+            return true;
+        }
         let Some(fds) = &self.fds else {
             return true;
         };
@@ -760,8 +781,8 @@ impl ReadyKeeper {
             revents: 0,
         };
         // SAFETY: poll, not waiting, on one pollfd of ours.
-        let n = unsafe { libc::poll(&mut poll, 1, 0) };
-        n != 0
+        self.stale = unsafe { libc::poll(&mut poll, 1, 0) } != 0;
+        self.stale
     }
 
     /// Whether the keeper has ended (killed while it waited): then it is reaped.
