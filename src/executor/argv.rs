@@ -2,7 +2,8 @@
 //! (bubblewrap on Linux, Seatbelt on macOS).
 //!
 //! No shell. Each run is its own process group, forked from the spawner thread
-//! ([`crate::process::spawn`]). Stdin (the envelope) is written while stdout and stderr
+//! ([`crate::process::spawn`]), or, for a host hook in `hookhost warm` and `serve`, the
+//! group of a keeper made ahead of the call (`Spawned::Ready`). Stdin (the envelope) is written while stdout and stderr
 //! are read, each with a cap, so that a hook that never reads a large input cannot
 //! deadlock and one that prints without end cannot exhaust memory. When the hook
 //! exits, times out or is cancelled, its whole group is killed, orphans that escaped
@@ -271,9 +272,11 @@ impl ArgvExecutor {
         })
     }
 
-    /// Starts the hook through the launcher (on the host or in the box), its stdio
-    /// piped, in a process group of its own that dies with the thread that spawned it;
-    /// with whether the launcher that started it leaves nothing behind
+    /// Starts the hook: in a namespace this process made ahead of the call, where the
+    /// launcher may and one is ready ([`Launcher::starts_in_ready_namespaces`]), else
+    /// through the launcher (on the host or in the box); either way its stdio piped, in
+    /// a process group of its own that dies with the thread that spawned it; with
+    /// whether the launcher that started it leaves nothing behind
     /// ([`Launcher::leaves_nothing_behind`]).
     async fn spawn(&self, cancel: &CancellationToken) -> Result<(Spawned, bool), Failure> {
         if let Some(ready) = self
