@@ -38,6 +38,8 @@ use std::time::Duration;
 use tokio::io::unix::AsyncFd;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 
+use crate::platform::sys::process::kill_and_reap_child;
+
 use super::{
     EXEC_FAILED_MESSAGE, Failed, HookExec, HookNamespace, InitStart, READY_MESSAGE,
     SETUP_FAILED_MESSAGE, STARTED_MESSAGE, message, read_message, reap, send_message,
@@ -537,7 +539,7 @@ fn reap_later(pid: u32) {
             pool.wake.notify_one();
         }
         None => {
-            kill_and_reap(pid);
+            kill_and_reap_child(pid);
             crate::process::forget(pid);
         }
     }
@@ -623,9 +625,7 @@ fn reap_let_go(pid: u32) {
             break;
         }
         if std::time::Instant::now() >= deadline {
-            // SAFETY: killpg on the keeper's own group (its pid), which is ours.
-            unsafe { libc::killpg(pid as i32, libc::SIGKILL) };
-            kill_and_reap(pid);
+            kill_and_reap_child(pid);
             // Its init, killed with it, is handed to this process (a subreaper).
             crate::process::forget(pid);
             crate::process::sweep_orphans();
@@ -960,9 +960,7 @@ impl Drop for ReadyRun {
         if !self.reaped {
             // Dropped before the keeper ended (its start outlived the hook's time, or
             // the call was given up): its group goes, and its init is swept.
-            // SAFETY: killpg on the keeper's own group (its pid), which is ours.
-            unsafe { libc::killpg(self.pid as i32, libc::SIGKILL) };
-            kill_and_reap(self.pid);
+            kill_and_reap_child(self.pid);
             crate::process::forget(self.pid);
             if let Some(pool) = POOL.get() {
                 pool.lock().to_sweep = true;
@@ -999,18 +997,6 @@ fn readable_in_this_runtime(fd: OwnedFd) -> std::io::Result<AsyncFd<OwnedFd>> {
     // SAFETY: an OwnedFd's fd stays open, and the same, for as long as it is owned.
     unsafe { AsyncFd::register_with_interest(fd, tokio::io::Interest::READABLE) }
         .map_err(|e| e.into_parts().1)
-}
-
-/// SIGKILL to `pid` (our child), and its reaping (at once: it cannot block a kill).
-fn kill_and_reap(pid: u32) {
-    // SAFETY: kill and waitpid on our own child, into a local.
-    unsafe {
-        libc::kill(pid as i32, libc::SIGKILL);
-        let mut status = 0;
-        while libc::waitpid(pid as i32, &mut status, 0) < 0
-            && std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR)
-        {}
-    }
 }
 
 /// A pipe, both ends close-on-exec: (read, write).
